@@ -1,0 +1,105 @@
+// Element types. bfloat16 and float16 are storage types: kernels convert them
+// to float32 to compute and round back (round-to-nearest-even) on store.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace stride {
+
+enum class ScalarType : uint8_t { Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64 };
+using Dtype = ScalarType;
+
+inline constexpr ScalarType kBool = ScalarType::Bool;
+inline constexpr ScalarType kUInt8 = ScalarType::UInt8;
+inline constexpr ScalarType kInt32 = ScalarType::Int32;
+inline constexpr ScalarType kInt64 = ScalarType::Int64;
+inline constexpr ScalarType kFloat16 = ScalarType::Float16;
+inline constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
+inline constexpr ScalarType kFloat32 = ScalarType::Float32;
+inline constexpr ScalarType kFloat64 = ScalarType::Float64;
+inline constexpr ScalarType kFloat = kFloat32;
+inline constexpr ScalarType kDouble = kFloat64;
+inline constexpr ScalarType kLong = kInt64;
+inline constexpr ScalarType kInt = kInt32;
+inline constexpr ScalarType kHalf = kFloat16;
+
+inline constexpr int kNumScalarTypes = 8;
+
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  BFloat16(float f) : bits(round(f)) {}  // NOLINT: implicit like a builtin float
+  operator float() const {              // NOLINT
+    uint32_t u = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  }
+  static uint16_t round(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // quiet NaN
+    u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+    return uint16_t(u >> 16);
+  }
+};
+
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  Half(float f) : bits(from_float(f)) {}  // NOLINT
+  operator float() const { return to_float(bits); }  // NOLINT
+  static uint16_t from_float(float f);
+  static float to_float(uint16_t h);
+};
+
+size_t element_size(ScalarType t);
+std::string_view to_string(ScalarType t);  // "float32", "int64", ...
+bool is_floating_point(ScalarType t);
+bool is_integral(ScalarType t, bool include_bool = false);
+
+// PyTorch's promotion lattice for two tensor operands:
+// bool < uint8 < int32 < int64 < {float16, bfloat16} < float32 < float64,
+// with float16 + bfloat16 -> float32.
+ScalarType promote_types(ScalarType a, ScalarType b);
+
+template <class T>
+struct CppTypeToScalarType;
+template <>
+struct CppTypeToScalarType<bool> {
+  static constexpr ScalarType value = kBool;
+};
+template <>
+struct CppTypeToScalarType<uint8_t> {
+  static constexpr ScalarType value = kUInt8;
+};
+template <>
+struct CppTypeToScalarType<int32_t> {
+  static constexpr ScalarType value = kInt32;
+};
+template <>
+struct CppTypeToScalarType<int64_t> {
+  static constexpr ScalarType value = kInt64;
+};
+template <>
+struct CppTypeToScalarType<Half> {
+  static constexpr ScalarType value = kFloat16;
+};
+template <>
+struct CppTypeToScalarType<BFloat16> {
+  static constexpr ScalarType value = kBFloat16;
+};
+template <>
+struct CppTypeToScalarType<float> {
+  static constexpr ScalarType value = kFloat32;
+};
+template <>
+struct CppTypeToScalarType<double> {
+  static constexpr ScalarType value = kFloat64;
+};
+template <class T>
+inline constexpr ScalarType scalar_type_of = CppTypeToScalarType<T>::value;
+
+}  // namespace stride

@@ -1,0 +1,190 @@
+// The op library: factories, elementwise ops with broadcasting, reductions,
+// linear algebra, indexing. Every op has an out-of-place form; in-place forms
+// are Tensor methods ending in `_`; `*_out(out, ...)` writes into `out`, which
+// must have the broadcast shape (it is resized only when it has no elements)
+// and may have any strides.
+//
+// Dtypes: binary ops promote as PyTorch does (promote_types; a Scalar does not
+// raise a tensor's dtype within its category). Comparisons return bool.
+// Transcendental ops on integer tensors compute in float32.
+#pragma once
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "stride/tensor.h"
+
+namespace stride {
+
+// ---- factories ----
+Tensor empty(IntArrayRef shape, TensorOptions options = {});
+Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options = {});
+Tensor zeros(IntArrayRef shape, TensorOptions options = {});
+Tensor ones(IntArrayRef shape, TensorOptions options = {});
+Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options = {});
+Tensor arange(const Scalar& end, TensorOptions options = kInt64);
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
+              TensorOptions options = kInt64);
+Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {});
+Tensor empty_like(const Tensor& t);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, const Scalar& value);
+Tensor rand_like(const Tensor& t, Generator* gen = nullptr);
+Tensor randn_like(const Tensor& t, Generator* gen = nullptr);
+// A 0-d tensor holding `value`.
+Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
+// Copies `values` into a new tensor of `shape` (1-d when shape is omitted).
+template <class T>
+Tensor tensor(const std::vector<T>& values, IntArrayRef shape = {});
+template <class T>
+Tensor tensor(std::initializer_list<T> values, IntArrayRef shape = {}) {
+  return tensor(std::vector<T>(values), shape);
+}
+Tensor from_blob(const void* data, IntArrayRef shape, ScalarType dtype);  // copies
+
+Tensor rand(IntArrayRef shape, TensorOptions options = {}, Generator* gen = nullptr);
+Tensor randn(IntArrayRef shape, TensorOptions options = {}, Generator* gen = nullptr);
+// Integers uniform in [low, high).
+Tensor randint(int64_t low, int64_t high, IntArrayRef shape, TensorOptions options = kInt64,
+               Generator* gen = nullptr);
+
+// ---- elementwise (out-of-place) ----
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& exponent);
+Tensor pow(const Tensor& a, const Scalar& exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor silu(const Tensor& x);
+Tensor gelu(const Tensor& x);  // exact (erf) form, PyTorch's default
+Tensor square(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
+Tensor tril(const Tensor& x, int64_t diagonal = 0);
+Tensor triu(const Tensor& x, int64_t diagonal = 0);
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+
+// ---- elementwise (out=) ----
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& exponent);
+Tensor& maximum_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& minimum_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& neg_out(Tensor& out, const Tensor& x);
+Tensor& abs_out(Tensor& out, const Tensor& x);
+Tensor& exp_out(Tensor& out, const Tensor& x);
+Tensor& log_out(Tensor& out, const Tensor& x);
+Tensor& sqrt_out(Tensor& out, const Tensor& x);
+Tensor& rsqrt_out(Tensor& out, const Tensor& x);
+Tensor& sin_out(Tensor& out, const Tensor& x);
+Tensor& cos_out(Tensor& out, const Tensor& x);
+Tensor& tanh_out(Tensor& out, const Tensor& x);
+Tensor& sigmoid_out(Tensor& out, const Tensor& x);
+Tensor& relu_out(Tensor& out, const Tensor& x);
+Tensor& silu_out(Tensor& out, const Tensor& x);
+Tensor& gelu_out(Tensor& out, const Tensor& x);
+Tensor& square_out(Tensor& out, const Tensor& x);
+Tensor& reciprocal_out(Tensor& out, const Tensor& x);
+Tensor& clamp_out(Tensor& out, const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& ne_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& lt_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& le_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& gt_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b);
+
+// ---- reductions (dims empty = all dims) ----
+Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false,
+           std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor var(const Tensor& x, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
+Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
+Tensor norm(const Tensor& x, double p = 2, IntArrayRef dims = {}, bool keepdim = false);
+Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
+Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
+
+// ---- linear algebra ----
+// matmul follows torch.matmul: 1-d operands are promoted and the added dim
+// removed; batch dims broadcast. (.., n, k) @ (.., k, m) -> (.., n, m).
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);   // (n, k) @ (k, m)
+Tensor bmm(const Tensor& a, const Tensor& b);  // (B, n, k) @ (B, k, m)
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
+
+// ---- joining and indexing ----
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+// Rows of `weight` (V, D) picked by integer `ids` of any shape: (..., D).
+// Throws IndexError naming the id and V when an id is out of range.
+Tensor embedding(const Tensor& weight, const Tensor& ids);
+
+// ---- softmax family (numerically stable) ----
+Tensor softmax(const Tensor& x, int64_t dim);
+Tensor log_softmax(const Tensor& x, int64_t dim);
+
+// True when both have the same shape and every element is within
+// atol + rtol * |b| (NaNs equal only with equal_nan).
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+              bool equal_nan = false);
+// True when shapes and all elements are exactly equal.
+bool equal(const Tensor& a, const Tensor& b);
+
+// ---- operators ----
+inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+inline Tensor operator-(const Tensor& a) { return neg(a); }
+inline Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
+inline Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
+inline Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
+inline Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+inline Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+inline Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+inline Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+inline Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+inline Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+inline Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+inline Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+inline Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+}  // namespace stride

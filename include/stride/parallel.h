@@ -1,0 +1,27 @@
+// The process-wide thread pool. stride parallelises with OpenMP, which is
+// also the runtime oneDNN's GEMM uses, so stride's threads and the BLAS's are
+// one pool and never oversubscribe the cores.
+#pragma once
+
+#include <cstdint>
+
+#include "stride/function_ref.h"
+
+namespace stride {
+
+// Threads used by stride kernels (and the BLAS). Defaults to the core count,
+// or to $STRIDE_NUM_THREADS when set.
+int get_num_threads();
+void set_num_threads(int n);
+
+// Calls fn(begin, end) on disjoint chunks covering [begin, end), each at
+// least `grain` long (except possibly the last). Runs inline when the range is
+// smaller than grain or when already inside a parallel region. The chunk
+// boundaries may depend on the thread count: kernels whose result depends on
+// how the range is split (reductions) must choose their own fixed chunks.
+void parallel_for(int64_t begin,
+                  int64_t end,
+                  int64_t grain,
+                  FunctionRef<void(int64_t, int64_t)> fn);
+
+}  // namespace stride

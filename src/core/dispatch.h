@@ -1,0 +1,91 @@
+// Dtype dispatch: calls f(TypeTag<T>{}) with the C++ type of a ScalarType, or
+// throws DTypeError naming the op when the op has no kernel for it.
+#pragma once
+
+#include "core/check.h"
+#include "stride/dtype.h"
+
+namespace stride::detail {
+
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+#define STRIDE_DISPATCH_CASE(enum_value, cpp_type) \
+  case enum_value:                                 \
+    return f(::stride::detail::TypeTag<cpp_type>{});
+
+[[noreturn]] inline void unsupported_dtype(ScalarType t, const char* op, const char* supported) {
+  throw DTypeError(str_cat(
+      "[", op, "] has no kernel for dtype ", to_string(t), " (supported: ", supported, ")."));
+}
+
+// float32, float64
+template <class F>
+decltype(auto) dispatch_floating(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    STRIDE_DISPATCH_CASE(kFloat32, float)
+    STRIDE_DISPATCH_CASE(kFloat64, double)
+    default:
+      unsupported_dtype(t, op, "float32, float64");
+  }
+}
+
+// float32, float64, int32, int64, uint8
+template <class F>
+decltype(auto) dispatch_numeric(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    STRIDE_DISPATCH_CASE(kFloat32, float)
+    STRIDE_DISPATCH_CASE(kFloat64, double)
+    STRIDE_DISPATCH_CASE(kInt32, int32_t)
+    STRIDE_DISPATCH_CASE(kInt64, int64_t)
+    STRIDE_DISPATCH_CASE(kUInt8, uint8_t)
+    default:
+      unsupported_dtype(t, op, "float32, float64, int32, int64, uint8");
+  }
+}
+
+// numeric + bool
+template <class F>
+decltype(auto) dispatch_numeric_and_bool(ScalarType t, const char* op, F&& f) {
+  if (t == kBool) return f(TypeTag<bool>{});
+  return dispatch_numeric(t, op, std::forward<F>(f));
+}
+
+// every dtype, 16-bit floats included (copies and conversions)
+template <class F>
+decltype(auto) dispatch_all(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    STRIDE_DISPATCH_CASE(kFloat16, Half)
+    STRIDE_DISPATCH_CASE(kBFloat16, BFloat16)
+    default:
+      return dispatch_numeric_and_bool(t, op, std::forward<F>(f));
+  }
+}
+
+}  // namespace stride::detail
+
+namespace stride::detail {
+
+// The dispatchers as objects, for passing to helpers that take a dispatcher.
+struct DispatchFloating {
+  template <class F>
+  decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
+    return dispatch_floating(t, op, std::forward<F>(f));
+  }
+};
+struct DispatchNumeric {
+  template <class F>
+  decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
+    return dispatch_numeric(t, op, std::forward<F>(f));
+  }
+};
+struct DispatchNumericAndBool {
+  template <class F>
+  decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
+    return dispatch_numeric_and_bool(t, op, std::forward<F>(f));
+  }
+};
+
+}  // namespace stride::detail

@@ -1,0 +1,322 @@
+#include "core/tensor_iter.h"
+
+#include <algorithm>
+
+#include "core/check.h"
+#include "core/overlap.h"
+#include "stride/ops.h"
+#include "stride/parallel.h"
+
+namespace stride {
+
+TensorIterConfig& TensorIterConfig::add_output(Tensor& out) {
+  STRIDE_ASSERT(ninputs_ == 0, "outputs must be added before inputs");
+  STRIDE_ASSERT(noutputs_ < kMaxIterOperands, "too many operands");
+  outputs_[size_t(noutputs_++)] = &out;
+  return *this;
+}
+
+TensorIterConfig& TensorIterConfig::add_input(const Tensor& in) {
+  STRIDE_ASSERT(noutputs_ + ninputs_ < kMaxIterOperands, "too many operands");
+  STRIDE_CHECK(in.defined(), ValueError, "[", op_, "] an input tensor is undefined.");
+  inputs_[size_t(ninputs_++)] = in;
+  return *this;
+}
+
+TensorIter TensorIterConfig::build() {
+  TensorIter iter;
+  iter.build(*this);
+  return iter;
+}
+
+namespace {
+
+void check_device(const Tensor& t, const char* op) {
+  STRIDE_CHECK(t.device().is_cpu(), DeviceError, "[", op, "] got a tensor on ", t.device().str(),
+               ", but stride has no CUDA kernels yet. Hint: keep tensors on the cpu.");
+}
+
+}  // namespace
+
+void TensorIter::build(TensorIterConfig& c) {
+  const char* op = c.op_;
+  noutputs_ = c.noutputs_;
+  ntensors_ = c.noutputs_ + c.ninputs_;
+  STRIDE_ASSERT(noutputs_ > 0, "a TensorIter needs an output");
+
+  // ---- shape: from the inputs only ----
+  DimVector shape;
+  if (c.static_shape_) {
+    shape = *c.static_shape_;
+  } else if (c.ninputs_ == 0) {
+    STRIDE_ASSERT(c.outputs_[0]->defined(), "no inputs and no shape");
+    shape = c.outputs_[0]->sizes().dims();
+  } else if (c.is_reduction_) {
+    shape = c.inputs_[0].sizes().dims();
+  } else {
+    shape = c.inputs_[0].sizes().dims();
+    for (int i = 1; i < c.ninputs_; ++i) shape = broadcast_shapes(shape, c.inputs_[size_t(i)].sizes(), op);
+  }
+
+  // ---- dtypes and devices of inputs ----
+  for (int i = 0; i < c.ninputs_; ++i) {
+    const Tensor& in = c.inputs_[size_t(i)];
+    check_device(in, op);
+    if (c.check_same_dtype_) {
+      STRIDE_CHECK(in.dtype() == c.inputs_[0].dtype(), DTypeError, "[", op,
+                   "] expected inputs of one dtype; got ", to_string(c.inputs_[0].dtype()),
+                   " and ", to_string(in.dtype()), ". Hint: convert with .to(dtype).");
+    }
+  }
+  const ScalarType common =
+      c.output_dtype_ ? *c.output_dtype_
+                      : (c.ninputs_ > 0 ? c.inputs_[0].dtype() : c.outputs_[0]->dtype());
+
+  // ---- outputs: allocate, or check shape and dtype (Note [Output layout]) ----
+  for (int i = 0; i < noutputs_; ++i) {
+    Tensor& out = *c.outputs_[size_t(i)];
+    if (!out.defined()) {
+      STRIDE_ASSERT(!c.is_reduction_, "reduction outputs are allocated by the op");
+      out = empty(shape, common);
+    } else {
+      check_device(out, op);
+      if (c.check_same_dtype_ || c.output_dtype_) {
+        STRIDE_CHECK(out.dtype() == common, DTypeError, "[", op, "] out has dtype ",
+                     to_string(out.dtype()), " but the result is ", to_string(common),
+                     ". Hint: pass an out tensor of dtype ", to_string(common), ".");
+      }
+      if (c.is_reduction_) {
+        bool ok = out.dim() == int64_t(shape.size());
+        for (size_t d = 0; ok && d < shape.size(); ++d) {
+          ok = out.sizes()[d] == shape[d] || out.sizes()[d] == 1;
+        }
+        STRIDE_ASSERT(ok, "reduction output ", shape_str(out.sizes()), " does not fit input ",
+                      shape_str(shape));
+      } else if (!(out.sizes() == IntArrayRef(shape))) {
+        STRIDE_CHECK(out.numel() == 0, ShapeError, "[", op, "] out ", shape_str(out.sizes()),
+                     " does not match the broadcast shape ", shape_str(shape),
+                     "; outputs with elements are never resized (in-place ops cannot broadcast "
+                     "their self). Hint: pass an out of shape ",
+                     shape_str(shape), ".");
+        Tensor fresh = empty(shape, out.dtype());
+        out.impl()->set_geometry(fresh.storage(), fresh.sizes(), fresh.strides(), 0);
+      }
+      out.storage()->bump_version();  // a write to an existing tensor
+    }
+  }
+
+  // ---- memory overlap ----
+  if (c.check_overlap_) {
+    for (int i = 0; i < noutputs_; ++i) {
+      const Tensor& out = *c.outputs_[size_t(i)];
+      STRIDE_CHECK(!detail::has_internal_overlap(out), OverlapError, "[", op,
+                   "] the output (shape ", shape_str(out.sizes()), ", strides ",
+                   shape_str(out.strides()),
+                   ") has several elements at one memory location (e.g. an expanded view), so "
+                   "writing it is ill-defined. Hint: clone() it first.");
+      for (int j = 0; j < c.ninputs_; ++j) {
+        STRIDE_CHECK(!detail::partially_overlap(out, c.inputs_[size_t(j)]), OverlapError, "[", op,
+                     "] the output partially overlaps input ", j,
+                     " in memory, so results would depend on the order of writes. Hint: clone() "
+                     "the input first.");
+      }
+    }
+  }
+
+  // ---- operands and byte strides aligned to `shape`, innermost dim first ----
+  const size_t n = shape.size();
+  for (int k = 0; k < ntensors_; ++k) {
+    operands_[size_t(k)] = k < noutputs_ ? *c.outputs_[size_t(k)] : c.inputs_[size_t(k - noutputs_)];
+    const Tensor& t = operands_[size_t(k)];
+    const int64_t elsize = int64_t(t.element_size());
+    DimVector st(n);
+    const size_t lead = n - size_t(t.dim());
+    for (size_t i = 0; i < n; ++i) {
+      const size_t d = n - 1 - i;  // reverse: innermost first
+      if (d < lead) {
+        st[i] = 0;
+      } else {
+        const size_t j = d - lead;
+        st[i] = (t.sizes()[j] == 1 && shape[d] != 1) ? 0 : t.strides()[j] * elsize;
+      }
+    }
+    strides_[size_t(k)] = std::move(st);
+    data_[size_t(k)] = static_cast<char*>(t.data_ptr());
+  }
+  shape_ = DimVector(shape.rbegin(), shape.rend());
+  numel_ = numel_of(shape_);
+
+  // ---- drop size-1 dims (they move no pointer) ----
+  if (numel_ > 0) {
+    size_t w = 0;
+    for (size_t i = 0; i < shape_.size(); ++i) {
+      if (shape_[i] == 1) continue;
+      shape_[w] = shape_[i];
+      for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)][w] = strides_[size_t(k)][i];
+      ++w;
+    }
+    shape_.resize(w);
+    for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)].resize(w);
+  }
+
+  // ---- order dims: reduced dims innermost (reductions), then by strides ----
+  auto is_reduced = [&](size_t d) { return c.is_reduction_ && strides_[0][d] == 0; };
+  // True when dim a should be visited faster (more inner) than dim b.
+  auto inner_first = [&](size_t a, size_t b) {
+    if (is_reduced(a) != is_reduced(b)) return is_reduced(a);
+    const int first = is_reduced(a) ? noutputs_ : 0;  // reduced dims follow the input
+    for (int k = first; k < ntensors_; ++k) {
+      const int64_t sa = strides_[size_t(k)][a], sb = strides_[size_t(k)][b];
+      if (sa == 0 || sb == 0 || sa == sb) continue;
+      return sa < sb;
+    }
+    return false;
+  };
+  SmallVector<size_t, 8> perm;
+  for (size_t i = 0; i < shape_.size(); ++i) perm.push_back(i);
+  // Insertion sort: the comparator need not be a strict weak order.
+  for (size_t i = 1; i < perm.size(); ++i) {
+    for (size_t j = i; j > 0 && inner_first(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
+  }
+  {
+    DimVector sh(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) sh[i] = shape_[perm[i]];
+    for (int k = 0; k < ntensors_; ++k) {
+      DimVector st(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) st[i] = strides_[size_t(k)][perm[i]];
+      strides_[size_t(k)] = std::move(st);
+    }
+    shape_ = std::move(sh);
+  }
+  nreduce_ = 0;
+  for (size_t i = 0; i < shape_.size(); ++i) nreduce_ += is_reduced(i) ? 1 : 0;
+
+  // ---- coalesce neighbours that every operand walks as one dim ----
+  if (numel_ > 0 && shape_.size() > 1) {
+    size_t w = 0;
+    int nreduce = is_reduced(0) ? 1 : 0;
+    for (size_t i = 1; i < shape_.size(); ++i) {
+      bool can = is_reduced(i) == is_reduced(w);
+      for (int k = 0; can && k < ntensors_; ++k) {
+        can = strides_[size_t(k)][i] == shape_[w] * strides_[size_t(k)][w];
+      }
+      if (can) {
+        shape_[w] *= shape_[i];
+        continue;
+      }
+      ++w;
+      shape_[w] = shape_[i];
+      for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)][w] = strides_[size_t(k)][i];
+      nreduce += is_reduced(w) ? 1 : 0;
+    }
+    shape_.resize(w + 1);
+    for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)].resize(w + 1);
+    nreduce_ = nreduce;
+  }
+  if (shape_.empty()) {  // a single element
+    shape_.push_back(1);
+    for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)].push_back(int64_t(operands_[size_t(k)].element_size()));
+  }
+
+  reduce_numel_ = 1;
+  output_numel_ = 1;
+  for (int d = 0; d < int(shape_.size()); ++d) (d < nreduce_ ? reduce_numel_ : output_numel_) *= shape_[size_t(d)];
+}
+
+bool TensorIter::is_contiguous() const {
+  if (shape_.size() != 1) return false;
+  for (int k = 0; k < ntensors_; ++k) {
+    if (strides_[size_t(k)][0] != int64_t(operands_[size_t(k)].element_size())) return false;
+  }
+  return true;
+}
+
+void TensorIter::serial_for_each(Loop loop, int64_t begin, int64_t end) const {
+  if (begin >= end) return;
+  std::array<char*, kMaxIterOperands> ptrs;
+  std::array<int64_t, kMaxIterOperands> inner;
+  for (int k = 0; k < ntensors_; ++k) inner[size_t(k)] = strides_[size_t(k)][0];
+  const size_t nd = shape_.size();
+  if (nd == 1) {
+    for (int k = 0; k < ntensors_; ++k) ptrs[size_t(k)] = data_[size_t(k)] + begin * inner[size_t(k)];
+    loop(ptrs.data(), inner.data(), end - begin);
+    return;
+  }
+  DimVector idx(nd);
+  int64_t rem = begin;
+  for (size_t d = 0; d < nd; ++d) {
+    idx[d] = rem % shape_[d];
+    rem /= shape_[d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    for (int k = 0; k < ntensors_; ++k) {
+      char* p = data_[size_t(k)];
+      const int64_t* st = strides_[size_t(k)].data();
+      for (size_t d = 0; d < nd; ++d) p += idx[d] * st[d];
+      ptrs[size_t(k)] = p;
+    }
+    const int64_t cnt = std::min(shape_[0] - idx[0], end - pos);
+    loop(ptrs.data(), inner.data(), cnt);
+    pos += cnt;
+    idx[0] += cnt;
+    for (size_t d = 0; d + 1 < nd && idx[d] == shape_[d]; ++d) {
+      idx[d] = 0;
+      ++idx[d + 1];
+    }
+  }
+}
+
+void TensorIter::for_each(Loop loop, int64_t grain) const {
+  if (numel_ == 0) return;
+  parallel_for(0, numel_, grain, [&](int64_t b, int64_t e) { serial_for_each(loop, b, e); });
+}
+
+void TensorIter::reduction_ptrs(int64_t o, char** out_ptrs, const char** in_ptr) const {
+  std::array<char*, kMaxIterOperands> ptrs = data_;
+  for (size_t d = size_t(nreduce_); d < shape_.size(); ++d) {
+    const int64_t i = o % shape_[d];
+    o /= shape_[d];
+    for (int k = 0; k <= noutputs_; ++k) ptrs[size_t(k)] += i * strides_[size_t(k)][d];
+  }
+  for (int k = 0; k < noutputs_; ++k) out_ptrs[k] = ptrs[size_t(k)];
+  *in_ptr = ptrs[size_t(noutputs_)];
+}
+
+void TensorIter::for_each_run(const char* in_ptr,
+                              int64_t begin,
+                              int64_t end,
+                              FunctionRef<void(const char*, int64_t, int64_t)> run) const {
+  if (begin >= end) return;
+  const int64_t* st = strides_[size_t(noutputs_)].data();
+  if (nreduce_ == 0) {  // one element per output
+    run(in_ptr, 0, end - begin);
+    return;
+  }
+  const size_t nd = size_t(nreduce_);
+  if (nd == 1) {
+    run(in_ptr + begin * st[0], st[0], end - begin);
+    return;
+  }
+  DimVector idx(nd);
+  int64_t rem = begin;
+  for (size_t d = 0; d < nd; ++d) {
+    idx[d] = rem % shape_[d];
+    rem /= shape_[d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    const char* p = in_ptr;
+    for (size_t d = 0; d < nd; ++d) p += idx[d] * st[d];
+    const int64_t cnt = std::min(shape_[0] - idx[0], end - pos);
+    run(p, st[0], cnt);
+    pos += cnt;
+    idx[0] += cnt;
+    for (size_t d = 0; d + 1 < nd && idx[d] == shape_[d]; ++d) {
+      idx[d] = 0;
+      ++idx[d + 1];
+    }
+  }
+}
+
+}  // namespace stride

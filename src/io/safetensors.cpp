@@ -1,0 +1,300 @@
+// load_safetensors / save_safetensors: files and tensors around the raw
+// format layer (safetensors_format.h), which validates every header before
+// any tensor is allocated or any data byte is read.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <filesystem>
+#include <mutex>
+#include <set>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "core/check.h"
+#include "io/safetensors_format.h"
+#include "stride/io.h"
+#include "stride/ops.h"
+
+namespace stride::io {
+namespace {
+
+// POSIX calls move at most ~2 GiB at once; larger tensors go in chunks.
+constexpr size_t kMaxChunk = size_t(1) << 30;
+
+std::string errno_text(int err) {
+  return std::error_code(err, std::generic_category()).message();
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() { close(); }
+  int get() const { return fd_; }
+  bool ok() const { return fd_ >= 0; }
+  // Returns 0 or the errno of close(), which can be the first report of a
+  // failed write.
+  int close() {
+    if (fd_ < 0) return 0;
+    const int rc = ::close(fd_);
+    fd_ = -1;
+    return rc == 0 ? 0 : errno;
+  }
+
+ private:
+  int fd_;
+};
+
+// Reads exactly n bytes at `offset`. The header was validated against the
+// size fstat reported; a file that shrinks meanwhile ends the read early and
+// is reported, not read past.
+void read_exact(int fd, void* dst, uint64_t n, uint64_t offset, const std::string& path) {
+  auto* p = static_cast<unsigned char*>(dst);
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, p, size_t(std::min<uint64_t>(n, kMaxChunk)), off_t(offset));
+    if (got < 0 && errno == EINTR) continue;
+    STRIDE_CHECK(
+        got >= 0, IOError, "[load_safetensors] ", path, ": cannot read: ", errno_text(errno));
+    STRIDE_CHECK(got > 0,
+                 IOError,
+                 "[load_safetensors] ",
+                 path,
+                 ": the file ended at byte ",
+                 offset,
+                 " while reading. Hint: was it truncated or rewritten while being loaded?");
+    p += got;
+    n -= uint64_t(got);
+    offset += uint64_t(got);
+  }
+}
+
+// A bool byte other than 0 or 1 is undefined behaviour once read as bool.
+void check_bool_bytes(const Tensor& t, const std::string& name, const std::string& path) {
+  const auto* bytes = static_cast<const unsigned char*>(t.data_ptr());
+  const size_t n = t.nbytes();
+  for (size_t i = 0; i < n; ++i) {
+    STRIDE_CHECK(bytes[i] <= 1,
+                 IOError,
+                 "[load_safetensors] ",
+                 path,
+                 ": tensor \"",
+                 name,
+                 "\" has dtype BOOL but element ",
+                 i,
+                 " is byte ",
+                 int(bytes[i]),
+                 "; booleans must be 0 or 1. Hint: the file is corrupt.");
+  }
+}
+
+// Temporary names are `path.tmp.<pid>`; a second save of the same path
+// running concurrently in this process gets a suffix so that the two never
+// write into one file.
+class TempNames {
+ public:
+  static std::string claim(const std::string& path) {
+    const std::string base = path + ".tmp." + std::to_string(::getpid());
+    std::lock_guard lock(mutex());
+    std::string name = base;
+    for (int i = 1; in_use().count(name); ++i) name = base + "." + std::to_string(i);
+    in_use().insert(name);
+    return name;
+  }
+  static void release(const std::string& name) {
+    std::lock_guard lock(mutex());
+    in_use().erase(name);
+  }
+
+ private:
+  static std::mutex& mutex() {
+    static std::mutex m;
+    return m;
+  }
+  static std::set<std::string>& in_use() {
+    static std::set<std::string> names;
+    return names;
+  }
+};
+
+// Writes into a temporary file beside `path` and renames it over `path` on
+// commit(), so a crash or error leaves either the old file or the new one.
+// Until commit() succeeds, the destructor removes the temporary file.
+class AtomicFile {
+ public:
+  explicit AtomicFile(std::string path)
+      : path_(std::move(path)), tmp_(TempNames::claim(path_)), fd_(open_tmp()) {
+    if (!fd_.ok()) {
+      const int err = errno;
+      TempNames::release(tmp_);
+      fail("cannot create the temporary file " + tmp_, err);
+    }
+  }
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile() {
+    if (!committed_) {
+      fd_.close();
+      ::unlink(tmp_.c_str());
+    }
+    TempNames::release(tmp_);
+  }
+
+  void write(const void* data, size_t n) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    while (n > 0) {
+      const ssize_t put = ::write(fd_.get(), p, std::min(n, kMaxChunk));
+      if (put < 0 && errno == EINTR) continue;
+      if (put < 0) fail("cannot write " + tmp_, errno);
+      p += put;
+      n -= size_t(put);
+    }
+  }
+
+  void commit() {
+    // Writes go straight to the kernel (no stdio buffer to flush); fsync
+    // makes them durable before the rename can expose the file.
+    if (::fsync(fd_.get()) != 0) fail("cannot fsync " + tmp_, errno);
+    if (const int err = fd_.close()) fail("cannot close " + tmp_, err);
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      fail("cannot rename " + tmp_ + " over the destination", errno);
+    }
+    committed_ = true;
+    sync_directory();
+  }
+
+ private:
+  int open_tmp() const {
+    return ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  }
+
+  // The rename lives in the directory; without this fsync a crash can
+  // forget it and bring the old file back.
+  void sync_directory() const {
+    std::string dir = std::filesystem::path(path_).parent_path().string();
+    if (dir.empty()) dir = ".";
+    FileDescriptor d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!d.ok()) fail("saved, but cannot open directory " + dir + " to fsync it", errno);
+    // EINVAL: this file system cannot sync directories; nothing more to do.
+    if (::fsync(d.get()) != 0 && errno != EINVAL) {
+      fail("saved, but cannot fsync directory " + dir, errno);
+    }
+  }
+
+  [[noreturn]] void fail(const std::string& what, int err) const {
+    throw IOError(
+        ::stride::detail::str_cat("[save_safetensors] ", path_, ": ", what, ": ", errno_text(err)));
+  }
+
+  std::string path_;
+  std::string tmp_;
+  FileDescriptor fd_;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+const Tensor& SafetensorsContents::at(const std::string& name) const {
+  for (const auto& [n, t] : tensors) {
+    if (n == name) return t;
+  }
+  std::string names;
+  constexpr size_t kMaxListed = 20;
+  for (size_t i = 0; i < tensors.size() && i < kMaxListed; ++i) {
+    names += (i ? ", \"" : "\"") + tensors[i].first + "\"";
+  }
+  if (tensors.size() > kMaxListed) names += ", ...";
+  throw IOError(::stride::detail::str_cat("[safetensors] no tensor named \"",
+                                          name,
+                                          "\"; the file has ",
+                                          tensors.size(),
+                                          " tensors",
+                                          tensors.empty() ? "" : ": ",
+                                          names));
+}
+
+SafetensorsContents load_safetensors(const std::string& path) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  const int open_error = errno;
+  STRIDE_CHECK(
+      fd.ok(), IOError, "[load_safetensors] ", path, ": cannot open: ", errno_text(open_error));
+  struct stat st {};
+  STRIDE_CHECK(::fstat(fd.get(), &st) == 0,
+               IOError,
+               "[load_safetensors] ",
+               path,
+               ": cannot stat: ",
+               errno_text(errno));
+  STRIDE_CHECK(S_ISREG(st.st_mode), IOError, "[load_safetensors] ", path, ": not a regular file");
+  const auto file_size = uint64_t(st.st_size);
+
+  unsigned char prefix[detail::kLengthPrefixBytes] = {};
+  if (file_size >= sizeof(prefix)) read_exact(fd.get(), prefix, sizeof(prefix), 0, path);
+  const uint64_t header_size = detail::parse_header_length(prefix, file_size, path);
+  std::string header_text(header_size, '\0');
+  read_exact(fd.get(), header_text.data(), header_size, sizeof(prefix), path);
+  detail::Header header = detail::parse_header(header_text, file_size, path);
+  header_text = std::string();
+
+  SafetensorsContents out;
+  out.metadata = std::move(header.metadata);
+  out.tensors.reserve(header.entries.size());
+  for (detail::TensorEntry& e : header.entries) {
+    Tensor t = empty(e.shape, TensorOptions(e.dtype));
+    const uint64_t nbytes = e.end - e.begin;
+    STRIDE_ASSERT(t.is_contiguous() && t.nbytes() == nbytes,
+                  "[load_safetensors] tensor \"",
+                  e.name,
+                  "\" allocated ",
+                  t.nbytes(),
+                  " bytes for a ",
+                  nbytes,
+                  "-byte range");
+    if (nbytes > 0) read_exact(fd.get(), t.data_ptr(), nbytes, header.data_start + e.begin, path);
+    if (e.dtype == kBool) check_bool_bytes(t, e.name, path);
+    out.tensors.emplace_back(std::move(e.name), std::move(t));
+  }
+  return out;
+}
+
+void save_safetensors(const std::string& path,
+                      const NamedTensors& tensors,
+                      const Metadata& metadata) {
+  std::vector<detail::TensorEntry> entries;
+  entries.reserve(tensors.size());
+  for (const auto& [name, t] : tensors) {
+    STRIDE_CHECK(t.defined(), ValueError, "[save_safetensors] tensor \"", name, "\" is undefined");
+    detail::TensorEntry e;
+    e.name = name;
+    e.dtype = t.scalar_type();
+    e.shape = t.sizes().vec();
+    entries.push_back(std::move(e));
+  }
+  // Validates names and metadata before anything touches the disk.
+  const std::string prefix = detail::serialize_header(entries, metadata);
+
+  AtomicFile file(path);
+  file.write(prefix.data(), prefix.size());
+  // One contiguous copy at a time: a view is written in row-major order
+  // without holding a second copy of the whole model.
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    Tensor t = tensors[i].second;
+    if (!t.device().is_cpu()) t = t.to(Device(kCPU));
+    t = t.contiguous();
+    STRIDE_ASSERT(t.nbytes() == entries[i].end - entries[i].begin,
+                  "[save_safetensors] tensor \"",
+                  entries[i].name,
+                  "\" has ",
+                  t.nbytes(),
+                  " bytes but the header reserved ",
+                  entries[i].end - entries[i].begin);
+    if (t.nbytes() > 0) file.write(t.data_ptr(), t.nbytes());
+  }
+  file.commit();
+}
+
+}  // namespace stride::io

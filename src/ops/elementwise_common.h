@@ -1,0 +1,67 @@
+// Shared machinery of the elementwise ops: dtype rules and the one runner
+// that builds the TensorIter. 16-bit floats compute in float32.
+#pragma once
+
+#include <initializer_list>
+
+#include "backends/cpu/loops.h"
+#include "core/dispatch.h"
+#include "stride/ops.h"
+
+namespace stride::detail {
+
+inline bool is_16bit(ScalarType t) { return t == kFloat16 || t == kBFloat16; }
+inline ScalarType compute_type(ScalarType t) { return is_16bit(t) ? kFloat32 : t; }
+// bool < integer < floating
+inline int type_category(ScalarType t) {
+  return t == kBool ? 0 : is_floating_point(t) ? 2 : 1;
+}
+
+// PyTorch's result_type for two tensors: a 0-d tensor only decides the dtype
+// when its category is higher than the other operand's.
+ScalarType result_type(const Tensor& a, const Tensor& b);
+// A Scalar as a 0-d tensor whose dtype follows PyTorch's wrapped-number rule:
+// it keeps `like`'s dtype unless it is of a higher category (then float32 or
+// int64).
+Tensor wrap_scalar(const Scalar& s, const Tensor& like);
+// Smallest floating dtype that holds `t`'s values (float32 for integers).
+inline ScalarType float_result(ScalarType t) { return is_floating_point(t) ? t : kFloat32; }
+
+// Writes `result` into `out`: allocates it when undefined, resizes it when it
+// has no elements, else checks shape and dtype. For the 16-bit compute path.
+Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const char* op);
+
+// Runs an elementwise op. Inputs are converted to `compute`; the result has
+// dtype `result`; `body(iter, tag)` runs the kernel for C++ type
+// TypeTag<compute type>. 16-bit compute/result dtypes go through float32.
+template <class Dispatch, class Body>
+Tensor& run_elementwise(const char* op,
+                        Tensor& out,
+                        std::initializer_list<Tensor> inputs,
+                        ScalarType compute,
+                        ScalarType result,
+                        Dispatch dispatch,
+                        Body body) {
+  if (is_16bit(compute) || is_16bit(result)) {
+    Tensor tmp;
+    std::vector<Tensor> converted;
+    for (const Tensor& t : inputs) converted.push_back(t.to(compute_type(compute)));
+    TensorIterConfig cfg(op);
+    cfg.add_output(tmp).output_dtype(compute_type(result)).check_all_same_dtype(false);
+    for (const Tensor& t : converted) cfg.add_input(t);
+    TensorIter iter = cfg.build();
+    dispatch(compute_type(compute), op, [&](auto tag) { body(iter, tag); });
+    return assign_result(out, tmp, result, op);
+  }
+  std::vector<Tensor> converted;
+  converted.reserve(inputs.size());
+  for (const Tensor& t : inputs) converted.push_back(t.dtype() == compute ? t : t.to(compute));
+  TensorIterConfig cfg(op);
+  cfg.add_output(out).output_dtype(result).check_all_same_dtype(false);
+  for (const Tensor& t : converted) cfg.add_input(t);
+  TensorIter iter = cfg.build();
+  dispatch(compute, op, [&](auto tag) { body(iter, tag); });
+  return out;
+}
+
+}  // namespace stride::detail

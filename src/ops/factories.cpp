@@ -1,0 +1,205 @@
+// Factories: tensors made from nothing, from values, or at random.
+#include <cmath>
+
+#include "backends/cpu/loops.h"
+#include "core/check.h"
+#include "core/dispatch.h"
+#include "core/random_fill.h"
+#include "core/tensor_impl_utils.h"
+#include "stride/generator.h"
+#include "stride/ops.h"
+
+namespace stride {
+
+namespace {
+
+void check_shape(IntArrayRef shape, const char* op) {
+  for (int64_t s : shape) {
+    STRIDE_CHECK(s >= 0, ShapeError, "[", op, "] sizes must be non-negative; got ",
+                 shape_str(shape), ".");
+  }
+}
+
+Generator& gen_or_default(Generator* gen) { return gen ? *gen : default_generator(); }
+
+}  // namespace
+
+Tensor empty(IntArrayRef shape, TensorOptions options) {
+  check_shape(shape, "empty");
+  const size_t nbytes = size_t(numel_of(shape)) * element_size(options.dtype());
+  auto storage = std::make_shared<StorageImpl>(nbytes, options.device());
+  return detail::make_tensor(std::move(storage), options.dtype(), shape, contiguous_strides(shape), 0);
+}
+
+Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options) {
+  check_shape(shape, "empty_strided");
+  STRIDE_CHECK(shape.size() == strides.size(), ShapeError, "[empty_strided] sizes ",
+               shape_str(shape), " and strides ", shape_str(strides), " differ in length.");
+  int64_t extent = numel_of(shape) == 0 ? 0 : 1;
+  for (size_t i = 0; i < shape.size() && extent > 0; ++i) {
+    STRIDE_CHECK(strides[i] >= 0, ValueError, "[empty_strided] negative stride in ",
+                 shape_str(strides), ".");
+    extent += (shape[i] - 1) * strides[i];
+  }
+  auto storage = std::make_shared<StorageImpl>(size_t(extent) * element_size(options.dtype()),
+                                               options.device());
+  return detail::make_tensor(std::move(storage), options.dtype(), shape, strides, 0);
+}
+
+Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options) {
+  Tensor t = empty(shape, options);
+  t.fill_(value);
+  return t;
+}
+
+Tensor zeros(IntArrayRef shape, TensorOptions options) { return full(shape, 0, options); }
+Tensor ones(IntArrayRef shape, TensorOptions options) { return full(shape, 1, options); }
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.options()); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.options()); }
+Tensor full_like(const Tensor& t, const Scalar& value) { return full(t.sizes(), value, t.options()); }
+Tensor rand_like(const Tensor& t, Generator* gen) { return rand(t.sizes(), t.options(), gen); }
+Tensor randn_like(const Tensor& t, Generator* gen) { return randn(t.sizes(), t.options(), gen); }
+
+Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
+  return full({}, value, options);
+}
+
+Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  STRIDE_CHECK(st != 0, ValueError, "[arange] step must be nonzero.");
+  STRIDE_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "[arange] the range [", s,
+               ", ", e, ") is empty or reversed for step ", st, ".");
+  const int64_t n = int64_t(std::ceil((e - s) / st));
+  Tensor t = empty({n}, options);
+  detail::dispatch_numeric(options.dtype(), "arange", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data_ptr<T>();
+    const bool integral = start.is_integral() && step.is_integral();
+    for (int64_t i = 0; i < n; ++i) {
+      p[i] = integral ? T(start.to_int64() + i * step.to_int64()) : T(s + double(i) * st);
+    }
+  });
+  return t;
+}
+
+Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions options) {
+  const int64_t m = m_opt.value_or(n);
+  Tensor t = zeros({n, m}, options);
+  t.diagonal().fill_(1);
+  return t;
+}
+
+Tensor from_blob(const void* data, IntArrayRef shape, ScalarType dtype) {
+  Tensor t = empty(shape, dtype);
+  if (t.nbytes() > 0) std::memcpy(t.data_ptr(), data, t.nbytes());
+  return t;
+}
+
+template <class T>
+Tensor tensor(const std::vector<T>& values, IntArrayRef shape) {
+  DimVector s = shape.empty() ? DimVector{int64_t(values.size())} : shape.dims();
+  STRIDE_CHECK(numel_of(s) == int64_t(values.size()), ShapeError, "[tensor] ", values.size(),
+               " values cannot fill shape ", shape_str(s), ".");
+  Tensor t = empty(s, scalar_type_of<T>);
+  T* p = static_cast<T*>(t.data_ptr());
+  for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
+  return t;
+}
+
+template Tensor tensor<bool>(const std::vector<bool>&, IntArrayRef);
+template Tensor tensor<uint8_t>(const std::vector<uint8_t>&, IntArrayRef);
+template Tensor tensor<int32_t>(const std::vector<int32_t>&, IntArrayRef);
+template Tensor tensor<int64_t>(const std::vector<int64_t>&, IntArrayRef);
+template Tensor tensor<float>(const std::vector<float>&, IntArrayRef);
+template Tensor tensor<double>(const std::vector<double>&, IntArrayRef);
+template Tensor tensor<Half>(const std::vector<Half>&, IntArrayRef);
+template Tensor tensor<BFloat16>(const std::vector<BFloat16>&, IntArrayRef);
+
+// ---- fills ----
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  Tensor self = *this;
+  TensorIter iter = TensorIterConfig("fill_").add_output(self).build();
+  detail::dispatch_all(dtype(), "fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ? T(float(value.to_double()))
+                                                                        : value.to<T>();
+    cpu::cpu_kernel(iter, [v]() -> T { return v; });
+  });
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(0); }
+
+namespace {
+
+// Random values are generated in row-major order into a contiguous float32 or
+// float64 buffer and copied into `self` (any layout, any floating dtype), so
+// the numbers depend on the seed and the logical index only.
+template <class Fill>
+Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
+  STRIDE_CHECK(self.is_floating_point(), DTypeError, "[", op,
+               "] needs a floating-point tensor; got ", to_string(self.dtype()), ".");
+  const ScalarType work = self.dtype() == kFloat64 ? kFloat64 : kFloat32;
+  Tensor buf = self.is_contiguous() && self.dtype() == work ? self : empty(self.sizes(), work);
+  if (work == kFloat64) fill(buf.data_ptr<double>(), buf.numel());
+  else fill(buf.data_ptr<float>(), buf.numel());
+  if (!buf.is_same(self)) self.copy_(buf);
+  else self.storage()->bump_version();
+  return self;
+}
+
+}  // namespace
+
+Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
+  STRIDE_CHECK(from <= to, ValueError, "[uniform_] expected from <= to; got from=", from,
+               ", to=", to, ".");
+  Generator& g = gen_or_default(gen);
+  return random_floating(*this, "uniform_", [&](auto* p, int64_t n) {
+    detail::fill_uniform(p, n, from, to, g);
+  });
+}
+
+Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
+  STRIDE_CHECK(std >= 0, ValueError, "[normal_] expected std >= 0; got ", std, ".");
+  Generator& g = gen_or_default(gen);
+  return random_floating(*this, "normal_", [&](auto* p, int64_t n) {
+    detail::fill_normal(p, n, mean, std, g);
+  });
+}
+
+Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
+  STRIDE_CHECK(dtype() != kBool || (from >= 0 && to <= 2), ValueError,
+               "[random_] a bool tensor needs a range within [0, 2); got [", from, ", ", to, ").");
+  Tensor buf = empty(sizes(), kInt64);
+  detail::fill_randint(buf.data_ptr<int64_t>(), buf.numel(), from, to, gen_or_default(gen));
+  return copy_(buf);
+}
+
+Tensor& Tensor::bernoulli_(double p, Generator* gen) {
+  STRIDE_CHECK(p >= 0 && p <= 1, ValueError, "[bernoulli_] expected 0 <= p <= 1; got ", p, ".");
+  Tensor u = empty(sizes(), kFloat64);
+  detail::fill_uniform(u.data_ptr<double>(), u.numel(), 0, 1, gen_or_default(gen));
+  return copy_(stride::lt(u, scalar_tensor(p, kFloat64)));
+}
+
+Tensor rand(IntArrayRef shape, TensorOptions options, Generator* gen) {
+  Tensor t = empty(shape, options);
+  return t.uniform_(0, 1, gen);
+}
+
+Tensor randn(IntArrayRef shape, TensorOptions options, Generator* gen) {
+  Tensor t = empty(shape, options);
+  return t.normal_(0, 1, gen);
+}
+
+Tensor randint(int64_t low, int64_t high, IntArrayRef shape, TensorOptions options,
+               Generator* gen) {
+  Tensor t = empty(shape, options);
+  return t.random_(low, high, gen);
+}
+
+}  // namespace stride

@@ -1,0 +1,236 @@
+// Indexing and joining: index_select, gather, scatter_add, embedding, cat,
+// stack.
+//
+// Note [Restrided indexing]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// As in PyTorch, the indexed operand is viewed with stride 0 along the
+// indexed dim and the shape of the result, so TensorIter can walk result,
+// source and index together in any layout; the kernel only adds
+// `index * stride_of_dim` to the source (or destination) pointer.
+#include <cstring>
+
+#include "backends/cpu/loops.h"
+#include "core/dispatch.h"
+#include "core/overlap.h"
+#include "core/tensor_impl_utils.h"
+#include "ops/elementwise_common.h"
+
+namespace stride {
+
+namespace {
+
+void check_index(const Tensor& index, const char* op) {
+  STRIDE_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, DTypeError, "[", op,
+               "] index must be int64 or int32; got ", to_string(index.dtype()), ".");
+}
+
+// `t` viewed with `shape` (same rank) and stride 0 along `dim`.
+Tensor restride(const Tensor& t, IntArrayRef shape, int64_t dim) {
+  DimVector st = t.strides().dims();
+  if (t.dim() > 0) st[size_t(dim)] = 0;
+  return detail::make_view(t, shape, st, t.storage_offset());
+}
+
+template <class I>
+inline int64_t load_index(const char* p) {
+  return int64_t(*reinterpret_cast<const I*>(p));
+}
+
+[[noreturn]] void index_out_of_range(const char* op, int64_t idx, int64_t dim, int64_t size) {
+  if (std::strcmp(op, "embedding") == 0) {
+    throw IndexError(detail::str_cat("[embedding] id ", idx, " is out of range for a vocabulary of ",
+                                     size, " (ids must be in [0, ", size,
+                                     ")). Hint: check the tokenizer and the model's vocab_size."));
+  }
+  throw IndexError(detail::str_cat("[", op, "] index ", idx, " is out of range for dim ", dim,
+                                   " of size ", size, "."));
+}
+
+// out[...] = src[... with dim replaced by index[...]], all three walked by one
+// TensorIter (Note [Restrided indexing]).
+void gather_kernel(Tensor& out, const Tensor& src_restrided, const Tensor& index_restrided,
+                   int64_t dim, int64_t src_dim_size, int64_t src_dim_stride, const char* op) {
+  TensorIter iter = TensorIterConfig(op)
+                        .add_output(out)
+                        .add_input(src_restrided)
+                        .add_input(index_restrided)
+                        .check_all_same_dtype(false)
+                        .build();
+  const int64_t elsize = int64_t(out.element_size());
+  const int64_t dim_bytes = src_dim_stride * elsize;
+  auto run = [&](auto index_tag) {
+    using I = typename decltype(index_tag)::type;
+    iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t idx = load_index<I>(data[2] + i * s[2]);
+        if (idx < 0 || idx >= src_dim_size) index_out_of_range(op, idx, dim, src_dim_size);
+        std::memcpy(data[0] + i * s[0], data[1] + i * s[1] + idx * dim_bytes, size_t(elsize));
+      }
+    });
+  };
+  if (index_restrided.dtype() == kInt64) run(detail::TypeTag<int64_t>{});
+  else run(detail::TypeTag<int32_t>{});
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  check_index(index, "index_select");
+  STRIDE_CHECK(index.dim() <= 1, ShapeError, "[index_select] index must be 0-d or 1-d; got shape ",
+               shape_str(index.sizes()), ".");
+  if (x.dim() == 0) return x.view({1}).index_select(0, index.reshape({-1})).view({});
+  dim = wrap_dim(dim, x.dim(), "index_select");
+  DimVector shape = x.sizes().dims();
+  shape[size_t(dim)] = index.numel();
+  Tensor out = empty(shape, x.options());
+  DimVector ist(shape.size(), 0);
+  ist[size_t(dim)] = index.dim() == 0 ? 0 : index.stride(0);
+  Tensor idx = detail::make_view(index, shape, ist, index.storage_offset());
+  gather_kernel(out, restride(x, shape, dim), idx, dim, x.size(dim), x.stride(dim), "index_select");
+  return out;
+}
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  check_index(index, "gather");
+  STRIDE_CHECK(index.dim() == x.dim(), ShapeError, "[gather] index must have as many dims as the "
+               "input; got index ", shape_str(index.sizes()), " for input ", shape_str(x.sizes()), ".");
+  dim = wrap_dim(dim, x.dim(), "gather");
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    STRIDE_CHECK(d == dim || index.size(d) <= x.size(d), ShapeError, "[gather] index ",
+                 shape_str(index.sizes()), " is larger than input ", shape_str(x.sizes()),
+                 " in dim ", d, ".");
+  }
+  Tensor out = empty(index.sizes(), x.options());
+  const int64_t size = x.dim() == 0 ? 1 : x.size(dim);
+  const int64_t stride = x.dim() == 0 ? 0 : x.stride(dim);
+  gather_kernel(out, restride(x, index.sizes(), dim), index, dim, size, stride, "gather");
+  return out;
+}
+
+Tensor& Tensor::scatter_add_(int64_t dim_arg, const Tensor& index, const Tensor& src) {
+  check_index(index, "scatter_add");
+  const int64_t nd = dim();
+  STRIDE_CHECK(index.dim() == nd && src.dim() == nd, ShapeError,
+               "[scatter_add] self, index and src need the same number of dims; got ",
+               shape_str(sizes()), ", ", shape_str(index.sizes()), " and ", shape_str(src.sizes()),
+               ".");
+  STRIDE_CHECK(src.dtype() == dtype(), DTypeError, "[scatter_add] src must have self's dtype ",
+               to_string(dtype()), "; got ", to_string(src.dtype()), ".");
+  const int64_t d0 = wrap_dim(dim_arg, nd, "scatter_add");
+  for (int64_t d = 0; d < nd; ++d) {
+    STRIDE_CHECK(index.size(d) <= src.size(d) && (d == d0 || index.size(d) <= size(d)), ShapeError,
+                 "[scatter_add] index ", shape_str(index.sizes()), " must not be larger than src ",
+                 shape_str(src.sizes()), " nor, outside dim ", d0, ", than self ",
+                 shape_str(sizes()), ".");
+  }
+  STRIDE_CHECK(!detail::partially_overlap(*this, src) && !src.is_same(*this), OverlapError,
+               "[scatter_add] src overlaps self. Hint: clone() src first.");
+  // The destination is restrided (stride 0 along dim): several index entries
+  // may hit one element, so the loop runs serially.
+  Tensor dst = restride(*this, index.sizes(), d0);
+  Tensor src_view = detail::make_view(src, index.sizes(), src.strides(), src.storage_offset());
+  TensorIter iter = TensorIterConfig("scatter_add")
+                        .add_output(dst)
+                        .add_input(src_view)
+                        .add_input(index)
+                        .check_all_same_dtype(false)
+                        .check_mem_overlap(false)
+                        .build();
+  const int64_t size_d = nd == 0 ? 1 : size(d0);
+  const int64_t dim_bytes = (nd == 0 ? 0 : stride(d0)) * int64_t(element_size());
+  detail::dispatch_numeric(dtype(), "scatter_add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto run = [&](auto index_tag) {
+      using I = typename decltype(index_tag)::type;
+      iter.serial_for_each(
+          [&](char** data, const int64_t* s, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) {
+              const int64_t idx = load_index<I>(data[2] + i * s[2]);
+              if (idx < 0 || idx >= size_d) index_out_of_range("scatter_add", idx, d0, size_d);
+              *reinterpret_cast<T*>(data[0] + i * s[0] + idx * dim_bytes) +=
+                  *reinterpret_cast<const T*>(data[1] + i * s[1]);
+            }
+          },
+          0, iter.numel());
+    };
+    if (index.dtype() == kInt64) run(detail::TypeTag<int64_t>{});
+    else run(detail::TypeTag<int32_t>{});
+  });
+  return *this;
+}
+
+Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
+  return x.clone().scatter_add_(dim, index, src);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& ids) {
+  STRIDE_CHECK(weight.dim() == 2, ShapeError, "[embedding] weight must be (V, D); got ",
+               shape_str(weight.sizes()), ".");
+  check_index(ids, "embedding");
+  DimVector shape = ids.sizes().dims();
+  shape.push_back(weight.size(1));
+  Tensor flat = ids.reshape({-1});
+  DimVector oshape{flat.numel(), weight.size(1)};
+  Tensor out = empty(oshape, weight.options());
+  DimVector ist{flat.stride(0), 0};
+  Tensor idx = detail::make_view(flat, oshape, ist, flat.storage_offset());
+  gather_kernel(out, restride(weight, oshape, 0), idx, 0, weight.size(0), weight.stride(0),
+                "embedding");
+  return out.view(shape);
+}
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  STRIDE_CHECK(!tensors.empty(), ValueError, "[cat] expects at least one tensor.");
+  const Tensor& first = tensors[0];
+  STRIDE_CHECK(first.dim() > 0, ShapeError, "[cat] zero-dimensional tensors cannot be "
+               "concatenated. Hint: use stack.");
+  dim = wrap_dim(dim, first.dim(), "cat");
+  ScalarType dtype = first.dtype();
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    STRIDE_CHECK(t.dim() == first.dim(), ShapeError, "[cat] tensor ", i, " has shape ",
+                 shape_str(t.sizes()), " but tensor 0 has ", shape_str(first.sizes()),
+                 "; all need the same number of dims.");
+    for (int64_t d = 0; d < first.dim(); ++d) {
+      STRIDE_CHECK(d == dim || t.size(d) == first.size(d), ShapeError, "[cat] tensor ", i,
+                   " has shape ", shape_str(t.sizes()), " but tensor 0 has ",
+                   shape_str(first.sizes()), "; sizes must match except in dim ", dim, ".");
+    }
+    dtype = promote_types(dtype, t.dtype());
+    total += t.size(dim);
+  }
+  DimVector shape = first.sizes().dims();
+  shape[size_t(dim)] = total;
+  Tensor out = empty(shape, dtype);
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    out.narrow(dim, offset, t.size(dim)).copy_(t);
+    offset += t.size(dim);
+  }
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  STRIDE_CHECK(!tensors.empty(), ValueError, "[stack] expects at least one tensor.");
+  dim = wrap_dim(dim, tensors[0].dim() + 1, "stack");
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    STRIDE_CHECK(tensors[i].sizes() == tensors[0].sizes(), ShapeError, "[stack] tensor ", i,
+                 " has shape ", shape_str(tensors[i].sizes()), " but tensor 0 has ",
+                 shape_str(tensors[0].sizes()), "; stack needs equal shapes.");
+    parts.push_back(tensors[i].unsqueeze(dim));
+  }
+  return cat(parts, dim);
+}
+
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return stride::index_select(*this, dim, index);
+}
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return stride::gather(*this, dim, index); }
+Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
+  return stride::scatter_add(*this, dim, index, src);
+}
+
+}  // namespace stride

@@ -1,0 +1,370 @@
+// Reductions. The kernels see their operands only through TensorIter's
+// reduction view (output elements x blocks of reduced elements).
+//
+// Note [Deterministic reductions]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A block of reduced elements is split into chunks of a fixed size
+// (kReduceChunk), independent of the thread count; chunk partials are merged
+// in chunk order. So a reduction gives bit-identical results on 1 and on N
+// threads. Floating sums accumulate in double.
+#include <cmath>
+#include <limits>
+
+#include "core/tensor_iter.h"
+#include "ops/elementwise_common.h"
+#include "stride/parallel.h"
+
+namespace stride {
+
+namespace {
+
+constexpr int64_t kReduceChunk = 16384;
+
+struct ReduceDims {
+  SmallVector<bool, 8> reduced;  // per input dim
+  DimVector keep_shape;          // keepdim=true shape
+  DimVector out_shape;           // keepdim=false shape
+  int64_t count = 1;             // elements reduced into each output
+};
+
+ReduceDims reduce_dims(const Tensor& x, IntArrayRef dims, const char* op) {
+  ReduceDims r;
+  const int64_t n = x.dim();
+  r.reduced.assign(size_t(n), dims.empty());
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, n, op);
+    if (n == 0) continue;
+    STRIDE_CHECK(!r.reduced[size_t(w)], ShapeError, "[", op, "] dim ", w, " appears twice in ",
+                 shape_str(dims), ".");
+    r.reduced[size_t(w)] = true;
+  }
+  for (int64_t d = 0; d < n; ++d) {
+    const int64_t s = x.sizes()[size_t(d)];
+    if (r.reduced[size_t(d)]) {
+      r.keep_shape.push_back(1);
+      r.count *= s;
+    } else {
+      r.keep_shape.push_back(s);
+      r.out_shape.push_back(s);
+    }
+  }
+  return r;
+}
+
+// `out` given by the user in the final shape, viewed in keepdim form.
+Tensor keepdim_view(const Tensor& out, const ReduceDims& r, bool keepdim) {
+  if (keepdim) return out;
+  Tensor v = out;
+  for (size_t d = 0; d < r.reduced.size(); ++d) {
+    if (r.reduced[d]) v = v.unsqueeze(int64_t(d));
+  }
+  return v;
+}
+
+// Runs a reduction: for each output element, folds its block with
+// step(acc, ptr, byte_stride, n, first_index), merges chunk partials with
+// merge(a, b) and stores with write(out_ptrs, acc).
+template <class Acc, class Step, class Merge, class Write>
+void reduce_kernel(const TensorIter& iter, Acc init, Step step, Merge merge, Write write) {
+  const int64_t n_out = iter.output_numel();
+  const int64_t k = iter.reduce_numel();
+  const int64_t nchunks = std::max<int64_t>(1, (k + kReduceChunk - 1) / kReduceChunk);
+  auto fold = [&](int64_t o, int64_t begin, int64_t end, char** outs) {
+    const char* in;
+    iter.reduction_ptrs(o, outs, &in);
+    Acc acc = init;
+    int64_t index = begin;
+    iter.for_each_run(in, begin, end, [&](const char* p, int64_t stride, int64_t n) {
+      step(acc, p, stride, n, index);
+      index += n;
+    });
+    return acc;
+  };
+  if (nchunks == 1) {
+    const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(k, 1));
+    parallel_for(0, n_out, grain, [&](int64_t b, int64_t e) {
+      char* outs[kMaxIterOperands];
+      for (int64_t o = b; o < e; ++o) write(outs, fold(o, 0, k, outs));
+    });
+    return;
+  }
+  std::vector<Acc> partial(size_t(n_out * nchunks), init);
+  parallel_for(0, n_out * nchunks, 1, [&](int64_t b, int64_t e) {
+    char* outs[kMaxIterOperands];
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / nchunks, c = t % nchunks;
+      partial[size_t(t)] = fold(o, c * kReduceChunk, std::min(k, (c + 1) * kReduceChunk), outs);
+    }
+  });
+  char* outs[kMaxIterOperands];
+  for (int64_t o = 0; o < n_out; ++o) {
+    Acc acc = partial[size_t(o * nchunks)];
+    for (int64_t c = 1; c < nchunks; ++c) acc = merge(acc, partial[size_t(o * nchunks + c)]);
+    const char* unused;
+    iter.reduction_ptrs(o, outs, &unused);
+    write(outs, acc);
+  }
+}
+
+template <class T>
+using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+// sum of `x` (already in the compute dtype) into `out_keep` (keepdim form).
+void sum_into(Tensor& out_keep, const Tensor& x) {
+  TensorIter iter = TensorIterConfig("sum")
+                        .add_output(out_keep)
+                        .add_input(x)
+                        .is_reduction(true)
+                        .check_all_same_dtype(false)
+                        .build();
+  detail::dispatch_numeric_and_bool(x.dtype(), "sum", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = SumAcc<T>;
+    detail::dispatch_numeric(out_keep.dtype(), "sum", [&](auto otag) {
+      using O = typename decltype(otag)::type;
+      reduce_kernel<Acc>(
+          iter, Acc(0),
+          [](Acc& acc, const char* p, int64_t s, int64_t n, int64_t) {
+            for (int64_t i = 0; i < n; ++i) acc += Acc(*reinterpret_cast<const T*>(p + i * s));
+          },
+          [](Acc a, Acc b) { return a + b; },
+          [](char** outs, Acc acc) { *reinterpret_cast<O*>(outs[0]) = O(acc); });
+    });
+  });
+}
+
+ScalarType sum_dtype(ScalarType t) { return is_floating_point(t) ? t : kInt64; }
+
+}  // namespace
+
+Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  ReduceDims r = reduce_dims(x, dims, "sum");
+  const ScalarType rt = sum_dtype(x.dtype());
+  if (!out.defined()) out = empty(keepdim ? r.keep_shape : r.out_shape, rt);
+  STRIDE_CHECK(out.dtype() == rt, DTypeError, "[sum] out has dtype ", to_string(out.dtype()),
+               " but the result is ", to_string(rt), ".");
+  STRIDE_CHECK(out.sizes() == IntArrayRef(keepdim ? r.keep_shape : r.out_shape), ShapeError,
+               "[sum] out ", shape_str(out.sizes()), " does not match the result shape ",
+               shape_str(keepdim ? r.keep_shape : r.out_shape), ".");
+  if (detail::is_16bit(rt)) {
+    Tensor tmp = sum(x.to(kFloat32), dims, keepdim);
+    out.copy_(tmp);
+    return out;
+  }
+  Tensor keep = keepdim_view(out, r, keepdim);
+  sum_into(keep, x);
+  return out;
+}
+
+Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  Tensor out;
+  sum_out(out, dtype ? x.to(*dtype) : x, dims, keepdim);
+  return out;
+}
+
+Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[mean] needs a floating-point tensor; got ",
+               to_string(x.dtype()), ". Hint: convert with .to(kFloat32) first.");
+  ReduceDims r = reduce_dims(x, dims, "mean");
+  return sum(x, dims, keepdim).div(Scalar(double(r.count)));
+}
+
+Tensor var(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[var] needs a floating-point tensor; got ",
+               to_string(x.dtype()), ".");
+  ReduceDims r = reduce_dims(x, dims, "var");
+  Tensor centered = x - mean(x, dims, true);
+  return sum(centered * centered, dims, keepdim).div(Scalar(double(r.count - correction)));
+}
+
+namespace {
+
+// amax / amin: NaN propagates; an empty block is an error.
+template <bool IsMax>
+Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, const char* op) {
+  ReduceDims r = reduce_dims(x, dims, op);
+  STRIDE_CHECK(r.count > 0 || numel_of(r.out_shape) == 0, ShapeError, "[", op,
+               "] cannot reduce over a zero-size dim of shape ", shape_str(x.sizes()),
+               ": the result has no identity.");
+  if (!out.defined()) out = empty(keepdim ? r.keep_shape : r.out_shape, x.dtype());
+  STRIDE_CHECK(out.sizes() == IntArrayRef(keepdim ? r.keep_shape : r.out_shape), ShapeError, "[",
+               op, "] out ", shape_str(out.sizes()), " does not match the result shape ",
+               shape_str(keepdim ? r.keep_shape : r.out_shape), ".");
+  if (detail::is_16bit(x.dtype())) {
+    Tensor tmp;
+    extreme_out<IsMax>(tmp, x.to(kFloat32), dims, keepdim, op);
+    out.copy_(tmp);
+    return out;
+  }
+  Tensor keep = keepdim_view(out, r, keepdim);
+  TensorIter iter = TensorIterConfig(op).add_output(keep).add_input(x).is_reduction(true).build();
+  detail::dispatch_numeric_and_bool(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto better = [](T a, T b) {  // is b preferred over a?
+      if (a != a) return false;   // NaN already won
+      if (b != b) return true;
+      return IsMax ? b > a : b < a;
+    };
+    const T init = IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    reduce_kernel<T>(
+        iter, init,
+        [&](T& acc, const char* p, int64_t s, int64_t n, int64_t) {
+          for (int64_t i = 0; i < n; ++i) {
+            const T v = *reinterpret_cast<const T*>(p + i * s);
+            if (better(acc, v)) acc = v;
+          }
+        },
+        [&](T a, T b) { return better(a, b) ? b : a; },
+        [](char** outs, T acc) { *reinterpret_cast<T*>(outs[0]) = acc; });
+  });
+  return out;
+}
+
+// max/min along one dim with the index of the first extreme element.
+template <bool IsMax>
+std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x, int64_t dim, bool keepdim, const char* op) {
+  const int64_t d = wrap_dim(dim, x.dim(), op);
+  ReduceDims r = reduce_dims(x, IntArrayRef(d), op);
+  STRIDE_CHECK(r.count > 0, ShapeError, "[", op, "] cannot reduce over zero-size dim ", d,
+               " of shape ", shape_str(x.sizes()), ".");
+  if (detail::is_16bit(x.dtype())) {
+    auto [v, i] = extreme_with_index<IsMax>(x.to(kFloat32), dim, keepdim, op);
+    return {v.to(x.dtype()), i};
+  }
+  Tensor values = empty(r.keep_shape, x.dtype());
+  Tensor indices = empty(r.keep_shape, kInt64);
+  TensorIter iter = TensorIterConfig(op)
+                        .add_output(values)
+                        .add_output(indices)
+                        .add_input(x)
+                        .is_reduction(true)
+                        .check_all_same_dtype(false)
+                        .build();
+  detail::dispatch_numeric_and_bool(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = std::pair<T, int64_t>;
+    auto better = [](const Acc& a, const Acc& b) {
+      if (a.second < 0) return true;
+      if (a.first != a.first) return false;
+      if (b.first != b.first) return true;
+      return IsMax ? b.first > a.first : b.first < a.first;
+    };
+    reduce_kernel<Acc>(
+        iter, Acc(T(0), -1),
+        [&](Acc& acc, const char* p, int64_t s, int64_t n, int64_t first) {
+          for (int64_t i = 0; i < n; ++i) {
+            Acc v{*reinterpret_cast<const T*>(p + i * s), first + i};
+            if (better(acc, v)) acc = v;
+          }
+        },
+        [&](const Acc& a, const Acc& b) { return better(a, b) ? b : a; },
+        [](char** outs, const Acc& acc) {
+          *reinterpret_cast<T*>(outs[0]) = acc.first;
+          *reinterpret_cast<int64_t*>(outs[1]) = acc.second;
+        });
+  });
+  if (!keepdim) {
+    values = values.squeeze(d);
+    indices = indices.squeeze(d);
+  }
+  return {values, indices};
+}
+
+Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  const char* op = is_max ? "argmax" : "argmin";
+  if (!dim) {
+    STRIDE_CHECK(x.numel() > 0, ShapeError, "[", op, "] the tensor is empty.");
+    Tensor flat = x.reshape({-1});
+    Tensor idx = is_max ? extreme_with_index<true>(flat, 0, false, op).second
+                        : extreme_with_index<false>(flat, 0, false, op).second;
+    if (keepdim) return idx.view(DimVector(size_t(x.dim()), 1));
+    return idx;
+  }
+  return is_max ? extreme_with_index<true>(x, *dim, keepdim, op).second
+                : extreme_with_index<false>(x, *dim, keepdim, op).second;
+}
+
+}  // namespace
+
+Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return extreme_out<true>(out, x, dims, keepdim, "amax");
+}
+Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor out;
+  return extreme_out<true>(out, x, dims, keepdim, "amax");
+}
+Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor out;
+  return extreme_out<false>(out, x, dims, keepdim, "amin");
+}
+std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
+  return extreme_with_index<true>(x, dim, keepdim, "max");
+}
+std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
+  return extreme_with_index<false>(x, dim, keepdim, "min");
+}
+Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(x, dim, keepdim, true);
+}
+Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  return arg_extreme(x, dim, keepdim, false);
+}
+
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  Tensor xf = x.is_floating_point() ? x : x.to(kFloat32);
+  Tensor m = amax(xf, dims, true);
+  // An all -inf (or +inf) block would give inf - inf = NaN; shift by 0 there.
+  Tensor finite = m.abs().lt(scalar_tensor(std::numeric_limits<double>::infinity(), kFloat64));
+  m = where(finite, m, zeros_like(m));
+  Tensor out = sum(exp(xf - m), dims, true).log() + m;
+  if (!keepdim) {
+    ReduceDims r = reduce_dims(xf, dims, "logsumexp");
+    out = out.view(r.out_shape);
+  }
+  return out;
+}
+
+Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
+  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[norm] needs a floating-point tensor; got ",
+               to_string(x.dtype()), ".");
+  if (std::isinf(p)) return p > 0 ? amax(x.abs(), dims, keepdim) : amin(x.abs(), dims, keepdim);
+  if (p == 0) return sum(x.ne(Scalar(0)).to(x.dtype()), dims, keepdim);
+  if (p == 1) return sum(x.abs(), dims, keepdim);
+  if (p == 2) return sum(x * x, dims, keepdim).sqrt();
+  return sum(x.abs().pow(Scalar(p)), dims, keepdim).pow(Scalar(1.0 / p));
+}
+
+// ---- Tensor methods ----
+Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return stride::sum(*this, {}, false, dtype); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim) const { return stride::sum(*this, dims, keepdim); }
+Tensor Tensor::mean() const { return stride::mean(*this); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return stride::mean(*this, dims, keepdim); }
+Tensor Tensor::var(int64_t correction) const { return stride::var(*this, {}, correction); }
+Tensor Tensor::var(IntArrayRef dims, int64_t correction, bool keepdim) const {
+  return stride::var(*this, dims, correction, keepdim);
+}
+Tensor Tensor::max() const { return stride::amax(*this); }
+std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
+  return stride::max(*this, dim, keepdim);
+}
+Tensor Tensor::min() const { return stride::amin(*this); }
+std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return stride::min(*this, dim, keepdim);
+}
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return stride::amax(*this, dims, keepdim); }
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return stride::amin(*this, dims, keepdim); }
+Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
+  return stride::argmax(*this, dim, keepdim);
+}
+Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
+  return stride::argmin(*this, dim, keepdim);
+}
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
+  return stride::logsumexp(*this, dims, keepdim);
+}
+Tensor Tensor::norm(double p) const { return stride::norm(*this, p); }
+Tensor Tensor::norm(double p, IntArrayRef dims, bool keepdim) const {
+  return stride::norm(*this, p, dims, keepdim);
+}
+
+}  // namespace stride

@@ -1,0 +1,68 @@
+// softmax and log_softmax along one dim, numerically stable (max-shifted).
+// The kernel works on contiguous rows, so the softmax dim is moved last and
+// the input made contiguous explicitly when it is not already.
+#include <cmath>
+#include <limits>
+
+#include "core/dispatch.h"
+#include "ops/elementwise_common.h"
+#include "stride/parallel.h"
+
+namespace stride {
+
+namespace {
+
+template <class T>
+void softmax_rows(const T* in, T* out, int64_t rows, int64_t len, bool log) {
+  parallel_for(0, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1)),
+               [&](int64_t b, int64_t e) {
+                 for (int64_t r = b; r < e; ++r) {
+                   const T* x = in + r * len;
+                   T* y = out + r * len;
+                   T m = -std::numeric_limits<T>::infinity();
+                   for (int64_t i = 0; i < len; ++i) m = (x[i] > m || x[i] != x[i]) ? x[i] : m;
+                   if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: exp gives 0s
+                   double sum = 0;
+                   if (log) {
+                     for (int64_t i = 0; i < len; ++i) sum += std::exp(double(x[i] - m));
+                     const T lse = T(std::log(sum));
+                     for (int64_t i = 0; i < len; ++i) y[i] = x[i] - m - lse;
+                   } else {
+                     for (int64_t i = 0; i < len; ++i) {
+                       y[i] = std::exp(x[i] - m);
+                       sum += double(y[i]);
+                     }
+                     const T inv = T(1.0 / sum);
+                     for (int64_t i = 0; i < len; ++i) y[i] *= inv;
+                   }
+                 }
+               });
+}
+
+Tensor softmax_impl(const Tensor& x, int64_t dim, bool log) {
+  const char* op = log ? "log_softmax" : "softmax";
+  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op, "] needs a floating-point tensor; got ",
+               to_string(x.dtype()), ". Hint: convert with .to(kFloat32).");
+  if (detail::is_16bit(x.dtype())) return softmax_impl(x.to(kFloat32), dim, log).to(x.dtype());
+  if (x.dim() == 0) return softmax_impl(x.view({1}), 0, log).view({});
+  dim = wrap_dim(dim, x.dim(), op);
+  const bool last = dim == x.dim() - 1;
+  Tensor xc = (last ? x : x.transpose(dim, -1)).contiguous();
+  Tensor out = empty(xc.sizes(), xc.options());
+  const int64_t len = xc.size(-1);
+  const int64_t rows = len == 0 ? 0 : xc.numel() / len;
+  detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    softmax_rows<T>(xc.data_ptr<T>(), out.data_ptr<T>(), rows, len, log);
+  });
+  return last ? out : out.transpose(dim, -1).contiguous();
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, false); }
+Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, true); }
+Tensor Tensor::softmax(int64_t dim) const { return stride::softmax(*this, dim); }
+Tensor Tensor::log_softmax(int64_t dim) const { return stride::log_softmax(*this, dim); }
+
+}  // namespace stride
