@@ -48,6 +48,12 @@ void TensorIter::build(TensorIterConfig& c) {
   DimVector shape;
   if (c.static_shape_) {
     shape = *c.static_shape_;
+    for (int i = 0; i < c.ninputs_; ++i) {
+      const Tensor& in = c.inputs_[size_t(i)];
+      STRIDE_CHECK(broadcast_shapes(shape, in.sizes(), op) == shape, ShapeError, "[", op,
+                   "] input ", shape_str(in.sizes()), " cannot be broadcast to ",
+                   shape_str(shape), ".");
+    }
   } else if (c.ninputs_ == 0) {
     STRIDE_ASSERT(c.outputs_[0]->defined(), "no inputs and no shape");
     shape = c.outputs_[0]->sizes().dims();

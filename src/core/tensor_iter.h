@@ -59,7 +59,7 @@ class TensorIterConfig {
     is_reduction_ = r;
     return *this;
   }
-  // For ops with no inputs (fill_): iterate over this shape.
+  // Iterate over this shape (fill_, copy_): inputs must broadcast to it.
   TensorIterConfig& static_shape(IntArrayRef shape) {
     static_shape_ = shape.dims();
     return *this;

@@ -131,7 +131,7 @@ class AtomicFile {
     if (!fd_.ok()) {
       const int err = errno;
       TempNames::release(tmp_);
-      fail("cannot create the temporary file " + tmp_, err);
+      fail(err, "cannot create the temporary file ", tmp_);
     }
   }
   AtomicFile(const AtomicFile&) = delete;
@@ -149,7 +149,7 @@ class AtomicFile {
     while (n > 0) {
       const ssize_t put = ::write(fd_.get(), p, std::min(n, kMaxChunk));
       if (put < 0 && errno == EINTR) continue;
-      if (put < 0) fail("cannot write " + tmp_, errno);
+      if (put < 0) fail(errno, "cannot write ", tmp_);
       p += put;
       n -= size_t(put);
     }
@@ -158,10 +158,10 @@ class AtomicFile {
   void commit() {
     // Writes go straight to the kernel (no stdio buffer to flush); fsync
     // makes them durable before the rename can expose the file.
-    if (::fsync(fd_.get()) != 0) fail("cannot fsync " + tmp_, errno);
-    if (const int err = fd_.close()) fail("cannot close " + tmp_, err);
+    if (::fsync(fd_.get()) != 0) fail(errno, "cannot fsync ", tmp_);
+    if (const int err = fd_.close()) fail(err, "cannot close ", tmp_);
     if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      fail("cannot rename " + tmp_ + " over the destination", errno);
+      fail(errno, "cannot rename ", tmp_, " over the destination");
     }
     committed_ = true;
     sync_directory();
@@ -175,19 +175,20 @@ class AtomicFile {
   // The rename lives in the directory; without this fsync a crash can
   // forget it and bring the old file back.
   void sync_directory() const {
-    std::string dir = std::filesystem::path(path_).parent_path().string();
-    if (dir.empty()) dir = ".";
+    const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
+    const std::filesystem::path dir = parent.empty() ? std::filesystem::path(".") : parent;
     FileDescriptor d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!d.ok()) fail("saved, but cannot open directory " + dir + " to fsync it", errno);
+    if (!d.ok()) fail(errno, "saved, but cannot open directory ", dir.string(), " to fsync it");
     // EINVAL: this file system cannot sync directories; nothing more to do.
     if (::fsync(d.get()) != 0 && errno != EINVAL) {
-      fail("saved, but cannot fsync directory " + dir, errno);
+      fail(errno, "saved, but cannot fsync directory ", dir.string());
     }
   }
 
-  [[noreturn]] void fail(const std::string& what, int err) const {
-    throw IOError(
-        ::stride::detail::str_cat("[save_safetensors] ", path_, ": ", what, ": ", errno_text(err)));
+  template <class... Args>
+  [[noreturn]] void fail(int err, const Args&... what) const {
+    throw IOError(::stride::detail::str_cat(
+        "[save_safetensors] ", path_, ": ", what..., ": ", errno_text(err)));
   }
 
   std::string path_;

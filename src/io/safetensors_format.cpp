@@ -64,7 +64,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 std::string range_text(uint64_t begin, uint64_t end) {
-  return "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
+  return str_cat("[", begin, ", ", end, "]");
 }
 
 // A JSON integer >= 0. nlohmann stores non-negative literals as unsigned,
@@ -91,9 +91,11 @@ json parse_json(std::string_view text, const Where& where) {
       const auto& key = parsed.get_ref<const std::string&>();
       if (depth == 1) top_key = key;
       if (!open_objects.back().insert(key).second && !duplicate) {
-        duplicate = depth == 1 ? "tensor name " + quote_name(key) + " appears twice"
-                               : "key " + quote_name(key) + " appears twice in the entry for " +
-                                     quote_name(top_key);
+        duplicate = depth == 1 ? str_cat("tensor name ", quote_name(key), " appears twice")
+                               : str_cat("key ",
+                                         quote_name(key),
+                                         " appears twice in the entry for ",
+                                         quote_name(top_key));
       }
     }
     return true;
@@ -141,7 +143,7 @@ TensorEntry parse_entry(const std::string& name,
                         const json& value,
                         uint64_t buffer_size,
                         const Where& where) {
-  const std::string tensor = "tensor " + quote_name(name);
+  const std::string tensor = str_cat("tensor ", quote_name(name));
   STRIDE_CHECK(value.is_object(),
                IOError,
                where,

@@ -35,6 +35,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
   TensorIter iter = TensorIterConfig("copy_")
                         .add_output(self)
                         .add_input(src)
+                        .static_shape(sizes())
                         .check_all_same_dtype(false)
                         .build();
   detail::dispatch_all(dtype(), "copy_", [&](auto to_tag) {

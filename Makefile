@@ -1,0 +1,63 @@
+# The two commands a newcomer needs: `make demo` (the main job) and `make test`.
+# Both install missing Debian packages first (`make deps`).
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc)
+PREFIX     ?= $(CURDIR)/build-install
+
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo test test-asan install-check bench format format-check clean
+
+all: build
+
+deps:
+	@tools/install_deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/apps/stride/stride_demo
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: deps
+	@cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSTRIDE_SANITIZE=address,undefined -DSTRIDE_BUILD_APPS=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+# Installs into $(PREFIX) and builds examples/consumer against it, with CMake
+# (find_package(stride)) and with pkg-config.
+install-check: build
+	@cmake --install $(BUILD) --prefix $(PREFIX) >/dev/null
+	@cmake -S examples/consumer -B $(BUILD)/consumer -G Ninja -DCMAKE_PREFIX_PATH=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD)/consumer
+	LD_LIBRARY_PATH=$(PREFIX)/lib $(BUILD)/consumer/consumer
+	PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig sh -c \
+	  'g++ examples/consumer/main.cpp $$(pkg-config --cflags --libs stride) -o $(BUILD)/consumer/consumer_pc'
+	LD_LIBRARY_PATH=$(PREFIX)/lib $(BUILD)/consumer/consumer_pc
+
+bench: deps
+	@cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIDE_BUILD_BENCH=ON \
+	  -DSTRIDE_BUILD_TESTS=OFF -DSTRIDE_BUILD_APPS=OFF >/dev/null
+	@cmake --build $(BUILD)-bench -j $(JOBS)
+
+FORMAT_FILES = $(shell git ls-files '*.h' '*.cpp')
+
+format:
+	clang-format -i $(FORMAT_FILES)
+
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(BUILD)-bench $(PREFIX)

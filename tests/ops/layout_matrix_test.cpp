@@ -1,0 +1,341 @@
+// The layout matrix: every op, with inputs in every layout (contiguous,
+// transposed, step-2 slice, nonzero offset, expanded) and outputs / in-place
+// selves in every writable layout inside sentinel-filled buffers. The result
+// must equal the op applied to contiguous copies of the same inputs, and
+// nothing outside an output view may be written. Shapes include size-0 and
+// size-1 dims.
+#include <functional>
+
+#include "support/layouts.h"
+
+namespace stride::testing {
+namespace {
+
+using Inputs = std::vector<Tensor>;
+
+struct OpCase {
+  std::string name;
+  std::vector<DimVector> shapes;  // one per input
+  std::function<Tensor(const Inputs&)> fn;
+  std::function<void(Tensor&, const Inputs&)> out_fn = nullptr;      // out= form
+  std::function<void(Tensor&, const Inputs&)> inplace_fn = nullptr;  // self = inputs[0]
+  Domain domain = Domain::Any;
+  ScalarType dtype = kFloat32;
+  double rtol = 1e-6;
+};
+
+#define UNARY(op, dom)                                                                         \
+  OpCase {                                                                                     \
+    #op, {{4, 6}}, [](const Inputs& in) { return op(in[0]); },                                 \
+        [](Tensor& out, const Inputs& in) { op##_out(out, in[0]); },                           \
+        [](Tensor& self, const Inputs&) { self.op##_(); }, dom                                 \
+  }
+
+#define BINARY(op, dom)                                                                  \
+  OpCase {                                                                               \
+    #op, {{4, 6}, {4, 6}}, [](const Inputs& in) { return op(in[0], in[1]); },            \
+        [](Tensor& out, const Inputs& in) { op##_out(out, in[0], in[1]); }, nullptr, dom \
+  }
+
+std::vector<OpCase> op_table() {
+  std::vector<OpCase> t = {
+      UNARY(exp, Domain::Unit),
+      UNARY(log, Domain::Positive),
+      UNARY(sqrt, Domain::Positive),
+      UNARY(rsqrt, Domain::Positive),
+      UNARY(sin, Domain::Any),
+      UNARY(cos, Domain::Any),
+      UNARY(tanh, Domain::Any),
+      UNARY(sigmoid, Domain::Any),
+      UNARY(relu, Domain::Any),
+      UNARY(silu, Domain::Any),
+      UNARY(gelu, Domain::Any),
+      UNARY(square, Domain::Any),
+      UNARY(reciprocal, Domain::Positive),
+      UNARY(neg, Domain::Any),
+      UNARY(abs, Domain::Any),
+      BINARY(mul, Domain::Any),
+      BINARY(div, Domain::Positive),
+      BINARY(maximum, Domain::Any),
+      BINARY(minimum, Domain::Any),
+      BINARY(pow, Domain::Positive),
+  };
+  auto add_case = [&](OpCase c) { t.push_back(std::move(c)); };
+  add_case({"add", {{4, 6}, {4, 6}}, [](const Inputs& in) { return add(in[0], in[1], 0.5); },
+            [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1], 0.5); },
+            [](Tensor& self, const Inputs& in) { self.add_(in[1], 0.5); }});
+  add_case({"sub", {{4, 6}, {4, 6}}, [](const Inputs& in) { return sub(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { sub_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.sub_(in[1]); }});
+  add_case({"mul_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return mul(in[0], in[1]); }, nullptr,
+            [](Tensor& self, const Inputs& in) { self.mul_(in[1]); }});
+  add_case({"div_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return div(in[0], in[1]); }, nullptr,
+            [](Tensor& self, const Inputs& in) { self.div_(in[1]); }, Domain::Positive});
+  add_case({"add_broadcast_row", {{4, 6}, {6}}, [](const Inputs& in) { return in[0] + in[1]; },
+            [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.add_(in[1]); }});
+  add_case({"mul_broadcast_col", {{4, 6}, {4, 1}}, [](const Inputs& in) { return in[0] * in[1]; },
+            [](Tensor& out, const Inputs& in) { mul_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.mul_(in[1]); }});
+  add_case({"add_size0", {{0, 6}, {0, 6}}, [](const Inputs& in) { return in[0] + in[1]; },
+            [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.add_(in[1]); }});
+  add_case({"mul_size1", {{1, 6}, {1, 6}}, [](const Inputs& in) { return in[0] * in[1]; },
+            [](Tensor& out, const Inputs& in) { mul_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.mul_(in[1]); }});
+  add_case({"mul_scalar", {{4, 6}}, [](const Inputs& in) { return in[0] * 3.0; }, nullptr,
+            [](Tensor& self, const Inputs&) { self.mul_(3.0); }});
+  add_case({"pow_scalar", {{4, 6}}, [](const Inputs& in) { return in[0].pow(2.5); }, nullptr,
+            [](Tensor& self, const Inputs&) { self.pow_(2.5); }, Domain::Positive});
+  add_case({"clamp", {{4, 6}}, [](const Inputs& in) { return clamp(in[0], -0.5, 0.5); },
+            [](Tensor& out, const Inputs& in) { clamp_out(out, in[0], -0.5, 0.5); },
+            [](Tensor& self, const Inputs&) { self.clamp_(-0.5, 0.5); }});
+  // Comparisons on integers (so that ties occur) produce bool outputs.
+  add_case({"eq", {{4, 6}, {4, 6}}, [](const Inputs& in) { return eq(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { eq_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+            kInt64});
+  add_case({"ne", {{4, 6}, {6}}, [](const Inputs& in) { return ne(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { ne_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+            kInt64});
+  add_case({"lt", {{4, 6}, {4, 6}}, [](const Inputs& in) { return lt(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { lt_out(out, in[0], in[1]); }});
+  add_case({"le", {{4, 6}, {4, 6}}, [](const Inputs& in) { return le(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { le_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+            kInt64});
+  add_case({"gt", {{4, 6}, {4, 1}}, [](const Inputs& in) { return gt(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { gt_out(out, in[0], in[1]); }});
+  add_case({"ge", {{4, 6}, {4, 6}}, [](const Inputs& in) { return ge(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { ge_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+            kInt32});
+  add_case({"add_int64", {{4, 6}, {4, 6}}, [](const Inputs& in) { return in[0] + in[1]; },
+            [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.add_(in[1]); }, Domain::Any, kInt64});
+  add_case({"where", {{4, 6}, {4, 6}, {4, 6}},
+            [](const Inputs& in) { return where(in[0].gt(0), in[1], in[2]); },
+            [](Tensor& out, const Inputs& in) { where_out(out, in[0].gt(0), in[1], in[2]); }});
+  add_case({"masked_fill", {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return masked_fill(in[0], in[1].gt(0), -7.0); }, nullptr,
+            [](Tensor& self, const Inputs& in) { self.masked_fill_(in[1].gt(0), -7.0); }});
+  add_case({"tril", {{3, 4, 6}}, [](const Inputs& in) { return tril(in[0], 1); }, nullptr,
+            [](Tensor& self, const Inputs&) { self.tril_(1); }});
+  add_case({"triu", {{4, 6}}, [](const Inputs& in) { return triu(in[0], -1); }, nullptr,
+            [](Tensor& self, const Inputs&) { self.triu_(-1); }});
+  // Optimizer updates: the in-place self is the parameter (any layout).
+  add_case({"lerp_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return lerp(in[0], in[1], 0.3); },
+            nullptr, [](Tensor& self, const Inputs& in) { self.lerp_(in[1], 0.3); }});
+  add_case({"addcmul_", {{4, 6}, {4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[0] + in[1] * in[2] * 0.5; }, nullptr,
+            [](Tensor& self, const Inputs& in) { self.addcmul_(in[1], in[2], 0.5); }, Domain::Any,
+            kFloat32, 1e-5});
+  add_case({"addcdiv_", {{4, 6}, {4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[0] + in[1] / in[2] * -0.25; }, nullptr,
+            [](Tensor& self, const Inputs& in) { self.addcdiv_(in[1], in[2], -0.25); },
+            Domain::Positive, kFloat32, 1e-5});
+  add_case({"fill_", {{4, 6}}, [](const Inputs& in) { return full_like(in[0], 2.5); }, nullptr,
+            [](Tensor& self, const Inputs&) { self.fill_(2.5); }});
+  add_case({"zero_", {{4, 6}}, [](const Inputs& in) { return zeros_like(in[0]); }, nullptr,
+            [](Tensor& self, const Inputs&) { self.zero_(); }});
+  // Random fills draw in row-major order, so any layout gets the same values.
+  add_case({"uniform_", {{4, 6}},
+            [](const Inputs& in) {
+              Generator g(7);
+              return empty_like(in[0]).uniform_(-1, 1, &g);
+            },
+            nullptr,
+            [](Tensor& self, const Inputs&) {
+              Generator g(7);
+              self.uniform_(-1, 1, &g);
+            }});
+  add_case({"normal_", {{4, 6}},
+            [](const Inputs& in) {
+              Generator g(8);
+              return empty_like(in[0]).normal_(0, 2, &g);
+            },
+            nullptr,
+            [](Tensor& self, const Inputs&) {
+              Generator g(8);
+              self.normal_(0, 2, &g);
+            }});
+  add_case({"random_", {{4, 6}},
+            [](const Inputs& in) {
+              Generator g(9);
+              return empty_like(in[0]).random_(0, 10, &g);
+            },
+            nullptr,
+            [](Tensor& self, const Inputs&) {
+              Generator g(9);
+              self.random_(0, 10, &g);
+            }});
+  add_case({"bernoulli_", {{4, 6}},
+            [](const Inputs& in) {
+              Generator g(10);
+              return empty_like(in[0]).bernoulli_(0.3, &g);
+            },
+            nullptr,
+            [](Tensor& self, const Inputs&) {
+              Generator g(10);
+              self.bernoulli_(0.3, &g);
+            }});
+  add_case({"copy_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return in[1].clone(); }, nullptr,
+            [](Tensor& self, const Inputs& in) { self.copy_(in[1]); }});
+  add_case({"copy_convert", {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[1].to(kInt64).to(kFloat32); }, nullptr,
+            [](Tensor& self, const Inputs& in) { self.copy_(in[1].to(kInt64)); }});
+  add_case({"copy_broadcast", {{4, 6}, {6}}, [](const Inputs& in) { return in[1].expand({4, 6}).clone(); },
+            nullptr, [](Tensor& self, const Inputs& in) { self.copy_(in[1]); }});
+  // Reductions (inputs in every layout; out= for the ones that have it).
+  add_case({"sum_dim0", {{4, 6}}, [](const Inputs& in) { return sum(in[0], {0}); },
+            [](Tensor& out, const Inputs& in) { sum_out(out, in[0], {0}); }, nullptr, Domain::Any,
+            kFloat32, 1e-5});
+  add_case({"sum_dim1_keep", {{4, 6}}, [](const Inputs& in) { return sum(in[0], {1}, true); },
+            [](Tensor& out, const Inputs& in) { sum_out(out, in[0], {1}, true); }, nullptr,
+            Domain::Any, kFloat32, 1e-5});
+  add_case({"sum_all", {{3, 4, 6}}, [](const Inputs& in) { return in[0].sum(); }, nullptr, nullptr,
+            Domain::Any, kFloat32, 1e-5});
+  add_case({"sum_size0", {{0, 6}}, [](const Inputs& in) { return sum(in[0], {0}); }});
+  add_case({"mean_dims", {{3, 4, 6}}, [](const Inputs& in) { return mean(in[0], {0, 2}); }, nullptr,
+            nullptr, Domain::Any, kFloat32, 1e-5});
+  add_case({"var", {{4, 6}}, [](const Inputs& in) { return var(in[0], {1}); }, nullptr, nullptr,
+            Domain::Any, kFloat32, 1e-5});
+  add_case({"amax", {{4, 6}}, [](const Inputs& in) { return amax(in[0], {1}); },
+            [](Tensor& out, const Inputs& in) { amax_out(out, in[0], {1}); }});
+  add_case({"amin_all", {{4, 6}}, [](const Inputs& in) { return amin(in[0]); }});
+  add_case({"max_values", {{4, 6}}, [](const Inputs& in) { return max(in[0], 0).first; }});
+  add_case({"max_indices", {{4, 6}}, [](const Inputs& in) { return max(in[0], 1).second; }});
+  add_case({"argmin", {{4, 6}}, [](const Inputs& in) { return argmin(in[0], 0, true); }});
+  add_case({"argmax_all", {{4, 6}}, [](const Inputs& in) { return argmax(in[0]); }});
+  add_case({"logsumexp", {{4, 6}}, [](const Inputs& in) { return logsumexp(in[0], {1}); }, nullptr,
+            nullptr, Domain::Any, kFloat32, 1e-5});
+  add_case({"norm", {{4, 6}}, [](const Inputs& in) { return norm(in[0], 2, {0}); }, nullptr, nullptr,
+            Domain::Any, kFloat32, 1e-5});
+  add_case({"sum_int", {{4, 6}}, [](const Inputs& in) { return sum(in[0], {1}); }, nullptr, nullptr,
+            Domain::Any, kInt32});
+  // Linear algebra, softmax, indexing, joining.
+  add_case({"matmul", {{4, 6}, {6, 5}}, [](const Inputs& in) { return matmul(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { matmul_out(out, in[0], in[1]); }, nullptr,
+            Domain::Any, kFloat32, 1e-5});
+  add_case({"matmul_batched", {{3, 4, 6}, {3, 6, 5}},
+            [](const Inputs& in) { return matmul(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { matmul_out(out, in[0], in[1]); }, nullptr,
+            Domain::Any, kFloat64, 1e-12});
+  add_case({"matmul_size0", {{0, 6}, {6, 5}}, [](const Inputs& in) { return matmul(in[0], in[1]); }});
+  add_case({"softmax", {{4, 6}}, [](const Inputs& in) { return softmax(in[0], -1); }});
+  add_case({"softmax_dim0", {{3, 4, 6}}, [](const Inputs& in) { return softmax(in[0], 0); }});
+  add_case({"log_softmax", {{4, 6}}, [](const Inputs& in) { return log_softmax(in[0], 1); }});
+  add_case({"index_select", {{4, 6}},
+            [](const Inputs& in) { return in[0].index_select(1, tensor<int64_t>({5, 0, 2, 2})); }});
+  add_case({"gather", {{4, 6}},
+            [](const Inputs& in) {
+              return in[0].gather(1, tensor<int64_t>({0, 5, 1, 1, 2, 3, 4, 4}, {4, 2}));
+            }});
+  add_case({"scatter_add", {{4, 6}, {4, 6}},
+            [](const Inputs& in) {
+              return in[0].scatter_add(1, tensor<int64_t>({0, 0, 1, 5, 2, 2, 3, 3}, {4, 2}), in[1]);
+            }});
+  add_case({"embedding", {{5, 6}},
+            [](const Inputs& in) { return embedding(in[0], tensor<int64_t>({4, 0, 4, 1}, {2, 2})); }});
+  add_case({"cat", {{4, 6}, {4, 3}}, [](const Inputs& in) { return cat({in[0], in[1]}, 1); }});
+  add_case({"stack", {{4, 6}, {4, 6}}, [](const Inputs& in) { return stack({in[0], in[1]}, 1); }});
+  add_case({"clone", {{4, 6}}, [](const Inputs& in) { return in[0].clone(); }});
+  add_case({"contiguous", {{4, 6}}, [](const Inputs& in) { return in[0].contiguous() * 1.0; }});
+  add_case({"to_bfloat16", {{4, 6}}, [](const Inputs& in) { return in[0].to(kBFloat16); }});
+  add_case({"exp_bfloat16", {{4, 6}}, [](const Inputs& in) { return exp(in[0]); }, nullptr,
+            [](Tensor& self, const Inputs&) { self.exp_(); }, Domain::Unit, kBFloat16});
+  return t;
+}
+
+}  // namespace
+}  // namespace stride::testing
+
+namespace stride::testing {
+namespace {
+
+Inputs contiguous_copies(const Inputs& in) {
+  Inputs out;
+  for (const Tensor& t : in) out.push_back(t.clone());
+  return out;
+}
+
+std::string describe(const OpCase& c, const std::vector<Layout>& layouts) {
+  std::string s = c.name + " [";
+  for (size_t i = 0; i < layouts.size(); ++i) s += std::string(i ? "," : "") + layout_name(layouts[i]);
+  return s + "]";
+}
+
+// The input layout combinations: all inputs in layout L, then each input
+// alone in L with the others contiguous.
+std::vector<std::vector<Layout>> input_layout_combos(size_t arity) {
+  std::vector<std::vector<Layout>> combos;
+  for (Layout l : kAllLayouts) combos.push_back(std::vector<Layout>(arity, l));
+  if (arity > 1) {
+    for (size_t i = 0; i < arity; ++i) {
+      for (Layout l : kAllLayouts) {
+        if (l == Layout::Contiguous) continue;
+        std::vector<Layout> c(arity, Layout::Contiguous);
+        c[i] = l;
+        combos.push_back(c);
+      }
+    }
+  }
+  return combos;
+}
+
+TEST(LayoutMatrix, EveryOpEveryLayout) {
+  Generator gen(1234);
+  int64_t cases = 0;
+  for (const OpCase& c : op_table()) {
+    for (const auto& layouts : input_layout_combos(c.shapes.size())) {
+      Inputs in;
+      for (size_t i = 0; i < c.shapes.size(); ++i) {
+        in.push_back(make_input(c.shapes[i], c.dtype, layouts[i], c.domain, gen));
+      }
+      const std::string what = describe(c, layouts);
+      const Tensor ref = c.fn(contiguous_copies(in));
+      // Inputs in this layout.
+      EXPECT_TRUE(close(c.fn(in), ref, c.rtol)) << what;
+      ++cases;
+      // out= into every writable output layout.
+      if (c.out_fn && layouts[0] == Layout::Contiguous) {
+        for (Layout ol : kOutputLayouts) {
+          Tensor base;
+          Tensor out = make_output(ref.sizes(), ref.dtype(), ol, base);
+          Tensor before = base.clone();
+          c.out_fn(out, in);
+          expect_written_only_inside(out, ref, base, before, c.rtol,
+                                     what + " out=" + layout_name(ol));
+          ++cases;
+        }
+      }
+      // In place on a self in every writable layout.
+      if (c.inplace_fn && layouts[0] != Layout::Expanded) {
+        for (Layout sl : kOutputLayouts) {
+          Tensor base;
+          Tensor self = make_output(in[0].sizes(), in[0].dtype(), sl, base);
+          self.copy_(in[0]);
+          Tensor before = base.clone();
+          Inputs args = in;
+          args[0] = self;
+          c.inplace_fn(self, args);
+          expect_written_only_inside(self, ref, base, before, c.rtol,
+                                     what + " in-place self=" + layout_name(sl));
+          ++cases;
+        }
+      }
+    }
+  }
+  std::printf("layout matrix: %lld op x layout cases ran\n", static_cast<long long>(cases));
+  EXPECT_GT(cases, 1000);
+}
+
+// Writing through an expanded view is refused, never silently racy.
+TEST(LayoutMatrix, InPlaceOnExpandedViewThrows) {
+  Tensor base = zeros({1, 6});
+  Tensor expanded = base.expand({4, 6});
+  EXPECT_THROW(expanded.add_(ones({4, 6})), OverlapError);
+  EXPECT_THROW(expanded.uniform_(), OverlapError);
+  Tensor out = zeros({1, 6}).expand({4, 6});
+  EXPECT_THROW(add_out(out, ones({4, 6}), ones({4, 6})), OverlapError);
+}
+
+}  // namespace
+}  // namespace stride::testing

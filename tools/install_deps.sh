@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages stride needs; does nothing when all are present.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build ccache pkg-config make
+  libopenblas-dev libdnnl-dev nlohmann-json3-dev
+  libgtest-dev libbenchmark-dev clang-format
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "stride: installing missing packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
