@@ -1,0 +1,115 @@
+// Errors name the op, the shapes and the fix (DESIGN.md invariant 4).
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include <stride/stride.h>
+
+#include "core/check.h"
+
+namespace stride {
+namespace {
+
+template <class E>
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+
+void expect_contains(const std::string& msg, std::initializer_list<const char*> parts) {
+  for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
+}
+
+TEST(Errors, BroadcastMismatchNamesOpAndShapes) {
+  auto msg = message_of<ShapeError>([] { (void)add(ones({2, 3}), ones({4})); });
+  expect_contains(msg, {"[add]", "(2, 3)", "(4)"});
+}
+
+TEST(Errors, MatmulInnerDimMismatch) {
+  auto msg = message_of<ShapeError>([] { (void)matmul(ones({32, 16, 128}), ones({64, 65})); });
+  expect_contains(msg, {"[matmul]", "(32, 16, 128)", "(64, 65)", "128 and 64"});
+  EXPECT_NE(message_of<ShapeError>([] { (void)mm(ones({2, 3, 4}), ones({4, 2})); }), "no exception");
+}
+
+TEST(Errors, ViewOnIncompatibleStrides) {
+  auto msg = message_of<ShapeError>([] { (void)ones({3, 4}).t().view({12}); });
+  expect_contains(msg, {"[view]", "(4, 3)", "reshape"});
+}
+
+TEST(Errors, OutOfWrongShapeOrDtype) {
+  Tensor out = empty({2, 2});
+  auto msg = message_of<ShapeError>([&] { add_out(out, ones({2, 3}), ones({2, 3})); });
+  expect_contains(msg, {"[add]", "(2, 2)", "(2, 3)"});
+  Tensor iout = empty({2, 3}, kInt64);
+  msg = message_of<DTypeError>([&] { add_out(iout, ones({2, 3}), ones({2, 3})); });
+  expect_contains(msg, {"[add]", "int64", "float32"});
+  // In-place ops cannot broadcast their self.
+  Tensor self = ones({1, 3});
+  msg = message_of<ShapeError>([&] { self.add_(ones({2, 3})); });
+  expect_contains(msg, {"(1, 3)", "(2, 3)"});
+  // An empty out is resized, as in PyTorch.
+  Tensor fresh = empty({0});
+  add_out(fresh, ones({2, 3}), ones({2, 3}));
+  EXPECT_EQ(fresh.sizes(), IntArrayRef({2, 3}));
+  EXPECT_EQ(fresh.sum().item<double>(), 12.0);
+}
+
+TEST(Errors, PartialOverlapSuggestsClone) {
+  Tensor x = arange(10).to(kFloat32);
+  Tensor a = x.narrow(0, 0, 6), b = x.narrow(0, 2, 6);
+  auto msg = message_of<OverlapError>([&] { a.add_(b); });
+  expect_contains(msg, {"[add]", "overlap", "clone()"});
+  Tensor m = ones({3, 3});
+  EXPECT_THROW(m.add_(m.t()), OverlapError);
+  // The same view in and out is fine: that is what in-place means.
+  EXPECT_NO_THROW(m.add_(m));
+  EXPECT_EQ(m.sum().item<double>(), 18.0);
+}
+
+TEST(Errors, WriteThroughExpandedView) {
+  Tensor e = zeros({1, 4}).expand({3, 4});
+  auto msg = message_of<OverlapError>([&] { e.mul_(2); });
+  expect_contains(msg, {"[mul]", "clone()"});
+  EXPECT_THROW(e.copy_(ones({3, 4})), OverlapError);
+}
+
+TEST(Errors, IndexOutOfRange) {
+  Tensor x = ones({5, 3});
+  auto msg = message_of<IndexError>([&] { (void)x.index_select(0, tensor<int64_t>({1, 7})); });
+  expect_contains(msg, {"[index_select]", "7", "size 5"});
+  msg = message_of<IndexError>([&] { (void)x.gather(1, tensor<int64_t>({0, 3}, {1, 2})); });
+  expect_contains(msg, {"[gather]", "3", "size 3"});
+  msg = message_of<IndexError>([&] { (void)embedding(ones({65, 8}), tensor<int64_t>({3, 70})); });
+  expect_contains(msg, {"[embedding]", "70", "65"});
+  msg = message_of<IndexError>([&] { (void)x.select(0, 5); });
+  expect_contains(msg, {"[select]", "5"});
+  msg = message_of<IndexError>([&] { (void)x.sum({2}); });
+  expect_contains(msg, {"[sum]", "dim 2"});
+}
+
+TEST(Errors, DtypeAndDeviceMismatch) {
+  auto msg = message_of<DTypeError>([] { (void)matmul(ones({2, 2}), ones({2, 2}, kFloat64)); });
+  expect_contains(msg, {"[matmul]", "float32", "float64"});
+  msg = message_of<DTypeError>([] { (void)where(ones({2}), ones({2}), ones({2})); });
+  expect_contains(msg, {"[where]", "bool"});
+  msg = message_of<DTypeError>([] { (void)softmax(ones({2}, kInt64), 0); });
+  expect_contains(msg, {"[softmax]", "int64"});
+  msg = message_of<DTypeError>([] { (void)mean(ones({2}, kInt64)); });
+  expect_contains(msg, {"[mean]", "int64"});
+  EXPECT_THROW((void)ones({2}, Device(kCUDA)), DeviceError);
+}
+
+TEST(Errors, InternalAssertSaysBugInStride) {
+  // A broken invariant reads differently from a user error.
+  auto msg = message_of<InternalError>([] { STRIDE_ASSERT(1 + 1 == 3, "arithmetic"); });
+  expect_contains(msg, {"1 + 1 == 3", "errors_test.cpp", "bug in stride"});
+}
+
+}  // namespace
+}  // namespace stride
