@@ -31,7 +31,7 @@ struct BFloat16 {
   uint16_t bits = 0;
   BFloat16() = default;
   BFloat16(float f) : bits(round(f)) {}  // NOLINT: implicit like a builtin float
-  operator float() const {              // NOLINT
+  operator float() const {               // NOLINT
     uint32_t u = uint32_t(bits) << 16;
     float f;
     std::memcpy(&f, &u, 4);
@@ -49,7 +49,7 @@ struct BFloat16 {
 struct Half {
   uint16_t bits = 0;
   Half() = default;
-  Half(float f) : bits(from_float(f)) {}  // NOLINT
+  Half(float f) : bits(from_float(f)) {}             // NOLINT
   operator float() const { return to_float(bits); }  // NOLINT
   static uint16_t from_float(float f);
   static float to_float(uint16_t h);

@@ -43,6 +43,7 @@ class Generator {
   uint64_t key() const;
 
   // One 64-bit draw (consumes one counter): for seeding and small choices.
+  // Thread-safe.
   uint64_t next_u64();
 
  private:
@@ -52,7 +53,9 @@ class Generator {
   uint64_t offset_ = 0;
 };
 
-// The process-wide generator used when an op is given none.
+// The process-wide generator used when an op is given none. It starts from
+// a fixed seed (PyTorch's default, 67280421310721), so an unseeded run is
+// reproducible too.
 Generator& default_generator();
 // Seeds the default generator: one call fixes every random op of a run.
 void manual_seed(uint64_t seed);

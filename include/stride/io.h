@@ -29,11 +29,20 @@ struct SafetensorsContents {
   const Tensor& at(const std::string& name) const;
 };
 
-// Writes atomically: a temporary file beside `path`, fsync, rename, then an
-// fsync of the directory, so a crash leaves either the old file or the new.
+// Writes `tensors` in the given order (each view's elements in row-major
+// order, whatever its strides) with `metadata` in "__metadata__" (omitted
+// when empty). Writes atomically: a temporary file `path.tmp.<pid>` beside
+// `path`, fsync, rename, then an fsync of the directory, so a crash leaves
+// either the old file or the new. Throws ValueError for an empty, repeated or
+// reserved ("__metadata__") name or an undefined tensor, before touching the
+// disk; IOError when the file cannot be written (the temporary file is
+// removed and an existing file at `path` is left as it was).
 void save_safetensors(const std::string& path,
                       const NamedTensors& tensors,
                       const Metadata& metadata = {});
+// Reads every tensor into a new contiguous CPU tensor of its own. Throws
+// IOError naming the file (and the tensor) when it cannot be read or is
+// malformed; BOOL data must hold only bytes 0 and 1.
 SafetensorsContents load_safetensors(const std::string& path);
 
 }  // namespace stride::io

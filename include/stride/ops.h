@@ -24,7 +24,9 @@ Tensor zeros(IntArrayRef shape, TensorOptions options = {});
 Tensor ones(IntArrayRef shape, TensorOptions options = {});
 Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options = {});
 Tensor arange(const Scalar& end, TensorOptions options = kInt64);
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
+Tensor arange(const Scalar& start,
+              const Scalar& end,
+              const Scalar& step = 1,
               TensorOptions options = kInt64);
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {});
 Tensor empty_like(const Tensor& t);
@@ -47,7 +49,10 @@ Tensor from_blob(const void* data, IntArrayRef shape, ScalarType dtype);  // cop
 Tensor rand(IntArrayRef shape, TensorOptions options = {}, Generator* gen = nullptr);
 Tensor randn(IntArrayRef shape, TensorOptions options = {}, Generator* gen = nullptr);
 // Integers uniform in [low, high).
-Tensor randint(int64_t low, int64_t high, IntArrayRef shape, TensorOptions options = kInt64,
+Tensor randint(int64_t low,
+               int64_t high,
+               IntArrayRef shape,
+               TensorOptions options = kInt64,
                Generator* gen = nullptr);
 
 // ---- elementwise (out-of-place) ----
@@ -110,7 +115,10 @@ Tensor& silu_out(Tensor& out, const Tensor& x);
 Tensor& gelu_out(Tensor& out, const Tensor& x);
 Tensor& square_out(Tensor& out, const Tensor& x);
 Tensor& reciprocal_out(Tensor& out, const Tensor& x);
-Tensor& clamp_out(Tensor& out, const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor& clamp_out(Tensor& out,
+                  const Tensor& x,
+                  std::optional<Scalar> min,
+                  std::optional<Scalar> max);
 Tensor& where_out(Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor& eq_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& ne_out(Tensor& out, const Tensor& a, const Tensor& b);
@@ -120,7 +128,9 @@ Tensor& gt_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& ge_out(Tensor& out, const Tensor& a, const Tensor& b);
 
 // ---- reductions (dims empty = all dims) ----
-Tensor sum(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false,
+Tensor sum(const Tensor& x,
+           IntArrayRef dims = {},
+           bool keepdim = false,
            std::optional<ScalarType> dtype = std::nullopt);
 Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 Tensor var(const Tensor& x, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
@@ -159,32 +169,69 @@ Tensor log_softmax(const Tensor& x, int64_t dim);
 
 // True when both have the same shape and every element is within
 // atol + rtol * |b| (NaNs equal only with equal_nan).
-bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+bool allclose(const Tensor& a,
+              const Tensor& b,
+              double rtol = 1e-5,
+              double atol = 1e-8,
               bool equal_nan = false);
 // True when shapes and all elements are exactly equal.
 bool equal(const Tensor& a, const Tensor& b);
 
 // ---- operators ----
-inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-inline Tensor operator-(const Tensor& a) { return neg(a); }
-inline Tensor operator+(const Tensor& a, const Scalar& b) { return a.add(b); }
-inline Tensor operator-(const Tensor& a, const Scalar& b) { return a.sub(b); }
-inline Tensor operator*(const Tensor& a, const Scalar& b) { return a.mul(b); }
-inline Tensor operator/(const Tensor& a, const Scalar& b) { return a.div(b); }
+inline Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+inline Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+inline Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+inline Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+inline Tensor operator-(const Tensor& a) {
+  return neg(a);
+}
+inline Tensor operator+(const Tensor& a, const Scalar& b) {
+  return a.add(b);
+}
+inline Tensor operator-(const Tensor& a, const Scalar& b) {
+  return a.sub(b);
+}
+inline Tensor operator*(const Tensor& a, const Scalar& b) {
+  return a.mul(b);
+}
+inline Tensor operator/(const Tensor& a, const Scalar& b) {
+  return a.div(b);
+}
 Tensor operator+(const Scalar& a, const Tensor& b);
 Tensor operator-(const Scalar& a, const Tensor& b);
 Tensor operator*(const Scalar& a, const Tensor& b);
 Tensor operator/(const Scalar& a, const Tensor& b);
-inline Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
-inline Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
-inline Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
-inline Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
-inline Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
-inline Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
-inline Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
-inline Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+inline Tensor& operator+=(Tensor& a, const Tensor& b) {
+  return a.add_(b);
+}
+inline Tensor& operator-=(Tensor& a, const Tensor& b) {
+  return a.sub_(b);
+}
+inline Tensor& operator*=(Tensor& a, const Tensor& b) {
+  return a.mul_(b);
+}
+inline Tensor& operator/=(Tensor& a, const Tensor& b) {
+  return a.div_(b);
+}
+inline Tensor& operator+=(Tensor& a, const Scalar& b) {
+  return a.add_(b);
+}
+inline Tensor& operator-=(Tensor& a, const Scalar& b) {
+  return a.sub_(b);
+}
+inline Tensor& operator*=(Tensor& a, const Scalar& b) {
+  return a.mul_(b);
+}
+inline Tensor& operator/=(Tensor& a, const Scalar& b) {
+  return a.div_(b);
+}
 
 }  // namespace stride

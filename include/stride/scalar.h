@@ -19,9 +19,9 @@ class Scalar {
   Scalar(T v) : kind_(Kind::Int), i_(int64_t(v)) {}  // NOLINT
   template <class T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
   Scalar(T v) : kind_(Kind::Float), d_(double(v)) {}  // NOLINT
-  Scalar(bool v) : kind_(Kind::Bool), i_(v) {}         // NOLINT
-  Scalar(BFloat16 v) : Scalar(float(v)) {}             // NOLINT
-  Scalar(Half v) : Scalar(float(v)) {}                 // NOLINT
+  Scalar(bool v) : kind_(Kind::Bool), i_(v) {}        // NOLINT
+  Scalar(BFloat16 v) : Scalar(float(v)) {}            // NOLINT
+  Scalar(Half v) : Scalar(float(v)) {}                // NOLINT
 
   Kind kind() const { return kind_; }
   bool is_floating_point() const { return kind_ == Kind::Float; }
@@ -33,9 +33,12 @@ class Scalar {
   bool to_bool() const { return kind_ == Kind::Float ? d_ != 0 : i_ != 0; }
   template <class T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) return to_bool();
-    else if constexpr (std::is_integral_v<T>) return T(to_int64());
-    else return T(to_double());
+    if constexpr (std::is_same_v<T, bool>)
+      return to_bool();
+    else if constexpr (std::is_integral_v<T>)
+      return T(to_int64());
+    else
+      return T(to_double());
   }
   // The dtype a 0-d tensor holding this number would have.
   ScalarType dtype() const {

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
-#include <iterator>
 #include <iosfwd>
+#include <iterator>
 #include <new>
 #include <span>
 #include <string>
@@ -164,15 +164,33 @@ class IntArrayRef {
   IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
   explicit IntArrayRef(const int64_t& single) : data_(&single), size_(1) {}
 
-  const int64_t* data() const { return data_; }
-  size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
-  int64_t operator[](size_t i) const { return data_[i]; }
-  const int64_t* begin() const { return data_; }
-  const int64_t* end() const { return data_ + size_; }
-  int64_t back() const { return data_[size_ - 1]; }
-  DimVector dims() const { return DimVector(begin(), end()); }
-  std::vector<int64_t> vec() const { return std::vector<int64_t>(begin(), end()); }
+  const int64_t* data() const {
+    return data_;
+  }
+  size_t size() const {
+    return size_;
+  }
+  bool empty() const {
+    return size_ == 0;
+  }
+  int64_t operator[](size_t i) const {
+    return data_[i];
+  }
+  const int64_t* begin() const {
+    return data_;
+  }
+  const int64_t* end() const {
+    return data_ + size_;
+  }
+  int64_t back() const {
+    return data_[size_ - 1];
+  }
+  DimVector dims() const {
+    return DimVector(begin(), end());
+  }
+  std::vector<int64_t> vec() const {
+    return std::vector<int64_t>(begin(), end());
+  }
 
   friend bool operator==(IntArrayRef a, IntArrayRef b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end());

@@ -1,6 +1,7 @@
 // The whole public API of stride: #include <stride/stride.h>.
 #pragma once
 
+#include "stride/autograd.h"
 #include "stride/device.h"
 #include "stride/dtype.h"
 #include "stride/error.h"

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
@@ -24,12 +25,17 @@
 namespace stride {
 
 class Generator;
+class HookHandle;
 class Tensor;
+namespace autograd {
+class Node;
+struct AutogradMeta;
+}  // namespace autograd
 
 struct TensorOptions {
   TensorOptions() = default;
-  TensorOptions(ScalarType t) : dtype_(t) {}  // NOLINT: zeros({2}, kFloat64)
-  TensorOptions(Device d) : device_(d) {}     // NOLINT
+  TensorOptions(ScalarType t) : dtype_(t) {}   // NOLINT: zeros({2}, kFloat64)
+  TensorOptions(Device d) : device_(d) {}      // NOLINT
   TensorOptions(DeviceType d) : device_(d) {}  // NOLINT
 
   TensorOptions dtype(ScalarType t) const {
@@ -57,6 +63,9 @@ class TensorImpl {
              IntArrayRef sizes,
              IntArrayRef strides,
              int64_t storage_offset);
+  ~TensorImpl();
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
 
   const Storage& storage() const { return storage_; }
   ScalarType dtype() const { return dtype_; }
@@ -73,9 +82,20 @@ class TensorImpl {
   }
   // Re-points this impl at new memory; used to resize an empty out= tensor
   // in place so that every handle to it sees the result.
-  void set_geometry(Storage storage, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  void set_geometry(Storage storage,
+                    IntArrayRef sizes,
+                    IntArrayRef strides,
+                    int64_t storage_offset);
+
+  // Autograd state; null for tensors that never took part in autograd.
+  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
+  autograd::AutogradMeta& ensure_autograd_meta();
+  // True for tensors made by a view op: they alias another tensor's memory.
+  bool is_view() const { return is_view_; }
+  void set_is_view(bool v) { is_view_ = v; }
 
  private:
+  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
   Storage storage_;
   DimVector sizes_;
   DimVector strides_;  // in elements
@@ -83,6 +103,7 @@ class TensorImpl {
   int64_t numel_;
   ScalarType dtype_;
   bool is_contiguous_;
+  bool is_view_ = false;
 };
 
 class Tensor {
@@ -135,6 +156,34 @@ class Tensor {
 
   std::string str() const;  // PyTorch-like printout
 
+  // ---- autograd (see autograd.h) ----
+  bool requires_grad() const;
+  // Makes this leaf record (or stop recording) operations on it.
+  Tensor& requires_grad_(bool requires_grad = true);
+  // True for tensors not produced by a recorded op (user-created tensors).
+  bool is_leaf() const;
+  // The accumulated gradient of a leaf (or of a non-leaf after retain_grad());
+  // undefined until a backward reaches it.
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  uint32_t output_nr() const;
+  // A tensor sharing storage (and version counter) but outside the graph.
+  Tensor detach() const;
+  Tensor& detach_();
+  // Keeps the gradient of this non-leaf in .grad during backward.
+  void retain_grad();
+  bool retains_grad() const;
+  // Backpropagates from this tensor; `gradient` may be omitted for scalars.
+  void backward(const Tensor& gradient = {},
+                std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
+  // Calls `hook(grad)` when the gradient of this tensor is computed; a
+  // defined return value replaces the gradient. Hooks run in registration
+  // order.
+  HookHandle register_hook(std::function<Tensor(const Tensor&)> hook);
+  bool is_view() const { return impl_->is_view(); }
+
   // ---- views (never copy) ----
   Tensor view(IntArrayRef shape) const;
   Tensor reshape(IntArrayRef shape) const;  // a view when strides allow, else a copy
@@ -164,7 +213,7 @@ class Tensor {
   // ---- copies ----
   Tensor contiguous() const;  // self when already contiguous
   Tensor clone() const;
-  Tensor& copy_(const Tensor& src);  // broadcasts and converts src into self
+  Tensor& copy_(const Tensor& src);   // broadcasts and converts src into self
   Tensor to(ScalarType dtype) const;  // self when already that dtype
   Tensor to(Device device) const;
 

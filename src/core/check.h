@@ -31,12 +31,12 @@ std::string str_cat(const Args&... args) {
     }                                                          \
   } while (0)
 
-#define STRIDE_ASSERT(cond, ...)                                              \
-  do {                                                                        \
-    if (!(cond)) [[unlikely]] {                                               \
-      ::stride::detail::throw_internal(                                       \
-          #cond, __FILE__, __LINE__, ::stride::detail::str_cat(__VA_ARGS__)); \
-    }                                                                         \
+#define STRIDE_ASSERT(cond, ...)                                                \
+  do {                                                                          \
+    if (!(cond)) [[unlikely]] {                                                 \
+      ::stride::detail::throw_internal(#cond, __FILE__, __LINE__,               \
+                                       ::stride::detail::str_cat(__VA_ARGS__)); \
+    }                                                                           \
   } while (0)
 
 #ifdef NDEBUG

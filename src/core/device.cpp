@@ -14,8 +14,8 @@ Device::Device(std::string_view spec) : type_(DeviceType::CPU), index_(0) {
   } else if (kind == "cuda") {
     type_ = DeviceType::CUDA;
   } else {
-    throw DeviceError(detail::str_cat("[Device] expected \"cpu\", \"cuda\" or \"cuda:N\"; got \"",
-                                      spec, "\"."));
+    throw DeviceError(
+        detail::str_cat("[Device] expected \"cpu\", \"cuda\" or \"cuda:N\"; got \"", spec, "\"."));
   }
   if (colon != std::string_view::npos) {
     std::string_view num = spec.substr(colon + 1);

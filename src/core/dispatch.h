@@ -17,8 +17,8 @@ struct TypeTag {
     return f(::stride::detail::TypeTag<cpp_type>{});
 
 [[noreturn]] inline void unsupported_dtype(ScalarType t, const char* op, const char* supported) {
-  throw DTypeError(str_cat(
-      "[", op, "] has no kernel for dtype ", to_string(t), " (supported: ", supported, ")."));
+  throw DTypeError(str_cat("[", op, "] has no kernel for dtype ", to_string(t),
+                           " (supported: ", supported, ")."));
 }
 
 // float32, float64

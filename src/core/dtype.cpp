@@ -10,7 +10,7 @@ uint16_t Half::from_float(float f) {
   std::memcpy(&x, &f, 4);
   const uint32_t sign = (x >> 16) & 0x8000u;
   x &= 0x7fffffffu;
-  if (x > 0x7f800000u) return uint16_t(sign | 0x7e00u);  // NaN
+  if (x > 0x7f800000u) return uint16_t(sign | 0x7e00u);   // NaN
   if (x >= 0x477ff000u) return uint16_t(sign | 0x7c00u);  // overflow (incl. rounding) -> inf
   if (x < 0x38800000u) {                                  // subnormal half or zero
     if (x < 0x33000000u) return uint16_t(sign);           // below half the smallest subnormal
@@ -75,14 +75,22 @@ size_t element_size(ScalarType t) {
 
 std::string_view to_string(ScalarType t) {
   switch (t) {
-    case kBool: return "bool";
-    case kUInt8: return "uint8";
-    case kInt32: return "int32";
-    case kInt64: return "int64";
-    case kFloat16: return "float16";
-    case kBFloat16: return "bfloat16";
-    case kFloat32: return "float32";
-    case kFloat64: return "float64";
+    case kBool:
+      return "bool";
+    case kUInt8:
+      return "uint8";
+    case kInt32:
+      return "int32";
+    case kInt64:
+      return "int64";
+    case kFloat16:
+      return "float16";
+    case kBFloat16:
+      return "bfloat16";
+    case kFloat32:
+      return "float32";
+    case kFloat64:
+      return "float64";
   }
   STRIDE_ASSERT(false, "unknown dtype ", int(t));
 }

@@ -33,7 +33,8 @@ bool partially_overlap(const Tensor& a, const Tensor& b) {
   auto range = [](const Tensor& t) {
     const int64_t es = int64_t(t.element_size());
     int64_t lo = t.storage_offset() * es, hi = lo;
-    for (int64_t d = 0; d < t.dim(); ++d) hi += (t.sizes()[size_t(d)] - 1) * t.strides()[size_t(d)] * es;
+    for (int64_t d = 0; d < t.dim(); ++d)
+      hi += (t.sizes()[size_t(d)] - 1) * t.strides()[size_t(d)] * es;
     return std::pair{lo, hi + es};
   };
   auto [alo, ahi] = range(a);

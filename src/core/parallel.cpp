@@ -32,7 +32,9 @@ int& num_threads_ref() {
 
 }  // namespace
 
-int get_num_threads() { return num_threads_ref(); }
+int get_num_threads() {
+  return num_threads_ref();
+}
 
 void set_num_threads(int n) {
   STRIDE_CHECK(n > 0, ValueError, "[set_num_threads] expected a positive count; got ", n, ".");
@@ -40,7 +42,10 @@ void set_num_threads(int n) {
   omp_set_num_threads(n);
 }
 
-void parallel_for(int64_t begin, int64_t end, int64_t grain, FunctionRef<void(int64_t, int64_t)> fn) {
+void parallel_for(int64_t begin,
+                  int64_t end,
+                  int64_t grain,
+                  FunctionRef<void(int64_t, int64_t)> fn) {
   if (begin >= end) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t n = end - begin;

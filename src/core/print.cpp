@@ -14,8 +14,13 @@ namespace {
 constexpr int64_t kEdgeItems = 3;
 constexpr int64_t kSummarizeAbove = 1000;
 
-void print_rec(std::ostream& os, const Tensor& t, const std::vector<double>& vals, int64_t& pos,
-               int64_t depth, bool floating, bool summarize) {
+void print_rec(std::ostream& os,
+               const Tensor& t,
+               const std::vector<double>& vals,
+               int64_t& pos,
+               int64_t depth,
+               bool floating,
+               bool summarize) {
   if (t.dim() == depth) {
     const double v = vals[size_t(pos++)];
     if (!floating) {
@@ -38,14 +43,18 @@ void print_rec(std::ostream& os, const Tensor& t, const std::vector<double>& val
       os << "...";
       pos += (n - 2 * kEdgeItems) * inner;
       i = n - kEdgeItems - 1;
-      if (depth + 1 < t.dim()) os << ",\n" << std::string(size_t(depth + 8), ' ');
-      else os << ", ";
+      if (depth + 1 < t.dim())
+        os << ",\n" << std::string(size_t(depth + 8), ' ');
+      else
+        os << ", ";
       continue;
     }
     if (i > 0) {
       os << ",";
-      if (depth + 1 < t.dim()) os << "\n" << std::string(size_t(depth + 8), ' ');
-      else os << " ";
+      if (depth + 1 < t.dim())
+        os << "\n" << std::string(size_t(depth + 8), ' ');
+      else
+        os << " ";
     }
     print_rec(os, t, vals, pos, depth + 1, floating, summarize);
   }

@@ -69,15 +69,10 @@ T uniform_ceiling(double from, double to) {
 }
 
 void check_uniform(double from, double to) {
-  STRIDE_CHECK(
-      from <= to, ValueError, "[uniform_] expected from <= to; got from=", from, ", to=", to, ".");
-  STRIDE_CHECK(std::isfinite(to - from),
-               ValueError,
-               "[uniform_] expected a finite range to - from; got from=",
-               from,
-               ", to=",
-               to,
-               ".");
+  STRIDE_CHECK(from <= to, ValueError, "[uniform_] expected from <= to; got from=", from,
+               ", to=", to, ".");
+  STRIDE_CHECK(std::isfinite(to - from), ValueError,
+               "[uniform_] expected a finite range to - from; got from=", from, ", to=", to, ".");
 }
 
 void check_normal(double std) {
@@ -243,8 +238,8 @@ namespace {
 // own side stream, so it never shifts the main stream and the result stays a
 // function of (key, counter, slot).
 void fill_randint(int64_t* out, int64_t n, int64_t low, int64_t high, Generator& gen) {
-  STRIDE_CHECK(
-      low < high, ValueError, "[random_] expected low < high; got low=", low, ", high=", high, ".");
+  STRIDE_CHECK(low < high, ValueError, "[random_] expected low < high; got low=", low,
+               ", high=", high, ".");
   const uint64_t range = uint64_t(high) - uint64_t(low);  // in [1, 2^64 - 1]
   const uint64_t threshold = (0 - range) % range;         // 2^64 mod range
   fill_counters<kRandintPerCounter>(

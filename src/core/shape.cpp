@@ -16,7 +16,9 @@ std::string shape_str(IntArrayRef shape) {
   return s;
 }
 
-std::ostream& operator<<(std::ostream& os, IntArrayRef shape) { return os << shape_str(shape); }
+std::ostream& operator<<(std::ostream& os, IntArrayRef shape) {
+  return os << shape_str(shape);
+}
 
 int64_t numel_of(IntArrayRef shape) {
   int64_t n = 1;
@@ -51,8 +53,8 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   const int64_t n = std::max<int64_t>(ndim, 1);  // a 0-d tensor accepts dim 0 and -1
   STRIDE_CHECK(dim >= -n && dim < n, IndexError, "[", op, "] dim ", dim,
-               " is out of range for a tensor with ", ndim, " dims (expected in [", -n, ", ",
-               n - 1, "]).");
+               " is out of range for a tensor with ", ndim, " dims (expected in [", -n, ", ", n - 1,
+               "]).");
   return dim < 0 ? dim + n : dim;
 }
 

@@ -8,13 +8,16 @@
 namespace stride {
 namespace {
 
-void aligned_free(void* data, void*) { std::free(data); }
+void aligned_free(void* data, void*) {
+  std::free(data);
+}
 
 void* allocate(size_t nbytes, Device device) {
   STRIDE_CHECK(device.is_cpu(), DeviceError, "[empty] cannot allocate on ", device.str(),
                ": stride has no CUDA backend yet. Hint: use the cpu device.");
   // aligned_alloc needs a size that is a multiple of the alignment.
-  size_t rounded = (std::max<size_t>(nbytes, 1) + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+  size_t rounded =
+      (std::max<size_t>(nbytes, 1) + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
   void* p = std::aligned_alloc(kCpuAlignment, rounded);
   if (!p) throw std::bad_alloc();
   return p;

@@ -1,5 +1,6 @@
 #include "stride/tensor.h"
 
+#include "autograd/node.h"
 #include "core/check.h"
 #include "core/tensor_impl_utils.h"
 #include "stride/ops.h"
@@ -49,7 +50,9 @@ void TensorImpl::set_geometry(Storage storage,
   is_contiguous_ = compute_contiguous(sizes, strides);
 }
 
-int64_t Tensor::size(int64_t d) const { return sizes()[size_t(wrap_dim(d, dim(), "size"))]; }
+int64_t Tensor::size(int64_t d) const {
+  return sizes()[size_t(wrap_dim(d, dim(), "size"))];
+}
 
 int64_t Tensor::stride(int64_t d) const {
   return strides()[size_t(wrap_dim(d, dim(), "stride"))];
@@ -67,14 +70,22 @@ Scalar Tensor::item() const {
                shape_str(sizes()), " with ", numel(), " elements.");
   const void* p = data_ptr();
   switch (dtype()) {
-    case kBool: return Scalar(*static_cast<const bool*>(p));
-    case kUInt8: return Scalar(int64_t(*static_cast<const uint8_t*>(p)));
-    case kInt32: return Scalar(int64_t(*static_cast<const int32_t*>(p)));
-    case kInt64: return Scalar(*static_cast<const int64_t*>(p));
-    case kFloat16: return Scalar(double(float(*static_cast<const Half*>(p))));
-    case kBFloat16: return Scalar(double(float(*static_cast<const BFloat16*>(p))));
-    case kFloat32: return Scalar(double(*static_cast<const float*>(p)));
-    case kFloat64: return Scalar(*static_cast<const double*>(p));
+    case kBool:
+      return Scalar(*static_cast<const bool*>(p));
+    case kUInt8:
+      return Scalar(int64_t(*static_cast<const uint8_t*>(p)));
+    case kInt32:
+      return Scalar(int64_t(*static_cast<const int32_t*>(p)));
+    case kInt64:
+      return Scalar(*static_cast<const int64_t*>(p));
+    case kFloat16:
+      return Scalar(double(float(*static_cast<const Half*>(p))));
+    case kBFloat16:
+      return Scalar(double(float(*static_cast<const BFloat16*>(p))));
+    case kFloat32:
+      return Scalar(double(*static_cast<const float*>(p)));
+    case kFloat64:
+      return Scalar(*static_cast<const double*>(p));
   }
   STRIDE_ASSERT(false, "unknown dtype");
 }

@@ -51,8 +51,8 @@ void TensorIter::build(TensorIterConfig& c) {
     for (int i = 0; i < c.ninputs_; ++i) {
       const Tensor& in = c.inputs_[size_t(i)];
       STRIDE_CHECK(broadcast_shapes(shape, in.sizes(), op) == shape, ShapeError, "[", op,
-                   "] input ", shape_str(in.sizes()), " cannot be broadcast to ",
-                   shape_str(shape), ".");
+                   "] input ", shape_str(in.sizes()), " cannot be broadcast to ", shape_str(shape),
+                   ".");
     }
   } else if (c.ninputs_ == 0) {
     STRIDE_ASSERT(c.outputs_[0]->defined(), "no inputs and no shape");
@@ -61,7 +61,8 @@ void TensorIter::build(TensorIterConfig& c) {
     shape = c.inputs_[0].sizes().dims();
   } else {
     shape = c.inputs_[0].sizes().dims();
-    for (int i = 1; i < c.ninputs_; ++i) shape = broadcast_shapes(shape, c.inputs_[size_t(i)].sizes(), op);
+    for (int i = 1; i < c.ninputs_; ++i)
+      shape = broadcast_shapes(shape, c.inputs_[size_t(i)].sizes(), op);
   }
 
   // ---- dtypes and devices of inputs ----
@@ -70,13 +71,13 @@ void TensorIter::build(TensorIterConfig& c) {
     check_device(in, op);
     if (c.check_same_dtype_) {
       STRIDE_CHECK(in.dtype() == c.inputs_[0].dtype(), DTypeError, "[", op,
-                   "] expected inputs of one dtype; got ", to_string(c.inputs_[0].dtype()),
-                   " and ", to_string(in.dtype()), ". Hint: convert with .to(dtype).");
+                   "] expected inputs of one dtype; got ", to_string(c.inputs_[0].dtype()), " and ",
+                   to_string(in.dtype()), ". Hint: convert with .to(dtype).");
     }
   }
-  const ScalarType common =
-      c.output_dtype_ ? *c.output_dtype_
-                      : (c.ninputs_ > 0 ? c.inputs_[0].dtype() : c.outputs_[0]->dtype());
+  const ScalarType common = c.output_dtype_
+                                ? *c.output_dtype_
+                                : (c.ninputs_ > 0 ? c.inputs_[0].dtype() : c.outputs_[0]->dtype());
 
   // ---- outputs: allocate, or check shape and dtype (Note [Output layout]) ----
   for (int i = 0; i < noutputs_; ++i) {
@@ -132,7 +133,8 @@ void TensorIter::build(TensorIterConfig& c) {
   // ---- operands and byte strides aligned to `shape`, innermost dim first ----
   const size_t n = shape.size();
   for (int k = 0; k < ntensors_; ++k) {
-    operands_[size_t(k)] = k < noutputs_ ? *c.outputs_[size_t(k)] : c.inputs_[size_t(k - noutputs_)];
+    operands_[size_t(k)] =
+        k < noutputs_ ? *c.outputs_[size_t(k)] : c.inputs_[size_t(k - noutputs_)];
     const Tensor& t = operands_[size_t(k)];
     const int64_t elsize = int64_t(t.element_size());
     DimVector st(n);
@@ -182,7 +184,8 @@ void TensorIter::build(TensorIterConfig& c) {
   for (size_t i = 0; i < shape_.size(); ++i) perm.push_back(i);
   // Insertion sort: the comparator need not be a strict weak order.
   for (size_t i = 1; i < perm.size(); ++i) {
-    for (size_t j = i; j > 0 && inner_first(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
+    for (size_t j = i; j > 0 && inner_first(perm[j], perm[j - 1]); --j)
+      std::swap(perm[j], perm[j - 1]);
   }
   {
     DimVector sh(perm.size());
@@ -221,12 +224,14 @@ void TensorIter::build(TensorIterConfig& c) {
   }
   if (shape_.empty()) {  // a single element
     shape_.push_back(1);
-    for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)].push_back(int64_t(operands_[size_t(k)].element_size()));
+    for (int k = 0; k < ntensors_; ++k)
+      strides_[size_t(k)].push_back(int64_t(operands_[size_t(k)].element_size()));
   }
 
   reduce_numel_ = 1;
   output_numel_ = 1;
-  for (int d = 0; d < int(shape_.size()); ++d) (d < nreduce_ ? reduce_numel_ : output_numel_) *= shape_[size_t(d)];
+  for (int d = 0; d < int(shape_.size()); ++d)
+    (d < nreduce_ ? reduce_numel_ : output_numel_) *= shape_[size_t(d)];
 }
 
 bool TensorIter::is_contiguous() const {
@@ -244,7 +249,8 @@ void TensorIter::serial_for_each(Loop loop, int64_t begin, int64_t end) const {
   for (int k = 0; k < ntensors_; ++k) inner[size_t(k)] = strides_[size_t(k)][0];
   const size_t nd = shape_.size();
   if (nd == 1) {
-    for (int k = 0; k < ntensors_; ++k) ptrs[size_t(k)] = data_[size_t(k)] + begin * inner[size_t(k)];
+    for (int k = 0; k < ntensors_; ++k)
+      ptrs[size_t(k)] = data_[size_t(k)] + begin * inner[size_t(k)];
     loop(ptrs.data(), inner.data(), end - begin);
     return;
   }

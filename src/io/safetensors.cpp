@@ -58,37 +58,13 @@ void read_exact(int fd, void* dst, uint64_t n, uint64_t offset, const std::strin
   while (n > 0) {
     const ssize_t got = ::pread(fd, p, size_t(std::min<uint64_t>(n, kMaxChunk)), off_t(offset));
     if (got < 0 && errno == EINTR) continue;
-    STRIDE_CHECK(
-        got >= 0, IOError, "[load_safetensors] ", path, ": cannot read: ", errno_text(errno));
-    STRIDE_CHECK(got > 0,
-                 IOError,
-                 "[load_safetensors] ",
-                 path,
-                 ": the file ended at byte ",
-                 offset,
+    STRIDE_CHECK(got >= 0, IOError, "[load_safetensors] ", path,
+                 ": cannot read: ", errno_text(errno));
+    STRIDE_CHECK(got > 0, IOError, "[load_safetensors] ", path, ": the file ended at byte ", offset,
                  " while reading. Hint: was it truncated or rewritten while being loaded?");
     p += got;
     n -= uint64_t(got);
     offset += uint64_t(got);
-  }
-}
-
-// A bool byte other than 0 or 1 is undefined behaviour once read as bool.
-void check_bool_bytes(const Tensor& t, const std::string& name, const std::string& path) {
-  const auto* bytes = static_cast<const unsigned char*>(t.data_ptr());
-  const size_t n = t.nbytes();
-  for (size_t i = 0; i < n; ++i) {
-    STRIDE_CHECK(bytes[i] <= 1,
-                 IOError,
-                 "[load_safetensors] ",
-                 path,
-                 ": tensor \"",
-                 name,
-                 "\" has dtype BOOL but element ",
-                 i,
-                 " is byte ",
-                 int(bytes[i]),
-                 "; booleans must be 0 or 1. Hint: the file is corrupt.");
   }
 }
 
@@ -187,8 +163,8 @@ class AtomicFile {
 
   template <class... Args>
   [[noreturn]] void fail(int err, const Args&... what) const {
-    throw IOError(::stride::detail::str_cat(
-        "[save_safetensors] ", path_, ": ", what..., ": ", errno_text(err)));
+    throw IOError(::stride::detail::str_cat("[save_safetensors] ", path_, ": ", what..., ": ",
+                                            errno_text(err)));
   }
 
   std::string path_;
@@ -209,27 +185,19 @@ const Tensor& SafetensorsContents::at(const std::string& name) const {
     names += (i ? ", \"" : "\"") + tensors[i].first + "\"";
   }
   if (tensors.size() > kMaxListed) names += ", ...";
-  throw IOError(::stride::detail::str_cat("[safetensors] no tensor named \"",
-                                          name,
-                                          "\"; the file has ",
-                                          tensors.size(),
-                                          " tensors",
-                                          tensors.empty() ? "" : ": ",
-                                          names));
+  throw IOError(::stride::detail::str_cat("[safetensors] no tensor named \"", name,
+                                          "\"; the file has ", tensors.size(), " tensors",
+                                          tensors.empty() ? "" : ": ", names));
 }
 
 SafetensorsContents load_safetensors(const std::string& path) {
   FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   const int open_error = errno;
-  STRIDE_CHECK(
-      fd.ok(), IOError, "[load_safetensors] ", path, ": cannot open: ", errno_text(open_error));
+  STRIDE_CHECK(fd.ok(), IOError, "[load_safetensors] ", path,
+               ": cannot open: ", errno_text(open_error));
   struct stat st {};
-  STRIDE_CHECK(::fstat(fd.get(), &st) == 0,
-               IOError,
-               "[load_safetensors] ",
-               path,
-               ": cannot stat: ",
-               errno_text(errno));
+  STRIDE_CHECK(::fstat(fd.get(), &st) == 0, IOError, "[load_safetensors] ", path,
+               ": cannot stat: ", errno_text(errno));
   STRIDE_CHECK(S_ISREG(st.st_mode), IOError, "[load_safetensors] ", path, ": not a regular file");
   const auto file_size = uint64_t(st.st_size);
 
@@ -247,16 +215,13 @@ SafetensorsContents load_safetensors(const std::string& path) {
   for (detail::TensorEntry& e : header.entries) {
     Tensor t = empty(e.shape, TensorOptions(e.dtype));
     const uint64_t nbytes = e.end - e.begin;
-    STRIDE_ASSERT(t.is_contiguous() && t.nbytes() == nbytes,
-                  "[load_safetensors] tensor \"",
-                  e.name,
-                  "\" allocated ",
-                  t.nbytes(),
-                  " bytes for a ",
-                  nbytes,
-                  "-byte range");
+    STRIDE_ASSERT(t.is_contiguous() && t.nbytes() == nbytes, "[load_safetensors] tensor \"", e.name,
+                  "\" allocated ", t.nbytes(), " bytes for a ", nbytes, "-byte range");
     if (nbytes > 0) read_exact(fd.get(), t.data_ptr(), nbytes, header.data_start + e.begin, path);
-    if (e.dtype == kBool) check_bool_bytes(t, e.name, path);
+    if (e.dtype == kBool) {
+      detail::check_bool_data(static_cast<const unsigned char*>(t.data_ptr()), nbytes, e.name,
+                              path);
+    }
     out.tensors.emplace_back(std::move(e.name), std::move(t));
   }
   return out;
@@ -286,12 +251,8 @@ void save_safetensors(const std::string& path,
     Tensor t = tensors[i].second;
     if (!t.device().is_cpu()) t = t.to(Device(kCPU));
     t = t.contiguous();
-    STRIDE_ASSERT(t.nbytes() == entries[i].end - entries[i].begin,
-                  "[save_safetensors] tensor \"",
-                  entries[i].name,
-                  "\" has ",
-                  t.nbytes(),
-                  " bytes but the header reserved ",
+    STRIDE_ASSERT(t.nbytes() == entries[i].end - entries[i].begin, "[save_safetensors] tensor \"",
+                  entries[i].name, "\" has ", t.nbytes(), " bytes but the header reserved ",
                   entries[i].end - entries[i].begin);
     if (t.nbytes() > 0) file.write(t.data_ptr(), t.nbytes());
   }

@@ -24,14 +24,8 @@ struct DtypeName {
   size_t itemsize;
 };
 constexpr DtypeName kDtypes[] = {
-    {kBool, "BOOL", 1},
-    {kUInt8, "U8", 1},
-    {kInt32, "I32", 4},
-    {kInt64, "I64", 8},
-    {kFloat16, "F16", 2},
-    {kBFloat16, "BF16", 2},
-    {kFloat32, "F32", 4},
-    {kFloat64, "F64", 8},
+    {kBool, "BOOL", 1},   {kUInt8, "U8", 1},      {kInt32, "I32", 4},   {kInt64, "I64", 8},
+    {kFloat16, "F16", 2}, {kBFloat16, "BF16", 2}, {kFloat32, "F32", 4}, {kFloat64, "F64", 8},
 };
 
 // Prefixes every load error with the op and the file.
@@ -92,10 +86,8 @@ json parse_json(std::string_view text, const Where& where) {
       if (depth == 1) top_key = key;
       if (!open_objects.back().insert(key).second && !duplicate) {
         duplicate = depth == 1 ? str_cat("tensor name ", quote_name(key), " appears twice")
-                               : str_cat("key ",
-                                         quote_name(key),
-                                         " appears twice in the entry for ",
-                                         quote_name(top_key));
+                               : str_cat("key ", quote_name(key),
+                                         " appears twice in the entry for ", quote_name(top_key));
       }
     }
     return true;
@@ -118,22 +110,13 @@ json parse_json(std::string_view text, const Where& where) {
 }
 
 Metadata parse_metadata(const json& value, const Where& where) {
-  STRIDE_CHECK(value.is_object(),
-               IOError,
-               where,
-               "\"__metadata__\" must be an object of string to string; got ",
-               value.type_name(),
+  STRIDE_CHECK(value.is_object(), IOError, where,
+               "\"__metadata__\" must be an object of string to string; got ", value.type_name(),
                kCorrupt);
   Metadata out;
   for (const auto& [key, v] : value.get_ref<const json::object_t&>()) {
-    STRIDE_CHECK(v.is_string(),
-                 IOError,
-                 where,
-                 "\"__metadata__\" entry ",
-                 quote_name(key),
-                 " must be a string; got ",
-                 v.type_name(),
-                 kCorrupt);
+    STRIDE_CHECK(v.is_string(), IOError, where, "\"__metadata__\" entry ", quote_name(key),
+                 " must be a string; got ", v.type_name(), kCorrupt);
     out.emplace(key, v.get<std::string>());
   }
   return out;
@@ -144,23 +127,14 @@ TensorEntry parse_entry(const std::string& name,
                         uint64_t buffer_size,
                         const Where& where) {
   const std::string tensor = str_cat("tensor ", quote_name(name));
-  STRIDE_CHECK(value.is_object(),
-               IOError,
-               where,
-               tensor,
+  STRIDE_CHECK(value.is_object(), IOError, where, tensor,
                " must be an object with keys dtype, shape and data_offsets; got ",
-               value.type_name(),
-               kCorrupt);
+               value.type_name(), kCorrupt);
   const auto& fields = value.get_ref<const json::object_t&>();
   for (const auto& [key, v] : fields) {
-    STRIDE_CHECK(key == "dtype" || key == "shape" || key == "data_offsets",
-                 IOError,
-                 where,
-                 tensor,
-                 " has unexpected key ",
-                 quote_name(key),
-                 "; expected exactly dtype, shape and data_offsets",
-                 kCorrupt);
+    STRIDE_CHECK(key == "dtype" || key == "shape" || key == "data_offsets", IOError, where, tensor,
+                 " has unexpected key ", quote_name(key),
+                 "; expected exactly dtype, shape and data_offsets", kCorrupt);
   }
   for (const char* key : {"dtype", "shape", "data_offsets"}) {
     STRIDE_CHECK(fields.count(key), IOError, where, tensor, " has no \"", key, "\"", kCorrupt);
@@ -170,45 +144,25 @@ TensorEntry parse_entry(const std::string& name,
   entry.name = name;
 
   const json& dtype = fields.at("dtype");
-  STRIDE_CHECK(dtype.is_string(),
-               IOError,
-               where,
-               tensor,
-               ": dtype must be a string such as \"F32\"; got ",
-               dtype.type_name(),
-               kCorrupt);
+  STRIDE_CHECK(dtype.is_string(), IOError, where, tensor,
+               ": dtype must be a string such as \"F32\"; got ", dtype.type_name(), kCorrupt);
   const auto& dtype_name = dtype.get_ref<const std::string&>();
   const std::optional<ScalarType> type = parse_safetensors_dtype(dtype_name);
-  STRIDE_CHECK(type,
-               IOError,
-               where,
-               tensor,
-               " has dtype ",
-               quote_name(dtype_name),
+  STRIDE_CHECK(type, IOError, where, tensor, " has dtype ", quote_name(dtype_name),
                ", which stride does not support (supported: BOOL, U8, I32, I64, F16, BF16, F32, "
                "F64). Hint: convert the tensor to a supported dtype before saving it.");
   entry.dtype = *type;
 
   const json& shape = fields.at("shape");
-  STRIDE_CHECK(shape.is_array(),
-               IOError,
-               where,
-               tensor,
-               ": shape must be an array of non-negative integers; got ",
-               shape.type_name(),
+  STRIDE_CHECK(shape.is_array(), IOError, where, tensor,
+               ": shape must be an array of non-negative integers; got ", shape.type_name(),
                kCorrupt);
   for (size_t i = 0; i < shape.size(); ++i) {
     const std::optional<uint64_t> dim = as_u64(shape[i]);
-    STRIDE_CHECK(dim && *dim <= uint64_t(std::numeric_limits<int64_t>::max()),
-                 IOError,
-                 where,
-                 tensor,
-                 " has shape entry ",
-                 i,
-                 " = ",
+    STRIDE_CHECK(dim && *dim <= uint64_t(std::numeric_limits<int64_t>::max()), IOError, where,
+                 tensor, " has shape entry ", i, " = ",
                  shape[i].is_number() ? shape[i].dump() : std::string(shape[i].type_name()),
-                 "; expected a non-negative integer",
-                 kCorrupt);
+                 "; expected a non-negative integer", kCorrupt);
     entry.shape.push_back(int64_t(*dim));
   }
   // The product of the nonzero dims must fit int64 too: that keeps even an
@@ -222,25 +176,15 @@ TensorEntry parse_entry(const std::string& name,
     }
     const bool overflow = __builtin_mul_overflow(nonzero_product, uint64_t(dim), &nonzero_product);
     STRIDE_CHECK(!overflow && nonzero_product <= uint64_t(std::numeric_limits<int64_t>::max()),
-                 IOError,
-                 where,
-                 tensor,
-                 " has shape ",
-                 shape_text(entry.shape),
-                 " whose element count overflows a 64-bit integer",
-                 kCorrupt);
+                 IOError, where, tensor, " has shape ", shape_text(entry.shape),
+                 " whose element count overflows a 64-bit integer", kCorrupt);
   }
   const uint64_t numel = has_zero ? 0 : nonzero_product;
   const size_t itemsize = safetensors_itemsize(entry.dtype);
   uint64_t nbytes = 0;
-  STRIDE_CHECK(!__builtin_mul_overflow(numel, uint64_t(itemsize), &nbytes),
-               IOError,
-               where,
-               tensor,
-               " has shape ",
-               shape_text(entry.shape),
-               " whose size in bytes overflows a 64-bit integer",
-               kCorrupt);
+  STRIDE_CHECK(!__builtin_mul_overflow(numel, uint64_t(itemsize), &nbytes), IOError, where, tensor,
+               " has shape ", shape_text(entry.shape),
+               " whose size in bytes overflows a 64-bit integer", kCorrupt);
 
   const json& offsets = fields.at("data_offsets");
   std::optional<uint64_t> begin, end;
@@ -248,45 +192,18 @@ TensorEntry parse_entry(const std::string& name,
     begin = as_u64(offsets[0]);
     end = as_u64(offsets[1]);
   }
-  STRIDE_CHECK(begin && end,
-               IOError,
-               where,
-               tensor,
+  STRIDE_CHECK(begin && end, IOError, where, tensor,
                " has data_offsets that are not [begin, end] with two non-negative integers",
                kCorrupt);
   entry.begin = *begin;
   entry.end = *end;
   const std::string range = range_text(entry.begin, entry.end);
-  STRIDE_CHECK(entry.begin <= entry.end,
-               IOError,
-               where,
-               tensor,
-               " has data_offsets ",
-               range,
-               " with begin > end",
-               kCorrupt);
-  STRIDE_CHECK(entry.end <= buffer_size,
-               IOError,
-               where,
-               tensor,
-               " has data_offsets ",
-               range,
-               " past the end of the ",
-               buffer_size,
-               "-byte data buffer",
-               kCorrupt);
-  STRIDE_CHECK(entry.end - entry.begin == nbytes,
-               IOError,
-               where,
-               tensor,
-               " has data_offsets ",
-               range,
-               " but shape ",
-               shape_text(entry.shape),
-               " x ",
-               itemsize,
-               " bytes = ",
-               nbytes,
+  STRIDE_CHECK(entry.begin <= entry.end, IOError, where, tensor, " has data_offsets ", range,
+               " with begin > end", kCorrupt);
+  STRIDE_CHECK(entry.end <= buffer_size, IOError, where, tensor, " has data_offsets ", range,
+               " past the end of the ", buffer_size, "-byte data buffer", kCorrupt);
+  STRIDE_CHECK(entry.end - entry.begin == nbytes, IOError, where, tensor, " has data_offsets ",
+               range, " but shape ", shape_text(entry.shape), " x ", itemsize, " bytes = ", nbytes,
                kCorrupt);
   return entry;
 }
@@ -300,48 +217,19 @@ void check_layout(std::vector<TensorEntry>& entries, uint64_t buffer_size, const
   uint64_t covered = 0;
   const TensorEntry* prev = nullptr;
   for (const TensorEntry& e : entries) {
-    STRIDE_CHECK(e.begin >= covered,
-                 IOError,
-                 where,
-                 "tensors ",
-                 quote_name(prev ? prev->name : ""),
-                 " ",
-                 range_text(prev ? prev->begin : 0, prev ? prev->end : 0),
-                 " and ",
-                 quote_name(e.name),
-                 " ",
-                 range_text(e.begin, e.end),
-                 " overlap",
-                 kCorrupt);
-    STRIDE_CHECK(e.begin == covered,
-                 IOError,
-                 where,
-                 "bytes [",
-                 covered,
-                 ", ",
-                 e.begin,
+    STRIDE_CHECK(e.begin >= covered, IOError, where, "tensors ", quote_name(prev ? prev->name : ""),
+                 " ", range_text(prev ? prev->begin : 0, prev ? prev->end : 0), " and ",
+                 quote_name(e.name), " ", range_text(e.begin, e.end), " overlap", kCorrupt);
+    STRIDE_CHECK(e.begin == covered, IOError, where, "bytes [", covered, ", ", e.begin,
                  ") of the data buffer belong to no tensor (a hole before tensor ",
-                 quote_name(e.name),
-                 ")",
-                 kCorrupt);
+                 quote_name(e.name), ")", kCorrupt);
     covered = e.end;
     prev = &e;
   }
-  STRIDE_CHECK(!entries.empty() || buffer_size == 0,
-               IOError,
-               where,
-               "the data buffer has ",
-               buffer_size,
-               " bytes but the header lists no tensors",
-               kCorrupt);
-  STRIDE_CHECK(covered == buffer_size,
-               IOError,
-               where,
-               "the data buffer has ",
-               buffer_size,
-               " bytes but the tensors cover only the first ",
-               covered,
-               kCorrupt);
+  STRIDE_CHECK(!entries.empty() || buffer_size == 0, IOError, where, "the data buffer has ",
+               buffer_size, " bytes but the header lists no tensors", kCorrupt);
+  STRIDE_CHECK(covered == buffer_size, IOError, where, "the data buffer has ", buffer_size,
+               " bytes but the tensors cover only the first ", covered, kCorrupt);
 }
 
 }  // namespace
@@ -371,55 +259,26 @@ uint64_t parse_header_length(const unsigned char* prefix,
                              uint64_t file_size,
                              std::string_view file) {
   const Where where{file};
-  STRIDE_CHECK(file_size >= kLengthPrefixBytes,
-               IOError,
-               where,
-               "the file is ",
-               file_size,
-               " bytes, too short for the 8-byte header length",
-               kCorrupt);
+  STRIDE_CHECK(file_size >= kLengthPrefixBytes, IOError, where, "the file is ", file_size,
+               " bytes, too short for the 8-byte header length", kCorrupt);
   uint64_t n = 0;
   for (size_t i = 0; i < kLengthPrefixBytes; ++i) n |= uint64_t(prefix[i]) << (8 * i);
-  STRIDE_CHECK(n <= kMaxHeaderBytes,
-               IOError,
-               where,
-               "the header length ",
-               n,
-               " exceeds the limit of ",
-               kMaxHeaderBytes,
-               " bytes",
-               kCorrupt);
-  STRIDE_CHECK(n <= file_size - kLengthPrefixBytes,
-               IOError,
-               where,
-               "the header length ",
-               n,
-               " runs past the end of the file (",
-               file_size,
-               " bytes in all)",
-               kCorrupt);
+  STRIDE_CHECK(n <= kMaxHeaderBytes, IOError, where, "the header length ", n,
+               " exceeds the limit of ", kMaxHeaderBytes, " bytes", kCorrupt);
+  STRIDE_CHECK(n <= file_size - kLengthPrefixBytes, IOError, where, "the header length ", n,
+               " runs past the end of the file (", file_size, " bytes in all)", kCorrupt);
   return n;
 }
 
 Header parse_header(std::string_view header, uint64_t file_size, std::string_view file) {
   const Where where{file};
   STRIDE_CHECK(file_size >= kLengthPrefixBytes && header.size() <= file_size - kLengthPrefixBytes,
-               IOError,
-               where,
-               "the header (",
-               header.size(),
-               " bytes) does not fit in the file (",
-               file_size,
-               " bytes)",
-               kCorrupt);
+               IOError, where, "the header (", header.size(), " bytes) does not fit in the file (",
+               file_size, " bytes)", kCorrupt);
   const uint64_t buffer_size = file_size - kLengthPrefixBytes - header.size();
   const json root = parse_json(header, where);
-  STRIDE_CHECK(root.is_object(),
-               IOError,
-               where,
-               "the header must be a JSON object; got ",
-               root.type_name(),
-               kCorrupt);
+  STRIDE_CHECK(root.is_object(), IOError, where, "the header must be a JSON object; got ",
+               root.type_name(), kCorrupt);
   Header out;
   out.data_start = kLengthPrefixBytes + header.size();
   for (const auto& [name, value] : root.get_ref<const json::object_t&>()) {
@@ -431,6 +290,17 @@ Header parse_header(std::string_view header, uint64_t file_size, std::string_vie
   }
   check_layout(out.entries, buffer_size, where);
   return out;
+}
+
+void check_bool_data(const unsigned char* data,
+                     size_t n,
+                     std::string_view tensor_name,
+                     std::string_view file) {
+  for (size_t i = 0; i < n; ++i) {
+    STRIDE_CHECK(data[i] <= 1, IOError, Where{file}, "tensor ", quote_name(tensor_name),
+                 " has dtype BOOL but element ", i, " is byte ", int(data[i]),
+                 "; booleans must be 0 or 1", kCorrupt);
+  }
 }
 
 Header parse_file_bytes(std::string_view bytes, std::string_view file) {
@@ -445,22 +315,15 @@ std::string serialize_header(std::vector<TensorEntry>& entries, const Metadata& 
   uint64_t offset = 0;
   for (TensorEntry& e : entries) {
     STRIDE_CHECK(!e.name.empty(), ValueError, "[save_safetensors] tensor names must not be empty");
-    STRIDE_CHECK(e.name != "__metadata__",
-                 ValueError,
+    STRIDE_CHECK(e.name != "__metadata__", ValueError,
                  "[save_safetensors] \"__metadata__\" is reserved for the metadata and cannot "
                  "name a tensor");
-    STRIDE_CHECK(!root.contains(e.name),
-                 ValueError,
-                 "[save_safetensors] tensor name ",
-                 quote_name(e.name),
-                 " appears twice; names must be unique");
+    STRIDE_CHECK(!root.contains(e.name), ValueError, "[save_safetensors] tensor name ",
+                 quote_name(e.name), " appears twice; names must be unique");
     uint64_t nbytes = safetensors_itemsize(e.dtype);
     for (int64_t d : e.shape) {
-      STRIDE_CHECK(d >= 0 && !__builtin_mul_overflow(nbytes, uint64_t(d), &nbytes),
-                   ValueError,
-                   "[save_safetensors] tensor ",
-                   quote_name(e.name),
-                   " has invalid shape ",
+      STRIDE_CHECK(d >= 0 && !__builtin_mul_overflow(nbytes, uint64_t(d), &nbytes), ValueError,
+                   "[save_safetensors] tensor ", quote_name(e.name), " has invalid shape ",
                    shape_text(e.shape));
     }
     e.begin = offset;

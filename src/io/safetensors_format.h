@@ -63,6 +63,13 @@ uint64_t parse_header_length(const unsigned char* prefix,
 // the buffer exactly, unique names, string-to-string metadata. Throws IOError.
 Header parse_header(std::string_view header, uint64_t file_size, std::string_view file);
 
+// Bool data must be bytes 0 and 1: reading any other byte as a C++ bool is
+// undefined behaviour. Throws IOError naming the tensor.
+void check_bool_data(const unsigned char* data,
+                     size_t n,
+                     std::string_view tensor_name,
+                     std::string_view file);
+
 // parse_header_length + parse_header on a whole file held in memory.
 Header parse_file_bytes(std::string_view bytes, std::string_view file);
 

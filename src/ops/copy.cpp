@@ -1,5 +1,6 @@
 // copy_, contiguous, clone and dtype conversion: the one strided copy kernel
 // (STYLE.md §3.3 rule 3), through TensorIter like every other write.
+#include "autograd/node.h"
 #include "backends/cpu/loops.h"
 #include "core/dispatch.h"
 #include "stride/ops.h"
@@ -31,6 +32,10 @@ inline To convert(From v) {
 Tensor& Tensor::copy_(const Tensor& src) {
   STRIDE_CHECK(src.defined(), ValueError, "[copy_] the source tensor is undefined.");
   if (src.is_same(*this)) return *this;
+  if (autograd::check_inplace(*this, "copy_", {&src})) {
+    autograd::rebase_history(*this, src.to(dtype()).expand(sizes()).clone());
+    return *this;
+  }
   Tensor self = *this;
   TensorIter iter = TensorIterConfig("copy_")
                         .add_output(self)
@@ -53,17 +58,32 @@ Tensor Tensor::contiguous() const {
   return clone();
 }
 
-Tensor Tensor::clone() const {
-  Tensor out = empty(sizes(), options());
-  out.copy_(*this);
+namespace {
+
+// A copy of `x` with dtype `t`, recorded as one op (clone or to).
+Tensor copy_as(const Tensor& x, ScalarType t, const char* op) {
+  Tensor out = empty(x.sizes(), x.options().dtype(t));
+  {
+    NoGradGuard no_grad;
+    out.copy_(x);
+  }
+  if (!is_floating_point(t)) return out;  // integer results carry no gradient
+  if (auto node = autograd::make_node(op, {&x}, {&out})) {
+    node->set_backward(
+        [src = x.dtype()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(src)}; });
+  }
   return out;
+}
+
+}  // namespace
+
+Tensor Tensor::clone() const {
+  return copy_as(*this, dtype(), "clone");
 }
 
 Tensor Tensor::to(ScalarType t) const {
   if (t == dtype()) return *this;
-  Tensor out = empty(sizes(), options().dtype(t));
-  out.copy_(*this);
-  return out;
+  return copy_as(*this, t, "to");
 }
 
 Tensor Tensor::to(Device d) const {

@@ -1,9 +1,12 @@
-// Elementwise ops. Each op is one line of a table below (its name and scalar
-// expression); the macros expand it into the out-of-place function, the
-// out= function and the in-place method, all through run_elementwise and so
-// through TensorIter.
+// Elementwise ops. Each op is defined once: a line of a table below gives
+// its name, its scalar kernel and its backward formula (written with ops, so
+// it is differentiable again); the macros expand it into the out-of-place
+// function (which records the graph), the out= function and the in-place
+// method — all through run_elementwise and so through TensorIter.
 #include <cmath>
+#include <numbers>
 
+#include "autograd/node.h"
 #include "ops/elementwise_common.h"
 
 namespace stride {
@@ -73,72 +76,174 @@ inline T int_pow(T base, T exp) {
 
 }  // namespace
 
-// ---- unary ops computing in floating point (integers -> float32) ----
-#define STRIDE_FLOAT_UNARY_OPS(X)                                                   \
-  X(exp, std::exp(x))                                                               \
-  X(log, std::log(x))                                                               \
-  X(sqrt, std::sqrt(x))                                                             \
-  X(rsqrt, T(1) / std::sqrt(x))                                                     \
-  X(sin, std::sin(x))                                                               \
-  X(cos, std::cos(x))                                                               \
-  X(tanh, std::tanh(x))                                                             \
-  X(sigmoid, sigmoid_fn(x))                                                         \
-  X(silu, x* sigmoid_fn(x))                                                         \
-  X(gelu, T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440))))           \
-  X(reciprocal, T(1) / x)
+using autograd::Grads;
+using autograd::make_node;
+using autograd::SavedTensor;
 
-#define STRIDE_DEFINE_FLOAT_UNARY(name, expr)                                            \
-  Tensor& name##_out(Tensor& out, const Tensor& input) {                                     \
-    const ScalarType rt = float_result(input.dtype());                                   \
-    return run_elementwise(#name, out, {input}, rt, rt, detail::DispatchFloating{},                   \
-                           [](const TensorIter& iter, auto tag) {                        \
-                             using T = typename decltype(tag)::type;                     \
-                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; });       \
-                           });                                                           \
-  }                                                                                      \
-  Tensor name(const Tensor& x) {                                                         \
-    Tensor out;                                                                          \
-    return name##_out(out, x);                                                           \
-  }                                                                                      \
-  Tensor Tensor::name() const { return stride::name(*this); }                            \
-  Tensor& Tensor::name##_() {                                                            \
-    Tensor self = *this;                                                                 \
-    name##_out(self, *this);                                                             \
-    return *this;                                                                        \
+namespace {
+
+// The sign of x as x's dtype (0 at 0): a constant in backward formulas.
+Tensor sign_of(const Tensor& x) {
+  NoGradGuard no_grad;
+  return x.gt(0).to(x.dtype()) - x.lt(0).to(x.dtype());
+}
+
+Tensor mask_of(const Tensor& cond, ScalarType dtype) {
+  NoGradGuard no_grad;
+  return cond.to(dtype);
+}
+
+// d gelu / dx = Phi(x) + x phi(x), as an elementwise kernel of (g, x).
+Tensor& gelu_backward_kernel(Tensor& out, const Tensor& g, const Tensor& x) {
+  const ScalarType rt = result_type(g, x);
+  return run_elementwise("gelu_backward", out, {g, x}, rt, rt, detail::DispatchFloating{},
+                         [](const TensorIter& iter, auto tag) {
+                           using T = typename decltype(tag)::type;
+                           cpu::cpu_kernel(iter, [](T gv, T xv) -> T {
+                             const T cdf =
+                                 T(0.5) * (T(1) + std::erf(xv * T(std::numbers::sqrt2 / 2)));
+                             const T pdf = std::exp(T(-0.5) * xv * xv) *
+                                           T(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+                             return gv * (cdf + xv * pdf);
+                           });
+                         });
+}
+
+Tensor gelu_backward(const Tensor& g, const Tensor& x) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    gelu_backward_kernel(out, g, x);
+  }
+  if (auto node = make_node("gelu_backward", {&g, &x}, {&out})) {
+    node->set_backward([sg = SavedTensor::input(g), sx = SavedTensor::input(x)](const Grads& gs) {
+      const Tensor gg = gs[0], gv = sg.get(), xv = sx.get();
+      // d/dx [Phi + x phi] = phi (2 - x^2), phi = exp(-x^2/2) / sqrt(2 pi)
+      const Tensor pdf = exp(xv * xv * -0.5) * (std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+      return Grads{gelu_backward(gg, xv), gg * gv * pdf * (2.0 - xv * xv)};
+    });
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---- unary ops computing in floating point (integers -> float32) ----
+// X(name, scalar kernel of x, saved tensor (x = input, y = output), backward of g)
+#define STRIDE_FLOAT_UNARY_OPS(X)                                                                \
+  X(exp, std::exp(x), y, g* y)                                                                   \
+  X(log, std::log(x), x, g / x)                                                                  \
+  X(sqrt, std::sqrt(x), y, g / (y * 2.0))                                                        \
+  X(rsqrt, T(1) / std::sqrt(x), y, g * y * y * y * -0.5)                                         \
+  X(sin, std::sin(x), x, g* cos(x))                                                              \
+  X(cos, std::cos(x), x, -g* sin(x))                                                             \
+  X(tanh, std::tanh(x), y, g*(1.0 - y * y))                                                      \
+  X(sigmoid, sigmoid_fn(x), y, g* y*(1.0 - y))                                                   \
+  X(silu, x* sigmoid_fn(x), x, g* sigmoid(x) * (1.0 + x * (1.0 - sigmoid(x))))                   \
+  X(gelu, T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440))), x, gelu_backward(g, x)) \
+  X(reciprocal, T(1) / x, y, -g * y * y)
+
+#define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
+#define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
+
+#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, which, backward)                      \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                  \
+    const ScalarType rt = float_result(input.dtype());                              \
+    return run_elementwise(#name, out, {input}, rt, rt, detail::DispatchFloating{}, \
+                           [](const TensorIter& iter, auto tag) {                   \
+                             using T = typename decltype(tag)::type;                \
+                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; });  \
+                           });                                                      \
+  }                                                                                 \
+  Tensor& name##_out(Tensor& out, const Tensor& input) {                            \
+    autograd::check_no_grad_out(#name, {&input});                                   \
+    return name##_kernel(out, input);                                               \
+  }                                                                                 \
+  Tensor name(const Tensor& input) {                                                \
+    Tensor out;                                                                     \
+    {                                                                               \
+      NoGradGuard no_grad;                                                          \
+      name##_kernel(out, input);                                                    \
+    }                                                                               \
+    if (auto node = make_node(#name, {&input}, {&out})) {                           \
+      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {   \
+        const Tensor& g = gs[0];                                                    \
+        const Tensor saved = s.get();                                               \
+        [[maybe_unused]] const Tensor& x = saved;                                   \
+        [[maybe_unused]] const Tensor& y = saved;                                   \
+        return Grads{backward};                                                     \
+      });                                                                           \
+    }                                                                               \
+    return out;                                                                     \
+  }                                                                                 \
+  Tensor Tensor::name() const {                                                     \
+    return stride::name(*this);                                                     \
+  }                                                                                 \
+  Tensor& Tensor::name##_() {                                                       \
+    if (autograd::check_inplace(*this, #name "_", {})) {                            \
+      autograd::rebase_history(*this, stride::name(clone()));                       \
+      return *this;                                                                 \
+    }                                                                               \
+    Tensor self = *this;                                                            \
+    name##_kernel(self, *this);                                                     \
+    return *this;                                                                   \
   }
 STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
 #undef STRIDE_DEFINE_FLOAT_UNARY
 
 // ---- unary ops keeping the dtype ----
-#define STRIDE_SAME_UNARY_OPS(X)                                          \
-  X(neg, T(-x))                                                           \
-  X(abs, T(x < T(0) ? T(-x) : x))                                         \
-  X(square, T(x* x))                                                      \
-  X(relu, T(x > T(0) ? x : (x != x ? x : T(0))))
+#define STRIDE_SAME_UNARY_OPS(X)                    \
+  X(neg, T(-x), x, -g)                              \
+  X(abs, T(x < T(0) ? T(-x) : x), x, g* sign_of(x)) \
+  X(square, T(x* x), x, g* x * 2.0)                 \
+  X(relu, T(x > T(0) ? x : (x != x ? x : T(0))), y, g* mask_of(y.gt(0), y.dtype()))
 
-#define STRIDE_DEFINE_SAME_UNARY(name, expr)                                             \
+#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward)                                \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                           \
+    return run_elementwise(#name, out, {input}, input.dtype(), input.dtype(),                \
+                           detail::DispatchNumeric{}, [](const TensorIter& iter, auto tag) { \
+                             using T = typename decltype(tag)::type;                         \
+                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; });           \
+                           });                                                               \
+  }                                                                                          \
   Tensor& name##_out(Tensor& out, const Tensor& input) {                                     \
-    return run_elementwise(#name, out, {input}, input.dtype(), input.dtype(), detail::DispatchNumeric{},      \
-                           [](const TensorIter& iter, auto tag) {                        \
-                             using T = typename decltype(tag)::type;                     \
-                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; });       \
-                           });                                                           \
-  }                                                                                      \
-  Tensor name(const Tensor& x) {                                                         \
-    Tensor out;                                                                          \
-    return name##_out(out, x);                                                           \
-  }                                                                                      \
-  Tensor Tensor::name() const { return stride::name(*this); }                            \
-  Tensor& Tensor::name##_() {                                                            \
-    Tensor self = *this;                                                                 \
-    name##_out(self, *this);                                                             \
-    return *this;                                                                        \
+    autograd::check_no_grad_out(#name, {&input});                                            \
+    return name##_kernel(out, input);                                                        \
+  }                                                                                          \
+  Tensor name(const Tensor& input) {                                                         \
+    Tensor out;                                                                              \
+    {                                                                                        \
+      NoGradGuard no_grad;                                                                   \
+      name##_kernel(out, input);                                                             \
+    }                                                                                        \
+    if (auto node = make_node(#name, {&input}, {&out})) {                                    \
+      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {            \
+        const Tensor& g = gs[0];                                                             \
+        const Tensor saved = s.get();                                                        \
+        [[maybe_unused]] const Tensor& x = saved;                                            \
+        [[maybe_unused]] const Tensor& y = saved;                                            \
+        return Grads{backward};                                                              \
+      });                                                                                    \
+    }                                                                                        \
+    return out;                                                                              \
+  }                                                                                          \
+  Tensor Tensor::name() const {                                                              \
+    return stride::name(*this);                                                              \
+  }                                                                                          \
+  Tensor& Tensor::name##_() {                                                                \
+    if (autograd::check_inplace(*this, #name "_", {})) {                                     \
+      autograd::rebase_history(*this, stride::name(clone()));                                \
+      return *this;                                                                          \
+    }                                                                                        \
+    Tensor self = *this;                                                                     \
+    name##_kernel(self, *this);                                                              \
+    return *this;                                                                            \
   }
 STRIDE_SAME_UNARY_OPS(STRIDE_DEFINE_SAME_UNARY)
 #undef STRIDE_DEFINE_SAME_UNARY
 
 // ---- binary arithmetic (promoting) ----
-Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+static Tensor& add_kernel(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const ScalarType rt = result_type(a, b);
   return run_elementwise("add", out, {a, b}, rt, rt, detail::DispatchNumericAndBool{},
                          [&](const TensorIter& iter, auto tag) {
@@ -156,7 +261,7 @@ Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
                          });
 }
 
-Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+static Tensor& sub_kernel(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   STRIDE_CHECK(a.dtype() != kBool || b.dtype() != kBool, DTypeError,
                "[sub] subtracting two bool tensors is not supported. Hint: use logical ops or "
                "convert with .to(kInt64).");
@@ -173,28 +278,24 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
                          });
 }
 
-#define STRIDE_BINARY_OPS(X)                                                        \
-  X(mul, detail::DispatchNumericAndBool{}, T(x* y))                                        \
+#define STRIDE_BINARY_OPS(X)                                                                     \
+  X(mul, detail::DispatchNumericAndBool{}, T(x* y))                                              \
   X(maximum, detail::DispatchNumericAndBool{}, T((x != x) ? x : (y != y) ? y : (x > y ? x : y))) \
   X(minimum, detail::DispatchNumericAndBool{}, T((x != x) ? x : (y != y) ? y : (x < y ? x : y)))
 
-#define STRIDE_DEFINE_BINARY(name, dispatch, expr)                                       \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                    \
-    const ScalarType rt = result_type(a, b);                                             \
-    return run_elementwise(#name, out, {a, b}, rt, rt, dispatch,                         \
-                           [](const TensorIter& iter, auto tag) {                        \
-                             using T = typename decltype(tag)::type;                     \
-                             cpu::cpu_kernel(iter, [](T x, T y) -> T { return expr; });  \
-                           });                                                           \
-  }                                                                                      \
-  Tensor name(const Tensor& a, const Tensor& b) {                                        \
-    Tensor out;                                                                          \
-    return name##_out(out, a, b);                                                        \
+#define STRIDE_DEFINE_BINARY(name, dispatch, expr)                                      \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {         \
+    const ScalarType rt = result_type(a, b);                                            \
+    return run_elementwise(#name, out, {a, b}, rt, rt, dispatch,                        \
+                           [](const TensorIter& iter, auto tag) {                       \
+                             using T = typename decltype(tag)::type;                    \
+                             cpu::cpu_kernel(iter, [](T x, T y) -> T { return expr; }); \
+                           });                                                          \
   }
 STRIDE_BINARY_OPS(STRIDE_DEFINE_BINARY)
 #undef STRIDE_DEFINE_BINARY
 
-Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+static Tensor& div_kernel(Tensor& out, const Tensor& a, const Tensor& b) {
   const ScalarType rt = float_result(result_type(a, b));  // true division
   return run_elementwise("div", out, {a, b}, rt, rt, detail::DispatchFloating{},
                          [](const TensorIter& iter, auto tag) {
@@ -203,7 +304,7 @@ Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
                          });
 }
 
-Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& e) {
+static Tensor& pow_kernel(Tensor& out, const Tensor& a, const Tensor& e) {
   const ScalarType rt = result_type(a, e);
   return run_elementwise("pow", out, {a, e}, rt, rt, detail::DispatchNumeric{},
                          [](const TensorIter& iter, auto tag) {
@@ -224,23 +325,145 @@ Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& e) {
                          });
 }
 
-Tensor div(const Tensor& a, const Tensor& b) {
+namespace {
+
+// Runs a binary kernel without recording; `out` is allocated.
+template <class Kernel>
+Tensor run_binary(Kernel kernel, const Tensor& a, const Tensor& b) {
   Tensor out;
-  return div_out(out, a, b);
+  NoGradGuard no_grad;
+  kernel(out, a, b);
+  return out;
 }
+
+// Gradient of maximum/minimum: to the larger (smaller) side, split evenly on ties.
+Grads extreme_backward(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max) {
+  Tensor a_wins, ties;
+  {
+    NoGradGuard no_grad;
+    a_wins = (is_max ? a.gt(b) : a.lt(b)).to(g.dtype());
+    ties = a.eq(b).to(g.dtype()) * 0.5;
+  }
+  Tensor wa = a_wins + ties;
+  return {g * wa, g * (1.0 - wa)};
+}
+
+}  // namespace
+
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out;
-  return add_out(out, a, b, alpha);
+  Tensor out = run_binary(
+      [&](Tensor& o, const Tensor& x, const Tensor& y) { add_kernel(o, x, y, alpha); }, a, b);
+  if (auto node = make_node("add", {&a, &b}, {&out})) {
+    node->set_backward([alpha](const Grads& gs) {
+      return Grads{gs[0], alpha.to_double() == 1.0 ? gs[0] : gs[0] * alpha};
+    });
+  }
+  return out;
 }
+
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out;
-  return sub_out(out, a, b, alpha);
+  Tensor out = run_binary(
+      [&](Tensor& o, const Tensor& x, const Tensor& y) { sub_kernel(o, x, y, alpha); }, a, b);
+  if (auto node = make_node("sub", {&a, &b}, {&out})) {
+    node->set_backward([alpha](const Grads& gs) {
+      return Grads{gs[0], gs[0] * -alpha.to_double()};
+    });
+  }
+  return out;
 }
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = run_binary(mul_kernel, a, b);
+  if (auto node = make_node("mul", {&a, &b}, {&out})) {
+    const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
+    node->set_backward([sa = need_b ? SavedTensor::input(a) : SavedTensor(),
+                        sb = need_a ? SavedTensor::input(b) : SavedTensor()](const Grads& gs) {
+      return Grads{sb.defined() ? gs[0] * sb.get() : Tensor(),
+                   sa.defined() ? gs[0] * sa.get() : Tensor()};
+    });
+  }
+  return out;
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  Tensor out = run_binary(div_kernel, a, b);
+  if (auto node = make_node("div", {&a, &b}, {&out})) {
+    const bool need_b = autograd::requires_grad(b);
+    node->set_backward([sa = need_b ? SavedTensor::input(a) : SavedTensor(),
+                        sb = SavedTensor::input(b)](const Grads& gs) {
+      const Tensor bv = sb.get();
+      return Grads{gs[0] / bv, sa.defined() ? -gs[0] * sa.get() / (bv * bv) : Tensor()};
+    });
+  }
+  return out;
+}
+
 Tensor pow(const Tensor& a, const Tensor& e) {
-  Tensor out;
-  return pow_out(out, a, e);
+  Tensor out = run_binary(pow_kernel, a, e);
+  if (auto node = make_node("pow", {&a, &e}, {&out})) {
+    const bool need_e = autograd::requires_grad(e);
+    node->set_backward([sa = SavedTensor::input(a), se = SavedTensor::input(e),
+                        sy = need_e ? SavedTensor::output(out) : SavedTensor()](const Grads& gs) {
+      const Tensor av = sa.get(), ev = se.get();
+      Tensor zero_exp;
+      {
+        NoGradGuard no_grad;
+        zero_exp = ev.eq(0);
+      }
+      // d a^e / da = e a^(e-1), defined as 0 where e == 0 (as PyTorch does).
+      Tensor da = where(zero_exp, zeros_like(av), ev * pow(av, ev - 1.0));
+      Tensor de = sy.defined() ? gs[0] * sy.get() * log(av) : Tensor();
+      return Grads{gs[0] * da, de};
+    });
+  }
+  return out;
 }
-Tensor pow(const Tensor& a, const Scalar& e) { return pow(a, wrap_scalar(e, a)); }
+
+Tensor pow(const Tensor& a, const Scalar& e) {
+  return pow(a, wrap_scalar(e, a));
+}
+
+Tensor maximum(const Tensor& a, const Tensor& b) {
+  Tensor out = run_binary(maximum_kernel, a, b);
+  if (auto node = make_node("maximum", {&a, &b}, {&out})) {
+    node->set_backward([sa = SavedTensor::input(a), sb = SavedTensor::input(b)](const Grads& gs) {
+      return extreme_backward(gs[0], sa.get(), sb.get(), true);
+    });
+  }
+  return out;
+}
+
+Tensor minimum(const Tensor& a, const Tensor& b) {
+  Tensor out = run_binary(minimum_kernel, a, b);
+  if (auto node = make_node("minimum", {&a, &b}, {&out})) {
+    node->set_backward([sa = SavedTensor::input(a), sb = SavedTensor::input(b)](const Grads& gs) {
+      return extreme_backward(gs[0], sa.get(), sb.get(), false);
+    });
+  }
+  return out;
+}
+
+#define STRIDE_DEFINE_BINARY_OUT(name)                                \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) { \
+    autograd::check_no_grad_out(#name, {&a, &b});                     \
+    return name##_kernel(out, a, b);                                  \
+  }
+STRIDE_DEFINE_BINARY_OUT(mul)
+STRIDE_DEFINE_BINARY_OUT(div)
+STRIDE_DEFINE_BINARY_OUT(pow)
+STRIDE_DEFINE_BINARY_OUT(maximum)
+STRIDE_DEFINE_BINARY_OUT(minimum)
+#undef STRIDE_DEFINE_BINARY_OUT
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  autograd::check_no_grad_out("add", {&a, &b});
+  return add_kernel(out, a, b, alpha);
+}
+
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  autograd::check_no_grad_out("sub", {&a, &b});
+  return sub_kernel(out, a, b, alpha);
+}
 
 // ---- comparisons -> bool ----
 #define STRIDE_COMPARISON_OPS(X) \
@@ -251,30 +474,33 @@ Tensor pow(const Tensor& a, const Scalar& e) { return pow(a, wrap_scalar(e, a));
   X(gt, x > y)                   \
   X(ge, x >= y)
 
-#define STRIDE_DEFINE_COMPARISON(name, expr)                                             \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                    \
-    return run_elementwise(#name, out, {a, b}, result_type(a, b), kBool,                 \
-                           detail::DispatchNumericAndBool{}, [](const TensorIter& iter, auto tag) { \
-                             using T = typename decltype(tag)::type;                     \
+#define STRIDE_DEFINE_COMPARISON(name, expr)                                               \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                      \
+    return run_elementwise(#name, out, {a, b}, result_type(a, b), kBool,                   \
+                           detail::DispatchNumericAndBool{},                               \
+                           [](const TensorIter& iter, auto tag) {                          \
+                             using T = typename decltype(tag)::type;                       \
                              cpu::cpu_kernel(iter, [](T x, T y) -> bool { return expr; }); \
-                           });                                                           \
-  }                                                                                      \
-  Tensor name(const Tensor& a, const Tensor& b) {                                        \
-    Tensor out;                                                                          \
-    return name##_out(out, a, b);                                                        \
-  }                                                                                      \
-  Tensor Tensor::name(const Tensor& other) const { return stride::name(*this, other); }  \
-  Tensor Tensor::name(const Scalar& other) const {                                       \
-    return stride::name(*this, wrap_scalar(other, *this));                               \
+                           });                                                             \
+  }                                                                                        \
+  Tensor name(const Tensor& a, const Tensor& b) {                                          \
+    Tensor out;                                                                            \
+    return name##_out(out, a, b);                                                          \
+  }                                                                                        \
+  Tensor Tensor::name(const Tensor& other) const {                                         \
+    return stride::name(*this, other);                                                     \
+  }                                                                                        \
+  Tensor Tensor::name(const Scalar& other) const {                                         \
+    return stride::name(*this, wrap_scalar(other, *this));                                 \
   }
 STRIDE_COMPARISON_OPS(STRIDE_DEFINE_COMPARISON)
 #undef STRIDE_DEFINE_COMPARISON
 
 // ---- clamp, where, masked_fill ----
-Tensor& clamp_out(Tensor& out,
-                  const Tensor& x,
-                  std::optional<Scalar> lo,
-                  std::optional<Scalar> hi) {
+static Tensor& clamp_kernel(Tensor& out,
+                            const Tensor& x,
+                            std::optional<Scalar> lo,
+                            std::optional<Scalar> hi) {
   STRIDE_CHECK(lo || hi, ValueError, "[clamp] at least one of min and max must be given.");
   ScalarType rt = x.dtype();
   if (lo) rt = result_type(x, wrap_scalar(*lo, x));
@@ -294,17 +520,43 @@ Tensor& clamp_out(Tensor& out,
                          });
 }
 
-Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  Tensor out;
-  return clamp_out(out, x, lo, hi);
+Tensor& clamp_out(Tensor& out,
+                  const Tensor& x,
+                  std::optional<Scalar> lo,
+                  std::optional<Scalar> hi) {
+  autograd::check_no_grad_out("clamp", {&x});
+  return clamp_kernel(out, x, lo, hi);
 }
 
-Tensor& where_out(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    clamp_kernel(out, x, lo, hi);
+  }
+  if (auto node = make_node("clamp", {&x}, {&out})) {
+    node->set_backward([sx = SavedTensor::input(x), lo, hi](const Grads& gs) {
+      const Tensor xv = sx.get();
+      Tensor inside;
+      {
+        NoGradGuard no_grad;
+        inside = ones_like(xv).to(kBool);
+        if (lo) inside = where(xv.lt(wrap_scalar(*lo, xv)), zeros_like(inside), inside);
+        if (hi) inside = where(xv.gt(wrap_scalar(*hi, xv)), zeros_like(inside), inside);
+      }
+      return Grads{gs[0] * inside.to(gs[0].dtype())};
+    });
+  }
+  return out;
+}
+
+static Tensor& where_kernel(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   STRIDE_CHECK(cond.dtype() == kBool, DTypeError, "[where] condition must be bool; got ",
                to_string(cond.dtype()), ". Hint: build it with a comparison such as x.gt(0).");
   const ScalarType rt = result_type(a, b);
   if (detail::is_16bit(rt)) {
-    Tensor tmp = where(cond, a.to(kFloat32), b.to(kFloat32));
+    Tensor tmp;
+    where_kernel(tmp, cond, a.to(kFloat32), b.to(kFloat32));
     return detail::assign_result(out, tmp, rt, "where");
   }
   const Tensor ac = a.to(rt), bc = b.to(rt);
@@ -323,23 +575,45 @@ Tensor& where_out(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor
   return out;
 }
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  Tensor out;
-  return where_out(out, cond, a, b);
+Tensor& where_out(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  autograd::check_no_grad_out("where", {&a, &b});
+  return where_kernel(out, cond, a, b);
 }
 
-Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
-  STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
-               to_string(mask.dtype()), ".");
-  Tensor self = *this;
-  where_out(self, mask, scalar_tensor(value, dtype()), *this);
-  return *this;
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    where_kernel(out, cond, a, b);
+  }
+  if (auto node = make_node("where", {&a, &b}, {&out})) {
+    node->set_backward([c = cond](const Grads& gs) {
+      const Tensor zero = zeros_like(gs[0]);
+      return Grads{where(c, gs[0], zero), where(c, zero, gs[0])};
+    });
+  }
+  return out;
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  Tensor out = x.clone();
-  out.masked_fill_(mask, value);
-  return out;
+  STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
+               to_string(mask.dtype()), ".");
+  STRIDE_CHECK(broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill") == x.sizes(), ShapeError,
+               "[masked_fill] mask ", shape_str(mask.sizes()), " cannot be broadcast to ",
+               shape_str(x.sizes()), ".");
+  return where(mask, scalar_tensor(value, x.dtype()), x);
+}
+
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  if (autograd::check_inplace(*this, "masked_fill_", {})) {
+    autograd::rebase_history(*this, stride::masked_fill(clone(), mask, value));
+    return *this;
+  }
+  STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
+               to_string(mask.dtype()), ".");
+  Tensor self = *this;
+  where_kernel(self, mask, scalar_tensor(value, dtype()), *this);
+  return *this;
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
@@ -349,7 +623,7 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
 // ---- tril / triu: keep elements on one side of a diagonal of the last two dims ----
 namespace {
 
-// mask[i, j] = (j - i > diagonal) for tril (the part to zero), broadcast over batch dims.
+// True where j - i is beyond `diagonal` (the part to zero), broadcast over batch dims.
 Tensor diagonal_mask(const Tensor& x, int64_t diagonal, bool upper_part, const char* op) {
   STRIDE_CHECK(x.dim() >= 2, ShapeError, "[", op, "] needs at least 2 dims; got shape ",
                shape_str(x.sizes()), ".");
@@ -357,24 +631,47 @@ Tensor diagonal_mask(const Tensor& x, int64_t diagonal, bool upper_part, const c
   Tensor i = arange(rows).view({rows, 1});
   Tensor j = arange(cols).view({1, cols});
   Tensor d = sub(j, i);
-  return upper_part ? gt(d, scalar_tensor(diagonal, kInt64)) : lt(d, scalar_tensor(diagonal, kInt64));
+  return upper_part ? gt(d, scalar_tensor(diagonal, kInt64))
+                    : lt(d, scalar_tensor(diagonal, kInt64));
 }
 
 }  // namespace
 
+Tensor tril(const Tensor& x, int64_t diagonal) {
+  return masked_fill(x, diagonal_mask(x, diagonal, true, "tril"), 0);
+}
+Tensor triu(const Tensor& x, int64_t diagonal) {
+  return masked_fill(x, diagonal_mask(x, diagonal, false, "triu"), 0);
+}
 Tensor& Tensor::tril_(int64_t diagonal) {
   return masked_fill_(diagonal_mask(*this, diagonal, true, "tril"), 0);
 }
 Tensor& Tensor::triu_(int64_t diagonal) {
   return masked_fill_(diagonal_mask(*this, diagonal, false, "triu"), 0);
 }
-Tensor tril(const Tensor& x, int64_t diagonal) { return x.clone().tril_(diagonal); }
-Tensor triu(const Tensor& x, int64_t diagonal) { return x.clone().triu_(diagonal); }
-Tensor Tensor::tril(int64_t diagonal) const { return stride::tril(*this, diagonal); }
-Tensor Tensor::triu(int64_t diagonal) const { return stride::triu(*this, diagonal); }
+Tensor Tensor::tril(int64_t diagonal) const {
+  return stride::tril(*this, diagonal);
+}
+Tensor Tensor::triu(int64_t diagonal) const {
+  return stride::triu(*this, diagonal);
+}
 
 // ---- optimizer-style in-place updates ----
+// With autograd recording they are computed from ops (differentiable); the
+// kernels below are the fast path used by optimizers under NoGradGuard.
+Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
+  if (GradMode::is_enabled() && (autograd::requires_grad(start) || autograd::requires_grad(end))) {
+    return start + (end - start) * weight;
+  }
+  Tensor out = start.clone();
+  return out.lerp_(end, weight);
+}
+
 Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
+  if (autograd::check_inplace(*this, "lerp_", {&end})) {
+    autograd::rebase_history(*this, stride::lerp(clone(), end, weight));
+    return *this;
+  }
   Tensor self = *this;
   const ScalarType rt = dtype();
   run_elementwise("lerp_", self, {*this, end}, rt, rt, detail::DispatchFloating{},
@@ -389,11 +686,11 @@ Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
   return *this;
 }
 
-Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
-  return start.clone().lerp_(end, weight);
-}
-
 Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  if (autograd::check_inplace(*this, "addcmul_", {&t1, &t2})) {
+    autograd::rebase_history(*this, clone() + t1 * t2 * value);
+    return *this;
+  }
   Tensor self = *this;
   const ScalarType rt = dtype();
   run_elementwise("addcmul_", self, {*this, t1, t2}, rt, rt, detail::DispatchNumeric{},
@@ -406,6 +703,10 @@ Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value
 }
 
 Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  if (autograd::check_inplace(*this, "addcdiv_", {&t1, &t2})) {
+    autograd::rebase_history(*this, clone() + t1 / t2 * value);
+    return *this;
+  }
   Tensor self = *this;
   const ScalarType rt = dtype();
   run_elementwise("addcdiv_", self, {*this, t1, t2}, rt, rt, detail::DispatchFloating{},
@@ -421,61 +722,119 @@ Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value
 Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const {
   return stride::add(*this, other, alpha);
 }
-Tensor Tensor::add(const Scalar& other) const { return stride::add(*this, wrap_scalar(other, *this)); }
+Tensor Tensor::add(const Scalar& other) const {
+  return stride::add(*this, wrap_scalar(other, *this));
+}
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
   return stride::sub(*this, other, alpha);
 }
-Tensor Tensor::sub(const Scalar& other) const { return stride::sub(*this, wrap_scalar(other, *this)); }
-Tensor Tensor::mul(const Tensor& other) const { return stride::mul(*this, other); }
-Tensor Tensor::mul(const Scalar& other) const { return stride::mul(*this, wrap_scalar(other, *this)); }
-Tensor Tensor::div(const Tensor& other) const { return stride::div(*this, other); }
-Tensor Tensor::div(const Scalar& other) const { return stride::div(*this, wrap_scalar(other, *this)); }
-Tensor Tensor::pow(const Tensor& exponent) const { return stride::pow(*this, exponent); }
-Tensor Tensor::pow(const Scalar& exponent) const { return stride::pow(*this, exponent); }
-Tensor Tensor::maximum(const Tensor& other) const { return stride::maximum(*this, other); }
-Tensor Tensor::minimum(const Tensor& other) const { return stride::minimum(*this, other); }
+Tensor Tensor::sub(const Scalar& other) const {
+  return stride::sub(*this, wrap_scalar(other, *this));
+}
+Tensor Tensor::mul(const Tensor& other) const {
+  return stride::mul(*this, other);
+}
+Tensor Tensor::mul(const Scalar& other) const {
+  return stride::mul(*this, wrap_scalar(other, *this));
+}
+Tensor Tensor::div(const Tensor& other) const {
+  return stride::div(*this, other);
+}
+Tensor Tensor::div(const Scalar& other) const {
+  return stride::div(*this, wrap_scalar(other, *this));
+}
+Tensor Tensor::pow(const Tensor& exponent) const {
+  return stride::pow(*this, exponent);
+}
+Tensor Tensor::pow(const Scalar& exponent) const {
+  return stride::pow(*this, exponent);
+}
+Tensor Tensor::maximum(const Tensor& other) const {
+  return stride::maximum(*this, other);
+}
+Tensor Tensor::minimum(const Tensor& other) const {
+  return stride::minimum(*this, other);
+}
 Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
   return stride::clamp(*this, lo, hi);
 }
 
+// In-place binary ops: recorded per Note [In-place ops and autograd].
+#define STRIDE_DEFINE_INPLACE_BINARY(name, call_kernel, out_of_place) \
+  Tensor& Tensor::name(const Tensor& other) {                         \
+    if (autograd::check_inplace(*this, #name, {&other})) {            \
+      autograd::rebase_history(*this, out_of_place);                  \
+      return *this;                                                   \
+    }                                                                 \
+    Tensor self = *this;                                              \
+    call_kernel;                                                      \
+    return *this;                                                     \
+  }
+STRIDE_DEFINE_INPLACE_BINARY(mul_, mul_kernel(self, *this, other), stride::mul(clone(), other))
+STRIDE_DEFINE_INPLACE_BINARY(div_, div_kernel(self, *this, other), stride::div(clone(), other))
+#undef STRIDE_DEFINE_INPLACE_BINARY
+
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
+  if (autograd::check_inplace(*this, "add_", {&other})) {
+    autograd::rebase_history(*this, stride::add(clone(), other, alpha));
+    return *this;
+  }
   Tensor self = *this;
-  add_out(self, *this, other, alpha);
+  add_kernel(self, *this, other, alpha);
   return *this;
 }
-Tensor& Tensor::add_(const Scalar& other) { return add_(wrap_scalar(other, *this)); }
 Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  if (autograd::check_inplace(*this, "sub_", {&other})) {
+    autograd::rebase_history(*this, stride::sub(clone(), other, alpha));
+    return *this;
+  }
   Tensor self = *this;
-  sub_out(self, *this, other, alpha);
+  sub_kernel(self, *this, other, alpha);
   return *this;
 }
-Tensor& Tensor::sub_(const Scalar& other) { return sub_(wrap_scalar(other, *this)); }
-Tensor& Tensor::mul_(const Tensor& other) {
-  Tensor self = *this;
-  mul_out(self, *this, other);
-  return *this;
+Tensor& Tensor::add_(const Scalar& other) {
+  return add_(wrap_scalar(other, *this));
 }
-Tensor& Tensor::mul_(const Scalar& other) { return mul_(wrap_scalar(other, *this)); }
-Tensor& Tensor::div_(const Tensor& other) {
-  Tensor self = *this;
-  div_out(self, *this, other);
-  return *this;
+Tensor& Tensor::sub_(const Scalar& other) {
+  return sub_(wrap_scalar(other, *this));
 }
-Tensor& Tensor::div_(const Scalar& other) { return div_(wrap_scalar(other, *this)); }
+Tensor& Tensor::mul_(const Scalar& other) {
+  return mul_(wrap_scalar(other, *this));
+}
+Tensor& Tensor::div_(const Scalar& other) {
+  return div_(wrap_scalar(other, *this));
+}
 Tensor& Tensor::pow_(const Scalar& exponent) {
+  const Tensor e = wrap_scalar(exponent, *this);
+  if (autograd::check_inplace(*this, "pow_", {})) {
+    autograd::rebase_history(*this, stride::pow(clone(), e));
+    return *this;
+  }
   Tensor self = *this;
-  pow_out(self, *this, wrap_scalar(exponent, *this));
+  pow_kernel(self, *this, e);
   return *this;
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  if (autograd::check_inplace(*this, "clamp_", {})) {
+    autograd::rebase_history(*this, stride::clamp(clone(), lo, hi));
+    return *this;
+  }
   Tensor self = *this;
-  clamp_out(self, *this, lo, hi);
+  clamp_kernel(self, *this, lo, hi);
   return *this;
 }
 
-Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrap_scalar(a, b), b); }
-Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap_scalar(a, b), b); }
-Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrap_scalar(a, b), b); }
-Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap_scalar(a, b), b); }
+Tensor operator+(const Scalar& a, const Tensor& b) {
+  return add(wrap_scalar(a, b), b);
+}
+Tensor operator-(const Scalar& a, const Tensor& b) {
+  return sub(wrap_scalar(a, b), b);
+}
+Tensor operator*(const Scalar& a, const Tensor& b) {
+  return mul(wrap_scalar(a, b), b);
+}
+Tensor operator/(const Scalar& a, const Tensor& b) {
+  return div(wrap_scalar(a, b), b);
+}
 
 }  // namespace stride

@@ -10,8 +10,12 @@
 
 namespace stride::detail {
 
-inline bool is_16bit(ScalarType t) { return t == kFloat16 || t == kBFloat16; }
-inline ScalarType compute_type(ScalarType t) { return is_16bit(t) ? kFloat32 : t; }
+inline bool is_16bit(ScalarType t) {
+  return t == kFloat16 || t == kBFloat16;
+}
+inline ScalarType compute_type(ScalarType t) {
+  return is_16bit(t) ? kFloat32 : t;
+}
 // bool < integer < floating
 inline int type_category(ScalarType t) {
   return t == kBool ? 0 : is_floating_point(t) ? 2 : 1;
@@ -25,7 +29,9 @@ ScalarType result_type(const Tensor& a, const Tensor& b);
 // int64).
 Tensor wrap_scalar(const Scalar& s, const Tensor& like);
 // Smallest floating dtype that holds `t`'s values (float32 for integers).
-inline ScalarType float_result(ScalarType t) { return is_floating_point(t) ? t : kFloat32; }
+inline ScalarType float_result(ScalarType t) {
+  return is_floating_point(t) ? t : kFloat32;
+}
 
 // Writes `result` into `out`: allocates it when undefined, resizes it when it
 // has no elements, else checks shape and dtype. For the 16-bit compute path.

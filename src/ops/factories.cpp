@@ -1,6 +1,7 @@
 // Factories: tensors made from nothing, from values, or at random.
 #include <cmath>
 
+#include "autograd/node.h"
 #include "backends/cpu/loops.h"
 #include "core/check.h"
 #include "core/dispatch.h"
@@ -20,7 +21,9 @@ void check_shape(IntArrayRef shape, const char* op) {
   }
 }
 
-Generator& gen_or_default(Generator* gen) { return gen ? *gen : default_generator(); }
+Generator& gen_or_default(Generator* gen) {
+  return gen ? *gen : default_generator();
+}
 
 }  // namespace
 
@@ -28,7 +31,8 @@ Tensor empty(IntArrayRef shape, TensorOptions options) {
   check_shape(shape, "empty");
   const size_t nbytes = size_t(numel_of(shape)) * element_size(options.dtype());
   auto storage = std::make_shared<StorageImpl>(nbytes, options.device());
-  return detail::make_tensor(std::move(storage), options.dtype(), shape, contiguous_strides(shape), 0);
+  return detail::make_tensor(std::move(storage), options.dtype(), shape, contiguous_strides(shape),
+                             0);
 }
 
 Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options) {
@@ -52,20 +56,38 @@ Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options) {
   return t;
 }
 
-Tensor zeros(IntArrayRef shape, TensorOptions options) { return full(shape, 0, options); }
-Tensor ones(IntArrayRef shape, TensorOptions options) { return full(shape, 1, options); }
-Tensor empty_like(const Tensor& t) { return empty(t.sizes(), t.options()); }
-Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), t.options()); }
-Tensor ones_like(const Tensor& t) { return ones(t.sizes(), t.options()); }
-Tensor full_like(const Tensor& t, const Scalar& value) { return full(t.sizes(), value, t.options()); }
-Tensor rand_like(const Tensor& t, Generator* gen) { return rand(t.sizes(), t.options(), gen); }
-Tensor randn_like(const Tensor& t, Generator* gen) { return randn(t.sizes(), t.options(), gen); }
+Tensor zeros(IntArrayRef shape, TensorOptions options) {
+  return full(shape, 0, options);
+}
+Tensor ones(IntArrayRef shape, TensorOptions options) {
+  return full(shape, 1, options);
+}
+Tensor empty_like(const Tensor& t) {
+  return empty(t.sizes(), t.options());
+}
+Tensor zeros_like(const Tensor& t) {
+  return zeros(t.sizes(), t.options());
+}
+Tensor ones_like(const Tensor& t) {
+  return ones(t.sizes(), t.options());
+}
+Tensor full_like(const Tensor& t, const Scalar& value) {
+  return full(t.sizes(), value, t.options());
+}
+Tensor rand_like(const Tensor& t, Generator* gen) {
+  return rand(t.sizes(), t.options(), gen);
+}
+Tensor randn_like(const Tensor& t, Generator* gen) {
+  return randn(t.sizes(), t.options(), gen);
+}
 
 Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
   return full({}, value, options);
 }
 
-Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
+Tensor arange(const Scalar& end, TensorOptions options) {
+  return arange(0, end, 1, options);
+}
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
@@ -121,18 +143,24 @@ template Tensor tensor<BFloat16>(const std::vector<BFloat16>&, IntArrayRef);
 // ---- fills ----
 
 Tensor& Tensor::fill_(const Scalar& value) {
+  if (autograd::check_inplace(*this, "fill_", {})) {
+    autograd::rebase_history(*this, full(sizes(), value, options()));
+    return *this;
+  }
   Tensor self = *this;
   TensorIter iter = TensorIterConfig("fill_").add_output(self).build();
   detail::dispatch_all(dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ? T(float(value.to_double()))
-                                                                        : value.to<T>();
+                                                                       : value.to<T>();
     cpu::cpu_kernel(iter, [v]() -> T { return v; });
   });
   return *this;
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::zero_() {
+  return fill_(0);
+}
 
 namespace {
 
@@ -143,12 +171,22 @@ template <class Fill>
 Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
   STRIDE_CHECK(self.is_floating_point(), DTypeError, "[", op,
                "] needs a floating-point tensor; got ", to_string(self.dtype()), ".");
+  if (autograd::check_inplace(self, op, {})) {
+    Tensor fresh = empty(self.sizes(), self.options());
+    random_floating(fresh, op, fill);
+    autograd::rebase_history(self, fresh);
+    return self;
+  }
   const ScalarType work = self.dtype() == kFloat64 ? kFloat64 : kFloat32;
   Tensor buf = self.is_contiguous() && self.dtype() == work ? self : empty(self.sizes(), work);
-  if (work == kFloat64) fill(buf.data_ptr<double>(), buf.numel());
-  else fill(buf.data_ptr<float>(), buf.numel());
-  if (!buf.is_same(self)) self.copy_(buf);
-  else self.storage()->bump_version();
+  if (work == kFloat64)
+    fill(buf.data_ptr<double>(), buf.numel());
+  else
+    fill(buf.data_ptr<float>(), buf.numel());
+  if (!buf.is_same(self))
+    self.copy_(buf);
+  else
+    self.storage()->bump_version();
   return self;
 }
 
@@ -158,17 +196,15 @@ Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
   STRIDE_CHECK(from <= to, ValueError, "[uniform_] expected from <= to; got from=", from,
                ", to=", to, ".");
   Generator& g = gen_or_default(gen);
-  return random_floating(*this, "uniform_", [&](auto* p, int64_t n) {
-    detail::fill_uniform(p, n, from, to, g);
-  });
+  return random_floating(*this, "uniform_",
+                         [&](auto* p, int64_t n) { detail::fill_uniform(p, n, from, to, g); });
 }
 
 Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
   STRIDE_CHECK(std >= 0, ValueError, "[normal_] expected std >= 0; got ", std, ".");
   Generator& g = gen_or_default(gen);
-  return random_floating(*this, "normal_", [&](auto* p, int64_t n) {
-    detail::fill_normal(p, n, mean, std, g);
-  });
+  return random_floating(*this, "normal_",
+                         [&](auto* p, int64_t n) { detail::fill_normal(p, n, mean, std, g); });
 }
 
 Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
@@ -176,6 +212,10 @@ Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
                "[random_] a bool tensor needs a range within [0, 2); got [", from, ", ", to, ").");
   Tensor buf = empty(sizes(), kInt64);
   detail::fill_randint(buf.data_ptr<int64_t>(), buf.numel(), from, to, gen_or_default(gen));
+  if (autograd::check_inplace(*this, "random_", {})) {
+    autograd::rebase_history(*this, buf.to(dtype()));
+    return *this;
+  }
   return copy_(buf);
 }
 
@@ -183,7 +223,12 @@ Tensor& Tensor::bernoulli_(double p, Generator* gen) {
   STRIDE_CHECK(p >= 0 && p <= 1, ValueError, "[bernoulli_] expected 0 <= p <= 1; got ", p, ".");
   Tensor u = empty(sizes(), kFloat64);
   detail::fill_uniform(u.data_ptr<double>(), u.numel(), 0, 1, gen_or_default(gen));
-  return copy_(stride::lt(u, scalar_tensor(p, kFloat64)));
+  const Tensor draws = stride::lt(u, scalar_tensor(p, kFloat64));
+  if (autograd::check_inplace(*this, "bernoulli_", {})) {
+    autograd::rebase_history(*this, draws.to(dtype()));
+    return *this;
+  }
+  return copy_(draws);
 }
 
 Tensor rand(IntArrayRef shape, TensorOptions options, Generator* gen) {
@@ -196,8 +241,8 @@ Tensor randn(IntArrayRef shape, TensorOptions options, Generator* gen) {
   return t.normal_(0, 1, gen);
 }
 
-Tensor randint(int64_t low, int64_t high, IntArrayRef shape, TensorOptions options,
-               Generator* gen) {
+Tensor randint(
+    int64_t low, int64_t high, IntArrayRef shape, TensorOptions options, Generator* gen) {
   Tensor t = empty(shape, options);
   return t.random_(low, high, gen);
 }

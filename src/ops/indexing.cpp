@@ -9,6 +9,7 @@
 // `index * stride_of_dim` to the source (or destination) pointer.
 #include <cstring>
 
+#include "autograd/node.h"
 #include "backends/cpu/loops.h"
 #include "core/dispatch.h"
 #include "core/overlap.h"
@@ -38,8 +39,9 @@ inline int64_t load_index(const char* p) {
 
 [[noreturn]] void index_out_of_range(const char* op, int64_t idx, int64_t dim, int64_t size) {
   if (std::strcmp(op, "embedding") == 0) {
-    throw IndexError(detail::str_cat("[embedding] id ", idx, " is out of range for a vocabulary of ",
-                                     size, " (ids must be in [0, ", size,
+    throw IndexError(detail::str_cat("[embedding] id ", idx,
+                                     " is out of range for a vocabulary of ", size,
+                                     " (ids must be in [0, ", size,
                                      ")). Hint: check the tokenizer and the model's vocab_size."));
   }
   throw IndexError(detail::str_cat("[", op, "] index ", idx, " is out of range for dim ", dim,
@@ -48,8 +50,13 @@ inline int64_t load_index(const char* p) {
 
 // out[...] = src[... with dim replaced by index[...]], all three walked by one
 // TensorIter (Note [Restrided indexing]).
-void gather_kernel(Tensor& out, const Tensor& src_restrided, const Tensor& index_restrided,
-                   int64_t dim, int64_t src_dim_size, int64_t src_dim_stride, const char* op) {
+void gather_kernel(Tensor& out,
+                   const Tensor& src_restrided,
+                   const Tensor& index_restrided,
+                   int64_t dim,
+                   int64_t src_dim_size,
+                   int64_t src_dim_stride,
+                   const char* op) {
   TensorIter iter = TensorIterConfig(op)
                         .add_output(out)
                         .add_input(src_restrided)
@@ -68,17 +75,19 @@ void gather_kernel(Tensor& out, const Tensor& src_restrided, const Tensor& index
       }
     });
   };
-  if (index_restrided.dtype() == kInt64) run(detail::TypeTag<int64_t>{});
-  else run(detail::TypeTag<int32_t>{});
+  if (index_restrided.dtype() == kInt64)
+    run(detail::TypeTag<int64_t>{});
+  else
+    run(detail::TypeTag<int32_t>{});
 }
 
 }  // namespace
 
-Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+static Tensor index_select_kernel(const Tensor& x, int64_t dim, const Tensor& index) {
   check_index(index, "index_select");
   STRIDE_CHECK(index.dim() <= 1, ShapeError, "[index_select] index must be 0-d or 1-d; got shape ",
                shape_str(index.sizes()), ".");
-  if (x.dim() == 0) return x.view({1}).index_select(0, index.reshape({-1})).view({});
+  if (x.dim() == 0) return index_select_kernel(x.view({1}), 0, index.reshape({-1})).view({});
   dim = wrap_dim(dim, x.dim(), "index_select");
   DimVector shape = x.sizes().dims();
   shape[size_t(dim)] = index.numel();
@@ -90,10 +99,12 @@ Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
   return out;
 }
 
-Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+static Tensor gather_values(const Tensor& x, int64_t dim, const Tensor& index) {
   check_index(index, "gather");
-  STRIDE_CHECK(index.dim() == x.dim(), ShapeError, "[gather] index must have as many dims as the "
-               "input; got index ", shape_str(index.sizes()), " for input ", shape_str(x.sizes()), ".");
+  STRIDE_CHECK(index.dim() == x.dim(), ShapeError,
+               "[gather] index must have as many dims as the "
+               "input; got index ",
+               shape_str(index.sizes()), " for input ", shape_str(x.sizes()), ".");
   dim = wrap_dim(dim, x.dim(), "gather");
   for (int64_t d = 0; d < x.dim(); ++d) {
     STRIDE_CHECK(d == dim || index.size(d) <= x.size(d), ShapeError, "[gather] index ",
@@ -107,27 +118,30 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   return out;
 }
 
-Tensor& Tensor::scatter_add_(int64_t dim_arg, const Tensor& index, const Tensor& src) {
+namespace {
+
+// The scatter-add kernel: self[..index..] += src, in place, not recorded.
+void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, const Tensor& src) {
   check_index(index, "scatter_add");
-  const int64_t nd = dim();
+  const int64_t nd = self.dim();
   STRIDE_CHECK(index.dim() == nd && src.dim() == nd, ShapeError,
                "[scatter_add] self, index and src need the same number of dims; got ",
-               shape_str(sizes()), ", ", shape_str(index.sizes()), " and ", shape_str(src.sizes()),
-               ".");
-  STRIDE_CHECK(src.dtype() == dtype(), DTypeError, "[scatter_add] src must have self's dtype ",
-               to_string(dtype()), "; got ", to_string(src.dtype()), ".");
+               shape_str(self.sizes()), ", ", shape_str(index.sizes()), " and ",
+               shape_str(src.sizes()), ".");
+  STRIDE_CHECK(src.dtype() == self.dtype(), DTypeError, "[scatter_add] src must have self's dtype ",
+               to_string(self.dtype()), "; got ", to_string(src.dtype()), ".");
   const int64_t d0 = wrap_dim(dim_arg, nd, "scatter_add");
   for (int64_t d = 0; d < nd; ++d) {
-    STRIDE_CHECK(index.size(d) <= src.size(d) && (d == d0 || index.size(d) <= size(d)), ShapeError,
-                 "[scatter_add] index ", shape_str(index.sizes()), " must not be larger than src ",
-                 shape_str(src.sizes()), " nor, outside dim ", d0, ", than self ",
-                 shape_str(sizes()), ".");
+    STRIDE_CHECK(index.size(d) <= src.size(d) && (d == d0 || index.size(d) <= self.size(d)),
+                 ShapeError, "[scatter_add] index ", shape_str(index.sizes()),
+                 " must not be larger than src ", shape_str(src.sizes()), " nor, outside dim ", d0,
+                 ", than self ", shape_str(self.sizes()), ".");
   }
-  STRIDE_CHECK(!detail::partially_overlap(*this, src) && !src.is_same(*this), OverlapError,
+  STRIDE_CHECK(!detail::partially_overlap(self, src) && !src.is_same(self), OverlapError,
                "[scatter_add] src overlaps self. Hint: clone() src first.");
   // The destination is restrided (stride 0 along dim): several index entries
   // may hit one element, so the loop runs serially.
-  Tensor dst = restride(*this, index.sizes(), d0);
+  Tensor dst = restride(self, index.sizes(), d0);
   Tensor src_view = detail::make_view(src, index.sizes(), src.strides(), src.storage_offset());
   TensorIter iter = TensorIterConfig("scatter_add")
                         .add_output(dst)
@@ -136,9 +150,9 @@ Tensor& Tensor::scatter_add_(int64_t dim_arg, const Tensor& index, const Tensor&
                         .check_all_same_dtype(false)
                         .check_mem_overlap(false)
                         .build();
-  const int64_t size_d = nd == 0 ? 1 : size(d0);
-  const int64_t dim_bytes = (nd == 0 ? 0 : stride(d0)) * int64_t(element_size());
-  detail::dispatch_numeric(dtype(), "scatter_add", [&](auto tag) {
+  const int64_t size_d = nd == 0 ? 1 : self.size(d0);
+  const int64_t dim_bytes = (nd == 0 ? 0 : self.stride(d0)) * int64_t(self.element_size());
+  detail::dispatch_numeric(self.dtype(), "scatter_add", [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto run = [&](auto index_tag) {
       using I = typename decltype(index_tag)::type;
@@ -153,14 +167,77 @@ Tensor& Tensor::scatter_add_(int64_t dim_arg, const Tensor& index, const Tensor&
           },
           0, iter.numel());
     };
-    if (index.dtype() == kInt64) run(detail::TypeTag<int64_t>{});
-    else run(detail::TypeTag<int32_t>{});
+    if (index.dtype() == kInt64)
+      run(detail::TypeTag<int64_t>{});
+    else
+      run(detail::TypeTag<int32_t>{});
   });
-  return *this;
+}
+
+}  // namespace
+
+// index_select's gradient: rows of g added back at their indices.
+static Tensor index_select_backward(const Tensor& g,
+                                    IntArrayRef shape,
+                                    int64_t dim,
+                                    const Tensor& index) {
+  DimVector ishape(size_t(g.dim()), 1);
+  ishape[size_t(dim)] = index.numel();
+  return zeros(shape, g.dtype()).scatter_add(dim, index.reshape(ishape).expand(g.sizes()), g);
+}
+
+Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = index_select_kernel(x, dim, index);
+  }
+  if (auto node = autograd::make_node("index_select", {&x}, {&out})) {
+    const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "index_select");
+    node->set_backward([shape = x.sizes().dims(), d, index](const autograd::Grads& gs) {
+      if (shape.empty()) return autograd::Grads{gs[0].reshape({})};
+      return autograd::Grads{index_select_backward(gs[0], shape, d, index)};
+    });
+  }
+  return out;
+}
+
+Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = gather_values(x, dim, index);
+  }
+  if (auto node = autograd::make_node("gather", {&x}, {&out})) {
+    node->set_backward([shape = x.sizes().dims(), dim, index](const autograd::Grads& gs) {
+      return autograd::Grads{zeros(shape, gs[0].dtype()).scatter_add(dim, index, gs[0])};
+    });
+  }
+  return out;
 }
 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  return x.clone().scatter_add_(dim, index, src);
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = x.clone();
+    scatter_add_kernel(out, dim, index, src);
+  }
+  if (auto node = autograd::make_node("scatter_add", {&x, &src}, {&out})) {
+    node->set_backward([dim, index](const autograd::Grads& gs) {
+      return autograd::Grads{gs[0], gs[0].gather(dim, index)};
+    });
+  }
+  return out;
+}
+
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  if (autograd::check_inplace(*this, "scatter_add_", {&src})) {
+    autograd::rebase_history(*this, stride::scatter_add(clone(), dim, index, src));
+    return *this;
+  }
+  scatter_add_kernel(*this, dim, index, src);
+  return *this;
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& ids) {
@@ -169,20 +246,32 @@ Tensor embedding(const Tensor& weight, const Tensor& ids) {
   check_index(ids, "embedding");
   DimVector shape = ids.sizes().dims();
   shape.push_back(weight.size(1));
-  Tensor flat = ids.reshape({-1});
+  const Tensor flat = ids.reshape({-1});
   DimVector oshape{flat.numel(), weight.size(1)};
   Tensor out = empty(oshape, weight.options());
-  DimVector ist{flat.stride(0), 0};
-  Tensor idx = detail::make_view(flat, oshape, ist, flat.storage_offset());
-  gather_kernel(out, restride(weight, oshape, 0), idx, 0, weight.size(0), weight.stride(0),
-                "embedding");
-  return out.view(shape);
+  {
+    NoGradGuard no_grad;
+    DimVector ist{flat.stride(0), 0};
+    Tensor idx = detail::make_view(flat, oshape, ist, flat.storage_offset());
+    gather_kernel(out, restride(weight, oshape, 0), idx, 0, weight.size(0), weight.stride(0),
+                  "embedding");
+    out = out.view(shape);
+  }
+  if (auto node = autograd::make_node("embedding", {&weight}, {&out})) {
+    node->set_backward([vocab = weight.size(0), flat](const autograd::Grads& gs) {
+      const int64_t d = gs[0].size(-1);
+      return autograd::Grads{
+          index_select_backward(gs[0].reshape({flat.numel(), d}), {vocab, d}, 0, flat)};
+    });
+  }
+  return out;
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   STRIDE_CHECK(!tensors.empty(), ValueError, "[cat] expects at least one tensor.");
   const Tensor& first = tensors[0];
-  STRIDE_CHECK(first.dim() > 0, ShapeError, "[cat] zero-dimensional tensors cannot be "
+  STRIDE_CHECK(first.dim() > 0, ShapeError,
+               "[cat] zero-dimensional tensors cannot be "
                "concatenated. Hint: use stack.");
   dim = wrap_dim(dim, first.dim(), "cat");
   ScalarType dtype = first.dtype();
@@ -203,10 +292,39 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   DimVector shape = first.sizes().dims();
   shape[size_t(dim)] = total;
   Tensor out = empty(shape, dtype);
-  int64_t offset = 0;
-  for (const Tensor& t : tensors) {
-    out.narrow(dim, offset, t.size(dim)).copy_(t);
-    offset += t.size(dim);
+  {
+    NoGradGuard no_grad;
+    int64_t offset = 0;
+    for (const Tensor& t : tensors) {
+      out.narrow(dim, offset, t.size(dim)).copy_(t);
+      offset += t.size(dim);
+    }
+  }
+  // One node whose edges are the inputs; each gets its slice of the gradient.
+  bool any = false;
+  for (const Tensor& t : tensors) any = any || autograd::requires_grad(t);
+  if (any && GradMode::is_enabled()) {
+    auto node = std::make_shared<autograd::FunctionNode>("CatBackward");
+    std::vector<int64_t> sizes;
+    for (const Tensor& t : tensors) {
+      node->next_edges.push_back(autograd::requires_grad(t) ? autograd::gradient_edge(t)
+                                                            : autograd::Edge{});
+      node->input_meta.push_back({t.sizes().dims(), t.dtype(), t.device()});
+      sizes.push_back(t.size(dim));
+    }
+    node->set_backward([sizes, dim](const autograd::Grads& gs) {
+      autograd::Grads grads;
+      int64_t offset = 0;
+      for (int64_t len : sizes) {
+        grads.push_back(gs[0].narrow(dim, offset, len));
+        offset += len;
+      }
+      return grads;
+    });
+    autograd::AutogradMeta& m = out.impl()->ensure_autograd_meta();
+    m.grad_fn = node;
+    m.output_nr = 0;
+    m.requires_grad = true;
   }
   return out;
 }
@@ -228,7 +346,9 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return stride::index_select(*this, dim, index);
 }
-Tensor Tensor::gather(int64_t dim, const Tensor& index) const { return stride::gather(*this, dim, index); }
+Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
+  return stride::gather(*this, dim, index);
+}
 Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
   return stride::scatter_add(*this, dim, index, src);
 }

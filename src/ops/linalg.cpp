@@ -3,6 +3,7 @@
 // weight costs no copy) and made contiguous explicitly otherwise. Results are
 // computed into a contiguous buffer; a strided out= receives them by copy_
 // (STYLE.md §3.3 rule 3).
+#include "autograd/node.h"
 #include "backends/cpu/blas.h"
 #include "core/check.h"
 #include "core/dispatch.h"
@@ -30,8 +31,17 @@ std::optional<GemmOperand> gemm_layout(int64_t rows, int64_t cols, int64_t s0, i
 }
 
 template <class T>
-void naive_gemm(int64_t batch, int64_t n, int64_t m, int64_t k, const T* a, int64_t sa, GemmOperand la,
-                const T* b, int64_t sb, GemmOperand lb, T* c) {
+void naive_gemm(int64_t batch,
+                int64_t n,
+                int64_t m,
+                int64_t k,
+                const T* a,
+                int64_t sa,
+                GemmOperand la,
+                const T* b,
+                int64_t sb,
+                GemmOperand lb,
+                T* c) {
   parallel_for(0, batch * n, 16, [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const int64_t bi = r / n, i = r % n;
@@ -85,6 +95,28 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op) {
   return c;
 }
 
+// batched_matmul with autograd: dA = dC @ B^T, dB = A^T @ dC (themselves
+// recorded, so double backward works).
+Tensor batched_matmul_op(const Tensor& a, const Tensor& b, const char* op) {
+  Tensor c;
+  {
+    NoGradGuard no_grad;
+    c = batched_matmul(a, b, op);
+  }
+  if (auto node = autograd::make_node(op, {&a, &b}, {&c})) {
+    const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
+    node->set_backward([sa = need_b ? autograd::SavedTensor::input(a) : autograd::SavedTensor(),
+                        sb = need_a ? autograd::SavedTensor::input(b) : autograd::SavedTensor(),
+                        op](const autograd::Grads& gs) {
+      const Tensor& g = gs[0];
+      return autograd::Grads{
+          sb.defined() ? batched_matmul_op(g, sb.get().transpose(1, 2), op) : Tensor(),
+          sa.defined() ? batched_matmul_op(sa.get().transpose(1, 2), g, op) : Tensor()};
+    });
+  }
+  return c;
+}
+
 void check_operands(const Tensor& a, const Tensor& b, const char* op) {
   STRIDE_CHECK(a.defined() && b.defined(), ValueError, "[", op, "] an operand is undefined.");
   STRIDE_CHECK(a.dim() >= 1 && b.dim() >= 1, ShapeError, "[", op,
@@ -106,9 +138,9 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
   Tensor a = a_vec ? a_in.unsqueeze(0) : a_in;
   Tensor b = b_vec ? b_in.unsqueeze(-1) : b_in;
   const int64_t k = a.size(-1);
-  STRIDE_CHECK(k == b.size(-2), ShapeError, "[", op, "] cannot multiply ",
-               shape_str(a_in.sizes()), " by ", shape_str(b_in.sizes()), ": inner dimensions ",
-               k, " and ", b.size(-2), " differ.");
+  STRIDE_CHECK(k == b.size(-2), ShapeError, "[", op, "] cannot multiply ", shape_str(a_in.sizes()),
+               " by ", shape_str(b_in.sizes()), ": inner dimensions ", k, " and ", b.size(-2),
+               " differ.");
   const int64_t n = a.size(-2), m = b.size(-1);
   IntArrayRef abatch(a.sizes().data(), size_t(a.dim() - 2));
   IntArrayRef bbatch(b.sizes().data(), size_t(b.dim() - 2));
@@ -119,7 +151,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
   if (b.dim() == 2 && a.dim() > 2) {
     // (..., n, k) @ (k, m): fold the batch into rows when a allows it.
     Tensor a2 = a.reshape({nbatch * n, k});
-    c = batched_matmul(a2.unsqueeze(0), b.unsqueeze(0), op);
+    c = batched_matmul_op(a2.unsqueeze(0), b.unsqueeze(0), op);
   } else {
     DimVector ashape = batch, bshape = batch;
     ashape.push_back(n);
@@ -129,19 +161,22 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
     Tensor a3 = a.expand(ashape).reshape({nbatch, n, k});
     Tensor b3 = b.dim() == 2 ? b.unsqueeze(0) : b.expand(bshape).reshape({nbatch, k, m});
     if (b3.size(0) == 1 && nbatch != 1) b3 = b3.expand({nbatch, k, m});
-    c = batched_matmul(a3, b3, op);
+    c = batched_matmul_op(a3, b3, op);
   }
   DimVector out_shape = batch;
   if (!a_vec) out_shape.push_back(n);
   if (!b_vec) out_shape.push_back(m);
-  return c.view(out_shape);
+  return c.sizes() == IntArrayRef(out_shape) ? c : c.view(out_shape);
 }
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_impl(a, b, "matmul"); }
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  return matmul_impl(a, b, "matmul");
+}
 
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  autograd::check_no_grad_out("matmul", {&a, &b});
   Tensor r = matmul(a, b);
   return detail::assign_result(out, r, r.dtype(), "matmul");
 }
@@ -159,8 +194,14 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return matmul_impl(a, b, "bmm");
 }
 
-Tensor Tensor::matmul(const Tensor& other) const { return stride::matmul(*this, other); }
-Tensor Tensor::mm(const Tensor& other) const { return stride::mm(*this, other); }
-Tensor Tensor::bmm(const Tensor& other) const { return stride::bmm(*this, other); }
+Tensor Tensor::matmul(const Tensor& other) const {
+  return stride::matmul(*this, other);
+}
+Tensor Tensor::mm(const Tensor& other) const {
+  return stride::mm(*this, other);
+}
+Tensor Tensor::bmm(const Tensor& other) const {
+  return stride::bmm(*this, other);
+}
 
 }  // namespace stride

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/node.h"
 #include "core/tensor_iter.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
@@ -133,11 +134,15 @@ void sum_into(Tensor& out_keep, const Tensor& x) {
   });
 }
 
-ScalarType sum_dtype(ScalarType t) { return is_floating_point(t) ? t : kInt64; }
+ScalarType sum_dtype(ScalarType t) {
+  return is_floating_point(t) ? t : kInt64;
+}
 
 }  // namespace
 
-Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+namespace {
+
+Tensor& sum_kernel(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
   ReduceDims r = reduce_dims(x, dims, "sum");
   const ScalarType rt = sum_dtype(x.dtype());
   if (!out.defined()) out = empty(keepdim ? r.keep_shape : r.out_shape, rt);
@@ -147,7 +152,8 @@ Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
                "[sum] out ", shape_str(out.sizes()), " does not match the result shape ",
                shape_str(keepdim ? r.keep_shape : r.out_shape), ".");
   if (detail::is_16bit(rt)) {
-    Tensor tmp = sum(x.to(kFloat32), dims, keepdim);
+    Tensor tmp;
+    sum_kernel(tmp, x.to(kFloat32), dims, keepdim);
     out.copy_(tmp);
     return out;
   }
@@ -156,9 +162,36 @@ Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
   return out;
 }
 
+// A gradient of a reduction's result, viewed in keepdim form.
+Tensor keepdim_grad(const Tensor& g, const SmallVector<bool, 8>& reduced, bool keepdim) {
+  if (keepdim) return g;
+  Tensor v = g;
+  for (size_t d = 0; d < reduced.size(); ++d) {
+    if (reduced[d]) v = v.unsqueeze(int64_t(d));
+  }
+  return v;
+}
+
+}  // namespace
+
+Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  autograd::check_no_grad_out("sum", {&x});
+  return sum_kernel(out, x, dims, keepdim);
+}
+
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  const Tensor src = dtype ? x.to(*dtype) : x;
   Tensor out;
-  sum_out(out, dtype ? x.to(*dtype) : x, dims, keepdim);
+  {
+    NoGradGuard no_grad;
+    sum_kernel(out, src, dims, keepdim);
+  }
+  if (auto node = autograd::make_node("sum", {&src}, {&out})) {
+    node->set_backward([shape = src.sizes().dims(), reduced = reduce_dims(src, dims, "sum").reduced,
+                        keepdim](const autograd::Grads& gs) {
+      return autograd::Grads{keepdim_grad(gs[0], reduced, keepdim).expand(shape)};
+    });
+  }
   return out;
 }
 
@@ -222,7 +255,10 @@ Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim
 
 // max/min along one dim with the index of the first extreme element.
 template <bool IsMax>
-std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x, int64_t dim, bool keepdim, const char* op) {
+std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x,
+                                             int64_t dim,
+                                             bool keepdim,
+                                             const char* op) {
   const int64_t d = wrap_dim(dim, x.dim(), op);
   ReduceDims r = reduce_dims(x, IntArrayRef(d), op);
   STRIDE_CHECK(r.count > 0, ShapeError, "[", op, "] cannot reduce over zero-size dim ", d,
@@ -286,36 +322,94 @@ Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bo
 
 }  // namespace
 
+namespace {
+
+// amax/amin with autograd: the gradient goes to the elements equal to the
+// result, split evenly among ties (as PyTorch does).
+template <bool IsMax>
+Tensor extreme(const Tensor& x, IntArrayRef dims, bool keepdim, const char* op) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    extreme_out<IsMax>(out, x, dims, keepdim, op);
+  }
+  if (auto node = autograd::make_node(op, {&x}, {&out})) {
+    node->set_backward([sx = autograd::SavedTensor::input(x),
+                        sy = autograd::SavedTensor::output(out),
+                        reduced = reduce_dims(x, dims, op).reduced, dims = dims.dims(),
+                        keepdim](const autograd::Grads& gs) {
+      const Tensor xv = sx.get();
+      Tensor mask;
+      {
+        NoGradGuard no_grad;
+        mask = xv.eq(keepdim_grad(sy.get(), reduced, keepdim)).to(xv.dtype());
+        mask = mask / mask.sum(dims, true);
+      }
+      return autograd::Grads{keepdim_grad(gs[0], reduced, keepdim) * mask};
+    });
+  }
+  return out;
+}
+
+// max/min along a dim: the gradient goes to the returned index.
+template <bool IsMax>
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim, bool keepdim, const char* op) {
+  std::pair<Tensor, Tensor> r;
+  {
+    NoGradGuard no_grad;
+    r = extreme_with_index<IsMax>(x, dim, keepdim, op);
+  }
+  if (auto node = autograd::make_node(op, {&x}, {&r.first})) {
+    const int64_t d = wrap_dim(dim, x.dim(), op);
+    node->set_backward([shape = x.sizes().dims(), idx = r.second, d, keepdim,
+                        scalar = x.dim() == 0](const autograd::Grads& gs) {
+      if (scalar) return autograd::Grads{gs[0]};
+      Tensor g = keepdim ? gs[0] : gs[0].unsqueeze(d);
+      Tensor i = keepdim ? idx : idx.unsqueeze(d);
+      return autograd::Grads{zeros(shape, g.dtype()).scatter_add(d, i, g)};
+    });
+  }
+  return r;
+}
+
+}  // namespace
+
 Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  autograd::check_no_grad_out("amax", {&x});
   return extreme_out<true>(out, x, dims, keepdim, "amax");
 }
 Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  Tensor out;
-  return extreme_out<true>(out, x, dims, keepdim, "amax");
+  return extreme<true>(x, dims, keepdim, "amax");
 }
 Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  Tensor out;
-  return extreme_out<false>(out, x, dims, keepdim, "amin");
+  return extreme<false>(x, dims, keepdim, "amin");
 }
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
-  return extreme_with_index<true>(x, dim, keepdim, "max");
+  return extreme_dim<true>(x, dim, keepdim, "max");
 }
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
-  return extreme_with_index<false>(x, dim, keepdim, "min");
+  return extreme_dim<false>(x, dim, keepdim, "min");
 }
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  NoGradGuard no_grad;
   return arg_extreme(x, dim, keepdim, true);
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  NoGradGuard no_grad;
   return arg_extreme(x, dim, keepdim, false);
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Tensor xf = x.is_floating_point() ? x : x.to(kFloat32);
-  Tensor m = amax(xf, dims, true);
-  // An all -inf (or +inf) block would give inf - inf = NaN; shift by 0 there.
-  Tensor finite = m.abs().lt(scalar_tensor(std::numeric_limits<double>::infinity(), kFloat64));
-  m = where(finite, m, zeros_like(m));
+  // The shift by the max cancels in the gradient, so it is a constant.
+  Tensor m;
+  {
+    NoGradGuard no_grad;
+    m = amax(xf, dims, true);
+    // An all -inf (or +inf) block would give inf - inf = NaN; shift by 0 there.
+    Tensor finite = m.abs().lt(scalar_tensor(std::numeric_limits<double>::infinity(), kFloat64));
+    m = where(finite, m, zeros_like(m));
+  }
   Tensor out = sum(exp(xf - m), dims, true).log() + m;
   if (!keepdim) {
     ReduceDims r = reduce_dims(xf, dims, "logsumexp");
@@ -335,24 +429,42 @@ Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
 }
 
 // ---- Tensor methods ----
-Tensor Tensor::sum(std::optional<ScalarType> dtype) const { return stride::sum(*this, {}, false, dtype); }
-Tensor Tensor::sum(IntArrayRef dims, bool keepdim) const { return stride::sum(*this, dims, keepdim); }
-Tensor Tensor::mean() const { return stride::mean(*this); }
-Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return stride::mean(*this, dims, keepdim); }
-Tensor Tensor::var(int64_t correction) const { return stride::var(*this, {}, correction); }
+Tensor Tensor::sum(std::optional<ScalarType> dtype) const {
+  return stride::sum(*this, {}, false, dtype);
+}
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim) const {
+  return stride::sum(*this, dims, keepdim);
+}
+Tensor Tensor::mean() const {
+  return stride::mean(*this);
+}
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
+  return stride::mean(*this, dims, keepdim);
+}
+Tensor Tensor::var(int64_t correction) const {
+  return stride::var(*this, {}, correction);
+}
 Tensor Tensor::var(IntArrayRef dims, int64_t correction, bool keepdim) const {
   return stride::var(*this, dims, correction, keepdim);
 }
-Tensor Tensor::max() const { return stride::amax(*this); }
+Tensor Tensor::max() const {
+  return stride::amax(*this);
+}
 std::pair<Tensor, Tensor> Tensor::max(int64_t dim, bool keepdim) const {
   return stride::max(*this, dim, keepdim);
 }
-Tensor Tensor::min() const { return stride::amin(*this); }
+Tensor Tensor::min() const {
+  return stride::amin(*this);
+}
 std::pair<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
   return stride::min(*this, dim, keepdim);
 }
-Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const { return stride::amax(*this, dims, keepdim); }
-Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const { return stride::amin(*this, dims, keepdim); }
+Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const {
+  return stride::amax(*this, dims, keepdim);
+}
+Tensor Tensor::amin(IntArrayRef dims, bool keepdim) const {
+  return stride::amin(*this, dims, keepdim);
+}
 Tensor Tensor::argmax(std::optional<int64_t> dim, bool keepdim) const {
   return stride::argmax(*this, dim, keepdim);
 }
@@ -362,7 +474,9 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
 Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
   return stride::logsumexp(*this, dims, keepdim);
 }
-Tensor Tensor::norm(double p) const { return stride::norm(*this, p); }
+Tensor Tensor::norm(double p) const {
+  return stride::norm(*this, p);
+}
 Tensor Tensor::norm(double p, IntArrayRef dims, bool keepdim) const {
   return stride::norm(*this, p, dims, keepdim);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/node.h"
 #include "core/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
@@ -60,9 +61,40 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, bool log) {
 
 }  // namespace
 
-Tensor softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, false); }
-Tensor log_softmax(const Tensor& x, int64_t dim) { return softmax_impl(x, dim, true); }
-Tensor Tensor::softmax(int64_t dim) const { return stride::softmax(*this, dim); }
-Tensor Tensor::log_softmax(int64_t dim) const { return stride::log_softmax(*this, dim); }
+Tensor softmax(const Tensor& x, int64_t dim) {
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = softmax_impl(x, dim, false);
+  }
+  if (auto node = autograd::make_node("softmax", {&x}, {&y})) {
+    node->set_backward([sy = autograd::SavedTensor::output(y), dim](const autograd::Grads& gs) {
+      const Tensor yv = sy.get();
+      return autograd::Grads{yv * (gs[0] - (gs[0] * yv).sum({dim}, true))};
+    });
+  }
+  return y;
+}
+
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = softmax_impl(x, dim, true);
+  }
+  if (auto node = autograd::make_node("log_softmax", {&x}, {&y})) {
+    node->set_backward([sy = autograd::SavedTensor::output(y), dim](const autograd::Grads& gs) {
+      return autograd::Grads{gs[0] - exp(sy.get()) * gs[0].sum({dim}, true)};
+    });
+  }
+  return y;
+}
+
+Tensor Tensor::softmax(int64_t dim) const {
+  return stride::softmax(*this, dim);
+}
+Tensor Tensor::log_softmax(int64_t dim) const {
+  return stride::log_softmax(*this, dim);
+}
 
 }  // namespace stride

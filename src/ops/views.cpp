@@ -1,14 +1,77 @@
 // View ops: each returns a tensor sharing the input's storage (and so its
 // version counter) with new sizes, strides and offset. None of them copies.
+// Each records its backward, which maps the view's gradient back to the
+// shape of its input.
 #include <optional>
 
+#include "autograd/node.h"
 #include "core/check.h"
+#include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
 #include "stride/ops.h"
 
 namespace stride {
 
-using detail::make_view;
+using autograd::Grads;
+using autograd::make_node;
+
+namespace {
+
+using ViewFn = std::function<Tensor(const Tensor&)>;
+
+// Marks `view` as a view of `self` and records its backward.
+Tensor record_view(const char* op, const Tensor& self, Tensor view, ViewFn backward) {
+  view.impl()->set_is_view(true);
+  if (auto node = make_node(op, {&self}, {&view})) {
+    node->set_backward([bw = std::move(backward)](const Grads& gs) { return Grads{bw(gs[0])}; });
+  }
+  return view;
+}
+
+// The gradient of a view that selects part of its input: zeros of the
+// input's shape with `g` written where `select` looks. Differentiable in g
+// (its backward selects again), so double backward works through views.
+Tensor embed(const Tensor& g, const DimVector& shape, const ViewFn& select) {
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = zeros(shape, g.dtype());
+    select(out).copy_(g);
+  }
+  if (auto node = make_node("view_backward", {&g}, {&out})) {
+    node->set_backward([select](const Grads& gs) { return Grads{select(gs[0])}; });
+  }
+  return out;
+}
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  return detail::make_view(base, sizes, strides, offset);
+}
+
+using Geometry = std::tuple<DimVector, DimVector, int64_t>;
+
+// as_strided addresses storage directly: the gradient is scatter-added into
+// a zero "storage" (overlapping output elements add up), then read back
+// through the input's own geometry.
+Tensor as_strided_backward(const Tensor& g,
+                           const Geometry& self_geom,
+                           const Geometry& out_geom,
+                           int64_t capacity) {
+  const auto& [in_sizes, in_strides, in_offset] = self_geom;
+  const auto& [out_sizes, out_strides, out_offset] = out_geom;
+  Tensor probe = empty(in_sizes);
+  STRIDE_CHECK(!detail::has_internal_overlap(detail::make_view(probe, in_sizes, in_strides, 0)),
+               NotImplementedError,
+               "[as_strided] backward through an as_strided view of a tensor whose own elements "
+               "overlap (e.g. an expanded tensor) is not supported. Hint: call contiguous() "
+               "before as_strided.");
+  Tensor positions = arange(capacity).as_strided(out_sizes, out_strides, out_offset);
+  Tensor storage_grad =
+      zeros({capacity}, g.dtype()).scatter_add(0, positions.reshape({-1}), g.reshape({-1}));
+  return storage_grad.as_strided(in_sizes, in_strides, in_offset);
+}
+
+}  // namespace
 
 namespace {
 
@@ -56,8 +119,7 @@ std::optional<DimVector> view_strides(IntArrayRef old_shape,
     tensor_numel *= old_shape[size_t(tensor_d)];
     if (tensor_d == 0 || (old_shape[size_t(tensor_d - 1)] != 1 &&
                           old_strides[size_t(tensor_d - 1)] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 &&
-             (view_numel < tensor_numel || new_shape[size_t(view_d)] == 1)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_shape[size_t(view_d)] == 1)) {
         new_strides[size_t(view_d)] = view_numel * chunk_base_stride;
         view_numel *= new_shape[size_t(view_d)];
         --view_d;
@@ -84,13 +146,15 @@ Tensor Tensor::view(IntArrayRef shape) const {
                shape_str(new_shape),
                ": its memory is not laid out compatibly. Hint: use .reshape(...), which copies "
                "when it must, or .contiguous().view(...).");
-  return make_view(*this, new_shape, *st, storage_offset());
+  return record_view("view", *this, make_view(*this, new_shape, *st, storage_offset()),
+                     [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   DimVector new_shape = infer_size(shape, numel(), "reshape");
   if (auto st = view_strides(sizes(), strides(), new_shape)) {
-    return make_view(*this, new_shape, *st, storage_offset());
+    return record_view("reshape", *this, make_view(*this, new_shape, *st, storage_offset()),
+                       [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
   }
   return contiguous().view(new_shape);
 }
@@ -99,11 +163,14 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   const int64_t n = dim();
   dim0 = wrap_dim(dim0, n, "transpose");
   dim1 = wrap_dim(dim1, n, "transpose");
-  if (n == 0) return make_view(*this, sizes(), strides(), storage_offset());
+  if (n == 0)
+    return record_view("transpose", *this, make_view(*this, sizes(), strides(), storage_offset()),
+                       [](const Tensor& g) { return g; });
   DimVector sz = sizes().dims(), st = strides().dims();
   std::swap(sz[size_t(dim0)], sz[size_t(dim1)]);
   std::swap(st[size_t(dim0)], st[size_t(dim1)]);
-  return make_view(*this, sz, st, storage_offset());
+  return record_view("transpose", *this, make_view(*this, sz, st, storage_offset()),
+                     [dim0, dim1](const Tensor& g) { return g.transpose(dim0, dim1); });
 }
 
 Tensor Tensor::t() const {
@@ -120,13 +187,16 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   SmallVector<bool, 8> seen(size_t(n), false);
   for (int64_t i = 0; i < n; ++i) {
     int64_t d = wrap_dim(dims[size_t(i)], n, "permute");
-    STRIDE_CHECK(!seen[size_t(d)], ShapeError, "[permute] dim ", d, " repeats in ",
-                 shape_str(dims), ".");
+    STRIDE_CHECK(!seen[size_t(d)], ShapeError, "[permute] dim ", d, " repeats in ", shape_str(dims),
+                 ".");
     seen[size_t(d)] = true;
     sz[size_t(i)] = sizes()[size_t(d)];
     st[size_t(i)] = strides()[size_t(d)];
   }
-  return make_view(*this, sz, st, storage_offset());
+  DimVector inverse(size_t(n), 0);
+  for (int64_t i = 0; i < n; ++i) inverse[size_t(wrap_dim(dims[size_t(i)], n, "permute"))] = i;
+  return record_view("permute", *this, make_view(*this, sz, st, storage_offset()),
+                     [inverse](const Tensor& g) { return g.permute(inverse); });
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -155,7 +225,11 @@ Tensor Tensor::slice(int64_t d,
   DimVector sz = sizes().dims(), st = strides().dims();
   sz[size_t(d)] = (end - start + step - 1) / step;
   st[size_t(d)] *= step;
-  return make_view(*this, sz, st, storage_offset() + start * strides()[size_t(d)]);
+  return record_view(
+      "slice", *this, make_view(*this, sz, st, storage_offset() + start * strides()[size_t(d)]),
+      [shape = sizes().dims(), d, start, end, step](const Tensor& g) {
+        return embed(g, shape, [=](const Tensor& t) { return t.slice(d, start, end, step); });
+      });
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
@@ -168,17 +242,21 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   DimVector sz = sizes().dims(), st = strides().dims();
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
-  return make_view(*this, sz, st, storage_offset() + index * strides()[size_t(d)]);
+  return record_view("select", *this,
+                     make_view(*this, sz, st, storage_offset() + index * strides()[size_t(d)]),
+                     [shape = sizes().dims(), d, index](const Tensor& g) {
+                       return embed(g, shape, [=](const Tensor& t) { return t.select(d, index); });
+                     });
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
   d = wrap_dim(d, dim() + 1, "unsqueeze");
   DimVector sz = sizes().dims(), st = strides().dims();
-  const int64_t new_stride =
-      d < dim() ? sizes()[size_t(d)] * strides()[size_t(d)] : 1;
+  const int64_t new_stride = d < dim() ? sizes()[size_t(d)] * strides()[size_t(d)] : 1;
   sz.insert(sz.begin() + d, 1);
   st.insert(st.begin() + d, new_stride);
-  return make_view(*this, sz, st, storage_offset());
+  return record_view("unsqueeze", *this, make_view(*this, sz, st, storage_offset()),
+                     [d](const Tensor& g) { return g.squeeze(d); });
 }
 
 Tensor Tensor::squeeze() const {
@@ -189,17 +267,23 @@ Tensor Tensor::squeeze() const {
       st.push_back(strides()[i]);
     }
   }
-  return make_view(*this, sz, st, storage_offset());
+  return record_view("squeeze", *this, make_view(*this, sz, st, storage_offset()),
+                     [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
-  if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset());
+  if (dim() == 0)
+    return record_view("squeeze", *this, make_view(*this, sizes(), strides(), storage_offset()),
+                       [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
   d = wrap_dim(d, dim(), "squeeze");
-  if (sizes()[size_t(d)] != 1) return make_view(*this, sizes(), strides(), storage_offset());
+  if (sizes()[size_t(d)] != 1)
+    return record_view("squeeze", *this, make_view(*this, sizes(), strides(), storage_offset()),
+                       [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
   DimVector sz = sizes().dims(), st = strides().dims();
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
-  return make_view(*this, sz, st, storage_offset());
+  return record_view("squeeze", *this, make_view(*this, sz, st, storage_offset()),
+                     [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
 }
 
 Tensor Tensor::expand(IntArrayRef shape) const {
@@ -229,10 +313,14 @@ Tensor Tensor::expand(IntArrayRef shape) const {
       st[size_t(i)] = 0;
     }
   }
-  return make_view(*this, sz, st, storage_offset());
+  return record_view(
+      "expand", *this, make_view(*this, sz, st, storage_offset()),
+      [shape = sizes().dims()](const Tensor& g) { return autograd::sum_to(g, shape); });
 }
 
-Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
+Tensor Tensor::expand_as(const Tensor& other) const {
+  return expand(other.sizes());
+}
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (dim() == 0) return reshape({1});
@@ -253,15 +341,14 @@ Tensor Tensor::as_strided(IntArrayRef new_sizes,
                           IntArrayRef new_strides,
                           std::optional<int64_t> offset_opt) const {
   STRIDE_CHECK(new_sizes.size() == new_strides.size(), ShapeError, "[as_strided] sizes ",
-               shape_str(new_sizes), " and strides ", shape_str(new_strides),
-               " differ in length.");
+               shape_str(new_sizes), " and strides ", shape_str(new_strides), " differ in length.");
   const int64_t offset = offset_opt.value_or(storage_offset());
   STRIDE_CHECK(offset >= 0, ValueError, "[as_strided] negative storage offset ", offset, ".");
   int64_t max_index = offset;
   for (size_t i = 0; i < new_sizes.size(); ++i) {
     STRIDE_CHECK(new_sizes[i] >= 0 && new_strides[i] >= 0, ValueError,
-                 "[as_strided] sizes and strides must be non-negative; got ",
-                 shape_str(new_sizes), " and ", shape_str(new_strides), ".");
+                 "[as_strided] sizes and strides must be non-negative; got ", shape_str(new_sizes),
+                 " and ", shape_str(new_strides), ".");
     if (new_sizes[i] == 0) {
       max_index = -1;
       break;
@@ -270,9 +357,13 @@ Tensor Tensor::as_strided(IntArrayRef new_sizes,
   }
   const int64_t capacity = int64_t(storage()->nbytes() / element_size());
   STRIDE_CHECK(max_index < capacity, IndexError, "[as_strided] sizes ", shape_str(new_sizes),
-               ", strides ", shape_str(new_strides), " and offset ", offset,
-               " reach element ", max_index, " but the storage holds only ", capacity, ".");
-  return make_view(*this, new_sizes, new_strides, offset);
+               ", strides ", shape_str(new_strides), " and offset ", offset, " reach element ",
+               max_index, " but the storage holds only ", capacity, ".");
+  return record_view(
+      "as_strided", *this, make_view(*this, new_sizes, new_strides, offset),
+      [self_geom = std::make_tuple(sizes().dims(), strides().dims(), storage_offset()),
+       out_geom = std::make_tuple(new_sizes.dims(), new_strides.dims(), offset), capacity](
+          const Tensor& g) { return as_strided_backward(g, self_geom, out_geom, capacity); });
 }
 
 std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
@@ -317,7 +408,11 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   }
   sz.push_back(len);
   st.push_back(strides()[size_t(dim1)] + strides()[size_t(dim2)]);
-  return make_view(*this, sz, st, start);
+  return record_view(
+      "diagonal", *this, make_view(*this, sz, st, start),
+      [shape = sizes().dims(), offset, dim1, dim2](const Tensor& g) {
+        return embed(g, shape, [=](const Tensor& t) { return t.diagonal(offset, dim1, dim2); });
+      });
 }
 
 }  // namespace stride

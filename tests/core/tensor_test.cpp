@@ -22,13 +22,23 @@ TEST(Storage, CpuBuffersAre64ByteAligned) {
 
 TEST(Views, ShareStorageAndNeverCopy) {
   Tensor x = iota({2, 3, 4});
-  const std::vector<Tensor> views = {
-      x.view({6, 4}),        x.reshape({4, 6}),           x.transpose(0, 2),
-      x.permute({2, 0, 1}),  x.narrow(2, 1, 2),           x.slice(1, 0, 3, 2),
-      x.select(1, 2),        x.unsqueeze(1),              x.view({2, 1, 3, 4}).squeeze(),
-      x[0].t(),              x.flatten(),                 x.as_strided({3}, {5}, 1),
-      x.chunk(2, 2)[1],      x.split(1, 0)[1],            x[1].diagonal(1),
-      x.view({2, 1, 12}).expand({2, 5, 12}), x.contiguous()};
+  const std::vector<Tensor> views = {x.view({6, 4}),
+                                     x.reshape({4, 6}),
+                                     x.transpose(0, 2),
+                                     x.permute({2, 0, 1}),
+                                     x.narrow(2, 1, 2),
+                                     x.slice(1, 0, 3, 2),
+                                     x.select(1, 2),
+                                     x.unsqueeze(1),
+                                     x.view({2, 1, 3, 4}).squeeze(),
+                                     x[0].t(),
+                                     x.flatten(),
+                                     x.as_strided({3}, {5}, 1),
+                                     x.chunk(2, 2)[1],
+                                     x.split(1, 0)[1],
+                                     x[1].diagonal(1),
+                                     x.view({2, 1, 12}).expand({2, 5, 12}),
+                                     x.contiguous()};
   for (const Tensor& v : views) {
     EXPECT_EQ(v.storage(), x.storage());
   }

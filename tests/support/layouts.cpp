@@ -7,11 +7,16 @@ namespace stride::testing {
 
 const char* layout_name(Layout l) {
   switch (l) {
-    case Layout::Contiguous: return "contiguous";
-    case Layout::Transposed: return "transposed";
-    case Layout::Step2: return "step2";
-    case Layout::Offset: return "offset";
-    case Layout::Expanded: return "expanded";
+    case Layout::Contiguous:
+      return "contiguous";
+    case Layout::Transposed:
+      return "transposed";
+    case Layout::Step2:
+      return "step2";
+    case Layout::Offset:
+      return "offset";
+    case Layout::Expanded:
+      return "expanded";
   }
   return "?";
 }
@@ -58,14 +63,18 @@ Tensor layout_view(IntArrayRef shape, ScalarType dtype, Layout layout, Tensor& b
 }
 
 void fill_sentinel(Tensor& t) {
-  if (t.is_floating_point()) t.fill_(std::nan(""));
-  else if (t.dtype() == kBool) t.fill_(true);
-  else t.fill_(111);
+  if (t.is_floating_point())
+    t.fill_(std::nan(""));
+  else if (t.dtype() == kBool)
+    t.fill_(true);
+  else
+    t.fill_(111);
 }
 
 }  // namespace
 
-Tensor make_input(IntArrayRef shape, ScalarType dtype, Layout layout, Domain domain, Generator& gen) {
+Tensor make_input(
+    IntArrayRef shape, ScalarType dtype, Layout layout, Domain domain, Generator& gen) {
   Tensor base;
   Tensor view = layout_view(shape, dtype, layout, base);
   fill_sentinel(base);
@@ -74,9 +83,15 @@ Tensor make_input(IntArrayRef shape, ScalarType dtype, Layout layout, Domain dom
     base.copy_(bits.gt(0.5));
   } else if (is_floating_point(dtype)) {
     switch (domain) {
-      case Domain::Any: base.normal_(0, 1, &gen); break;
-      case Domain::Positive: base.uniform_(0.1, 3, &gen); break;
-      case Domain::Unit: base.uniform_(-0.9, 0.9, &gen); break;
+      case Domain::Any:
+        base.normal_(0, 1, &gen);
+        break;
+      case Domain::Positive:
+        base.uniform_(0.1, 3, &gen);
+        break;
+      case Domain::Unit:
+        base.uniform_(-0.9, 0.9, &gen);
+        break;
     }
   } else {
     base.random_(domain == Domain::Any ? -5 : 1, 6, &gen);
@@ -109,12 +124,12 @@ std::vector<int64_t> element_offsets(const Tensor& view) {
 
 ::testing::AssertionResult close(const Tensor& got, const Tensor& want, double rtol, double atol) {
   if (!(got.sizes() == want.sizes())) {
-    return ::testing::AssertionFailure() << "shape " << shape_str(got.sizes()) << " vs expected "
-                                         << shape_str(want.sizes());
+    return ::testing::AssertionFailure()
+           << "shape " << shape_str(got.sizes()) << " vs expected " << shape_str(want.sizes());
   }
   if (got.dtype() != want.dtype()) {
-    return ::testing::AssertionFailure() << "dtype " << to_string(got.dtype()) << " vs expected "
-                                         << to_string(want.dtype());
+    return ::testing::AssertionFailure()
+           << "dtype " << to_string(got.dtype()) << " vs expected " << to_string(want.dtype());
   }
   std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
   double worst = 0;
@@ -129,13 +144,17 @@ std::vector<int64_t> element_offsets(const Tensor& view) {
     }
   }
   if (worst_i < 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << "element " << worst_i << ": got " << g[size_t(worst_i)]
-                                       << ", expected " << w[size_t(worst_i)] << " (|diff| "
-                                       << worst << ")";
+  return ::testing::AssertionFailure()
+         << "element " << worst_i << ": got " << g[size_t(worst_i)] << ", expected "
+         << w[size_t(worst_i)] << " (|diff| " << worst << ")";
 }
 
-void expect_written_only_inside(const Tensor& view, const Tensor& expected, const Tensor& base,
-                                const Tensor& before, double rtol, const std::string& what) {
+void expect_written_only_inside(const Tensor& view,
+                                const Tensor& expected,
+                                const Tensor& base,
+                                const Tensor& before,
+                                double rtol,
+                                const std::string& what) {
   EXPECT_TRUE(close(view, expected, rtol)) << what;
   std::vector<int64_t> inside = element_offsets(view);
   std::vector<bool> covered(size_t(base.storage()->nbytes() / base.element_size()), false);

@@ -23,7 +23,8 @@ enum class Domain { Any, Positive, Unit };
 
 // A view of `shape` in `layout` over a larger buffer, holding random values
 // drawn from `domain` (integers in [-5, 5) for integral dtypes).
-Tensor make_input(IntArrayRef shape, ScalarType dtype, Layout layout, Domain domain, Generator& gen);
+Tensor make_input(
+    IntArrayRef shape, ScalarType dtype, Layout layout, Domain domain, Generator& gen);
 
 // An output view of `shape` in `layout` inside a buffer filled with a
 // sentinel (NaN for floats). `base` receives the whole buffer.
@@ -34,11 +35,17 @@ std::vector<int64_t> element_offsets(const Tensor& view);
 
 // Expects `view` to equal `expected` and every element of `base` outside the
 // view to still hold its sentinel (`before` is a copy of base taken earlier).
-void expect_written_only_inside(const Tensor& view, const Tensor& expected, const Tensor& base,
-                                const Tensor& before, double rtol, const std::string& what);
+void expect_written_only_inside(const Tensor& view,
+                                const Tensor& expected,
+                                const Tensor& base,
+                                const Tensor& before,
+                                double rtol,
+                                const std::string& what);
 
 // allclose with NaN == NaN, and a message naming the max difference.
-::testing::AssertionResult close(const Tensor& got, const Tensor& want, double rtol = 1e-6,
+::testing::AssertionResult close(const Tensor& got,
+                                 const Tensor& want,
+                                 double rtol = 1e-6,
                                  double atol = 1e-7);
 
 }  // namespace stride::testing

@@ -25,8 +25,8 @@ struct FnTraits<R (C::*)(A...) const> {
 namespace detail {
 
 template <class F, size_t... I>
-inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& f,
-                             std::index_sequence<I...>) {
+inline void elementwise_loop(
+    char** data, const int64_t* s, int64_t n, const F& f, std::index_sequence<I...>) {
   using Traits = FnTraits<F>;
   using R = typename Traits::result;
   using Args = typename Traits::args;
@@ -51,8 +51,8 @@ inline void elementwise_loop(char** data, const int64_t* s, int64_t n, const F& 
 template <class F>
 void cpu_kernel(const TensorIter& iter, const F& f, int64_t grain = 32768) {
   constexpr size_t arity = FnTraits<F>::arity;
-  STRIDE_ASSERT(iter.ntensors() == int(arity) + 1, "kernel arity ", arity, " vs ",
-                iter.ntensors(), " operands");
+  STRIDE_ASSERT(iter.ntensors() == int(arity) + 1, "kernel arity ", arity, " vs ", iter.ntensors(),
+                " operands");
   iter.for_each(
       [&](char** data, const int64_t* strides, int64_t n) {
         detail::elementwise_loop(data, strides, n, f, std::make_index_sequence<arity>{});

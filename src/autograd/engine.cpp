@@ -1,0 +1,279 @@
+// The backward engine: dependency counting over the reachable graph, then a
+// ready queue in reverse creation order (like PyTorch's CPU queue). No
+// recursion anywhere, so a chain of 100k ops backpropagates on any stack.
+#include <cmath>
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autograd/node.h"
+#include "core/check.h"
+#include "stride/ops.h"
+
+namespace stride {
+
+namespace {
+thread_local bool grad_mode_enabled = true;
+std::atomic<bool> anomaly_enabled{false};
+}  // namespace
+
+bool GradMode::is_enabled() {
+  return grad_mode_enabled;
+}
+void GradMode::set_enabled(bool enabled) {
+  grad_mode_enabled = enabled;
+}
+bool AnomalyMode::is_enabled() {
+  return anomaly_enabled.load(std::memory_order_relaxed);
+}
+void AnomalyMode::set_enabled(bool enabled) {
+  anomaly_enabled = enabled;
+}
+
+namespace autograd {
+
+namespace {
+
+struct Capture {
+  Edge edge;
+  Tensor grad;
+};
+
+// Validates the gradient for input `i` of `node` and reduces a broadcast one.
+Tensor validate(const Node& node, size_t i, Tensor g) {
+  const InputMeta& meta = node.input_meta[i];
+  if (!(g.sizes() == IntArrayRef(meta.shape))) {
+    bool broadcastable = g.dim() >= int64_t(meta.shape.size());
+    for (size_t d = 0; broadcastable && d < meta.shape.size(); ++d) {
+      const int64_t want = meta.shape[meta.shape.size() - 1 - d];
+      broadcastable = want == 1 || want == g.size(g.dim() - 1 - int64_t(d));
+    }
+    STRIDE_CHECK(broadcastable, ShapeError, "[backward] Function ", node.name(),
+                 " returned an invalid gradient at index ", i, ": got shape ", shape_str(g.sizes()),
+                 " but expected shape compatible with ", shape_str(meta.shape), ".");
+    g = sum_to(g, meta.shape);
+  }
+  if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
+  STRIDE_CHECK(g.device() == meta.device, DeviceError, "[backward] Function ", node.name(),
+               " returned a gradient on ", g.device().str(), " for an input on ", meta.device.str(),
+               ".");
+  return g;
+}
+
+void check_finite(const Node& node, size_t i, const Tensor& g) {
+  if (!g.is_floating_point()) return;
+  NoGradGuard no_grad;
+  const Tensor finite = g.abs().lt(scalar_tensor(INFINITY, g.dtype()));  // false for NaN and inf
+  if (finite.sum().item<int64_t>() == g.numel()) return;
+  throw Error(detail::str_cat(
+      "[anomaly] Function '", node.name(), "' returned nan or inf values in its ", i, "th output",
+      node.forward_context.empty() ? std::string() : " (" + node.forward_context + ")",
+      ". Hint: the forward op above is where the non-finite gradient first appears."));
+}
+
+Tensor accumulate(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  return a + b;
+}
+
+void run(const std::vector<Edge>& roots,
+         const std::vector<Tensor>& root_grads,
+         bool keep_graph,
+         bool create_graph,
+         std::vector<Capture>* captures) {
+  // ---- the reachable graph and its dependency counts ----
+  std::unordered_map<Node*, int> deps;
+  std::unordered_map<Node*, std::shared_ptr<Node>> owner;
+  {
+    std::vector<Node*> stack;
+    for (const Edge& e : roots) {
+      if (e.valid() && owner.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
+    }
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next_edges) {
+        if (!e.valid()) continue;
+        ++deps[e.fn.get()];
+        if (owner.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
+      }
+    }
+  }
+  // With captures (autograd::grad), only nodes that lead to a captured edge
+  // run, and leaves' .grad is left alone.
+  std::unordered_set<Node*> needed;
+  if (captures) {
+    std::unordered_set<Node*> targets;
+    for (const Capture& c : *captures) targets.insert(c.edge.fn.get());
+    // Reverse topological sweep: a node is needed if it is a target or any
+    // child is needed. Compute a post-order iteratively.
+    std::vector<std::pair<Node*, size_t>> stack;
+    std::unordered_set<Node*> visited;
+    for (const Edge& e : roots) {
+      if (!e.valid() || !visited.insert(e.fn.get()).second) continue;
+      stack.push_back({e.fn.get(), 0});
+      while (!stack.empty()) {
+        auto& [n, i] = stack.back();
+        if (i < n->next_edges.size()) {
+          Node* child = n->next_edges[i++].fn.get();
+          if (child && visited.insert(child).second) stack.push_back({child, 0});
+          continue;
+        }
+        bool need = targets.count(n) > 0;
+        for (const Edge& e : n->next_edges) need = need || (e.valid() && needed.count(e.fn.get()));
+        if (need) needed.insert(n);
+        stack.pop_back();
+      }
+    }
+  }
+
+  // ---- input buffers, seeded with the root gradients ----
+  std::unordered_map<Node*, Grads> buffers;
+  auto buffer_of = [&](Node* n) -> Grads& {
+    Grads& b = buffers[n];
+    if (b.empty()) b.resize(n->num_outputs);
+    return b;
+  };
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (!roots[i].valid()) continue;
+    Tensor& slot = buffer_of(roots[i].fn.get())[roots[i].input_nr];
+    slot = accumulate(slot, root_grads[i]);
+  }
+
+  auto later_first = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  for (auto& [n, _] : owner) {
+    if (deps[n] == 0) ready.push(n);
+  }
+
+  GradMode::set_enabled(create_graph);
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    Grads grads = std::move(buffer_of(node));
+    buffers.erase(node);
+
+    // Tensor hooks, retained grads and captures see this node's inputs.
+    for (const auto& hook : node->pre_hooks) {
+      Tensor& g = grads[hook.output_nr];
+      if (!g.defined()) continue;
+      Tensor replaced = hook.fn(g);
+      if (replaced.defined()) g = replaced;
+    }
+    for (const auto& [nr, weak] : node->retained) {
+      auto impl = weak.lock();
+      if (!impl || !grads[nr].defined()) continue;
+      AutogradMeta& m = impl->ensure_autograd_meta();
+      Tensor g = create_graph ? grads[nr] : grads[nr].detach();
+      m.grad = m.grad.defined() ? m.grad + g : (create_graph ? g : g.clone());
+    }
+    if (captures) {
+      for (Capture& c : *captures) {
+        if (c.edge.fn.get() == node && grads[c.edge.input_nr].defined()) {
+          c.grad = accumulate(c.grad, grads[c.edge.input_nr]);
+        }
+      }
+    }
+
+    const bool skip = captures && (!needed.count(node) || dynamic_cast<AccumulateGrad*>(node));
+    Grads outputs;
+    if (!skip) {
+      bool any = false;
+      for (const Tensor& g : grads) any = any || g.defined();
+      if (any) outputs = node->apply(std::move(grads));
+      if (!keep_graph) node->release_variables();
+    }
+    if (!outputs.empty()) {
+      STRIDE_ASSERT(outputs.size() == node->next_edges.size(), node->name(), " returned ",
+                    outputs.size(), " gradients for ", node->next_edges.size(), " inputs");
+    }
+    for (size_t i = 0; i < node->next_edges.size(); ++i) {
+      const Edge& e = node->next_edges[i];
+      if (!e.valid()) continue;
+      if (i < outputs.size() && outputs[i].defined()) {
+        Tensor g = validate(*node, i, std::move(outputs[i]));
+        if (AnomalyMode::is_enabled()) check_finite(*node, i, g);
+        Tensor& slot = buffer_of(e.fn.get())[e.input_nr];
+        slot = accumulate(slot, g);
+      }
+      if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+    }
+  }
+}
+
+// Restores grad mode even when backward throws.
+struct GradModeRestore {
+  bool prev = GradMode::is_enabled();
+  ~GradModeRestore() { GradMode::set_enabled(prev); }
+};
+
+void make_roots(const std::vector<Tensor>& tensors,
+                const std::vector<Tensor>& grad_tensors,
+                const char* op,
+                std::vector<Edge>& roots,
+                std::vector<Tensor>& grads) {
+  STRIDE_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(), ValueError, "[", op,
+               "] got ", grad_tensors.size(), " gradients for ", tensors.size(), " tensors.");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    STRIDE_CHECK(requires_grad(t), Error, "[", op, "] element ", i,
+                 " of tensors does not require grad and does not have a grad_fn. Hint: create "
+                 "the leaves with requires_grad_() and do not compute under NoGradGuard.");
+    Tensor g = grad_tensors.empty() ? Tensor() : grad_tensors[i];
+    if (!g.defined()) {
+      STRIDE_CHECK(t.numel() == 1, ShapeError, "[", op,
+                   "] grad can be implicitly created only for scalar outputs; got shape ",
+                   shape_str(t.sizes()), ". Hint: pass a gradient of the same shape.");
+      g = ones_like(t);
+    } else {
+      STRIDE_CHECK(g.sizes() == t.sizes(), ShapeError, "[", op, "] gradient of shape ",
+                   shape_str(g.sizes()), " does not match the tensor's shape ",
+                   shape_str(t.sizes()), ".");
+    }
+    roots.push_back(gradient_edge(t));
+    grads.push_back(g);
+  }
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& tensors,
+              const std::vector<Tensor>& grad_tensors,
+              std::optional<bool> retain_graph,
+              bool create_graph) {
+  GradModeRestore restore;
+  std::vector<Edge> roots;
+  std::vector<Tensor> grads;
+  make_roots(tensors, grad_tensors, "backward", roots, grads);
+  run(roots, grads, retain_graph.value_or(create_graph), create_graph, nullptr);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs,
+                         const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs,
+                         std::optional<bool> retain_graph,
+                         bool create_graph,
+                         bool allow_unused) {
+  GradModeRestore restore;
+  std::vector<Edge> roots;
+  std::vector<Tensor> grads;
+  make_roots(outputs, grad_outputs, "autograd::grad", roots, grads);
+  std::vector<Capture> captures;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    STRIDE_CHECK(requires_grad(inputs[i]), Error, "[autograd::grad] input ", i,
+                 " does not require grad.");
+    captures.push_back({gradient_edge(inputs[i]), Tensor()});
+  }
+  run(roots, grads, retain_graph.value_or(create_graph), create_graph, &captures);
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < captures.size(); ++i) {
+    STRIDE_CHECK(captures[i].grad.defined() || allow_unused, Error, "[autograd::grad] input ", i,
+                 " was not used to compute the outputs. Hint: pass allow_unused=true if this is "
+                 "expected.");
+    result.push_back(captures[i].grad);
+  }
+  return result;
+}
+
+}  // namespace autograd
+}  // namespace stride

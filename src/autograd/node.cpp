@@ -1,0 +1,216 @@
+#include "autograd/node.h"
+
+#include <cctype>
+
+#include "core/check.h"
+#include "core/tensor_impl_utils.h"
+#include "stride/ops.h"
+
+namespace stride::autograd {
+
+namespace {
+
+std::atomic<uint64_t> next_sequence_nr{0};
+
+std::string backward_name(const char* op) {
+  std::string name;
+  bool upper = true;
+  for (const char* p = op; *p; ++p) {
+    if (*p == '_') {
+      upper = true;
+      continue;
+    }
+    name += upper ? char(std::toupper(static_cast<unsigned char>(*p))) : *p;
+    upper = false;
+  }
+  return name + "Backward";
+}
+
+}  // namespace
+
+Node::Node(std::string name) : name_(std::move(name)), sequence_nr_(next_sequence_nr++) {}
+
+Grads FunctionNode::apply(Grads&& grads) {
+  STRIDE_CHECK(!released_, Error, "[backward] Trying to backward through the graph a second time (",
+               name(),
+               "), or to access saved tensors after they have been freed. Saved intermediate "
+               "values of the graph are freed when you call backward() or autograd::grad(). "
+               "Specify retain_graph=true if you need to backward through the graph a second "
+               "time or to access saved tensors after calling backward.");
+  STRIDE_ASSERT(backward_, name(), " has no backward function");
+  return backward_(grads);
+}
+
+void FunctionNode::release_variables() {
+  backward_ = nullptr;
+  released_ = true;
+}
+
+AccumulateGrad::AccumulateGrad(Tensor variable)
+    : Node("AccumulateGrad"), variable_(std::move(variable)) {
+  num_outputs = 1;
+}
+
+Grads AccumulateGrad::apply(Grads&& grads) {
+  Tensor g = std::move(grads[0]);
+  if (!g.defined()) return {};
+  AutogradMeta& meta = variable_.impl()->ensure_autograd_meta();
+  for (const auto& hook : meta.hooks) {
+    Tensor replaced = hook.fn(g);
+    if (replaced.defined()) g = replaced;
+  }
+  if (GradMode::is_enabled()) {  // create_graph: .grad itself is part of a graph
+    meta.grad = meta.grad.defined() ? meta.grad + g : g;
+  } else if (!meta.grad.defined()) {
+    meta.grad = g.detach().clone();
+  } else {
+    meta.grad.add_(g);
+  }
+  return {};
+}
+
+SavedTensor SavedTensor::input(const Tensor& t) {
+  SavedTensor s;
+  s.data_ = t;
+  s.version_ = t.version();
+  return s;
+}
+
+SavedTensor SavedTensor::output(const Tensor& t) {
+  SavedTensor s;
+  s.data_ = t.detach();
+  s.version_ = t.version();
+  s.is_output_ = true;
+  if (auto* m = t.impl()->autograd_meta()) {
+    s.node_ = m->grad_fn;
+    s.output_nr_ = m->output_nr;
+  }
+  return s;
+}
+
+Tensor SavedTensor::get() const {
+  STRIDE_CHECK(data_.version() == version_, Error,
+               "[backward] one of the tensors needed for gradient computation has been modified "
+               "by an inplace operation: a ",
+               to_string(data_.dtype()), " tensor of shape ", shape_str(data_.sizes()),
+               " is at version ", data_.version(), "; expected version ", version_,
+               " instead. Hint: clone() the tensor before modifying it in place, or use the "
+               "out-of-place op.");
+  if (!is_output_ || !GradMode::is_enabled()) return data_;
+  // Building a graph of the backward: reconnect the output to its node.
+  auto node = node_.lock();
+  if (!node) return data_;
+  Tensor t = detail::make_view(data_, data_.sizes(), data_.strides(), data_.storage_offset());
+  AutogradMeta& m = t.impl()->ensure_autograd_meta();
+  m.grad_fn = std::move(node);
+  m.output_nr = output_nr_;
+  return t;
+}
+
+Edge gradient_edge(const Tensor& t) {
+  AutogradMeta* m = t.impl()->autograd_meta();
+  if (!m) return {};
+  if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
+  if (!m->requires_grad) return {};
+  auto acc = m->grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    m->grad_accumulator = acc;
+  }
+  return Edge{acc, 0};
+}
+
+std::shared_ptr<FunctionNode> make_node(const char* op,
+                                        std::initializer_list<const Tensor*> inputs,
+                                        std::initializer_list<const Tensor*> outputs) {
+  if (!GradMode::is_enabled()) return nullptr;
+  bool any = false;
+  for (const Tensor* t : inputs) any = any || (t && requires_grad(*t));
+  if (!any) return nullptr;
+  auto node = std::make_shared<FunctionNode>(backward_name(op));
+  node->num_outputs = uint32_t(outputs.size());
+  for (const Tensor* t : inputs) {
+    if (t && requires_grad(*t)) {
+      node->next_edges.push_back(gradient_edge(*t));
+      node->input_meta.push_back({t->sizes().dims(), t->dtype(), t->device()});
+    } else {
+      node->next_edges.push_back({});
+      node->input_meta.push_back({t ? t->sizes().dims() : DimVector{}, t ? t->dtype() : kFloat32,
+                                  t ? t->device() : Device(kCPU)});
+    }
+  }
+  if (AnomalyMode::is_enabled()) {
+    std::string ctx = std::string("forward op ") + op + " with inputs ";
+    bool first = true;
+    for (const Tensor* t : inputs) {
+      if (!t) continue;
+      ctx += (first ? "" : ", ") + shape_str(t->sizes());
+      first = false;
+    }
+    node->forward_context = ctx;
+  }
+  uint32_t nr = 0;
+  for (const Tensor* t : outputs) {
+    AutogradMeta& m = t->impl()->ensure_autograd_meta();
+    m.grad_fn = node;
+    m.output_nr = nr++;
+    m.requires_grad = true;
+  }
+  return node;
+}
+
+Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
+  if (grad.sizes() == shape) return grad;
+  const int64_t lead = grad.dim() - int64_t(shape.size());
+  STRIDE_ASSERT(lead >= 0, "cannot sum ", shape_str(grad.sizes()), " to ", shape_str(shape));
+  DimVector dims;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d < lead || (shape[size_t(d - lead)] == 1 && grad.size(d) != 1)) dims.push_back(d);
+  }
+  Tensor r = dims.empty() ? grad : grad.sum(dims, true);
+  return r.view(shape);
+}
+
+void check_no_grad_out(const char* op, std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) return;
+  for (const Tensor* t : inputs) {
+    STRIDE_CHECK(!requires_grad(*t), Error, "[", op,
+                 "] out= forms do not support automatic differentiation, but an argument "
+                 "requires grad. Hint: use the out-of-place form, or run under NoGradGuard.");
+  }
+}
+
+bool check_inplace(const Tensor& self,
+                   const char* op,
+                   std::initializer_list<const Tensor*> others) {
+  if (!GradMode::is_enabled()) return false;
+  bool any = requires_grad(self);
+  for (const Tensor* t : others) any = any || (t && t->defined() && requires_grad(*t));
+  if (!any) return false;
+  STRIDE_CHECK(!(self.is_leaf() && self.requires_grad()), Error, "[", op,
+               "] a leaf tensor that requires grad is being used in an in-place operation. Hint: "
+               "do it under NoGradGuard (as optimizers do), or work on a clone().");
+  STRIDE_CHECK(!self.is_view(), Error, "[", op,
+               "] in-place operations on a view are not differentiable in stride: the view's "
+               "base would need its history rewritten. Hint: use the out-of-place op, or clone() "
+               "the view first.");
+  return true;
+}
+
+void rebase_history(Tensor& self, const Tensor& result) {
+  {
+    NoGradGuard no_grad;
+    self.copy_(result);
+  }
+  AutogradMeta& m = self.impl()->ensure_autograd_meta();
+  if (AutogradMeta* rm = result.impl()->autograd_meta(); rm && rm->grad_fn) {
+    m.grad_fn = rm->grad_fn;
+    m.output_nr = rm->output_nr;
+    m.requires_grad = true;
+  } else {  // e.g. fill_: the new value does not depend on anything that requires grad
+    m.grad_fn = nullptr;
+    m.requires_grad = false;
+  }
+}
+
+}  // namespace stride::autograd
