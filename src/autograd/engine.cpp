@@ -120,7 +120,9 @@ void run(const std::vector<Edge>& roots,
           continue;
         }
         bool need = targets.count(n) > 0;
-        for (const Edge& e : n->next_edges) need = need || (e.valid() && needed.count(e.fn.get()));
+        for (const Edge& next : n->next_edges) {
+          need = need || (next.valid() && needed.count(next.fn.get()));
+        }
         if (need) needed.insert(n);
         stack.pop_back();
       }

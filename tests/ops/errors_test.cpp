@@ -23,7 +23,8 @@ std::string message_of(const std::function<void()>& f) {
 }
 
 void expect_contains(const std::string& msg, std::initializer_list<const char*> parts) {
-  for (const char* p : parts) EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
+  for (const char* p : parts)
+    EXPECT_NE(msg.find(p), std::string::npos) << "'" << p << "' not in: " << msg;
 }
 
 TEST(Errors, BroadcastMismatchNamesOpAndShapes) {
@@ -34,7 +35,10 @@ TEST(Errors, BroadcastMismatchNamesOpAndShapes) {
 TEST(Errors, MatmulInnerDimMismatch) {
   auto msg = message_of<ShapeError>([] { (void)matmul(ones({32, 16, 128}), ones({64, 65})); });
   expect_contains(msg, {"[matmul]", "(32, 16, 128)", "(64, 65)", "128 and 64"});
-  EXPECT_NE(message_of<ShapeError>([] { (void)mm(ones({2, 3, 4}), ones({4, 2})); }), "no exception");
+  EXPECT_NE(message_of<ShapeError>([] {
+              (void)mm(ones({2, 3, 4}), ones({4, 2}));
+            }),
+            "no exception");
 }
 
 TEST(Errors, ViewOnIncompatibleStrides) {

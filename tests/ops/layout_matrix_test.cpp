@@ -24,17 +24,24 @@ struct OpCase {
   double rtol = 1e-6;
 };
 
-#define UNARY(op, dom)                                                                         \
-  OpCase {                                                                                     \
-    #op, {{4, 6}}, [](const Inputs& in) { return op(in[0]); },                                 \
+#define UNARY(op, dom)                                                                       \
+  OpCase {                                                                                   \
+#op, {{4, 6}}, [](const Inputs& in) { return op(in[0]); },                                 \
         [](Tensor& out, const Inputs& in) { op##_out(out, in[0]); },                           \
-        [](Tensor& self, const Inputs&) { self.op##_(); }, dom                                 \
+        [](Tensor& self, const Inputs&) { self.op##_(); }, dom \
   }
 
-#define BINARY(op, dom)                                                                  \
-  OpCase {                                                                               \
-    #op, {{4, 6}, {4, 6}}, [](const Inputs& in) { return op(in[0], in[1]); },            \
-        [](Tensor& out, const Inputs& in) { op##_out(out, in[0], in[1]); }, nullptr, dom \
+#define BINARY(op, dom)                                                                            \
+  OpCase {                                                                                         \
+#op,                                                                                           \
+        {{4, 6 }, {4, 6 } },                                                                       \
+          [](const Inputs&                                                                         \
+                 in) { return op(in[0], in[1]); },                                                 \
+                                                [](Tensor & out,                                   \
+                                                   const Inputs&                                   \
+                                                       in) { op##_out(out, in[0], in[1]); },       \
+                                                                                          nullptr, \
+                                                                                          dom      \
   }
 
 std::vector<OpCase> op_table() {
@@ -61,82 +68,161 @@ std::vector<OpCase> op_table() {
       BINARY(pow, Domain::Positive),
   };
   auto add_case = [&](OpCase c) { t.push_back(std::move(c)); };
-  add_case({"add", {{4, 6}, {4, 6}}, [](const Inputs& in) { return add(in[0], in[1], 0.5); },
+  add_case({"add",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return add(in[0], in[1], 0.5); },
             [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1], 0.5); },
             [](Tensor& self, const Inputs& in) { self.add_(in[1], 0.5); }});
-  add_case({"sub", {{4, 6}, {4, 6}}, [](const Inputs& in) { return sub(in[0], in[1]); },
+  add_case({"sub",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return sub(in[0], in[1]); },
             [](Tensor& out, const Inputs& in) { sub_out(out, in[0], in[1]); },
             [](Tensor& self, const Inputs& in) { self.sub_(in[1]); }});
-  add_case({"mul_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return mul(in[0], in[1]); }, nullptr,
+  add_case({"mul_",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return mul(in[0], in[1]); },
+            nullptr,
             [](Tensor& self, const Inputs& in) { self.mul_(in[1]); }});
-  add_case({"div_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return div(in[0], in[1]); }, nullptr,
-            [](Tensor& self, const Inputs& in) { self.div_(in[1]); }, Domain::Positive});
-  add_case({"add_broadcast_row", {{4, 6}, {6}}, [](const Inputs& in) { return in[0] + in[1]; },
+  add_case({"div_",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return div(in[0], in[1]); },
+            nullptr,
+            [](Tensor& self, const Inputs& in) { self.div_(in[1]); },
+            Domain::Positive});
+  add_case({"add_broadcast_row",
+            {{4, 6}, {6}},
+            [](const Inputs& in) { return in[0] + in[1]; },
             [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1]); },
             [](Tensor& self, const Inputs& in) { self.add_(in[1]); }});
-  add_case({"mul_broadcast_col", {{4, 6}, {4, 1}}, [](const Inputs& in) { return in[0] * in[1]; },
+  add_case({"mul_broadcast_col",
+            {{4, 6}, {4, 1}},
+            [](const Inputs& in) { return in[0] * in[1]; },
             [](Tensor& out, const Inputs& in) { mul_out(out, in[0], in[1]); },
             [](Tensor& self, const Inputs& in) { self.mul_(in[1]); }});
-  add_case({"add_size0", {{0, 6}, {0, 6}}, [](const Inputs& in) { return in[0] + in[1]; },
+  add_case({"add_size0",
+            {{0, 6}, {0, 6}},
+            [](const Inputs& in) { return in[0] + in[1]; },
             [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1]); },
             [](Tensor& self, const Inputs& in) { self.add_(in[1]); }});
-  add_case({"mul_size1", {{1, 6}, {1, 6}}, [](const Inputs& in) { return in[0] * in[1]; },
+  add_case({"mul_size1",
+            {{1, 6}, {1, 6}},
+            [](const Inputs& in) { return in[0] * in[1]; },
             [](Tensor& out, const Inputs& in) { mul_out(out, in[0], in[1]); },
             [](Tensor& self, const Inputs& in) { self.mul_(in[1]); }});
-  add_case({"mul_scalar", {{4, 6}}, [](const Inputs& in) { return in[0] * 3.0; }, nullptr,
+  add_case({"mul_scalar",
+            {{4, 6}},
+            [](const Inputs& in) { return in[0] * 3.0; },
+            nullptr,
             [](Tensor& self, const Inputs&) { self.mul_(3.0); }});
-  add_case({"pow_scalar", {{4, 6}}, [](const Inputs& in) { return in[0].pow(2.5); }, nullptr,
-            [](Tensor& self, const Inputs&) { self.pow_(2.5); }, Domain::Positive});
-  add_case({"clamp", {{4, 6}}, [](const Inputs& in) { return clamp(in[0], -0.5, 0.5); },
+  add_case({"pow_scalar",
+            {{4, 6}},
+            [](const Inputs& in) { return in[0].pow(2.5); },
+            nullptr,
+            [](Tensor& self, const Inputs&) { self.pow_(2.5); },
+            Domain::Positive});
+  add_case({"clamp",
+            {{4, 6}},
+            [](const Inputs& in) { return clamp(in[0], -0.5, 0.5); },
             [](Tensor& out, const Inputs& in) { clamp_out(out, in[0], -0.5, 0.5); },
             [](Tensor& self, const Inputs&) { self.clamp_(-0.5, 0.5); }});
   // Comparisons on integers (so that ties occur) produce bool outputs.
-  add_case({"eq", {{4, 6}, {4, 6}}, [](const Inputs& in) { return eq(in[0], in[1]); },
-            [](Tensor& out, const Inputs& in) { eq_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+  add_case({"eq",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return eq(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { eq_out(out, in[0], in[1]); },
+            nullptr,
+            Domain::Any,
             kInt64});
-  add_case({"ne", {{4, 6}, {6}}, [](const Inputs& in) { return ne(in[0], in[1]); },
-            [](Tensor& out, const Inputs& in) { ne_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+  add_case({"ne",
+            {{4, 6}, {6}},
+            [](const Inputs& in) { return ne(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { ne_out(out, in[0], in[1]); },
+            nullptr,
+            Domain::Any,
             kInt64});
-  add_case({"lt", {{4, 6}, {4, 6}}, [](const Inputs& in) { return lt(in[0], in[1]); },
+  add_case({"lt",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return lt(in[0], in[1]); },
             [](Tensor& out, const Inputs& in) { lt_out(out, in[0], in[1]); }});
-  add_case({"le", {{4, 6}, {4, 6}}, [](const Inputs& in) { return le(in[0], in[1]); },
-            [](Tensor& out, const Inputs& in) { le_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+  add_case({"le",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return le(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { le_out(out, in[0], in[1]); },
+            nullptr,
+            Domain::Any,
             kInt64});
-  add_case({"gt", {{4, 6}, {4, 1}}, [](const Inputs& in) { return gt(in[0], in[1]); },
+  add_case({"gt",
+            {{4, 6}, {4, 1}},
+            [](const Inputs& in) { return gt(in[0], in[1]); },
             [](Tensor& out, const Inputs& in) { gt_out(out, in[0], in[1]); }});
-  add_case({"ge", {{4, 6}, {4, 6}}, [](const Inputs& in) { return ge(in[0], in[1]); },
-            [](Tensor& out, const Inputs& in) { ge_out(out, in[0], in[1]); }, nullptr, Domain::Any,
+  add_case({"ge",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return ge(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { ge_out(out, in[0], in[1]); },
+            nullptr,
+            Domain::Any,
             kInt32});
-  add_case({"add_int64", {{4, 6}, {4, 6}}, [](const Inputs& in) { return in[0] + in[1]; },
+  add_case({"add_int64",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[0] + in[1]; },
             [](Tensor& out, const Inputs& in) { add_out(out, in[0], in[1]); },
-            [](Tensor& self, const Inputs& in) { self.add_(in[1]); }, Domain::Any, kInt64});
-  add_case({"where", {{4, 6}, {4, 6}, {4, 6}},
+            [](Tensor& self, const Inputs& in) { self.add_(in[1]); },
+            Domain::Any,
+            kInt64});
+  add_case({"where",
+            {{4, 6}, {4, 6}, {4, 6}},
             [](const Inputs& in) { return where(in[0].gt(0), in[1], in[2]); },
             [](Tensor& out, const Inputs& in) { where_out(out, in[0].gt(0), in[1], in[2]); }});
-  add_case({"masked_fill", {{4, 6}, {4, 6}},
-            [](const Inputs& in) { return masked_fill(in[0], in[1].gt(0), -7.0); }, nullptr,
+  add_case({"masked_fill",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return masked_fill(in[0], in[1].gt(0), -7.0); },
+            nullptr,
             [](Tensor& self, const Inputs& in) { self.masked_fill_(in[1].gt(0), -7.0); }});
-  add_case({"tril", {{3, 4, 6}}, [](const Inputs& in) { return tril(in[0], 1); }, nullptr,
+  add_case({"tril",
+            {{3, 4, 6}},
+            [](const Inputs& in) { return tril(in[0], 1); },
+            nullptr,
             [](Tensor& self, const Inputs&) { self.tril_(1); }});
-  add_case({"triu", {{4, 6}}, [](const Inputs& in) { return triu(in[0], -1); }, nullptr,
+  add_case({"triu",
+            {{4, 6}},
+            [](const Inputs& in) { return triu(in[0], -1); },
+            nullptr,
             [](Tensor& self, const Inputs&) { self.triu_(-1); }});
   // Optimizer updates: the in-place self is the parameter (any layout).
-  add_case({"lerp_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return lerp(in[0], in[1], 0.3); },
-            nullptr, [](Tensor& self, const Inputs& in) { self.lerp_(in[1], 0.3); }});
-  add_case({"addcmul_", {{4, 6}, {4, 6}, {4, 6}},
-            [](const Inputs& in) { return in[0] + in[1] * in[2] * 0.5; }, nullptr,
-            [](Tensor& self, const Inputs& in) { self.addcmul_(in[1], in[2], 0.5); }, Domain::Any,
-            kFloat32, 1e-5});
-  add_case({"addcdiv_", {{4, 6}, {4, 6}, {4, 6}},
-            [](const Inputs& in) { return in[0] + in[1] / in[2] * -0.25; }, nullptr,
+  add_case({"lerp_",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return lerp(in[0], in[1], 0.3); },
+            nullptr,
+            [](Tensor& self, const Inputs& in) { self.lerp_(in[1], 0.3); }});
+  add_case({"addcmul_",
+            {{4, 6}, {4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[0] + in[1] * in[2] * 0.5; },
+            nullptr,
+            [](Tensor& self, const Inputs& in) { self.addcmul_(in[1], in[2], 0.5); },
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"addcdiv_",
+            {{4, 6}, {4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[0] + in[1] / in[2] * -0.25; },
+            nullptr,
             [](Tensor& self, const Inputs& in) { self.addcdiv_(in[1], in[2], -0.25); },
-            Domain::Positive, kFloat32, 1e-5});
-  add_case({"fill_", {{4, 6}}, [](const Inputs& in) { return full_like(in[0], 2.5); }, nullptr,
+            Domain::Positive,
+            kFloat32,
+            1e-5});
+  add_case({"fill_",
+            {{4, 6}},
+            [](const Inputs& in) { return full_like(in[0], 2.5); },
+            nullptr,
             [](Tensor& self, const Inputs&) { self.fill_(2.5); }});
-  add_case({"zero_", {{4, 6}}, [](const Inputs& in) { return zeros_like(in[0]); }, nullptr,
+  add_case({"zero_",
+            {{4, 6}},
+            [](const Inputs& in) { return zeros_like(in[0]); },
+            nullptr,
             [](Tensor& self, const Inputs&) { self.zero_(); }});
   // Random fills draw in row-major order, so any layout gets the same values.
-  add_case({"uniform_", {{4, 6}},
+  add_case({"uniform_",
+            {{4, 6}},
             [](const Inputs& in) {
               Generator g(7);
               return empty_like(in[0]).uniform_(-1, 1, &g);
@@ -146,7 +232,8 @@ std::vector<OpCase> op_table() {
               Generator g(7);
               self.uniform_(-1, 1, &g);
             }});
-  add_case({"normal_", {{4, 6}},
+  add_case({"normal_",
+            {{4, 6}},
             [](const Inputs& in) {
               Generator g(8);
               return empty_like(in[0]).normal_(0, 2, &g);
@@ -156,7 +243,8 @@ std::vector<OpCase> op_table() {
               Generator g(8);
               self.normal_(0, 2, &g);
             }});
-  add_case({"random_", {{4, 6}},
+  add_case({"random_",
+            {{4, 6}},
             [](const Inputs& in) {
               Generator g(9);
               return empty_like(in[0]).random_(0, 10, &g);
@@ -166,7 +254,8 @@ std::vector<OpCase> op_table() {
               Generator g(9);
               self.random_(0, 10, &g);
             }});
-  add_case({"bernoulli_", {{4, 6}},
+  add_case({"bernoulli_",
+            {{4, 6}},
             [](const Inputs& in) {
               Generator g(10);
               return empty_like(in[0]).bernoulli_(0.3, &g);
@@ -176,71 +265,145 @@ std::vector<OpCase> op_table() {
               Generator g(10);
               self.bernoulli_(0.3, &g);
             }});
-  add_case({"copy_", {{4, 6}, {4, 6}}, [](const Inputs& in) { return in[1].clone(); }, nullptr,
+  add_case({"copy_",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[1].clone(); },
+            nullptr,
             [](Tensor& self, const Inputs& in) { self.copy_(in[1]); }});
-  add_case({"copy_convert", {{4, 6}, {4, 6}},
-            [](const Inputs& in) { return in[1].to(kInt64).to(kFloat32); }, nullptr,
+  add_case({"copy_convert",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return in[1].to(kInt64).to(kFloat32); },
+            nullptr,
             [](Tensor& self, const Inputs& in) { self.copy_(in[1].to(kInt64)); }});
-  add_case({"copy_broadcast", {{4, 6}, {6}}, [](const Inputs& in) { return in[1].expand({4, 6}).clone(); },
-            nullptr, [](Tensor& self, const Inputs& in) { self.copy_(in[1]); }});
+  add_case({"copy_broadcast",
+            {{4, 6}, {6}},
+            [](const Inputs& in) {
+              return in[1].expand({4, 6}).clone();
+            },
+            nullptr,
+            [](Tensor& self, const Inputs& in) { self.copy_(in[1]); }});
   // Reductions (inputs in every layout; out= for the ones that have it).
-  add_case({"sum_dim0", {{4, 6}}, [](const Inputs& in) { return sum(in[0], {0}); },
-            [](Tensor& out, const Inputs& in) { sum_out(out, in[0], {0}); }, nullptr, Domain::Any,
-            kFloat32, 1e-5});
-  add_case({"sum_dim1_keep", {{4, 6}}, [](const Inputs& in) { return sum(in[0], {1}, true); },
-            [](Tensor& out, const Inputs& in) { sum_out(out, in[0], {1}, true); }, nullptr,
-            Domain::Any, kFloat32, 1e-5});
-  add_case({"sum_all", {{3, 4, 6}}, [](const Inputs& in) { return in[0].sum(); }, nullptr, nullptr,
-            Domain::Any, kFloat32, 1e-5});
+  add_case({"sum_dim0",
+            {{4, 6}},
+            [](const Inputs& in) { return sum(in[0], {0}); },
+            [](Tensor& out, const Inputs& in) { sum_out(out, in[0], {0}); },
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"sum_dim1_keep",
+            {{4, 6}},
+            [](const Inputs& in) { return sum(in[0], {1}, true); },
+            [](Tensor& out, const Inputs& in) { sum_out(out, in[0], {1}, true); },
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"sum_all",
+            {{3, 4, 6}},
+            [](const Inputs& in) { return in[0].sum(); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
   add_case({"sum_size0", {{0, 6}}, [](const Inputs& in) { return sum(in[0], {0}); }});
-  add_case({"mean_dims", {{3, 4, 6}}, [](const Inputs& in) { return mean(in[0], {0, 2}); }, nullptr,
-            nullptr, Domain::Any, kFloat32, 1e-5});
-  add_case({"var", {{4, 6}}, [](const Inputs& in) { return var(in[0], {1}); }, nullptr, nullptr,
-            Domain::Any, kFloat32, 1e-5});
-  add_case({"amax", {{4, 6}}, [](const Inputs& in) { return amax(in[0], {1}); },
+  add_case({"mean_dims",
+            {{3, 4, 6}},
+            [](const Inputs& in) {
+              return mean(in[0], {0, 2});
+            },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"var",
+            {{4, 6}},
+            [](const Inputs& in) { return var(in[0], {1}); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"amax",
+            {{4, 6}},
+            [](const Inputs& in) { return amax(in[0], {1}); },
             [](Tensor& out, const Inputs& in) { amax_out(out, in[0], {1}); }});
   add_case({"amin_all", {{4, 6}}, [](const Inputs& in) { return amin(in[0]); }});
   add_case({"max_values", {{4, 6}}, [](const Inputs& in) { return max(in[0], 0).first; }});
   add_case({"max_indices", {{4, 6}}, [](const Inputs& in) { return max(in[0], 1).second; }});
   add_case({"argmin", {{4, 6}}, [](const Inputs& in) { return argmin(in[0], 0, true); }});
   add_case({"argmax_all", {{4, 6}}, [](const Inputs& in) { return argmax(in[0]); }});
-  add_case({"logsumexp", {{4, 6}}, [](const Inputs& in) { return logsumexp(in[0], {1}); }, nullptr,
-            nullptr, Domain::Any, kFloat32, 1e-5});
-  add_case({"norm", {{4, 6}}, [](const Inputs& in) { return norm(in[0], 2, {0}); }, nullptr, nullptr,
-            Domain::Any, kFloat32, 1e-5});
-  add_case({"sum_int", {{4, 6}}, [](const Inputs& in) { return sum(in[0], {1}); }, nullptr, nullptr,
-            Domain::Any, kInt32});
+  add_case({"logsumexp",
+            {{4, 6}},
+            [](const Inputs& in) { return logsumexp(in[0], {1}); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"norm",
+            {{4, 6}},
+            [](const Inputs& in) { return norm(in[0], 2, {0}); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"sum_int",
+            {{4, 6}},
+            [](const Inputs& in) { return sum(in[0], {1}); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kInt32});
   // Linear algebra, softmax, indexing, joining.
-  add_case({"matmul", {{4, 6}, {6, 5}}, [](const Inputs& in) { return matmul(in[0], in[1]); },
-            [](Tensor& out, const Inputs& in) { matmul_out(out, in[0], in[1]); }, nullptr,
-            Domain::Any, kFloat32, 1e-5});
-  add_case({"matmul_batched", {{3, 4, 6}, {3, 6, 5}},
+  add_case({"matmul",
+            {{4, 6}, {6, 5}},
             [](const Inputs& in) { return matmul(in[0], in[1]); },
-            [](Tensor& out, const Inputs& in) { matmul_out(out, in[0], in[1]); }, nullptr,
-            Domain::Any, kFloat64, 1e-12});
-  add_case({"matmul_size0", {{0, 6}, {6, 5}}, [](const Inputs& in) { return matmul(in[0], in[1]); }});
+            [](Tensor& out, const Inputs& in) { matmul_out(out, in[0], in[1]); },
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"matmul_batched",
+            {{3, 4, 6}, {3, 6, 5}},
+            [](const Inputs& in) { return matmul(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { matmul_out(out, in[0], in[1]); },
+            nullptr,
+            Domain::Any,
+            kFloat64,
+            1e-12});
+  add_case(
+      {"matmul_size0", {{0, 6}, {6, 5}}, [](const Inputs& in) { return matmul(in[0], in[1]); }});
   add_case({"softmax", {{4, 6}}, [](const Inputs& in) { return softmax(in[0], -1); }});
   add_case({"softmax_dim0", {{3, 4, 6}}, [](const Inputs& in) { return softmax(in[0], 0); }});
   add_case({"log_softmax", {{4, 6}}, [](const Inputs& in) { return log_softmax(in[0], 1); }});
-  add_case({"index_select", {{4, 6}},
-            [](const Inputs& in) { return in[0].index_select(1, tensor<int64_t>({5, 0, 2, 2})); }});
-  add_case({"gather", {{4, 6}},
-            [](const Inputs& in) {
+  add_case({"index_select", {{4, 6}}, [](const Inputs& in) {
+              return in[0].index_select(1, tensor<int64_t>({5, 0, 2, 2}));
+            }});
+  add_case({"gather", {{4, 6}}, [](const Inputs& in) {
               return in[0].gather(1, tensor<int64_t>({0, 5, 1, 1, 2, 3, 4, 4}, {4, 2}));
             }});
-  add_case({"scatter_add", {{4, 6}, {4, 6}},
-            [](const Inputs& in) {
+  add_case({"scatter_add", {{4, 6}, {4, 6}}, [](const Inputs& in) {
               return in[0].scatter_add(1, tensor<int64_t>({0, 0, 1, 5, 2, 2, 3, 3}, {4, 2}), in[1]);
             }});
-  add_case({"embedding", {{5, 6}},
-            [](const Inputs& in) { return embedding(in[0], tensor<int64_t>({4, 0, 4, 1}, {2, 2})); }});
+  add_case({"embedding", {{5, 6}}, [](const Inputs& in) {
+              return embedding(in[0], tensor<int64_t>({4, 0, 4, 1}, {2, 2}));
+            }});
   add_case({"cat", {{4, 6}, {4, 3}}, [](const Inputs& in) { return cat({in[0], in[1]}, 1); }});
   add_case({"stack", {{4, 6}, {4, 6}}, [](const Inputs& in) { return stack({in[0], in[1]}, 1); }});
   add_case({"clone", {{4, 6}}, [](const Inputs& in) { return in[0].clone(); }});
   add_case({"contiguous", {{4, 6}}, [](const Inputs& in) { return in[0].contiguous() * 1.0; }});
   add_case({"to_bfloat16", {{4, 6}}, [](const Inputs& in) { return in[0].to(kBFloat16); }});
-  add_case({"exp_bfloat16", {{4, 6}}, [](const Inputs& in) { return exp(in[0]); }, nullptr,
-            [](Tensor& self, const Inputs&) { self.exp_(); }, Domain::Unit, kBFloat16});
+  add_case({"exp_bfloat16",
+            {{4, 6}},
+            [](const Inputs& in) { return exp(in[0]); },
+            nullptr,
+            [](Tensor& self, const Inputs&) { self.exp_(); },
+            Domain::Unit,
+            kBFloat16});
   return t;
 }
 
@@ -258,7 +421,8 @@ Inputs contiguous_copies(const Inputs& in) {
 
 std::string describe(const OpCase& c, const std::vector<Layout>& layouts) {
   std::string s = c.name + " [";
-  for (size_t i = 0; i < layouts.size(); ++i) s += std::string(i ? "," : "") + layout_name(layouts[i]);
+  for (size_t i = 0; i < layouts.size(); ++i)
+    s += std::string(i ? "," : "") + layout_name(layouts[i]);
   return s + "]";
 }
 

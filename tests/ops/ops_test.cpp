@@ -24,9 +24,17 @@ TEST(Determinism, ReductionsAndRandomOpsAreIdenticalOnOneAndTwoThreads) {
   auto run = [] {
     Generator g(42);
     Tensor x = randn({300, 1001}, kFloat32, &g);
-    return std::vector<Tensor>{x, x.sum(), x.sum({0}), x.sum({1}), x.mean({0, 1}),
-                               x.var({1}), x.norm(), x.amax({0}), x.logsumexp({1}),
-                               rand({100003}, kFloat64, &g), randint(0, 7, {5000}, kInt64, &g)};
+    return std::vector<Tensor>{x,
+                               x.sum(),
+                               x.sum({0}),
+                               x.sum({1}),
+                               x.mean({0, 1}),
+                               x.var({1}),
+                               x.norm(),
+                               x.amax({0}),
+                               x.logsumexp({1}),
+                               rand({100003}, kFloat64, &g),
+                               randint(0, 7, {5000}, kInt64, &g)};
   };
   std::vector<Tensor> one, two;
   {
@@ -116,7 +124,8 @@ Tensor naive_matmul(const Tensor& a, const Tensor& b) {
   std::vector<double> av = a.to_vector<double>(), bv = b.to_vector<double>(), c(size_t(n * m), 0);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < m; ++j)
-      for (int64_t p = 0; p < k; ++p) c[size_t(i * m + j)] += av[size_t(i * k + p)] * bv[size_t(p * m + j)];
+      for (int64_t p = 0; p < k; ++p)
+        c[size_t(i * m + j)] += av[size_t(i * k + p)] * bv[size_t(p * m + j)];
   return tensor<double>(c, {n, m});
 }
 
@@ -128,8 +137,8 @@ TEST(Matmul, EveryOperandLayoutMatchesNaive) {
       Tensor b = testing::make_input({5, 3}, kFloat64, lb, testing::Domain::Any, g);
       EXPECT_TRUE(close(matmul(a, b), naive_matmul(a, b), 1e-12))
           << testing::layout_name(la) << " @ " << testing::layout_name(lb);
-      EXPECT_TRUE(close(matmul(a.to(kFloat32), b.to(kFloat32)),
-                        naive_matmul(a, b).to(kFloat32), 1e-5));
+      EXPECT_TRUE(
+          close(matmul(a.to(kFloat32), b.to(kFloat32)), naive_matmul(a, b).to(kFloat32), 1e-5));
     }
   }
 }
@@ -157,8 +166,9 @@ TEST(Indexing, GatherScatterCatStack) {
             (std::vector<int64_t>{8, 9, 10, 11, 0, 1, 2, 3}));
   EXPECT_EQ(x.gather(1, tensor<int64_t>({3, 0, 1, 1, 2, 2}, {3, 2})).to_vector<int64_t>(),
             (std::vector<int64_t>{3, 0, 5, 5, 10, 10}));
-  Tensor acc = zeros({2, 3}, kInt64).scatter_add(1, tensor<int64_t>({0, 0, 2, 1}, {2, 2}),
-                                                 tensor<int64_t>({1, 2, 3, 4}, {2, 2}));
+  Tensor acc = zeros({2, 3}, kInt64)
+                   .scatter_add(1, tensor<int64_t>({0, 0, 2, 1}, {2, 2}),
+                                tensor<int64_t>({1, 2, 3, 4}, {2, 2}));
   EXPECT_EQ(acc.to_vector<int64_t>(), (std::vector<int64_t>{3, 0, 0, 0, 4, 3}));
   Tensor c = cat({ones({2, 1}, kInt32), zeros({2, 2}, kInt64)}, 1);
   EXPECT_EQ(c.dtype(), kInt64);

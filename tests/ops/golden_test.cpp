@@ -1,0 +1,982 @@
+// Ops against PyTorch (DESIGN.md invariant 7). tools/gen_goldens.py builds
+// inputs and PyTorch's outputs into tests/golden/ops.safetensors as
+// CASE/in0.. and CASE/out0..; the table below recomputes every case with
+// stride. The GoldenFile tests keep the two tables in sync: a case on one
+// side only fails. Run: stride_tests --gtest_filter='Golden*'.
+//
+// Comparison: the dtype and shape always exactly; float32 values to
+// rtol 1e-5 / atol 1e-6, float64 to 1e-12 / 1e-12, and everything else
+// (integers, bool, bfloat16, float16, and cases marked Exact: copies, index
+// ops, selections) bit for bit, signed zeros included, a NaN matching any NaN
+// (PyTorch's own NaN payloads depend on its code path). Inf must match exactly
+// and NaN positions must agree. On failure the case prints its max
+// abs/rel diff and the first mismatching element.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <iomanip>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stride/io.h"
+#include "stride/ops.h"
+
+namespace stride {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+using Ins = std::vector<Tensor>;
+using Outs = std::vector<Tensor>;
+using CaseFn = std::function<Outs(const Ins&)>;
+
+// Auto: tolerance for float32/float64 outputs, bit-exact for other dtypes.
+// Exact: bit-exact for every dtype (the op only moves or selects values).
+enum class Cmp { Auto, Exact };
+
+struct GoldenCase {
+  std::string name;
+  CaseFn fn;
+  Cmp cmp = Cmp::Auto;
+};
+
+// Cases that currently disagree with PyTorch. They stay in the table (so
+// re-enabling one is deleting its line here) but are not run.
+const std::map<std::string, std::string>& known_bugs() {
+  static const std::map<std::string, std::string> bugs = {
+      // BUG: a bfloat16/float16 tensor with a 0-d float32/float64 tensor computes with the
+      // 0-d value unrounded; PyTorch first casts every operand to the result dtype, so
+      // bf16(-0.4668) + f32 0-d 0.3 gives 0xbe2b in stride, 0xbe2a in PyTorch.
+      {"promote_bf16_plus_f32_0d", "0-d operand not rounded to the 16-bit result dtype"},
+      {"promote_f16_mul_f64_0d", "0-d operand not rounded to the 16-bit result dtype"},
+      // BUG: abs(-0.0) returns -0.0 (x < 0 ? -x : x); PyTorch (and fabs) return +0.0.
+      {"abs_signed_zero_f32", "abs(-0.0) keeps the sign bit"},
+      // BUG: relu(-0.0) returns +0.0; PyTorch's relu (clamp_min(x, 0)) returns -0.0.
+      {"relu_signed_zero_f32", "relu(-0.0) returns +0.0"},
+      // BUG: amax/amin (and Tensor::max()/min()) of an all -inf (all +inf) block return
+      // the lowest (largest) finite float instead of -inf (+inf): the identity is
+      // numeric_limits::lowest() and a -inf element never beats it.
+      {"amax_inf_rows_f32", "amax/amin identity is lowest()/max(), not -inf/+inf"},
+      // BUG: var with correction > N divides by N - correction < 0 and returns a negative
+      // variance (or -0 for an empty dim); PyTorch clamps the divisor at 0 and returns
+      // inf (nan for an empty dim).
+      {"var_large_correction_f32", "var divisor N - correction not clamped at 0"},
+      {"var_empty_f32", "var divisor N - correction not clamped at 0"},
+      // BUG: logsumexp over an empty dim throws (through amax: "the result has no
+      // identity"); PyTorch returns -inf (the log of an empty sum).
+      {"logsumexp_empty_f32", "logsumexp over an empty dim throws instead of -inf"},
+  };
+  return bugs;
+}
+
+std::string dim_tag(int64_t d) {
+  return d >= 0 ? "d" + std::to_string(d) : "dm" + std::to_string(-d);
+}
+
+using UnaryFn = Tensor (*)(const Tensor&);
+using BinaryFn = Tensor (*)(const Tensor&, const Tensor&);
+
+std::vector<GoldenCase> build_cases() {
+  std::vector<GoldenCase> cases;
+  auto reg = [&](std::string name, CaseFn fn, Cmp cmp = Cmp::Auto) {
+    cases.push_back({std::move(name), std::move(fn), cmp});
+  };
+
+  // ---- elementwise: binary ----
+  reg("add_f32", [](const Ins& in) -> Outs { return {in[0] + in[1]}; });
+  reg("add_alpha_f32", [](const Ins& in) -> Outs { return {add(in[0], in[1], -2.5)}; });
+  reg("add_broadcast_f32", [](const Ins& in) -> Outs { return {in[0] + in[1]}; });
+  reg("add_scalar_f32", [](const Ins& in) -> Outs { return {in[0] + 2.5}; });
+  reg("mul_large_strided_f32", [](const Ins& in) -> Outs {
+    return {in[0].t() * in[1], exp(in[0].t()) + in[1]};
+  });
+  reg("add_f64", [](const Ins& in) -> Outs { return {add(in[0], in[1], 0.3)}; });
+  reg("add_i64", [](const Ins& in) -> Outs { return {add(in[0], in[1], 3)}; });
+  reg("sub_f32", [](const Ins& in) -> Outs { return {in[0] - in[1]}; });
+  reg("sub_alpha_f32", [](const Ins& in) -> Outs { return {sub(in[0], in[1], 0.5)}; });
+  reg("sub_broadcast_f32", [](const Ins& in) -> Outs { return {in[0] - in[1]}; });
+  reg("sub_scalar_i64", [](const Ins& in) -> Outs { return {in[0] - 7}; });
+  reg("mul_f32", [](const Ins& in) -> Outs { return {in[0] * in[1]}; });
+  reg("mul_broadcast_f32", [](const Ins& in) -> Outs { return {in[0] * in[1]}; });
+  reg("mul_scalar_f32", [](const Ins& in) -> Outs { return {in[0] * -0.125}; });
+  reg("mul_f64", [](const Ins& in) -> Outs { return {in[0] * in[1]}; });
+  reg("mul_i64", [](const Ins& in) -> Outs { return {in[0] * in[1]}; });
+  reg("div_f32", [](const Ins& in) -> Outs { return {in[0] / in[1]}; });
+  reg("div_broadcast_f32", [](const Ins& in) -> Outs { return {in[0] / in[1]}; });
+  reg("div_scalar_f32", [](const Ins& in) -> Outs { return {in[0] / 3.0}; });
+  reg("div_by_zero_f32", [](const Ins& in) -> Outs { return {in[0] / in[1]}; });
+  reg("div_f64", [](const Ins& in) -> Outs { return {in[0] / in[1]}; });
+  reg("div_int_int", [](const Ins& in) -> Outs { return {in[0] / in[1]}; });
+  reg("div_i32_scalar", [](const Ins& in) -> Outs { return {in[0] / 4}; });
+  reg("pow_tensor_f32", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
+  reg("pow_negative_base_f32", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
+  reg("pow_broadcast_f32", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
+  reg("pow_scalar2_f32", [](const Ins& in) -> Outs { return {in[0].pow(2)}; });
+  reg("pow_scalar3_f32", [](const Ins& in) -> Outs { return {in[0].pow(3.0)}; });
+  reg("pow_scalar_half_f32", [](const Ins& in) -> Outs { return {in[0].pow(0.5)}; });
+  reg("pow_scalar_neg1_f32", [](const Ins& in) -> Outs { return {in[0].pow(-1)}; });
+  reg("pow_scalar_neg_half_f32", [](const Ins& in) -> Outs { return {in[0].pow(-0.5)}; });
+  reg("pow_f64", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
+  reg("pow_i64", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
+  reg("pow_i64_float_scalar", [](const Ins& in) -> Outs { return {in[0].pow(0.5)}; });
+  reg(
+      "maximum_nan_f32", [](const Ins& in) -> Outs { return {maximum(in[0], in[1])}; }, Cmp::Exact);
+  reg(
+      "minimum_nan_f32", [](const Ins& in) -> Outs { return {minimum(in[0], in[1])}; }, Cmp::Exact);
+  reg(
+      "maximum_broadcast_f32", [](const Ins& in) -> Outs { return {maximum(in[0], in[1])}; },
+      Cmp::Exact);
+  reg(
+      "minimum_broadcast_f32", [](const Ins& in) -> Outs { return {minimum(in[0], in[1])}; },
+      Cmp::Exact);
+  reg("maximum_i64", [](const Ins& in) -> Outs { return {maximum(in[0], in[1])}; });
+
+  // ---- type promotion ----
+  reg("promote_i64_plus_float_scalar", [](const Ins& in) -> Outs { return {in[0] + 2.5}; });
+  reg("promote_i64_mul_int_scalar", [](const Ins& in) -> Outs { return {in[0] * 3}; });
+  for (const char* name :
+       {"promote_i32_plus_i64", "promote_i32_plus_i64_0d", "promote_bool_plus_i64",
+        "promote_bool_plus_bool", "promote_f32_plus_f64", "promote_f32_plus_f64_0d",
+        "promote_f32_0d_plus_f64", "promote_i64_plus_f64_0d", "promote_bf16_plus_f16",
+        "promote_bf16_plus_f32_0d", "promote_bf16_add_bf16"}) {
+    reg(name, [](const Ins& in) -> Outs { return {in[0] + in[1]}; });
+  }
+  reg("promote_bf16_plus_float_scalar", [](const Ins& in) -> Outs { return {in[0] + 0.3}; });
+  reg("promote_f32_pow_f64_0d", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
+  reg("promote_f32_gt_i64_0d", [](const Ins& in) -> Outs { return {gt(in[0], in[1])}; });
+  for (const char* name : {"promote_bool_mul_bool", "promote_bool_mul_f32", "promote_i64_mul_f32",
+                           "promote_f16_mul_f32", "promote_f16_mul_f64_0d"}) {
+    reg(name, [](const Ins& in) -> Outs { return {in[0] * in[1]}; });
+  }
+
+  // ---- elementwise: unary ----
+  const std::vector<std::pair<std::string, UnaryFn>> unary = {
+      {"neg", neg},         {"abs", abs},       {"exp", exp},
+      {"log", log},         {"sqrt", sqrt},     {"rsqrt", rsqrt},
+      {"sin", sin},         {"cos", cos},       {"tanh", tanh},
+      {"sigmoid", sigmoid}, {"relu", relu},     {"silu", silu},
+      {"gelu", gelu},       {"square", square}, {"reciprocal", reciprocal},
+  };
+  for (const auto& [name, fn] : unary) {
+    const bool moves_values = name == "neg" || name == "abs" || name == "relu";
+    const Cmp cmp = moves_values ? Cmp::Exact : Cmp::Auto;
+    reg(
+        name + "_f32", [fn](const Ins& in) -> Outs { return {fn(in[0])}; }, cmp);
+    reg(
+        name + "_f32_strided", [fn](const Ins& in) -> Outs { return {fn(in[0].t())}; }, cmp);
+  }
+  reg("unary_16bit", [](const Ins& in) -> Outs {
+    const Tensor &x = in[0], &y = in[1];
+    return {exp(x), sigmoid(x), tanh(x), x * y, y * y, y + y};
+  });
+  const std::vector<std::pair<std::string, UnaryFn>> unary_f64 = {
+      {"exp", exp},   {"log", log},   {"sqrt", sqrt}, {"tanh", tanh},   {"sigmoid", sigmoid},
+      {"gelu", gelu}, {"silu", silu}, {"sin", sin},   {"rsqrt", rsqrt},
+  };
+  for (const auto& [name, fn] : unary_f64) {
+    reg(name + "_f64", [fn](const Ins& in) -> Outs { return {fn(in[0])}; });
+  }
+  reg(
+      "abs_signed_zero_f32", [](const Ins& in) -> Outs { return {abs(in[0])}; }, Cmp::Exact);
+  reg(
+      "relu_signed_zero_f32", [](const Ins& in) -> Outs { return {relu(in[0])}; }, Cmp::Exact);
+  reg("neg_i64", [](const Ins& in) -> Outs { return {neg(in[0])}; });
+  reg("abs_i64", [](const Ins& in) -> Outs { return {abs(in[0])}; });
+  reg("square_i64", [](const Ins& in) -> Outs { return {square(in[0])}; });
+  reg("relu_i64", [](const Ins& in) -> Outs { return {relu(in[0])}; });
+  reg("exp_i64", [](const Ins& in) -> Outs { return {exp(in[0])}; });
+  reg("sqrt_i32", [](const Ins& in) -> Outs { return {sqrt(in[0])}; });
+
+  // ---- clamp, where, masked_fill, tril/triu ----
+  reg(
+      "clamp_min_f32",
+      [](const Ins& in) -> Outs { return {clamp(in[0], Scalar(-0.5), std::nullopt)}; }, Cmp::Exact);
+  reg(
+      "clamp_max_f32",
+      [](const Ins& in) -> Outs { return {clamp(in[0], std::nullopt, Scalar(0.5))}; }, Cmp::Exact);
+  reg(
+      "clamp_both_f32",
+      [](const Ins& in) -> Outs { return {clamp(in[0], Scalar(-0.5), Scalar(0.75))}; }, Cmp::Exact);
+  reg(
+      "clamp_min_gt_max_f32",
+      [](const Ins& in) -> Outs { return {clamp(in[0], Scalar(0.5), Scalar(-0.5))}; }, Cmp::Exact);
+  reg("clamp_nan_bound_f32", [](const Ins& in) -> Outs {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {clamp(in[0], Scalar(nan), std::nullopt), clamp(in[0], std::nullopt, Scalar(nan))};
+  });
+  reg("clamp_i64", [](const Ins& in) -> Outs { return {clamp(in[0], Scalar(-3), Scalar(4))}; });
+  reg(
+      "clamp_i64_float_bound",
+      [](const Ins& in) -> Outs { return {clamp(in[0], Scalar(-2.5), std::nullopt)}; }, Cmp::Exact);
+  for (const char* name : {"where_f32", "where_promote", "where_0d_promote", "where_f32_f64"}) {
+    reg(
+        name, [](const Ins& in) -> Outs { return {where(in[0], in[1], in[2])}; }, Cmp::Exact);
+  }
+  reg(
+      "masked_fill_f32", [](const Ins& in) -> Outs { return {in[0].masked_fill(in[1], -kInf)}; },
+      Cmp::Exact);
+  reg("masked_fill_i64", [](const Ins& in) -> Outs { return {in[0].masked_fill(in[1], 42)}; });
+  for (int64_t d : {-1, 0, 2}) {
+    const std::string tag = d < 0 ? "m" + std::to_string(-d) : std::to_string(d);
+    reg(
+        "tril_diag" + tag, [d](const Ins& in) -> Outs { return {tril(in[0], d)}; }, Cmp::Exact);
+    reg(
+        "triu_diag" + tag, [d](const Ins& in) -> Outs { return {triu(in[0], d)}; }, Cmp::Exact);
+  }
+  reg(
+      "tril_strided_f32",
+      [](const Ins& in) -> Outs {
+        return {tril(in[0].t(), 1), triu(in[0].t(), -1)};
+      },
+      Cmp::Exact);
+  reg("tril_tall_i64", [](const Ins& in) -> Outs { return {tril(in[0], -1)}; });
+
+  // ---- comparisons ----
+  struct Comparison {
+    const char* name;
+    BinaryFn fn;
+    Tensor (*scalar_fn)(const Tensor&, const Scalar&);
+  };
+  const Comparison comparisons[] = {
+      {"eq", eq, [](const Tensor& a, const Scalar& s) { return a.eq(s); }},
+      {"ne", ne, [](const Tensor& a, const Scalar& s) { return a.ne(s); }},
+      {"lt", lt, [](const Tensor& a, const Scalar& s) { return a.lt(s); }},
+      {"le", le, [](const Tensor& a, const Scalar& s) { return a.le(s); }},
+      {"gt", gt, [](const Tensor& a, const Scalar& s) { return a.gt(s); }},
+      {"ge", ge, [](const Tensor& a, const Scalar& s) { return a.ge(s); }},
+  };
+  for (const Comparison& c : comparisons) {
+    const std::string name = c.name;
+    reg(name + "_f32", [fn = c.fn](const Ins& in) -> Outs { return {fn(in[0], in[1])}; });
+    reg(name + "_broadcast_i64", [fn = c.fn](const Ins& in) -> Outs { return {fn(in[0], in[1])}; });
+    reg(name + "_scalar_f32",
+        [fn = c.scalar_fn](const Ins& in) -> Outs { return {fn(in[0], 0.5)}; });
+  }
+  reg("gt_i64_float_scalar", [](const Ins& in) -> Outs {
+    return {in[0].gt(0.5), in[0].gt(16777216.0)};
+  });
+  reg("lt_i64_vs_f32", [](const Ins& in) -> Outs { return {lt(in[0], in[1])}; });
+
+  // ---- optimizer-style in-place updates ----
+  reg("lerp_w3_f32", [](const Ins& in) -> Outs { return {in[0].clone().lerp_(in[1], 0.3)}; });
+  reg("lerp_w5_f32", [](const Ins& in) -> Outs { return {in[0].clone().lerp_(in[1], 0.5)}; });
+  reg("lerp_w7_f32", [](const Ins& in) -> Outs { return {in[0].clone().lerp_(in[1], 0.7)}; });
+  reg("lerp_strided_self_f32", [](const Ins& in) -> Outs {
+    Tensor base = in[0].clone();
+    base.t().lerp_(in[1], 0.25);
+    return {base};
+  });
+  reg("addcmul_strided_self_f32", [](const Ins& in) -> Outs {
+    Tensor base = in[0].clone();
+    base.slice(1, std::nullopt, std::nullopt, 2).addcmul_(in[1], in[2], -1.5);
+    return {base};
+  });
+  reg("addcdiv_strided_self_f32", [](const Ins& in) -> Outs {
+    Tensor base = in[0].clone();
+    base.t().addcdiv_(in[1], in[2], 0.01);
+    return {base};
+  });
+  reg("addcmul_f32",
+      [](const Ins& in) -> Outs { return {in[0].clone().addcmul_(in[1], in[2], 0.5)}; });
+  reg("addcdiv_f32",
+      [](const Ins& in) -> Outs { return {in[0].clone().addcdiv_(in[1], in[2], -2.0)}; });
+  reg("addcdiv_f64",
+      [](const Ins& in) -> Outs { return {in[0].clone().addcdiv_(in[1], in[2], 1e-3)}; });
+
+  // ---- reductions ----
+  struct ReduceDims {
+    const char* tag;
+    std::vector<int64_t> dims;  // empty: all dims
+    bool keepdim;
+  };
+  const ReduceDims reduce_dims[] = {
+      {"all", {}, false},       {"d1", {1}, false},         {"d02", {0, 2}, false},
+      {"dm1_keep", {-1}, true}, {"d01_keep", {0, 1}, true}, {"alldims_keep", {0, 1, 2}, true},
+  };
+  for (const ReduceDims& r : reduce_dims) {
+    const std::string tag = r.tag;
+    const std::vector<int64_t> dims = r.dims;
+    const bool keep = r.keepdim;
+    reg("sum_" + tag + "_f32", [=](const Ins& in) -> Outs { return {sum(in[0], dims, keep)}; });
+    reg("mean_" + tag + "_f32", [=](const Ins& in) -> Outs { return {mean(in[0], dims, keep)}; });
+    for (int64_t c : {0, 1}) {
+      reg("var_" + tag + "_c" + std::to_string(c) + "_f32",
+          [=](const Ins& in) -> Outs { return {var(in[0], dims, c, keep)}; });
+    }
+    reg(
+        "amax_" + tag + "_f32", [=](const Ins& in) -> Outs { return {amax(in[0], dims, keep)}; },
+        Cmp::Exact);
+    reg(
+        "amin_" + tag + "_f32", [=](const Ins& in) -> Outs { return {amin(in[0], dims, keep)}; },
+        Cmp::Exact);
+    const std::vector<int64_t> lse_dims = dims.empty() ? std::vector<int64_t>{0, 1, 2} : dims;
+    reg("logsumexp_" + tag + "_f32",
+        [=](const Ins& in) -> Outs { return {logsumexp(in[0], lse_dims, keep)}; });
+  }
+  reg("sum_all_f64", [](const Ins& in) -> Outs { return {in[0].sum()}; });
+  reg("sum_d1_i64", [](const Ins& in) -> Outs { return {sum(in[0], {1})}; });
+  reg("sum_all_i32", [](const Ins& in) -> Outs { return {in[0].sum()}; });
+  reg("sum_d0_bool", [](const Ins& in) -> Outs { return {sum(in[0], {0})}; });
+  reg("sum_dtype_f64_of_f32", [](const Ins& in) -> Outs { return {in[0].sum(kFloat64)}; });
+  reg("sum_strided_f32", [](const Ins& in) -> Outs {
+    return {in[0].permute({2, 0, 1}).sum({0, 2})};
+  });
+  reg("mean_d1_f64", [](const Ins& in) -> Outs { return {mean(in[0], {1})}; });
+  reg("var_d1_c1_f64", [](const Ins& in) -> Outs { return {var(in[0], {1}, 1)}; });
+  reg("var_offset_f32", [](const Ins& in) -> Outs { return {var(in[0], {1}, 1)}; });
+  reg(
+      "amax_nan_f32",
+      [](const Ins& in) -> Outs {
+        return {amax(in[0], {1}), amin(in[0], {1}), amax(in[0]), amin(in[0], {0})};
+      },
+      Cmp::Exact);
+  reg(
+      "amax_inf_rows_f32",
+      [](const Ins& in) -> Outs {
+        return {amax(in[0], {1}), amin(in[0], {1}), in[0][0].max(), in[0][1].min()};
+      },
+      Cmp::Exact);
+  reg("long_rows_f32", [](const Ins& in) -> Outs {
+    const Tensor& x = in[0];
+    auto [v, i] = max(x, 1);
+    return {sum(x, {1}),
+            mean(x, {1}),
+            var(x, {1}),
+            amax(x, {1}),
+            v,
+            i,
+            argmin(x),
+            logsumexp(x, {1}),
+            softmax(x, 1).slice(1, 16990, 17010)};
+  });
+  reg("reduce_empty_f32", [](const Ins&) -> Outs {
+    const Tensor x = zeros({3, 0});
+    return {sum(x, {1}), mean(x, {1}), x.sum(), norm(x, 2, {1})};
+  });
+  reg("var_empty_f32", [](const Ins&) -> Outs { return {var(zeros({3, 0}), {1})}; });
+  reg("logsumexp_empty_f32", [](const Ins&) -> Outs { return {logsumexp(zeros({3, 0}), {1})}; });
+  reg("reduce_bf16_f16", [](const Ins& in) -> Outs {
+    const Tensor &x = in[0], &y = in[1];
+    auto [v, i] = max(x, 1);
+    return {sum(x, {1}), sum(y, {1}), mean(y, {1}), v, i, amin(y, {0})};
+  });
+  reg("var_single_c1_f32", [](const Ins& in) -> Outs { return {var(in[0], {1}, 1)}; });
+  reg("var_large_correction_f32", [](const Ins& in) -> Outs { return {var(in[0], {1}, 3)}; });
+  reg("sum_dtype_f32_of_i64", [](const Ins& in) -> Outs { return {in[0].sum(kFloat32)}; });
+  reg("amax_d1_i64", [](const Ins& in) -> Outs { return {amax(in[0], {1}), amin(in[0], {0, 2})}; });
+  reg(
+      "max_all_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].max(), in[0].min()};
+      },
+      Cmp::Exact);
+  for (int64_t d : {0, 1, 2, -1}) {
+    for (bool keep : {false, true}) {
+      const std::string tag = dim_tag(d) + (keep ? "_keep" : "");
+      reg(
+          "max_" + tag + "_ties_f32",
+          [=](const Ins& in) -> Outs {
+            auto [v, i] = max(in[0], d, keep);
+            return {v, i};
+          },
+          Cmp::Exact);
+      reg(
+          "min_" + tag + "_ties_f32",
+          [=](const Ins& in) -> Outs {
+            auto [v, i] = min(in[0], d, keep);
+            return {v, i};
+          },
+          Cmp::Exact);
+      reg("argmax_" + tag + "_ties_f32", [=](const Ins& in) -> Outs {
+        return {argmax(in[0], d, keep), argmin(in[0], d, keep)};
+      });
+    }
+  }
+  reg(
+      "max_d1_random_f32",
+      [](const Ins& in) -> Outs {
+        auto [v, i] = max(in[0], 1);
+        auto [w, j] = min(in[0], 0);
+        return {v, i, w, j};
+      },
+      Cmp::Exact);
+  reg("max_d1_ties_i64", [](const Ins& in) -> Outs {
+    auto [v, i] = max(in[0], 1);
+    auto [w, j] = min(in[0], 1);
+    return {v, i, w, j};
+  });
+  reg("argmax_all_ties_f32", [](const Ins& in) -> Outs {
+    return {argmax(in[0]), argmin(in[0]), argmax(in[0], std::nullopt, true)};
+  });
+  reg("argmax_all_random_f32", [](const Ins& in) -> Outs {
+    return {argmax(in[0]), argmin(in[0])};
+  });
+  reg("argmax_all_nan_f32", [](const Ins& in) -> Outs {
+    return {argmax(in[0]), argmin(in[0]), argmax(in[0], 1)};
+  });
+  reg("argmax_all_i64", [](const Ins& in) -> Outs {
+    return {argmax(in[0]), argmin(in[0]), argmax(in[0], 0)};
+  });
+  reg("logsumexp_neginf_row_f32", [](const Ins& in) -> Outs {
+    return {logsumexp(in[0], {1}), logsumexp(in[0], {0, 1})};
+  });
+  reg("logsumexp_large_f32", [](const Ins& in) -> Outs { return {logsumexp(in[0], {1}, true)}; });
+  reg("logsumexp_d1_f64", [](const Ins& in) -> Outs { return {logsumexp(in[0], {1})}; });
+  for (double p : {1.0, 2.0, kInf, 3.0}) {
+    const std::string tag = std::isinf(p) ? "inf" : std::to_string(int(p));
+    reg("norm_p" + tag + "_all_f32", [p](const Ins& in) -> Outs { return {norm(in[0], p)}; });
+    reg("norm_p" + tag + "_d1_f32", [p](const Ins& in) -> Outs { return {norm(in[0], p, {1})}; });
+    reg("norm_p" + tag + "_d02_keep_f32", [p](const Ins& in) -> Outs {
+      return {norm(in[0], p, {0, 2}, true)};
+    });
+  }
+  reg("norm_p2_d1_f64", [](const Ins& in) -> Outs { return {norm(in[0], 2, {1})}; });
+  reg("norm_p0_d1_f32", [](const Ins& in) -> Outs { return {norm(in[0], 0, {1})}; });
+
+  // ---- matmul ----
+  enum class Mm { Matmul, Mm, Bmm };
+  auto mm_case = [&](const char* name, bool ta, bool tb, Mm kind = Mm::Matmul) {
+    reg(name, [=](const Ins& in) -> Outs {
+      const Tensor a = ta ? in[0].transpose(-1, -2) : in[0];
+      const Tensor b = tb ? in[1].transpose(-1, -2) : in[1];
+      switch (kind) {
+        case Mm::Mm:
+          return {mm(a, b)};
+        case Mm::Bmm:
+          return {bmm(a, b)};
+        case Mm::Matmul:
+          break;
+      }
+      return {matmul(a, b)};
+    });
+  };
+  for (const char* name :
+       {"matmul_1d_1d_f32", "matmul_2d_1d_f32", "matmul_1d_2d_f32", "matmul_2d_2d_f32",
+        "matmul_3d_1d_f32", "matmul_1d_3d_f32", "matmul_bcast_f32", "matmul_3d_2d_f32",
+        "matmul_2d_3d_f32", "matmul_1x1_f32", "matmul_2d_2d_f64", "matmul_bcast_f64",
+        "matmul_1d_1d_f64"}) {
+    mm_case(name, false, false);
+  }
+  mm_case("matmul_ta_f32", true, false);
+  mm_case("matmul_tb_f32", false, true);
+  mm_case("matmul_tab_f32", true, true);
+  mm_case("matmul_batched_ta_f32", true, false);
+  mm_case("mm_f32", false, false, Mm::Mm);
+  mm_case("mm_tb_f32", false, true, Mm::Mm);
+  mm_case("bmm_f32", false, false, Mm::Bmm);
+  mm_case("bmm_ta_f32", true, false, Mm::Bmm);
+  mm_case("bmm_tb_f64", false, true, Mm::Bmm);
+  reg("matmul_permuted_batch_f32", [](const Ins& in) -> Outs {
+    return {matmul(in[0].permute({1, 0, 2}), in[1])};
+  });
+  reg("matmul_expanded_f32", [](const Ins& in) -> Outs {
+    return {matmul(in[0].expand({3, 4, 6}), in[1])};
+  });
+  reg("matmul_empty_k_f32", [](const Ins&) -> Outs {
+    return {matmul(zeros({3, 0}), zeros({0, 4}))};
+  });
+  reg("matmul_sliced_f32", [](const Ins& in) -> Outs {
+    const Tensor a = in[0].slice(0, std::nullopt, std::nullopt, 2).slice(1, 1, 9);
+    const Tensor b = in[1].slice(0, 1, 9).slice(1, std::nullopt, std::nullopt, 3);
+    return {matmul(a, b)};
+  });
+
+  // ---- softmax family ----
+  for (int64_t d : {0, 1, 2, -1}) {
+    reg("softmax_" + dim_tag(d) + "_f32",
+        [d](const Ins& in) -> Outs { return {softmax(in[0], d)}; });
+    reg("log_softmax_" + dim_tag(d) + "_f32",
+        [d](const Ins& in) -> Outs { return {log_softmax(in[0], d)}; });
+  }
+  reg("softmax_large_f32", [](const Ins& in) -> Outs {
+    const Tensor& x = in[0];
+    return {softmax(x, 2), softmax(x, 0), log_softmax(x, 2), log_softmax(x, 1)};
+  });
+  reg("softmax_neginf_f32", [](const Ins& in) -> Outs {
+    const Tensor& x = in[0];
+    return {softmax(x, 2),     softmax(x, 1),     softmax(x, 0),
+            log_softmax(x, 2), log_softmax(x, 1), log_softmax(x, 0)};
+  });
+  reg("softmax_strided_f32", [](const Ins& in) -> Outs {
+    return {softmax(in[0].t(), 1), log_softmax(in[0].t(), 0)};
+  });
+  reg("softmax_size1_dim_f32", [](const Ins& in) -> Outs {
+    return {softmax(in[0], 1), log_softmax(in[0], 1)};
+  });
+  reg("softmax_posinf_nan_f32", [](const Ins& in) -> Outs {
+    return {softmax(in[0], 1), log_softmax(in[0], 1)};
+  });
+  reg("softmax_16bit", [](const Ins& in) -> Outs {
+    return {softmax(in[0], 1), log_softmax(in[0], 0)};
+  });
+  reg("softmax_d1_f64", [](const Ins& in) -> Outs {
+    return {softmax(in[0], 1), log_softmax(in[0], 1)};
+  });
+
+  // ---- indexing and joining (values move, so exact) ----
+  reg(
+      "index_select_d0_f32", [](const Ins& in) -> Outs { return {index_select(in[0], 0, in[1])}; },
+      Cmp::Exact);
+  reg(
+      "index_select_d1_f32", [](const Ins& in) -> Outs { return {index_select(in[0], 1, in[1])}; },
+      Cmp::Exact);
+  reg(
+      "index_select_dm1_i32_index",
+      [](const Ins& in) -> Outs { return {index_select(in[0], -1, in[1])}; }, Cmp::Exact);
+  reg(
+      "index_select_0d_index_f32",
+      [](const Ins& in) -> Outs { return {index_select(in[0], 1, in[1])}; }, Cmp::Exact);
+  reg(
+      "indexing_strided_src_f32",
+      [](const Ins& in) -> Outs {
+        return {index_select(in[0].t(), 1, in[1]), gather(in[0].t(), 0, in[2])};
+      },
+      Cmp::Exact);
+  reg("scatter_add_strided_self_f32", [](const Ins& in) -> Outs {
+    Tensor base = in[0].clone();
+    base.t().scatter_add_(0, in[1], in[2]);
+    return {base};
+  });
+  reg("index_select_d0_i64", [](const Ins& in) -> Outs { return {index_select(in[0], 0, in[1])}; });
+  reg(
+      "embedding_f32", [](const Ins& in) -> Outs { return {embedding(in[0], in[1])}; }, Cmp::Exact);
+  reg(
+      "gather_d1_f32", [](const Ins& in) -> Outs { return {gather(in[0], 1, in[1])}; }, Cmp::Exact);
+  reg(
+      "gather_d0_f32", [](const Ins& in) -> Outs { return {gather(in[0], 0, in[1])}; }, Cmp::Exact);
+  reg(
+      "gather_3d_dm1_f32", [](const Ins& in) -> Outs { return {gather(in[0], -1, in[1])}; },
+      Cmp::Exact);
+  reg("scatter_add_d0_f32",
+      [](const Ins& in) -> Outs { return {scatter_add(in[0], 0, in[1], in[2])}; });
+  reg("scatter_add_d1_f32",
+      [](const Ins& in) -> Outs { return {scatter_add(in[0], 1, in[1], in[2])}; });
+  reg("scatter_add_d1_i64",
+      [](const Ins& in) -> Outs { return {scatter_add(in[0], 1, in[1], in[2])}; });
+  reg(
+      "cat_d0_f32",
+      [](const Ins& in) -> Outs {
+        return {cat({in[0], in[1], in[2]}, 0)};
+      },
+      Cmp::Exact);
+  reg(
+      "cat_d1_f32",
+      [](const Ins& in) -> Outs {
+        return {cat({in[0], in[1]}, 1)};
+      },
+      Cmp::Exact);
+  reg(
+      "cat_dm1_f32",
+      [](const Ins& in) -> Outs {
+        return {cat({in[0], in[1]}, -1)};
+      },
+      Cmp::Exact);
+  reg(
+      "cat_strided_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor &a = in[0], &b = in[1];
+        return {cat({a.t(), b}, 0),
+                cat({b.slice(1, std::nullopt, std::nullopt, 2), b.slice(1, 1, 2)}, 1)};
+      },
+      Cmp::Exact);
+  reg(
+      "stack_0d_f32",
+      [](const Ins& in) -> Outs {
+        return {stack({in[0], in[1]}, 0), stack({in[0], in[1], in[0]}, -1)};
+      },
+      Cmp::Exact);
+  reg(
+      "cat_promote_f32_f64",
+      [](const Ins& in) -> Outs {
+        return {cat({in[0], in[1]}, 0)};
+      },
+      Cmp::Exact);
+  reg(
+      "cat_promote_i64_f32",
+      [](const Ins& in) -> Outs {
+        return {cat({in[0], in[1]}, 1)};
+      },
+      Cmp::Exact);
+  reg("cat_promote_bool_i32", [](const Ins& in) -> Outs { return {cat({in[0], in[1]}, 0)}; });
+  for (int64_t d : {0, 1, 2, -1}) {
+    reg(
+        "stack_" + dim_tag(d) + "_f32",
+        [d](const Ins& in) -> Outs {
+          return {stack({in[0], in[1], in[2]}, d)};
+        },
+        Cmp::Exact);
+  }
+
+  // ---- views and copies ----
+  reg(
+      "permute_contiguous_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].permute({2, 0, 1}).contiguous()};
+      },
+      Cmp::Exact);
+  reg(
+      "slice_step_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor& x = in[0];
+        return {x.slice(0, 1, std::nullopt, 2).slice(1, std::nullopt, std::nullopt, 3).contiguous(),
+                x.narrow(1, 2, 4).contiguous()};
+      },
+      Cmp::Exact);
+  reg(
+      "expand_contiguous_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].expand({2, 3, 4}).contiguous()};
+      },
+      Cmp::Exact);
+  reg(
+      "diagonal_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor& x = in[0];
+        return {x.diagonal().contiguous(), x.diagonal(1).contiguous(), x.diagonal(-2).contiguous()};
+      },
+      Cmp::Exact);
+  reg(
+      "transpose_reshape_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].transpose(0, 2).reshape({4, 6}), in[0].flatten(1)};
+      },
+      Cmp::Exact);
+
+  // ---- factories ----
+  // Tolerance, not exact: PyTorch's vector loop adds lane * step in float32.
+  reg("arange_f32", [](const Ins&) -> Outs {
+    return {arange(1.0, 1.3, 0.1, kFloat32), arange(-1.0, 1.0, 0.1, kFloat32),
+            arange(0.5, 3.0, 1, kFloat32)};
+  });
+  reg(
+      "arange_f64",
+      [](const Ins&) -> Outs {
+        return {arange(1.0, 1.3, 0.1, kFloat64), arange(0.0, -1.0, -0.3, kFloat64)};
+      },
+      Cmp::Exact);
+  reg("arange_i64", [](const Ins&) -> Outs {
+    return {arange(0, 10, 3), arange(7), arange(5, -5, -3)};
+  });
+  reg(
+      "eye_full_f32",
+      [](const Ins&) -> Outs {
+        return {eye(3),
+                eye(3, 5),
+                eye(4, 2),
+                full({2, 3}, 1.0 / 3.0),
+                full({2}, 1.0 / 3.0, kFloat64),
+                full({3}, 7, kInt64)};
+      },
+      Cmp::Exact);
+
+  // ---- a Scalar on the left ----
+  reg("rsub_scalar_f32", [](const Ins& in) -> Outs {
+    const Tensor& x = in[0];
+    return {2.0 - x, 1.5 / x, 3 * x, 0.5 + x};
+  });
+  reg("rdiv_scalar_i64", [](const Ins& in) -> Outs {
+    const Tensor& x = in[0];
+    return {1 / x, 10 - x, 2.5 * x};
+  });
+
+  // ---- dtype conversions (exact) ----
+  reg(
+      "to_bf16", [](const Ins& in) -> Outs { return {in[0].to(kBFloat16)}; }, Cmp::Exact);
+  reg(
+      "to_f16", [](const Ins& in) -> Outs { return {in[0].to(kFloat16)}; }, Cmp::Exact);
+  reg(
+      "to_bf16_nan", [](const Ins& in) -> Outs { return {in[0].to(kBFloat16)}; }, Cmp::Exact);
+  reg(
+      "to_f16_nan", [](const Ins& in) -> Outs { return {in[0].to(kFloat16)}; }, Cmp::Exact);
+  for (const char* name : {"bf16_to_f32", "f16_to_f32"}) {
+    reg(
+        name,
+        [](const Ins& in) -> Outs {
+          return {in[0].to(kFloat32), in[0].to(kFloat64)};
+        },
+        Cmp::Exact);
+  }
+  reg(
+      "f64_to_f32", [](const Ins& in) -> Outs { return {in[0].to(kFloat32)}; }, Cmp::Exact);
+  reg(
+      "f64_to_bf16_f16",
+      [](const Ins& in) -> Outs {
+        return {in[0].to(kBFloat16), in[0].to(kFloat16)};
+      },
+      Cmp::Exact);
+  reg("f32_to_i64", [](const Ins& in) -> Outs { return {in[0].to(kInt64), in[0].to(kInt32)}; });
+  reg(
+      "int_to_float",
+      [](const Ins& in) -> Outs {
+        return {in[0].to(kFloat32), in[0].to(kFloat64), in[0].to(kBFloat16)};
+      },
+      Cmp::Exact);
+  reg(
+      "bool_conversions",
+      [](const Ins& in) -> Outs {
+        return {in[0].to(kBool), in[1].to(kFloat32), in[1].to(kInt64)};
+      },
+      Cmp::Exact);
+
+  // ---- composites ----
+  reg("mlp_cross_entropy_f32", [](const Ins& in) -> Outs {
+    const Tensor &x = in[0], &w1 = in[1], &b1 = in[2], &w2 = in[3], &b2 = in[4], &t = in[5];
+    const Tensor h = relu(matmul(x, w1.t()) + b1);
+    const Tensor logits = matmul(h, w2.t()) + b2;
+    const Tensor logp = log_softmax(logits, 1);
+    const Tensor loss = -logp.gather(1, t.unsqueeze(1)).mean();
+    return {logits, logp, loss};
+  });
+  reg("mlp_gelu_f64", [](const Ins& in) -> Outs {
+    const Tensor &x = in[0], &w1 = in[1], &b1 = in[2], &w2 = in[3], &b2 = in[4], &t = in[5];
+    const Tensor logits = matmul(gelu(matmul(x, w1) + b1), w2) + b2;
+    const Tensor loss = -log_softmax(logits, 1).gather(1, t.unsqueeze(1)).mean();
+    return {logits, loss};
+  });
+  return cases;
+}
+
+const std::vector<GoldenCase>& all_cases() {
+  static const std::vector<GoldenCase> cases = build_cases();
+  return cases;
+}
+
+const GoldenCase* find_case(const std::string& name) {
+  for (const GoldenCase& c : all_cases()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// ---- the golden file ----
+struct FileCase {
+  Ins inputs;
+  Outs outputs;
+};
+
+struct GoldenData {
+  io::Metadata metadata;
+  std::map<std::string, FileCase> cases;
+  std::string error;  // why the file could not be read, if it could not
+};
+
+std::string golden_path() {
+  return std::string(STRIDE_GOLDEN_DIR) + "/ops.safetensors";
+}
+
+// Groups CASE/inN and CASE/outN; numbering must be dense from 0.
+GoldenData read_golden_file() {
+  GoldenData file;
+  io::SafetensorsContents contents;
+  try {
+    contents = io::load_safetensors(golden_path());
+  } catch (const std::exception& e) {
+    file.error = e.what();
+    return file;
+  }
+  file.metadata = contents.metadata;
+  std::map<std::string, std::map<int64_t, Tensor>> ins, outs;
+  for (const auto& [key, tensor] : contents.tensors) {
+    const size_t slash = key.rfind('/');
+    const std::string role = slash == std::string::npos ? "" : key.substr(slash + 1);
+    const std::string name = key.substr(0, slash == std::string::npos ? 0 : slash);
+    auto number = [&](size_t prefix) { return std::stoll(role.substr(prefix)); };
+    if (role.rfind("in", 0) == 0 && role.size() > 2) {
+      ins[name][number(2)] = tensor;
+    } else if (role.rfind("out", 0) == 0 && role.size() > 3) {
+      outs[name][number(3)] = tensor;
+    } else {
+      file.error = "unexpected tensor name \"" + key + "\" (expected CASE/inN or CASE/outN)";
+      return file;
+    }
+  }
+  auto dense = [&](const std::string& name, const std::map<int64_t, Tensor>& m, Ins& dst) {
+    for (const auto& [i, t] : m) {
+      if (i != int64_t(dst.size())) {
+        file.error = "case " + name + " has gaps in its tensor numbering";
+        return;
+      }
+      dst.push_back(t);
+    }
+  };
+  for (const auto& [name, m] : outs) dense(name, m, file.cases[name].outputs);
+  for (const auto& [name, m] : ins) {
+    if (!outs.count(name)) file.error = "case " + name + " has inputs but no outputs";
+    dense(name, m, file.cases[name].inputs);
+  }
+  return file;
+}
+
+const GoldenData& golden_file() {
+  static const GoldenData file = read_golden_file();
+  return file;
+}
+
+// ---- comparison ----
+std::string hex_bits(const Tensor& contiguous, int64_t i) {
+  const size_t size = contiguous.element_size();
+  uint64_t bits = 0;
+  std::memcpy(&bits, static_cast<const char*>(contiguous.data_ptr()) + size_t(i) * size, size);
+  std::ostringstream os;
+  os << "0x" << std::hex << std::setw(int(2 * size)) << std::setfill('0') << bits;
+  return os.str();
+}
+
+std::string fmt_double(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// Empty when `got` matches `want`; otherwise what differs (llm.c style: the
+// max abs/rel diff, the count of bad elements and the first of them).
+std::string compare(const Tensor& got, const Tensor& want, Cmp cmp) {
+  std::ostringstream os;
+  os << std::setprecision(9);
+  if (!got.defined()) return "stride returned an undefined tensor";
+  if (got.dtype() != want.dtype()) {
+    os << "dtype " << to_string(got.dtype()) << ", expected " << to_string(want.dtype());
+    return os.str();
+  }
+  if (!(got.sizes() == want.sizes())) {
+    os << "shape " << got.sizes() << ", expected " << want.sizes();
+    return os.str();
+  }
+  const ScalarType t = want.dtype();
+  const bool tolerant = cmp == Cmp::Auto && (t == kFloat32 || t == kFloat64);
+  const double rtol = t == kFloat64 ? 1e-12 : 1e-5;
+  const double atol = t == kFloat64 ? 1e-12 : 1e-6;
+  const Tensor g = got.contiguous(), w = want.contiguous();
+  const std::vector<double> gv = g.to_vector<double>(), wv = w.to_vector<double>();
+  const size_t size = g.element_size();
+  const auto* gb = static_cast<const char*>(g.data_ptr());
+  const auto* wb = static_cast<const char*>(w.data_ptr());
+  double max_abs = 0, max_rel = 0;
+  int64_t bad = 0, first_bad = -1;
+  for (size_t i = 0; i < wv.size(); ++i) {
+    const double a = gv[i], b = wv[i];
+    bool ok;
+    if (std::isnan(a) || std::isnan(b)) {
+      ok = std::isnan(a) && std::isnan(b);
+    } else if (!tolerant) {
+      ok = std::memcmp(gb + i * size, wb + i * size, size) == 0;
+    } else if (std::isinf(a) || std::isinf(b)) {
+      ok = a == b;
+      if (!ok) max_abs = kInf;
+    } else {
+      const double diff = std::fabs(a - b);
+      max_abs = std::max(max_abs, diff);
+      if (b != 0) max_rel = std::max(max_rel, diff / std::fabs(b));
+      ok = diff <= atol + rtol * std::fabs(b);
+    }
+    if (!ok && bad++ == 0) first_bad = int64_t(i);
+    if (!ok && !tolerant && !std::isnan(a) && !std::isnan(b)) {
+      max_abs = std::max(max_abs, std::fabs(a - b));
+    }
+  }
+  if (bad == 0) return "";
+  os << bad << " of " << wv.size() << " elements differ ("
+     << (tolerant ? "rtol " + fmt_double(rtol) + ", atol " + fmt_double(atol)
+                  : std::string("exact"))
+     << "); max abs diff " << max_abs << ", max rel diff " << max_rel << "; first at flat index "
+     << first_bad << " of shape " << want.sizes() << ": got " << gv[size_t(first_bad)] << " ("
+     << hex_bits(g, first_bad) << "), expected " << wv[size_t(first_bad)] << " ("
+     << hex_bits(w, first_bad) << ")";
+  return os.str();
+}
+
+// ---- the tests ----
+TEST(GoldenFile, LoadsAndRecordsHowItWasMade) {
+  const GoldenData& file = golden_file();
+  ASSERT_EQ(file.error, "") << golden_path();
+  EXPECT_FALSE(file.cases.empty());
+  for (const char* key : {"generator", "torch_version"}) {
+    auto it = file.metadata.find(key);
+    ASSERT_NE(it, file.metadata.end()) << "metadata has no \"" << key << "\"";
+    EXPECT_FALSE(it->second.empty()) << key;
+  }
+  EXPECT_EQ(file.metadata.at("cases"), std::to_string(file.cases.size()));
+}
+
+TEST(GoldenFile, EveryFileCaseHasACppCase) {
+  const GoldenData& file = golden_file();
+  ASSERT_EQ(file.error, "") << golden_path();
+  for (const auto& [name, unused] : file.cases) {
+    EXPECT_NE(find_case(name), nullptr)
+        << "case " << name << " is in " << golden_path()
+        << " but not in the table of golden_test.cpp. Hint: add it there (or drop it from "
+           "tools/gen_goldens.py and regenerate).";
+  }
+}
+
+TEST(GoldenFile, EveryCppCaseIsInTheFile) {
+  const GoldenData& file = golden_file();
+  ASSERT_EQ(file.error, "") << golden_path();
+  std::set<std::string> seen;
+  for (const GoldenCase& c : all_cases()) {
+    EXPECT_TRUE(seen.insert(c.name).second) << "case " << c.name << " is in the table twice";
+    EXPECT_TRUE(file.cases.count(c.name))
+        << "case " << c.name << " is in golden_test.cpp but not in " << golden_path()
+        << ". Hint: add it to tools/gen_goldens.py and run /usr/bin/python3 "
+           "tools/gen_goldens.py.";
+  }
+  for (const auto& [name, why] : known_bugs()) {
+    EXPECT_NE(find_case(name), nullptr) << "known bug " << name << " names no case";
+  }
+}
+
+class GoldenOps : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GoldenOps, MatchesPyTorch) {
+  const std::string& name = GetParam();
+  const GoldenData& file = golden_file();
+  ASSERT_EQ(file.error, "") << golden_path();
+  const GoldenCase* c = find_case(name);
+  ASSERT_NE(c, nullptr);
+  auto it = file.cases.find(name);
+  ASSERT_NE(it, file.cases.end()) << "case " << name << " is not in " << golden_path()
+                                  << ". Hint: run /usr/bin/python3 tools/gen_goldens.py.";
+  const FileCase& expected = it->second;
+  Outs got;
+  try {
+    got = c->fn(expected.inputs);
+  } catch (const std::exception& e) {
+    FAIL() << "[" << name << "] stride threw: " << e.what();
+  }
+  ASSERT_EQ(got.size(), expected.outputs.size())
+      << "[" << name << "] the C++ case returns " << got.size() << " outputs, the file has "
+      << expected.outputs.size();
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string diff = compare(got[i], expected.outputs[i], c->cmp);
+    EXPECT_TRUE(diff.empty()) << "[" << name << "] out" << i << ": " << diff;
+  }
+}
+
+std::vector<std::string> runnable_case_names() {
+  std::vector<std::string> names;
+  for (const GoldenCase& c : all_cases()) {
+    if (!known_bugs().count(c.name)) names.push_back(c.name);
+  }
+  return names;
+}
+
+std::string case_test_name(const ::testing::TestParamInfo<std::string>& param) {
+  return param.param;
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden,
+                         GoldenOps,
+                         ::testing::ValuesIn(runnable_case_names()),
+                         case_test_name);
+
+}  // namespace
+}  // namespace stride
