@@ -23,11 +23,13 @@ Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions optio
 Tensor zeros(IntArrayRef shape, TensorOptions options = {});
 Tensor ones(IntArrayRef shape, TensorOptions options = {});
 Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options = {});
-Tensor arange(const Scalar& end, TensorOptions options = kInt64);
+// int64 when every argument is an integer, else float32 (as torch.arange),
+// unless a dtype is given.
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype = std::nullopt);
 Tensor arange(const Scalar& start,
               const Scalar& end,
               const Scalar& step = 1,
-              TensorOptions options = kInt64);
+              std::optional<ScalarType> dtype = std::nullopt);
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {});
 Tensor empty_like(const Tensor& t);
 Tensor zeros_like(const Tensor& t);

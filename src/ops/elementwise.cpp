@@ -63,6 +63,17 @@ inline T sigmoid_fn(T x) {
   return T(1) / (T(1) + std::exp(-x));
 }
 
+// |x| with abs(-0.0) = +0.0, as fabs and PyTorch.
+template <class T>
+inline T abs_fn(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::fabs(x);
+  else if constexpr (std::is_signed_v<T>)
+    return T(x < T(0) ? -x : x);
+  else
+    return x;
+}
+
 template <class T>
 inline T int_pow(T base, T exp) {
   T result = 1;
@@ -192,11 +203,11 @@ STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
 #undef STRIDE_DEFINE_FLOAT_UNARY
 
 // ---- unary ops keeping the dtype ----
-#define STRIDE_SAME_UNARY_OPS(X)                    \
-  X(neg, T(-x), x, -g)                              \
-  X(abs, T(x < T(0) ? T(-x) : x), x, g* sign_of(x)) \
-  X(square, T(x* x), x, g* x * 2.0)                 \
-  X(relu, T(x > T(0) ? x : (x != x ? x : T(0))), y, g* mask_of(y.gt(0), y.dtype()))
+#define STRIDE_SAME_UNARY_OPS(X)      \
+  X(neg, T(-x), x, -g)                \
+  X(abs, abs_fn(x), x, g* sign_of(x)) \
+  X(square, T(x* x), x, g* x * 2.0)   \
+  X(relu, T(x < T(0) ? T(0) : x), y, g* mask_of(y.gt(0), y.dtype()))
 
 #define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward)                                \
   static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                           \

@@ -51,7 +51,9 @@ Tensor& run_elementwise(const char* op,
   if (is_16bit(compute) || is_16bit(result)) {
     Tensor tmp;
     std::vector<Tensor> converted;
-    for (const Tensor& t : inputs) converted.push_back(t.to(compute_type(compute)));
+    // As PyTorch: operands are first cast to the common dtype (a float32 0-d
+    // operand of a bfloat16 op is rounded to bfloat16), then computed in float32.
+    for (const Tensor& t : inputs) converted.push_back(t.to(compute).to(compute_type(compute)));
     TensorIterConfig cfg(op);
     cfg.add_output(tmp).output_dtype(compute_type(result)).check_all_same_dtype(false);
     for (const Tensor& t : converted) cfg.add_input(t);

@@ -85,11 +85,17 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
   return full({}, value, options);
 }
 
-Tensor arange(const Scalar& end, TensorOptions options) {
-  return arange(0, end, 1, options);
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype) {
+  return arange(0, end, 1, dtype);
 }
 
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
+Tensor arange(const Scalar& start,
+              const Scalar& end,
+              const Scalar& step,
+              std::optional<ScalarType> dtype) {
+  const bool all_integral =
+      !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
+  const TensorOptions options(dtype.value_or(all_integral ? kInt64 : kFloat32));
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   STRIDE_CHECK(st != 0, ValueError, "[arange] step must be nonzero.");
   STRIDE_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "[arange] the range [", s,

@@ -207,7 +207,9 @@ Tensor var(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) 
                to_string(x.dtype()), ".");
   ReduceDims r = reduce_dims(x, dims, "var");
   Tensor centered = x - mean(x, dims, true);
-  return sum(centered * centered, dims, keepdim).div(Scalar(double(r.count - correction)));
+  // As PyTorch: the divisor is clamped at 0 (inf, or nan for an empty dim).
+  const double divisor = double(std::max<int64_t>(r.count - correction, 0));
+  return sum(centered * centered, dims, keepdim).div(Scalar(divisor));
 }
 
 namespace {
@@ -238,7 +240,11 @@ Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim
       if (b != b) return true;
       return IsMax ? b > a : b < a;
     };
-    const T init = IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    // -inf/+inf for floats, so that an all -inf (+inf) block yields -inf (+inf).
+    constexpr bool has_inf = std::numeric_limits<T>::has_infinity;
+    const T init =
+        IsMax ? (has_inf ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest())
+              : (has_inf ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max());
     reduce_kernel<T>(
         iter, init,
         [&](T& acc, const char* p, int64_t s, int64_t n, int64_t) {
@@ -401,6 +407,10 @@ Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Tensor xf = x.is_floating_point() ? x : x.to(kFloat32);
+  if (ReduceDims r = reduce_dims(xf, dims, "logsumexp"); r.count == 0) {  // log of an empty sum
+    return full(keepdim ? r.keep_shape : r.out_shape, -std::numeric_limits<double>::infinity(),
+                xf.dtype());
+  }
   // The shift by the max cancels in the gradient, so it is a constant.
   Tensor m;
   {

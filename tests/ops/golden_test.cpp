@@ -52,29 +52,7 @@ struct GoldenCase {
 // Cases that currently disagree with PyTorch. They stay in the table (so
 // re-enabling one is deleting its line here) but are not run.
 const std::map<std::string, std::string>& known_bugs() {
-  static const std::map<std::string, std::string> bugs = {
-      // BUG: a bfloat16/float16 tensor with a 0-d float32/float64 tensor computes with the
-      // 0-d value unrounded; PyTorch first casts every operand to the result dtype, so
-      // bf16(-0.4668) + f32 0-d 0.3 gives 0xbe2b in stride, 0xbe2a in PyTorch.
-      {"promote_bf16_plus_f32_0d", "0-d operand not rounded to the 16-bit result dtype"},
-      {"promote_f16_mul_f64_0d", "0-d operand not rounded to the 16-bit result dtype"},
-      // BUG: abs(-0.0) returns -0.0 (x < 0 ? -x : x); PyTorch (and fabs) return +0.0.
-      {"abs_signed_zero_f32", "abs(-0.0) keeps the sign bit"},
-      // BUG: relu(-0.0) returns +0.0; PyTorch's relu (clamp_min(x, 0)) returns -0.0.
-      {"relu_signed_zero_f32", "relu(-0.0) returns +0.0"},
-      // BUG: amax/amin (and Tensor::max()/min()) of an all -inf (all +inf) block return
-      // the lowest (largest) finite float instead of -inf (+inf): the identity is
-      // numeric_limits::lowest() and a -inf element never beats it.
-      {"amax_inf_rows_f32", "amax/amin identity is lowest()/max(), not -inf/+inf"},
-      // BUG: var with correction > N divides by N - correction < 0 and returns a negative
-      // variance (or -0 for an empty dim); PyTorch clamps the divisor at 0 and returns
-      // inf (nan for an empty dim).
-      {"var_large_correction_f32", "var divisor N - correction not clamped at 0"},
-      {"var_empty_f32", "var divisor N - correction not clamped at 0"},
-      // BUG: logsumexp over an empty dim throws (through amax: "the result has no
-      // identity"); PyTorch returns -inf (the log of an empty sum).
-      {"logsumexp_empty_f32", "logsumexp over an empty dim throws instead of -inf"},
-  };
+  static const std::map<std::string, std::string> bugs = {};
   return bugs;
 }
 

@@ -1,0 +1,1644 @@
+#!/usr/bin/python3
+"""Generates tests/golden/ops.safetensors: inputs and PyTorch's outputs for the
+op cases that tests/ops/golden_test.cpp recomputes with stride.
+
+Run with Debian's python3-torch (the pyenv `python3` has no torch):
+
+    /usr/bin/python3 tools/gen_goldens.py
+
+Layout of the file: for a case NAME, its inputs are NAME/in0, NAME/in1, ...
+and PyTorch's results NAME/out0, NAME/out1, ...; "__metadata__" records the
+torch version and this command. The C++ test keeps a table of the same case
+names and fails for a case present on one side only, so a new case is one
+@case function here, one entry there, and a re-run of this script.
+
+Every case draws its inputs from its own generator, seeded by a hash of its
+name, so adding a case leaves the other cases' values unchanged; PyTorch runs
+on one thread; re-running the script reproduces the file byte for byte. The
+safetensors format is written here directly (there is no `safetensors`
+package on this machine): an 8-byte little-endian header length, the JSON
+header padded with spaces to a multiple of 8, then the tensors' bytes packed
+in header order.
+"""
+
+import json
+import math
+import os
+import struct
+import sys
+import zlib
+
+# PyTorch's vector kernels round differently per ISA (see arange_f32 and
+# unary_16bit); pin the one the committed file was made with.
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT_PATH = os.path.join(ROOT, "tests", "golden", "ops.safetensors")
+COMMAND = "/usr/bin/python3 tools/gen_goldens.py"
+MAX_BYTES = 1_500_000
+
+f32, f64, i64, i32 = torch.float32, torch.float64, torch.int64, torch.int32
+bf16, f16, boolean = torch.bfloat16, torch.float16, torch.bool
+INF, NAN = math.inf, math.nan
+
+CASES = []  # (name, builder); builder(gen) -> (inputs, outputs)
+
+
+def case(name):
+    assert name.replace("_", "").isalnum() and name.islower(), name
+    assert all(n != name for n, _ in CASES), f"duplicate case {name}"
+
+    def register(builder):
+        CASES.append((name, builder))
+        return builder
+
+    return register
+
+
+# ---- input builders (all from the case's own generator) ----
+def randn(g, *shape, dtype=f32, scale=1.0):
+    return (torch.randn(*shape, generator=g, dtype=f64) * scale).to(dtype)
+
+
+def rand(g, *shape, lo=0.0, hi=1.0, dtype=f32):
+    return (torch.rand(*shape, generator=g, dtype=f64) * (hi - lo) + lo).to(dtype)
+
+
+def randint(g, lo, hi, *shape, dtype=i64):
+    return torch.randint(lo, hi, shape, generator=g, dtype=dtype)
+
+
+def mask(g, *shape, p=0.5):
+    return torch.rand(*shape, generator=g) < p
+
+
+def bits_f32(*words):
+    return torch.from_numpy(np.array(words, dtype=np.uint32).view(np.float32).copy())
+
+
+def with_specials(x, specials):
+    return torch.cat([x.flatten(), torch.tensor(specials, dtype=x.dtype)])
+
+
+# ---- elementwise: binary ----
+@case("add_f32")
+def _(g):
+    a, b = randn(g, 3, 4, 5), randn(g, 3, 4, 5)
+    return [a, b], [a + b]
+
+
+@case("add_alpha_f32")
+def _(g):
+    a, b = randn(g, 3, 4, 5), randn(g, 3, 4, 5)
+    return [a, b], [torch.add(a, b, alpha=-2.5)]
+
+
+@case("add_broadcast_f32")
+def _(g):
+    a, b = randn(g, 4, 1, 5), randn(g, 3, 1)
+    return [a, b], [a + b]
+
+
+@case("add_scalar_f32")
+def _(g):
+    a = randn(g, 3, 7)
+    return [a], [a + 2.5]
+
+
+@case("mul_large_strided_f32")  # big enough for threads and vector loops
+def _(g):
+    a, b = randn(g, 200, 50), randn(g, 50, 200)
+    return [a, b], [a.t() * b, torch.exp(a.t()) + b]
+
+
+@case("add_f64")
+def _(g):
+    a, b = randn(g, 4, 6, dtype=f64), randn(g, 6, dtype=f64)
+    return [a, b], [torch.add(a, b, alpha=0.3)]
+
+
+@case("add_i64")
+def _(g):
+    a, b = randint(g, -100, 100, 3, 5), randint(g, -100, 100, 3, 5)
+    return [a, b], [torch.add(a, b, alpha=3)]
+
+
+@case("sub_f32")
+def _(g):
+    a, b = randn(g, 3, 4, 5), randn(g, 3, 4, 5)
+    return [a, b], [a - b]
+
+
+@case("sub_alpha_f32")
+def _(g):
+    a, b = randn(g, 6, 5), randn(g, 6, 5)
+    return [a, b], [torch.sub(a, b, alpha=0.5)]
+
+
+@case("sub_broadcast_f32")
+def _(g):
+    a, b = randn(g, 3, 1), randn(g, 4, 1, 5)
+    return [a, b], [a - b]
+
+
+@case("sub_scalar_i64")
+def _(g):
+    a = randint(g, -50, 50, 10)
+    return [a], [a - 7]
+
+
+@case("mul_f32")
+def _(g):
+    a, b = randn(g, 3, 4, 5), randn(g, 3, 4, 5)
+    return [a, b], [a * b]
+
+
+@case("mul_broadcast_f32")
+def _(g):
+    a, b = randn(g, 2, 3, 1, 4), randn(g, 5, 1)
+    return [a, b], [a * b]
+
+
+@case("mul_scalar_f32")
+def _(g):
+    a = randn(g, 4, 5)
+    return [a], [a * -0.125]
+
+
+@case("mul_f64")
+def _(g):
+    a, b = randn(g, 5, 4, dtype=f64), randn(g, 5, 4, dtype=f64)
+    return [a, b], [a * b]
+
+
+@case("mul_i64")
+def _(g):
+    a, b = randint(g, -1000, 1000, 12), randint(g, -1000, 1000, 12)
+    return [a, b], [a * b]
+
+
+@case("div_f32")
+def _(g):
+    a = randn(g, 3, 4, 5)
+    b = randn(g, 3, 4, 5).abs().add(0.1) * torch.where(mask(g, 3, 4, 5), 1.0, -1.0)
+    return [a, b], [a / b]
+
+
+@case("div_broadcast_f32")
+def _(g):
+    a, b = randn(g, 4, 1, 5), rand(g, 3, 1, lo=0.5, hi=2.0)
+    return [a, b], [a / b]
+
+
+@case("div_scalar_f32")
+def _(g):
+    a = randn(g, 3, 5)
+    return [a], [a / 3.0]
+
+
+@case("div_by_zero_f32")
+def _(g):
+    a = torch.tensor([1.0, -1.0, 0.0, INF, NAN, -0.0])
+    b = torch.tensor([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
+    return [a, b], [a / b]
+
+
+@case("div_f64")
+def _(g):
+    a, b = randn(g, 4, 5, dtype=f64), rand(g, 4, 5, lo=0.5, hi=3.0, dtype=f64)
+    return [a, b], [a / b]
+
+
+@case("div_int_int")
+def _(g):
+    a = torch.tensor([7, -7, 6, 0, 1, -1, 0, 9007199254740993, 3])
+    b = torch.tensor([2, 2, -4, 5, 0, 0, 0, 1, 7])
+    return [a, b], [a / b]
+
+
+@case("div_i32_scalar")
+def _(g):
+    a = randint(g, -20, 20, 8, dtype=i32)
+    return [a], [a / 4]
+
+
+@case("pow_tensor_f32")
+def _(g):
+    a, e = rand(g, 4, 5, lo=0.1, hi=3.0), randn(g, 4, 5)
+    return [a, e], [torch.pow(a, e)]
+
+
+@case("pow_negative_base_f32")
+def _(g):
+    a = torch.tensor([-2.0, -2.0, -2.0, -0.5, 0.0, 0.0, -1.0, 2.0])
+    e = torch.tensor([3.0, 2.0, 0.5, -1.0, -1.0, 0.0, INF, -INF])
+    return [a, e], [torch.pow(a, e)]
+
+
+@case("pow_broadcast_f32")
+def _(g):
+    a, e = rand(g, 3, 1, lo=0.5, hi=2.0), randn(g, 4)
+    return [a, e], [torch.pow(a, e)]
+
+
+@case("pow_scalar2_f32")
+def _(g):
+    a = randn(g, 3, 5)
+    return [a], [torch.pow(a, 2)]
+
+
+@case("pow_scalar3_f32")
+def _(g):
+    a = randn(g, 3, 5)
+    return [a], [torch.pow(a, 3.0)]
+
+
+@case("pow_scalar_half_f32")
+def _(g):
+    a = with_specials(rand(g, 12, lo=0.0, hi=5.0), [0.0, -1.0, INF])
+    return [a], [torch.pow(a, 0.5)]
+
+
+@case("pow_scalar_neg1_f32")
+def _(g):
+    a = randn(g, 3, 5)
+    return [a], [torch.pow(a, -1)]
+
+
+@case("pow_scalar_neg_half_f32")
+def _(g):
+    a = rand(g, 10, lo=0.1, hi=4.0)
+    return [a], [torch.pow(a, -0.5)]
+
+
+@case("pow_f64")
+def _(g):
+    a, e = rand(g, 10, lo=0.1, hi=3.0, dtype=f64), randn(g, 10, dtype=f64)
+    return [a, e], [torch.pow(a, e)]
+
+
+@case("pow_i64")
+def _(g):
+    a, e = randint(g, -6, 7, 12), randint(g, 0, 8, 12)
+    return [a, e], [torch.pow(a, e)]
+
+
+@case("pow_i64_float_scalar")
+def _(g):
+    a = randint(g, 0, 20, 8)
+    return [a], [torch.pow(a, 0.5)]
+
+
+@case("maximum_nan_f32")
+def _(g):
+    a = torch.tensor([1.0, NAN, 3.0, NAN, -INF, 0.0, -0.5, INF])
+    b = torch.tensor([2.0, 1.0, NAN, NAN, 1.0, 0.0, -0.7, 2.0])
+    return [a, b], [torch.maximum(a, b)]
+
+
+@case("minimum_nan_f32")
+def _(g):
+    a = torch.tensor([1.0, NAN, 3.0, NAN, -INF, 0.0, -0.5, INF])
+    b = torch.tensor([2.0, 1.0, NAN, NAN, 1.0, 0.0, -0.7, 2.0])
+    return [a, b], [torch.minimum(a, b)]
+
+
+@case("maximum_broadcast_f32")
+def _(g):
+    a, b = randn(g, 4, 1, 5), randn(g, 3, 1)
+    return [a, b], [torch.maximum(a, b)]
+
+
+@case("minimum_broadcast_f32")
+def _(g):
+    a, b = randn(g, 4, 1, 5), randn(g, 3, 1)
+    return [a, b], [torch.minimum(a, b)]
+
+
+@case("maximum_i64")
+def _(g):
+    a, b = randint(g, -10, 10, 12), randint(g, -10, 10, 12)
+    return [a, b], [torch.maximum(a, b)]
+
+
+# ---- type promotion ----
+@case("promote_i64_plus_float_scalar")
+def _(g):
+    a = randint(g, -10, 10, 6)
+    return [a], [a + 2.5]
+
+
+@case("promote_i64_mul_int_scalar")
+def _(g):
+    a = randint(g, -10, 10, 6)
+    return [a], [a * 3]
+
+
+@case("promote_i32_plus_i64")
+def _(g):
+    a, b = randint(g, -10, 10, 6, dtype=i32), randint(g, -10, 10, 6)
+    return [a, b], [a + b]
+
+
+@case("promote_i32_plus_i64_0d")
+def _(g):
+    a, b = randint(g, -10, 10, 6, dtype=i32), torch.tensor(5)
+    return [a, b], [a + b]
+
+
+@case("promote_bool_plus_i64")
+def _(g):
+    a, b = mask(g, 6), randint(g, -10, 10, 6)
+    return [a, b], [a + b]
+
+
+@case("promote_bool_plus_bool")
+def _(g):
+    a, b = mask(g, 8), mask(g, 8)
+    return [a, b], [a + b]
+
+
+@case("promote_bool_mul_bool")
+def _(g):
+    a, b = mask(g, 8), mask(g, 8)
+    return [a, b], [a * b]
+
+
+@case("promote_bool_mul_f32")
+def _(g):
+    a, b = mask(g, 3, 4), randn(g, 3, 4)
+    return [a, b], [a * b]
+
+
+@case("promote_f32_plus_f64")
+def _(g):
+    a, b = randn(g, 3, 4), randn(g, 3, 4, dtype=f64)
+    return [a, b], [a + b]
+
+
+@case("promote_f32_plus_f64_0d")
+def _(g):
+    a, b = randn(g, 3, 4), torch.tensor(1.0 / 3.0, dtype=f64)
+    return [a, b], [a + b]
+
+
+@case("promote_f32_0d_plus_f64")
+def _(g):
+    a, b = torch.tensor(1.0 / 3.0, dtype=f32), randn(g, 3, 4, dtype=f64)
+    return [a, b], [a + b]
+
+
+@case("promote_i64_plus_f64_0d")
+def _(g):
+    a, b = randint(g, -10, 10, 5), torch.tensor(0.1, dtype=f64)
+    return [a, b], [a + b]
+
+
+@case("promote_i64_mul_f32")
+def _(g):
+    a, b = randint(g, -10, 10, 5), randn(g, 5)
+    return [a, b], [a * b]
+
+
+@case("promote_bf16_plus_f16")
+def _(g):
+    a, b = randn(g, 8, dtype=bf16), randn(g, 8, dtype=f16)
+    return [a, b], [a + b]
+
+
+@case("promote_bf16_plus_f32_0d")  # PyTorch rounds the 0-d operand to bfloat16 first
+def _(g):
+    a, b = randn(g, 8, dtype=bf16), torch.tensor(0.3)
+    return [a, b], [a + b]
+
+
+@case("promote_f16_mul_f64_0d")
+def _(g):
+    a, b = randn(g, 8, dtype=f16), torch.tensor(1.0 / 3.0, dtype=f64)
+    return [a, b], [a * b]
+
+
+@case("promote_bf16_plus_float_scalar")
+def _(g):
+    a = randn(g, 8, dtype=bf16)
+    return [a], [a + 0.3]
+
+
+@case("promote_f32_pow_f64_0d")
+def _(g):
+    a, e = rand(g, 6, lo=0.5, hi=2.0), torch.tensor(1.0 / 3.0, dtype=f64)
+    return [a, e], [torch.pow(a, e)]
+
+
+@case("promote_f32_gt_i64_0d")
+def _(g):
+    a, b = randn(g, 6, scale=2.0), torch.tensor(1)
+    return [a, b], [a > b]
+
+
+@case("promote_f16_mul_f32")
+def _(g):
+    a, b = randn(g, 8, dtype=f16), randn(g, 8)
+    return [a, b], [a * b]
+
+
+@case("promote_bf16_add_bf16")
+def _(g):
+    a, b = randn(g, 16, dtype=bf16), randn(g, 16, dtype=bf16)
+    return [a, b], [a + b]
+
+
+# ---- elementwise: unary ----
+UNARY_SPECIALS = [0.0, -0.0, INF, -INF, NAN, 1e-30, -1e-30, 20.0, -20.0, 88.0, -88.0, 100.0,
+                  -100.0]
+# abs and relu of -0.0 have their own cases (abs_signed_zero_f32, relu_signed_zero_f32).
+NO_NEGATIVE_ZERO = [v for v in UNARY_SPECIALS if not (v == 0 and math.copysign(1, v) < 0)]
+POSITIVE_DOMAIN = ("log", "sqrt", "rsqrt")
+UNARY = [
+    ("neg", torch.neg, UNARY_SPECIALS),
+    ("abs", torch.abs, NO_NEGATIVE_ZERO),
+    ("exp", torch.exp, UNARY_SPECIALS),
+    ("log", torch.log, [0.0, -0.0, -1.0, INF, -INF, NAN, 1e-30, 1e30]),
+    ("sqrt", torch.sqrt, [0.0, -0.0, -1.0, INF, -INF, NAN, 1e-30, 1e30]),
+    ("rsqrt", torch.rsqrt, [0.0, -0.0, -1.0, INF, NAN, 1e-30, 1e30]),
+    ("sin", torch.sin, [0.0, -0.0, INF, NAN, 100.0, -1000.0]),
+    ("cos", torch.cos, [0.0, -0.0, INF, NAN, 100.0, -1000.0]),
+    ("tanh", torch.tanh, UNARY_SPECIALS),
+    ("sigmoid", torch.sigmoid, UNARY_SPECIALS),
+    ("relu", torch.relu, NO_NEGATIVE_ZERO),
+    ("silu", F.silu, [0.0, -0.0, INF, NAN, 20.0, -20.0, 88.0, -88.0, 100.0]),
+    ("gelu", F.gelu, [0.0, -0.0, INF, NAN, 20.0, -20.0, 88.0, -88.0, 100.0]),
+    ("square", torch.square, UNARY_SPECIALS + [1e20]),
+    ("reciprocal", torch.reciprocal, [0.0, -0.0, INF, -INF, NAN, 1e-30, 1e30]),
+]
+
+for _name, _fn, _specials in UNARY:
+
+    def _register(name=_name, fn=_fn, specials=_specials):
+        @case(f"{name}_f32")
+        def _(g):
+            if name in POSITIVE_DOMAIN:
+                x = with_specials(rand(g, 24, lo=0.01, hi=10.0), specials)
+            else:
+                x = with_specials(randn(g, 24, scale=2.5), specials)
+            return [x], [fn(x)]
+
+        @case(f"{name}_f32_strided")
+        def _(g):
+            if name in POSITIVE_DOMAIN + ("reciprocal",):
+                x = rand(g, 5, 6, lo=0.1, hi=5.0)
+            else:
+                x = randn(g, 5, 6, scale=2.0)
+            return [x], [fn(x.t())]
+
+    _register()
+
+
+# Computed in float32 and rounded once, so exact. (Few float16 CPU kernels in
+# 1.13. No gelu: in its cancellation tail, x < -4, PyTorch's vectorised erf and
+# the scalar one differ by many float ulps, so even PyTorch's bfloat16 gelu
+# depends on the lane.)
+@case("unary_16bit")
+def _(g):
+    x, y = randn(g, 24, dtype=bf16, scale=2.0), randn(g, 24, dtype=f16, scale=2.0)
+    return [x, y], [torch.exp(x), torch.sigmoid(x), torch.tanh(x), x * y, y * y, y + y]
+
+
+for _name, _fn in [("exp", torch.exp), ("log", torch.log), ("sqrt", torch.sqrt),
+                   ("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("gelu", F.gelu),
+                   ("silu", F.silu), ("sin", torch.sin), ("rsqrt", torch.rsqrt)]:
+
+    def _register(name=_name, fn=_fn):
+        @case(f"{name}_f64")
+        def _(g):
+            if name in POSITIVE_DOMAIN:
+                x = rand(g, 20, lo=0.01, hi=10.0, dtype=f64)
+            else:
+                x = randn(g, 20, dtype=f64, scale=2.0)
+            return [x], [fn(x)]
+
+    _register()
+
+
+# Signed zeros. maximum/minimum(0, -0) are left out: PyTorch itself returns
+# the first operand on its scalar path and the second on its vector path.
+@case("abs_signed_zero_f32")  # abs clears the sign bit
+def _(g):
+    x = torch.tensor([-0.0, 0.0, -1.0])
+    return [x], [torch.abs(x)]
+
+
+@case("relu_signed_zero_f32")  # PyTorch's relu keeps -0 (it is clamp_min(x, 0))
+def _(g):
+    x = torch.tensor([-0.0, 0.0, -1.0])
+    return [x], [torch.relu(x)]
+
+
+@case("neg_i64")
+def _(g):
+    a = randint(g, -100, 100, 10)
+    return [a], [torch.neg(a)]
+
+
+@case("abs_i64")
+def _(g):
+    a = randint(g, -100, 100, 10)
+    return [a], [torch.abs(a)]
+
+
+@case("square_i64")
+def _(g):
+    a = randint(g, -100, 100, 10)
+    return [a], [torch.square(a)]
+
+
+@case("relu_i64")
+def _(g):
+    a = randint(g, -100, 100, 10)
+    return [a], [torch.relu(a)]
+
+
+@case("exp_i64")
+def _(g):
+    a = randint(g, -5, 5, 10)
+    return [a], [torch.exp(a)]
+
+
+@case("sqrt_i32")
+def _(g):
+    a = randint(g, 0, 50, 10, dtype=i32)
+    return [a], [torch.sqrt(a)]
+
+
+# ---- clamp, where, masked_fill, tril/triu ----
+CLAMP_X = [-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, NAN, INF, -INF]
+
+
+@case("clamp_min_f32")
+def _(g):
+    x = with_specials(randn(g, 10), CLAMP_X)
+    return [x], [torch.clamp(x, min=-0.5)]
+
+
+@case("clamp_max_f32")
+def _(g):
+    x = with_specials(randn(g, 10), CLAMP_X)
+    return [x], [torch.clamp(x, max=0.5)]
+
+
+@case("clamp_both_f32")
+def _(g):
+    x = with_specials(randn(g, 10), CLAMP_X)
+    return [x], [torch.clamp(x, min=-0.5, max=0.75)]
+
+
+@case("clamp_min_gt_max_f32")
+def _(g):
+    x = randn(g, 6)
+    return [x], [torch.clamp(x, min=0.5, max=-0.5)]
+
+
+@case("clamp_nan_bound_f32")  # PyTorch 1.13 ignores a NaN bound
+def _(g):
+    x = randn(g, 5)
+    return [x], [torch.clamp(x, min=NAN), torch.clamp(x, max=NAN)]
+
+
+@case("clamp_i64")
+def _(g):
+    x = randint(g, -10, 10, 12)
+    return [x], [torch.clamp(x, min=-3, max=4)]
+
+
+@case("clamp_i64_float_bound")
+def _(g):
+    x = randint(g, -10, 10, 12)
+    return [x], [torch.clamp(x, min=-2.5)]
+
+
+@case("where_f32")
+def _(g):
+    c, a, b = mask(g, 3, 1), randn(g, 1, 4), randn(g, 3, 4)
+    return [c, a, b], [torch.where(c, a, b)]
+
+
+@case("where_promote")
+def _(g):
+    c, a, b = mask(g, 2, 5), randint(g, -5, 5, 2, 5), randn(g, 5)
+    return [c, a, b], [torch.where(c, a, b)]
+
+
+@case("where_0d_promote")
+def _(g):
+    c, a, b = mask(g, 2, 3), torch.tensor(-1.0, dtype=f64), randn(g, 2, 3)
+    return [c, a, b], [torch.where(c, a, b)]
+
+
+@case("where_f32_f64")
+def _(g):
+    c, a, b = mask(g, 6), randn(g, 6), randn(g, 6, dtype=f64)
+    return [c, a, b], [torch.where(c, a, b)]
+
+
+@case("masked_fill_f32")
+def _(g):
+    x, m = randn(g, 4, 5), mask(g, 1, 5)
+    return [x, m], [x.masked_fill(m, -INF)]
+
+
+@case("masked_fill_i64")
+def _(g):
+    x, m = randint(g, -9, 9, 3, 4), mask(g, 3, 4)
+    return [x, m], [x.masked_fill(m, 42)]
+
+
+for _d in (-1, 0, 2):
+
+    def _register(d=_d):
+        tag = f"m{-d}" if d < 0 else str(d)
+
+        @case(f"tril_diag{tag}")
+        def _(g):
+            x = randn(g, 2, 4, 5)
+            return [x], [torch.tril(x, d)]
+
+        @case(f"triu_diag{tag}")
+        def _(g):
+            x = randn(g, 2, 4, 5)
+            return [x], [torch.triu(x, d)]
+
+    _register()
+
+
+@case("tril_strided_f32")
+def _(g):
+    x = randn(g, 5, 4)
+    return [x], [torch.tril(x.t(), 1), torch.triu(x.t(), -1)]
+
+
+@case("tril_tall_i64")
+def _(g):
+    x = randint(g, 1, 9, 3, 5, 3)
+    return [x], [torch.tril(x, -1)]
+
+
+# ---- comparisons ----
+def _compare_inputs(g):
+    a = torch.tensor([1.0, 2.0, 3.0, NAN, NAN, INF, -INF, 0.0, -0.0, 5.0])
+    b = torch.tensor([1.0, 3.0, 2.0, 1.0, NAN, INF, 1.0, -0.0, 0.0, 5.0])
+    return a, b
+
+
+for _name, _fn in [("eq", torch.eq), ("ne", torch.ne), ("lt", torch.lt), ("le", torch.le),
+                   ("gt", torch.gt), ("ge", torch.ge)]:
+
+    def _register(name=_name, fn=_fn):
+        @case(f"{name}_f32")
+        def _(g):
+            a, b = _compare_inputs(g)
+            return [a, b], [fn(a, b)]
+
+        @case(f"{name}_broadcast_i64")
+        def _(g):
+            a, b = randint(g, 0, 4, 3, 1), randint(g, 0, 4, 5)
+            return [a, b], [fn(a, b)]
+
+        @case(f"{name}_scalar_f32")
+        def _(g):
+            a = torch.tensor([-1.0, 0.0, 0.5, 1.0, NAN])
+            return [a], [fn(a, 0.5)]
+
+    _register()
+
+
+@case("gt_i64_float_scalar")  # compared in float32: 2^24 + 1 is not > 2^24
+def _(g):
+    x = torch.tensor([0, 1, 2, 2**24 + 1])
+    return [x], [x > 0.5, x > 16777216.0]
+
+
+@case("lt_i64_vs_f32")
+def _(g):
+    a, b = randint(g, -3, 3, 8), randn(g, 8, scale=2.0)
+    return [a, b], [a < b]
+
+
+# ---- optimizer-style in-place updates ----
+for _w in (0.3, 0.5, 0.7):
+
+    def _register(w=_w):
+        @case(f"lerp_w{int(w * 10)}_f32")
+        def _(g):
+            s, e = randn(g, 3, 4), randn(g, 4)
+            return [s, e], [s.clone().lerp_(e, w)]
+
+    _register()
+
+
+@case("lerp_strided_self_f32")  # in place through a transposed view
+def _(g):
+    s, e = randn(g, 4, 3), randn(g, 3, 4)
+    base = s.clone()
+    base.t().lerp_(e, 0.25)
+    return [s, e], [base]
+
+
+@case("addcmul_strided_self_f32")  # in place through a strided slice
+def _(g):
+    s, a, b = randn(g, 3, 8), randn(g, 3, 4), randn(g, 3, 4)
+    base = s.clone()
+    base[:, ::2].addcmul_(a, b, value=-1.5)
+    return [s, a, b], [base]
+
+
+@case("addcdiv_strided_self_f32")
+def _(g):
+    s, a, b = randn(g, 5, 4), randn(g, 4, 5), rand(g, 4, 5, lo=0.5, hi=2.0)
+    base = s.clone()
+    base.t().addcdiv_(a, b, value=0.01)
+    return [s, a, b], [base]
+
+
+@case("addcmul_f32")
+def _(g):
+    s, a, b = randn(g, 3, 4), randn(g, 3, 4), randn(g, 4)
+    return [s, a, b], [s.clone().addcmul_(a, b, value=0.5)]
+
+
+@case("addcdiv_f32")
+def _(g):
+    s, a, b = randn(g, 3, 4), randn(g, 3, 4), rand(g, 3, 4, lo=0.5, hi=2.0)
+    return [s, a, b], [s.clone().addcdiv_(a, b, value=-2.0)]
+
+
+@case("addcdiv_f64")
+def _(g):
+    s, a, b = randn(g, 10, dtype=f64), randn(g, 10, dtype=f64), rand(g, 10, lo=0.5, hi=2.0,
+                                                                     dtype=f64)
+    return [s, a, b], [s.clone().addcdiv_(a, b, value=1e-3)]
+
+
+# ---- reductions ----
+def _reduce_input(g, dtype=f32):
+    return randn(g, 3, 4, 5, dtype=dtype)
+
+
+REDUCE_DIMS = [("all", None, False), ("d1", (1,), False), ("d02", (0, 2), False),
+               ("dm1_keep", (-1,), True), ("d01_keep", (0, 1), True), ("alldims_keep",
+                                                                       (0, 1, 2), True)]
+
+for _tag, _dims, _keep in REDUCE_DIMS:
+
+    def _register(tag=_tag, dims=_dims, keep=_keep):
+        def reduce(fn, x, **kw):
+            return fn(x, **kw) if dims is None else fn(x, dim=dims, keepdim=keep, **kw)
+
+        @case(f"sum_{tag}_f32")
+        def _(g):
+            x = _reduce_input(g)
+            return [x], [reduce(torch.sum, x)]
+
+        @case(f"mean_{tag}_f32")
+        def _(g):
+            x = _reduce_input(g)
+            return [x], [reduce(torch.mean, x)]
+
+        for c in (0, 1):
+
+            @case(f"var_{tag}_c{c}_f32")
+            def _(g, c=c):
+                x = _reduce_input(g)
+                if dims is None:
+                    return [x], [torch.var(x, None, correction=c)]
+                return [x], [torch.var(x, dims, correction=c, keepdim=keep)]
+
+        @case(f"amax_{tag}_f32")
+        def _(g):
+            x = _reduce_input(g)
+            return [x], [torch.amax(x) if dims is None else torch.amax(x, dims, keep)]
+
+        @case(f"amin_{tag}_f32")
+        def _(g):
+            x = _reduce_input(g)
+            return [x], [torch.amin(x) if dims is None else torch.amin(x, dims, keep)]
+
+        @case(f"logsumexp_{tag}_f32")
+        def _(g):
+            x = _reduce_input(g)
+            d = (0, 1, 2) if dims is None else dims
+            return [x], [torch.logsumexp(x, d, keepdim=keep)]
+
+    _register()
+
+
+@case("sum_all_f64")
+def _(g):
+    x = _reduce_input(g, f64)
+    return [x], [x.sum()]
+
+
+@case("sum_d1_i64")
+def _(g):
+    x = randint(g, -100, 100, 3, 4, 5)
+    return [x], [x.sum(1)]
+
+
+@case("sum_all_i32")
+def _(g):
+    x = randint(g, -100, 100, 3, 4, dtype=i32)
+    return [x], [x.sum()]
+
+
+@case("sum_d0_bool")
+def _(g):
+    x = mask(g, 6, 3)
+    return [x], [x.sum(0)]
+
+
+@case("sum_dtype_f64_of_f32")
+def _(g):
+    x = _reduce_input(g)
+    return [x], [x.sum(dtype=f64)]
+
+
+@case("sum_strided_f32")
+def _(g):
+    x = randn(g, 5, 6, 7)
+    return [x], [x.permute(2, 0, 1).sum((0, 2))]
+
+
+@case("mean_d1_f64")
+def _(g):
+    x = _reduce_input(g, f64)
+    return [x], [x.mean(1)]
+
+
+@case("var_d1_c1_f64")
+def _(g):
+    x = _reduce_input(g, f64)
+    return [x], [torch.var(x, 1, correction=1)]
+
+
+@case("var_offset_f32")  # values far from 0: catches a one-pass E[x^2]-E[x]^2 var
+def _(g):
+    x = randn(g, 4, 50) + 1000.0
+    return [x], [torch.var(x, 1, correction=1)]
+
+
+@case("amax_nan_f32")
+def _(g):
+    x = torch.tensor([[1.0, NAN, 3.0], [-INF, 2.0, INF], [2.0, 5.0, NAN]])
+    return [x], [torch.amax(x, 1), torch.amin(x, 1), torch.amax(x), torch.amin(x, 0)]
+
+
+@case("amax_inf_rows_f32")  # the identity of max is -inf, not the lowest finite float
+def _(g):
+    x = torch.tensor([[-INF, -INF, -INF], [INF, INF, INF], [1.0, -INF, 2.0]])
+    return [x], [torch.amax(x, 1), torch.amin(x, 1), x[0].max(), x[1].min()]
+
+
+@case("long_rows_f32")  # more elements per output than one reduction chunk
+def _(g):
+    x = randn(g, 2, 20000)
+    x[1, 17000] = 10.0  # the max of row 1 lies in its second chunk
+    v, i = torch.max(x, 1)
+    return [x], [x.sum(1), x.mean(1), torch.var(x, 1), torch.amax(x, 1), v, i,
+                 torch.argmin(x), torch.logsumexp(x, 1), torch.softmax(x, 1)[:, 16990:17010]]
+
+
+@case("reduce_empty_f32")  # inputs built in C++: zeros(3, 0)
+def _(g):
+    x = torch.zeros(3, 0)
+    return [], [x.sum(1), x.mean(1), x.sum(), torch.norm(x, 2, dim=1)]
+
+
+@case("var_empty_f32")  # inputs built in C++: zeros(3, 0); 0 / max(0 - 1, 0) = nan
+def _(g):
+    return [], [torch.var(torch.zeros(3, 0), 1)]
+
+
+@case("logsumexp_empty_f32")  # inputs built in C++: zeros(3, 0); log(0) = -inf
+def _(g):
+    return [], [torch.logsumexp(torch.zeros(3, 0), 1)]
+
+
+@case("reduce_bf16_f16")
+def _(g):
+    x, y = randn(g, 3, 40, dtype=bf16), randn(g, 3, 40, dtype=f16)
+    v, i = torch.max(x, 1)
+    return [x, y], [x.sum(1), y.sum(1), y.mean(1), v, i, torch.amin(y, 0)]
+
+
+@case("var_single_c1_f32")
+def _(g):
+    x = randn(g, 3, 1)
+    return [x], [torch.var(x, 1, correction=1)]
+
+
+@case("var_large_correction_f32")
+def _(g):
+    x = randn(g, 3, 2)
+    return [x], [torch.var(x, 1, correction=3)]
+
+
+@case("sum_dtype_f32_of_i64")
+def _(g):
+    x = randint(g, -100, 100, 4, 5)
+    return [x], [x.sum(dtype=f32)]
+
+
+@case("amax_d1_i64")
+def _(g):
+    x = randint(g, -100, 100, 3, 4, 5)
+    return [x], [torch.amax(x, 1), torch.amin(x, (0, 2))]
+
+
+@case("max_all_f32")
+def _(g):
+    x = _reduce_input(g)
+    return [x], [x.max(), x.min()]
+
+
+def _ties_input():
+    # Ties in every row and column, and a NaN row; small integers keep it readable.
+    x = torch.tensor([[[1.0, 3.0, 3.0, 1.0, 0.0],
+                       [2.0, 2.0, 0.0, 0.0, 2.0],
+                       [5.0, 5.0, 5.0, 5.0, 5.0],
+                       [0.0, -1.0, 4.0, -1.0, 4.0]],
+                      [[1.0, NAN, 3.0, NAN, 0.0],
+                       [-2.0, -2.0, -3.0, -3.0, 9.0],
+                       [7.0, 7.0, 7.0, 7.0, 7.0],
+                       [0.0, 0.0, 0.0, 0.0, 0.0]]])
+    return x
+
+
+for _d in (0, 1, 2, -1):
+    for _keep in (False, True):
+
+        def _register(d=_d, keep=_keep):
+            tag = f"d{d}" if d >= 0 else f"dm{-d}"
+            tag += "_keep" if keep else ""
+
+            @case(f"max_{tag}_ties_f32")
+            def _(g):
+                x = _ties_input()
+                v, i = torch.max(x, d, keepdim=keep)
+                return [x], [v, i]
+
+            @case(f"min_{tag}_ties_f32")
+            def _(g):
+                x = _ties_input()
+                v, i = torch.min(x, d, keepdim=keep)
+                return [x], [v, i]
+
+            @case(f"argmax_{tag}_ties_f32")
+            def _(g):
+                x = _ties_input()
+                return [x], [torch.argmax(x, d, keepdim=keep), torch.argmin(x, d, keepdim=keep)]
+
+        _register()
+
+
+@case("max_d1_random_f32")
+def _(g):
+    x = randn(g, 6, 40)
+    v, i = torch.max(x, 1)
+    w, j = torch.min(x, 0)
+    return [x], [v, i, w, j]
+
+
+@case("max_d1_ties_i64")
+def _(g):
+    x = randint(g, 0, 3, 5, 6)
+    v, i = torch.max(x, 1)
+    w, j = torch.min(x, 1)
+    return [x], [v, i, w, j]
+
+
+@case("argmax_all_ties_f32")
+def _(g):
+    x = torch.tensor([[1.0, 3.0, 3.0, 1.0], [2.0, 3.0, 0.0, 0.0]])
+    return [x], [torch.argmax(x), torch.argmin(x), torch.argmax(x, keepdim=True)]
+
+
+@case("argmax_all_random_f32")
+def _(g):
+    x = randn(g, 7, 9)
+    return [x], [torch.argmax(x), torch.argmin(x)]
+
+
+@case("argmax_all_nan_f32")
+def _(g):
+    x = torch.tensor([[1.0, 3.0, NAN, 1.0], [2.0, NAN, 9.0, 0.0]])
+    return [x], [torch.argmax(x), torch.argmin(x), torch.argmax(x, 1)]
+
+
+@case("argmax_all_i64")
+def _(g):
+    x = randint(g, 0, 5, 4, 6)
+    return [x], [torch.argmax(x), torch.argmin(x), torch.argmax(x, 0)]
+
+
+@case("logsumexp_neginf_row_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    x[1] = -INF
+    x[2, 3] = -INF
+    x[3, 0] = INF
+    return [x], [torch.logsumexp(x, 1), torch.logsumexp(x, (0, 1))]
+
+
+@case("logsumexp_large_f32")
+def _(g):
+    x = randn(g, 3, 5) * 10.0 + torch.tensor([[1e4], [-1e4], [80.0]])
+    return [x], [torch.logsumexp(x, 1, keepdim=True)]
+
+
+@case("logsumexp_d1_f64")
+def _(g):
+    x = _reduce_input(g, f64)
+    return [x], [torch.logsumexp(x, 1)]
+
+
+for _p in (1, 2, INF, 3):
+
+    def _register(p=_p):
+        tag = "inf" if p == INF else str(p)
+
+        @case(f"norm_p{tag}_all_f32")
+        def _(g):
+            x = _reduce_input(g)
+            return [x], [torch.norm(x, p)]
+
+        @case(f"norm_p{tag}_d1_f32")
+        def _(g):
+            x = _reduce_input(g)
+            return [x], [torch.norm(x, p, dim=1)]
+
+        @case(f"norm_p{tag}_d02_keep_f32")
+        def _(g):
+            x = _reduce_input(g)
+            return [x], [torch.norm(x, p, dim=(0, 2), keepdim=True)]
+
+    _register()
+
+
+@case("norm_p2_d1_f64")
+def _(g):
+    x = _reduce_input(g, f64)
+    return [x], [torch.norm(x, 2, dim=1)]
+
+
+@case("norm_p0_d1_f32")
+def _(g):
+    x = _reduce_input(g) * mask(g, 3, 4, 5)
+    return [x], [torch.norm(x, 0, dim=1)]
+
+
+# ---- matmul ----
+def _mm_case(name, sa, sb, dtype=f32, ta=False, tb=False, fn=torch.matmul):
+    @case(name)
+    def _(g):
+        a = randn(g, *sa, dtype=dtype)
+        b = randn(g, *sb, dtype=dtype)
+        aa = a.transpose(-1, -2) if ta else a
+        bb = b.transpose(-1, -2) if tb else b
+        return [a, b], [fn(aa, bb)]
+
+
+_mm_case("matmul_1d_1d_f32", (7,), (7,))
+_mm_case("matmul_2d_1d_f32", (3, 7), (7,))
+_mm_case("matmul_1d_2d_f32", (7,), (7, 4))
+_mm_case("matmul_2d_2d_f32", (3, 7), (7, 4))
+_mm_case("matmul_3d_1d_f32", (2, 3, 4), (4,))
+_mm_case("matmul_1d_3d_f32", (4,), (2, 4, 5))
+_mm_case("matmul_bcast_f32", (2, 1, 3, 4), (5, 4, 2))
+_mm_case("matmul_3d_2d_f32", (4, 16, 128), (128, 65))
+_mm_case("matmul_2d_3d_f32", (16, 24), (3, 24, 9))
+_mm_case("matmul_ta_f32", (7, 3), (7, 4), ta=True)
+_mm_case("matmul_tb_f32", (3, 7), (4, 7), tb=True)
+_mm_case("matmul_tab_f32", (7, 3), (4, 7), ta=True, tb=True)
+_mm_case("matmul_batched_ta_f32", (2, 9, 5), (2, 9, 6), ta=True)
+_mm_case("matmul_1x1_f32", (1, 1), (1, 1))
+_mm_case("mm_f32", (5, 33), (33, 17), fn=torch.mm)
+_mm_case("mm_tb_f32", (5, 33), (17, 33), tb=True, fn=torch.mm)
+_mm_case("bmm_f32", (3, 5, 8), (3, 8, 6), fn=torch.bmm)
+_mm_case("bmm_ta_f32", (3, 8, 5), (3, 8, 6), ta=True, fn=torch.bmm)
+_mm_case("matmul_2d_2d_f64", (6, 40), (40, 7), dtype=f64)
+_mm_case("matmul_bcast_f64", (2, 1, 3, 4), (5, 4, 2), dtype=f64)
+_mm_case("matmul_1d_1d_f64", (30,), (30,), dtype=f64)
+_mm_case("bmm_tb_f64", (2, 4, 8), (2, 3, 8), tb=True, dtype=f64, fn=torch.bmm)
+
+
+@case("matmul_permuted_batch_f32")
+def _(g):
+    a, b = randn(g, 4, 3, 5), randn(g, 3, 5, 2)
+    return [a, b], [a.permute(1, 0, 2) @ b]
+
+
+@case("matmul_expanded_f32")
+def _(g):
+    a, b = randn(g, 1, 4, 6), randn(g, 3, 6, 2)
+    return [a, b], [a.expand(3, 4, 6) @ b]
+
+
+@case("matmul_empty_k_f32")  # inputs built in C++: zeros(3, 0) @ zeros(0, 4)
+def _(g):
+    return [], [torch.zeros(3, 0) @ torch.zeros(0, 4)]
+
+
+@case("matmul_sliced_f32")
+def _(g):
+    a, b = randn(g, 6, 10), randn(g, 10, 8)
+    return [a, b], [a[::2, 1:9] @ b[1:9, ::3]]
+
+
+# ---- softmax family ----
+def _softmax_input(g):
+    return randn(g, 3, 4, 5, scale=3.0)
+
+
+for _d in (0, 1, 2, -1):
+
+    def _register(d=_d):
+        tag = f"d{d}" if d >= 0 else f"dm{-d}"
+
+        @case(f"softmax_{tag}_f32")
+        def _(g):
+            x = _softmax_input(g)
+            return [x], [torch.softmax(x, d)]
+
+        @case(f"log_softmax_{tag}_f32")
+        def _(g):
+            x = _softmax_input(g)
+            return [x], [torch.log_softmax(x, d)]
+
+    _register()
+
+
+@case("softmax_large_f32")
+def _(g):
+    x = randn(g, 3, 4, 5) * 1e4
+    return [x], [torch.softmax(x, 2), torch.softmax(x, 0), torch.log_softmax(x, 2),
+                 torch.log_softmax(x, 1)]
+
+
+@case("softmax_neginf_f32")
+def _(g):
+    x = randn(g, 3, 4, 5, scale=2.0)
+    x[0, 1, :] = -INF  # a whole row along dim 2
+    x[1, :, 2] = -INF  # a whole column along dim 1
+    x[2, 0, 0] = -INF
+    x[2, 3, 4] = -INF
+    return [x], [torch.softmax(x, 2), torch.softmax(x, 1), torch.softmax(x, 0),
+                 torch.log_softmax(x, 2), torch.log_softmax(x, 1), torch.log_softmax(x, 0)]
+
+
+@case("softmax_strided_f32")
+def _(g):
+    x = randn(g, 5, 6)
+    return [x], [torch.softmax(x.t(), 1), torch.log_softmax(x.t(), 0)]
+
+
+@case("softmax_size1_dim_f32")
+def _(g):
+    x = randn(g, 3, 1, 4)
+    return [x], [torch.softmax(x, 1), torch.log_softmax(x, 1)]
+
+
+@case("softmax_posinf_nan_f32")
+def _(g):
+    x = randn(g, 3, 5)
+    x[0, 2] = INF
+    x[1, 4] = NAN
+    return [x], [torch.softmax(x, 1), torch.log_softmax(x, 1)]
+
+
+@case("softmax_16bit")
+def _(g):
+    x = randn(g, 3, 7, dtype=bf16, scale=3.0)
+    return [x], [torch.softmax(x, 1), torch.log_softmax(x, 0)]
+
+
+@case("softmax_d1_f64")
+def _(g):
+    x = randn(g, 3, 4, 5, dtype=f64, scale=3.0)
+    return [x], [torch.softmax(x, 1), torch.log_softmax(x, 1)]
+
+
+# ---- indexing and joining ----
+@case("index_select_d0_f32")  # an embedding-style row gather, repeated ids
+def _(g):
+    w, ids = randn(g, 10, 6), torch.tensor([3, 0, 9, 3, 3, 7, 1])
+    return [w, ids], [w.index_select(0, ids)]
+
+
+@case("index_select_d1_f32")
+def _(g):
+    x, ids = randn(g, 3, 8, 2), torch.tensor([7, 0, 7, 2])
+    return [x, ids], [x.index_select(1, ids)]
+
+
+@case("index_select_dm1_i32_index")
+def _(g):
+    x, ids = randn(g, 4, 5), torch.tensor([4, 4, 0], dtype=i32)
+    return [x, ids], [x.index_select(-1, ids)]
+
+
+@case("index_select_0d_index_f32")
+def _(g):
+    x, ids = randn(g, 4, 5), torch.tensor(2)
+    return [x, ids], [x.index_select(1, ids)]
+
+
+@case("indexing_strided_src_f32")  # sources seen through a transpose
+def _(g):
+    x, ids, idx = randn(g, 5, 4), torch.tensor([4, 0, 0]), randint(g, 0, 4, 2, 5)
+    return [x, ids, idx], [x.t().index_select(1, ids), x.t().gather(0, idx)]
+
+
+@case("scatter_add_strided_self_f32")
+def _(g):
+    x, idx, src = randn(g, 5, 4), randint(g, 0, 4, 3, 5), randn(g, 3, 5)
+    base = x.clone()
+    base.t().scatter_add_(0, idx, src)
+    return [x, idx, src], [base]
+
+
+@case("index_select_d0_i64")
+def _(g):
+    x, ids = randint(g, -50, 50, 6, 3), torch.tensor([5, 1, 1])
+    return [x, ids], [x.index_select(0, ids)]
+
+
+@case("embedding_f32")
+def _(g):
+    w, ids = randn(g, 11, 4), randint(g, 0, 11, 3, 5)
+    return [w, ids], [F.embedding(ids, w)]
+
+
+@case("gather_d1_f32")
+def _(g):
+    x, idx = randn(g, 4, 6), randint(g, 0, 6, 4, 3)
+    return [x, idx], [torch.gather(x, 1, idx)]
+
+
+@case("gather_d0_f32")
+def _(g):
+    x, idx = randn(g, 5, 3), randint(g, 0, 5, 7, 2)
+    return [x, idx], [torch.gather(x, 0, idx)]
+
+
+@case("gather_3d_dm1_f32")
+def _(g):
+    x, idx = randn(g, 2, 3, 4), randint(g, 0, 4, 2, 2, 1)
+    return [x, idx], [torch.gather(x, -1, idx)]
+
+
+@case("scatter_add_d0_f32")
+def _(g):
+    x, idx, src = randn(g, 4, 3), randint(g, 0, 4, 6, 3), randn(g, 6, 3)
+    return [x, idx, src], [x.scatter_add(0, idx, src)]
+
+
+@case("scatter_add_d1_f32")
+def _(g):
+    x, idx, src = randn(g, 3, 5), randint(g, 0, 5, 3, 4), randn(g, 3, 6)
+    return [x, idx, src], [x.scatter_add(1, idx, src)]
+
+
+@case("scatter_add_d1_i64")
+def _(g):
+    x, idx, src = randint(g, 0, 9, 3, 5), randint(g, 0, 5, 3, 8), randint(g, 0, 9, 3, 8)
+    return [x, idx, src], [x.scatter_add(1, idx, src)]
+
+
+@case("cat_d0_f32")
+def _(g):
+    a, b, c = randn(g, 2, 3), randn(g, 4, 3), randn(g, 1, 3)
+    return [a, b, c], [torch.cat([a, b, c], 0)]
+
+
+@case("cat_d1_f32")
+def _(g):
+    a, b = randn(g, 2, 3, 4), randn(g, 2, 1, 4)
+    return [a, b], [torch.cat([a, b], 1)]
+
+
+@case("cat_dm1_f32")
+def _(g):
+    a, b = randn(g, 2, 3, 4), randn(g, 2, 3, 2)
+    return [a, b], [torch.cat([a, b], -1)]
+
+
+@case("cat_strided_f32")
+def _(g):
+    a, b = randn(g, 4, 2), randn(g, 3, 4)
+    return [a, b], [torch.cat([a.t(), b], 0), torch.cat([b[:, ::2], b[:, 1:2]], 1)]
+
+
+@case("stack_0d_f32")
+def _(g):
+    a, b = torch.tensor(1.5), torch.tensor(-2.0)
+    return [a, b], [torch.stack([a, b]), torch.stack([a, b, a], -1)]
+
+
+@case("cat_promote_f32_f64")
+def _(g):
+    a, b = randn(g, 2, 3), randn(g, 1, 3, dtype=f64)
+    return [a, b], [torch.cat([a, b])]
+
+
+@case("cat_promote_i64_f32")
+def _(g):
+    a, b = randint(g, -5, 5, 2, 2), randn(g, 2, 3)
+    return [a, b], [torch.cat([a, b], 1)]
+
+
+@case("cat_promote_bool_i32")
+def _(g):
+    a, b = mask(g, 3), randint(g, -5, 5, 4, dtype=i32)
+    return [a, b], [torch.cat([a, b])]
+
+
+for _d in (0, 1, 2, -1):
+
+    def _register(d=_d):
+        tag = f"d{d}" if d >= 0 else f"dm{-d}"
+
+        @case(f"stack_{tag}_f32")
+        def _(g):
+            a, b, c = randn(g, 3, 4), randn(g, 3, 4), randn(g, 3, 4)
+            return [a, b, c], [torch.stack([a, b, c], d)]
+
+    _register()
+
+
+# ---- views and copies ----
+@case("permute_contiguous_f32")
+def _(g):
+    x = randn(g, 2, 3, 4)
+    return [x], [x.permute(2, 0, 1).contiguous()]
+
+
+@case("slice_step_f32")
+def _(g):
+    x = randn(g, 6, 7)
+    return [x], [x[1::2, ::3].contiguous(), x.narrow(1, 2, 4).contiguous()]
+
+
+@case("expand_contiguous_f32")
+def _(g):
+    x = randn(g, 3, 1)
+    return [x], [x.expand(2, 3, 4).contiguous()]
+
+
+@case("diagonal_f32")
+def _(g):
+    x = randn(g, 4, 5)
+    return [x], [x.diagonal().contiguous(), x.diagonal(1).contiguous(),
+                 x.diagonal(-2).contiguous()]
+
+
+@case("transpose_reshape_f32")
+def _(g):
+    x = randn(g, 2, 3, 4)
+    return [x], [x.transpose(0, 2).reshape(4, 6), x.flatten(1)]
+
+
+# ---- factories ----
+@case("arange_f32")  # the length is ceil((end - start) / step), computed in double
+def _(g):
+    return [], [torch.arange(1.0, 1.3, 0.1, dtype=f32), torch.arange(-1.0, 1.0, 0.1, dtype=f32),
+                torch.arange(0.5, 3.0, dtype=f32)]
+
+
+@case("arange_f64")
+def _(g):
+    return [], [torch.arange(1.0, 1.3, 0.1, dtype=f64), torch.arange(0.0, -1.0, -0.3, dtype=f64)]
+
+
+@case("arange_i64")
+def _(g):
+    return [], [torch.arange(0, 10, 3), torch.arange(7), torch.arange(5, -5, -3)]
+
+
+@case("eye_full_f32")
+def _(g):
+    return [], [torch.eye(3), torch.eye(3, 5), torch.eye(4, 2), torch.full((2, 3), 1.0 / 3.0),
+                torch.full((2,), 1.0 / 3.0, dtype=f64), torch.full((3,), 7)]
+
+
+# ---- a Scalar on the left ----
+@case("rsub_scalar_f32")
+def _(g):
+    x = randn(g, 3, 4)
+    return [x], [2.0 - x, 1.5 / x, 3 * x, 0.5 + x]
+
+
+@case("rdiv_scalar_i64")
+def _(g):
+    x = randint(g, 1, 9, 6)
+    return [x], [1 / x, 10 - x, 2.5 * x]
+
+
+# ---- dtype conversions (exact, bit for bit) ----
+def _conversion_input(g):
+    specials = bits_f32(
+        0x3F808000,  # 1 + 2^-8: a tie in bf16, rounds to even (1.0)
+        0x3F818000,  # 1 + 3*2^-8: a tie, rounds up to even
+        0x3F808001,  # just above a tie
+        0x3F807FFF,  # just below a tie
+        0x3F801000,  # 1 + 2^-11: a tie in f16
+        0x3F803000,  # 1 + 3*2^-11: a tie in f16, rounds up
+        0x00000001,  # smallest f32 subnormal
+        0x007FFFFF,  # largest f32 subnormal
+        0x00400000,  # a mid f32 subnormal
+        0x80000000,  # -0
+        0x7F7FFFFF,  # max f32: overflows to inf in bf16
+        0x7F7F8000,  # a bf16 tie at the top of the range
+        0x7F7F7FFF,  # just below it: max bf16
+        0x7F800000, 0xFF800000,  # +-inf
+        0x33800000,  # 2^-24: smallest f16 subnormal
+        0x33000000,  # 2^-25: f16 tie between 0 and the smallest subnormal -> 0
+        0x33000001,  # just above: the smallest subnormal
+        0x33C00000,  # 1.5 * 2^-24: a subnormal tie -> 2^-23
+        0x387FC000,  # just below the smallest f16 normal
+        0x38800000,  # 2^-14: the smallest f16 normal
+        0x477FE000,  # 65504: max f16
+        0x477FEFFF,  # rounds down to 65504
+        0x477FF000,  # 65520: a tie, overflows to inf
+        0x47C35000,  # 100000: inf in f16
+        0xC7C35000,  # -100000: -inf in f16
+        0x2E800000,  # 2^-34: 0 in f16, normal in bf16
+    )
+    return torch.cat([randn(g, 40, scale=100.0), randn(g, 16, scale=1e-3), specials])
+
+
+@case("to_bf16")
+def _(g):
+    x = _conversion_input(g)
+    return [x], [x.to(bf16)]
+
+
+@case("to_f16")
+def _(g):
+    x = _conversion_input(g)
+    return [x], [x.to(f16)]
+
+
+@case("to_bf16_nan")  # NaN payloads: torch's vectorised path writes 0xFFFF
+def _(g):
+    x = bits_f32(0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFA00000, 0x7FFFFFFF)
+    return [x], [x.to(bf16)]
+
+
+@case("to_f16_nan")
+def _(g):
+    x = bits_f32(0x7FC00000, 0xFFC00000, 0x7F800001, 0xFFA00000, 0x7FFFFFFF)
+    return [x], [x.to(f16)]
+
+
+@case("bf16_to_f32")
+def _(g):
+    x = _conversion_input(g).to(bf16)
+    return [x], [x.to(f32), x.to(f64)]
+
+
+@case("f16_to_f32")
+def _(g):
+    x = _conversion_input(g).to(f16)
+    return [x], [x.to(f32), x.to(f64)]
+
+
+@case("f64_to_f32")
+def _(g):
+    x = torch.cat([randn(g, 20, dtype=f64), torch.tensor([1e300, -1e300, 1e-300, 1.0 + 2.0**-24,
+                                                         1.0 + 3 * 2.0**-24], dtype=f64)])
+    return [x], [x.to(f32)]
+
+
+@case("f64_to_bf16_f16")
+def _(g):
+    x = torch.cat([randn(g, 20, dtype=f64, scale=10.0),
+                   torch.tensor([1.0 + 2.0**-8 + 2.0**-30, 65519.99, 1e-300], dtype=f64)])
+    return [x], [x.to(bf16), x.to(f16)]
+
+
+@case("f32_to_i64")
+def _(g):
+    x = torch.cat([randn(g, 20, scale=50.0), torch.tensor([-0.5, 0.5, -1.5, 2.999, -2.999])])
+    return [x], [x.to(i64), x.to(i32)]
+
+
+@case("int_to_float")
+def _(g):
+    x = torch.cat([randint(g, -1000, 1000, 10), torch.tensor([2**24 + 1, -(2**53 + 1)])])
+    return [x], [x.to(f32), x.to(f64), x.to(bf16)]
+
+
+@case("bool_conversions")
+def _(g):
+    x = torch.tensor([0.0, -0.0, 1.0, -2.5, NAN, INF, 1e-40])
+    m = mask(g, 6)
+    return [x, m], [x.to(boolean), m.to(f32), m.to(i64)]
+
+
+# ---- a composite: 2-layer MLP + cross-entropy from basic ops ----
+@case("mlp_cross_entropy_f32")
+def _(g):
+    x = randn(g, 8, 10)
+    w1, b1 = randn(g, 16, 10, scale=0.3), randn(g, 16, scale=0.1)
+    w2, b2 = randn(g, 5, 16, scale=0.3), randn(g, 5, scale=0.1)
+    t = randint(g, 0, 5, 8)
+    h = torch.relu(x @ w1.t() + b1)
+    logits = h @ w2.t() + b2
+    logp = torch.log_softmax(logits, 1)
+    loss = -logp.gather(1, t.unsqueeze(1)).mean()
+    assert torch.allclose(loss, F.cross_entropy(logits, t))
+    return [x, w1, b1, w2, b2, t], [logits, logp, loss]
+
+
+@case("mlp_gelu_f64")
+def _(g):
+    x = randn(g, 4, 6, dtype=f64)
+    w1, b1 = randn(g, 6, 8, dtype=f64), randn(g, 8, dtype=f64)
+    w2, b2 = randn(g, 8, 3, dtype=f64), randn(g, 3, dtype=f64)
+    t = randint(g, 0, 3, 4)
+    logits = F.gelu(x @ w1 + b1) @ w2 + b2
+    loss = -torch.log_softmax(logits, 1).gather(1, t.unsqueeze(1)).mean()
+    return [x, w1, b1, w2, b2, t], [logits, loss]
+
+
+# ---- writing ----
+ST_DTYPES = {f32: "F32", f64: "F64", i64: "I64", i32: "I32", bf16: "BF16", f16: "F16",
+             boolean: "BOOL", torch.uint8: "U8"}
+
+
+def tensor_bytes(t):
+    t = t.detach().contiguous()
+    if t.dtype in (bf16, f16):
+        t = t.view(torch.int16)
+    arr = t.numpy()
+    return arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+
+
+def cpu_capability():
+    for line in torch.__config__.show().splitlines():
+        if "CPU capability usage:" in line:
+            return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def build():
+    torch.set_num_threads(1)  # one summation order, whatever the machine
+    entries = []
+    for name, builder in CASES:
+        g = torch.Generator().manual_seed(zlib.crc32(name.encode()))
+        inputs, outputs = builder(g)
+        assert outputs, name
+        for i, t in enumerate(inputs):
+            entries.append((f"{name}/in{i}", t))
+        for i, t in enumerate(outputs):
+            entries.append((f"{name}/out{i}", t))
+    header, chunks, offset = {}, [], 0
+    for key, t in entries:
+        assert isinstance(t, torch.Tensor) and t.dtype in ST_DTYPES, (key, type(t))
+        data = tensor_bytes(t)
+        header[key] = {"dtype": ST_DTYPES[t.dtype], "shape": list(t.shape),
+                       "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    header["__metadata__"] = {
+        "generator": COMMAND,
+        "torch_version": torch.__version__,
+        "numpy_version": np.__version__,
+        "cpu_capability": cpu_capability(),
+        "cases": str(len(CASES)),
+        "layout": "CASE/inN are inputs, CASE/outN PyTorch's results",
+    }
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=True).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+
+
+def main():
+    if sys.byteorder != "little":
+        sys.exit("gen_goldens.py: run on a little-endian machine")
+    blob = build()
+    if len(blob) > MAX_BYTES:
+        sys.exit(f"gen_goldens.py: {len(blob)} bytes is over the {MAX_BYTES}-byte budget")
+    os.makedirs(os.path.dirname(OUT_PATH), exist_ok=True)
+    tmp = OUT_PATH + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(blob)
+    os.replace(tmp, OUT_PATH)
+    print(f"wrote {os.path.relpath(OUT_PATH, ROOT)}: {len(CASES)} cases, {len(blob)} bytes")
+
+
+if __name__ == "__main__":
+    main()
