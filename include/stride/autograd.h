@@ -99,7 +99,7 @@ struct InputMeta {
 class Node {
  public:
   explicit Node(std::string name);
-  virtual ~Node() = default;
+  virtual ~Node();  // releases long chains iteratively, see node.cpp
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 

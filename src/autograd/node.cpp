@@ -30,6 +30,28 @@ std::string backward_name(const char* op) {
 
 Node::Node(std::string name) : name_(std::move(name)), sequence_nr_(next_sequence_nr++) {}
 
+// Destroying the head of a 100k-node chain would recurse 100k deep through
+// shared_ptr destructors and overflow the stack. Instead the outermost
+// destructor on a thread collects the next nodes and releases them one at a
+// time; nested destructors only add to its list.
+Node::~Node() {
+  static thread_local std::vector<std::shared_ptr<Node>>* pending = nullptr;
+  std::vector<std::shared_ptr<Node>> local;
+  const bool outermost = pending == nullptr;
+  if (outermost) pending = &local;
+  for (Edge& e : next_edges) {
+    if (e.fn) pending->push_back(std::move(e.fn));
+  }
+  if (outermost) {
+    while (!local.empty()) {
+      std::shared_ptr<Node> n = std::move(local.back());
+      local.pop_back();
+      n.reset();  // may append n's own next nodes to `local`
+    }
+    pending = nullptr;
+  }
+}
+
 Grads FunctionNode::apply(Grads&& grads) {
   STRIDE_CHECK(!released_, Error, "[backward] Trying to backward through the graph a second time (",
                name(),
