@@ -9,6 +9,7 @@
 #include "stride/io.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 #include "stride/scalar.h"
 #include "stride/shape.h"
 #include "stride/storage.h"

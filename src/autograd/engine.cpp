@@ -9,6 +9,7 @@
 #include "autograd/node.h"
 #include "core/check.h"
 #include "stride/ops.h"
+#include "stride/profiler.h"
 
 namespace stride {
 
@@ -182,7 +183,10 @@ void run(const std::vector<Edge>& roots,
     if (!skip) {
       bool any = false;
       for (const Tensor& g : grads) any = any || g.defined();
-      if (any) outputs = node->apply(std::move(grads));
+      if (any) {
+        profiler::RecordFunction record(node->name().c_str());
+        outputs = node->apply(std::move(grads));
+      }
       if (!keep_graph) node->release_variables();
     }
     if (!outputs.empty()) {

@@ -4,6 +4,7 @@
 #include "backends/cpu/loops.h"
 #include "core/dispatch.h"
 #include "stride/ops.h"
+#include "stride/profiler.h"
 
 namespace stride {
 
@@ -36,6 +37,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
     autograd::rebase_history(*this, src.to(dtype()).expand(sizes()).clone());
     return *this;
   }
+  profiler::RecordFunction record("copy_", {*this, src});
   Tensor self = *this;
   TensorIter iter = TensorIterConfig("copy_")
                         .add_output(self)

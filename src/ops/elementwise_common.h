@@ -7,6 +7,7 @@
 #include "backends/cpu/loops.h"
 #include "core/dispatch.h"
 #include "stride/ops.h"
+#include "stride/profiler.h"
 
 namespace stride::detail {
 
@@ -48,6 +49,7 @@ Tensor& run_elementwise(const char* op,
                         ScalarType result,
                         Dispatch dispatch,
                         Body body) {
+  profiler::RecordFunction record(op, inputs);
   if (is_16bit(compute) || is_16bit(result)) {
     Tensor tmp;
     std::vector<Tensor> converted;

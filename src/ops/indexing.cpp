@@ -15,6 +15,7 @@
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
 #include "ops/elementwise_common.h"
+#include "stride/profiler.h"
 
 namespace stride {
 
@@ -57,6 +58,7 @@ void gather_kernel(Tensor& out,
                    int64_t src_dim_size,
                    int64_t src_dim_stride,
                    const char* op) {
+  profiler::RecordFunction record(op, {out});
   TensorIter iter = TensorIterConfig(op)
                         .add_output(out)
                         .add_input(src_restrided)
@@ -122,6 +124,7 @@ namespace {
 
 // The scatter-add kernel: self[..index..] += src, in place, not recorded.
 void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, const Tensor& src) {
+  profiler::RecordFunction record("scatter_add", {self, index, src});
   check_index(index, "scatter_add");
   const int64_t nd = self.dim();
   STRIDE_CHECK(index.dim() == nd && src.dim() == nd, ShapeError,

@@ -9,6 +9,7 @@
 #include "core/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride {
 
@@ -63,6 +64,7 @@ void naive_gemm(int64_t batch,
 // (B, n, k) @ (B, k, m) -> new contiguous (B, n, m); a or b may have batch
 // stride 0 (broadcast).
 Tensor batched_matmul(Tensor a, Tensor b, const char* op) {
+  profiler::RecordFunction record(op, {a, b});
   const int64_t batch = a.size(0), n = a.size(1), k = a.size(2), m = b.size(2);
   auto layout = [](Tensor& t) {
     auto l = gemm_layout(t.size(1), t.size(2), t.stride(1), t.stride(2));

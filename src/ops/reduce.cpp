@@ -14,6 +14,7 @@
 #include "core/tensor_iter.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride {
 
@@ -112,6 +113,7 @@ using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
 // sum of `x` (already in the compute dtype) into `out_keep` (keepdim form).
 void sum_into(Tensor& out_keep, const Tensor& x) {
+  profiler::RecordFunction record("sum", {x});
   TensorIter iter = TensorIterConfig("sum")
                         .add_output(out_keep)
                         .add_input(x)
@@ -231,6 +233,7 @@ Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim
     out.copy_(tmp);
     return out;
   }
+  profiler::RecordFunction record(op, {x});
   Tensor keep = keepdim_view(out, r, keepdim);
   TensorIter iter = TensorIterConfig(op).add_output(keep).add_input(x).is_reduction(true).build();
   detail::dispatch_numeric_and_bool(x.dtype(), op, [&](auto tag) {
@@ -273,6 +276,7 @@ std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x,
     auto [v, i] = extreme_with_index<IsMax>(x.to(kFloat32), dim, keepdim, op);
     return {v.to(x.dtype()), i};
   }
+  profiler::RecordFunction record(op, {x});
   Tensor values = empty(r.keep_shape, x.dtype());
   Tensor indices = empty(r.keep_shape, kInt64);
   TensorIter iter = TensorIterConfig(op)
@@ -451,8 +455,8 @@ Tensor Tensor::mean() const {
 Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
   return stride::mean(*this, dims, keepdim);
 }
-Tensor Tensor::var(int64_t correction) const {
-  return stride::var(*this, {}, correction);
+Tensor Tensor::var() const {
+  return stride::var(*this);
 }
 Tensor Tensor::var(IntArrayRef dims, int64_t correction, bool keepdim) const {
   return stride::var(*this, dims, correction, keepdim);

@@ -8,6 +8,7 @@
 #include "core/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride {
 
@@ -42,6 +43,7 @@ void softmax_rows(const T* in, T* out, int64_t rows, int64_t len, bool log) {
 
 Tensor softmax_impl(const Tensor& x, int64_t dim, bool log) {
   const char* op = log ? "log_softmax" : "softmax";
+  profiler::RecordFunction record(op, {x});
   STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op, "] needs a floating-point tensor; got ",
                to_string(x.dtype()), ". Hint: convert with .to(kFloat32).");
   if (detail::is_16bit(x.dtype())) return softmax_impl(x.to(kFloat32), dim, log).to(x.dtype());

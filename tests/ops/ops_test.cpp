@@ -103,7 +103,9 @@ TEST(Reductions, EdgeCases) {
   EXPECT_NEAR(tensor<double>({3, -4}).norm(1).item<double>(), 7.0, 1e-12);
   EXPECT_NEAR(tensor<double>({3, -4}).norm(inf).item<double>(), 4.0, 1e-12);
   EXPECT_NEAR(tensor<double>({1, 2, 3, 4}).var().item<double>(), 5.0 / 3.0, 1e-12);
-  EXPECT_NEAR(tensor<double>({1, 2, 3, 4}).var(0).item<double>(), 1.25, 1e-12);
+  // var({2}) reduces dim 2 (a braced dim list must never be read as a correction).
+  EXPECT_EQ(ones({2, 3, 4}).var({2}).sizes(), IntArrayRef({2, 3}));
+  EXPECT_NEAR(tensor<double>({1, 2, 3, 4}).var({}, 0).item<double>(), 1.25, 1e-12);
 }
 
 TEST(Softmax, StableAndNormalised) {
