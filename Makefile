@@ -3,12 +3,13 @@
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
 PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan install-check bench format format-check clean
+.PHONY: all deps configure build demo test test-asan test-tsan install-check bench format format-check clean
 
 all: build
 
@@ -24,8 +25,10 @@ build: configure
 demo: build
 	$(BUILD)/apps/stride/stride_demo
 
+# OMP_WAIT_POLICY=passive: ctest runs test processes side by side, and
+# libgomp's spinning threads would otherwise fight over the cores.
 test: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && OMP_WAIT_POLICY=passive ctest --output-on-failure -j $(JOBS)
 
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan: deps
@@ -33,7 +36,16 @@ test-asan: deps
 	  -DSTRIDE_SANITIZE=address,undefined -DSTRIDE_BUILD_APPS=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS)
+	  OMP_WAIT_POLICY=passive ctest --output-on-failure -j $(JOBS)
+
+# The data loader and the other threaded code under ThreadSanitizer. Op
+# parallelism stays at one thread: TSan does not understand libgomp.
+test-tsan: deps
+	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DSTRIDE_SANITIZE=thread -DSTRIDE_BUILD_APPS=OFF $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && STRIDE_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -R "DataLoader|Sampler|Collate|Logging|Generator|Profiler"
 
 # Installs into $(PREFIX) and builds examples/consumer against it, with CMake
 # (find_package(stride)) and with pkg-config.
@@ -60,4 +72,4 @@ format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(BUILD)-bench $(PREFIX)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BUILD)-bench $(PREFIX)

@@ -2,12 +2,17 @@
 #pragma once
 
 #include "stride/autograd.h"
+#include "stride/checkpoint.h"
+#include "stride/data.h"
 #include "stride/device.h"
 #include "stride/dtype.h"
 #include "stride/error.h"
 #include "stride/generator.h"
 #include "stride/io.h"
+#include "stride/logging.h"
+#include "stride/nn.h"
 #include "stride/ops.h"
+#include "stride/optim.h"
 #include "stride/parallel.h"
 #include "stride/profiler.h"
 #include "stride/scalar.h"

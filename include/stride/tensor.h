@@ -86,6 +86,10 @@ class TensorImpl {
                     IntArrayRef sizes,
                     IntArrayRef strides,
                     int64_t storage_offset);
+  // Makes this impl view `src`'s memory with src's dtype and geometry,
+  // keeping its own autograd state (PyTorch's Variable::set_data): how
+  // Module::to(dtype) converts parameters that optimizers already hold.
+  void set_data(const TensorImpl& src);
 
   // Autograd state; null for tensors that never took part in autograd.
   autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }

@@ -147,25 +147,28 @@ std::shared_ptr<FunctionNode> make_node(const char* op,
                                         std::initializer_list<const Tensor*> outputs) {
   if (!GradMode::is_enabled()) return nullptr;
   bool any = false;
-  for (const Tensor* t : inputs) any = any || (t && requires_grad(*t));
+  // An undefined optional input (a missing bias) is passed like nullptr.
+  auto present = [](const Tensor* t) { return t && t->defined(); };
+  for (const Tensor* t : inputs) any = any || (present(t) && requires_grad(*t));
   if (!any) return nullptr;
   auto node = std::make_shared<FunctionNode>(backward_name(op));
   node->num_outputs = uint32_t(outputs.size());
   for (const Tensor* t : inputs) {
-    if (t && requires_grad(*t)) {
+    if (present(t) && requires_grad(*t)) {
       node->next_edges.push_back(gradient_edge(*t));
       node->input_meta.push_back({t->sizes().dims(), t->dtype(), t->device()});
     } else {
       node->next_edges.push_back({});
-      node->input_meta.push_back({t ? t->sizes().dims() : DimVector{}, t ? t->dtype() : kFloat32,
-                                  t ? t->device() : Device(kCPU)});
+      node->input_meta.push_back({present(t) ? t->sizes().dims() : DimVector{},
+                                  present(t) ? t->dtype() : kFloat32,
+                                  present(t) ? t->device() : Device(kCPU)});
     }
   }
   if (AnomalyMode::is_enabled()) {
     std::string ctx = std::string("forward op ") + op + " with inputs ";
     bool first = true;
     for (const Tensor* t : inputs) {
-      if (!t) continue;
+      if (!present(t)) continue;
       ctx += (first ? "" : ", ") + shape_str(t->sizes());
       first = false;
     }

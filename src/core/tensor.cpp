@@ -50,6 +50,12 @@ void TensorImpl::set_geometry(Storage storage,
   is_contiguous_ = compute_contiguous(sizes, strides);
 }
 
+void TensorImpl::set_data(const TensorImpl& src) {
+  set_geometry(src.storage_, src.sizes_, src.strides_, src.storage_offset_);
+  dtype_ = src.dtype_;
+  is_view_ = false;
+}
+
 int64_t Tensor::size(int64_t d) const {
   return sizes()[size_t(wrap_dim(d, dim(), "size"))];
 }

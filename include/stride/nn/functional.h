@@ -16,7 +16,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 Tensor embedding(const Tensor& ids, const Tensor& weight);
 
 // Zeroes each element with probability p and scales the rest by 1/(1-p) when
-// `training`; the identity otherwise.
+// `training` (the mask draws from `gen`, or the default generator); returns x
+// itself otherwise, or when p == 0. p == 1 gives zeros.
 Tensor dropout(const Tensor& x, double p, bool training, Generator* gen = nullptr);
 
 Tensor softmax(const Tensor& x, int64_t dim);
@@ -27,14 +28,21 @@ Tensor relu(const Tensor& x);
 
 enum class Reduction { None, Mean, Sum };
 
-// Cross-entropy of logits (N, C) — or (N, C, d1, ...) — against class indices
-// (N) — or (N, d1, ...) — as torch.nn.functional.cross_entropy: fused
-// log-softmax + NLL with its own backward. Targets equal to ignore_index
-// contribute nothing (and are not counted by Mean). label_smoothing mixes the
-// one-hot target with the uniform distribution.
+// Cross-entropy of logits (N, C) — or (N, C, d1, ...), or (C) with a 0-d
+// target — against class indices (N) — or (N, d1, ...) — of dtype int64 or
+// int32, as torch.nn.functional.cross_entropy: fused log-softmax + NLL with
+// its own backward. Targets equal to ignore_index contribute nothing (and are
+// not counted by Mean; Mean over no counted target is NaN, as in PyTorch).
+// label_smoothing = e mixes the one-hot target with the uniform distribution:
+// loss = (1 - e) * nll + e * mean over classes of -log p. Reduction None
+// returns the target's shape (0 for ignored targets), Mean and Sum a 0-d
+// tensor, all of the logits' dtype. A target outside [0, C) that is not
+// ignore_index throws IndexError naming it and C.
 //
-// It warns once (see logging.h) when the input rows look like probabilities
-// (every value in [0, 1], each row summing to 1): cross_entropy takes logits.
+// It warns once (stride/logging.h, key "cross_entropy_probabilities") when
+// the input rows look like probabilities (every value in [0, 1], each row
+// summing to 1): cross_entropy takes logits, and softmax output fed to it
+// trains to nothing.
 Tensor cross_entropy(const Tensor& logits,
                      const Tensor& target,
                      int64_t ignore_index = -100,
@@ -47,20 +55,27 @@ Tensor cross_entropy_reference(const Tensor& logits,
                                Reduction reduction = Reduction::Mean,
                                double label_smoothing = 0.0);
 
-// Negative log-likelihood of log-probabilities (N, C) against class indices (N).
+// Negative log-likelihood of log-probabilities (N, C) — or (N, C, d1, ...) —
+// against class indices (N) — or (N, d1, ...); ignore_index and reductions as
+// cross_entropy.
 Tensor nll_loss(const Tensor& log_probs,
                 const Tensor& target,
                 int64_t ignore_index = -100,
                 Reduction reduction = Reduction::Mean);
+// (input - target)^2, reduced. Shapes should be equal; a target that merely
+// broadcasts (e.g. (N, 1) against (N)) works as in PyTorch but warns once
+// (key "mse_loss_broadcast"), since it is almost always a bug.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
 // x / sqrt(mean(x^2 over the last dim) + eps) * weight, per token; fused with
-// its own backward. weight (D) or undefined.
+// its own backward. x (..., D) in any layout, weight (D) of x's dtype or
+// undefined. The sum of squares accumulates in float64.
 Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps = 1e-6);
 Tensor rms_norm_reference(const Tensor& x, const Tensor& weight, double eps = 1e-6);
 
 // (x - mean) / sqrt(var + eps) * weight + bias over the trailing dims of
-// `normalized_shape`.
+// `normalized_shape` (biased variance, as PyTorch). weight and bias have
+// shape normalized_shape, or are undefined.
 Tensor layer_norm(const Tensor& x,
                   IntArrayRef normalized_shape,
                   const Tensor& weight = {},
@@ -74,10 +89,13 @@ Tensor layer_norm(const Tensor& x,
 enum class CausalAlignment { TopLeft, BottomRight };
 
 // softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention.
-// q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev). attn_mask: bool
-// (true = attend) or float (added), broadcastable to (..., L, S). scale
+// q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev); batch dims
+// broadcast. attn_mask: bool (true = attend) or float (added), broadcastable
+// to (..., L, S); it may not be combined with is_causal (as PyTorch). scale
 // defaults to 1/sqrt(E). With is_causal and L != S, `alignment` must be given:
-// stride refuses to guess.
+// stride refuses to guess (see CausalAlignment). A query row whose keys are
+// all masked gives NaN, as PyTorch's math path. dropout_p > 0 drops
+// attention probabilities (always: pass 0 in eval) with `gen`.
 Tensor scaled_dot_product_attention(const Tensor& q,
                                     const Tensor& k,
                                     const Tensor& v,
@@ -94,10 +112,25 @@ Tensor scaled_dot_product_attention(const Tensor& q,
 enum class RopeConvention { Interleaved, HalfSplit };
 
 // x (..., T, D) with D even, rotated by angle p * theta_i at position
-// p = position_offset + t, theta_i = base^(-2i/D).
+// p = position_offset + t, theta_i = base^(-2i/D). The rotation is by +angle:
+// a pair (a, b) becomes (a cos - b sin, a sin + b cos), i.e. a + ib is
+// multiplied by e^{i p theta_i} (Meta's complex multiply; HF's rotate_half
+// computes the same). Hence q_rot(p) . k_rot(p') depends only on p - p'.
+// position_offset is the position of x's first row: the length of the KV
+// cache when decoding. The two conventions agree up to a permutation of the
+// last dim (interleaved pair i <-> half-split features (i, i + D/2)), so
+// weights trained with one need their q/k projections permuted to use the
+// other. Angles are computed in float64. Returns a new tensor; differentiable
+// (its backward is the rotation by -angle).
 Tensor rotary_embedding(const Tensor& x,
                         int64_t position_offset = 0,
                         double base = 10000.0,
                         RopeConvention convention = RopeConvention::Interleaved);
+// The same rotation composed from basic ops: the reference the fused op is
+// tested against.
+Tensor rotary_embedding_reference(const Tensor& x,
+                                  int64_t position_offset = 0,
+                                  double base = 10000.0,
+                                  RopeConvention convention = RopeConvention::Interleaved);
 
 }  // namespace stride::nn::functional

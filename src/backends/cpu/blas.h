@@ -94,8 +94,9 @@ void gemm_batched(int64_t batch,
                   int64_t ldc,
                   int64_t stride_c);
 
-// The library behind gemm for dtype t ("onednn", "openblas"), or "none" for
-// dtypes gemm does not support. For logs and bench/RESULTS.md.
+// The libraries behind gemm for dtype t ("onednn+openblas" for float32,
+// "openblas" for float64), or "none" for dtypes gemm does not support. For
+// logs and bench/RESULTS.md.
 const char* gemm_backend(ScalarType t);
 
 }  // namespace stride::cpu

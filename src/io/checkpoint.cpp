@@ -1,0 +1,132 @@
+#include "stride/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/check.h"
+#include "stride/io.h"
+
+namespace stride {
+
+namespace {
+
+constexpr const char* kFormat = "checkpoint-v1";
+constexpr const char* kModelPrefix = "model.";
+constexpr const char* kOptimizerPrefix = "optimizer.";
+
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// uint64 values travel as strings: JSON numbers are doubles to most readers.
+nlohmann::json generators_to_json(const std::map<std::string, GeneratorState>& gens) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, st] : gens) {
+    j[name] = {{"seed", std::to_string(st.seed)}, {"offset", std::to_string(st.offset)}};
+  }
+  return j;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::string& path, const CheckpointState& state) {
+  io::NamedTensors tensors;
+  for (const auto& [name, t] : state.model) tensors.push_back({kModelPrefix + name, t});
+  nlohmann::json optimizer = nullptr;
+  if (state.optimizer) {
+    for (const auto& [key, t] : state.optimizer->tensors) tensors.push_back({kOptimizerPrefix + key, t});
+    optimizer = {{"name", state.optimizer->optimizer}, {"scalars", state.optimizer->scalars}};
+  }
+  STRIDE_CHECK(nlohmann::json::accept(state.config), ValueError,
+               "[save_checkpoint] config must be JSON text; got: ", state.config.substr(0, 80));
+  io::Metadata meta = {
+      {"stride.format", kFormat},
+      {"stride.step", std::to_string(state.step)},
+      {"stride.config", state.config},
+      {"stride.optimizer", optimizer.dump()},
+      {"stride.scheduler", nlohmann::json(state.scheduler).dump()},
+      {"stride.rng", generators_to_json(state.generators).dump()},
+  };
+  io::save_safetensors(path, tensors, meta);
+}
+
+CheckpointState load_checkpoint(const std::string& path) {
+  io::SafetensorsContents file = io::load_safetensors(path);
+  auto meta = [&](const char* key) -> const std::string& {
+    auto it = file.metadata.find(key);
+    STRIDE_CHECK(it != file.metadata.end(), IOError, "[load_checkpoint] ", path,
+                 " is not a stride checkpoint: its metadata has no \"", key,
+                 "\". Hint: checkpoints are written by save_checkpoint (stride train).");
+    return it->second;
+  };
+  STRIDE_CHECK(meta("stride.format") == kFormat, IOError, "[load_checkpoint] ", path,
+               " has format \"", meta("stride.format"), "\"; this stride reads \"", kFormat, "\".");
+  CheckpointState state;
+  try {
+    state.step = std::stoll(meta("stride.step"));
+    state.config = meta("stride.config");
+    const auto optimizer = nlohmann::json::parse(meta("stride.optimizer"));
+    if (!optimizer.is_null()) {
+      state.optimizer.emplace();
+      state.optimizer->optimizer = optimizer.at("name").get<std::string>();
+      state.optimizer->scalars = optimizer.at("scalars").get<std::map<std::string, double>>();
+    }
+    state.scheduler = nlohmann::json::parse(meta("stride.scheduler")).get<std::map<std::string, double>>();
+    const auto rng = nlohmann::json::parse(meta("stride.rng"));
+    for (const auto& [name, g] : rng.items()) {
+      state.generators[name] = {std::stoull(g.at("seed").get<std::string>()),
+                                std::stoull(g.at("offset").get<std::string>())};
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw IOError(detail::str_cat("[load_checkpoint] ", path, " has malformed metadata: ", e.what()));
+  } catch (const std::logic_error& e) {  // stoll / stoull
+    throw IOError(detail::str_cat("[load_checkpoint] ", path, " has a malformed number: ", e.what()));
+  }
+  for (auto& [key, t] : file.tensors) {
+    if (starts_with(key, kModelPrefix)) {
+      state.model.insert(key.substr(std::char_traits<char>::length(kModelPrefix)), t);
+    } else if (starts_with(key, kOptimizerPrefix) && state.optimizer) {
+      state.optimizer->tensors.push_back({key.substr(std::char_traits<char>::length(kOptimizerPrefix)), t});
+    } else {
+      throw IOError(detail::str_cat("[load_checkpoint] ", path, " holds an unexpected tensor \"",
+                                    key, "\"."));
+    }
+  }
+  return state;
+}
+
+CheckpointState capture_checkpoint(const nn::Module& model,
+                                   const optim::Optimizer* optimizer,
+                                   const optim::LRScheduler* scheduler,
+                                   int64_t step,
+                                   std::string config) {
+  CheckpointState state;
+  state.model = model.state_dict();
+  if (optimizer) state.optimizer = optimizer->state_dict();
+  if (scheduler) state.scheduler = scheduler->state_dict();
+  state.generators["default"] = default_generator().get_state();
+  state.step = step;
+  state.config = std::move(config);
+  return state;
+}
+
+void restore_checkpoint(const CheckpointState& state,
+                        nn::Module& model,
+                        optim::Optimizer* optimizer,
+                        optim::LRScheduler* scheduler) {
+  model.load_state_dict(state.model, /*strict=*/true);
+  if (optimizer) {
+    STRIDE_CHECK(state.optimizer.has_value(), ValueError,
+                 "[restore_checkpoint] the checkpoint holds no optimizer state, but an optimizer "
+                 "was given to restore.");
+    optimizer->load_state_dict(*state.optimizer);
+  }
+  if (scheduler) {
+    STRIDE_CHECK(!state.scheduler.empty(), ValueError,
+                 "[restore_checkpoint] the checkpoint holds no scheduler state, but a scheduler "
+                 "was given to restore.");
+    scheduler->load_state_dict(state.scheduler);
+  }
+  if (auto it = state.generators.find("default"); it != state.generators.end()) {
+    default_generator().set_state(it->second);
+  }
+}
+
+}  // namespace stride

@@ -1,0 +1,242 @@
+// The simple functional forms (linear, embedding, dropout, activations),
+// the composed losses and layer_norm, and the helpers the fused losses share
+// (functional_internal.h). Fused ops live in their own files: cross_entropy.cpp,
+// rms_norm.cpp, rope.cpp; attention in attention.cpp.
+#include <cmath>
+
+#include "core/check.h"
+#include "nn/functional_internal.h"
+#include "stride/autograd.h"
+#include "stride/logging.h"
+#include "stride/ops.h"
+
+namespace stride::nn::functional {
+
+namespace detail {
+
+const char* reduction_name(Reduction r) {
+  switch (r) {
+    case Reduction::None:
+      return "none";
+    case Reduction::Mean:
+      return "mean";
+    case Reduction::Sum:
+      return "sum";
+  }
+  return "?";
+}
+
+Targets read_targets(const Tensor& target, int64_t classes, int64_t ignore_index, const char* op) {
+  STRIDE_CHECK(target.dtype() == kInt64 || target.dtype() == kInt32, DTypeError, "[", op,
+               "] expected class-index targets of dtype int64 or int32; got ",
+               to_string(target.dtype()),
+               ". Hint: stride's losses take class indices; for soft (probability) targets "
+               "write -(target * log_softmax(x, 1)).sum(1).mean().");
+  Targets t;
+  Tensor flat;
+  {
+    NoGradGuard no_grad;
+    flat = target.to(kInt64).contiguous();
+  }
+  const int64_t* p = flat.data_ptr<int64_t>();
+  t.values.assign(p, p + flat.numel());
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    const int64_t v = t.values[i];
+    if (v == ignore_index) continue;
+    STRIDE_CHECK(v >= 0 && v < classes, IndexError, "[", op, "] target ", v, " (at flat position ",
+                 i, ") is out of range for ", classes, " classes: targets must be in [0, ", classes,
+                 ") or equal ignore_index (", ignore_index,
+                 "). Hint: check that the model's output size (C = ", classes,
+                 ") matches the number of classes (e.g. the vocabulary size).");
+    ++t.count;
+  }
+  return t;
+}
+
+Tensor class_rows(const Tensor& input, const Tensor& target, const char* op) {
+  STRIDE_CHECK(input.dim() >= 1, ShapeError, "[", op,
+               "] expected input (N, C) or (N, C, d1, ...); got a 0-d tensor.");
+  DimVector expected;
+  for (int64_t d = 0; d < input.dim(); ++d) {
+    if (d != 1 && input.dim() > 1) expected.push_back(input.size(d));
+  }
+  STRIDE_CHECK(
+      target.sizes() == IntArrayRef(expected), ShapeError, "[", op, "] expected target of shape ",
+      shape_str(expected), " for input ", shape_str(input.sizes()),
+      " (the input's shape without its class dim 1); got ", shape_str(target.sizes()),
+      ". Hint: the class dim is dim 1; for (B, T, V) logits pass "
+      "logits.reshape({B * T, V}) with targets reshape({B * T}), or permute to (B, V, T).");
+  const int64_t classes = input.dim() == 1 ? input.size(0) : input.size(1);
+  if (input.dim() == 1) return input.reshape({1, classes}).contiguous();
+  if (input.dim() == 2) return input.contiguous();
+  DimVector perm{0};
+  for (int64_t d = 2; d < input.dim(); ++d) perm.push_back(d);
+  perm.push_back(1);
+  return input.permute(perm).reshape({-1, classes}).contiguous();
+}
+
+Tensor reduce_rows(const Tensor& rows,
+                   IntArrayRef target_shape,
+                   Reduction reduction,
+                   int64_t count) {
+  switch (reduction) {
+    case Reduction::None:
+      return rows.view(target_shape);
+    case Reduction::Sum:
+      return rows.sum();
+    case Reduction::Mean:
+      return rows.sum() / double(count);  // 0 / 0 = NaN when every target is ignored
+  }
+  return {};
+}
+
+}  // namespace detail
+
+namespace {
+
+bool is_16bit(ScalarType t) {
+  return t == kFloat16 || t == kBFloat16;
+}
+
+void check_floating(const Tensor& x, const char* op, const char* what) {
+  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op, "] expected a floating-point ", what,
+               "; got ", to_string(x.dtype()), ". Hint: convert with .to(kFloat32).");
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  STRIDE_CHECK(weight.dim() == 2, ShapeError, "[linear] expected weight (out, in); got ",
+               shape_str(weight.sizes()), ".");
+  STRIDE_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), ShapeError,
+               "[linear] expected x (..., ", weight.size(1),
+               ") to match weight (out, in) = ", shape_str(weight.sizes()), "; got x ",
+               shape_str(x.sizes()), ". Hint: the last dim of x is the input feature dim.");
+  STRIDE_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), ShapeError,
+               "[linear] expected bias (", weight.size(0), ") for weight ",
+               shape_str(weight.sizes()), "; got ", shape_str(bias.sizes()), ".");
+  // weight.t() is a view: the GEMM reads it transposed, no copy.
+  Tensor y = matmul(x, weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+Tensor embedding(const Tensor& ids, const Tensor& weight) {
+  return stride::embedding(weight, ids);
+}
+
+Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
+  STRIDE_CHECK(p >= 0 && p <= 1, ValueError, "[dropout] expected 0 <= p <= 1; got p = ", p, ".");
+  if (!training || p == 0) return x;
+  check_floating(x, "dropout", "input");
+  // As PyTorch: p == 1 multiplies by 0 (so inf/NaN inputs give NaN).
+  if (p == 1) return x * scalar_tensor(0, x.dtype());
+  Tensor mask = empty(x.sizes(), x.dtype());
+  {
+    NoGradGuard no_grad;
+    mask.bernoulli_(1 - p, gen);
+    mask.div_(1 - p);
+  }
+  return x * mask;
+}
+
+Tensor softmax(const Tensor& x, int64_t dim) {
+  return stride::softmax(x, dim);
+}
+Tensor log_softmax(const Tensor& x, int64_t dim) {
+  return stride::log_softmax(x, dim);
+}
+Tensor silu(const Tensor& x) {
+  return stride::silu(x);
+}
+Tensor gelu(const Tensor& x) {
+  return stride::gelu(x);
+}
+Tensor relu(const Tensor& x) {
+  return stride::relu(x);
+}
+
+Tensor nll_loss(const Tensor& log_probs,
+                const Tensor& target,
+                int64_t ignore_index,
+                Reduction reduction) {
+  check_floating(log_probs, "nll_loss", "input (log-probabilities)");
+  const Tensor x = detail::class_rows(log_probs, target, "nll_loss");
+  const detail::Targets t = detail::read_targets(target, x.size(1), ignore_index, "nll_loss");
+  const int64_t rows = x.size(0);
+  Tensor valid, index;
+  {
+    NoGradGuard no_grad;
+    std::vector<bool> keep(t.values.size());
+    std::vector<int64_t> safe(t.values.size());
+    for (size_t i = 0; i < t.values.size(); ++i) {
+      keep[i] = t.values[i] != ignore_index;
+      safe[i] = keep[i] ? t.values[i] : 0;
+    }
+    valid = tensor<bool>(keep, {rows});
+    index = tensor<int64_t>(safe, {rows, 1});
+  }
+  const Tensor picked = x.gather(1, index).view({rows});
+  const Tensor per_row = where(valid, -picked, scalar_tensor(0, x.dtype()));
+  return detail::reduce_rows(per_row, target.sizes(), reduction, t.count);
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_floating(input, "mse_loss", "input");
+  if (!(input.sizes() == target.sizes())) {
+    const DimVector b = broadcast_shapes(input.sizes(), target.sizes(), "mse_loss");
+    logging::warn_once(
+        "mse_loss_broadcast",
+        ::stride::detail::str_cat(
+            "[mse_loss] input ", shape_str(input.sizes()), " and target ",
+            shape_str(target.sizes()), " have different shapes; they broadcast to ", shape_str(b),
+            ", which is rarely intended and gives a wrong loss. Hint: make the shapes equal "
+            "(e.g. target.view_as(input) or input.squeeze(-1))."));
+  }
+  const Tensor d = input - target;
+  const Tensor sq = d * d;
+  switch (reduction) {
+    case Reduction::None:
+      return sq;
+    case Reduction::Sum:
+      return sq.sum();
+    case Reduction::Mean:
+      return sq.mean();
+  }
+  return {};
+}
+
+Tensor layer_norm(const Tensor& x,
+                  IntArrayRef normalized_shape,
+                  const Tensor& weight,
+                  const Tensor& bias,
+                  double eps) {
+  check_floating(x, "layer_norm", "input");
+  const int64_t k = int64_t(normalized_shape.size());
+  bool ok = k >= 1 && k <= x.dim();
+  for (int64_t i = 0; ok && i < k; ++i) {
+    ok = x.size(x.dim() - k + i) == normalized_shape[size_t(i)];
+  }
+  STRIDE_CHECK(ok, ShapeError, "[layer_norm] normalized_shape ", shape_str(normalized_shape),
+               " must be the trailing dims of the input; got input ", shape_str(x.sizes()),
+               ". Hint: normalized_shape is usually {C}, the last dim.");
+  for (const Tensor* p : {&weight, &bias}) {
+    STRIDE_CHECK(!p->defined() || p->sizes() == normalized_shape, ShapeError, "[layer_norm] ",
+                 p == &weight ? "weight" : "bias", " must have shape normalized_shape ",
+                 shape_str(normalized_shape), "; got ", shape_str(p->sizes()), ".");
+  }
+  if (is_16bit(x.dtype())) {
+    auto up = [](const Tensor& t) { return t.defined() ? t.to(kFloat32) : t; };
+    return layer_norm(up(x), normalized_shape, up(weight), up(bias), eps).to(x.dtype());
+  }
+  DimVector dims;
+  for (int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
+  // Two passes (mean, then mean of squared deviations): no cancellation.
+  const Tensor centered = x - x.mean(dims, true);
+  const Tensor var = (centered * centered).mean(dims, true);
+  Tensor y = centered * rsqrt(var + eps);
+  if (weight.defined()) y = y * weight;
+  if (bias.defined()) y = y + bias;
+  return y;
+}
+
+}  // namespace stride::nn::functional

@@ -1,0 +1,183 @@
+// rms_norm: y = x * rstd * w with rstd = 1 / sqrt(mean(x^2) + eps) per row of
+// the last dim; one pass per row forward, its own backward. rms_norm_reference
+// is the same from basic ops (the test oracle).
+//
+// Note [RMSNorm backward]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// With u = g * w (u = g without weight) and D the row length,
+//   d rstd / d x_j = -rstd^3 * x_j / D, so
+//   grad_x = rstd * (u - x * rstd^2 * mean(u * x))
+//   grad_w = sum over rows of g * x * rstd.
+// The forward saves rstd per row; the backward reads it. When the backward is
+// recorded (create_graph) it is written with public ops and recomputes rstd
+// from x, so that second derivatives are right.
+#include <algorithm>
+#include <cmath>
+
+#include "autograd/node.h"
+#include "core/dispatch.h"
+#include "stride/nn/functional.h"
+#include "stride/ops.h"
+#include "stride/parallel.h"
+
+namespace stride::nn::functional {
+
+namespace {
+
+using autograd::Grads;
+using autograd::SavedTensor;
+
+int64_t row_grain(int64_t len) {
+  return std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1));
+}
+
+// x (R, D) contiguous, w (D) contiguous or null -> y (R, D), rstd (R).
+template <class T>
+void forward_rows(const T* x, const T* w, T* y, T* rstd, int64_t rows, int64_t len, double eps) {
+  parallel_for(0, rows, row_grain(len), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const T* xr = x + r * len;
+      T* yr = y + r * len;
+      double ss = 0;
+      for (int64_t i = 0; i < len; ++i) ss += double(xr[i]) * double(xr[i]);
+      const T rs = T(1.0 / std::sqrt(ss / double(len) + eps));
+      rstd[r] = rs;
+      if (w) {
+        for (int64_t i = 0; i < len; ++i) yr[i] = xr[i] * rs * w[i];
+      } else {
+        for (int64_t i = 0; i < len; ++i) yr[i] = xr[i] * rs;
+      }
+    }
+  });
+}
+
+// grad_x (Note [RMSNorm backward]); g, x (R, D) contiguous.
+template <class T>
+void backward_input(
+    const T* g, const T* x, const T* w, const T* rstd, T* gx, int64_t rows, int64_t len) {
+  parallel_for(0, rows, row_grain(len), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const T* gr = g + r * len;
+      const T* xr = x + r * len;
+      T* out = gx + r * len;
+      double dot = 0;
+      for (int64_t i = 0; i < len; ++i) dot += double(gr[i]) * double(w ? w[i] : T(1)) * xr[i];
+      const double rs = double(rstd[r]);
+      const double c = rs * rs * rs * dot / double(len);
+      for (int64_t i = 0; i < len; ++i) {
+        out[i] = T(double(gr[i]) * double(w ? w[i] : T(1)) * rs - double(xr[i]) * c);
+      }
+    }
+  });
+}
+
+// grad_w: each column summed over rows in row order (the same bits for every
+// thread count); threads take blocks of columns.
+template <class T>
+void backward_weight(const T* g, const T* x, const T* rstd, T* gw, int64_t rows, int64_t len) {
+  constexpr int64_t kBlock = 64;
+  const int64_t blocks = (len + kBlock - 1) / kBlock;
+  parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+    double acc[kBlock];
+    for (int64_t b = begin; b < end; ++b) {
+      const int64_t j0 = b * kBlock, j1 = std::min(len, j0 + kBlock);
+      std::fill(acc, acc + kBlock, 0.0);
+      for (int64_t r = 0; r < rows; ++r) {
+        const double rs = double(rstd[r]);
+        const T* gr = g + r * len;
+        const T* xr = x + r * len;
+        for (int64_t j = j0; j < j1; ++j) acc[j - j0] += double(gr[j]) * double(xr[j]) * rs;
+      }
+      for (int64_t j = j0; j < j1; ++j) gw[j] = T(acc[j - j0]);
+    }
+  });
+}
+
+void check_args(const Tensor& x, const Tensor& weight, double eps, const char* op) {
+  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op,
+               "] expected a floating-point input; got ", to_string(x.dtype()),
+               ". Hint: convert with .to(kFloat32).");
+  STRIDE_CHECK(x.dim() >= 1, ShapeError, "[", op, "] expected x (..., D); got a 0-d tensor.");
+  STRIDE_CHECK(!weight.defined() || (weight.dim() == 1 && weight.size(0) == x.size(-1)), ShapeError,
+               "[", op, "] expected weight (D) = (", x.size(-1), ") for x ", shape_str(x.sizes()),
+               "; got weight ", shape_str(weight.sizes()),
+               ". Hint: RMSNorm normalises the last dim; its weight has that dim's size.");
+  STRIDE_CHECK(!weight.defined() || weight.dtype() == x.dtype(), DTypeError, "[", op,
+               "] weight has dtype ", to_string(weight.dtype()), " but x has ",
+               to_string(x.dtype()), ". Hint: convert one of them so that they match.");
+  STRIDE_CHECK(eps >= 0, ValueError, "[", op, "] expected eps >= 0; got ", eps, ".");
+}
+
+Grads backward_with_ops(
+    const Tensor& g, const Tensor& x, const Tensor& w, double eps, bool need_x, bool need_w) {
+  const Tensor rstd = rsqrt((x * x).mean({-1}, true) + eps);
+  Tensor gx, gw;
+  if (need_x) {
+    const Tensor u = w.defined() ? g * w : g;
+    gx = rstd * (u - x * (rstd * rstd) * (u * x).mean({-1}, true));
+  }
+  if (need_w) gw = (g * x * rstd).reshape({-1, x.size(-1)}).sum({0});
+  return {gx, gw};
+}
+
+}  // namespace
+
+Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
+  check_args(x, weight, eps, "rms_norm");
+  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) {
+    return rms_norm(x.to(kFloat32), weight.defined() ? weight.to(kFloat32) : weight, eps)
+        .to(x.dtype());
+  }
+  const int64_t len = x.size(-1);
+  const int64_t rows = len == 0 ? 0 : x.numel() / len;
+  Tensor y = empty(x.sizes(), x.dtype());
+  Tensor rstd = empty({rows}, x.dtype());
+  {
+    NoGradGuard no_grad;
+    const Tensor xc = x.contiguous();
+    const Tensor wc = weight.defined() ? weight.contiguous() : Tensor();
+    ::stride::detail::dispatch_floating(x.dtype(), "rms_norm", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      forward_rows<T>(xc.data_ptr<T>(), wc.defined() ? wc.data_ptr<T>() : nullptr, y.data_ptr<T>(),
+                      rstd.data_ptr<T>(), rows, len, eps);
+    });
+  }
+  const bool need_x = autograd::requires_grad(x);
+  const bool need_w = autograd::requires_grad(weight);
+  if (auto node =
+          autograd::make_node("rms_norm", {&x, weight.defined() ? &weight : nullptr}, {&y})) {
+    node->set_backward([sx = SavedTensor::input(x),
+                        sw = weight.defined() ? SavedTensor::input(weight) : SavedTensor(), rstd,
+                        eps, need_x, need_w, rows, len](const Grads& gs) {
+      const Tensor xv = sx.get();
+      const Tensor wv = sw.defined() ? sw.get() : Tensor();
+      if (GradMode::is_enabled()) return backward_with_ops(gs[0], xv, wv, eps, need_x, need_w);
+      const Tensor g = gs[0].contiguous(), xc = xv.contiguous();
+      const Tensor wc = wv.defined() ? wv.contiguous() : Tensor();
+      Tensor gx = need_x ? empty(xv.sizes(), xv.dtype()) : Tensor();
+      Tensor gw = need_w ? empty({len}, xv.dtype()) : Tensor();
+      ::stride::detail::dispatch_floating(xv.dtype(), "rms_norm_backward", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if (need_x) {
+          backward_input<T>(g.data_ptr<T>(), xc.data_ptr<T>(),
+                            wc.defined() ? wc.data_ptr<T>() : nullptr, rstd.data_ptr<T>(),
+                            gx.data_ptr<T>(), rows, len);
+        }
+        if (need_w) {
+          backward_weight<T>(g.data_ptr<T>(), xc.data_ptr<T>(), rstd.data_ptr<T>(),
+                             gw.data_ptr<T>(), rows, len);
+        }
+      });
+      return Grads{gx, gw};
+    });
+  }
+  return y;
+}
+
+Tensor rms_norm_reference(const Tensor& x, const Tensor& weight, double eps) {
+  check_args(x, weight, eps, "rms_norm_reference");
+  const Tensor y = x * rsqrt((x * x).mean({-1}, true) + eps);
+  return weight.defined() ? y * weight : y;
+}
+
+}  // namespace stride::nn::functional

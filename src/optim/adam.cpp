@@ -1,0 +1,130 @@
+#include "stride/optim/adam.h"
+
+#include <cmath>
+
+#include "core/check.h"
+#include "optim/fused.h"
+#include "stride/ops.h"
+
+namespace stride::optim {
+
+namespace {
+
+template <class Options>
+GroupOptions adam_group_options(const Options& o) {
+  return {{"lr", o.lr()},
+          {"beta1", o.betas().first},
+          {"beta2", o.betas().second},
+          {"eps", o.eps()},
+          {"weight_decay", o.weight_decay()},
+          {"amsgrad", o.amsgrad() ? 1.0 : 0.0},
+          {"maximize", o.maximize() ? 1.0 : 0.0},
+          {"fused", o.fused() ? 1.0 : 0.0}};
+}
+
+}  // namespace
+
+GroupOptions AdamOptions::to_group_options() const {
+  return adam_group_options(*this);
+}
+GroupOptions AdamWOptions::to_group_options() const {
+  return adam_group_options(*this);
+}
+
+Adam::Adam(const char* name, bool decoupled, GroupOptions defaults)
+    : Optimizer(name, std::move(defaults)), decoupled_(decoupled) {}
+
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
+    : Adam(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
+
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options)
+    : Adam("Adam", false, options.to_group_options()) {
+  init(std::move(groups));
+}
+
+AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
+    : AdamW(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
+
+AdamW::AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options)
+    : Adam("AdamW", true, options.to_group_options()) {
+  init(std::move(groups));
+}
+
+void Adam::check_options(const GroupOptions& o, size_t g) const {
+  const std::string& n = name();
+  const double lr = o.at("lr"), eps = o.at("eps"), wd = o.at("weight_decay");
+  const double b1 = o.at("beta1"), b2 = o.at("beta2");
+  STRIDE_CHECK(lr >= 0, ValueError, "[", n, "] param group ", g, ": lr must be >= 0; got ", lr,
+               ".");
+  STRIDE_CHECK(eps >= 0, ValueError, "[", n, "] param group ", g, ": eps must be >= 0; got ", eps,
+               ".");
+  STRIDE_CHECK(b1 >= 0 && b1 < 1, ValueError, "[", n, "] param group ", g,
+               ": betas[0] must be in [0, 1); got ", b1, ".");
+  STRIDE_CHECK(b2 >= 0 && b2 < 1, ValueError, "[", n, "] param group ", g,
+               ": betas[1] must be in [0, 1); got ", b2, ".");
+  STRIDE_CHECK(wd >= 0, ValueError, "[", n, "] param group ", g,
+               ": weight_decay must be >= 0; got ", wd, ".");
+}
+
+Optimizer::StateSchema Adam::state_schema() const {
+  return {{"exp_avg", "exp_avg_sq"}, {"step"}, {"max_exp_avg_sq"}};
+}
+
+void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, ParamState& state) {
+  const double lr = group.get("lr"), wd = group.get("weight_decay");
+  const bool amsgrad = group.get("amsgrad") != 0;
+  if (state.tensors.empty()) {
+    state.scalars["step"] = 0;
+    state.tensors["exp_avg"] = zeros_like_param(param);
+    state.tensors["exp_avg_sq"] = zeros_like_param(param);
+  }
+  if (amsgrad && !state.tensors.count("max_exp_avg_sq")) {
+    state.tensors["max_exp_avg_sq"] = zeros_like_param(param);
+  }
+  Tensor& exp_avg = state.tensors.at("exp_avg");
+  Tensor& exp_avg_sq = state.tensors.at("exp_avg_sq");
+  Tensor max_exp_avg_sq = amsgrad ? state.tensors.at("max_exp_avg_sq") : Tensor();
+  const double step = (state.scalars["step"] += 1);
+
+  // The scalars exactly as torch/optim/adam.py (and adamw.py) compute them in
+  // Python floats (doubles); the kernels see them rounded to the dtype.
+  detail::AdamScalars s{};
+  s.beta1 = group.get("beta1");
+  s.beta2 = group.get("beta2");
+  s.eps = group.get("eps");
+  s.weight_decay = wd;
+  s.one_minus_beta1 = 1 - s.beta1;
+  s.one_minus_beta2 = 1 - s.beta2;
+  s.decay = decoupled_ ? 1 - lr * wd : 1;
+  const double bias_correction1 = 1 - std::pow(s.beta1, step);
+  const double bias_correction2 = 1 - std::pow(s.beta2, step);
+  s.bias_correction2_sqrt = std::sqrt(bias_correction2);
+  s.neg_step_size = -(lr / bias_correction1);
+  s.l2 = !decoupled_ && wd != 0;
+  s.decoupled = decoupled_;
+  s.amsgrad = amsgrad;
+  s.maximize = group.get("maximize") != 0;
+
+  if (group.get("fused") != 0 && detail::fused_supported(param, grad)) {
+    detail::fused_adam_step(param, exp_avg, exp_avg_sq, max_exp_avg_sq, grad, s);
+    return;
+  }
+
+  // The reference: _single_tensor_adam / _single_tensor_adamw of torch 1.13,
+  // op by op.
+  Tensor g = s.maximize ? neg(grad) : grad;
+  if (s.l2) g = g.add(param, wd);
+  if (decoupled_) param.mul_(s.decay);
+  exp_avg.mul_(s.beta1).add_(g, s.one_minus_beta1);
+  exp_avg_sq.mul_(s.beta2).addcmul_(g, g, s.one_minus_beta2);
+  Tensor denom;
+  if (amsgrad) {
+    maximum_out(max_exp_avg_sq, max_exp_avg_sq, exp_avg_sq);
+    denom = max_exp_avg_sq.sqrt().div(s.bias_correction2_sqrt).add_(s.eps);
+  } else {
+    denom = exp_avg_sq.sqrt().div(s.bias_correction2_sqrt).add_(s.eps);
+  }
+  param.addcdiv_(exp_avg, denom, s.neg_step_size);
+}
+
+}  // namespace stride::optim

@@ -1,0 +1,352 @@
+// nn functional ops against PyTorch (DESIGN.md invariant 7):
+// tools/gen_nn_goldens.py writes inputs, PyTorch's outputs and input
+// gradients into tests/golden/nn_functional.safetensors; the table below
+// recomputes every case with stride. A differentiable case's last input is
+// the upstream gradient; its outputs are the forward result, then the
+// gradients of the inputs the case lists. The two tables must name the same
+// cases. Run: stride_tests --gtest_filter='FunctionalGolden*'.
+//
+// Comparison: dtype and shape exactly; float32 to rtol 1e-5 (1e-4 for cases
+// that accumulate long sums) with atol 1e-6, float64 to rtol 1e-10 with atol
+// 1e-12; NaN must match NaN.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "stride/autograd.h"
+#include "stride/io.h"
+#include "stride/nn/functional.h"
+#include "stride/ops.h"
+
+namespace stride {
+namespace {
+
+namespace F = nn::functional;
+using F::Reduction;
+using Ins = std::vector<Tensor>;
+using Outs = std::vector<Tensor>;
+using CaseFn = std::function<Outs(const Ins&)>;
+using Fn = std::function<Tensor(const Ins&)>;
+
+struct NnCase {
+  std::string name;
+  CaseFn fn;
+  double rtol_f32 = 1e-5;
+};
+
+// Runs fn with the inputs at `wrt` as fresh leaves (the last input is the
+// upstream gradient); returns {y, d y / d in[wrt[0]], ...}.
+Outs fwd_bwd(const Ins& in, const std::vector<size_t>& wrt, const Fn& fn) {
+  Ins leaves(in.begin(), in.end() - 1);
+  std::vector<Tensor> params;
+  for (size_t i : wrt) {
+    leaves[i] = in[i].detach().clone().requires_grad_();
+    params.push_back(leaves[i]);
+  }
+  const Tensor y = fn(leaves);
+  const std::vector<Tensor> grads = autograd::grad({y}, params, {in.back()});
+  Outs out{y.detach()};
+  out.insert(out.end(), grads.begin(), grads.end());
+  return out;
+}
+
+CaseFn ce(Reduction r, double smoothing = 0.0, int64_t ignore_index = -100) {
+  return [=](const Ins& in) {
+    return fwd_bwd(in, {0}, [=](const Ins& x) {
+      return F::cross_entropy(x[0], x[1], ignore_index, r, smoothing);
+    });
+  };
+}
+
+CaseFn nll(Reduction r) {
+  return [=](const Ins& in) {
+    return fwd_bwd(in, {0}, [=](const Ins& x) { return F::nll_loss(x[0], x[1], -100, r); });
+  };
+}
+
+CaseFn mse(Reduction r) {
+  return [=](const Ins& in) {
+    return fwd_bwd(in, {0, 1}, [=](const Ins& x) { return F::mse_loss(x[0], x[1], r); });
+  };
+}
+
+CaseFn rms(double eps, bool weight) {
+  return [=](const Ins& in) {
+    if (!weight) {
+      return fwd_bwd(in, {0}, [=](const Ins& x) { return F::rms_norm(x[0], Tensor(), eps); });
+    }
+    return fwd_bwd(in, {0, 1}, [=](const Ins& x) { return F::rms_norm(x[0], x[1], eps); });
+  };
+}
+
+CaseFn ln(std::vector<int64_t> shape, bool affine, double eps) {
+  return [=](const Ins& in) {
+    if (!affine) {
+      return fwd_bwd(in, {0}, [=](const Ins& x) {
+        return F::layer_norm(x[0], shape, Tensor(), Tensor(), eps);
+      });
+    }
+    return fwd_bwd(in, {0, 1, 2},
+                   [=](const Ins& x) { return F::layer_norm(x[0], shape, x[1], x[2], eps); });
+  };
+}
+
+CaseFn sdpa(bool masked,
+            bool causal = false,
+            std::optional<double> scale = std::nullopt,
+            std::optional<F::CausalAlignment> alignment = std::nullopt,
+            std::vector<size_t> wrt = {0, 1, 2}) {
+  return [=](const Ins& in) {
+    return fwd_bwd(in, wrt, [=](const Ins& x) {
+      return F::scaled_dot_product_attention(x[0], x[1], x[2], masked ? x[3] : Tensor(), 0.0,
+                                             causal, scale, alignment);
+    });
+  };
+}
+
+CaseFn rope(F::RopeConvention conv, int64_t offset, double base = 10000.0) {
+  return [=](const Ins& in) {
+    return fwd_bwd(in, {0},
+                   [=](const Ins& x) { return F::rotary_embedding(x[0], offset, base, conv); });
+  };
+}
+
+const std::vector<NnCase>& all_cases() {
+  using enum Reduction;
+  using F::RopeConvention;
+  static const std::vector<NnCase> cases = {
+      {"ce_2d_mean_f32", ce(Mean)},
+      {"ce_2d_sum_f64", ce(Sum)},
+      {"ce_2d_none_f32", ce(None)},
+      {"ce_smooth_mean_f32", ce(Mean, 0.1)},
+      {"ce_smooth_sum_f32", ce(Sum, 0.2)},
+      {"ce_smooth_none_f64", ce(None, 0.25)},
+      {"ce_3d_mean_f32", ce(Mean, 0.1)},
+      {"ce_3d_none_f64", ce(None)},
+      {"ce_3d_sum_f32", ce(Sum)},
+      {"ce_ignore_class_f32", ce(Mean, 0.1, 2)},
+      {"ce_int32_targets_f32", ce(Mean)},
+      {"ce_1d_f32", ce(Mean)},
+      {"ce_large_f32", ce(Mean, 0.05), 1e-4},
+      {"ce_all_ignored_f32", ce(Mean)},
+      {"nll_2d_mean_f32", nll(Mean)},
+      {"nll_2d_sum_f64", nll(Sum)},
+      {"nll_3d_none_f32", nll(None)},
+      {"mse_mean_f32", mse(Mean)},
+      {"mse_sum_f64", mse(Sum)},
+      {"mse_none_f32", mse(None)},
+      {"rms_norm_f32", rms(1e-6, true)},
+      {"rms_norm_f64", rms(1e-6, true)},
+      {"rms_norm_noweight_f64", rms(1e-6, false)},
+      {"rms_norm_eps_f32", rms(1e-2, true)},
+      {"rms_norm_wide_f32", rms(1e-6, true), 1e-4},
+      {"layer_norm_f32", ln({10}, true, 1e-5)},
+      {"layer_norm_2d_shape_f64", ln({4, 5}, true, 1e-5)},
+      {"layer_norm_noaffine_f32", ln({7}, false, 1e-3)},
+      {"linear_f32",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) { return F::linear(x[0], x[1], x[2]); });
+       }},
+      {"linear_nobias_f64",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1}, [](const Ins& x) { return F::linear(x[0], x[1]); });
+       }},
+      {"linear_1d_f32",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) { return F::linear(x[0], x[1], x[2]); });
+       }},
+      {"sdpa_f32", sdpa(false)},
+      {"sdpa_cross_f64", sdpa(false)},
+      {"sdpa_causal_f32", sdpa(false, true)},
+      {"sdpa_causal_bottom_right_f32",
+       sdpa(false, true, std::nullopt, F::CausalAlignment::BottomRight)},
+      {"sdpa_causal_top_left_f64", sdpa(false, true, std::nullopt, F::CausalAlignment::TopLeft)},
+      {"sdpa_bool_mask_f32", sdpa(true)},
+      {"sdpa_float_mask_f64", sdpa(true)},
+      {"sdpa_scale_f32", sdpa(false, false, 0.3)},
+      {"sdpa_fully_masked_row_f32", sdpa(true, false, std::nullopt, std::nullopt, {0})},
+      {"rope_interleaved_f32", rope(RopeConvention::Interleaved, 0)},
+      {"rope_halfsplit_f32", rope(RopeConvention::HalfSplit, 5)},
+      {"rope_interleaved_offset_f64", rope(RopeConvention::Interleaved, 100, 500000.0)},
+      {"rope_halfsplit_large_pos_f32", rope(RopeConvention::HalfSplit, 4000)},
+      {"rope_interleaved_large_pos_f64", rope(RopeConvention::Interleaved, 70000)},
+  };
+  return cases;
+}
+
+const NnCase* find_case(const std::string& name) {
+  for (const NnCase& c : all_cases()) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+// ---- the file ----
+struct FileCase {
+  Ins inputs;
+  Outs outputs;
+};
+
+struct GoldenData {
+  io::Metadata metadata;
+  std::map<std::string, FileCase> cases;
+  std::string error;
+};
+
+std::string golden_path() {
+  return std::string(STRIDE_GOLDEN_DIR) + "/nn_functional.safetensors";
+}
+
+GoldenData read_golden_file() {
+  GoldenData file;
+  io::SafetensorsContents contents;
+  try {
+    contents = io::load_safetensors(golden_path());
+  } catch (const std::exception& e) {
+    file.error = e.what();
+    return file;
+  }
+  file.metadata = contents.metadata;
+  std::map<std::string, std::map<int64_t, Tensor>> ins, outs;
+  for (const auto& [key, t] : contents.tensors) {
+    const size_t slash = key.rfind('/');
+    const std::string name = slash == std::string::npos ? "" : key.substr(0, slash);
+    const std::string role = slash == std::string::npos ? key : key.substr(slash + 1);
+    if (role.rfind("in", 0) == 0 && role.size() > 2) {
+      ins[name][std::stoll(role.substr(2))] = t;
+    } else if (role.rfind("out", 0) == 0 && role.size() > 3) {
+      outs[name][std::stoll(role.substr(3))] = t;
+    } else {
+      file.error = "unexpected tensor name \"" + key + "\"";
+      return file;
+    }
+  }
+  auto dense = [&](const std::string& name, const std::map<int64_t, Tensor>& m, Ins& dst) {
+    for (const auto& [i, t] : m) {
+      if (i != int64_t(dst.size())) file.error = "case " + name + " has gaps in its numbering";
+      dst.push_back(t);
+    }
+  };
+  for (const auto& [name, m] : outs) dense(name, m, file.cases[name].outputs);
+  for (const auto& [name, m] : ins) {
+    if (!outs.count(name)) file.error = "case " + name + " has inputs but no outputs";
+    dense(name, m, file.cases[name].inputs);
+  }
+  return file;
+}
+
+const GoldenData& golden_file() {
+  static const GoldenData file = read_golden_file();
+  return file;
+}
+
+// Empty when `got` matches `want`; otherwise the max differences and the
+// first bad element.
+std::string compare(const Tensor& got, const Tensor& want, double rtol_f32) {
+  std::ostringstream os;
+  os.precision(9);
+  if (!got.defined()) return "stride returned an undefined tensor";
+  if (got.dtype() != want.dtype()) {
+    os << "dtype " << to_string(got.dtype()) << ", expected " << to_string(want.dtype());
+    return os.str();
+  }
+  if (!(got.sizes() == want.sizes())) {
+    os << "shape " << got.sizes() << ", expected " << want.sizes();
+    return os.str();
+  }
+  const bool f64 = want.dtype() == kFloat64;
+  const double rtol = f64 ? 1e-10 : rtol_f32, atol = f64 ? 1e-12 : 1e-6;
+  const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
+  double max_abs = 0;
+  int64_t bad = 0, first = -1;
+  for (size_t i = 0; i < w.size(); ++i) {
+    bool ok;
+    if (std::isnan(g[i]) || std::isnan(w[i])) {
+      ok = std::isnan(g[i]) && std::isnan(w[i]);
+    } else if (std::isinf(g[i]) || std::isinf(w[i])) {
+      ok = g[i] == w[i];
+    } else {
+      const double d = std::fabs(g[i] - w[i]);
+      max_abs = std::max(max_abs, d);
+      ok = d <= atol + rtol * std::fabs(w[i]);
+    }
+    if (!ok && bad++ == 0) first = int64_t(i);
+  }
+  if (bad == 0) return "";
+  os << bad << " of " << w.size() << " elements differ (rtol " << rtol << ", atol " << atol
+     << "); max abs diff " << max_abs << "; first at flat index " << first << ": got "
+     << g[size_t(first)] << ", expected " << w[size_t(first)];
+  return os.str();
+}
+
+TEST(FunctionalGoldenFile, LoadsAndRecordsHowItWasMade) {
+  const GoldenData& file = golden_file();
+  ASSERT_EQ(file.error, "") << golden_path();
+  for (const char* key : {"generator", "torch_version"}) {
+    ASSERT_TRUE(file.metadata.count(key)) << "metadata has no \"" << key << "\"";
+  }
+  EXPECT_EQ(file.metadata.at("cases"), std::to_string(file.cases.size()));
+}
+
+TEST(FunctionalGoldenFile, TablesNameTheSameCases) {
+  const GoldenData& file = golden_file();
+  ASSERT_EQ(file.error, "") << golden_path();
+  for (const auto& [name, unused] : file.cases) {
+    EXPECT_NE(find_case(name), nullptr)
+        << "case " << name << " is in " << golden_path()
+        << " but not in functional_golden_test.cpp. Hint: add it to the table.";
+  }
+  std::set<std::string> seen;
+  for (const NnCase& c : all_cases()) {
+    EXPECT_TRUE(seen.insert(c.name).second) << "case " << c.name << " is in the table twice";
+    EXPECT_TRUE(file.cases.count(c.name))
+        << "case " << c.name << " is not in " << golden_path()
+        << ". Hint: add it to tools/gen_nn_goldens.py and run /usr/bin/python3 "
+           "tools/gen_nn_goldens.py.";
+  }
+}
+
+class FunctionalGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FunctionalGolden, MatchesPyTorch) {
+  const std::string& name = GetParam();
+  const GoldenData& file = golden_file();
+  ASSERT_EQ(file.error, "") << golden_path();
+  const NnCase* c = find_case(name);
+  ASSERT_NE(c, nullptr);
+  auto it = file.cases.find(name);
+  ASSERT_NE(it, file.cases.end()) << "case " << name << " is not in " << golden_path();
+  Outs got;
+  try {
+    got = c->fn(it->second.inputs);
+  } catch (const std::exception& e) {
+    FAIL() << "[" << name << "] stride threw: " << e.what();
+  }
+  const Outs& want = it->second.outputs;
+  ASSERT_EQ(got.size(), want.size()) << "[" << name << "] output count";
+  for (size_t i = 0; i < got.size(); ++i) {
+    const std::string diff = compare(got[i], want[i], c->rtol_f32);
+    EXPECT_TRUE(diff.empty()) << "[" << name << "] out" << i << (i == 0 ? " (forward)" : " (grad)")
+                              << ": " << diff;
+  }
+}
+
+std::vector<std::string> case_names() {
+  std::vector<std::string> names;
+  for (const NnCase& c : all_cases()) names.push_back(c.name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(FunctionalNn,
+                         FunctionalGolden,
+                         ::testing::ValuesIn(case_names()),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+}  // namespace
+}  // namespace stride

@@ -1,0 +1,873 @@
+// nn::functional: the fused ops (cross_entropy, rms_norm, rotary_embedding)
+// against their references built from basic ops, in every input layout,
+// values and gradients; gradcheck (first and second order) in float64; the
+// losses' edge cases and errors; attention against a naive loop; RoPE's
+// algebraic properties; and the logging facility that carries warnings.
+// PyTorch parity lives in functional_golden_test.cpp.
+#include <atomic>
+#include <cmath>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "stride/logging.h"
+#include "stride/nn/functional.h"
+#include "support/layouts.h"
+
+namespace stride::testing {
+namespace {
+
+namespace F = nn::functional;
+using F::Reduction;
+using Inputs = std::vector<Tensor>;
+using Fn = std::function<Tensor(const Inputs&)>;
+
+constexpr Reduction kReductions[] = {Reduction::None, Reduction::Mean, Reduction::Sum};
+
+const char* reduction_name(Reduction r) {
+  return r == Reduction::None ? "none" : r == Reduction::Mean ? "mean" : "sum";
+}
+
+Tensor idx(std::vector<int64_t> v, IntArrayRef shape = {}) {
+  return tensor<int64_t>(v, shape);
+}
+
+// Leaves for `shapes` in `layout`, requiring grad.
+Inputs leaves(const std::vector<DimVector>& shapes,
+              ScalarType dtype,
+              Layout layout,
+              Generator& gen,
+              Domain domain = Domain::Any) {
+  Inputs in;
+  for (const DimVector& s : shapes) {
+    in.push_back(make_input(s, dtype, layout, domain, gen).detach().requires_grad_());
+  }
+  return in;
+}
+
+// Expects fused(in) == reference(in), and equal gradients for a random
+// upstream gradient, for every input that requires grad.
+void expect_matches_reference(const Fn& fused,
+                              const Fn& reference,
+                              const Inputs& in,
+                              double rtol,
+                              double atol,
+                              const std::string& what) {
+  const Tensor a = fused(in), b = reference(in);
+  ASSERT_EQ(a.dtype(), b.dtype()) << what;
+  EXPECT_TRUE(close(a, b, rtol, atol)) << what << " (forward)";
+  Inputs wrt;
+  for (const Tensor& t : in) {
+    if (t.requires_grad()) wrt.push_back(t);
+  }
+  Generator gen(7);
+  const Tensor gout = randn(a.sizes(), a.dtype(), &gen);
+  const auto ga = autograd::grad({a}, wrt, {gout});
+  const auto gb = autograd::grad({b}, wrt, {gout});
+  for (size_t i = 0; i < wrt.size(); ++i) {
+    EXPECT_TRUE(close(ga[i], gb[i], rtol, atol)) << what << " (gradient of input " << i << ")";
+  }
+}
+
+// gradcheck of the first derivative of fn with respect to in[0] (so the
+// backward's own backward is checked), weighted by a fixed upstream gradient.
+bool gradgradcheck(const Fn& fn, const Inputs& in) {
+  return autograd::gradcheck(
+      [&](const Inputs& x) {
+        const Tensor y = fn(x);
+        Generator gen(11);
+        const Tensor gout = randn(y.sizes(), y.dtype(), &gen);
+        return autograd::grad({y}, {x[0]}, {gout}, true, true)[0];
+      },
+      in);
+}
+
+// Restores the logging defaults around a test.
+class LoggingReset {
+ public:
+  LoggingReset() { reset(); }
+  ~LoggingReset() { reset(); }
+  LoggingReset(const LoggingReset&) = delete;
+  LoggingReset& operator=(const LoggingReset&) = delete;
+
+ private:
+  static void reset() {
+    logging::set_warnings_as_errors(false);
+    logging::set_warning_handler(nullptr);
+    logging::reset_warn_once();
+  }
+};
+
+// ---- logging ----
+
+TEST(Logging, WarnGoesToTheInstalledHandler) {
+  LoggingReset reset;
+  std::vector<std::string> got;
+  {
+    logging::WarningHandlerGuard guard([&](const std::string& m) { got.push_back(m); });
+    logging::warn("first");
+    logging::warn("second");
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"first", "second"}));
+}
+
+TEST(Logging, DefaultHandlerPrintsToStderr) {
+  LoggingReset reset;
+  ::testing::internal::CaptureStderr();
+  logging::warn("look here");
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "stride: warning: look here\n");
+}
+
+TEST(Logging, WarnOnceFiresOncePerKeyUntilReset) {
+  LoggingReset reset;
+  int calls = 0;
+  logging::WarningHandlerGuard guard([&](const std::string&) { ++calls; });
+  EXPECT_TRUE(logging::warn_once("k1", "m"));
+  EXPECT_FALSE(logging::warn_once("k1", "m"));
+  EXPECT_TRUE(logging::warn_once("k2", "m"));
+  EXPECT_EQ(calls, 2);
+  logging::reset_warn_once();
+  EXPECT_TRUE(logging::warn_once("k1", "m"));
+  EXPECT_EQ(calls, 3);
+}
+
+TEST(Logging, WarningsAsErrorsThrowEveryTime) {
+  LoggingReset reset;
+  int calls = 0;
+  logging::WarningHandlerGuard guard([&](const std::string&) { ++calls; });
+  logging::set_warnings_as_errors(true);
+  EXPECT_TRUE(logging::warnings_as_errors());
+  try {
+    logging::warn("bad thing");
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bad thing"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(logging::warn_once("key", "m"), Error);
+  EXPECT_THROW(logging::warn_once("key", "m"), Error);  // not marked as seen by the throw
+  logging::set_warnings_as_errors(false);
+  EXPECT_TRUE(logging::warn_once("key", "m"));
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(Logging, WarnOnceIsThreadSafe) {
+  LoggingReset reset;
+  std::atomic<int> calls{0};
+  logging::WarningHandlerGuard guard([&](const std::string&) { ++calls; });
+  const std::vector<std::string> keys = {"k0", "k1", "k2", "k3", "k4",
+                                         "k5", "k6", "k7", "k8", "k9"};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&keys] {
+      for (size_t i = 0; i < 200; ++i) {
+        logging::warn_once("shared", "m");
+        logging::warn_once(keys[i % keys.size()], "m");
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(calls.load(), 11);
+}
+
+TEST(Logging, HandlerMayWarnItself) {
+  LoggingReset reset;
+  std::vector<std::string> got;
+  logging::WarningHandlerGuard guard([&](const std::string& m) {
+    got.push_back(m);
+    if (m == "outer") logging::warn("inner");
+  });
+  logging::warn("outer");
+  EXPECT_EQ(got, (std::vector<std::string>{"outer", "inner"}));
+}
+
+// ---- cross_entropy ----
+
+TEST(CrossEntropy, FusedMatchesReferenceInEveryLayout) {
+  Generator gen(1);
+  struct Shape {
+    DimVector logits;
+    std::vector<int64_t> targets;
+    DimVector target_shape;
+  };
+  const std::vector<Shape> shapes = {
+      {{6, 5}, {0, 4, -100, 2, 1, 3}, {6}},
+      {{3, 5, 4}, {0, 1, 2, 3, -100, 4, 4, 0, 1, 1, -100, 2}, {3, 4}},
+  };
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double rtol = dtype == kFloat64 ? 1e-12 : 2e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-6;
+    for (const Shape& s : shapes) {
+      const Tensor target = idx(s.targets, s.target_shape);
+      for (Layout layout : kAllLayouts) {
+        for (Reduction r : kReductions) {
+          for (double eps : {0.0, 0.15}) {
+            const Inputs in = leaves({s.logits}, dtype, layout, gen);
+            expect_matches_reference(
+                [&](const Inputs& x) { return F::cross_entropy(x[0], target, -100, r, eps); },
+                [&](const Inputs& x) {
+                  return F::cross_entropy_reference(x[0], target, -100, r, eps);
+                },
+                in, rtol, atol,
+                std::string(to_string(dtype)) + " " + shape_str(s.logits) + " " +
+                    layout_name(layout) + " " + reduction_name(r) + " eps " + std::to_string(eps));
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CrossEntropy, Gradcheck) {
+  Generator gen(2);
+  const Tensor t2 = idx({1, -100, 0, 3});
+  const Tensor t3 = idx({2, 0, -100, 1, 1, 2}, {2, 3});
+  for (Reduction r : kReductions) {
+    for (double eps : {0.0, 0.2}) {
+      const Inputs a = leaves({{4, 4}}, kFloat64, Layout::Transposed, gen);
+      EXPECT_TRUE(autograd::gradcheck(
+          [&](const Inputs& x) { return F::cross_entropy(x[0], t2, -100, r, eps); }, a))
+          << reduction_name(r) << " " << eps;
+      const Inputs b = leaves({{2, 3, 3}}, kFloat64, Layout::Step2, gen);
+      EXPECT_TRUE(autograd::gradcheck(
+          [&](const Inputs& x) { return F::cross_entropy(x[0], t3, -100, r, eps); }, b))
+          << reduction_name(r) << " " << eps;
+      EXPECT_TRUE(autograd::gradcheck(
+          [&](const Inputs& x) { return F::cross_entropy_reference(x[0], t2, -100, r, eps); }, a));
+    }
+  }
+}
+
+TEST(CrossEntropy, SecondDerivativeGradcheck) {
+  Generator gen(3);
+  const Tensor t = idx({1, -100, 0, 3, 2});
+  for (Reduction r : kReductions) {
+    const Inputs in = leaves({{5, 4}}, kFloat64, Layout::Contiguous, gen);
+    EXPECT_TRUE(
+        gradgradcheck([&](const Inputs& x) { return F::cross_entropy(x[0], t, -100, r, 0.1); }, in))
+        << reduction_name(r);
+  }
+}
+
+TEST(CrossEntropy, MatchesHandComputedValue) {
+  // Row [1, 2, 3], target 2: lse = 3 + log(1 + e^-1 + e^-2); loss = lse - 3.
+  const Tensor x = tensor<double>({1, 2, 3}, {1, 3});
+  const double lse = 3 + std::log(1 + std::exp(-1.0) + std::exp(-2.0));
+  EXPECT_NEAR(F::cross_entropy(x, idx({2})).item<double>(), lse - 3, 1e-14);
+  // Smoothing 0.3: 0.7 * nll + 0.3 * (lse - mean(x)).
+  EXPECT_NEAR(F::cross_entropy(x, idx({2}), -100, Reduction::Mean, 0.3).item<double>(),
+              0.7 * (lse - 3) + 0.3 * (lse - 2), 1e-14);
+}
+
+TEST(CrossEntropy, ReductionsAndIgnoreIndex) {
+  Generator gen(4);
+  const Tensor x = randn({5, 3}, kFloat64, &gen);
+  const Tensor t = idx({0, 2, -1, 1, -1});
+  const Tensor none = F::cross_entropy(x, t, -1, Reduction::None);
+  ASSERT_EQ(none.sizes(), IntArrayRef({5}));
+  const std::vector<double> v = none.to_vector<double>();
+  EXPECT_EQ(v[2], 0.0);
+  EXPECT_EQ(v[4], 0.0);
+  const double sum = v[0] + v[1] + v[3];
+  EXPECT_NEAR(F::cross_entropy(x, t, -1, Reduction::Sum).item<double>(), sum, 1e-12);
+  EXPECT_NEAR(F::cross_entropy(x, t, -1, Reduction::Mean).item<double>(), sum / 3, 1e-12);
+  // A (N, C, d) input gives the (N, d) per-element losses.
+  const Tensor x3 = randn({2, 3, 4}, kFloat64, &gen);
+  const Tensor t3 = idx({0, 1, 2, 0, 2, 2, 1, 0}, {2, 4});
+  EXPECT_EQ(F::cross_entropy(x3, t3, -100, Reduction::None).sizes(), IntArrayRef({2, 4}));
+}
+
+TEST(CrossEntropy, AllIgnoredMeanIsNaNWithZeroGradient) {
+  const Tensor x = tensor<double>({1, 2, 3, 4, 5, 6}, {2, 3}).requires_grad_();
+  const Tensor loss = F::cross_entropy(x, idx({-100, -100}));
+  EXPECT_TRUE(std::isnan(loss.item<double>()));
+  loss.backward();
+  EXPECT_TRUE(equal(x.grad(), zeros({2, 3}, kFloat64)));
+  EXPECT_EQ(F::cross_entropy(x, idx({-100, -100}), -100, Reduction::Sum).item<double>(), 0.0);
+}
+
+TEST(CrossEntropy, Int32TargetsEqualInt64) {
+  Generator gen(5);
+  const Tensor x = randn({4, 6}, kFloat32, &gen);
+  const Tensor t = idx({5, 0, 3, 3});
+  EXPECT_TRUE(equal(F::cross_entropy(x, t, -100, Reduction::None),
+                    F::cross_entropy(x, t.to(kInt32), -100, Reduction::None)));
+}
+
+TEST(CrossEntropy, OutOfRangeTargetThrowsNamingItAndC) {
+  const Tensor x = zeros({3, 5});
+  for (int64_t bad : {5, 7, -1}) {
+    try {
+      F::cross_entropy(x, idx({0, bad, 1}));
+      FAIL() << "no throw for target " << bad;
+    } catch (const IndexError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("target " + std::to_string(bad)), std::string::npos) << m;
+      EXPECT_NE(m.find("5 classes"), std::string::npos) << m;
+    }
+  }
+  EXPECT_THROW(F::cross_entropy_reference(x, idx({0, 9, 1})), IndexError);
+  EXPECT_THROW(F::nll_loss(x, idx({0, 9, 1})), IndexError);
+}
+
+TEST(CrossEntropy, RejectsBadShapesAndDtypes) {
+  const Tensor x = zeros({3, 5});
+  EXPECT_THROW(F::cross_entropy(x, idx({0, 1})), ShapeError);
+  EXPECT_THROW(F::cross_entropy(zeros({2, 5, 3}), idx({0, 1, 2, 0, 1}, {2, 5})), ShapeError);
+  EXPECT_THROW(F::cross_entropy(x, zeros({3})), DTypeError);
+  EXPECT_THROW(F::cross_entropy(idx({1, 2}, {1, 2}), idx({0})), DTypeError);
+  EXPECT_THROW(F::cross_entropy(x, idx({0, 1, 2}), -100, Reduction::Mean, 1.5), ValueError);
+}
+
+TEST(CrossEntropy, UnbatchedLogits) {
+  const Tensor x = tensor<float>({0.5f, -1.0f, 2.0f});
+  const Tensor loss = F::cross_entropy(x, scalar_tensor(1, kInt64));
+  EXPECT_EQ(loss.dim(), 0);
+  EXPECT_NEAR(loss.item<double>(), F::cross_entropy(x.view({1, 3}), idx({1})).item<double>(), 1e-7);
+}
+
+TEST(CrossEntropy, SixteenBitLogitsComputeInFloat32) {
+  Generator gen(6);
+  const Tensor x = randn({4, 9}, kFloat32, &gen).to(kBFloat16);
+  const Tensor t = idx({8, 0, 4, 2});
+  const Tensor loss = F::cross_entropy(x, t);
+  EXPECT_EQ(loss.dtype(), kBFloat16);
+  EXPECT_NEAR(loss.item<double>(), F::cross_entropy(x.to(kFloat32), t).item<double>(), 1e-2);
+}
+
+TEST(CrossEntropy, SameBitsForEveryThreadCount) {
+  Generator gen(8);
+  const Tensor x = randn({300, 67}, kFloat32, &gen);
+  const Tensor t = randint(0, 67, {300}, kInt64, &gen);
+  const int threads = get_num_threads();
+  auto run = [&](int n) {
+    set_num_threads(n);
+    Tensor xl = x.detach().requires_grad_();
+    Tensor loss = F::cross_entropy(xl, t, -100, Reduction::Mean, 0.1);
+    loss.backward();
+    return std::make_pair(loss.detach(), xl.grad());
+  };
+  const auto one = run(1);
+  const auto many = run(4);
+  set_num_threads(threads);
+  EXPECT_TRUE(equal(one.first, many.first));
+  EXPECT_TRUE(equal(one.second, many.second));
+}
+
+TEST(CrossEntropy, WarnsOnceWhenGivenProbabilities) {
+  LoggingReset reset;
+  std::vector<std::string> warnings;
+  logging::WarningHandlerGuard guard([&](const std::string& m) { warnings.push_back(m); });
+  Generator gen(9);
+  const Tensor logits = randn({8, 10}, kFloat32, &gen);
+  const Tensor t = randint(0, 10, {8}, kInt64, &gen);
+  F::cross_entropy(logits, t);
+  EXPECT_TRUE(warnings.empty()) << "logits must not warn";
+  F::cross_entropy(softmax(logits, 1), t);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("expects logits"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("Hint: pass the scores before softmax"), std::string::npos);
+  F::cross_entropy(softmax(logits, 1), t);
+  EXPECT_EQ(warnings.size(), 1u) << "warns once";
+  // A (N, C, d) input is checked along its class dim.
+  logging::reset_warn_once();
+  F::cross_entropy(softmax(randn({2, 5, 3}, kFloat32, &gen), 1), idx({0, 1, 2, 3, 4, 0}, {2, 3}));
+  EXPECT_EQ(warnings.size(), 2u);
+}
+
+TEST(CrossEntropy, ProbabilityWarningCanBeAnError) {
+  LoggingReset reset;
+  logging::set_warnings_as_errors(true);
+  Generator gen(10);
+  const Tensor probs = softmax(randn({4, 6}, kFloat64, &gen), 1);
+  EXPECT_THROW(F::cross_entropy(probs, idx({0, 1, 2, 3})), Error);
+  EXPECT_NO_THROW(F::cross_entropy(probs * 3.0, idx({0, 1, 2, 3})));  // rows sum to 3
+}
+
+// ---- nll_loss, mse_loss ----
+
+TEST(Functional, NllLossOfLogSoftmaxIsCrossEntropy) {
+  Generator gen(11);
+  const Tensor t = idx({2, -100, 0, 1, 2, 0}, {2, 3});
+  for (Reduction r : kReductions) {
+    const Inputs in = leaves({{2, 3, 3}}, kFloat64, Layout::Transposed, gen);
+    expect_matches_reference(
+        [&](const Inputs& x) { return F::nll_loss(F::log_softmax(x[0], 1), t, -100, r); },
+        [&](const Inputs& x) { return F::cross_entropy(x[0], t, -100, r); }, in, 1e-12, 1e-12,
+        reduction_name(r));
+    EXPECT_TRUE(
+        autograd::gradcheck([&](const Inputs& x) { return F::nll_loss(x[0], t, -100, r); }, in));
+  }
+}
+
+TEST(Functional, MseLossReductionsAndGradcheck) {
+  Generator gen(12);
+  for (Reduction r : kReductions) {
+    const Inputs in = leaves({{3, 4}, {3, 4}}, kFloat64, Layout::Step2, gen);
+    EXPECT_TRUE(
+        autograd::gradcheck([&](const Inputs& x) { return F::mse_loss(x[0], x[1], r); }, in));
+  }
+  const Tensor a = tensor<double>({1, 2, 3}), b = tensor<double>({1, 0, 0});
+  EXPECT_DOUBLE_EQ(F::mse_loss(a, b).item<double>(), 13.0 / 3);
+  EXPECT_DOUBLE_EQ(F::mse_loss(a, b, Reduction::Sum).item<double>(), 13.0);
+}
+
+TEST(Functional, MseLossWarnsWhenTargetOnlyBroadcasts) {
+  LoggingReset reset;
+  std::vector<std::string> warnings;
+  logging::WarningHandlerGuard guard([&](const std::string& m) { warnings.push_back(m); });
+  F::mse_loss(zeros({4}), zeros({4, 1}));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("(4, 4)"), std::string::npos) << warnings[0];
+}
+
+// ---- layer_norm, linear, embedding, activations ----
+
+TEST(Functional, LayerNormGradcheckAndNormalises) {
+  Generator gen(13);
+  for (Layout layout : kAllLayouts) {
+    const Inputs in = leaves({{3, 4, 5}, {4, 5}, {4, 5}}, kFloat64, layout, gen);
+    EXPECT_TRUE(autograd::gradcheck(
+        [](const Inputs& x) {
+          return F::layer_norm(x[0], {4, 5}, x[1], x[2]);
+        },
+        in))
+        << layout_name(layout);
+  }
+  const Tensor x = randn({6, 32}, kFloat64, &gen) * 3.0 + 2.0;
+  const Tensor y = F::layer_norm(x, {32});
+  EXPECT_TRUE(close(y.mean({1}), zeros({6}, kFloat64), 0, 1e-12));
+  EXPECT_TRUE(close(y.var({1}, 0), ones({6}, kFloat64), 0, 1e-4));  // eps 1e-5 shrinks it
+  EXPECT_THROW(F::layer_norm(x, {16}), ShapeError);
+  EXPECT_THROW(F::layer_norm(x, {32}, ones({31}, kFloat64)), ShapeError);
+}
+
+TEST(Functional, LinearIsMatmulWithTransposedWeightPlusBias) {
+  Generator gen(14);
+  const Tensor x = randn({2, 3, 4}, kFloat64, &gen), w = randn({5, 4}, kFloat64, &gen);
+  const Tensor b = randn({5}, kFloat64, &gen);
+  EXPECT_TRUE(close(F::linear(x, w, b), matmul(x, w.t().contiguous()) + b, 1e-14, 1e-14));
+  EXPECT_TRUE(close(F::linear(x, w), matmul(x, w.t().contiguous()), 1e-14, 1e-14));
+  for (Layout layout : kAllLayouts) {
+    const Inputs in = leaves({{3, 4}, {5, 4}, {5}}, kFloat64, layout, gen);
+    EXPECT_TRUE(
+        autograd::gradcheck([](const Inputs& v) { return F::linear(v[0], v[1], v[2]); }, in))
+        << layout_name(layout);
+  }
+  EXPECT_THROW(F::linear(x, randn({5, 3}, kFloat64, &gen)), ShapeError);
+  EXPECT_THROW(F::linear(x, w, zeros({4}, kFloat64)), ShapeError);
+}
+
+TEST(Functional, EmbeddingPicksRowsAndChecksIds) {
+  const Tensor w = arange(12, kFloat32).view({4, 3});
+  const Tensor y = F::embedding(idx({3, 0, 3}, {1, 3}), w);
+  ASSERT_EQ(y.sizes(), IntArrayRef({1, 3, 3}));
+  EXPECT_EQ(y.to_vector<float>(), (std::vector<float>{9, 10, 11, 0, 1, 2, 9, 10, 11}));
+  EXPECT_THROW(F::embedding(idx({4}), w), IndexError);
+}
+
+TEST(Functional, ActivationsForwardToTheCoreOps) {
+  Generator gen(15);
+  const Tensor x = randn({3, 5}, kFloat32, &gen);
+  EXPECT_TRUE(equal(F::relu(x), relu(x)));
+  EXPECT_TRUE(equal(F::silu(x), silu(x)));
+  EXPECT_TRUE(equal(F::gelu(x), gelu(x)));
+  EXPECT_TRUE(equal(F::softmax(x, 0), softmax(x, 0)));
+  EXPECT_TRUE(equal(F::log_softmax(x, -1), log_softmax(x, -1)));
+}
+
+// ---- dropout ----
+
+TEST(Functional, DropoutIsIdentityInEvalAndAtZero) {
+  const Tensor x = ones({10, 10});
+  EXPECT_TRUE(F::dropout(x, 0.5, false).is_same(x));
+  EXPECT_TRUE(F::dropout(x, 0.0, true).is_same(x));
+  EXPECT_TRUE(equal(F::dropout(x, 1.0, true), zeros({10, 10})));
+  EXPECT_THROW(F::dropout(x, 1.5, true), ValueError);
+}
+
+TEST(Functional, DropoutScalesKeptValuesAndIsReproducible) {
+  const Tensor x = ones({200, 100}, kFloat64).requires_grad_();
+  Generator g1(42), g2(42);
+  const Tensor a = F::dropout(x, 0.25, true, &g1);
+  const Tensor b = F::dropout(x, 0.25, true, &g2);
+  EXPECT_TRUE(equal(a, b));
+  const std::vector<double> v = a.to_vector<double>();
+  int64_t zeros_seen = 0;
+  for (double e : v) {
+    if (e == 0) {
+      ++zeros_seen;
+    } else {
+      EXPECT_DOUBLE_EQ(e, 1 / 0.75);
+    }
+  }
+  EXPECT_NEAR(double(zeros_seen) / double(v.size()), 0.25, 0.02);
+  a.sum().backward();
+  EXPECT_TRUE(equal(x.grad(), a.detach()));  // d/dx (x * mask) = mask
+}
+
+// ---- rms_norm ----
+
+TEST(RmsNorm, FusedMatchesReferenceInEveryLayout) {
+  Generator gen(20);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double rtol = dtype == kFloat64 ? 1e-12 : 1e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-6;
+    for (const DimVector& shape : {DimVector{4, 8}, DimVector{2, 3, 16}, DimVector{7}}) {
+      for (Layout layout : kAllLayouts) {
+        for (bool weighted : {true, false}) {
+          Inputs in = leaves({shape}, dtype, layout, gen);
+          if (weighted) in.push_back(leaves({{shape.back()}}, dtype, layout, gen)[0]);
+          auto w = [&](const Inputs& x) { return x.size() > 1 ? x[1] : Tensor(); };
+          expect_matches_reference(
+              [&](const Inputs& x) { return F::rms_norm(x[0], w(x), 1e-5); },
+              [&](const Inputs& x) { return F::rms_norm_reference(x[0], w(x), 1e-5); }, in, rtol,
+              atol,
+              std::string(to_string(dtype)) + " " + shape_str(shape) + " " + layout_name(layout) +
+                  (weighted ? " weighted" : ""));
+        }
+      }
+    }
+  }
+}
+
+TEST(RmsNorm, Gradcheck) {
+  Generator gen(21);
+  for (Layout layout : kAllLayouts) {
+    const Inputs in = leaves({{3, 5}, {5}}, kFloat64, layout, gen);
+    EXPECT_TRUE(
+        autograd::gradcheck([](const Inputs& x) { return F::rms_norm(x[0], x[1], 1e-3); }, in))
+        << layout_name(layout);
+    const Inputs in1 = leaves({{2, 2, 4}}, kFloat64, layout, gen);
+    EXPECT_TRUE(
+        autograd::gradcheck([](const Inputs& x) { return F::rms_norm(x[0], Tensor(), 1e-3); }, in1))
+        << layout_name(layout);
+  }
+}
+
+TEST(RmsNorm, SecondDerivativeGradcheck) {
+  Generator gen(22);
+  const Inputs in = leaves({{3, 4}, {4}}, kFloat64, Layout::Contiguous, gen);
+  EXPECT_TRUE(gradgradcheck([](const Inputs& x) { return F::rms_norm(x[0], x[1], 1e-3); }, in));
+  // ... and with respect to the weight, through x's gradient.
+  EXPECT_TRUE(autograd::gradcheck(
+      [](const Inputs& x) {
+        const Tensor y = F::rms_norm(x[0], x[1], 1e-3);
+        return autograd::grad({y}, {x[0]}, {ones_like(y)}, true, true)[0];
+      },
+      in));
+}
+
+TEST(RmsNorm, OnlyTheWeightMayRequireGrad) {
+  Generator gen(23);
+  const Tensor x = randn({4, 6}, kFloat64, &gen);
+  const Tensor w = randn({6}, kFloat64, &gen).requires_grad_();
+  F::rms_norm(x, w).sum().backward();
+  const Tensor wr = w.detach().requires_grad_();
+  F::rms_norm_reference(x, wr).sum().backward();
+  EXPECT_TRUE(close(w.grad(), wr.grad(), 1e-12, 1e-12));
+}
+
+TEST(RmsNorm, WideRowsSameBitsForEveryThreadCount) {
+  Generator gen(24);
+  const Tensor x = randn({257, 300}, kFloat32, &gen);
+  const Tensor w = randn({300}, kFloat32, &gen);
+  const int threads = get_num_threads();
+  auto run = [&](int n) {
+    set_num_threads(n);
+    Tensor xl = x.detach().requires_grad_(), wl = w.detach().requires_grad_();
+    Tensor y = F::rms_norm(xl, wl);
+    (y * y).sum().backward();
+    return std::vector<Tensor>{y.detach(), xl.grad(), wl.grad()};
+  };
+  const auto one = run(1), many = run(4);
+  set_num_threads(threads);
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(equal(one[i], many[i])) << i;
+}
+
+TEST(RmsNorm, RejectsBadWeight) {
+  EXPECT_THROW(F::rms_norm(zeros({2, 4}), zeros({3})), ShapeError);
+  EXPECT_THROW(F::rms_norm(zeros({2, 4}), zeros({4}, kFloat64)), DTypeError);
+  EXPECT_THROW(F::rms_norm(zeros({2, 4}, kInt64), Tensor()), DTypeError);
+}
+
+// ---- scaled_dot_product_attention ----
+
+// Attention by loops in float64: q (B, L, E), k (B, S, E), v (B, S, Ev);
+// keep(i, j) false masks a score; add(b, i, j) is added.
+Tensor naive_attention(const Tensor& q,
+                       const Tensor& k,
+                       const Tensor& v,
+                       double scale,
+                       const std::function<bool(int64_t, int64_t, int64_t)>& keep,
+                       const std::function<double(int64_t, int64_t, int64_t)>& add) {
+  const int64_t B = q.size(0), L = q.size(1), S = k.size(1), E = q.size(2), Ev = v.size(2);
+  const auto qv = q.to_vector<double>(), kv = k.to_vector<double>(), vv = v.to_vector<double>();
+  std::vector<double> out(size_t(B * L * Ev), 0.0);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t i = 0; i < L; ++i) {
+      std::vector<double> s(static_cast<size_t>(S));
+      double m = -INFINITY;
+      for (int64_t j = 0; j < S; ++j) {
+        double dot = 0;
+        for (int64_t e = 0; e < E; ++e) {
+          dot += qv[size_t((b * L + i) * E + e)] * kv[size_t((b * S + j) * E + e)];
+        }
+        s[size_t(j)] = keep(b, i, j) ? dot * scale + add(b, i, j) : -INFINITY;
+        m = std::max(m, s[size_t(j)]);
+      }
+      double z = 0;
+      for (double& e : s) z += (e = std::exp(e - m));
+      for (int64_t j = 0; j < S; ++j) {
+        for (int64_t e = 0; e < Ev; ++e) {
+          out[size_t((b * L + i) * Ev + e)] += s[size_t(j)] / z * vv[size_t((b * S + j) * Ev + e)];
+        }
+      }
+    }
+  }
+  return tensor<double>(out, {B, L, Ev});
+}
+
+TEST(Attention, MatchesNaiveLoopsForEveryMaskKind) {
+  Generator gen(30);
+  const int64_t B = 2, L = 3, S = 5, E = 4;
+  const Tensor q = randn({B, L, E}, kFloat64, &gen), k = randn({B, S, E}, kFloat64, &gen);
+  const Tensor v = randn({B, S, 6}, kFloat64, &gen);
+  const double sc = 1 / std::sqrt(double(E));
+  auto all = [](int64_t, int64_t, int64_t) { return true; };
+  auto none = [](int64_t, int64_t, int64_t) { return 0.0; };
+  using F::CausalAlignment;
+  // plain
+  EXPECT_TRUE(close(F::scaled_dot_product_attention(q, k, v),
+                    naive_attention(q, k, v, sc, all, none), 1e-12, 1e-12));
+  // custom scale
+  EXPECT_TRUE(close(F::scaled_dot_product_attention(q, k, v, {}, 0, false, 0.7),
+                    naive_attention(q, k, v, 0.7, all, none), 1e-12, 1e-12));
+  // causal, both alignments (L = 3 < S = 5)
+  EXPECT_TRUE(close(
+      F::scaled_dot_product_attention(q, k, v, {}, 0, true, std::nullopt, CausalAlignment::TopLeft),
+      naive_attention(
+          q, k, v, sc, [](int64_t, int64_t i, int64_t j) { return j <= i; }, none),
+      1e-12, 1e-12));
+  EXPECT_TRUE(
+      close(F::scaled_dot_product_attention(q, k, v, {}, 0, true, std::nullopt,
+                                            CausalAlignment::BottomRight),
+            naive_attention(
+                q, k, v, sc, [&](int64_t, int64_t i, int64_t j) { return j <= i + S - L; }, none),
+            1e-12, 1e-12));
+  // bool mask (B, 1, S): per-batch key padding
+  const Tensor pad =
+      tensor<bool>({true, true, true, false, false, true, true, true, true, true}, {B, 1, S});
+  const auto padv = pad.to_vector<double>();
+  EXPECT_TRUE(
+      close(F::scaled_dot_product_attention(q, k, v, pad),
+            naive_attention(
+                q, k, v, sc,
+                [&](int64_t b, int64_t, int64_t j) { return padv[size_t(b * S + j)] != 0; }, none),
+            1e-12, 1e-12));
+  // float mask (L, S)
+  const Tensor bias = randn({L, S}, kFloat64, &gen);
+  const auto biasv = bias.to_vector<double>();
+  EXPECT_TRUE(close(
+      F::scaled_dot_product_attention(q, k, v, bias),
+      naive_attention(q, k, v, sc, all,
+                      [&](int64_t, int64_t i, int64_t j) { return biasv[size_t(i * S + j)]; }),
+      1e-12, 1e-12));
+}
+
+TEST(Attention, CausalIsTopLeftWhenLEqualsS) {
+  Generator gen(31);
+  const Tensor q = randn({2, 4, 3}, kFloat64, &gen), k = randn({2, 4, 3}, kFloat64, &gen);
+  const Tensor v = randn({2, 4, 3}, kFloat64, &gen);
+  const Tensor keep = ones({4, 4}, kBool).tril();
+  EXPECT_TRUE(close(F::scaled_dot_product_attention(q, k, v, {}, 0, true),
+                    F::scaled_dot_product_attention(q, k, v, keep), 1e-14, 1e-14));
+}
+
+TEST(Attention, BottomRightDecodingMatchesTheFullSequence) {
+  // The last m queries against all S keys (a KV-cache step) must equal the
+  // last m rows of full causal self-attention.
+  Generator gen(32);
+  const Tensor q = randn({1, 2, 6, 4}, kFloat64, &gen), k = randn({1, 2, 6, 4}, kFloat64, &gen);
+  const Tensor v = randn({1, 2, 6, 4}, kFloat64, &gen);
+  const Tensor full = F::scaled_dot_product_attention(q, k, v, {}, 0, true);
+  const Tensor step = F::scaled_dot_product_attention(
+      q.narrow(2, 4, 2), k, v, {}, 0, true, std::nullopt, F::CausalAlignment::BottomRight);
+  EXPECT_TRUE(close(step, full.narrow(2, 4, 2), 1e-14, 1e-14));
+}
+
+TEST(Attention, CausalWithUnequalLengthsNeedsAnAlignment) {
+  const Tensor q = zeros({1, 2, 4}), k = zeros({1, 5, 4}), v = zeros({1, 5, 4});
+  try {
+    F::scaled_dot_product_attention(q, k, v, {}, 0, true);
+    FAIL() << "no throw";
+  } catch (const ValueError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("L = 2 != key length S = 5"), std::string::npos) << m;
+    EXPECT_NE(m.find("top-left"), std::string::npos) << m;
+    EXPECT_NE(m.find("BottomRight"), std::string::npos) << m;
+  }
+  EXPECT_THROW(F::scaled_dot_product_attention(q, k, v, ones({2, 5}, kBool), 0, true), ValueError);
+}
+
+TEST(Attention, RejectsBadShapesMasksAndDtypes) {
+  const Tensor q = zeros({2, 3, 4}), k = zeros({2, 5, 4}), v = zeros({2, 5, 6});
+  EXPECT_THROW(F::scaled_dot_product_attention(q, zeros({2, 5, 3}), v), ShapeError);
+  EXPECT_THROW(F::scaled_dot_product_attention(q, k, zeros({2, 4, 6})), ShapeError);
+  EXPECT_THROW(F::scaled_dot_product_attention(q, k, v, ones({3, 4}, kBool)), ShapeError);
+  EXPECT_THROW(F::scaled_dot_product_attention(q, k, v, ones({3, 5}, kInt64)), DTypeError);
+  EXPECT_THROW(F::scaled_dot_product_attention(q, k.to(kFloat64), v), DTypeError);
+}
+
+TEST(Attention, FullyMaskedRowIsNaN) {
+  Generator gen(33);
+  const Tensor q = randn({2, 3}, kFloat32, &gen), k = randn({4, 3}, kFloat32, &gen);
+  const Tensor v = randn({4, 2}, kFloat32, &gen);
+  const Tensor mask = tensor<bool>({1, 1, 0, 0, 0, 0, 0, 0}, {2, 4});
+  const std::vector<float> y = F::scaled_dot_product_attention(q, k, v, mask).to_vector<float>();
+  EXPECT_FALSE(std::isnan(y[0]));
+  EXPECT_TRUE(std::isnan(y[2]) && std::isnan(y[3]));
+}
+
+TEST(Attention, Gradcheck) {
+  Generator gen(34);
+  for (Layout layout : {Layout::Contiguous, Layout::Transposed, Layout::Step2}) {
+    const Inputs in = leaves({{2, 3, 4}, {2, 5, 4}, {2, 5, 3}, {3, 5}}, kFloat64, layout, gen);
+    EXPECT_TRUE(autograd::gradcheck(
+        [](const Inputs& x) { return F::scaled_dot_product_attention(x[0], x[1], x[2], x[3]); },
+        in))
+        << layout_name(layout);
+    EXPECT_TRUE(autograd::gradcheck(
+        [](const Inputs& x) {
+          return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0, true, 0.5,
+                                                 F::CausalAlignment::BottomRight);
+        },
+        in))
+        << layout_name(layout);
+  }
+}
+
+TEST(Attention, DropoutOnProbabilitiesIsSeededAndScaled) {
+  Generator gen(35);
+  const Tensor q = randn({2, 4, 8}, kFloat64, &gen), k = randn({2, 4, 8}, kFloat64, &gen);
+  const Tensor v = ones({2, 4, 1}, kFloat64);  // output = row sums of the dropped probabilities
+  Generator g1(5), g2(5);
+  const Tensor a =
+      F::scaled_dot_product_attention(q, k, v, {}, 0.5, false, std::nullopt, std::nullopt, &g1);
+  const Tensor b =
+      F::scaled_dot_product_attention(q, k, v, {}, 0.5, false, std::nullopt, std::nullopt, &g2);
+  EXPECT_TRUE(equal(a, b));
+  EXPECT_FALSE(close(a, ones({2, 4, 1}, kFloat64), 1e-6, 1e-6));  // something was dropped
+  // Kept probabilities are scaled by 1 / (1 - p): row sums average to 1.
+  const Tensor qs = randn({1, 2000, 8}, kFloat64, &gen), ks = randn({1, 16, 8}, kFloat64, &gen);
+  const Tensor sums = F::scaled_dot_product_attention(qs, ks, ones({1, 16, 1}, kFloat64), {}, 0.5,
+                                                      false, std::nullopt, std::nullopt, &g1);
+  EXPECT_NEAR(sums.mean().item<double>(), 1.0, 0.05);
+}
+
+// ---- rotary_embedding ----
+
+// Feature order that maps half-split layout to interleaved: pair i of the
+// interleaved convention is (2i, 2i+1); of half-split (i, i + D/2).
+Tensor half_split_order(int64_t D) {
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < D / 2; ++i) order.push_back(2 * i);
+  for (int64_t i = 0; i < D / 2; ++i) order.push_back(2 * i + 1);
+  return idx(order);
+}
+
+TEST(Rope, ConventionsAgreeUpToAPermutationOfTheLastDim) {
+  Generator gen(40);
+  const int64_t D = 8;
+  const Tensor x = randn({2, 5, D}, kFloat64, &gen);
+  const Tensor p = half_split_order(D);
+  // Interleaved on x equals half-split on x with features reordered.
+  const Tensor inter = F::rotary_embedding(x, 3, 10000.0, F::RopeConvention::Interleaved);
+  const Tensor half =
+      F::rotary_embedding(x.index_select(-1, p), 3, 10000.0, F::RopeConvention::HalfSplit);
+  EXPECT_TRUE(close(half, inter.index_select(-1, p), 1e-14, 1e-14));
+}
+
+TEST(Rope, DotProductDependsOnlyOnRelativePosition) {
+  Generator gen(41);
+  const int64_t D = 16;
+  const Tensor q = randn({1, D}, kFloat64, &gen), k = randn({1, D}, kFloat64, &gen);
+  for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+    auto score = [&](int64_t pq, int64_t pk) {
+      return (F::rotary_embedding(q, pq, 10000.0, conv) * F::rotary_embedding(k, pk, 10000.0, conv))
+          .sum()
+          .item<double>();
+    };
+    for (int64_t delta : {0, 1, 5, -3}) {
+      const double ref = score(10 + delta, 10);
+      for (int64_t p : {0, 3, 57, 1000}) {
+        if (p + delta < 0) continue;
+        EXPECT_NEAR(score(p + delta, p), ref, 1e-10) << "delta " << delta << " p " << p;
+      }
+    }
+    // ... and it does depend on it.
+    EXPECT_GT(std::fabs(score(4, 0) - score(0, 0)), 1e-3);
+  }
+}
+
+TEST(Rope, RotatesByPlusAngle) {
+  // D = 2: one pair, theta_0 = 1, so at position p, (1, 0) -> (cos p, sin p).
+  const Tensor x = tensor<double>({1, 0, 1, 0, 1, 0}, {3, 2});
+  for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+    const std::vector<double> y = F::rotary_embedding(x, 2, 10000.0, conv).to_vector<double>();
+    for (int64_t t = 0; t < 3; ++t) {
+      EXPECT_NEAR(y[size_t(2 * t)], std::cos(double(t + 2)), 1e-15);
+      EXPECT_NEAR(y[size_t(2 * t + 1)], std::sin(double(t + 2)), 1e-15);
+    }
+  }
+}
+
+TEST(Rope, OffsetContinuesTheSequence) {
+  // Rotating the last rows with position_offset equals rotating the whole
+  // sequence and keeping those rows: what KV-cache decoding relies on.
+  Generator gen(42);
+  const Tensor x = randn({2, 9, 6}, kFloat32, &gen);
+  for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+    const Tensor full = F::rotary_embedding(x, 0, 10000.0, conv);
+    EXPECT_TRUE(
+        equal(F::rotary_embedding(x.narrow(1, 7, 2), 7, 10000.0, conv), full.narrow(1, 7, 2)));
+  }
+}
+
+TEST(Rope, FusedMatchesReferenceInEveryLayout) {
+  Generator gen(43);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double rtol = dtype == kFloat64 ? 1e-12 : 1e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-6;
+    for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+      for (Layout layout : kAllLayouts) {
+        const Inputs in = leaves({{2, 3, 5, 8}}, dtype, layout, gen);
+        expect_matches_reference(
+            [&](const Inputs& x) { return F::rotary_embedding(x[0], 11, 500.0, conv); },
+            [&](const Inputs& x) { return F::rotary_embedding_reference(x[0], 11, 500.0, conv); },
+            in, rtol, atol,
+            std::string(to_string(dtype)) + " " + layout_name(layout) +
+                (conv == F::RopeConvention::Interleaved ? " interleaved" : " half-split"));
+      }
+    }
+  }
+}
+
+TEST(Rope, GradcheckFirstAndSecondOrder) {
+  Generator gen(44);
+  for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+    const Inputs in = leaves({{2, 3, 6}}, kFloat64, Layout::Transposed, gen);
+    auto fn = [conv](const Inputs& x) { return F::rotary_embedding(x[0], 2, 100.0, conv); };
+    EXPECT_TRUE(autograd::gradcheck(fn, in));
+    EXPECT_TRUE(gradgradcheck([fn](const Inputs& x) { return fn(x) * fn(x); }, in));
+    EXPECT_TRUE(autograd::gradcheck(
+        [conv](const Inputs& x) { return F::rotary_embedding_reference(x[0], 2, 100.0, conv); },
+        in));
+  }
+}
+
+TEST(Rope, RejectsOddFeatureDimAndNegativeOffset) {
+  EXPECT_THROW(F::rotary_embedding(zeros({3, 5})), ShapeError);
+  EXPECT_THROW(F::rotary_embedding(zeros({4})), ShapeError);
+  EXPECT_THROW(F::rotary_embedding(zeros({3, 4}), -1), ValueError);
+  EXPECT_THROW(F::rotary_embedding(zeros({3, 4}, kInt64)), DTypeError);
+}
+
+}  // namespace
+}  // namespace stride::testing
