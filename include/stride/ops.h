@@ -146,6 +146,17 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
 Tensor norm(const Tensor& x, double p = 2, IntArrayRef dims = {}, bool keepdim = false);
 Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
 Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
+// out= forms of the ops below compute into a buffer and copy into `out`
+// (any layout; checked for shape and dtype like every out=).
+Tensor& amin_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
+Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
+Tensor& var_out(
+    Tensor& out, const Tensor& x, IntArrayRef dims, int64_t correction = 1, bool keepdim = false);
+Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
+Tensor& norm_out(Tensor& out, const Tensor& x, double p, IntArrayRef dims, bool keepdim = false);
+// (values, indices) of max/min along `dim` written into the two outs.
+void max_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim = false);
+void min_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim = false);
 
 // ---- linear algebra ----
 // matmul follows torch.matmul: 1-d operands are promoted and the added dim
@@ -154,6 +165,8 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);   // (n, k) @ (k, m)
 Tensor bmm(const Tensor& a, const Tensor& b);  // (B, n, k) @ (B, k, m)
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b);
 
 // ---- joining and indexing ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
@@ -165,9 +178,17 @@ Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tens
 // Throws IndexError naming the id and V when an id is out of range.
 Tensor embedding(const Tensor& weight, const Tensor& ids);
 
+Tensor& cat_out(Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor& stack_out(Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor& index_select_out(Tensor& out, const Tensor& x, int64_t dim, const Tensor& index);
+Tensor& gather_out(Tensor& out, const Tensor& x, int64_t dim, const Tensor& index);
+
 // ---- softmax family (numerically stable) ----
 Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
+
+Tensor& softmax_out(Tensor& out, const Tensor& x, int64_t dim);
+Tensor& log_softmax_out(Tensor& out, const Tensor& x, int64_t dim);
 
 // True when both have the same shape and every element is within
 // atol + rtol * |b| (NaNs equal only with equal_nan).

@@ -377,7 +377,49 @@ std::vector<OpCase> op_table() {
             1e-12});
   add_case(
       {"matmul_size0", {{0, 6}, {6, 5}}, [](const Inputs& in) { return matmul(in[0], in[1]); }});
-  add_case({"softmax", {{4, 6}}, [](const Inputs& in) { return softmax(in[0], -1); }});
+  add_case({"softmax",
+            {{4, 6}},
+            [](const Inputs& in) { return softmax(in[0], -1); },
+            [](Tensor& out, const Inputs& in) { softmax_out(out, in[0], -1); }});
+  add_case({"mean_out",
+            {{4, 6}},
+            [](const Inputs& in) { return mean(in[0], {1}); },
+            [](Tensor& out, const Inputs& in) { mean_out(out, in[0], {1}); },
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"mm_out",
+            {{4, 6}, {6, 5}},
+            [](const Inputs& in) { return mm(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { mm_out(out, in[0], in[1]); },
+            nullptr,
+            Domain::Any,
+            kFloat64,
+            1e-12});
+  add_case({"cat_out",
+            {{4, 6}, {4, 2}},
+            [](const Inputs& in) {
+              return cat({in[0], in[1]}, 1);
+            },
+            [](Tensor& out, const Inputs& in) {
+              cat_out(out, {in[0], in[1]}, 1);
+            }});
+  add_case({"index_select_out",
+            {{4, 6}},
+            [](const Inputs& in) {
+              return in[0].index_select(0, tensor<int64_t>({3, 1, 1}));
+            },
+            [](Tensor& out, const Inputs& in) {
+              index_select_out(out, in[0], 0, tensor<int64_t>({3, 1, 1}));
+            }});
+  add_case({"max_out_values",
+            {{4, 6}},
+            [](const Inputs& in) { return max(in[0], 1).first; },
+            [](Tensor& out, const Inputs& in) {
+              Tensor indices;
+              max_out(out, indices, in[0], 1);
+            }});
   add_case({"softmax_dim0", {{3, 4, 6}}, [](const Inputs& in) { return softmax(in[0], 0); }});
   add_case({"log_softmax", {{4, 6}}, [](const Inputs& in) { return log_softmax(in[0], 1); }});
   add_case({"index_select", {{4, 6}}, [](const Inputs& in) {
