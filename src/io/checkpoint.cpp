@@ -13,7 +13,9 @@ constexpr const char* kFormat = "checkpoint-v1";
 constexpr const char* kModelPrefix = "model.";
 constexpr const char* kOptimizerPrefix = "optimizer.";
 
-bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+bool starts_with(const std::string& s, const char* prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
 
 // uint64 values travel as strings: JSON numbers are doubles to most readers.
 nlohmann::json generators_to_json(const std::map<std::string, GeneratorState>& gens) {
@@ -31,7 +33,8 @@ void save_checkpoint(const std::string& path, const CheckpointState& state) {
   for (const auto& [name, t] : state.model) tensors.push_back({kModelPrefix + name, t});
   nlohmann::json optimizer = nullptr;
   if (state.optimizer) {
-    for (const auto& [key, t] : state.optimizer->tensors) tensors.push_back({kOptimizerPrefix + key, t});
+    for (const auto& [key, t] : state.optimizer->tensors)
+      tensors.push_back({kOptimizerPrefix + key, t});
     optimizer = {{"name", state.optimizer->optimizer}, {"scalars", state.optimizer->scalars}};
   }
   STRIDE_CHECK(nlohmann::json::accept(state.config), ValueError,
@@ -68,22 +71,26 @@ CheckpointState load_checkpoint(const std::string& path) {
       state.optimizer->optimizer = optimizer.at("name").get<std::string>();
       state.optimizer->scalars = optimizer.at("scalars").get<std::map<std::string, double>>();
     }
-    state.scheduler = nlohmann::json::parse(meta("stride.scheduler")).get<std::map<std::string, double>>();
+    state.scheduler =
+        nlohmann::json::parse(meta("stride.scheduler")).get<std::map<std::string, double>>();
     const auto rng = nlohmann::json::parse(meta("stride.rng"));
     for (const auto& [name, g] : rng.items()) {
       state.generators[name] = {std::stoull(g.at("seed").get<std::string>()),
                                 std::stoull(g.at("offset").get<std::string>())};
     }
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(detail::str_cat("[load_checkpoint] ", path, " has malformed metadata: ", e.what()));
+    throw IOError(
+        detail::str_cat("[load_checkpoint] ", path, " has malformed metadata: ", e.what()));
   } catch (const std::logic_error& e) {  // stoll / stoull
-    throw IOError(detail::str_cat("[load_checkpoint] ", path, " has a malformed number: ", e.what()));
+    throw IOError(
+        detail::str_cat("[load_checkpoint] ", path, " has a malformed number: ", e.what()));
   }
   for (auto& [key, t] : file.tensors) {
     if (starts_with(key, kModelPrefix)) {
       state.model.insert(key.substr(std::char_traits<char>::length(kModelPrefix)), t);
     } else if (starts_with(key, kOptimizerPrefix) && state.optimizer) {
-      state.optimizer->tensors.push_back({key.substr(std::char_traits<char>::length(kOptimizerPrefix)), t});
+      state.optimizer->tensors.push_back(
+          {key.substr(std::char_traits<char>::length(kOptimizerPrefix)), t});
     } else {
       throw IOError(detail::str_cat("[load_checkpoint] ", path, " holds an unexpected tensor \"",
                                     key, "\"."));

@@ -320,9 +320,9 @@ TYPED_TEST(BlasGemmBatched, MatchesReferenceForTinyAndLargerMatrices) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         for (auto [batch, m, n, k] :
-             {std::array<int64_t, 4>{37, 16, 16, 16}, std::array<int64_t, 4>{256, 16, 16, 128},
-              std::array<int64_t, 4>{64, 16, 128, 16}, std::array<int64_t, 4>{5, 1, 3, 17},
-              std::array<int64_t, 4>{3, 65, 130, 17}, std::array<int64_t, 4>{2, 130, 130, 130}}) {
+             {std::array<int64_t, 4>{37, 16, 16, 16}, std::array<int64_t, 4>{48, 16, 16, 128},
+              std::array<int64_t, 4>{24, 16, 128, 16}, std::array<int64_t, 4>{5, 1, 3, 17},
+              std::array<int64_t, 4>{3, 65, 130, 17}, std::array<int64_t, 4>{2, 100, 130, 70}}) {
           for (auto [pad, gap] :
                {std::pair<int64_t, int64_t>{0, 0}, std::pair<int64_t, int64_t>{1, 3}}) {
             Case cs;

@@ -17,10 +17,9 @@ namespace stride {
 namespace {
 
 std::shared_ptr<nn::Sequential> make_model() {
-  return std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(6, 16),
-                                          std::make_shared<nn::ReLU>(),
-                                          std::make_shared<nn::Dropout>(0.25),
-                                          std::make_shared<nn::Linear>(16, 3));
+  return std::make_shared<nn::Sequential>(
+      std::make_shared<nn::Linear>(6, 16), std::make_shared<nn::ReLU>(),
+      std::make_shared<nn::Dropout>(0.25), std::make_shared<nn::Linear>(16, 3));
 }
 
 struct TrainingRun {
@@ -45,7 +44,9 @@ struct TrainingRun {
   }
 };
 
-std::string temp_path(const std::string& name) { return ::testing::TempDir() + name; }
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + name;
+}
 
 TEST(Checkpoint, ResumeIsBitForBit) {
   manual_seed(1);
@@ -56,7 +57,8 @@ TEST(Checkpoint, ResumeIsBitForBit) {
   TrainingRun first;
   for (int64_t i = 0; i < 5; ++i) first.step(i);
   const std::string path = temp_path("stride_resume.safetensors");
-  save_checkpoint(path, capture_checkpoint(*first.model, &first.opt, &first.sched, 5, R"({"d":16})"));
+  save_checkpoint(path,
+                  capture_checkpoint(*first.model, &first.opt, &first.sched, 5, R"({"d":16})"));
 
   manual_seed(999);  // a fresh "process": other weights, other random stream
   TrainingRun resumed;
@@ -66,7 +68,8 @@ TEST(Checkpoint, ResumeIsBitForBit) {
   restore_checkpoint(state, *resumed.model, &resumed.opt, &resumed.sched);
   for (int64_t i = state.step; i < 10; ++i) resumed.step(i);
 
-  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(resumed.losses[i], straight.losses[5 + i]) << "step " << 5 + i;
+  for (size_t i = 0; i < 5; ++i)
+    EXPECT_EQ(resumed.losses[i], straight.losses[5 + i]) << "step " << 5 + i;
   auto a = straight.model->named_parameters(), b = resumed.model->named_parameters();
   for (const auto& [name, p] : a) EXPECT_TRUE(equal(p, b[name])) << name;
   EXPECT_EQ(straight.sched.get_last_lr(), resumed.sched.get_last_lr());
@@ -82,7 +85,8 @@ TEST(Checkpoint, AKillMidSaveLeavesThePreviousCheckpointLoadable) {
   if (child == 0) {
     set_num_threads(1);  // no OpenMP pool in a forked child
     auto big = std::make_shared<nn::Linear>(2048, 2048);
-    for (int64_t step = 2;; ++step) save_checkpoint(path, capture_checkpoint(*big, nullptr, nullptr, step));
+    for (int64_t step = 2;; ++step)
+      save_checkpoint(path, capture_checkpoint(*big, nullptr, nullptr, step));
   }
   usleep(150 * 1000);
   kill(child, SIGKILL);

@@ -186,7 +186,9 @@ void dgemm(bool trans_a,
            double beta,
            double* c,
            int64_t ldc) {
-  if (m >= n) {
+  if (omp_in_parallel() || get_num_threads() == 1 || macs_of(m, n, k) < 2 * kMinMacsPerThread) {
+    gemm_openblas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  } else if (m >= n) {
     const int64_t grain = std::max<int64_t>(1, kMinMacsPerThread / (n * k));
     parallel_for(0, m, grain, [&](int64_t i0, int64_t i1) {
       const double* a0 = trans_a ? a + i0 : a + i0 * lda;
