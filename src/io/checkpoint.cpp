@@ -118,6 +118,17 @@ void restore_checkpoint(const CheckpointState& state,
                         nn::Module& model,
                         optim::Optimizer* optimizer,
                         optim::LRScheduler* scheduler) {
+  // A checkpoint restores a run exactly: a dtype change is a different run,
+  // not something to convert silently (load_state_dict would).
+  const nn::StateDict current = model.state_dict();
+  for (const auto& [name, t] : state.model) {
+    if (!current.contains(name)) continue;  // load_state_dict lists unexpected keys
+    const Tensor& have = current[name];
+    STRIDE_CHECK(have.dtype() == t.dtype(), DTypeError, "[restore_checkpoint] tensor \"", name,
+                 "\" is ", to_string(t.dtype()), " in the checkpoint but ", to_string(have.dtype()),
+                 " in the model. Hint: convert the model with to(", to_string(t.dtype()),
+                 ") first, or load its state_dict explicitly.");
+  }
   model.load_state_dict(state.model, /*strict=*/true);
   if (optimizer) {
     STRIDE_CHECK(state.optimizer.has_value(), ValueError,

@@ -121,6 +121,14 @@ TEST(Checkpoint, ClearErrors) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("weight"), std::string::npos) << e.what();
   }
+  auto as_double = std::make_shared<nn::Linear>(4, 2);
+  as_double->to(kFloat64);
+  try {
+    restore_checkpoint(load_checkpoint(path), *as_double, nullptr, nullptr);
+    FAIL();
+  } catch (const DTypeError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"weight\""), std::string::npos) << e.what();
+  }
   CheckpointState bad;
   bad.config = "{not json";
   EXPECT_THROW(save_checkpoint(path, bad), ValueError);
