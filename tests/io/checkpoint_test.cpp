@@ -102,6 +102,31 @@ TEST(Checkpoint, AKillMidSaveLeavesThePreviousCheckpointLoadable) {
   }
 }
 
+// PyTorch's safetensors reader opens what stride writes, with the same values.
+// Runs when /usr/bin/python3 has torch and the safetensors package (CI puts it
+// in build-pydeps when it can).
+TEST(Checkpoint, PyTorchReadsIt) {
+  const std::string pythonpath = std::string(STRIDE_SOURCE_DIR) + "/build-pydeps";
+  const std::string env = "PYTHONPATH=" + pythonpath + " ";
+  if (std::system((env + "/usr/bin/python3 -c 'import torch, safetensors' 2>/dev/null").c_str()) !=
+      0) {
+    GTEST_SKIP() << "no /usr/bin/python3 with torch and safetensors";
+  }
+  auto model = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(3, 4),
+                                                std::make_shared<nn::Linear>(4, 2, /*bias=*/false));
+  for (Tensor& p : model->parameters()) {
+    NoGradGuard no_grad;
+    p.copy_((arange(p.numel()).to(kFloat64) * 0.25).view(p.sizes()));
+  }
+  optim::Adam opt(model->parameters());
+  const std::string path = temp_path("stride_for_torch.safetensors");
+  CheckpointState state = capture_checkpoint(*model, &opt, nullptr, 7, R"({"source":"stride"})");
+  save_checkpoint(path, state);
+  const std::string script = std::string(STRIDE_SOURCE_DIR) + "/tools/check_checkpoint_torch.py";
+  EXPECT_EQ(std::system((env + "/usr/bin/python3 " + script + " " + path).c_str()), 0);
+  std::remove(path.c_str());
+}
+
 TEST(Checkpoint, ClearErrors) {
   const std::string plain = temp_path("stride_plain.safetensors");
   io::save_safetensors(plain, {{"w", ones({2})}});
