@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -372,6 +373,49 @@ TYPED_TEST(BlasGemmBatched, BatchOfOneMatchesGemm) {
   Case cs;
   cs.m = 130, cs.n = 17, cs.k = 65, cs.alpha = 2, cs.beta = -1, cs.pad = 2;
   EXPECT_TRUE(check_case<TypeParam>(cs, /*force_batched=*/true));
+}
+
+// DESIGN.md invariant 5 (Note [Deterministic GEMM] in blas.cpp): the same
+// inputs give bit-identical C at every thread count, including k-heavy shapes
+// where a library's own threading would split k across threads.
+TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
+  using T = TypeParam;
+  struct Shape {
+    int64_t batch, m, n, k;
+    bool ta, tb;
+  };
+  const Shape shapes[] = {{1, 512, 128, 128, false, true},  {1, 128, 128, 512, true, false},
+                          {1, 128, 128, 4096, true, false}, {1, 33, 1000, 300, false, false},
+                          {1, 512, 65, 128, false, true},   {64, 16, 16, 16, false, true},
+                          {64, 16, 16, 16, false, false},   {8, 64, 64, 256, true, true},
+                          {3, 300, 200, 160, false, true}};
+  for (const Shape& sh : shapes) {
+    const int64_t lda = sh.ta ? sh.m : sh.k, ldb = sh.tb ? sh.k : sh.n;
+    const std::vector<T> a = random_vector<T>(sh.batch * sh.m * sh.k, 7);
+    const std::vector<T> b = random_vector<T>(sh.batch * sh.k * sh.n, 8);
+    auto run = [&](int threads) {
+      ThreadCount guard(threads);
+      std::vector<T> c(size_t(sh.batch * sh.m * sh.n), std::numeric_limits<T>::quiet_NaN());
+      if (sh.batch == 1) {
+        gemm(sh.ta, sh.tb, sh.m, sh.n, sh.k, T(1), a.data(), lda, b.data(), ldb, T(0), c.data(),
+             sh.n);
+      } else {
+        gemm_batched(sh.batch, sh.ta, sh.tb, sh.m, sh.n, sh.k, T(1), a.data(), lda, sh.m * sh.k,
+                     b.data(), ldb, sh.k * sh.n, T(0), c.data(), sh.n, sh.m * sh.n);
+      }
+      return c;
+    };
+    const std::vector<T> one = run(1);
+    for (int threads : {2, 3, 8}) {
+      const std::vector<T> many = run(threads);
+      int64_t differ = 0;
+      for (size_t i = 0; i < one.size(); ++i)
+        differ += std::memcmp(&one[i], &many[i], sizeof(T)) != 0;
+      EXPECT_EQ(differ, 0) << "batch=" << sh.batch << " " << sh.m << "x" << sh.n << "x" << sh.k
+                           << (sh.ta ? " T" : " N") << (sh.tb ? "T" : "N") << " at " << threads
+                           << " threads";
+    }
+  }
 }
 
 TEST(BlasBackend, NamesTheLibraryPerDtype) {

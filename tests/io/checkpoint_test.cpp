@@ -76,6 +76,45 @@ TEST(Checkpoint, ResumeIsBitForBit) {
   std::remove(path.c_str());
 }
 
+// The second half of ResumeInAFreshProcessIsBitForBit, run by it in a new
+// process (this test binary again): loads the checkpoint named by
+// $STRIDE_RESUME_CKPT, trains steps 5..9 and saves parameters and losses.
+TEST(Checkpoint, ResumeInAFreshProcessChild) {
+  const char* path = std::getenv("STRIDE_RESUME_CKPT");
+  if (!path) GTEST_SKIP() << "run by ResumeInAFreshProcessIsBitForBit";
+  manual_seed(999);
+  TrainingRun resumed;
+  CheckpointState state = load_checkpoint(path);
+  restore_checkpoint(state, *resumed.model, &resumed.opt, &resumed.sched);
+  for (int64_t i = state.step; i < 10; ++i) resumed.step(i);
+  io::NamedTensors out = resumed.model->state_dict().items();
+  out.push_back({"losses", tensor<double>(resumed.losses)});
+  io::save_safetensors(std::string(path) + ".result", out);
+}
+
+TEST(Checkpoint, ResumeInAFreshProcessIsBitForBit) {
+  manual_seed(1);
+  TrainingRun straight;
+  for (int64_t i = 0; i < 10; ++i) straight.step(i);
+  manual_seed(1);
+  TrainingRun first;
+  for (int64_t i = 0; i < 5; ++i) first.step(i);
+  const std::string path = temp_path("stride_fresh_process.safetensors");
+  save_checkpoint(path, capture_checkpoint(*first.model, &first.opt, &first.sched, 5));
+  const std::string cmd = "STRIDE_RESUME_CKPT=" + path + " /proc/" + std::to_string(getpid()) +
+                          "/exe --gtest_filter=Checkpoint.ResumeInAFreshProcessChild > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  io::SafetensorsContents result = io::load_safetensors(path + ".result");
+  std::vector<double> losses = result.at("losses").to_vector<double>();
+  ASSERT_EQ(losses.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(losses[i], straight.losses[5 + i]) << "step " << 5 + i;
+  for (const auto& [name, p] : straight.model->named_parameters()) {
+    EXPECT_TRUE(equal(p, result.at(name))) << name;
+  }
+  std::remove(path.c_str());
+  std::remove((path + ".result").c_str());
+}
+
 TEST(Checkpoint, AKillMidSaveLeavesThePreviousCheckpointLoadable) {
   const std::string path = temp_path("stride_atomic.safetensors");
   auto model = std::make_shared<nn::Linear>(512, 1024);
