@@ -19,27 +19,30 @@
 #include "core/check.h"
 #include "stride/parallel.h"
 
+// Note [Deterministic GEMM]
+// DESIGN.md invariant 5 asks for bit-identical results at every thread count.
+// The libraries' own threading does not give it: from 8 threads on, oneDNN
+// splits the k dimension of e.g. 128x128x4096 across threads and adds the
+// parts, which changes the rounding (its sgemm and its matmul primitive
+// alike). So every library call here runs on one thread, on a piece of the
+// work fixed by the shape alone -- a tile of C, a chunk of a batch -- and
+// stride's parallel_for spreads the pieces over its threads. Each element of
+// C then comes from the same call whatever the thread count.
+
 // Note [GEMM backend choice]
-// Chosen by measurement on a 2-core AVX-512 machine (bench/gemm_bench.cpp,
-// medians). GFLOP/s at 1/2 threads:
-//  - float32, one GEMM of at least ~64^3 multiply-adds: oneDNN's dnnl_sgemm,
-//    threaded on OpenMP (stride's pool). 512x128x128: oneDNN 113/210,
-//    OpenBLAS 96/64-134 (its 2-thread results are low and erratic).
-//  - float32, smaller GEMMs: OpenBLAS on one thread. dnnl_sgemm has ~0.3 us
-//    of fixed cost per call: 16^3 runs at 22 vs 84, 32^3 at 72 vs 105.
-//  - float32 batches of small matrices (attention): the batch spread over
-//    stride's threads, one single-threaded OpenBLAS call per matrix (256 x
-//    16^3: 73/125, vs 22/32 for dnnl_sgemm per matrix) -- except A @ B^T with
-//    a short inner dimension, where OpenBLAS 0.3.21 drops to 35/20 and
-//    oneDNN's batched matmul primitive does 50/88. Batches of medium matrices
-//    also use the primitive (32 x 128x128x64: 101/192, vs 97/178 for
-//    dnnl_sgemm per matrix). Primitives are cached by shape.
-//  - float64 (gradient checks): OpenBLAS, which oneDNN lacks, split over
-//    stride's threads (512x128x128: 45/85, vs 44/35 with OpenBLAS's threads).
-// Threads (DESIGN.md: one pool, no oversubscription): OpenBLAS's own pthread
-// pool stays at one thread, always; stride splits work over the OpenMP pool
-// with parallel_for. oneDNN uses omp_get_max_threads(), kept in step with
-// get_num_threads(), and runs single-threaded inside a parallel region.
+// By measurement on a 2-core AVX-512 machine (bench/gemm_bench.cpp, medians,
+// GFLOP/s, one thread):
+//  - float32, GEMMs of 2^20 multiply-adds (~100^3) and more: oneDNN's
+//    dnnl_sgemm, 5-15% faster than OpenBLAS 0.3.21 (512x128x128: 113 vs 100).
+//  - float32, smaller GEMMs: OpenBLAS. dnnl_sgemm costs ~0.3 us per call
+//    whatever the size: 16^3 runs at 22 vs 84, 32^3 at 77 vs 107.
+//  - float32 batches of small A @ B^T with k < 64 (attention scores): oneDNN's
+//    batched matmul primitive, cached by shape; OpenBLAS drops to ~33 there
+//    (256 x 16^3: 52 vs 33).
+//  - float64 (gradient checks): OpenBLAS, as oneDNN has no double GEMM.
+// Threads (DESIGN.md: one pool, no oversubscription): OpenBLAS's pthread pool
+// is kept at one thread and oneDNN sees one OpenMP thread during a call; all
+// parallelism is stride's parallel_for (Note [Deterministic GEMM]).
 
 namespace stride::cpu {
 namespace {
@@ -95,20 +98,32 @@ void scale_c(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
   }
 }
 
-// oneDNN threads with omp_get_max_threads(), an OpenMP setting of the
-// calling thread; make it match stride's count. Call outside parallel regions.
-void sync_omp_threads() {
-  if (!omp_in_parallel() && omp_get_max_threads() != get_num_threads()) {
-    omp_set_num_threads(get_num_threads());
+// oneDNN sizes its thread team with omp_get_max_threads(), a setting of the
+// calling thread that parallel_for's workers inherit. Pinning it to 1 for the
+// duration of a GEMM keeps every oneDNN call single-threaded; parallel_for
+// names its team size explicitly and is unaffected.
+class SingleThreadedLibraries {
+ public:
+  SingleThreadedLibraries() : saved_(omp_get_max_threads()) {
+    if (saved_ != 1) omp_set_num_threads(1);
+    // The setter must not race with OpenBLAS calls, so only outside regions.
+    if (!omp_in_parallel() && openblas_get_num_threads() != 1) openblas_set_num_threads(1);
   }
-}
+  ~SingleThreadedLibraries() {
+    if (saved_ != 1) omp_set_num_threads(saved_);
+  }
+  SingleThreadedLibraries(const SingleThreadedLibraries&) = delete;
+  SingleThreadedLibraries& operator=(const SingleThreadedLibraries&) = delete;
 
-// OpenBLAS's own pool would compete with stride's OpenMP threads for the
-// cores, so it stays at one thread. Call outside parallel regions (the setter
-// is not meant to race with OpenBLAS calls).
-void ensure_openblas_serial() {
-  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
-}
+ private:
+  int saved_;
+};
+
+// OpenBLAS starts with one thread per core; stride never lets it use them.
+[[maybe_unused]] const bool openblas_single_threaded = [] {
+  openblas_set_num_threads(1);
+  return true;
+}();
 
 void sgemm_onednn(bool trans_a,
                   bool trans_b,
@@ -164,86 +179,105 @@ void gemm_openblas(bool trans_a,
               blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
 }
 
-// Below this many multiply-adds per thread, a GEMM is not worth splitting.
-constexpr int64_t kMinMacsPerThread = int64_t(1) << 15;
-// Float GEMMs below this many multiply-adds go to single-threaded OpenBLAS,
-// when stride may use several threads / when it runs on one.
-constexpr int64_t kSmallMacsThreaded = int64_t(1) << 17;
-constexpr int64_t kSmallMacsSerial = int64_t(1) << 18;
+// Float GEMMs (or tiles) below this many multiply-adds go to OpenBLAS.
+constexpr int64_t kSmallMacs = int64_t(1) << 20;
 
-// One double GEMM: C split into row blocks (column blocks when C is wide)
-// over stride's threads, single-threaded OpenBLAS on each block.
-void dgemm(bool trans_a,
-           bool trans_b,
-           int64_t m,
-           int64_t n,
-           int64_t k,
-           double alpha,
-           const double* a,
-           int64_t lda,
-           const double* b,
-           int64_t ldb,
-           double beta,
-           double* c,
-           int64_t ldc) {
-  if (omp_in_parallel() || get_num_threads() == 1 || macs_of(m, n, k) < 2 * kMinMacsPerThread) {
-    gemm_openblas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  } else if (m >= n) {
-    const int64_t grain = std::max<int64_t>(1, kMinMacsPerThread / (n * k));
-    parallel_for(0, m, grain, [&](int64_t i0, int64_t i1) {
-      const double* a0 = trans_a ? a + i0 : a + i0 * lda;
-      gemm_openblas(trans_a, trans_b, i1 - i0, n, k, alpha, a0, lda, b, ldb, beta, c + i0 * ldc,
-                    ldc);
-    });
-  } else {
-    const int64_t grain = std::max<int64_t>(1, kMinMacsPerThread / (m * k));
-    parallel_for(0, n, grain, [&](int64_t j0, int64_t j1) {
-      const double* b0 = trans_b ? b + j0 * ldb : b + j0;
-      gemm_openblas(trans_a, trans_b, m, j1 - j0, k, alpha, a, lda, b0, ldb, beta, c + j0, ldc);
-    });
-  }
-}
-
-// One GEMM with the sizes checked and OpenMP/OpenBLAS threads set up: handles
-// the cases the libraries must not see (k == 0, alpha == 0), then dispatches.
+// One GEMM on the calling thread, by one library call (or none when k == 0
+// or alpha == 0, cases where C = beta * C and A, B must not be read).
 template <class T>
-void gemm_one(bool trans_a,
-              bool trans_b,
-              int64_t m,
-              int64_t n,
-              int64_t k,
-              T alpha,
-              const T* a,
-              int64_t lda,
-              const T* b,
-              int64_t ldb,
-              T beta,
-              T* c,
-              int64_t ldc) {
+void gemm_serial(bool trans_a,
+                 bool trans_b,
+                 int64_t m,
+                 int64_t n,
+                 int64_t k,
+                 T alpha,
+                 const T* a,
+                 int64_t lda,
+                 const T* b,
+                 int64_t ldb,
+                 T beta,
+                 T* c,
+                 int64_t ldc) {
   if (m == 0 || n == 0) return;
   if (k == 0 || alpha == T(0)) {
     scale_c(m, n, beta, c, ldc);
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    const bool serial = omp_in_parallel() || get_num_threads() == 1;
-    if (macs_of(m, n, k) < (serial ? kSmallMacsSerial : kSmallMacsThreaded)) {
-      gemm_openblas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    } else {
+    if (macs_of(m, n, k) >= kSmallMacs) {
       sgemm_onednn(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      return;
     }
-  } else {
-    dgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
+  gemm_openblas(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
-// ---- oneDNN matmul primitive for batches of float matrices ----
+// Tiles of C, (bm, bn) each, chosen from the shape alone (Note [Deterministic
+// GEMM]). Small GEMMs stay whole; medium ones are halved so two threads share
+// them; large ones are cut into tiles of at most 2^22 multiply-adds, or into
+// at most ~64 tiles, halving the longer side while it exceeds 32. Measured
+// within ~10% of oneDNN's own threading at 2 threads at the model shapes.
+struct Tiling {
+  int64_t bm, bn;
+};
+
+Tiling tiling_for(int64_t m, int64_t n, int64_t k) {
+  const int64_t macs = macs_of(m, n, k);
+  const int64_t target =
+      std::max(std::clamp<int64_t>(macs / 2, int64_t(1) << 20, int64_t(1) << 22), macs / 64);
+  auto halve = [](int64_t x) { return ((x + 1) / 2 + 15) / 16 * 16; };
+  Tiling t{m, n};
+  while (macs_of(t.bm, t.bn, k) > target) {
+    if (t.bm >= t.bn && t.bm > 32) {
+      t.bm = halve(t.bm);
+    } else if (t.bn > 32) {
+      t.bn = halve(t.bn);
+    } else {
+      break;
+    }
+  }
+  return t;
+}
+
+// One GEMM, its tiles spread over stride's threads.
+template <class T>
+void gemm_tiled(bool trans_a,
+                bool trans_b,
+                int64_t m,
+                int64_t n,
+                int64_t k,
+                T alpha,
+                const T* a,
+                int64_t lda,
+                const T* b,
+                int64_t ldb,
+                T beta,
+                T* c,
+                int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  const Tiling t = tiling_for(m, n, k);
+  const int64_t tiles_m = (m + t.bm - 1) / t.bm, tiles_n = (n + t.bn - 1) / t.bn;
+  if (tiles_m * tiles_n == 1) {
+    gemm_serial(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  parallel_for(0, tiles_m * tiles_n, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t tile = begin; tile < end; ++tile) {
+      const int64_t i0 = tile / tiles_n * t.bm, j0 = tile % tiles_n * t.bn;
+      const T* a0 = trans_a ? a + i0 : a + i0 * lda;
+      const T* b0 = trans_b ? b + j0 * ldb : b + j0;
+      gemm_serial(trans_a, trans_b, std::min(t.bm, m - i0), std::min(t.bn, n - j0), k, alpha, a0,
+                  lda, b0, ldb, beta, c + i0 * ldc + j0, ldc);
+    }
+  });
+}
+
+// ---- oneDNN matmul primitive for batches of small float matrices ----
 
 struct MatmulKey {
   int64_t batch, m, n, k, lda, ldb, ldc, stride_a, stride_b, stride_c;
   bool trans_a, trans_b;
   float alpha, beta;
-  int threads;
   bool operator==(const MatmulKey&) const = default;
 };
 
@@ -261,7 +295,6 @@ struct MatmulKeyHash {
     mix(key.trans_b);
     mix(key.alpha);
     mix(key.beta);
-    mix(key.threads);
     return h;
   }
 };
@@ -280,6 +313,8 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
+// Made while oneDNN sees one OpenMP thread (SingleThreadedLibraries), so the
+// primitive is planned for one thread, and run on one.
 std::shared_ptr<const Matmul> make_matmul(const MatmulKey& key) {
   using dims = dnnl::memory::dims;
   const auto f32 = dnnl::memory::data_type::f32;
@@ -349,36 +384,36 @@ void* scratchpad(size_t bytes) {
   return buffer.data;
 }
 
-// Runs the batch as one matmul primitive; false when no fast one exists.
-bool sgemm_batched_matmul(const MatmulKey& key, const float* a, const float* b, float* c) {
-  const std::shared_ptr<const Matmul> mm = get_matmul(key);
-  if (!mm->usable) return false;
+// Runs a batch as one matmul primitive on the calling thread.
+void run_matmul(const Matmul& mm, const float* a, const float* b, float* c) {
   dnnl::engine& engine = cpu_engine();
   thread_local dnnl::stream stream(engine);
   try {
-    dnnl::memory am(mm->a, engine, const_cast<float*>(a));
-    dnnl::memory bm(mm->b, engine, const_cast<float*>(b));
-    dnnl::memory cm(mm->c, engine, c);
-    dnnl::memory sm(mm->scratchpad, engine, scratchpad(mm->scratchpad.get_size()));
-    mm->primitive.execute(stream, {{DNNL_ARG_SRC, am},
-                                   {DNNL_ARG_WEIGHTS, bm},
-                                   {DNNL_ARG_DST, cm},
-                                   {DNNL_ARG_SCRATCHPAD, sm}});
+    dnnl::memory am(mm.a, engine, const_cast<float*>(a));
+    dnnl::memory bm(mm.b, engine, const_cast<float*>(b));
+    dnnl::memory cm(mm.c, engine, c);
+    dnnl::memory sm(mm.scratchpad, engine, scratchpad(mm.scratchpad.get_size()));
+    mm.primitive.execute(stream, {{DNNL_ARG_SRC, am},
+                                  {DNNL_ARG_WEIGHTS, bm},
+                                  {DNNL_ARG_DST, cm},
+                                  {DNNL_ARG_SCRATCHPAD, sm}});
     stream.wait();
   } catch (const dnnl::error& e) {
     STRIDE_ASSERT(false, "oneDNN matmul failed: ", e.what());
   }
-  return true;
 }
 
-// Per-matrix multiply-adds from which the batch is run one matrix after the
-// other, each GEMM threaded, instead of spreading the batch over threads.
-constexpr int64_t kSequentialMinMacs = int64_t(1) << 22;
+// Per-matrix multiply-adds from which a batch runs one tiled GEMM after the
+// other instead of spreading matrices over threads.
+constexpr int64_t kLargeMacs = int64_t(1) << 22;
+// Matrices of a batch are grouped into chunks of about this many
+// multiply-adds, the unit of work of a thread.
+constexpr int64_t kChunkMacs = int64_t(1) << 18;
 
 // Whether a float batch goes to the matmul primitive (Note [GEMM backend
-// choice]): medium matrices, or A @ B^T with a short inner dimension.
+// choice]): small A @ B^T with a short inner dimension.
 bool prefer_matmul_primitive(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k) {
-  return macs_of(m, n, k) >= kSmallMacsSerial || (!trans_a && trans_b && k < 64);
+  return !trans_a && trans_b && k < 64 && macs_of(m, n, k) < kSmallMacs;
 }
 
 template <class T>
@@ -406,32 +441,43 @@ void gemm_batched_impl(int64_t batch,
                "[gemm_batched] expected stride_c != 0 when batch > 1 (the outputs would alias); "
                "got batch=",
                batch, ".");
-  const bool nested = omp_in_parallel();
-  if (!nested) {
-    sync_omp_threads();
-    ensure_openblas_serial();
-  }
-  auto one = [&](int64_t i) {
-    gemm_one(trans_a, trans_b, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb, beta,
-             c + i * stride_c, ldc);
-  };
+  SingleThreadedLibraries single;
   const int64_t macs = macs_of(m, n, k);
-  if (batch == 1 || nested || macs >= kSequentialMinMacs) {
-    for (int64_t i = 0; i < batch; ++i) one(i);
+  if (batch == 1 || macs >= kLargeMacs) {
+    for (int64_t i = 0; i < batch; ++i) {
+      gemm_tiled(trans_a, trans_b, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb,
+                 beta, c + i * stride_c, ldc);
+    }
     return;
   }
+  const int64_t chunk = std::clamp<int64_t>(kChunkMacs / std::max<int64_t>(macs, 1), 1, batch);
+  const int64_t chunks = (batch + chunk - 1) / chunk;
   if constexpr (std::is_same_v<T, float>) {
     if (k > 0 && alpha != 0.0f && stride_a >= 0 && stride_b >= 0 && stride_c > 0 &&
         prefer_matmul_primitive(trans_a, trans_b, m, n, k)) {
-      const MatmulKey key{batch,   m,       n,        k,        lda,
-                          ldb,     ldc,     stride_a, stride_b, stride_c,
-                          trans_a, trans_b, alpha,    beta,     get_num_threads()};
-      if (sgemm_batched_matmul(key, a, b, c)) return;
+      // One primitive per chunk size: the full one and the last, shorter one.
+      MatmulKey key{chunk,    m,        n,        k,       lda,     ldb,   ldc,
+                    stride_a, stride_b, stride_c, trans_a, trans_b, alpha, beta};
+      const std::shared_ptr<const Matmul> full = get_matmul(key);
+      key.batch = batch - (chunks - 1) * chunk;
+      const std::shared_ptr<const Matmul> last = get_matmul(key);
+      if (full->usable && last->usable) {
+        parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+          for (int64_t ch = begin; ch < end; ++ch) {
+            const int64_t i = ch * chunk;
+            run_matmul(ch == chunks - 1 ? *last : *full, a + i * stride_a, b + i * stride_b,
+                       c + i * stride_c);
+          }
+        });
+        return;
+      }
     }
   }
-  const int64_t grain = std::max<int64_t>(1, kMinMacsPerThread / std::max<int64_t>(1, macs));
-  parallel_for(0, batch, grain, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) one(i);
+  parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin * chunk; i < std::min(batch, end * chunk); ++i) {
+      gemm_serial(trans_a, trans_b, m, n, k, alpha, a + i * stride_a, lda, b + i * stride_b, ldb,
+                  beta, c + i * stride_c, ldc);
+    }
   });
 }
 
@@ -451,11 +497,8 @@ void gemm(bool trans_a,
           float* c,
           int64_t ldc) {
   check_args("gemm", trans_a, trans_b, m, n, k, lda, ldb, ldc);
-  if (!omp_in_parallel()) {
-    sync_omp_threads();
-    ensure_openblas_serial();
-  }
-  gemm_one(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  SingleThreadedLibraries single;
+  gemm_tiled(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm(bool trans_a,
@@ -472,8 +515,8 @@ void gemm(bool trans_a,
           double* c,
           int64_t ldc) {
   check_args("gemm", trans_a, trans_b, m, n, k, lda, ldb, ldc);
-  if (!omp_in_parallel()) ensure_openblas_serial();
-  gemm_one(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  SingleThreadedLibraries single;
+  gemm_tiled(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void gemm_batched(int64_t batch,
