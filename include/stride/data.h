@@ -7,4 +7,4 @@
 #include "stride/data/dataset.h"
 #include "stride/data/sampler.h"
 #include "stride/data/text.h"
-#include "stride/data/tinyshakespeare.h"
+#include "stride/data/tiny_shakespeare.h"

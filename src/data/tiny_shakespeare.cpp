@@ -1,5 +1,5 @@
-// Finding and downloading TinyShakespeare, and SHA-256 (tinyshakespeare.h).
-#include "stride/data/tinyshakespeare.h"
+// Finding and downloading TinyShakespeare, and SHA-256 (tiny_shakespeare.h).
+#include "stride/data/tiny_shakespeare.h"
 
 #include <fcntl.h>
 #include <spawn.h>
