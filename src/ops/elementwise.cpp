@@ -157,50 +157,56 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 #define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
 #define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
 
-#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, which, backward)                      \
-  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                  \
-    const ScalarType rt = float_result(input.dtype());                              \
-    return run_elementwise(#name, out, {input}, rt, rt, detail::DispatchFloating{}, \
-                           [](const TensorIter& iter, auto tag) {                   \
-                             using T = typename decltype(tag)::type;                \
-                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; });  \
-                           });                                                      \
-  }                                                                                 \
-  Tensor& name##_out(Tensor& out, const Tensor& input) {                            \
-    autograd::check_no_grad_out(#name, {&input});                                   \
-    return name##_kernel(out, input);                                               \
-  }                                                                                 \
-  Tensor name(const Tensor& input) {                                                \
-    Tensor out;                                                                     \
-    {                                                                               \
-      NoGradGuard no_grad;                                                          \
-      name##_kernel(out, input);                                                    \
-    }                                                                               \
-    if (auto node = make_node(#name, {&input}, {&out})) {                           \
-      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {   \
-        const Tensor& g = gs[0];                                                    \
-        const Tensor saved = s.get();                                               \
-        [[maybe_unused]] const Tensor& x = saved;                                   \
-        [[maybe_unused]] const Tensor& y = saved;                                   \
-        return Grads{backward};                                                     \
-      });                                                                           \
-    }                                                                               \
-    return out;                                                                     \
-  }                                                                                 \
-  Tensor Tensor::name() const {                                                     \
-    return stride::name(*this);                                                     \
-  }                                                                                 \
-  Tensor& Tensor::name##_() {                                                       \
-    if (autograd::check_inplace(*this, #name "_", {})) {                            \
-      autograd::rebase_history(*this, stride::name(clone()));                       \
-      return *this;                                                                 \
-    }                                                                               \
-    Tensor self = *this;                                                            \
-    name##_kernel(self, *this);                                                     \
-    return *this;                                                                   \
+// One unary op: its kernel (result dtype `rt_expr` of `input`, dispatched by
+// `Dispatch`), out=, the recorded out-of-place function and the in-place method.
+#define STRIDE_DEFINE_UNARY(name, expr, which, backward, rt_expr, Dispatch)        \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                 \
+    const ScalarType rt = rt_expr;                                                 \
+    return run_elementwise(#name, out, {input}, rt, rt, Dispatch{},                \
+                           [](const TensorIter& iter, auto tag) {                  \
+                             using T = typename decltype(tag)::type;               \
+                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; }); \
+                           });                                                     \
+  }                                                                                \
+  Tensor& name##_out(Tensor& out, const Tensor& input) {                           \
+    autograd::check_no_grad_out(#name, {&input});                                  \
+    return name##_kernel(out, input);                                              \
+  }                                                                                \
+  Tensor name(const Tensor& input) {                                               \
+    Tensor out;                                                                    \
+    {                                                                              \
+      NoGradGuard no_grad;                                                         \
+      name##_kernel(out, input);                                                   \
+    }                                                                              \
+    if (auto node = make_node(#name, {&input}, {&out})) {                          \
+      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {  \
+        const Tensor& g = gs[0];                                                   \
+        const Tensor saved = s.get();                                              \
+        [[maybe_unused]] const Tensor& x = saved;                                  \
+        [[maybe_unused]] const Tensor& y = saved;                                  \
+        return Grads{backward};                                                    \
+      });                                                                          \
+    }                                                                              \
+    return out;                                                                    \
+  }                                                                                \
+  Tensor Tensor::name() const {                                                    \
+    return stride::name(*this);                                                    \
+  }                                                                                \
+  Tensor& Tensor::name##_() {                                                      \
+    if (autograd::check_inplace(*this, #name "_", {})) {                           \
+      autograd::rebase_history(*this, stride::name(clone()));                      \
+      return *this;                                                                \
+    }                                                                              \
+    Tensor self = *this;                                                           \
+    name##_kernel(self, *this);                                                    \
+    return *this;                                                                  \
   }
+#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, which, backward)                  \
+  STRIDE_DEFINE_UNARY(name, expr, which, backward, float_result(input.dtype()), \
+                      detail::DispatchFloating)
+#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward) \
+  STRIDE_DEFINE_UNARY(name, expr, which, backward, input.dtype(), detail::DispatchNumeric)
 STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
-#undef STRIDE_DEFINE_FLOAT_UNARY
 
 // ---- unary ops keeping the dtype ----
 #define STRIDE_SAME_UNARY_OPS(X)      \
@@ -209,49 +215,10 @@ STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
   X(square, T(x* x), x, g* x * 2.0)   \
   X(relu, T(x < T(0) ? T(0) : x), y, g* mask_of(y.gt(0), y.dtype()))
 
-#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward)                                \
-  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                           \
-    return run_elementwise(#name, out, {input}, input.dtype(), input.dtype(),                \
-                           detail::DispatchNumeric{}, [](const TensorIter& iter, auto tag) { \
-                             using T = typename decltype(tag)::type;                         \
-                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; });           \
-                           });                                                               \
-  }                                                                                          \
-  Tensor& name##_out(Tensor& out, const Tensor& input) {                                     \
-    autograd::check_no_grad_out(#name, {&input});                                            \
-    return name##_kernel(out, input);                                                        \
-  }                                                                                          \
-  Tensor name(const Tensor& input) {                                                         \
-    Tensor out;                                                                              \
-    {                                                                                        \
-      NoGradGuard no_grad;                                                                   \
-      name##_kernel(out, input);                                                             \
-    }                                                                                        \
-    if (auto node = make_node(#name, {&input}, {&out})) {                                    \
-      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {            \
-        const Tensor& g = gs[0];                                                             \
-        const Tensor saved = s.get();                                                        \
-        [[maybe_unused]] const Tensor& x = saved;                                            \
-        [[maybe_unused]] const Tensor& y = saved;                                            \
-        return Grads{backward};                                                              \
-      });                                                                                    \
-    }                                                                                        \
-    return out;                                                                              \
-  }                                                                                          \
-  Tensor Tensor::name() const {                                                              \
-    return stride::name(*this);                                                              \
-  }                                                                                          \
-  Tensor& Tensor::name##_() {                                                                \
-    if (autograd::check_inplace(*this, #name "_", {})) {                                     \
-      autograd::rebase_history(*this, stride::name(clone()));                                \
-      return *this;                                                                          \
-    }                                                                                        \
-    Tensor self = *this;                                                                     \
-    name##_kernel(self, *this);                                                              \
-    return *this;                                                                            \
-  }
 STRIDE_SAME_UNARY_OPS(STRIDE_DEFINE_SAME_UNARY)
 #undef STRIDE_DEFINE_SAME_UNARY
+#undef STRIDE_DEFINE_FLOAT_UNARY
+#undef STRIDE_DEFINE_UNARY
 
 // ---- binary arithmetic (promoting) ----
 static Tensor& add_kernel(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
