@@ -10,15 +10,13 @@ NAME/loss the scalar loss, NAME/grad0.. the gradient of each float input.
 The safetensors writing is shared with tools/gen_goldens.py.
 """
 
-import json
 import os
-import struct
 import zlib
 
 import torch
 import torch.nn.functional as F
 
-from gen_goldens import ST_DTYPES, cpu_capability, tensor_bytes
+from gen_goldens import cpu_capability, serialize, write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_PATH = os.path.join(ROOT, "tests", "golden", "autograd.safetensors")
@@ -126,24 +124,10 @@ def build():
         entries.append((f"{name}/loss", loss.detach()))
         for i, leaf in enumerate(leaves):
             entries.append((f"{name}/grad{i}", leaf.grad))
-    header, chunks, offset = {}, [], 0
-    for key, t in entries:
-        data = tensor_bytes(t)
-        header[key] = {"dtype": ST_DTYPES[t.dtype], "shape": list(t.shape),
-                       "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
-    header["__metadata__"] = {"generator": "/usr/bin/python3 tools/gen_autograd_goldens.py",
+    return serialize(entries, {"generator": "/usr/bin/python3 tools/gen_autograd_goldens.py",
                               "torch_version": torch.__version__,
-                              "cpu_capability": cpu_capability(), "cases": str(len(CASES))}
-    text = json.dumps(header, separators=(",", ":"), ensure_ascii=True).encode()
-    text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+                              "cpu_capability": cpu_capability(), "cases": str(len(CASES))})
 
 
 if __name__ == "__main__":
-    blob = build()
-    with open(OUT_PATH + ".tmp", "wb") as f:
-        f.write(blob)
-    os.replace(OUT_PATH + ".tmp", OUT_PATH)
-    print(f"wrote {os.path.relpath(OUT_PATH, ROOT)}: {len(CASES)} cases, {len(blob)} bytes")
+    write(OUT_PATH, build(), 1_000_000, "gen_autograd_goldens.py", len(CASES))

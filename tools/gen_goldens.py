@@ -1605,6 +1605,18 @@ def build():
             entries.append((f"{name}/in{i}", t))
         for i, t in enumerate(outputs):
             entries.append((f"{name}/out{i}", t))
+    return serialize(entries, {
+        "generator": COMMAND,
+        "torch_version": torch.__version__,
+        "numpy_version": np.__version__,
+        "cpu_capability": cpu_capability(),
+        "cases": str(len(CASES)),
+        "layout": "CASE/inN are inputs, CASE/outN PyTorch's results",
+    })
+
+
+def serialize(entries, metadata):
+    """The safetensors bytes of (name, tensor) entries, in order, plus metadata."""
     header, chunks, offset = {}, [], 0
     for key, t in entries:
         assert isinstance(t, torch.Tensor) and t.dtype in ST_DTYPES, (key, type(t))
@@ -1613,31 +1625,28 @@ def build():
                        "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
-    header["__metadata__"] = {
-        "generator": COMMAND,
-        "torch_version": torch.__version__,
-        "numpy_version": np.__version__,
-        "cpu_capability": cpu_capability(),
-        "cases": str(len(CASES)),
-        "layout": "CASE/inN are inputs, CASE/outN PyTorch's results",
-    }
+    header["__metadata__"] = metadata
     text = json.dumps(header, separators=(",", ":"), ensure_ascii=True).encode()
     text += b" " * (-len(text) % 8)
     return struct.pack("<Q", len(text)) + text + b"".join(chunks)
 
 
+def write(out_path, blob, max_bytes, script, ncases):
+    """Writes blob to out_path atomically, within the size budget."""
+    if len(blob) > max_bytes:
+        sys.exit(f"{script}: {len(blob)} bytes is over the {max_bytes}-byte budget")
+    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    tmp = out_path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(blob)
+    os.replace(tmp, out_path)
+    print(f"wrote {os.path.relpath(out_path, ROOT)}: {ncases} cases, {len(blob)} bytes")
+
+
 def main():
     if sys.byteorder != "little":
         sys.exit("gen_goldens.py: run on a little-endian machine")
-    blob = build()
-    if len(blob) > MAX_BYTES:
-        sys.exit(f"gen_goldens.py: {len(blob)} bytes is over the {MAX_BYTES}-byte budget")
-    os.makedirs(os.path.dirname(OUT_PATH), exist_ok=True)
-    tmp = OUT_PATH + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(blob)
-    os.replace(tmp, OUT_PATH)
-    print(f"wrote {os.path.relpath(OUT_PATH, ROOT)}: {len(CASES)} cases, {len(blob)} bytes")
+    write(OUT_PATH, build(), MAX_BYTES, "gen_goldens.py", len(CASES))
 
 
 if __name__ == "__main__":

@@ -28,11 +28,10 @@ tools/gen_goldens.py.
 
 import json
 import os
-import struct
 import sys
 import zlib
 
-from gen_goldens import ST_DTYPES, cpu_capability, tensor_bytes  # sets ATEN_CPU_CAPABILITY
+from gen_goldens import cpu_capability, serialize, write  # sets ATEN_CPU_CAPABILITY
 
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
@@ -238,14 +237,6 @@ def build():
     entries = []
     for name, builder in CASES:
         entries += run_case(name, builder)
-    header, chunks, offset = {}, [], 0
-    for key, t in entries:
-        assert isinstance(t, torch.Tensor) and t.dtype in ST_DTYPES, (key, type(t))
-        data = tensor_bytes(t)
-        header[key] = {"dtype": ST_DTYPES[t.dtype], "shape": list(t.shape),
-                       "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
     metadata = {
         "generator": COMMAND,
         "torch_version": torch.__version__,
@@ -255,24 +246,13 @@ def build():
     }
     for key, names in nested_names().items():
         metadata[key] = json.dumps(names)
-    header["__metadata__"] = metadata
-    text = json.dumps(header, separators=(",", ":"), ensure_ascii=True).encode()
-    text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+    return serialize(entries, metadata)
 
 
 def main():
     if sys.byteorder != "little":
         sys.exit("gen_layer_goldens.py: run on a little-endian machine")
-    blob = build()
-    if len(blob) > MAX_BYTES:
-        sys.exit(f"gen_layer_goldens.py: {len(blob)} bytes is over the {MAX_BYTES}-byte budget")
-    os.makedirs(os.path.dirname(OUT_PATH), exist_ok=True)
-    tmp = OUT_PATH + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(blob)
-    os.replace(tmp, OUT_PATH)
-    print(f"wrote {os.path.relpath(OUT_PATH, ROOT)}: {len(CASES)} cases, {len(blob)} bytes")
+    write(OUT_PATH, build(), MAX_BYTES, "gen_layer_goldens.py", len(CASES))
 
 
 if __name__ == "__main__":

@@ -22,10 +22,8 @@ rotary embedding exactly as Meta's Llama (complex multiply on interleaved
 pairs) and Hugging Face's Llama (rotate_half) compute it, in float64.
 """
 
-import json
 import math
 import os
-import struct
 import sys
 import zlib
 
@@ -327,15 +325,7 @@ def build():
             entries.append((f"{name}/in{i}", t))
         for i, t in enumerate(outputs):
             entries.append((f"{name}/out{i}", t))
-    header, chunks, offset = {}, [], 0
-    for key, t in entries:
-        assert isinstance(t, torch.Tensor) and t.dtype in base.ST_DTYPES, (key, type(t))
-        data = base.tensor_bytes(t)
-        header[key] = {"dtype": base.ST_DTYPES[t.dtype], "shape": list(t.shape),
-                       "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
-    header["__metadata__"] = {
+    return base.serialize(entries, {
         "generator": COMMAND,
         "torch_version": torch.__version__,
         "numpy_version": np.__version__,
@@ -343,24 +333,13 @@ def build():
         "cases": str(len(CASES)),
         "layout": "CASE/inN are inputs (the last one the upstream gradient of a differentiable "
                   "case), CASE/outN PyTorch's result then the input gradients",
-    }
-    text = json.dumps(header, separators=(",", ":"), ensure_ascii=True).encode()
-    text += b" " * (-len(text) % 8)
-    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+    })
 
 
 def main():
     if sys.byteorder != "little":
         sys.exit("gen_nn_goldens.py: run on a little-endian machine")
-    blob = build()
-    if len(blob) > MAX_BYTES:
-        sys.exit(f"gen_nn_goldens.py: {len(blob)} bytes is over the {MAX_BYTES}-byte budget")
-    os.makedirs(os.path.dirname(OUT_PATH), exist_ok=True)
-    tmp = OUT_PATH + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(blob)
-    os.replace(tmp, OUT_PATH)
-    print(f"wrote {os.path.relpath(OUT_PATH, ROOT)}: {len(CASES)} cases, {len(blob)} bytes")
+    base.write(OUT_PATH, build(), MAX_BYTES, "gen_nn_goldens.py", len(CASES))
 
 
 if __name__ == "__main__":
