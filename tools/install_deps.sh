@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build ccache pkg-config make
-  libopenblas-dev libdnnl-dev nlohmann-json3-dev
+  libopenblas-dev libdnnl-dev nlohmann-json3-dev libcli11-dev libpng-dev
   libgtest-dev libbenchmark-dev clang-format
 )
 

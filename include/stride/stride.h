@@ -5,6 +5,7 @@
 #include "stride/checkpoint.h"
 #include "stride/data.h"
 #include "stride/device.h"
+#include "stride/doctor.h"
 #include "stride/dtype.h"
 #include "stride/error.h"
 #include "stride/generator.h"

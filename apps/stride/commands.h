@@ -1,0 +1,65 @@
+// The subcommands of `stride`. Each returns the process exit code; user
+// errors are thrown as stride::Error and reported by main() in one line.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace stride::app {
+
+struct TrainArgs {
+  std::string config;
+  std::optional<std::string> data, out, resume;
+  std::optional<int64_t> steps;
+  std::optional<uint64_t> seed;
+  int64_t profile_steps = 0;
+  int64_t sample_tokens = 300;
+};
+int run_train(const TrainArgs& args);
+
+struct EvalArgs {
+  std::string ckpt;
+  std::string split = "val";
+  std::optional<std::string> data;
+};
+int run_eval(const EvalArgs& args);
+
+struct GenerateArgs {
+  std::string ckpt;
+  std::string prompt = "\n";
+  int64_t tokens = 300;
+  double temperature = 1.0;
+  int64_t top_k = 0;
+  double top_p = 1.0;
+  uint64_t seed = 0;
+};
+int run_generate(const GenerateArgs& args);
+
+struct AttentionArgs {
+  std::string ckpt, prompt, out;
+};
+int run_attention(const AttentionArgs& args);
+
+struct InitArgs {
+  std::string config, out;
+  std::optional<uint64_t> seed;
+};
+int run_init(const InitArgs& args);
+
+struct LadderArgs {
+  double steps_scale = 1.0;
+  std::string out = "runs/ladder";
+  bool params_only = false;
+  std::optional<std::string> data;
+};
+int run_ladder(const LadderArgs& args);
+
+struct DoctorArgs {
+  std::optional<std::string> config, ckpt, data;
+  bool anomaly = false;
+  bool verbose = false;
+};
+int run_doctor(const DoctorArgs& args);
+
+}  // namespace stride::app

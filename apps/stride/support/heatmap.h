@@ -1,0 +1,51 @@
+// PNG grids of heatmaps (`stride attention` draws one cell per (layer, head),
+// each the (T, T) attention probabilities of that head).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <vector>
+
+namespace stride::app {
+
+// One (rows, cols) matrix, row-major: values.size() == rows * cols.
+struct Heatmap {
+  std::vector<float> values;
+  int64_t rows = 0, cols = 0;
+};
+
+struct HeatmapGridOptions {
+  // Cells per row of the grid (e.g. the number of heads, so a grid row is a
+  // layer). 0: ceil(sqrt(number of maps)).
+  int64_t grid_cols = 0;
+  // Side in pixels of the square block that draws one matrix entry. 0: the
+  // largest size that keeps a cell within 128 px (at least 1).
+  int64_t cell_pixels = 0;
+  // White space between cells and around the grid.
+  int64_t gap_pixels = 4;
+  // false: values are probabilities, clamped to [0, 1]. true: each map is
+  // min-max scaled to [0, 1] on its own (a constant map draws as 0).
+  bool normalize_each = false;
+};
+
+// The viridis colour (8-bit RGB) of v in [0, 1]: dark purple at 0, yellow at
+// 1, brightness rising monotonically. v is clamped; NaN draws as 0.
+std::array<uint8_t, 3> colormap(float v);
+
+// Writes the maps as an 8-bit RGB PNG, cells in row-major order, grid_cols
+// per row. With B = cell_pixels (or its default), G = gap_pixels, C =
+// grid_cols and R = ceil(maps / C), the image is
+//   width  = G + C * (cols * B + G),  height = G + R * (rows * B + G)
+// and entry (i, j) of map k fills the B x B block at
+//   x = G + (k % C) * (cols * B + G) + j * B,  y = G + (k / C) * (rows * B + G) + i * B.
+// Gaps and unused cells are white. The file is written to `path` + ".tmp"
+// and renamed over `path`.
+// Throws ValueError for an empty list, maps of different sizes, a values
+// vector that is not rows * cols, a negative option or an image side over
+// 1,000,000 px; IOError naming the path when the file cannot be written.
+void write_heatmap_grid_png(const std::filesystem::path& path,
+                            const std::vector<Heatmap>& maps,
+                            const HeatmapGridOptions& options = {});
+
+}  // namespace stride::app

@@ -1,0 +1,253 @@
+#include "llama/article.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "stride/nn/functional.h"
+#include "stride/ops.h"
+
+namespace stride::llama {
+
+namespace F = nn::functional;
+
+// ---- ArticleRMSNorm ----
+
+ArticleRMSNorm::ArticleRMSNorm(int64_t context, int64_t dim) : nn::Module("RMSNorm") {
+  scale = register_parameter("scale", ones({context, dim}));
+}
+
+Tensor ArticleRMSNorm::forward(const Tensor& x) {
+  if (x.dim() != 3 || x.size(1) > scale.size(0) || x.size(2) != scale.size(1)) {
+    throw ShapeError("[ArticleRMSNorm] expected (B, T, " + std::to_string(scale.size(1)) +
+                     ") with T <= " + std::to_string(scale.size(0)) + "; got " +
+                     shape_str(x.sizes()) + ".");
+  }
+  const int64_t T = x.size(1);
+  // One root-mean-square per sequence, over all T * d entries: the article's
+  // torch.linalg.norm(x, dim=(1, 2)) * (T d)^-1/2. No epsilon.
+  Tensor rms = (x.square().sum({1, 2}, /*keepdim=*/true) * (1.0 / double(T * x.size(2)))).sqrt();
+  return scale.narrow(0, 0, T) * (x / rms);
+}
+
+// ---- attention ----
+
+ArticleAttentionHead::ArticleAttentionHead(int64_t dim) : nn::Module("RoPEAttentionHead") {
+  w_q = register_module("w_q", std::make_shared<nn::Linear>(dim, dim, false));
+  w_k = register_module("w_k", std::make_shared<nn::Linear>(dim, dim, false));
+  w_v = register_module("w_v", std::make_shared<nn::Linear>(dim, dim, false));
+}
+
+ArticleMultiheadAttention::ArticleMultiheadAttention(const ModelConfig& config, bool is_causal)
+    : nn::Module(is_causal ? "RoPEMaskedMultiheadAttention" : "RoPEMultiheadAttention"),
+      causal(is_causal),
+      dropout_p(config.dropout) {
+  const int64_t d = config.d_model, H = config.n_heads, cw = config.context;
+  heads = register_module("heads", std::make_shared<nn::ModuleList>());
+  for (int64_t h = 0; h < H; ++h) heads->push_back(std::make_shared<ArticleAttentionHead>(d));
+  linear = register_module("linear", std::make_shared<nn::Linear>(H * d, d));
+  dropout = register_module("dropout", std::make_shared<nn::Dropout>(config.dropout));
+  // The article's get_rotary_matrix: theta_i = 10000^(-2 (i - 1) / d) (its
+  // off-by-one), angles in float64, the table stored in float32.
+  std::vector<double> cos_table(size_t(cw * d / 2)), sin_table(cos_table.size());
+  for (int64_t p = 0; p < cw; ++p) {
+    for (int64_t i = 0; i < d / 2; ++i) {
+      const double angle = double(p) * std::pow(10000.0, -2.0 * double(i - 1) / double(d));
+      cos_table[size_t(p * d / 2 + i)] = std::cos(angle);
+      sin_table[size_t(p * d / 2 + i)] = std::sin(angle);
+    }
+  }
+  rope_cos = register_buffer("rope_cos", tensor<double>(cos_table, {cw, d / 2}).to(kFloat32),
+                             /*persistent=*/false);
+  rope_sin = register_buffer("rope_sin", tensor<double>(sin_table, {cw, d / 2}).to(kFloat32),
+                             /*persistent=*/false);
+}
+
+Tensor ArticleMultiheadAttention::rotate(const Tensor& x) const {
+  // The article multiplies the row vector x[p] by R[p], whose 2x2 block for
+  // pair i is [[cos, -sin], [sin, cos]]: (a, b) -> (a cos + b sin, b cos - a sin).
+  const int64_t T = x.size(-2), d = x.size(-1);
+  std::vector<int64_t> pairs(x.sizes().begin(), x.sizes().end());
+  pairs.back() = d / 2;
+  pairs.push_back(2);
+  Tensor xp = x.view(pairs);
+  Tensor a = xp.select(-1, 0), b = xp.select(-1, 1);
+  Tensor c = rope_cos.narrow(0, 0, T), s = rope_sin.narrow(0, 0, T);
+  return stack({a * c + b * s, b * c - a * s}, -1).flatten(-2);
+}
+
+Tensor ArticleMultiheadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v) {
+  // SDPA with the article's constant dropout_p: it drops probabilities in
+  // eval mode too (bug B4), so that is what we do.
+  if (!record) {
+    return F::scaled_dot_product_attention(q, k, v, {}, dropout_p, causal);
+  }
+  const int64_t T = q.size(-2);
+  Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(q.size(-1))));
+  if (causal) {
+    scores = scores.masked_fill(ones({T, T}, kBool).tril().eq(false),
+                                -std::numeric_limits<double>::infinity());
+  }
+  Tensor probs = scores.softmax(-1);
+  last_probs = probs.detach();
+  return F::dropout(probs, dropout_p, /*training=*/true).matmul(v);
+}
+
+Tensor ArticleMultiheadAttention::forward(const Tensor& x) {
+  const int64_t B = x.size(0), T = x.size(1), d = x.size(2), H = int64_t(heads->size());
+  // All heads in one matmul: their (d, d) weights stacked to (H d, d); the
+  // parameters stay per head.
+  std::vector<Tensor> wq, wk, wv;
+  for (int64_t h = 0; h < H; ++h) {
+    const auto& head = heads->at<ArticleAttentionHead>(h);
+    wq.push_back(head->w_q->weight);
+    wk.push_back(head->w_k->weight);
+    wv.push_back(head->w_v->weight);
+  }
+  auto project = [&](const std::vector<Tensor>& w) {
+    return F::linear(x, cat(w, 0)).view({B, T, H, d}).transpose(1, 2);  // (B, H, T, d)
+  };
+  Tensor y = attend(rotate(project(wq)), rotate(project(wk)), project(wv));
+  // (B, H, T, d) -> (B, T, H d): torch.cat of the head outputs along the last dim.
+  return dropout->call(linear->call(y.transpose(1, 2).reshape({B, T, H * d})));
+}
+
+Tensor ArticleMultiheadAttention::forward_reference(const Tensor& x) {
+  std::vector<Tensor> outs;
+  for (int64_t h = 0; h < int64_t(heads->size()); ++h) {
+    const auto& head = heads->at<ArticleAttentionHead>(h);
+    outs.push_back(
+        attend(rotate(head->w_q->call(x)), rotate(head->w_k->call(x)), head->w_v->call(x)));
+  }
+  return dropout->call(linear->call(cat(outs, -1)));
+}
+
+// ---- SwiGLU ----
+
+ArticleSwiGLU::ArticleSwiGLU(int64_t size) : nn::Module("SwiGLU") {
+  beta = register_parameter("beta", ones({1}));
+  linear_gate = register_module("linear_gate", std::make_shared<nn::Linear>(size, size));
+  linear = register_module("linear", std::make_shared<nn::Linear>(size, size));
+}
+
+Tensor ArticleSwiGLU::forward(const Tensor& x) {
+  // The article evaluates linear_gate(x) twice; once gives the same value.
+  Tensor g = linear_gate->call(x);
+  return g * (beta * g).sigmoid() * linear->call(x);
+}
+
+// ---- models ----
+
+namespace {
+
+const char* simple_name(Arch arch) {
+  switch (arch) {
+    case Arch::SimpleBroken:
+      return "SimpleBrokenModel";
+    case Arch::SimpleRMS:
+      return "SimpleModel_RMS";
+    default:
+      return "SimpleModel";
+  }
+}
+
+}  // namespace
+
+SimpleModel::SimpleModel(const ModelConfig& config)
+    : LanguageModel(simple_name(config.arch), config) {
+  const int64_t d = config.d_model, V = config.vocab_size;
+  embedding = register_module("embedding", std::make_shared<nn::Embedding>(V, d));
+  if (config.arch == Arch::SimpleRMS) {
+    rms = register_module("rms", std::make_shared<ArticleRMSNorm>(config.context, d));
+  }
+  linear = register_module("linear",
+                           std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(d, d),
+                                                            std::make_shared<nn::ReLU>(),
+                                                            std::make_shared<nn::Linear>(d, V)));
+}
+
+Tensor SimpleModel::forward(const Tensor& ids) {
+  check_ids(ids);
+  Tensor x = embedding->call(ids);
+  if (rms) x = rms->call(x);
+  Tensor a = linear->call(x);
+  // SimpleBrokenModel's bug, kept: it returns softmax(a), and the loss then
+  // treats these probabilities as logits.
+  return config().arch == Arch::SimpleBroken ? a.softmax(-1) : a;
+}
+
+RopeModel::RopeModel(const ModelConfig& config) : LanguageModel("RopeModel", config) {
+  const int64_t d = config.d_model, V = config.vocab_size;
+  embedding = register_module("embedding", std::make_shared<nn::Embedding>(V, d));
+  rms = register_module("rms", std::make_shared<ArticleRMSNorm>(config.context, d));
+  rope_attention = register_module("rope_attention", std::make_shared<ArticleMultiheadAttention>(
+                                                         config, config.arch != Arch::RopeNoMask));
+  auto ffn = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(d, d));
+  if (config.arch == Arch::RopeSwiGLU) {
+    ffn->push_back(std::make_shared<ArticleSwiGLU>(d));
+  } else {
+    ffn->push_back(std::make_shared<nn::ReLU>());
+  }
+  linear = register_module("linear", ffn);
+  last_linear = register_module("last_linear", std::make_shared<nn::Linear>(d, V));
+}
+
+Tensor RopeModel::forward(const Tensor& ids) {
+  check_ids(ids);
+  rope_attention->record = record_attention_;
+  Tensor x = rms->call(embedding->call(ids));
+  x = x + rope_attention->call(x);
+  attention_maps_.clear();
+  if (record_attention_) attention_maps_.push_back(rope_attention->last_probs);
+  x = rms->call(x);
+  x = x + linear->call(x);
+  return last_linear->call(x);
+}
+
+ArticleLlamaBlock::ArticleLlamaBlock(const ModelConfig& config) : nn::Module("LlamaBlock") {
+  const int64_t d = config.d_model;
+  rms = register_module("rms", std::make_shared<ArticleRMSNorm>(config.context, d));
+  attention =
+      register_module("attention", std::make_shared<ArticleMultiheadAttention>(config, true));
+  feedforward = register_module(
+      "feedforward", std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(d, d),
+                                                      std::make_shared<ArticleSwiGLU>(d)));
+}
+
+Tensor ArticleLlamaBlock::forward(const Tensor& x_in) {
+  // The article's wiring (B3): the normalised tensor replaces the stream.
+  Tensor x = rms->call(x_in);
+  x = x + attention->call(x);
+  x = rms->call(x);
+  return x + feedforward->call(x);
+}
+
+ArticleLlama::ArticleLlama(const ModelConfig& config) : LanguageModel("Llama", config) {
+  const int64_t d = config.d_model, V = config.vocab_size;
+  embeddings = register_module("embeddings", std::make_shared<nn::Embedding>(V, d));
+  llama_blocks = register_module("llama_blocks", std::make_shared<nn::Sequential>());
+  for (int64_t i = 0; i < config.n_layers; ++i) {
+    llama_blocks->push_back("llama_" + std::to_string(i),
+                            std::make_shared<ArticleLlamaBlock>(config));
+  }
+  ffn =
+      register_module("ffn", std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(d, d),
+                                                              std::make_shared<ArticleSwiGLU>(d),
+                                                              std::make_shared<nn::Linear>(d, V)));
+}
+
+Tensor ArticleLlama::forward(const Tensor& ids) {
+  check_ids(ids);
+  Tensor x = embeddings->call(ids);
+  attention_maps_.clear();
+  for (const auto& m : *llama_blocks) {
+    auto& block = static_cast<ArticleLlamaBlock&>(*m);
+    block.attention->record = record_attention_;
+    x = block.call(x);
+    if (record_attention_) attention_maps_.push_back(block.attention->last_probs);
+  }
+  return ffn->call(x);
+}
+
+}  // namespace stride::llama

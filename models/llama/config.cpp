@@ -1,0 +1,271 @@
+#include "llama/config.h"
+
+#include <array>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <utility>
+
+namespace stride::llama {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<std::pair<Arch, std::string_view>, 8> kArchNames = {{
+    {Arch::SimpleBroken, "simple_broken"},
+    {Arch::Simple, "simple"},
+    {Arch::SimpleRMS, "simple_rms"},
+    {Arch::RopeNoMask, "rope_nomask"},
+    {Arch::RopeMasked, "rope_masked"},
+    {Arch::RopeSwiGLU, "rope_swiglu"},
+    {Arch::ArticleLlama, "article_llama"},
+    {Arch::Llama, "llama"},
+}};
+
+std::string join_keys(const json& known) {
+  std::string out;
+  for (const auto& [key, value] : known.items()) out += (out.empty() ? "" : ", ") + key;
+  return out;
+}
+
+// Reads the object `section` of the config into the fields that `known` (the
+// defaults, serialised) lists: unknown keys and wrong types are errors that
+// name the key and the file.
+class SectionReader {
+ public:
+  SectionReader(const json& root, const char* section, json known, std::string_view source)
+      : known_(std::move(known)), section_(section), source_(source) {
+    if (!root.contains(section)) return;
+    values_ = root.at(section);
+    if (!values_.is_object()) fail("\"", section, "\" must be an object");
+    for (const auto& [key, value] : values_.items()) {
+      if (!known_.contains(key)) {
+        fail("unknown key \"", key, "\" in \"", section, "\". Known keys: ", join_keys(known_));
+      }
+    }
+  }
+
+  template <class T>
+  void read(const char* key, T& field) const {
+    if (!values_.contains(key)) return;
+    const json& v = values_.at(key);
+    const json& def = known_.at(key);
+    const bool ok = (def.is_number_integer() && v.is_number_integer()) ||
+                    (def.is_number_float() && v.is_number()) ||
+                    (def.is_boolean() && v.is_boolean()) || (def.is_string() && v.is_string());
+    if (!ok) {
+      fail("\"", section_, ".", key, "\" must be ",
+           def.is_number_integer() ? "an integer"
+           : def.is_number()       ? "a number"
+           : def.is_boolean()      ? "true or false"
+                                   : "a string",
+           "; got ", v.dump());
+    }
+    field = v.get<T>();
+  }
+
+  template <class... Args>
+  [[noreturn]] void fail(const Args&... args) const {
+    std::ostringstream msg;
+    msg << source_ << ": ";
+    (msg << ... << args);
+    throw ConfigError(msg.str());
+  }
+
+ private:
+  json values_ = json::object();
+  json known_;
+  const char* section_;
+  std::string_view source_;
+};
+
+json model_json(const ModelConfig& m) {
+  return {{"arch", arch_name(m.arch)},
+          {"vocab_size", m.vocab_size},
+          {"d_model", m.d_model},
+          {"n_layers", m.n_layers},
+          {"n_heads", m.n_heads},
+          {"context", m.context},
+          {"ffn_hidden", m.ffn_hidden},
+          {"multiple_of", m.multiple_of},
+          {"norm_eps", m.norm_eps},
+          {"rope_theta", m.rope_theta},
+          {"tie_embeddings", m.tie_embeddings},
+          {"dropout", m.dropout}};
+}
+
+json train_json(const TrainConfig& t) {
+  return {{"steps", t.steps},
+          {"batch_size", t.batch_size},
+          {"optimizer", t.optimizer},
+          {"lr", t.lr},
+          {"beta1", t.beta1},
+          {"beta2", t.beta2},
+          {"eps", t.eps},
+          {"weight_decay", t.weight_decay},
+          {"schedule", t.schedule},
+          {"warmup_steps", t.warmup_steps},
+          {"min_lr_ratio", t.min_lr_ratio},
+          {"grad_clip", t.grad_clip},
+          {"eval_interval", t.eval_interval},
+          {"eval_batches", t.eval_batches},
+          {"checkpoint_interval", t.checkpoint_interval},
+          {"seed", t.seed}};
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw ConfigError("invalid config: " + what);
+}
+
+}  // namespace
+
+std::string_view arch_name(Arch arch) {
+  for (const auto& [a, name] : kArchNames) {
+    if (a == arch) return name;
+  }
+  return "unknown";
+}
+
+Arch parse_arch(std::string_view name) {
+  std::string known;
+  for (const auto& [a, n] : kArchNames) {
+    if (n == name) return a;
+    known += (known.empty() ? "" : ", ") + std::string(n);
+  }
+  throw ConfigError("unknown arch \"" + std::string(name) + "\". Known: " + known);
+}
+
+int64_t ModelConfig::hidden_dim() const {
+  if (ffn_hidden > 0) return ffn_hidden;
+  const int64_t h = 8 * d_model / 3;
+  return (h + multiple_of - 1) / multiple_of * multiple_of;
+}
+
+void ModelConfig::validate() const {
+  require(vocab_size > 0 && d_model > 0 && n_layers > 0 && n_heads > 0 && context > 0,
+          "vocab_size, d_model, n_layers, n_heads and context must be positive");
+  require(multiple_of > 0, "multiple_of must be positive");
+  require(ffn_hidden >= 0, "ffn_hidden must be >= 0 (0 derives it from d_model)");
+  require(norm_eps >= 0, "norm_eps must be >= 0");
+  require(rope_theta > 0, "rope_theta must be positive");
+  require(dropout >= 0 && dropout < 1, "dropout must be in [0, 1)");
+  const bool rope = arch >= Arch::RopeNoMask;
+  require(!rope || d_model % 2 == 0, "RoPE needs an even d_model");
+  if (arch == Arch::Llama) {
+    require(d_model % n_heads == 0, "d_model (" + std::to_string(d_model) +
+                                        ") must be divisible by n_heads (" +
+                                        std::to_string(n_heads) + ")");
+    require(head_dim() % 2 == 0, "RoPE needs an even head_dim = d_model / n_heads");
+  }
+}
+
+void TrainConfig::validate() const {
+  require(steps >= 0, "train.steps must be >= 0");
+  require(batch_size > 0, "train.batch_size must be positive");
+  require(optimizer == "adam" || optimizer == "adamw",
+          "train.optimizer must be \"adam\" or \"adamw\"; got \"" + optimizer + "\"");
+  require(schedule == "constant" || schedule == "cosine",
+          "train.schedule must be \"constant\" or \"cosine\"; got \"" + schedule + "\"");
+  require(lr > 0, "train.lr must be positive");
+  require(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1,
+          "train.beta1/beta2 must be in [0, 1)");
+  require(eps >= 0 && weight_decay >= 0 && grad_clip >= 0, "eps, weight_decay, grad_clip >= 0");
+  require(warmup_steps >= 0, "train.warmup_steps must be >= 0");
+  require(schedule != "cosine" || warmup_steps < std::max<int64_t>(steps, 1),
+          "train.warmup_steps must be below train.steps for the cosine schedule");
+  require(min_lr_ratio >= 0 && min_lr_ratio <= 1, "train.min_lr_ratio must be in [0, 1]");
+  require(eval_interval > 0 && eval_batches > 0, "eval_interval and eval_batches must be positive");
+  require(checkpoint_interval >= 0, "train.checkpoint_interval must be >= 0");
+}
+
+RunConfig parse_config(std::string_view json_text, std::string_view source) {
+  json root;
+  try {
+    root = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    throw ConfigError(std::string(source) + ": not valid JSON: " + e.what());
+  }
+  RunConfig cfg;
+  if (!root.is_object()) throw ConfigError(std::string(source) + ": expected a JSON object");
+  for (const auto& [key, value] : root.items()) {
+    if (key != "name" && key != "model" && key != "train" && key != "comment") {
+      throw ConfigError(std::string(source) + ": unknown top-level key \"" + key +
+                        "\". Known keys: name, model, train, comment");
+    }
+  }
+  if (root.contains("name")) {
+    if (!root["name"].is_string())
+      throw ConfigError(std::string(source) + ": name must be a string");
+    cfg.name = root["name"].get<std::string>();
+  }
+
+  ModelConfig& m = cfg.model;
+  const SectionReader model(root, "model", model_json(m), source);
+  std::string arch(arch_name(m.arch));
+  model.read("arch", arch);
+  try {
+    m.arch = parse_arch(arch);
+  } catch (const ConfigError& e) {
+    model.fail(e.what());
+  }
+  model.read("vocab_size", m.vocab_size);
+  model.read("d_model", m.d_model);
+  model.read("n_layers", m.n_layers);
+  model.read("n_heads", m.n_heads);
+  model.read("context", m.context);
+  model.read("ffn_hidden", m.ffn_hidden);
+  model.read("multiple_of", m.multiple_of);
+  model.read("norm_eps", m.norm_eps);
+  model.read("rope_theta", m.rope_theta);
+  model.read("tie_embeddings", m.tie_embeddings);
+  model.read("dropout", m.dropout);
+
+  TrainConfig& t = cfg.train;
+  const SectionReader train(root, "train", train_json(t), source);
+  train.read("steps", t.steps);
+  train.read("batch_size", t.batch_size);
+  train.read("optimizer", t.optimizer);
+  train.read("lr", t.lr);
+  train.read("beta1", t.beta1);
+  train.read("beta2", t.beta2);
+  train.read("eps", t.eps);
+  train.read("weight_decay", t.weight_decay);
+  train.read("schedule", t.schedule);
+  train.read("warmup_steps", t.warmup_steps);
+  train.read("min_lr_ratio", t.min_lr_ratio);
+  train.read("grad_clip", t.grad_clip);
+  train.read("eval_interval", t.eval_interval);
+  train.read("eval_batches", t.eval_batches);
+  train.read("checkpoint_interval", t.checkpoint_interval);
+  train.read("seed", t.seed);
+
+  try {
+    m.validate();
+    t.validate();
+  } catch (const ConfigError& e) {
+    throw ConfigError(std::string(source) + ": " + e.what());
+  }
+  return cfg;
+}
+
+RunConfig load_config(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw IOError("cannot read config " + path.string() +
+                  ". Hint: the configs shipped with stride are in configs/, e.g. "
+                  "configs/llama.json");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_config(text.str(), path.string());
+}
+
+std::string to_json(const RunConfig& config, int indent) {
+  const json root = {{"name", config.name},
+                     {"model", model_json(config.model)},
+                     {"train", train_json(config.train)}};
+  return root.dump(indent);
+}
+
+}  // namespace stride::llama

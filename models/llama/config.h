@@ -1,0 +1,102 @@
+// The configuration of a run: which model (every dimension of it) and how to
+// train it. Configs are JSON files (configs/*.json):
+//
+//   {"name": "llama-article-size",
+//    "model": {"arch": "llama", "d_model": 128, "n_layers": 4, "n_heads": 8, "context": 16},
+//    "train": {"steps": 5000, "optimizer": "adamw", "lr": 1e-3, "schedule": "cosine"}}
+//
+// A key left out takes the default below; an unknown key is an error that
+// names it and lists the known ones (a typo must not silently train the
+// default).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "stride/error.h"
+
+namespace stride::llama {
+
+// The models of the article's ladder, in its order, then the correct Llama.
+enum class Arch {
+  SimpleBroken,  // softmax output fed to cross_entropy (the article's baseline bug)
+  Simple,        // embedding -> MLP
+  SimpleRMS,     // + the article's sequence-wide RMSNorm
+  RopeNoMask,    // + 8 full-width RoPE heads, no causal mask (leaks the future)
+  RopeMasked,    // + causal mask
+  RopeSwiGLU,    // + the article's SwiGLU (learnable beta)
+  ArticleLlama,  // 4 article blocks and an MLP head: 2,370,246 parameters
+  Llama,         // the correct Llama (per-token RMSNorm, d/h heads, SwiGLU FFN)
+};
+
+std::string_view arch_name(Arch arch);  // "simple_broken", ..., "llama"
+// Throws ConfigError listing the valid names.
+Arch parse_arch(std::string_view name);
+
+// A configuration that cannot be used: unknown key, wrong type, bad value.
+class ConfigError : public ValueError {
+ public:
+  using ValueError::ValueError;
+};
+
+struct ModelConfig {
+  Arch arch = Arch::Llama;
+  int64_t vocab_size = 65;
+  int64_t d_model = 128;
+  int64_t n_layers = 4;
+  int64_t n_heads = 8;
+  int64_t context = 16;  // the longest sequence the model takes (the article's context_window)
+  // The correct Llama's SwiGLU hidden width; 0 derives it from d_model:
+  // 8d/3 rounded up to a multiple of `multiple_of` (d 128 -> 352, d 384 -> 1024).
+  int64_t ffn_hidden = 0;
+  int64_t multiple_of = 32;
+  double norm_eps = 1e-6;
+  double rope_theta = 10000.0;
+  bool tie_embeddings = false;  // output projection shares the embedding's weight
+  double dropout = 0.1;         // the article's stages only (attention and projection)
+
+  int64_t head_dim() const { return d_model / n_heads; }
+  int64_t hidden_dim() const;
+  // Throws ConfigError for an inconsistent config (d_model not divisible by
+  // n_heads, odd head_dim, non-positive sizes, ...).
+  void validate() const;
+};
+
+struct TrainConfig {
+  int64_t steps = 1000;
+  int64_t batch_size = 32;
+  std::string optimizer = "adam";  // "adam" (L2 weight decay) or "adamw" (decoupled)
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.0;
+  std::string schedule = "constant";  // "constant" or "cosine" (linear warm-up, cosine decay)
+  int64_t warmup_steps = 0;
+  double min_lr_ratio = 0.1;  // cosine floor, as a fraction of lr
+  double grad_clip = 0.0;     // max global gradient norm; 0 turns clipping off
+  int64_t eval_interval = 100;
+  int64_t eval_batches = 10;  // random batches per split, as the article's evaluate_loss
+  int64_t checkpoint_interval = 1000;
+  uint64_t seed = 1337;
+
+  void validate() const;
+};
+
+struct RunConfig {
+  std::string name = "run";
+  ModelConfig model;
+  TrainConfig train;
+};
+
+// Parses a config; `source` names the file in messages.
+RunConfig parse_config(std::string_view json_text, std::string_view source = "config");
+// Reads and parses a file; IOError when it cannot be read.
+RunConfig load_config(const std::filesystem::path& path);
+// Every field, so that a saved config reproduces the run exactly.
+std::string to_json(const RunConfig& config, int indent = 2);
+
+}  // namespace stride::llama

@@ -1,0 +1,201 @@
+#include "llama/model.h"
+
+#include <cmath>
+#include <limits>
+#include <utility>
+
+#include "llama/article.h"
+#include "stride/autograd.h"
+#include "stride/nn/functional.h"
+#include "stride/ops.h"
+
+namespace stride::llama {
+
+namespace F = nn::functional;
+
+LanguageModel::LanguageModel(std::string name, ModelConfig config)
+    : nn::Module(std::move(name)), config_(std::move(config)) {
+  config_.validate();
+}
+
+Tensor LanguageModel::loss(const Tensor& ids, const Tensor& targets) {
+  const Tensor out = (*this)(ids);
+  return F::cross_entropy(out.reshape({-1, out.size(-1)}), targets.reshape({-1}));
+}
+
+void LanguageModel::check_ids(const Tensor& ids, int64_t position_offset) const {
+  if (ids.dim() != 2 || (ids.dtype() != kInt64 && ids.dtype() != kInt32)) {
+    throw ShapeError("[" + name() + "] expected token ids (B, T) of dtype int64; got " +
+                     shape_str(ids.sizes()) + " " + std::string(to_string(ids.dtype())) + ".");
+  }
+  if (position_offset + ids.size(1) > config_.context) {
+    throw ShapeError("[" + name() + "] got " + std::to_string(position_offset + ids.size(1)) +
+                     " positions but the model's context is " + std::to_string(config_.context) +
+                     ". Hint: feed at most the last `context` tokens (generation slides its "
+                     "window for you).");
+  }
+}
+
+// ---- attention ----
+
+Attention::Attention(const ModelConfig& config)
+    : nn::Module("Attention"),
+      n_heads(config.n_heads),
+      head_dim(config.head_dim()),
+      rope_theta(config.rope_theta) {
+  const int64_t d = config.d_model;
+  wq = register_module("wq", std::make_shared<nn::Linear>(d, d, false));
+  wk = register_module("wk", std::make_shared<nn::Linear>(d, d, false));
+  wv = register_module("wv", std::make_shared<nn::Linear>(d, d, false));
+  wo = register_module("wo", std::make_shared<nn::Linear>(d, d, false));
+}
+
+Tensor Attention::forward(
+    const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs) {
+  const int64_t B = x.size(0), T = x.size(1);
+  // (B, T, D) -> (B, H, T, Dh): the heads are views of one projection.
+  auto heads = [&](const Tensor& t) { return t.view({B, T, n_heads, head_dim}).transpose(1, 2); };
+  Tensor q = F::rotary_embedding(heads(wq->call(x)), offset, rope_theta);
+  Tensor k = F::rotary_embedding(heads(wk->call(x)), offset, rope_theta);
+  Tensor v = heads(wv->call(x));
+  std::optional<F::CausalAlignment> alignment;
+  if (cache_k != nullptr) {
+    cache_k->narrow(2, offset, T).copy_(k);
+    cache_v->narrow(2, offset, T).copy_(v);
+    k = cache_k->narrow(2, 0, offset + T);
+    v = cache_v->narrow(2, 0, offset + T);
+    alignment = F::CausalAlignment::BottomRight;
+  }
+  Tensor y;
+  if (probs != nullptr) {
+    // The probabilities themselves are wanted (stride attention): the same
+    // math as SDPA, written out.
+    const int64_t S = k.size(2);
+    Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(head_dim)));
+    Tensor keep = ones({T, S}, kBool).tril(S - T);
+    *probs =
+        scores.masked_fill(keep.eq(false), -std::numeric_limits<double>::infinity()).softmax(-1);
+    y = probs->matmul(v);
+  } else {
+    y = F::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true, std::nullopt,
+                                        alignment);
+  }
+  return wo->call(y.transpose(1, 2).reshape({B, T, n_heads * head_dim}));
+}
+
+FeedForward::FeedForward(int64_t dim, int64_t hidden) : nn::Module("FeedForward") {
+  w1 = register_module("w1", std::make_shared<nn::Linear>(dim, hidden, false));
+  w2 = register_module("w2", std::make_shared<nn::Linear>(hidden, dim, false));
+  w3 = register_module("w3", std::make_shared<nn::Linear>(dim, hidden, false));
+}
+
+Tensor FeedForward::forward(const Tensor& x) {
+  return w2->call(w1->call(x).silu() * w3->call(x));
+}
+
+TransformerBlock::TransformerBlock(const ModelConfig& config) : nn::Module("TransformerBlock") {
+  // Meta's registration order, so that state_dict lists keys as its checkpoints do.
+  attention = register_module("attention", std::make_shared<Attention>(config));
+  feed_forward = register_module(
+      "feed_forward", std::make_shared<FeedForward>(config.d_model, config.hidden_dim()));
+  attention_norm = register_module("attention_norm",
+                                   std::make_shared<nn::RMSNorm>(config.d_model, config.norm_eps));
+  ffn_norm =
+      register_module("ffn_norm", std::make_shared<nn::RMSNorm>(config.d_model, config.norm_eps));
+}
+
+Tensor TransformerBlock::forward(
+    const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs) {
+  Tensor h = x + attention->forward(attention_norm->call(x), offset, cache_k, cache_v, probs);
+  return h + feed_forward->call(ffn_norm->call(h));
+}
+
+// ---- Llama ----
+
+Llama::Llama(const ModelConfig& config) : LanguageModel("Llama", config) {
+  tok_embeddings = register_module(
+      "tok_embeddings", std::make_shared<nn::Embedding>(config.vocab_size, config.d_model));
+  layers = register_module("layers", std::make_shared<nn::ModuleList>());
+  for (int64_t i = 0; i < config.n_layers; ++i) {
+    layers->push_back(std::make_shared<TransformerBlock>(config));
+  }
+  norm = register_module("norm", std::make_shared<nn::RMSNorm>(config.d_model, config.norm_eps));
+  output = register_module("output",
+                           std::make_shared<nn::Linear>(config.d_model, config.vocab_size, false));
+  if (config.tie_embeddings) {
+    output->weight = output->replace_parameter("weight", tok_embeddings->weight);
+  }
+}
+
+Tensor Llama::forward(const Tensor& ids) {
+  return run(ids, nullptr);
+}
+
+Tensor Llama::forward(const Tensor& ids, KVCache& cache) {
+  if (ids.dim() != 2 || cache.k.size() != size_t(config().n_layers) ||
+      ids.size(0) != cache.k.front().size(0)) {
+    throw ShapeError("[Llama] the KV cache was made for another batch or model (cache batch " +
+                     std::to_string(cache.k.empty() ? 0 : cache.k.front().size(0)) + ", ids " +
+                     shape_str(ids.sizes()) + "). Hint: make it with model.make_cache(batch).");
+  }
+  if (cache.length + ids.size(1) > cache.capacity()) {
+    throw ShapeError("[Llama] the KV cache holds " + std::to_string(cache.capacity()) +
+                     " positions; " + std::to_string(cache.length) + " are used and " +
+                     std::to_string(ids.size(1)) + " more were given.");
+  }
+  Tensor logits = run(ids, &cache);
+  cache.length += ids.size(1);
+  return logits;
+}
+
+KVCache Llama::make_cache(int64_t batch, int64_t capacity) const {
+  const ModelConfig& c = config();
+  if (capacity <= 0) capacity = c.context;
+  KVCache cache;
+  const ScalarType dtype = tok_embeddings->weight.dtype();
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    cache.k.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, dtype));
+    cache.v.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, dtype));
+  }
+  return cache;
+}
+
+Tensor Llama::run(const Tensor& ids, KVCache* cache) {
+  const int64_t offset = cache != nullptr ? cache->length : 0;
+  // The positions a cache may hold are bounded by its capacity, not by the
+  // training context: RoPE itself has no table to run out of.
+  if (cache == nullptr) check_ids(ids);
+  attention_maps_.clear();
+  Tensor h = tok_embeddings->call(ids);
+  for (int64_t l = 0; l < int64_t(layers->size()); ++l) {
+    Tensor probs;
+    auto& block = *layers->at<TransformerBlock>(l);
+    h = block.forward(h, offset, cache ? &cache->k[size_t(l)] : nullptr,
+                      cache ? &cache->v[size_t(l)] : nullptr, record_attention_ ? &probs : nullptr);
+    if (record_attention_) attention_maps_.push_back(probs.detach());
+  }
+  return output->call(norm->call(h));
+}
+
+// ---- factory ----
+
+std::shared_ptr<LanguageModel> build_model(const ModelConfig& config) {
+  config.validate();
+  switch (config.arch) {
+    case Arch::Llama:
+      return std::make_shared<Llama>(config);
+    case Arch::ArticleLlama:
+      return std::make_shared<ArticleLlama>(config);
+    case Arch::SimpleBroken:
+    case Arch::Simple:
+    case Arch::SimpleRMS:
+      return std::make_shared<SimpleModel>(config);
+    case Arch::RopeNoMask:
+    case Arch::RopeMasked:
+    case Arch::RopeSwiGLU:
+      return std::make_shared<RopeModel>(config);
+  }
+  throw ValueError("build_model: unknown arch");
+}
+
+}  // namespace stride::llama

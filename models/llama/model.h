@@ -1,0 +1,116 @@
+// The correct Llama, and the interface every model of the ladder shares.
+//
+// Shapes: B batch, T sequence length (<= context), D d_model, H n_heads,
+// Dh = D / H head_dim, F SwiGLU hidden width, V vocab_size.
+//
+//   h = tok_embeddings(ids)                                  (B, T, D)
+//   for each layer:  h = h + attention(attention_norm(h))    causal, RoPE on q and k
+//                    h = h + feed_forward(ffn_norm(h))       w2(silu(w1 h) * w3 h)
+//   logits = output(norm(h))                                 (B, T, V)
+//
+// Parameter names follow Meta's reference implementation
+// (`layers.0.attention.wq.weight`, `layers.0.feed_forward.w1.weight`, ...),
+// so a state_dict maps one to one onto a PyTorch port.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "llama/config.h"
+#include "stride/nn/layers.h"
+#include "stride/nn/module.h"
+#include "stride/tensor.h"
+
+namespace stride::llama {
+
+// A next-token model: ids (B, T) int64 -> (B, T, V), the tensor its loss is
+// computed from. That is logits for every model except the article's
+// SimpleBrokenModel, which (faithfully to the article) returns probabilities.
+class LanguageModel : public nn::Module {
+ public:
+  LanguageModel(std::string name, ModelConfig config);
+  const ModelConfig& config() const { return config_; }
+  // cross_entropy(forward(ids), targets) over all B * T positions; targets
+  // equal to -100 are ignored.
+  Tensor loss(const Tensor& ids, const Tensor& targets);
+  // The attention probabilities of the last forward(), one (B, H, T, S)
+  // tensor per attention layer, when recording is on (see record_attention);
+  // models without attention return none.
+  void record_attention(bool on) { record_attention_ = on; }
+  const std::vector<Tensor>& attention_maps() const { return attention_maps_; }
+
+ protected:
+  void check_ids(const Tensor& ids, int64_t position_offset = 0) const;
+  bool record_attention_ = false;
+  std::vector<Tensor> attention_maps_;
+
+ private:
+  ModelConfig config_;
+};
+
+// Keys and values of every layer for incremental decoding: k[l], v[l] are
+// (B, H, capacity, Dh); positions [0, length) hold the tokens seen so far.
+struct KVCache {
+  std::vector<Tensor> k, v;
+  int64_t length = 0;
+  int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
+};
+
+class Attention : public nn::Module {
+ public:
+  explicit Attention(const ModelConfig& config);
+  // x (B, T, D) at positions [offset, offset + T) -> (B, T, D). With a
+  // cache, k and v are appended at `offset` = cache->length and the queries
+  // attend to every cached position (causal, bottom-right aligned).
+  Tensor forward(const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs);
+
+  int64_t n_heads, head_dim;
+  double rope_theta;
+  std::shared_ptr<nn::Linear> wq, wk, wv, wo;
+};
+
+class FeedForward : public nn::Module {
+ public:
+  FeedForward(int64_t dim, int64_t hidden);
+  Tensor forward(const Tensor& x) override;  // w2(silu(w1 x) * w3 x)
+  std::shared_ptr<nn::Linear> w1, w2, w3;
+};
+
+class TransformerBlock : public nn::Module {
+ public:
+  explicit TransformerBlock(const ModelConfig& config);
+  Tensor forward(const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs);
+
+  std::shared_ptr<Attention> attention;
+  std::shared_ptr<FeedForward> feed_forward;
+  std::shared_ptr<nn::RMSNorm> attention_norm, ffn_norm;
+};
+
+class Llama : public LanguageModel {
+ public:
+  explicit Llama(const ModelConfig& config);
+  // ids (B, T) with T <= context -> logits (B, T, V).
+  Tensor forward(const Tensor& ids) override;
+  // Incremental decoding: ids (B, T) are the tokens at positions
+  // [cache.length, cache.length + T), which must stay within the cache's
+  // capacity; returns their logits (B, T, V) and advances cache.length. Gives
+  // the same logits as forward() on the whole sequence.
+  Tensor forward(const Tensor& ids, KVCache& cache);
+  // An empty cache for `batch` sequences of up to `capacity` tokens
+  // (default: the context).
+  KVCache make_cache(int64_t batch, int64_t capacity = 0) const;
+
+  std::shared_ptr<nn::Embedding> tok_embeddings;
+  std::shared_ptr<nn::ModuleList> layers;
+  std::shared_ptr<nn::RMSNorm> norm;
+  std::shared_ptr<nn::Linear> output;
+
+ private:
+  Tensor run(const Tensor& ids, KVCache* cache);
+};
+
+// Any model of the ladder (see Arch), with PyTorch's default initialisation
+// drawn from the default generator (manual_seed first to fix the weights).
+std::shared_ptr<LanguageModel> build_model(const ModelConfig& config);
+
+}  // namespace stride::llama

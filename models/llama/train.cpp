@@ -1,0 +1,180 @@
+#include "llama/train.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "stride/autograd.h"
+#include "stride/nn/functional.h"
+#include "stride/ops.h"
+#include "stride/optim/adam.h"
+#include "stride/optim/clip_grad.h"
+
+namespace stride::llama {
+
+namespace F = nn::functional;
+
+namespace {
+
+// Restores a module's training mode when it goes out of scope.
+class EvalScope {
+ public:
+  explicit EvalScope(nn::Module& m) : m_(m), was_training_(m.is_training()) { m_.eval(); }
+  ~EvalScope() { m_.train(was_training_); }
+  EvalScope(const EvalScope&) = delete;
+  EvalScope& operator=(const EvalScope&) = delete;
+
+ private:
+  nn::Module& m_;
+  bool was_training_;
+};
+
+}  // namespace
+
+std::unique_ptr<optim::Optimizer> make_optimizer(nn::Module& model, const TrainConfig& c) {
+  std::vector<Tensor> decay, no_decay;
+  for (const Tensor& p : model.parameters()) {
+    if (!p.requires_grad()) continue;
+    (p.dim() >= 2 ? decay : no_decay).push_back(p);
+  }
+  std::vector<optim::ParamGroup> groups;
+  if (c.weight_decay > 0) {
+    groups.emplace_back(decay, optim::GroupOptions{{"weight_decay", c.weight_decay}});
+    if (!no_decay.empty())
+      groups.emplace_back(no_decay, optim::GroupOptions{{"weight_decay", 0.0}});
+  } else {
+    decay.insert(decay.end(), no_decay.begin(), no_decay.end());
+    groups.emplace_back(decay);
+  }
+  if (c.optimizer == "adamw") {
+    return std::make_unique<optim::AdamW>(
+        groups, optim::AdamWOptions(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(0.0));
+  }
+  return std::make_unique<optim::Adam>(
+      groups, optim::AdamOptions(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(0.0));
+}
+
+std::unique_ptr<optim::LRScheduler> make_scheduler(optim::Optimizer& optimizer,
+                                                   const TrainConfig& c) {
+  if (c.schedule != "cosine") return nullptr;
+  return std::make_unique<optim::WarmupCosineLR>(
+      optimizer, c.warmup_steps, std::max<int64_t>(c.steps, c.warmup_steps + 1), c.min_lr_ratio);
+}
+
+double estimate_loss(LanguageModel& model,
+                     const data::TokenDataset& data,
+                     data::Split split,
+                     int64_t batches,
+                     int64_t batch_size,
+                     Generator& gen) {
+  EvalScope eval(model);
+  NoGradGuard no_grad;
+  double total = 0;
+  for (int64_t i = 0; i < batches; ++i) {
+    auto [x, y] = data.random_batch(split, batch_size, model.config().context, &gen);
+    total += model.loss(x, y).item<double>();
+  }
+  return total / double(batches);
+}
+
+SplitLoss evaluate_split(LanguageModel& model,
+                         const data::TokenDataset& data,
+                         data::Split split,
+                         int64_t batch_size,
+                         bool prefix_only,
+                         int64_t max_windows) {
+  EvalScope eval(model);
+  NoGradGuard no_grad;
+  const int64_t T = model.config().context;
+  const data::SequentialWindows windows = data.sequential_windows(split, T, data::Tail::Pad);
+  const int64_t n = max_windows > 0 ? std::min(max_windows, windows.size()) : windows.size();
+  double total = 0;
+  int64_t counted = 0;
+  for (int64_t begin = 0; begin < n; begin += batch_size) {
+    std::vector<Tensor> xs, ys;
+    for (int64_t w = begin; w < std::min(n, begin + batch_size); ++w) {
+      auto [x, y] = windows.get(w);
+      xs.push_back(x);
+      ys.push_back(y);
+    }
+    const Tensor x = stack(xs), y = stack(ys);  // (b, T)
+    Tensor logits;
+    if (!prefix_only) {
+      logits = model.forward(x);
+    } else {
+      // Position t sees tokens 0..t only.
+      std::vector<Tensor> per_position;
+      for (int64_t t = 0; t < T; ++t) {
+        per_position.push_back(model.forward(x.narrow(1, 0, t + 1).contiguous()).select(1, t));
+      }
+      logits = stack(per_position, 1);
+    }
+    const Tensor flat_y = y.reshape({-1});
+    total += F::cross_entropy(logits.reshape({-1, logits.size(-1)}), flat_y, data::kIgnoreIndex,
+                              F::Reduction::Sum)
+                 .item<double>();
+    counted += flat_y.ne(data::kIgnoreIndex).sum().item<int64_t>();
+  }
+  return {counted > 0 ? total / double(counted) : std::numeric_limits<double>::quiet_NaN(),
+          counted};
+}
+
+Trainer::Trainer(std::shared_ptr<LanguageModel> model,
+                 const TrainConfig& config,
+                 const data::TokenDataset& data)
+    : model_(std::move(model)),
+      config_(config),
+      data_(data),
+      optimizer_(make_optimizer(*model_, config)),
+      scheduler_(make_scheduler(*optimizer_, config)),
+      params_(optimizer_->parameters()),
+      batch_gen_(Generator(config.seed).fork(1)),
+      eval_gen_(Generator(config.seed).fork(2)) {}
+
+StepResult Trainer::step() {
+  model_->train();
+  auto [x, y] = data_.random_batch(data::Split::Train, config_.batch_size, model_->config().context,
+                                   &batch_gen_);
+  optimizer_->zero_grad();
+  Tensor loss = model_->loss(x, y);
+  loss.backward();
+  // The norm is always measured (it is logged); clipping to infinity leaves
+  // the gradients alone.
+  const double max_norm =
+      config_.grad_clip > 0 ? config_.grad_clip : std::numeric_limits<double>::infinity();
+  StepResult r;
+  r.grad_norm = nn::utils::clip_grad_norm_(params_, max_norm).item<double>();
+  r.lr = optimizer_->param_groups().front().lr();
+  optimizer_->step();
+  if (scheduler_) scheduler_->step();
+  r.loss = loss.item<double>();
+  r.step = ++steps_;
+  return r;
+}
+
+std::pair<double, double> Trainer::estimate_train_val() {
+  const int64_t B = config_.batch_size, n = config_.eval_batches;
+  const double train = estimate_loss(*model_, data_, data::Split::Train, n, B, eval_gen_);
+  const double val = estimate_loss(*model_, data_, data::Split::Val, n, B, eval_gen_);
+  return {train, val};
+}
+
+CheckpointState Trainer::capture(const std::string& config_json) const {
+  CheckpointState state =
+      capture_checkpoint(*model_, optimizer_.get(), scheduler_.get(), steps_, config_json);
+  state.generators["batches"] = batch_gen_.get_state();
+  state.generators["eval"] = eval_gen_.get_state();
+  return state;
+}
+
+void Trainer::restore(const CheckpointState& state) {
+  restore_checkpoint(state, *model_, optimizer_.get(), scheduler_.get());
+  if (auto it = state.generators.find("batches"); it != state.generators.end()) {
+    batch_gen_.set_state(it->second);
+  }
+  if (auto it = state.generators.find("eval"); it != state.generators.end()) {
+    eval_gen_.set_state(it->second);
+  }
+  steps_ = state.step;
+}
+
+}  // namespace stride::llama

@@ -1,0 +1,101 @@
+// Training and evaluation loops shared by `stride train`, `stride ladder`,
+// the tests and the benchmarks.
+//
+// One step is the article's "epoch": one random batch of B windows of T =
+// context tokens from the train split, forward, backward, (clip), optimizer
+// step, scheduler step.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "llama/config.h"
+#include "llama/model.h"
+#include "stride/checkpoint.h"
+#include "stride/data/text.h"
+#include "stride/generator.h"
+#include "stride/optim/lr_scheduler.h"
+#include "stride/optim/optimizer.h"
+
+namespace stride::llama {
+
+// The optimizer a TrainConfig asks for. With weight decay, only matrices
+// (dim >= 2: linear and embedding weights) decay; norm gains, biases and the
+// article's SwiGLU beta do not, as in Llama's training recipe.
+std::unique_ptr<optim::Optimizer> make_optimizer(nn::Module& model, const TrainConfig& config);
+// The schedule, or null for "constant".
+std::unique_ptr<optim::LRScheduler> make_scheduler(optim::Optimizer& optimizer,
+                                                   const TrainConfig& config);
+
+// The article's evaluate_loss for one split: the mean loss over `batches`
+// random batches (B, context), drawn with `gen`, in eval mode without grad.
+// The model's mode is restored.
+double estimate_loss(LanguageModel& model,
+                     const data::TokenDataset& data,
+                     data::Split split,
+                     int64_t batches,
+                     int64_t batch_size,
+                     Generator& gen);
+
+struct SplitLoss {
+  double loss = 0;        // mean over every counted position
+  int64_t positions = 0;  // targets counted
+};
+
+// The honest loss: every position of the split predicted once, from
+// non-overlapping windows of `context` tokens (data::SequentialWindows), in
+// eval mode without grad. With prefix_only, the logits of position t come
+// from a forward pass over the window's tokens 0..t alone, so a model that
+// reads the future (the article's RMSNorm) is scored as it generates: the
+// future does not exist at sampling time. max_windows > 0 evaluates only the
+// first windows (for quick runs).
+SplitLoss evaluate_split(LanguageModel& model,
+                         const data::TokenDataset& data,
+                         data::Split split,
+                         int64_t batch_size,
+                         bool prefix_only = false,
+                         int64_t max_windows = 0);
+
+struct StepResult {
+  int64_t step = 0;  // steps done, counting this one
+  double loss = 0;
+  double lr = 0;
+  double grad_norm = 0;  // before clipping
+};
+
+class Trainer {
+ public:
+  // Builds the optimizer and schedule for `model`; batches are drawn from
+  // the train split of `data` with a generator seeded by config.seed.
+  Trainer(std::shared_ptr<LanguageModel> model,
+          const TrainConfig& config,
+          const data::TokenDataset& data);
+
+  StepResult step();
+  // The article's evaluation (estimate_loss on train and val) with its own
+  // generator, so evaluating never shifts the training batches.
+  std::pair<double, double> estimate_train_val();
+
+  int64_t steps_done() const { return steps_; }
+  LanguageModel& model() { return *model_; }
+  optim::Optimizer& optimizer() { return *optimizer_; }
+  optim::LRScheduler* scheduler() { return scheduler_.get(); }
+  const TrainConfig& config() const { return config_; }
+
+  // Everything needed to resume exactly: model, optimizer, schedule, step,
+  // the default generator (dropout) and the batch and eval generators.
+  CheckpointState capture(const std::string& config_json) const;
+  void restore(const CheckpointState& state);
+
+ private:
+  std::shared_ptr<LanguageModel> model_;
+  TrainConfig config_;
+  const data::TokenDataset& data_;
+  std::unique_ptr<optim::Optimizer> optimizer_;
+  std::unique_ptr<optim::LRScheduler> scheduler_;
+  std::vector<Tensor> params_;
+  Generator batch_gen_, eval_gen_;
+  int64_t steps_ = 0;
+};
+
+}  // namespace stride::llama
