@@ -50,6 +50,20 @@ if "$stride" doctor --config "$src/configs/ladder/01_simple_broken.json" --data 
 fi
 grep -q "FAIL  logits into cross_entropy" broken.log || fail "doctor missed probabilities into CE"
 
+# Ctrl-C: the run stops, saves a final checkpoint and says how to resume.
+"$stride" train --config tiny.json --data corpus.txt --out interrupted --steps 1000000 --sample 0 > int.log &
+pid=$!
+for _ in $(seq 100); do grep -q "step 0:" int.log 2>/dev/null && break; sleep 0.1; done
+sleep 0.5
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" -eq 130 ] || fail "interrupted train exited $rc, expected 130"
+[ -s interrupted/checkpoint.safetensors ] || fail "no checkpoint after Ctrl-C"
+grep -q "resume" int.log || fail "no resume hint after Ctrl-C"
+
 # User errors: one line on stderr, exit code 2.
 expect_error() {
   local pattern="$1"; shift

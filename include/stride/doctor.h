@@ -99,6 +99,20 @@ struct LogitsCheck {
   std::string message;
 };
 
+struct NonFiniteResult {
+  bool found = false;
+  std::string module;  // dotted name of the first module whose output was NaN/Inf ("" = the root)
+  std::string message;
+};
+
+// Runs `fn` (a forward pass, or forward + backward) with a forward hook on
+// every module of `model`, and names the first module, in execution order,
+// whose output holds a NaN or an Inf while its input did not: where the
+// forward pass breaks. Combine with DetectAnomalyGuard (autograd.h) to name
+// the backward function of the first non-finite gradient. Hooks are removed
+// on return, also when fn throws.
+NonFiniteResult find_nonfinite(nn::Module& model, const std::function<void()>& fn);
+
 // Outputs (..., C) that a loss will treat as logits: flags them when every
 // value is in [0, 1] and every row sums to 1 (softmax output).
 LogitsCheck check_logits(const Tensor& outputs);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <sstream>
 #include <unordered_set>
 
@@ -171,6 +172,45 @@ std::string GradientFlow::table() const {
     out << line;
   }
   return out.str();
+}
+
+namespace {
+
+bool all_finite(const Tensor& t) {
+  if (!t.defined() || !t.is_floating_point() || t.numel() == 0) return true;
+  // NaN compares false, so only finite entries are below infinity.
+  const Tensor finite = t.abs().lt(std::numeric_limits<double>::infinity());
+  return finite.sum().item<int64_t>() == t.numel();
+}
+
+}  // namespace
+
+NonFiniteResult find_nonfinite(nn::Module& model, const std::function<void()>& fn) {
+  NonFiniteResult r;
+  std::vector<HookHandle> handles;
+  struct Remove {
+    std::vector<HookHandle>& h;
+    ~Remove() {
+      for (auto& handle : h) handle.remove();
+    }
+  } remove{handles};
+  for (const auto& [name, module] : model.named_modules()) {
+    handles.push_back(module->register_forward_hook(
+        [&r, name = name](nn::Module& m, const Tensor& input, const Tensor& output) {
+          if (r.found) return;
+          NoGradGuard no_grad;
+          if (all_finite(output)) return;
+          r.found = true;
+          r.module = name;
+          r.message = "the first NaN/Inf of the forward pass comes out of " +
+                      (name.empty() ? std::string("the model") : "\"" + name + "\"") + " (" +
+                      m.name() + ", output " + shape_str(output.sizes()) + ") whose input was " +
+                      (all_finite(input) ? "finite" : "already non-finite");
+        }));
+  }
+  fn();
+  if (!r.found) r.message = "no module produced a NaN or an Inf";
+  return r;
 }
 
 LogitsCheck check_logits(const Tensor& outputs) {

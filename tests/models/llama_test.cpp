@@ -221,6 +221,39 @@ TEST(Doctor, FlagsProbabilitiesFedToCrossEntropy) {
   }
 }
 
+// The article's RMSNorm has no epsilon (bug B2): an all-zero sequence
+// divides 0 by 0. The doctor names the module where the NaN appears.
+TEST(Doctor, NamesTheModuleWhereTheFirstNaNAppears) {
+  manual_seed(13);
+  RunConfig cfg = article_run_config(ladder_stages()[2]);  // SimpleModel_RMS
+  auto model = build_model(cfg.model);
+  auto& simple = static_cast<SimpleModel&>(*model);
+  {
+    NoGradGuard no_grad;
+    simple.embedding->weight.zero_();
+  }
+  const Tensor x = randint(0, 65, {2, 16}), y = randint(0, 65, {2, 16});
+  std::string backward_error;
+  const auto r = doctor::find_nonfinite(*model, [&] {
+    DetectAnomalyGuard anomaly;
+    try {
+      model->loss(x, y).backward();
+    } catch (const Error& e) {
+      backward_error = e.what();
+    }
+  });
+  EXPECT_TRUE(r.found);
+  EXPECT_EQ(r.module, "rms") << r.message;
+  EXPECT_NE(r.message.find("input was finite"), std::string::npos) << r.message;
+  EXPECT_NE(backward_error.find("[anomaly]"), std::string::npos) << backward_error;
+  // A healthy model: nothing found, and the hooks are gone afterwards.
+  auto healthy = build_model(tiny_llama());
+  const auto ok = doctor::find_nonfinite(*healthy, [&] {
+    healthy->forward(randint(0, 11, {1, 4}));
+  });
+  EXPECT_FALSE(ok.found) << ok.message;
+}
+
 TEST(Article, BatchedHeadsEqualTheArticlesPerHeadComputation) {
   ModelConfig c = article_run_config(ladder_stages()[4]).model;
   c.dropout = 0;  // dropout draws differ between the two forms
