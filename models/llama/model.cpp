@@ -90,7 +90,7 @@ FeedForward::FeedForward(int64_t dim, int64_t hidden) : nn::Module("FeedForward"
 }
 
 Tensor FeedForward::forward(const Tensor& x) {
-  return w2->call(w1->call(x).silu() * w3->call(x));
+  return w2->call(F::swiglu(w1->call(x), w3->call(x)));
 }
 
 TransformerBlock::TransformerBlock(const ModelConfig& config) : nn::Module("TransformerBlock") {

@@ -1,7 +1,22 @@
-// scaled_dot_product_attention composed from ops (matmul, where, softmax,
-// dropout, matmul), so it is differentiable to any order. A fused
-// (flash-style) kernel can replace the composition later; this stays as its
-// reference.
+// scaled_dot_product_attention. Without a mask tensor or dropout (causal or
+// not: the Llama case) it runs a fused kernel with its own backward; every
+// other case, and the reference the fused kernel is tested against
+// (scaled_dot_product_attention_reference), is composed from ops (matmul,
+// where, softmax, dropout, matmul), differentiable to any order.
+//
+// Note [Fused attention]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Per (batch, head) matrix pair, one thread computes S = scale q k^T into a
+// thread-local (L, S) buffer, applies the causal limit by row, takes the
+// softmax in place (saving lse_i = max_i + log sum_i per row) and
+// multiplies by v. Only the output and lse (N, L) are kept for backward:
+// the probabilities P = exp(scale q k^T - lse) are recomputed there, one
+// (L, S) block at a time, so memory does not grow with B * H * L * S (the
+// flash-attention idea; blocks of whole rows suffice at these lengths):
+//   dV = P^T dO,  dP = dO V^T,  dS = P * (dP - rowsum(dO * O)),
+//   dQ = scale dS K,  dK = scale dS^T Q.
+// When the backward is itself recorded (create_graph), it is written with
+// public ops instead, so second derivatives are right.
 //
 // Note [Causal alignment]
 // ~~~~~~~~~~~~~~~~~~~~~~~
@@ -15,10 +30,15 @@
 #include <cmath>
 #include <limits>
 
+#include "autograd/node.h"
+#include "backends/cpu/blas.h"
 #include "core/check.h"
+#include "core/dispatch.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
+#include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -34,17 +54,171 @@ Tensor causal_keep(int64_t L, int64_t S, CausalAlignment alignment) {
   return tensor<bool>(keep, {L, S});
 }
 
-}  // namespace
+// Keys [0, limit) are visible to query row i.
+int64_t key_limit(int64_t i, int64_t L, int64_t S, bool causal, CausalAlignment alignment) {
+  if (!causal) return S;
+  const int64_t shift = alignment == CausalAlignment::BottomRight ? S - L : 0;
+  return std::clamp<int64_t>(i + shift + 1, 0, S);
+}
 
-Tensor scaled_dot_product_attention(const Tensor& q,
-                                    const Tensor& k,
-                                    const Tensor& v,
-                                    const Tensor& attn_mask,
-                                    double dropout_p,
-                                    bool is_causal,
-                                    std::optional<double> scale,
-                                    std::optional<CausalAlignment> alignment,
-                                    Generator* gen) {
+struct AttentionShape {
+  int64_t N, L, S, E, Ev;
+  double scale;
+  bool causal;
+  CausalAlignment alignment;
+};
+
+// q (N, L, E), k (N, S, E), v (N, S, Ev) contiguous -> out (N, L, Ev), lse (N, L).
+template <class T>
+void fused_forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse) {
+  parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
+    std::vector<T> p(size_t(a.L * a.S));
+    for (int64_t n = begin; n < end; ++n) {
+      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), q + n * a.L * a.E, a.E, k + n * a.S * a.E,
+                a.E, T(0), p.data(), a.S);
+      for (int64_t i = 0; i < a.L; ++i) {
+        T* row = p.data() + i * a.S;
+        const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
+        T m = -std::numeric_limits<T>::infinity();
+        for (int64_t j = 0; j < limit; ++j) m = std::max(m, row[j]);
+        T sum = 0;
+        for (int64_t j = 0; j < limit; ++j) sum += row[j] = std::exp(row[j] - m);
+        // A row with no visible key is NaN, as the composed path (and PyTorch).
+        const T inv = limit > 0 ? T(1) / sum : std::numeric_limits<T>::quiet_NaN();
+        for (int64_t j = 0; j < limit; ++j) row[j] *= inv;
+        for (int64_t j = limit; j < a.S; ++j) row[j] = limit > 0 ? T(0) : inv;
+        lse[n * a.L + i] = limit > 0 ? m + std::log(sum) : inv;
+      }
+      cpu::gemm(false, false, a.L, a.Ev, a.S, T(1), p.data(), a.S, v + n * a.S * a.Ev, a.Ev, T(0),
+                out + n * a.L * a.Ev, a.Ev);
+    }
+  });
+}
+
+// Note [Fused attention]; every pointer (N, rows, cols) contiguous.
+template <class T>
+void fused_backward(const AttentionShape& a,
+                    const T* q,
+                    const T* k,
+                    const T* v,
+                    const T* out,
+                    const T* lse,
+                    const T* dout,
+                    T* dq,
+                    T* dk,
+                    T* dv) {
+  parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
+    std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
+    for (int64_t n = begin; n < end; ++n) {
+      const T* qn = q + n * a.L * a.E;
+      const T* kn = k + n * a.S * a.E;
+      const T* vn = v + n * a.S * a.Ev;
+      const T* on = out + n * a.L * a.Ev;
+      const T* don = dout + n * a.L * a.Ev;
+      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), qn, a.E, kn, a.E, T(0), p.data(), a.S);
+      for (int64_t i = 0; i < a.L; ++i) {
+        T* row = p.data() + i * a.S;
+        const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
+        const T l = lse[n * a.L + i];
+        for (int64_t j = 0; j < limit; ++j) row[j] = std::exp(row[j] - l);
+        for (int64_t j = limit; j < a.S; ++j) row[j] = limit > 0 ? T(0) : l;
+      }
+      cpu::gemm(true, false, a.S, a.Ev, a.L, T(1), p.data(), a.S, don, a.Ev, T(0),
+                dv + n * a.S * a.Ev, a.Ev);
+      cpu::gemm(false, true, a.L, a.S, a.Ev, T(1), don, a.Ev, vn, a.Ev, T(0), dp.data(), a.S);
+      for (int64_t i = 0; i < a.L; ++i) {
+        T d = 0;
+        for (int64_t e = 0; e < a.Ev; ++e) d += don[i * a.Ev + e] * on[i * a.Ev + e];
+        T* ds = dp.data() + i * a.S;
+        const T* pr = p.data() + i * a.S;
+        for (int64_t j = 0; j < a.S; ++j) ds[j] = pr[j] * (ds[j] - d);
+      }
+      cpu::gemm(false, false, a.L, a.E, a.S, T(a.scale), dp.data(), a.S, kn, a.E, T(0),
+                dq + n * a.L * a.E, a.E);
+      cpu::gemm(true, false, a.S, a.E, a.L, T(a.scale), dp.data(), a.S, qn, a.E, T(0),
+                dk + n * a.S * a.E, a.E);
+    }
+  });
+}
+
+// The backward of Note [Fused attention] written with ops (create_graph).
+autograd::Grads backward_with_ops(const AttentionShape& a,
+                                  const Tensor& q,
+                                  const Tensor& k,
+                                  const Tensor& v,
+                                  const Tensor& out,
+                                  const Tensor& dout) {
+  Tensor scores = matmul(q, k.transpose(-2, -1)) * a.scale;
+  if (a.causal) {
+    scores = where(causal_keep(a.L, a.S, a.alignment), scores,
+                   scalar_tensor(-std::numeric_limits<double>::infinity(), scores.dtype()));
+  }
+  const Tensor p = stride::softmax(scores, -1);
+  const Tensor dv = matmul(p.transpose(-2, -1), dout);
+  const Tensor dp = matmul(dout, v.transpose(-2, -1));
+  const Tensor ds = p * (dp - (dout * out).sum({-1}, true));
+  return {matmul(ds, k) * a.scale, matmul(ds.transpose(-2, -1), q) * a.scale, dv};
+}
+
+// Whether the fused kernel handles these arguments: no mask tensor, no
+// dropout, one floating dtype it computes in, and q, k, v with the same
+// leading (batch) dims.
+bool fusable(
+    const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p) {
+  if (mask.defined() || dropout_p > 0) return false;
+  if (q.dtype() != kFloat32 && q.dtype() != kFloat64) return false;
+  if (q.dim() != k.dim() || q.dim() != v.dim()) return false;
+  for (int64_t d = 0; d < q.dim() - 2; ++d) {
+    if (q.size(d) != k.size(d) || q.size(d) != v.size(d)) return false;
+  }
+  return true;
+}
+
+Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionShape& a) {
+  profiler::RecordFunction record("scaled_dot_product_attention", {q, k, v});
+  DimVector out_shape = q.sizes().dims();
+  out_shape.back() = a.Ev;
+  Tensor out = empty(out_shape, q.dtype());
+  Tensor lse = empty({a.N, a.L}, q.dtype());
+  {
+    NoGradGuard no_grad;
+    const Tensor qc = q.contiguous(), kc = k.contiguous(), vc = v.contiguous();
+    ::stride::detail::dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      fused_forward<T>(a, qc.data_ptr<T>(), kc.data_ptr<T>(), vc.data_ptr<T>(), out.data_ptr<T>(),
+                       lse.data_ptr<T>());
+    });
+  }
+  if (auto node = autograd::make_node("scaled_dot_product_attention", {&q, &k, &v}, {&out})) {
+    node->set_backward([a, sq = autograd::SavedTensor::input(q),
+                        sk = autograd::SavedTensor::input(k), sv = autograd::SavedTensor::input(v),
+                        so = autograd::SavedTensor::output(out), lse](const autograd::Grads& gs) {
+      const Tensor qv = sq.get(), kv = sk.get(), vv = sv.get(), ov = so.get();
+      if (GradMode::is_enabled()) return backward_with_ops(a, qv, kv, vv, ov, gs[0]);
+      const Tensor qc = qv.contiguous(), kc = kv.contiguous(), vc = vv.contiguous();
+      const Tensor oc = ov.contiguous(), dout = gs[0].contiguous();
+      Tensor dq = empty(qv.sizes(), qv.dtype()), dk = empty(kv.sizes(), kv.dtype());
+      Tensor dv = empty(vv.sizes(), vv.dtype());
+      ::stride::detail::dispatch_floating(
+          qv.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
+            using T = typename decltype(tag)::type;
+            fused_backward<T>(a, qc.data_ptr<T>(), kc.data_ptr<T>(), vc.data_ptr<T>(),
+                              oc.data_ptr<T>(), lse.data_ptr<T>(), dout.data_ptr<T>(),
+                              dq.data_ptr<T>(), dk.data_ptr<T>(), dv.data_ptr<T>());
+          });
+      return autograd::Grads{dq, dk, dv};
+    });
+  }
+  return out;
+}
+
+void check_attention_args(const Tensor& q,
+                          const Tensor& k,
+                          const Tensor& v,
+                          const Tensor& attn_mask,
+                          double dropout_p,
+                          bool is_causal,
+                          std::optional<CausalAlignment> alignment) {
   const char* op = "scaled_dot_product_attention";
   STRIDE_CHECK(q.is_floating_point() && k.dtype() == q.dtype() && v.dtype() == q.dtype(),
                DTypeError, "[", op, "] expected q, k, v of one floating-point dtype; got ",
@@ -92,12 +266,22 @@ Tensor scaled_dot_product_attention(const Tensor& q,
                  " does not broadcast to the attention scores (..., L, S) = ",
                  shape_str(scores_shape), ". Hint: a padding mask over keys is (B, 1, 1, S).");
   }
-  const double s = scale.value_or(1.0 / std::sqrt(double(q.size(-1))));
+}
+
+Tensor composed_attention(const Tensor& q,
+                          const Tensor& k,
+                          const Tensor& v,
+                          const Tensor& attn_mask,
+                          double dropout_p,
+                          bool is_causal,
+                          double s,
+                          CausalAlignment alignment,
+                          Generator* gen) {
+  const int64_t L = q.size(-2), S = k.size(-2);
   Tensor scores = matmul(q, k.transpose(-2, -1)) * s;
   const Tensor neg_inf = scalar_tensor(-std::numeric_limits<double>::infinity(), scores.dtype());
   if (is_causal) {
-    scores =
-        where(causal_keep(L, S, alignment.value_or(CausalAlignment::TopLeft)), scores, neg_inf);
+    scores = where(causal_keep(L, S, alignment), scores, neg_inf);
   } else if (attn_mask.defined() && attn_mask.dtype() == kBool) {
     scores = where(attn_mask, scores, neg_inf);
   } else if (attn_mask.defined()) {
@@ -107,6 +291,46 @@ Tensor scaled_dot_product_attention(const Tensor& q,
   Tensor attn = stride::softmax(scores, -1);
   if (dropout_p > 0) attn = dropout(attn, dropout_p, true, gen);
   return matmul(attn, v);
+}
+
+}  // namespace
+
+Tensor scaled_dot_product_attention(const Tensor& q,
+                                    const Tensor& k,
+                                    const Tensor& v,
+                                    const Tensor& attn_mask,
+                                    double dropout_p,
+                                    bool is_causal,
+                                    std::optional<double> scale,
+                                    std::optional<CausalAlignment> alignment,
+                                    Generator* gen) {
+  check_attention_args(q, k, v, attn_mask, dropout_p, is_causal, alignment);
+  const int64_t L = q.size(-2), S = k.size(-2);
+  const double s = scale.value_or(1.0 / std::sqrt(double(q.size(-1))));
+  if (fusable(q, k, v, attn_mask, dropout_p)) {
+    int64_t N = 1;
+    for (int64_t d = 0; d < q.dim() - 2; ++d) N *= q.size(d);
+    const AttentionShape a{N,          L, S,         q.size(-1),
+                           v.size(-1), s, is_causal, alignment.value_or(CausalAlignment::TopLeft)};
+    return fused_attention(q, k, v, a);
+  }
+  return composed_attention(q, k, v, attn_mask, dropout_p, is_causal, s,
+                            alignment.value_or(CausalAlignment::TopLeft), gen);
+}
+
+Tensor scaled_dot_product_attention_reference(const Tensor& q,
+                                              const Tensor& k,
+                                              const Tensor& v,
+                                              const Tensor& attn_mask,
+                                              double dropout_p,
+                                              bool is_causal,
+                                              std::optional<double> scale,
+                                              std::optional<CausalAlignment> alignment,
+                                              Generator* gen) {
+  check_attention_args(q, k, v, attn_mask, dropout_p, is_causal, alignment);
+  return composed_attention(q, k, v, attn_mask, dropout_p, is_causal,
+                            scale.value_or(1.0 / std::sqrt(double(q.size(-1)))),
+                            alignment.value_or(CausalAlignment::TopLeft), gen);
 }
 
 }  // namespace stride::nn::functional

@@ -871,3 +871,126 @@ TEST(Rope, RejectsOddFeatureDimAndNegativeOffset) {
 
 }  // namespace
 }  // namespace stride::testing
+
+// ---- swiglu ----
+
+namespace stride::testing {
+namespace {
+
+TEST(SwiGLU, FusedMatchesReferenceInEveryLayout) {
+  Generator gen(40);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double rtol = dtype == kFloat64 ? 1e-12 : 1e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-6;
+    for (const DimVector& shape : {DimVector{4, 8}, DimVector{2, 3, 16}, DimVector{7}}) {
+      for (Layout layout : kAllLayouts) {
+        const Inputs in = leaves({shape, shape}, dtype, layout, gen);
+        expect_matches_reference(
+            [](const Inputs& x) { return F::swiglu(x[0], x[1]); },
+            [](const Inputs& x) { return F::swiglu_reference(x[0], x[1]); }, in, rtol, atol,
+            std::string(to_string(dtype)) + " " + shape_str(shape) + " " + layout_name(layout));
+      }
+    }
+  }
+}
+
+TEST(SwiGLU, GradcheckToSecondOrder) {
+  Generator gen(41);
+  for (Layout layout : kAllLayouts) {
+    const Inputs in = leaves({{3, 5}, {3, 5}}, kFloat64, layout, gen);
+    EXPECT_TRUE(autograd::gradcheck([](const Inputs& x) { return F::swiglu(x[0], x[1]); }, in))
+        << layout_name(layout);
+  }
+  const Inputs in = leaves({{2, 4}, {2, 4}}, kFloat64, Layout::Contiguous, gen);
+  EXPECT_TRUE(gradgradcheck([](const Inputs& x) { return F::swiglu(x[0], x[1]); }, in));
+}
+
+TEST(SwiGLU, RefusesMismatchedShapes) {
+  EXPECT_THROW(F::swiglu(zeros({2, 3}), zeros({3})), ShapeError);
+  EXPECT_THROW(F::swiglu(zeros({2}), zeros({2}, kFloat64)), DTypeError);
+}
+
+}  // namespace
+}  // namespace stride::testing
+
+// ---- fused attention ----
+
+namespace stride::testing {
+namespace {
+
+struct AttentionCase {
+  DimVector q, k, v;
+  bool causal;
+  std::optional<F::CausalAlignment> alignment;
+};
+
+const std::vector<AttentionCase>& attention_cases() {
+  static const std::vector<AttentionCase> cases = {
+      {{2, 3, 5, 4}, {2, 3, 5, 4}, {2, 3, 5, 6}, true, std::nullopt},
+      {{2, 3, 5, 4}, {2, 3, 5, 4}, {2, 3, 5, 4}, false, std::nullopt},
+      {{4, 3, 8}, {4, 7, 8}, {4, 7, 8}, true, F::CausalAlignment::BottomRight},  // KV-cache decode
+      {{1, 6, 4}, {1, 4, 4}, {1, 4, 4}, true, F::CausalAlignment::TopLeft},
+      {{1, 4}, {1, 4}, {1, 4}, true, std::nullopt},  // one query, one key, no batch dims
+  };
+  return cases;
+}
+
+TEST(FusedAttention, MatchesTheComposedReferenceInEveryLayout) {
+  Generator gen(50);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
+    for (const AttentionCase& c : attention_cases()) {
+      for (Layout layout : kAllLayouts) {
+        const Inputs in = leaves({c.q, c.k, c.v}, dtype, layout, gen);
+        expect_matches_reference(
+            [&](const Inputs& x) {
+              return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, c.causal,
+                                                     std::nullopt, c.alignment);
+            },
+            [&](const Inputs& x) {
+              return F::scaled_dot_product_attention_reference(x[0], x[1], x[2], {}, 0.0, c.causal,
+                                                               std::nullopt, c.alignment);
+            },
+            in, tol, tol,
+            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " " + layout_name(layout) +
+                (c.causal ? " causal" : ""));
+      }
+    }
+  }
+}
+
+TEST(FusedAttention, GradcheckToSecondOrder) {
+  Generator gen(51);
+  for (const AttentionCase& c : attention_cases()) {
+    const Inputs in = leaves({c.q, c.k, c.v}, kFloat64, Layout::Transposed, gen);
+    auto fn = [&](const Inputs& x) {
+      return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, c.causal, 0.7, c.alignment);
+    };
+    EXPECT_TRUE(autograd::gradcheck(fn, in)) << shape_str(c.q);
+  }
+  const AttentionCase& c = attention_cases()[0];
+  const Inputs in = leaves({{1, 3, 2}, {1, 3, 2}, {1, 3, 2}}, kFloat64, Layout::Contiguous, gen);
+  EXPECT_TRUE(gradgradcheck(
+      [&](const Inputs& x) {
+        return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, c.causal);
+      },
+      in));
+}
+
+// Bottom-right alignment with more queries than keys leaves the first rows
+// without a visible key: NaN there, as the composed path and PyTorch.
+TEST(FusedAttention, RowsWithoutVisibleKeysAreNaNLikeTheReference) {
+  const Tensor q = randn({1, 5, 4}), k = randn({1, 3, 4}), v = randn({1, 3, 4});
+  const Tensor fused = F::scaled_dot_product_attention(q, k, v, {}, 0.0, true, std::nullopt,
+                                                       F::CausalAlignment::BottomRight);
+  const Tensor ref = F::scaled_dot_product_attention_reference(q, k, v, {}, 0.0, true, std::nullopt,
+                                                               F::CausalAlignment::BottomRight);
+  for (int64_t i = 0; i < 5; ++i) {
+    const bool nan_row = std::isnan(fused[0][i][0].item<double>());
+    EXPECT_EQ(nan_row, i < 2) << i;
+    EXPECT_EQ(std::isnan(ref[0][i][0].item<double>()), nan_row);
+  }
+  EXPECT_TRUE(allclose(fused.narrow(1, 2, 3), ref.narrow(1, 2, 3), 1e-5, 1e-6));
+}
+
+}  // namespace
+}  // namespace stride::testing

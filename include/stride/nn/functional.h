@@ -26,6 +26,12 @@ Tensor silu(const Tensor& x);
 Tensor gelu(const Tensor& x);
 Tensor relu(const Tensor& x);
 
+// silu(gate) * up, Llama's SwiGLU nonlinearity (the FFN is
+// w2(swiglu(w1 x, w3 x))), fused with its own backward. gate and up have one
+// shape and dtype, any layout.
+Tensor swiglu(const Tensor& gate, const Tensor& up);
+Tensor swiglu_reference(const Tensor& gate, const Tensor& up);
+
 enum class Reduction { None, Mean, Sum };
 
 // Cross-entropy of logits (N, C) — or (N, C, d1, ...), or (C) with a 0-d
@@ -89,6 +95,11 @@ Tensor layer_norm(const Tensor& x,
 enum class CausalAlignment { TopLeft, BottomRight };
 
 // softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention.
+// Without attn_mask and dropout (causal or not), and with q, k, v of one
+// batch shape, a fused kernel runs (its own backward, memory O(L S) per
+// thread rather than per batch and head); otherwise, and always for
+// scaled_dot_product_attention_reference, the computation is composed from
+// ops.
 // q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev); batch dims
 // broadcast. attn_mask: bool (true = attend) or float (added), broadcastable
 // to (..., L, S); it may not be combined with is_causal (as PyTorch). scale
@@ -105,6 +116,16 @@ Tensor scaled_dot_product_attention(const Tensor& q,
                                     std::optional<double> scale = std::nullopt,
                                     std::optional<CausalAlignment> alignment = std::nullopt,
                                     Generator* gen = nullptr);
+Tensor scaled_dot_product_attention_reference(
+    const Tensor& q,
+    const Tensor& k,
+    const Tensor& v,
+    const Tensor& attn_mask = {},
+    double dropout_p = 0.0,
+    bool is_causal = false,
+    std::optional<double> scale = std::nullopt,
+    std::optional<CausalAlignment> alignment = std::nullopt,
+    Generator* gen = nullptr);
 
 // Rotary position embedding. Interleaved rotates adjacent pairs (x[2i],
 // x[2i+1]) as Meta's original Llama code does; HalfSplit rotates (x[i],
