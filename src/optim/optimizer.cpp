@@ -7,6 +7,7 @@
 #include "core/overlap.h"
 #include "stride/autograd.h"
 #include "stride/ops.h"
+#include "stride/profiler.h"
 
 namespace stride::optim {
 
@@ -135,6 +136,10 @@ const ParamState* Optimizer::state(const Tensor& param) const {
 }
 
 Tensor Optimizer::step(const std::function<Tensor()>& closure) {
+  // "Optimizer.step#Adam.step", as torch.profiler names it.
+  std::string scope;
+  if (profiler::is_enabled()) scope = "Optimizer.step#" + name_ + ".step";
+  profiler::RecordFunction record(scope.c_str());
   Tensor loss;
   if (closure) {
     EnableGradGuard enable;

@@ -113,3 +113,30 @@ TEST(Profiler, ChromeTraceIsWellFormedAndNested) {
 
 }  // namespace
 }  // namespace stride
+
+namespace stride {
+namespace {
+
+// Optimizer steps and the time a loop waits for its DataLoader are scopes of
+// their own, with the op events of the update nested inside the step.
+TEST(Profiler, RecordsOptimizerStepsAndDataLoaderWaits) {
+  Tensor w = randn({8, 8}).requires_grad_();
+  optim::AdamW opt({w});
+  auto ds = std::make_shared<data::TensorDataset>(std::vector<Tensor>{randn({16, 8})});
+  data::DataLoader loader(ds, {.batch_size = 4, .num_workers = 1});
+  profiler::Profiler prof;
+  prof.start();
+  for (auto& batch : loader) {
+    opt.zero_grad();
+    batch[0].matmul(w).sum().backward();
+    opt.step();
+  }
+  prof.stop();
+  std::map<std::string, int> names;
+  for (const auto& e : prof.events()) names[e.name]++;
+  EXPECT_EQ(names["Optimizer.step#AdamW.step"], 4);
+  EXPECT_GE(names["DataLoader.wait"], 1);
+}
+
+}  // namespace
+}  // namespace stride

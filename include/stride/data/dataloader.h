@@ -63,6 +63,7 @@
 #include "stride/data/sampler.h"
 #include "stride/error.h"
 #include "stride/generator.h"
+#include "stride/profiler.h"
 
 namespace stride::data {
 
@@ -217,7 +218,11 @@ class MapRun final : public EpochRun<Batch> {
     } else {
       std::unique_lock lock(mu_);
       Slot& ready = ring_[size_t(k % capacity_)];
-      ready_cv_.wait(lock, [&] { return ready.ready; });
+      {
+        // Time the training loop spends waiting for data shows in profiles.
+        profiler::RecordFunction wait("DataLoader.wait");
+        ready_cv_.wait(lock, [&] { return ready.ready; });
+      }
       slot = std::move(ready);
       ready = Slot{};
       ++next_consume_;
@@ -405,7 +410,10 @@ class StreamRun final : public EpochRun<Batch> {
       } else {
         std::unique_lock lock(mu_);
         std::deque<Item>& q = queues_[size_t(cursor_)];
-        ready_cv_.wait(lock, [&] { return !q.empty(); });
+        {
+          profiler::RecordFunction wait("DataLoader.wait");
+          ready_cv_.wait(lock, [&] { return !q.empty(); });
+        }
         item = std::move(q.front());
         q.pop_front();
         lock.unlock();
