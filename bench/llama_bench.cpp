@@ -1,0 +1,272 @@
+// stride's side of bench/compare_pytorch: the flagship models timed end to
+// end, one workload per process (so that ru_maxrss is that workload's peak).
+//
+//   build-bench/bench/llama_bench --workload correct --threads 2 --warmup 2 --reps 5
+//
+// Workloads (bench/pytorch_llama.py runs the same ones in PyTorch):
+//   article   the article's Llama (2,370,246 params), B 32 x T 16, Adam(1e-3):
+//             ms per training step (zero_grad, forward, backward, step)
+//   correct   the correct Llama at the article's size (820,608 params),
+//             B 32 x T 16, AdamW(1e-3, betas 0.9/0.95, wd 0.1): ms per step
+//   large     the correct Llama d 384, 6 layers, 6 heads, T 256 (10,671,744
+//             params), B 16, AdamW as above: ms per step
+//   generate  the `large` model, batch 1, greedy decoding of --tokens new
+//             tokens (default 256) with a KV cache from a one-token prompt:
+//             tokens/s (one rep = a fresh cache and the whole sequence)
+//   sgemm     a (n, n) @ (n, n) float32 matmul, n = --n (default 1024):
+//             GFLOP/s
+//
+// Prints one JSON line: the median over the timed reps (after --warmup
+// untimed ones), every rep, ru_maxrss in KiB and the model's parameter counts.
+// Token ids are the splitmix64 stream that pytorch_llama.py also draws, so
+// both sides see the same data; weights are stride's default init.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "llama/config.h"
+#include "llama/generate.h"
+#include "llama/ladder.h"
+#include "llama/model.h"
+#include "llama/train.h"
+#include "stride/stride.h"
+
+namespace {
+
+using stride::Tensor;
+namespace llama = stride::llama;
+
+struct Options {
+  std::string workload;
+  int threads = 1;
+  int warmup = 2;
+  int reps = 5;
+  int64_t tokens = 256;  // generate
+  int64_t n = 1024;      // sgemm
+};
+
+[[noreturn]] void usage(const std::string& message) {
+  std::cerr << "llama_bench: " << message << "\n"
+            << "usage: llama_bench --workload article|correct|large|generate|sgemm --threads N "
+               "[--warmup W] [--reps R] [--tokens K] [--n N]\n";
+  std::exit(2);
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) usage("missing value after " + arg);
+    const std::string value = argv[++i];
+    try {
+      if (arg == "--workload") {
+        o.workload = value;
+      } else if (arg == "--threads") {
+        o.threads = std::stoi(value);
+      } else if (arg == "--warmup") {
+        o.warmup = std::stoi(value);
+      } else if (arg == "--reps") {
+        o.reps = std::stoi(value);
+      } else if (arg == "--tokens") {
+        o.tokens = std::stoll(value);
+      } else if (arg == "--n") {
+        o.n = std::stoll(value);
+      } else {
+        usage("unknown option " + arg);
+      }
+    } catch (const std::logic_error&) {
+      usage("bad value for " + arg + ": " + value);
+    }
+  }
+  if (o.workload.empty()) usage("--workload is required");
+  if (o.threads < 1 || o.warmup < 0 || o.reps < 1 || o.tokens < 1 || o.n < 1) {
+    usage("expected --threads >= 1, --warmup >= 0, --reps >= 1, --tokens >= 1, --n >= 1");
+  }
+  return o;
+}
+
+// splitmix64, mirrored in bench/pytorch_llama.py: the token ids of both sides.
+std::vector<int64_t> token_stream(uint64_t seed, int64_t count, int64_t vocab) {
+  std::vector<int64_t> out(static_cast<size_t>(count));
+  uint64_t state = seed;
+  for (auto& id : out) {
+    state += 0x9E3779B97F4A7C15ULL;
+    uint64_t z = state;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    id = int64_t(z % uint64_t(vocab));
+  }
+  return out;
+}
+
+struct Workload {
+  llama::ModelConfig model;
+  llama::TrainConfig train;
+};
+
+llama::ModelConfig correct_llama(int64_t d, int64_t layers, int64_t heads, int64_t context) {
+  llama::ModelConfig m;
+  m.arch = llama::Arch::Llama;
+  m.vocab_size = 65;
+  m.d_model = d;
+  m.n_layers = layers;
+  m.n_heads = heads;
+  m.context = context;
+  return m;
+}
+
+llama::TrainConfig adamw(int64_t batch) {
+  llama::TrainConfig t;
+  t.batch_size = batch;
+  t.optimizer = "adamw";
+  t.lr = 1e-3;
+  t.beta1 = 0.9;
+  t.beta2 = 0.95;
+  t.weight_decay = 0.1;
+  return t;
+}
+
+Workload workload_config(const std::string& name) {
+  if (name == "article") {
+    for (const auto& stage : llama::ladder_stages()) {
+      if (stage.arch != llama::Arch::ArticleLlama) continue;
+      const llama::RunConfig run = llama::article_run_config(stage);
+      return {run.model, run.train};
+    }
+    throw stride::ValueError("no ArticleLlama stage in ladder_stages()");
+  }
+  if (name == "correct") return {correct_llama(128, 4, 8, 16), adamw(32)};
+  if (name == "large" || name == "generate") return {correct_llama(384, 6, 6, 256), adamw(16)};
+  usage("unknown workload " + name);
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Runs fn warmup + reps times; returns the timed reps in ms.
+std::vector<double> time_reps(const Options& o, const std::function<void()>& fn) {
+  for (int i = 0; i < o.warmup; ++i) fn();
+  std::vector<double> times;
+  for (int i = 0; i < o.reps; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    times.push_back(ms_since(start));
+  }
+  return times;
+}
+
+std::string json_list(const std::vector<double>& v) {
+  std::ostringstream s;
+  s.precision(6);
+  s << "[";
+  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
+  return s.str() + "]";
+}
+
+int run(const Options& o) {
+  stride::set_num_threads(o.threads);
+  stride::manual_seed(0);
+
+  std::vector<double> times, values;
+  std::string unit;
+  std::ostringstream extra;
+  extra.precision(10);
+  if (o.workload == "sgemm") {
+    const Tensor a = stride::randn({o.n, o.n}), b = stride::randn({o.n, o.n});
+    Tensor c;
+    times = time_reps(o, [&] { c = a.matmul(b); });
+    unit = "GFLOP/s";
+    for (double t : times) values.push_back(2.0 * double(o.n * o.n * o.n) / (t * 1e6));
+    extra << ", \"n\": " << o.n;
+  } else {
+    const Workload w = workload_config(o.workload);
+    auto model = llama::build_model(w.model);
+    int64_t params = 0, embedding = 0;
+    for (const auto& [name, p] : model->named_parameters()) {
+      params += p.numel();
+      if (name.find("embedding") != std::string::npos) embedding += p.numel();
+    }
+    extra << ", \"params\": " << params << ", \"params_embedding\": " << embedding;
+    if (o.workload == "generate") {
+      auto* net = dynamic_cast<llama::Llama*>(model.get());
+      model->eval();
+      stride::NoGradGuard no_grad;
+      const int64_t prompt = token_stream(3, 1, w.model.vocab_size).front();
+      int64_t last = -1;
+      times = time_reps(o, [&] {
+        llama::KVCache cache = net->make_cache(1, w.model.context);
+        int64_t next = prompt;
+        for (int64_t i = 0; i < o.tokens; ++i) {
+          const Tensor logits = net->forward(stride::tensor<int64_t>({next}, {1, 1}), cache);
+          next = logits.reshape({-1}).argmax().item<int64_t>();
+        }
+        last = next;
+      });
+      unit = "tok/s";
+      for (double t : times) values.push_back(double(o.tokens) / (t * 1e-3));
+      extra << ", \"new_tokens\": " << o.tokens << ", \"last_token\": " << last;
+    } else {
+      const int64_t B = w.train.batch_size, T = w.model.context, V = w.model.vocab_size;
+      const Tensor x = stride::tensor<int64_t>(token_stream(1, B * T, V), {B, T});
+      const Tensor y = stride::tensor<int64_t>(token_stream(2, B * T, V), {B, T});
+      auto optimizer = llama::make_optimizer(*model, w.train);
+      model->train();
+      double loss = 0;
+      times = time_reps(o, [&] {
+        optimizer->zero_grad();
+        Tensor l = model->loss(x, y);
+        l.backward();
+        optimizer->step();
+        loss = l.item<double>();
+      });
+      unit = "ms";
+      values = times;
+      extra << ", \"batch\": " << B << ", \"context\": " << T << ", \"tokens_per_step\": " << B * T
+            << ", \"final_loss\": " << loss;
+    }
+  }
+
+  rusage usage_now{};
+  getrusage(RUSAGE_SELF, &usage_now);
+  std::ostringstream line;
+  line.precision(6);
+  line << "{\"system\": \"stride\", \"version\": \"stride\", \"mode\": \"eager\", \"workload\": \""
+       << o.workload << "\", \"threads\": " << o.threads << ", \"warmup\": " << o.warmup
+       << ", \"reps\": " << o.reps << ", \"unit\": \"" << unit
+       << "\", \"median\": " << median(values) << ", \"values\": " << json_list(values)
+       << ", \"times_ms\": " << json_list(times) << ", \"maxrss_kb\": " << usage_now.ru_maxrss
+       << extra.str() << "}";
+  std::cout << line.str() << std::endl;
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options options = parse_args(argc, argv);
+  try {
+    return run(options);
+  } catch (const std::exception& e) {
+    std::cerr << "llama_bench: error: " << e.what() << "\n";
+    return 1;
+  }
+}
