@@ -119,6 +119,9 @@ class Tensor {
   TensorImpl* impl() const { return impl_.get(); }
   // True when both handles refer to the same TensorImpl.
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  // Handles sharing this TensorImpl (libtorch's use_count): 1 means no one
+  // else can see an in-place change made through this handle.
+  long use_count() const { return impl_.use_count(); }
 
   // ---- metadata ----
   int64_t dim() const { return impl_->dim(); }

@@ -84,7 +84,13 @@ Grads AccumulateGrad::apply(Grads&& grads) {
   if (GradMode::is_enabled()) {  // create_graph: .grad itself is part of a graph
     meta.grad = meta.grad.defined() ? meta.grad + g : g;
   } else if (!meta.grad.defined()) {
-    meta.grad = g.detach().clone();
+    // As PyTorch: a fresh gradient that nothing else holds (no other handle,
+    // no view of its storage) becomes .grad as it is; any other is cloned,
+    // so that accumulating into .grad later cannot change someone's tensor.
+    const bool stealable = g.use_count() == 1 && g.storage().use_count() == 1 &&
+                           g.is_contiguous() && variable_.is_contiguous() &&
+                           g.dtype() == variable_.dtype() && !requires_grad(g);
+    meta.grad = stealable ? g : g.detach().clone();
   } else {
     meta.grad.add_(g);
   }

@@ -4,6 +4,7 @@
 // rms_norm.cpp, rope.cpp; attention in attention.cpp.
 #include <cmath>
 
+#include "autograd/node.h"
 #include "core/check.h"
 #include "nn/functional_internal.h"
 #include "stride/autograd.h"
@@ -115,9 +116,35 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   STRIDE_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), ShapeError,
                "[linear] expected bias (", weight.size(0), ") for weight ",
                shape_str(weight.sizes()), "; got ", shape_str(bias.sizes()), ".");
-  // weight.t() is a view: the GEMM reads it transposed, no copy.
-  Tensor y = matmul(x, weight.t());
-  return bias.defined() ? y + bias : y;
+  // One node for the whole layer, so that the weight's gradient comes out of
+  // a single GEMM as (out, in), the weight's own layout: recorded as matmul
+  // with weight.t(), it would come out transposed and be copied on every
+  // accumulation. The backward is written with ops (differentiable again).
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    // weight.t() is a view: the GEMM reads it transposed, no copy.
+    y = matmul(x, weight.t());
+    if (bias.defined()) y.add_(bias);
+  }
+  if (auto node =
+          autograd::make_node("linear", {&x, &weight, bias.defined() ? &bias : nullptr}, {&y})) {
+    const bool need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight);
+    const bool need_b = bias.defined() && autograd::requires_grad(bias);
+    node->set_backward([sx = autograd::SavedTensor::input(x),
+                        sw = autograd::SavedTensor::input(weight), need_x, need_w,
+                        need_b](const autograd::Grads& gs) {
+      const Tensor xv = sx.get(), wv = sw.get();
+      const int64_t out = wv.size(0), in = wv.size(1);
+      const Tensor g2 = gs[0].reshape({-1, out});
+      Tensor gx, gw, gb;
+      if (need_x) gx = matmul(g2, wv).view(xv.sizes());
+      if (need_w) gw = matmul(g2.t(), xv.reshape({-1, in}));
+      if (need_b) gb = g2.sum({0});
+      return autograd::Grads{gx, gw, gb};
+    });
+  }
+  return y;
 }
 
 Tensor embedding(const Tensor& ids, const Tensor& weight) {

@@ -260,3 +260,32 @@ TEST(Autograd, OutFormsRefuseTensorsThatRequireGrad) {
 
 }  // namespace
 }  // namespace stride
+
+namespace stride {
+namespace {
+
+// A fresh gradient that nothing else holds becomes .grad without a copy (as
+// in PyTorch); one that is shared — the same tensor flowing to two leaves,
+// or one a hook kept — is cloned, so later accumulation cannot alias.
+TEST(AccumulateGrad, StealsOnlyGradientsNobodyElseHolds) {
+  Tensor a = randn({3, 4}).requires_grad_(), b = randn({3, 4}).requires_grad_();
+  (a + b).sum().backward();  // AddBackward hands one tensor to both leaves
+  EXPECT_NE(a.grad().data_ptr(), b.grad().data_ptr());
+  (a + b).sum().backward();
+  EXPECT_TRUE(equal(a.grad(), full({3, 4}, 2.0)));
+  EXPECT_TRUE(equal(b.grad(), full({3, 4}, 2.0)));
+
+  Tensor w = randn({2, 2}).requires_grad_();
+  Tensor kept;
+  w.register_hook([&](const Tensor& g) {
+    kept = g;
+    return Tensor();
+  });
+  (w * 3.0).sum().backward();
+  (w * 3.0).sum().backward();
+  EXPECT_TRUE(equal(w.grad(), full({2, 2}, 6.0)));
+  EXPECT_TRUE(equal(kept, full({2, 2}, 3.0)));  // the hook's tensor was not accumulated into
+}
+
+}  // namespace
+}  // namespace stride
