@@ -14,6 +14,7 @@
 #include "run_dir.h"
 #include "stride/doctor.h"
 #include "support/progress.h"
+#include "support/text.h"
 
 namespace stride::app {
 
@@ -29,10 +30,8 @@ struct Row {
   double seconds = 0;
 };
 
-std::string fmt(double v, const char* f = "%.4f") {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
+std::string fmt(double v) {
+  return format("%.4f", v);
 }
 
 std::string join(const std::vector<std::string>& parts) {

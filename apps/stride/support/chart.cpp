@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +13,7 @@
 #include <system_error>
 
 #include "stride/error.h"
+#include "support/text.h"
 
 namespace stride::app {
 
@@ -23,15 +23,6 @@ constexpr double kMaxMagnitude = 1e300;
 constexpr std::string_view kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 constexpr double kCharWidth = 7.0;  // a rough width of one 12px sans-serif character
-
-[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
-  char buf[128];
-  va_list args;
-  va_start(args, fmt);
-  const int n = std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return n < 0 ? std::string() : std::string(buf, std::min(size_t(n), sizeof buf - 1));
-}
 
 std::string coord(double v) {
   return format("%.2f", v);

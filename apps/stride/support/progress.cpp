@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 
 #include "stride/error.h"
+#include "support/text.h"
 
 namespace stride::app {
 
@@ -20,15 +20,6 @@ constexpr int64_t kMinBarWidth = 10;
 constexpr int64_t kPlainLinesPerRun = 20;
 constexpr double kRedrawInterval = 0.1;  // seconds
 constexpr const char* kClearLine = "\r\033[2K";
-
-[[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...) {
-  char buf[128];
-  va_list args;
-  va_start(args, fmt);
-  const int n = std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return n < 0 ? std::string() : std::string(buf, std::min(size_t(n), sizeof buf - 1));
-}
 
 std::string format_loss(double loss) {
   return std::isfinite(loss) && std::abs(loss) < 1e5 ? format("%.4f", loss) : format("%.4g", loss);
