@@ -50,6 +50,12 @@ if "$stride" doctor --config "$src/configs/ladder/01_simple_broken.json" --data 
 fi
 grep -q "FAIL  logits into cross_entropy" broken.log || fail "doctor missed probabilities into CE"
 
+# The ladder: parameter table, and a tiny run of two stages.
+"$stride" ladder --params | grep -q "2370246 *2370246" || fail "ladder --params"
+"$stride" ladder --stages 1,3 --steps-scale 0.005 --data corpus.txt --out ladder > ladder.log
+grep -q "SimpleModel_RMS .* NOT causal" ladder.log || fail "ladder did not flag SimpleModel_RMS"
+[ -s ladder/ladder.md ] && [ -s ladder/ladder.json ] || fail "ladder wrote no table"
+
 # Ctrl-C: the run stops, saves a final checkpoint and says how to resume.
 "$stride" train --config tiny.json --data corpus.txt --out interrupted --steps 1000000 --sample 0 > int.log &
 pid=$!

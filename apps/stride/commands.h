@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stride::app {
 
@@ -51,6 +52,7 @@ struct LadderArgs {
   double steps_scale = 1.0;
   std::string out = "runs/ladder";
   bool params_only = false;
+  std::vector<int> stages;  // 1-7 the article's, 8 the correct Llama; empty: all
   std::optional<std::string> data;
 };
 int run_ladder(const LadderArgs& args);

@@ -1,5 +1,6 @@
 // stride ladder: every stage of the article's ladder trained with its step
 // counts, next to the article's printed numbers and the honest ones.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -42,7 +43,8 @@ std::string join(const std::vector<std::string>& parts) {
 
 std::string markdown(const std::vector<Row>& rows, double scale) {
   std::ostringstream md;
-  md << "| stage | params (ours / article) | steps | article val | ours val (same estimate) | "
+  md << "| stage | params (ours / article) | steps | article val (at its steps) | ours val (same "
+        "estimate) | "
         "val, whole split | honest val (prefix only) | causal |\n"
      << "|---|---|---|---|---|---|---|---|\n";
   for (const Row& r : rows) {
@@ -62,6 +64,26 @@ std::string markdown(const std::vector<Row>& rows, double scale) {
      << "scores every val position once with sequential windows; \"honest\" predicts each "
      << "position from its prefix only, as generation must.\n";
   return md.str();
+}
+
+void write_results(const std::vector<Row>& rows, const LadderArgs& args) {
+  std::ofstream(fs::path(args.out) / "ladder.md") << markdown(rows, args.steps_scale);
+  nlohmann::json j = nlohmann::json::array();
+  for (const Row& r : rows) {
+    j.push_back({{"stage", r.stage},
+                 {"article_class", r.article_class},
+                 {"params", r.params},
+                 {"article_params", r.article_params},
+                 {"steps", r.steps},
+                 {"article_val", r.article_val},
+                 {"val_estimate", r.our_val},
+                 {"val_whole_split", r.whole_split},
+                 {"val_honest", r.honest},
+                 {"causal", r.causal},
+                 {"seconds", r.seconds}});
+  }
+  std::ofstream(fs::path(args.out) / "ladder.json")
+      << nlohmann::json{{"steps_scale", args.steps_scale}, {"stages", j}}.dump(2) << "\n";
 }
 
 }  // namespace
@@ -100,7 +122,13 @@ int run_ladder(const LadderArgs& args) {
   runs.emplace_back(correct, nullptr);
 
   std::vector<Row> rows;
-  for (auto& [cfg, stage] : runs) {
+  for (size_t index = 0; index < runs.size(); ++index) {
+    auto& [cfg, stage] = runs[index];
+    const int number = int(index) + 1;
+    if (!args.stages.empty() &&
+        std::find(args.stages.begin(), args.stages.end(), number) == args.stages.end()) {
+      continue;
+    }
     const auto start = Clock::now();
     Row row;
     row.stage = cfg.name;
@@ -139,33 +167,21 @@ int run_ladder(const LadderArgs& args) {
                                                     /*prefix_only=*/true)
                                   .loss;
     row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    std::printf("%-22s %9lld params  %6lld steps  val %.4f  whole %.4f  honest %.4f  %s  (%s)\n",
-                row.article_class.c_str(), static_cast<long long>(row.params),
-                static_cast<long long>(row.steps.back()), row.our_val.back(), row.whole_split,
-                row.honest, row.causal ? "causal" : "NOT causal",
+    std::string estimates;
+    for (size_t i = 0; i < row.steps.size(); ++i) {
+      estimates +=
+          format("%s%.4f@%lld", i ? " " : "", row.our_val[i], static_cast<long long>(row.steps[i]));
+    }
+    std::printf("%-22s %9lld params  val %s  whole %.4f  honest %.4f  %s  (%s)\n",
+                row.article_class.c_str(), static_cast<long long>(row.params), estimates.c_str(),
+                row.whole_split, row.honest, row.causal ? "causal" : "NOT causal",
                 format_duration(row.seconds).c_str());
     std::fflush(stdout);
     rows.push_back(row);
+    // Written after every stage, so a long run that is stopped keeps what it did.
+    write_results(rows, args);
   }
-  const std::string md = markdown(rows, args.steps_scale);
-  std::cout << "\n" << md;
-  std::ofstream(fs::path(args.out) / "ladder.md") << md;
-  nlohmann::json j = nlohmann::json::array();
-  for (const Row& r : rows) {
-    j.push_back({{"stage", r.stage},
-                 {"article_class", r.article_class},
-                 {"params", r.params},
-                 {"article_params", r.article_params},
-                 {"steps", r.steps},
-                 {"article_val", r.article_val},
-                 {"val_estimate", r.our_val},
-                 {"val_whole_split", r.whole_split},
-                 {"val_honest", r.honest},
-                 {"causal", r.causal},
-                 {"seconds", r.seconds}});
-  }
-  std::ofstream(fs::path(args.out) / "ladder.json")
-      << nlohmann::json{{"steps_scale", args.steps_scale}, {"stages", j}}.dump(2) << "\n";
+  std::cout << "\n" << markdown(rows, args.steps_scale);
   std::cout << "wrote " << (fs::path(args.out) / "ladder.md").string() << " and ladder.json\n";
   return 0;
 }

@@ -64,6 +64,10 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   l->add_option("--out", ladder.out, "where ladder.md and ladder.json go");
   l->add_flag("--params", ladder.params_only, "print only the parameter table");
+  l->add_option("--stages", ladder.stages,
+                "run only these stages (1-7 the article's, 8 the correct Llama), e.g. 7,8")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 8));
   l->add_option("--data", ladder.data, "TinyShakespeare path");
 
   DoctorArgs doc;
