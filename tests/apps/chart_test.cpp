@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "stride/error.h"
+#include "support/temp_dir.h"
 
 namespace stride::app {
 namespace {
@@ -72,23 +73,7 @@ Series series(std::string name, std::vector<double> x, std::vector<double> y) {
   return {std::move(name), std::move(x), std::move(y), ""};
 }
 
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("stride_chart_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using stride::testing::TempDir;
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "stride/error.h"
+#include "support/temp_dir.h"
 
 namespace stride::app {
 namespace {
@@ -22,23 +23,7 @@ namespace fs = std::filesystem;
 using Rgb = std::array<uint8_t, 3>;
 constexpr Rgb kWhite = {255, 255, 255};
 
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("stride_heatmap_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using stride::testing::TempDir;
 
 struct Image {
   int64_t width = 0, height = 0;

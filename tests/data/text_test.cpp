@@ -13,38 +13,14 @@
 
 #include "stride/data.h"
 #include "stride/ops.h"
+#include "support/temp_dir.h"
 
 namespace stride::data {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A fresh directory under the system temp dir, removed at the end of a test.
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() /
-            ("stride_data_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter()++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  fs::path write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-
- private:
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-  fs::path path_;
-};
+using stride::testing::TempDir;
 
 // The real corpus, or nullopt when $STRIDE_DATA is unset.
 std::optional<std::string> real_corpus_path() {

@@ -10,37 +10,14 @@
 #include <string>
 
 #include "stride/data.h"
+#include "support/temp_dir.h"
 
 namespace stride::data {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("stride_tinyshakespeare_test_" +
-                                         std::to_string(::getpid()) + "_" + std::to_string(n()++));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  fs::path write(const std::string& name, const std::string& text) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  static int& n() {
-    static int c = 0;
-    return c;
-  }
-  fs::path path_;
-};
+using stride::testing::TempDir;
 
 // Sets an environment variable for the scope of a test.
 class ScopedEnv {
