@@ -26,6 +26,7 @@
 #include "stride/logging.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -219,6 +220,7 @@ Tensor cross_entropy(const Tensor& logits,
     return cross_entropy(logits.to(kFloat32), target, ignore_index, reduction, label_smoothing)
         .to(logits.dtype());
   }
+  profiler::RecordFunction record("cross_entropy", {logits, target});
   const Tensor x = detail::class_rows(logits, target, "cross_entropy");
   auto t = std::make_shared<detail::Targets>(
       detail::read_targets(target, x.size(1), ignore_index, "cross_entropy"));

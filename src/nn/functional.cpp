@@ -10,6 +10,7 @@
 #include "stride/autograd.h"
 #include "stride/logging.h"
 #include "stride/ops.h"
+#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -116,6 +117,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   STRIDE_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), ShapeError,
                "[linear] expected bias (", weight.size(0), ") for weight ",
                shape_str(weight.sizes()), "; got ", shape_str(bias.sizes()), ".");
+  profiler::RecordFunction record("linear", {x, weight});
   // One node for the whole layer, so that the weight's gradient comes out of
   // a single GEMM as (out, in), the weight's own layout: recorded as matmul
   // with weight.t(), it would come out transposed and be copied on every

@@ -19,6 +19,7 @@
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -128,6 +129,7 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
     return rms_norm(x.to(kFloat32), weight.defined() ? weight.to(kFloat32) : weight, eps)
         .to(x.dtype());
   }
+  profiler::RecordFunction record("rms_norm", {x, weight});
   const int64_t len = x.size(-1);
   const int64_t rows = len == 0 ? 0 : x.numel() / len;
   Tensor y = empty(x.sizes(), x.dtype());

@@ -13,6 +13,7 @@
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -105,6 +106,7 @@ Tensor rotary_embedding(const Tensor& x,
   if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) {
     return rotary_embedding(x.to(kFloat32), position_offset, base, convention).to(x.dtype());
   }
+  profiler::RecordFunction record("rotary_embedding", {x});
   return rope(x, position_offset, base, convention, 1.0);
 }
 

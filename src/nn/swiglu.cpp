@@ -15,6 +15,7 @@
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
+#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -71,6 +72,7 @@ Tensor swiglu(const Tensor& gate, const Tensor& up) {
   if (gate.dtype() == kFloat16 || gate.dtype() == kBFloat16) {
     return swiglu(gate.to(kFloat32), up.to(kFloat32)).to(gate.dtype());
   }
+  profiler::RecordFunction record("swiglu", {gate, up});
   Tensor y = empty(gate.sizes(), gate.dtype());
   {
     NoGradGuard no_grad;

@@ -140,3 +140,30 @@ TEST(Profiler, RecordsOptimizerStepsAndDataLoaderWaits) {
 
 }  // namespace
 }  // namespace stride
+
+namespace stride {
+namespace {
+
+// The fused nn ops are op dispatches too: each forward is a scope, its
+// backward a node.
+TEST(Profiler, RecordsTheFusedNnOps) {
+  namespace F = nn::functional;
+  Tensor x = randn({2, 3, 4, 8}).requires_grad_(), w = randn({8, 8}).requires_grad_();
+  profiler::Profiler prof;
+  prof.start();
+  Tensor h = F::rms_norm(F::linear(x, w), Tensor());
+  Tensor q = F::rotary_embedding(h);
+  Tensor a = F::scaled_dot_product_attention(q, q, h, {}, 0.0, true);
+  Tensor y = F::swiglu(a, h);
+  F::cross_entropy(y.reshape({-1, 8}), zeros({24}, kInt64)).backward();
+  prof.stop();
+  std::map<std::string, int> names;
+  for (const auto& e : prof.events()) names[e.name]++;
+  for (const char* op : {"linear", "rms_norm", "rotary_embedding", "scaled_dot_product_attention",
+                         "swiglu", "cross_entropy", "LinearBackward", "SwigluBackward"}) {
+    EXPECT_EQ(names[op], 1) << op;
+  }
+}
+
+}  // namespace
+}  // namespace stride
