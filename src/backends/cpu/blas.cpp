@@ -223,8 +223,11 @@ struct Tiling {
 
 Tiling tiling_for(int64_t m, int64_t n, int64_t k) {
   const int64_t macs = macs_of(m, n, k);
+  // A few rows (decoding one token) make the GEMM a matrix-vector product,
+  // bound by reading B: worth splitting at a much smaller size.
+  const int64_t floor = m <= 4 ? int64_t(1) << 16 : int64_t(1) << 20;
   const int64_t target =
-      std::max(std::clamp<int64_t>(macs / 2, int64_t(1) << 20, int64_t(1) << 22), macs / 64);
+      std::max(std::clamp<int64_t>(macs / 2, floor, int64_t(1) << 22), macs / 64);
   auto halve = [](int64_t x) { return ((x + 1) / 2 + 15) / 16 * 16; };
   Tiling t{m, n};
   while (macs_of(t.bm, t.bn, k) > target) {
