@@ -23,13 +23,13 @@ Tensor LanguageModel::loss(const Tensor& ids, const Tensor& targets) {
   return F::cross_entropy(out.reshape({-1, out.size(-1)}), targets.reshape({-1}));
 }
 
-void LanguageModel::check_ids(const Tensor& ids, int64_t position_offset) const {
+void LanguageModel::check_ids(const Tensor& ids) const {
   if (ids.dim() != 2 || (ids.dtype() != kInt64 && ids.dtype() != kInt32)) {
     throw ShapeError("[" + name() + "] expected token ids (B, T) of dtype int64; got " +
                      shape_str(ids.sizes()) + " " + std::string(to_string(ids.dtype())) + ".");
   }
-  if (position_offset + ids.size(1) > config_.context) {
-    throw ShapeError("[" + name() + "] got " + std::to_string(position_offset + ids.size(1)) +
+  if (ids.size(1) > config_.context) {
+    throw ShapeError("[" + name() + "] got " + std::to_string(ids.size(1)) +
                      " positions but the model's context is " + std::to_string(config_.context) +
                      ". Hint: feed at most the last `context` tokens (generation slides its "
                      "window for you).");

@@ -40,7 +40,7 @@ class LanguageModel : public nn::Module {
   const std::vector<Tensor>& attention_maps() const { return attention_maps_; }
 
  protected:
-  void check_ids(const Tensor& ids, int64_t position_offset = 0) const;
+  void check_ids(const Tensor& ids) const;  // (B, T) integer ids with T <= context
   bool record_attention_ = false;
   std::vector<Tensor> attention_maps_;
 
