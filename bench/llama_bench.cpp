@@ -30,15 +30,16 @@
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "llama/config.h"
-#include "llama/generate.h"
 #include "llama/ladder.h"
 #include "llama/model.h"
 #include "llama/train.h"
+#include "stride/profiler.h"
 #include "stride/stride.h"
 
 namespace {
@@ -51,14 +52,16 @@ struct Options {
   int threads = 1;
   int warmup = 2;
   int reps = 5;
-  int64_t tokens = 256;  // generate
-  int64_t n = 1024;      // sgemm
+  int64_t tokens = 256;   // generate
+  bool profile = false;   // print the profiler's table of the timed reps to stderr
+  bool autocast = false;  // bfloat16 matmuls (stride::AutocastGuard)
+  int64_t n = 1024;       // sgemm
 };
 
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "llama_bench: " << message << "\n"
             << "usage: llama_bench --workload article|correct|large|generate|sgemm --threads N "
-               "[--warmup W] [--reps R] [--tokens K] [--n N]\n";
+               "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--autocast]\n";
   std::exit(2);
 }
 
@@ -66,6 +69,10 @@ Options parse_args(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (arg == "--profile" || arg == "--autocast") {
+      (arg == "--profile" ? o.profile : o.autocast) = true;
+      continue;
+    }
     if (i + 1 >= argc) usage("missing value after " + arg);
     const std::string value = argv[++i];
     try {
@@ -165,11 +172,20 @@ double median(std::vector<double> v) {
 // Runs fn warmup + reps times; returns the timed reps in ms.
 std::vector<double> time_reps(const Options& o, const std::function<void()>& fn) {
   for (int i = 0; i < o.warmup; ++i) fn();
+  std::optional<stride::profiler::Profiler> prof;
+  if (o.profile) {
+    prof.emplace();
+    prof->start();
+  }
   std::vector<double> times;
   for (int i = 0; i < o.reps; ++i) {
     const auto start = std::chrono::steady_clock::now();
     fn();
     times.push_back(ms_since(start));
+  }
+  if (prof) {
+    prof->stop();
+    std::cerr << prof->key_averages().table("self_cpu_time_total", 30);
   }
   return times;
 }
@@ -213,6 +229,7 @@ int run(const Options& o) {
       const int64_t prompt = token_stream(3, 1, w.model.vocab_size).front();
       int64_t last = -1;
       times = time_reps(o, [&] {
+        stride::AutocastGuard autocast(o.autocast);
         llama::KVCache cache = net->make_cache(1, w.model.context);
         int64_t next = prompt;
         for (int64_t i = 0; i < o.tokens; ++i) {
@@ -233,7 +250,11 @@ int run(const Options& o) {
       double loss = 0;
       times = time_reps(o, [&] {
         optimizer->zero_grad();
-        Tensor l = model->loss(x, y);
+        Tensor l;
+        {
+          stride::AutocastGuard autocast(o.autocast);
+          l = model->loss(x, y);
+        }
         l.backward();
         optimizer->step();
         loss = l.item<double>();
@@ -249,8 +270,9 @@ int run(const Options& o) {
   getrusage(RUSAGE_SELF, &usage_now);
   std::ostringstream line;
   line.precision(6);
-  line << "{\"system\": \"stride\", \"version\": \"stride\", \"mode\": \"eager\", \"workload\": \""
-       << o.workload << "\", \"threads\": " << o.threads << ", \"warmup\": " << o.warmup
+  line << "{\"system\": \"stride\", \"version\": \"stride\", \"mode\": \""
+       << (o.autocast ? "eager, bf16 autocast" : "eager") << "\", \"workload\": \"" << o.workload
+       << "\", \"threads\": " << o.threads << ", \"warmup\": " << o.warmup
        << ", \"reps\": " << o.reps << ", \"unit\": \"" << unit
        << "\", \"median\": " << median(values) << ", \"values\": " << json_list(values)
        << ", \"times_ms\": " << json_list(times) << ", \"maxrss_kb\": " << usage_now.ru_maxrss

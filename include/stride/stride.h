@@ -1,6 +1,7 @@
 // The whole public API of stride: #include <stride/stride.h>.
 #pragma once
 
+#include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/checkpoint.h"
 #include "stride/data.h"

@@ -7,6 +7,8 @@
 #include "autograd/node.h"
 #include "core/check.h"
 #include "nn/functional_internal.h"
+#include "ops/autocast_internal.h"
+#include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/logging.h"
 #include "stride/ops.h"
@@ -122,11 +124,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // a single GEMM as (out, in), the weight's own layout: recorded as matmul
   // with weight.t(), it would come out transposed and be copied on every
   // accumulation. The backward is written with ops (differentiable again).
+  // Under autocast the GEMM multiplies bfloat16 roundings of x and weight
+  // (the weight's cached per scope); the backward does the same.
+  const bool mixed = Autocast::is_enabled() && x.dtype() == kFloat32 && weight.dtype() == kFloat32;
   Tensor y;
   {
     NoGradGuard no_grad;
     // weight.t() is a view: the GEMM reads it transposed, no copy.
-    y = matmul(x, weight.t());
+    y = matmul(x, (mixed ? ::stride::detail::autocast_bf16_weight(weight) : weight).t());
     if (bias.defined()) y.add_(bias);
   }
   if (auto node =
@@ -134,14 +139,19 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     const bool need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight);
     const bool need_b = bias.defined() && autograd::requires_grad(bias);
     node->set_backward([sx = autograd::SavedTensor::input(x),
-                        sw = autograd::SavedTensor::input(weight), need_x, need_w,
-                        need_b](const autograd::Grads& gs) {
+                        sw = autograd::SavedTensor::input(weight), need_x, need_w, need_b,
+                        mixed](const autograd::Grads& gs) {
+      AutocastGuard autocast(mixed);
       const Tensor xv = sx.get(), wv = sw.get();
       const int64_t out = wv.size(0), in = wv.size(1);
       const Tensor g2 = gs[0].reshape({-1, out});
+      // Both GEMMs read the gradient: round it to bfloat16 once (unless the
+      // backward is itself recorded, which needs the float32 path).
+      const Tensor g2m =
+          mixed && !GradMode::is_enabled() ? ::stride::detail::autocast_bf16(g2) : g2;
       Tensor gx, gw, gb;
-      if (need_x) gx = matmul(g2, wv).view(xv.sizes());
-      if (need_w) gw = matmul(g2.t(), xv.reshape({-1, in}));
+      if (need_x) gx = matmul(g2m, wv).view(xv.sizes());
+      if (need_w) gw = matmul(g2m.t(), xv.reshape({-1, in}));
       if (need_b) gb = g2.sum({0});
       return autograd::Grads{gx, gw, gb};
     });

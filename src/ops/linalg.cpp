@@ -3,11 +3,17 @@
 // weight costs no copy) and made contiguous explicitly otherwise. Results are
 // computed into a contiguous buffer; a strided out= receives them by copy_
 // (STYLE.md §3.3 rule 3).
+//
+// Under autocast (include/stride/autocast.h) float32 and bfloat16 operands
+// meet in the "mixed" path: each float32 matrix is rounded to bfloat16 into a
+// dense buffer of the same orientation, and the bf16 GEMM writes a float32
+// result.
 #include "autograd/node.h"
 #include "backends/cpu/blas.h"
 #include "core/check.h"
 #include "core/dispatch.h"
 #include "ops/elementwise_common.h"
+#include "stride/autocast.h"
 #include "stride/parallel.h"
 #include "stride/profiler.h"
 
@@ -61,9 +67,65 @@ void naive_gemm(int64_t batch,
   });
 }
 
+// A bfloat16 operand of the mixed GEMM: its matrices (one when the batch is
+// broadcast) in a dense buffer, oriented as the source was.
+struct Bf16Operand {
+  Tensor data;  // kBFloat16, kept alive for the GEMM
+  GemmOperand layout;
+  int64_t batch_stride;
+};
+
+// t (B, rows, cols) read through layout l with batch stride s (0: broadcast).
+Bf16Operand to_bf16_operand(const Tensor& t, GemmOperand l, int64_t s) {
+  const int64_t rows = t.size(1), cols = t.size(2);
+  const int64_t stored_rows = l.trans ? cols : rows, row_len = l.trans ? rows : cols;
+  if (t.dtype() == kBFloat16) return {t, l, s};
+  const int64_t matrices = s == 0 ? 1 : t.size(0);
+  const int64_t matrix = stored_rows * row_len;
+  Tensor out = empty({matrices, stored_rows, row_len}, kBFloat16);
+  const float* src = t.data_ptr<float>();
+  BFloat16* dst = out.data_ptr<BFloat16>();
+  // A pass over memory: threads pay off only for large operands.
+  parallel_for(0, matrices * stored_rows,
+               std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(row_len, 1)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t r = begin; r < end; ++r) {
+                   const int64_t i = r / stored_rows, row = r % stored_rows;
+                   cpu::round_to_bf16(src + i * s + row * l.ld, dst + r * row_len, row_len);
+                 }
+               });
+  return {out, GemmOperand{l.trans, std::max<int64_t>(row_len, 1)}, s == 0 ? 0 : matrix};
+}
+
+// The mixed GEMM: bfloat16-rounded operands, float32 c.
+void mixed_gemm(const Tensor& a,
+                GemmOperand la,
+                int64_t sa,
+                const Tensor& b,
+                GemmOperand lb,
+                int64_t sb,
+                Tensor& c) {
+  const int64_t batch = c.size(0), n = c.size(1), m = c.size(2), k = a.size(2);
+  const Bf16Operand A = to_bf16_operand(a, la, sa), B = to_bf16_operand(b, lb, sb);
+  if (cpu::has_bf16_gemm()) {
+    cpu::gemm_batched_bf16(batch, A.layout.trans, B.layout.trans, n, m, k,
+                           A.data.data_ptr<BFloat16>(), A.layout.ld, A.batch_stride,
+                           B.data.data_ptr<BFloat16>(), B.layout.ld, B.batch_stride,
+                           c.data_ptr<float>(), m, n * m);
+    return;
+  }
+  // bf16 x bf16 products are exact in float32: the float32 GEMM on the
+  // widened operands gives the same numbers up to summation order.
+  const Tensor wa = A.data.to(kFloat32), wb = B.data.to(kFloat32);
+  cpu::gemm_batched(batch, A.layout.trans, B.layout.trans, n, m, k, 1.0f, wa.data_ptr<float>(),
+                    A.layout.ld, A.batch_stride, wb.data_ptr<float>(), B.layout.ld, B.batch_stride,
+                    0.0f, c.data_ptr<float>(), m, n * m);
+}
+
 // (B, n, k) @ (B, k, m) -> new contiguous (B, n, m); a or b may have batch
-// stride 0 (broadcast).
-Tensor batched_matmul(Tensor a, Tensor b, const char* op) {
+// stride 0 (broadcast). mixed: float32/bfloat16 operands, float32 result
+// computed by the bf16 GEMM (autocast).
+Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
   profiler::RecordFunction record(op, {a, b});
   const int64_t batch = a.size(0), n = a.size(1), k = a.size(2), m = b.size(2);
   auto layout = [](Tensor& t) {
@@ -75,9 +137,13 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op) {
     return *l;
   };
   const GemmOperand la = layout(a), lb = layout(b);
-  Tensor c = empty({batch, n, m}, a.dtype());
+  Tensor c = empty({batch, n, m}, mixed ? kFloat32 : a.dtype());
   if (c.numel() == 0) return c;
   const int64_t sa = a.size(0) == 1 ? 0 : a.stride(0), sb = b.size(0) == 1 ? 0 : b.stride(0);
+  if (mixed) {
+    mixed_gemm(a, la, sa, b, lb, sb, c);
+    return c;
+  }
   switch (a.dtype()) {
     case kFloat32:
       cpu::gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0f, a.data_ptr<float>(), la.ld, sa,
@@ -99,41 +165,53 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op) {
 
 // batched_matmul with autograd: dA = dC @ B^T, dB = A^T @ dC (themselves
 // recorded, so double backward works).
-Tensor batched_matmul_op(const Tensor& a, const Tensor& b, const char* op) {
+// The gradients of a mixed product come out float32; a bfloat16 operand's
+// gradient is returned in its own dtype.
+Tensor batched_matmul_op(const Tensor& a, const Tensor& b, const char* op, bool mixed) {
   Tensor c;
   {
     NoGradGuard no_grad;
-    c = batched_matmul(a, b, op);
+    c = batched_matmul(a, b, op, mixed);
   }
   if (auto node = autograd::make_node(op, {&a, &b}, {&c})) {
     const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
     node->set_backward([sa = need_b ? autograd::SavedTensor::input(a) : autograd::SavedTensor(),
                         sb = need_a ? autograd::SavedTensor::input(b) : autograd::SavedTensor(),
-                        op](const autograd::Grads& gs) {
+                        da = a.dtype(), db = b.dtype(), op, mixed](const autograd::Grads& gs) {
       const Tensor& g = gs[0];
-      return autograd::Grads{
-          sb.defined() ? batched_matmul_op(g, sb.get().transpose(1, 2), op) : Tensor(),
-          sa.defined() ? batched_matmul_op(sa.get().transpose(1, 2), g, op) : Tensor()};
+      Tensor ga, gb;
+      if (sb.defined()) ga = batched_matmul_op(g, sb.get().transpose(1, 2), op, mixed).to(da);
+      if (sa.defined()) gb = batched_matmul_op(sa.get().transpose(1, 2), g, op, mixed).to(db);
+      return autograd::Grads{ga, gb};
     });
   }
   return c;
 }
 
-void check_operands(const Tensor& a, const Tensor& b, const char* op) {
+void check_operands(const Tensor& a, const Tensor& b, const char* op, bool mixed) {
   STRIDE_CHECK(a.defined() && b.defined(), ValueError, "[", op, "] an operand is undefined.");
   STRIDE_CHECK(a.dim() >= 1 && b.dim() >= 1, ShapeError, "[", op,
                "] both operands need at least 1 dim; got ", shape_str(a.sizes()), " and ",
                shape_str(b.sizes()), ".");
-  STRIDE_CHECK(a.dtype() == b.dtype(), DTypeError, "[", op, "] operands must share a dtype; got ",
-               to_string(a.dtype()), " and ", to_string(b.dtype()),
-               ". Hint: convert one with .to(dtype).");
+  STRIDE_CHECK(a.dtype() == b.dtype() || mixed, DTypeError, "[", op,
+               "] operands must share a dtype; got ", to_string(a.dtype()), " and ",
+               to_string(b.dtype()), ". Hint: convert one with .to(dtype).");
   STRIDE_CHECK(a.device().is_cpu() && b.device().is_cpu(), DeviceError, "[", op,
                "] stride has no CUDA kernels yet.");
 }
 
+// Operands of the mixed path under autocast: float32 or bfloat16 each.
+bool autocast_operands(const Tensor& a, const Tensor& b) {
+  auto ok = [](const Tensor& t) {
+    return t.defined() && (t.dtype() == kFloat32 || t.dtype() == kBFloat16);
+  };
+  return Autocast::is_enabled() && ok(a) && ok(b);
+}
+
 Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
-  check_operands(a_in, b_in, op);
-  if (detail::is_16bit(a_in.dtype())) {
+  const bool mixed = autocast_operands(a_in, b_in);
+  check_operands(a_in, b_in, op, mixed);
+  if (!mixed && detail::is_16bit(a_in.dtype())) {
     return matmul_impl(a_in.to(kFloat32), b_in.to(kFloat32), op).to(a_in.dtype());
   }
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
@@ -153,7 +231,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
   if (b.dim() == 2 && a.dim() > 2) {
     // (..., n, k) @ (k, m): fold the batch into rows when a allows it.
     Tensor a2 = a.reshape({nbatch * n, k});
-    c = batched_matmul_op(a2.unsqueeze(0), b.unsqueeze(0), op);
+    c = batched_matmul_op(a2.unsqueeze(0), b.unsqueeze(0), op, mixed);
   } else {
     DimVector ashape = batch, bshape = batch;
     ashape.push_back(n);
@@ -163,7 +241,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
     Tensor a3 = a.expand(ashape).reshape({nbatch, n, k});
     Tensor b3 = b.dim() == 2 ? b.unsqueeze(0) : b.expand(bshape).reshape({nbatch, k, m});
     if (b3.size(0) == 1 && nbatch != 1) b3 = b3.expand({nbatch, k, m});
-    c = batched_matmul_op(a3, b3, op);
+    c = batched_matmul_op(a3, b3, op, mixed);
   }
   DimVector out_shape = batch;
   if (!a_vec) out_shape.push_back(n);

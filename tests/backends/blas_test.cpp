@@ -418,6 +418,98 @@ TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
   }
 }
 
+// gemm_batched_bf16 against a double triple loop over the same bfloat16
+// values: every transpose, odd and tiled sizes, decoding rows (m = 1), padded
+// leading dimensions, batches with and without broadcasting; padding of C and
+// the gaps between its matrices untouched. Products of bf16 values are exact
+// in float32, so only the float32 accumulation differs from the reference.
+testing::AssertionResult check_bf16_case(const Case& cs) {
+  auto bf16_vector = [](int64_t size, uint32_t seed) {
+    std::vector<BFloat16> v;
+    for (float x : random_vector<float>(size, seed)) v.emplace_back(x);
+    return v;
+  };
+  const std::vector<BFloat16> a =
+      bf16_vector(cs.broadcast_a ? cs.size_a() : cs.stride_a() * cs.batch, 1);
+  const std::vector<BFloat16> b =
+      bf16_vector(cs.broadcast_b ? cs.size_b() : cs.stride_b() * cs.batch, 2);
+  const float sentinel = 12345.0f;
+  std::vector<float> c(size_t(cs.stride_c() * cs.batch), sentinel);
+  gemm_batched_bf16(cs.batch, cs.ta, cs.tb, cs.m, cs.n, cs.k, a.data(), cs.lda(), cs.stride_a(),
+                    b.data(), cs.ldb(), cs.stride_b(), c.data(), cs.ldc(), cs.stride_c());
+  for (int64_t s = 0; s < cs.batch; ++s) {
+    const BFloat16* as = a.data() + s * cs.stride_a();
+    const BFloat16* bs = b.data() + s * cs.stride_b();
+    const float* cs_out = c.data() + s * cs.stride_c();
+    for (int64_t e = 0; e < cs.stride_c(); ++e) {
+      const int64_t i = e / cs.ldc(), j = e % cs.ldc();
+      if (i >= cs.m || j >= cs.n) {
+        if (cs_out[e] != sentinel) {
+          return testing::AssertionFailure() << cs.str() << ": C written outside its matrix";
+        }
+        continue;
+      }
+      double sum = 0, mag = 0;
+      for (int64_t p = 0; p < cs.k; ++p) {
+        const double x = double(float(cs.ta ? as[p * cs.lda() + i] : as[i * cs.lda() + p]));
+        const double y = double(float(cs.tb ? bs[j * cs.ldb() + p] : bs[p * cs.ldb() + j]));
+        sum += x * y;
+        mag += std::abs(x * y);
+      }
+      if (std::abs(double(cs_out[e]) - sum) > 1e-5 * mag + 1e-30) {
+        return testing::AssertionFailure() << cs.str() << ": C[" << s << "][" << i << ", " << j
+                                           << "] = " << cs_out[e] << ", want " << sum;
+      }
+    }
+  }
+  return testing::AssertionSuccess();
+}
+
+TEST(BlasBf16, MatchesReferenceForEveryLayout) {
+  if (!has_bf16_gemm()) GTEST_SKIP() << "no bfloat16 GEMM kernel on this CPU";
+  for_each_thread_count([] {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        for (auto [m, n, k] :
+             {std::array<int64_t, 3>{1, 1, 1}, std::array<int64_t, 3>{1, 130, 65},
+              std::array<int64_t, 3>{3, 17, 65}, std::array<int64_t, 3>{130, 65, 17},
+              std::array<int64_t, 3>{512, 176, 128}, std::array<int64_t, 3>{17, 3, 0}}) {
+          for (int64_t pad : {0, 5}) {
+            Case cs;
+            cs.ta = ta, cs.tb = tb, cs.m = m, cs.n = n, cs.k = k, cs.pad = pad;
+            ASSERT_TRUE(check_bf16_case(cs));
+            cs.batch = 5;
+            ASSERT_TRUE(check_bf16_case(cs));
+            cs.broadcast_b = true;
+            ASSERT_TRUE(check_bf16_case(cs));
+          }
+        }
+      }
+    }
+  });
+}
+
+TEST(BlasBf16, RoundsToNearestEvenAndKeepsNaN) {
+  const float inputs[] = {1.0f,
+                          1.00390625f /* halfway: to even */,
+                          1.01171875f /* halfway: up */,
+                          -3.14159f,
+                          1e-40f,
+                          std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN()};
+  BFloat16 out[std::size(inputs)];
+  round_to_bf16(inputs, out, int64_t(std::size(inputs)));
+  for (size_t i = 0; i < std::size(inputs); ++i) {
+    if (std::isnan(inputs[i])) {
+      EXPECT_TRUE(std::isnan(float(out[i])));
+    } else {
+      EXPECT_EQ(out[i].bits, BFloat16(inputs[i]).bits) << inputs[i];
+    }
+  }
+  EXPECT_EQ(float(out[1]), 1.0f);
+  EXPECT_EQ(float(out[2]), 1.015625f);
+}
+
 TEST(BlasBackend, NamesTheLibraryPerDtype) {
   EXPECT_STRNE(gemm_backend(kFloat32), "none");
   EXPECT_STRNE(gemm_backend(kFloat64), "none");

@@ -2,11 +2,13 @@
 
 #include <cblas.h>
 #include <dnnl.h>
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <dnnl.hpp>
 #include <functional>
 #include <limits>
@@ -179,6 +181,117 @@ void gemm_openblas(bool trans_a,
               blasint(lda), b, blasint(ldb), beta, c, blasint(ldc));
 }
 
+// Note [Decoding GEMM]
+// Decoding one token multiplies 1-4 rows by every weight matrix: the GEMM is
+// bound by reading B once, and the libraries' GEMM setup costs more than the
+// arithmetic (OpenBLAS's sgemm and oneDNN's matmul take ~3-5x the time of a
+// plain pass over B at 384x1024). So rows of A up to kDecodeRows are done
+// here, one pass over B: with B transposed (a linear layer's (out, in)
+// weight) as dot products over contiguous rows, otherwise as row updates.
+// Each C element is summed in a fixed order whatever the thread count.
+constexpr int64_t kDecodeRows = 4;
+
+// Sixteen floats as one vector (GCC vector extensions: AVX-512 here, pairs
+// of AVX2 registers elsewhere), loaded from float or bfloat16 (the top half
+// of a float) operands.
+using F32x16 = float __attribute__((vector_size(64)));
+using U32x16 = uint32_t __attribute__((vector_size(64)));
+using U16x16 = uint16_t __attribute__((vector_size(32)));
+
+inline F32x16 load16(const float* p) {
+  F32x16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline F32x16 load16(const BFloat16* p) {
+  U16x16 h;
+  std::memcpy(&h, p, sizeof h);
+  const U32x16 w = __builtin_convertvector(h, U32x16) << 16;
+  F32x16 v;
+  std::memcpy(&v, &w, sizeof v);
+  return v;
+}
+inline float widen(float x) {
+  return x;
+}
+inline float widen(BFloat16 x) {
+  return float(x);
+}
+
+// Four vector accumulators (independent FMA chains), then the tail, summed in
+// a fixed order.
+template <class TA, class TB>
+float dot(const TA* a, const TB* b, int64_t k) {
+  F32x16 acc[4] = {};
+  int64_t p = 0;
+  for (; p + 64 <= k; p += 64) {
+    for (int v = 0; v < 4; ++v) acc[v] += load16(a + p + 16 * v) * load16(b + p + 16 * v);
+  }
+  for (; p + 16 <= k; p += 16) acc[0] += load16(a + p) * load16(b + p);
+  const F32x16 sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  float total = 0;
+  for (int l = 0; l < 16; ++l) total += sum[l];
+  for (; p < k; ++p) total += widen(a[p]) * widen(b[p]);
+  return total;
+}
+
+#ifdef __AVX512BF16__
+// bf16 x bf16: vdpbf16ps multiplies 32 pairs exactly and adds them into 16
+// float lanes, twice the rate of widening first.
+template <>
+float dot(const BFloat16* a, const BFloat16* b, int64_t k) {
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+  int64_t p = 0;
+  for (; p + 64 <= k; p += 64) {
+    acc0 = _mm512_dpbf16_ps(acc0, __m512bh(_mm512_loadu_si512(a + p)),
+                            __m512bh(_mm512_loadu_si512(b + p)));
+    acc1 = _mm512_dpbf16_ps(acc1, __m512bh(_mm512_loadu_si512(a + p + 32)),
+                            __m512bh(_mm512_loadu_si512(b + p + 32)));
+  }
+  for (; p + 32 <= k; p += 32) {
+    acc0 = _mm512_dpbf16_ps(acc0, __m512bh(_mm512_loadu_si512(a + p)),
+                            __m512bh(_mm512_loadu_si512(b + p)));
+  }
+  // Summed by hand: GCC 12's _mm512_reduce_add_ps warns (-Wmaybe-uninitialized).
+  float lanes[16];
+  _mm512_storeu_ps(lanes, _mm512_add_ps(acc0, acc1));
+  float total = 0;
+  for (float lane : lanes) total += lane;
+  for (; p < k; ++p) total += float(a[p]) * float(b[p]);
+  return total;
+}
+#endif
+
+// C (m <= kDecodeRows, n) = A (m, k) @ op(B), A row-major; alpha = 1, beta = 0.
+template <class TA, class TB>
+void gemm_decode(bool trans_b,
+                 int64_t m,
+                 int64_t n,
+                 int64_t k,
+                 const TA* a,
+                 int64_t lda,
+                 const TB* b,
+                 int64_t ldb,
+                 float* c,
+                 int64_t ldc) {
+  if (trans_b) {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i) c[i * ldc + j] = dot(a + i * lda, b + j * ldb, k);
+    }
+    return;
+  }
+  // Row updates: C's row stays in L1 while the rows of B stream past.
+  for (int64_t i = 0; i < m; ++i) {
+    float* ci = c + i * ldc;
+    std::fill(ci, ci + n, 0.0f);
+    for (int64_t p = 0; p < k; ++p) {
+      const float x = widen(a[i * lda + p]);
+      const TB* bp = b + p * ldb;
+      for (int64_t j = 0; j < n; ++j) ci[j] += x * widen(bp[j]);
+    }
+  }
+}
+
 // Float GEMMs (or tiles) below this many multiply-adds go to OpenBLAS.
 constexpr int64_t kSmallMacs = int64_t(1) << 20;
 
@@ -204,6 +317,10 @@ void gemm_serial(bool trans_a,
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
+    if (m <= kDecodeRows && !trans_a && alpha == 1.0f && beta == 0.0f) {
+      gemm_decode(trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+      return;
+    }
     if (macs_of(m, n, k) >= kSmallMacs) {
       sgemm_onednn(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
       return;
@@ -221,13 +338,12 @@ struct Tiling {
   int64_t bm, bn;
 };
 
-Tiling tiling_for(int64_t m, int64_t n, int64_t k) {
+Tiling tiling_for(int64_t m, int64_t n, int64_t k, int64_t max_tile = int64_t(1) << 22) {
   const int64_t macs = macs_of(m, n, k);
   // A few rows (decoding one token) make the GEMM a matrix-vector product,
   // bound by reading B: worth splitting at a much smaller size.
   const int64_t floor = m <= 4 ? int64_t(1) << 16 : int64_t(1) << 20;
-  const int64_t target =
-      std::max(std::clamp<int64_t>(macs / 2, floor, int64_t(1) << 22), macs / 64);
+  const int64_t target = std::max(std::clamp<int64_t>(macs / 2, floor, max_tile), macs / 64);
   auto halve = [](int64_t x) { return ((x + 1) / 2 + 15) / 16 * 16; };
   Tiling t{m, n};
   while (macs_of(t.bm, t.bn, k) > target) {
@@ -281,6 +397,7 @@ struct MatmulKey {
   int64_t batch, m, n, k, lda, ldb, ldc, stride_a, stride_b, stride_c;
   bool trans_a, trans_b;
   float alpha, beta;
+  bool bf16 = false;  // bfloat16 A and B (C stays float32)
   bool operator==(const MatmulKey&) const = default;
 };
 
@@ -298,6 +415,7 @@ struct MatmulKeyHash {
     mix(key.trans_b);
     mix(key.alpha);
     mix(key.beta);
+    mix(key.bf16);
     return h;
   }
 };
@@ -321,6 +439,7 @@ dnnl::engine& cpu_engine() {
 std::shared_ptr<const Matmul> make_matmul(const MatmulKey& key) {
   using dims = dnnl::memory::dims;
   const auto f32 = dnnl::memory::data_type::f32;
+  const auto ab_type = key.bf16 ? dnnl::memory::data_type::bf16 : f32;
   auto result = std::make_shared<Matmul>();
   // Stride 0 broadcasts: a batch dimension of 1.
   const int64_t batch_a = key.stride_a == 0 ? 1 : key.batch;
@@ -328,9 +447,9 @@ std::shared_ptr<const Matmul> make_matmul(const MatmulKey& key) {
   const int64_t sa = key.stride_a == 0 ? key.m * key.k : key.stride_a;
   const int64_t sb = key.stride_b == 0 ? key.k * key.n : key.stride_b;
   try {
-    result->a = {dims{batch_a, key.m, key.k}, f32,
+    result->a = {dims{batch_a, key.m, key.k}, ab_type,
                  key.trans_a ? dims{sa, 1, key.lda} : dims{sa, key.lda, 1}};
-    result->b = {dims{batch_b, key.k, key.n}, f32,
+    result->b = {dims{batch_b, key.k, key.n}, ab_type,
                  key.trans_b ? dims{sb, 1, key.ldb} : dims{sb, key.ldb, 1}};
     result->c = {dims{key.batch, key.m, key.n}, f32, dims{key.stride_c, key.ldc, 1}};
     dnnl::primitive_attr attr;
@@ -344,7 +463,10 @@ std::shared_ptr<const Matmul> make_matmul(const MatmulKey& key) {
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(result->a, result->b, result->c), attr,
                                           cpu_engine());
     const std::string impl = pd.impl_info_str();
-    if (impl.rfind("brg", 0) != 0) return result;  // not a brgemm kernel
+    // A batch wants brgemm (gemm-based ones loop like gemm_serial would);
+    // a bf16 GEMM takes any JIT kernel, never the reference one.
+    const bool good = key.bf16 ? impl.rfind("ref", 0) != 0 : impl.rfind("brg", 0) == 0;
+    if (!good) return result;
     result->scratchpad = pd.scratchpad_desc();
     result->primitive = dnnl::matmul(pd);
     result->usable = true;
@@ -388,12 +510,12 @@ void* scratchpad(size_t bytes) {
 }
 
 // Runs a batch as one matmul primitive on the calling thread.
-void run_matmul(const Matmul& mm, const float* a, const float* b, float* c) {
+void run_matmul(const Matmul& mm, const void* a, const void* b, float* c) {
   dnnl::engine& engine = cpu_engine();
   thread_local dnnl::stream stream(engine);
   try {
-    dnnl::memory am(mm.a, engine, const_cast<float*>(a));
-    dnnl::memory bm(mm.b, engine, const_cast<float*>(b));
+    dnnl::memory am(mm.a, engine, const_cast<void*>(a));
+    dnnl::memory bm(mm.b, engine, const_cast<void*>(b));
     dnnl::memory cm(mm.c, engine, c);
     dnnl::memory sm(mm.scratchpad, engine, scratchpad(mm.scratchpad.get_size()));
     mm.primitive.execute(stream, {{DNNL_ARG_SRC, am},
@@ -484,7 +606,121 @@ void gemm_batched_impl(int64_t batch,
   });
 }
 
+// ---- bfloat16 operands (autocast) ----
+
+// One bf16 GEMM (or tile) on the calling thread, as a matmul primitive.
+void gemm_bf16_serial(bool trans_a,
+                      bool trans_b,
+                      int64_t m,
+                      int64_t n,
+                      int64_t k,
+                      const BFloat16* a,
+                      int64_t lda,
+                      const BFloat16* b,
+                      int64_t ldb,
+                      float* c,
+                      int64_t ldc) {
+  if (m <= kDecodeRows && !trans_a) {
+    gemm_decode(trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+    return;
+  }
+  // Batch strides of 0 for A and B mean a batch of one; C needs a real one.
+  const MatmulKey key{1, m, n, k, lda, ldb, ldc, 0, 0, m * ldc, trans_a, trans_b, 1.0f, 0.0f, true};
+  const std::shared_ptr<const Matmul> mm = get_matmul(key);
+  STRIDE_ASSERT(mm->usable, "no bf16 matmul kernel for ", m, "x", n, "x", k,
+                " (callers check has_bf16_gemm() first)");
+  run_matmul(*mm, a, b, c);
+}
+
 }  // namespace
+
+bool has_bf16_gemm() {
+  static const bool available = [] {
+    SingleThreadedLibraries single;
+    return get_matmul({1, 64, 64, 64, 64, 64, 64, 0, 0, 64 * 64, false, false, 1.0f, 0.0f, true})
+        ->usable;
+  }();
+  return available;
+}
+
+void round_to_bf16(const float* src, BFloat16* dst, int64_t n) {
+  // BFloat16::round, branch-free so that it vectorises: NaNs become quiet
+  // NaNs, everything else rounds to nearest even.
+  for (int64_t i = 0; i < n; ++i) {
+    uint32_t u;
+    std::memcpy(&u, src + i, 4);
+    const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    dst[i].bits = uint16_t(nan ? (u >> 16) | 0x40u : rounded);
+  }
+}
+
+void gemm_batched_bf16(int64_t batch,
+                       bool trans_a,
+                       bool trans_b,
+                       int64_t m,
+                       int64_t n,
+                       int64_t k,
+                       const BFloat16* a,
+                       int64_t lda,
+                       int64_t stride_a,
+                       const BFloat16* b,
+                       int64_t ldb,
+                       int64_t stride_b,
+                       float* c,
+                       int64_t ldc,
+                       int64_t stride_c) {
+  STRIDE_CHECK(batch >= 0, ValueError, "[gemm_batched_bf16] expected batch >= 0; got ", batch, ".");
+  check_args("gemm_batched_bf16", trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  if (batch == 0 || m == 0 || n == 0) return;
+  STRIDE_CHECK(batch == 1 || stride_c != 0, ValueError,
+               "[gemm_batched_bf16] expected stride_c != 0 when batch > 1; got batch=", batch, ".");
+  if (k == 0) {
+    for (int64_t i = 0; i < batch; ++i) scale_c(m, n, 0.0f, c + i * stride_c, ldc);
+    return;
+  }
+  SingleThreadedLibraries single;
+  const int64_t macs = macs_of(m, n, k);
+  if (batch == 1 || macs >= kLargeMacs) {
+    // Tiles of C as for float32 (Note [Deterministic GEMM]).
+    // Tiles 4x larger than float32's: the bf16 kernels run twice as fast,
+    // so per-call costs weigh more on small tiles (measured: 512x352x128
+    // goes from 1.2x to 1.6x of float32 at 2 threads).
+    const Tiling t = tiling_for(m, n, k, int64_t(1) << 24);
+    const int64_t tiles_m = (m + t.bm - 1) / t.bm, tiles_n = (n + t.bn - 1) / t.bn;
+    for (int64_t i = 0; i < batch; ++i) {
+      const BFloat16* ai = a + i * stride_a;
+      const BFloat16* bi = b + i * stride_b;
+      float* ci = c + i * stride_c;
+      parallel_for(0, tiles_m * tiles_n, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t tile = begin; tile < end; ++tile) {
+          const int64_t i0 = tile / tiles_n * t.bm, j0 = tile % tiles_n * t.bn;
+          gemm_bf16_serial(trans_a, trans_b, std::min(t.bm, m - i0), std::min(t.bn, n - j0), k,
+                           trans_a ? ai + i0 : ai + i0 * lda, lda,
+                           trans_b ? bi + j0 * ldb : bi + j0, ldb, ci + i0 * ldc + j0, ldc);
+        }
+      });
+    }
+    return;
+  }
+  // Small matrices: chunks of the batch, one primitive per chunk.
+  const int64_t chunk = std::clamp<int64_t>(kChunkMacs / std::max<int64_t>(macs, 1), 1, batch);
+  const int64_t chunks = (batch + chunk - 1) / chunk;
+  MatmulKey key{chunk,    m,        n,       k,       lda,  ldb,  ldc, stride_a,
+                stride_b, stride_c, trans_a, trans_b, 1.0f, 0.0f, true};
+  const std::shared_ptr<const Matmul> full = get_matmul(key);
+  key.batch = batch - (chunks - 1) * chunk;
+  const std::shared_ptr<const Matmul> last = get_matmul(key);
+  STRIDE_ASSERT(full->usable && last->usable, "no bf16 batched matmul kernel for ", m, "x", n, "x",
+                k);
+  parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t ch = begin; ch < end; ++ch) {
+      const int64_t i = ch * chunk;
+      run_matmul(ch == chunks - 1 ? *last : *full, a + i * stride_a, b + i * stride_b,
+                 c + i * stride_c);
+    }
+  });
+}
 
 void gemm(bool trans_a,
           bool trans_b,

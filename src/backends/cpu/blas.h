@@ -94,6 +94,30 @@ void gemm_batched(int64_t batch,
                   int64_t ldc,
                   int64_t stride_c);
 
+// Mixed precision (autocast): bfloat16 A and B, float32 accumulation and C,
+// with the contract above for alpha = 1, beta = 0. Runs oneDNN's brgemm
+// kernels (AVX512-BF16 or AMX); only callable when has_bf16_gemm().
+bool has_bf16_gemm();
+void gemm_batched_bf16(int64_t batch,
+                       bool trans_a,
+                       bool trans_b,
+                       int64_t m,
+                       int64_t n,
+                       int64_t k,
+                       const BFloat16* a,
+                       int64_t lda,
+                       int64_t stride_a,
+                       const BFloat16* b,
+                       int64_t ldb,
+                       int64_t stride_b,
+                       float* c,
+                       int64_t ldc,
+                       int64_t stride_c);
+
+// dst[i] = bfloat16(src[i]), rounded to nearest even (BFloat16's rounding),
+// vectorised: the operand conversion of the mixed-precision GEMM.
+void round_to_bf16(const float* src, BFloat16* dst, int64_t n);
+
 // The libraries behind gemm for dtype t ("onednn+openblas" for float32,
 // "openblas" for float64), or "none" for dtypes gemm does not support. For
 // logs and bench/RESULTS.md.

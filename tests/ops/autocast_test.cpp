@@ -1,0 +1,161 @@
+// Autocast (include/stride/autocast.h): matmul-class ops round float32
+// operands to bfloat16 and accumulate in float32, forward and backward, for
+// every operand layout; the parameter cast cache follows in-place updates;
+// nothing else changes dtype.
+#include <gtest/gtest.h>
+
+#include <stride/stride.h>
+
+#include "support/layouts.h"
+
+namespace stride {
+namespace {
+
+namespace F = nn::functional;
+using testing::close;
+using testing::Layout;
+
+// What autocast computes, in float64: the product of the bf16 roundings.
+Tensor rounded(const Tensor& t) {
+  return t.to(kBFloat16).to(kFloat64);
+}
+
+Tensor reference_matmul(const Tensor& a, const Tensor& b) {
+  return rounded(a).matmul(rounded(b)).to(kFloat32);
+}
+
+TEST(Autocast, GuardsNestAndRestore) {
+  EXPECT_FALSE(Autocast::is_enabled());
+  {
+    AutocastGuard on;
+    EXPECT_TRUE(Autocast::is_enabled());
+    {
+      AutocastGuard off(false);
+      EXPECT_FALSE(Autocast::is_enabled());
+    }
+    EXPECT_TRUE(Autocast::is_enabled());
+  }
+  EXPECT_FALSE(Autocast::is_enabled());
+}
+
+TEST(Autocast, MatmulRoundsOperandsForEveryLayout) {
+  Generator gen(7);
+  for (Layout la : testing::kAllLayouts) {
+    for (Layout lb : testing::kAllLayouts) {
+      SCOPED_TRACE(std::string(testing::layout_name(la)) + " @ " + testing::layout_name(lb));
+      const Tensor a = testing::make_input({3, 17, 40}, kFloat32, la, testing::Domain::Any, gen);
+      const Tensor b = testing::make_input({40, 9}, kFloat32, lb, testing::Domain::Any, gen);
+      Tensor c;
+      {
+        AutocastGuard autocast;
+        c = a.matmul(b);
+      }
+      EXPECT_EQ(c.dtype(), kFloat32);
+      EXPECT_TRUE(close(c, reference_matmul(a, b), 1e-5, 1e-5));
+      // The rounding really happened: plain float32 differs.
+      EXPECT_GT((c - a.matmul(b)).abs().max().item<double>(), 1e-4);
+    }
+  }
+}
+
+TEST(Autocast, BatchedAndBroadcastMatmul) {
+  Generator gen(8);
+  const Tensor a = randn({4, 1, 5, 33}, {}, &gen);
+  const Tensor b = randn({3, 33, 6}, {}, &gen).transpose(-1, -2).contiguous().transpose(-1, -2);
+  AutocastGuard autocast;
+  EXPECT_TRUE(close(a.matmul(b), reference_matmul(a, b), 1e-5, 1e-5));
+  EXPECT_TRUE(close(bmm(b.transpose(1, 2), b), reference_matmul(b.transpose(1, 2), b), 1e-5, 1e-5));
+}
+
+TEST(Autocast, LinearForwardAndBackwardRoundOperandsEvenOutsideTheScope) {
+  Generator gen(9);
+  const Tensor x = randn({2, 7, 48}, {}, &gen).requires_grad_(true);
+  const Tensor w = randn({24, 48}, {}, &gen).requires_grad_(true);
+  const Tensor bias = randn({24}, {}, &gen).requires_grad_(true);
+  const Tensor g = randn({2, 7, 24}, {}, &gen);
+  Tensor y;
+  {
+    AutocastGuard autocast;
+    y = F::linear(x, w, bias);
+  }
+  EXPECT_EQ(y.dtype(), kFloat32);
+  EXPECT_TRUE(close(y, reference_matmul(x, w.t()) + bias, 1e-5, 1e-5));
+  y.backward(g);  // outside the scope: the node remembers it ran under autocast
+  const Tensor g2 = g.reshape({-1, 24});
+  EXPECT_EQ(x.grad().dtype(), kFloat32);
+  EXPECT_TRUE(close(x.grad(), reference_matmul(g, w), 1e-5, 1e-5));
+  EXPECT_TRUE(close(w.grad(), reference_matmul(g2.t(), x.detach().reshape({-1, 48})), 1e-5, 1e-5));
+  EXPECT_TRUE(close(bias.grad(), g2.sum({0}), 1e-6, 1e-6));
+}
+
+TEST(Autocast, RecordedWithoutAutocastStaysFloat32InsideTheScope) {
+  Generator gen(10);
+  const Tensor x = randn({6, 32}, {}, &gen).requires_grad_(true);
+  const Tensor w = randn({8, 32}, {}, &gen).requires_grad_(true);
+  const Tensor y = F::linear(x, w, Tensor());
+  EXPECT_TRUE(equal(y, x.detach().matmul(w.detach().t())));
+  {
+    AutocastGuard autocast;
+    y.sum().backward();
+  }
+  EXPECT_TRUE(equal(x.grad(), ones({6, 8}).matmul(w.detach())));
+}
+
+TEST(Autocast, CachedWeightFollowsInPlaceUpdates) {
+  Generator gen(11);
+  const Tensor x = randn({4, 16}, {}, &gen);
+  Tensor w = randn({5, 16}, {}, &gen).requires_grad_(true);
+  AutocastGuard autocast;
+  const Tensor y1 = F::linear(x, w, Tensor());
+  {
+    NoGradGuard no_grad;
+    w.mul_(2.0);  // as an optimizer step would: the version moves
+  }
+  const Tensor y2 = F::linear(x, w, Tensor());
+  EXPECT_TRUE(close(y2, y1 * 2.0, 1e-6, 1e-6));
+  EXPECT_TRUE(close(y2, reference_matmul(x, w.detach().t()), 1e-5, 1e-5));
+}
+
+TEST(Autocast, MixedDtypeOperandsGetGradientsInTheirOwnDtype) {
+  Generator gen(12);
+  const Tensor a = randn({5, 12}, {}, &gen).requires_grad_(true);
+  const Tensor b = randn({12, 3}, {}, &gen).to(kBFloat16).requires_grad_(true);
+  {
+    AutocastGuard autocast;
+    const Tensor c = a.matmul(b);
+    EXPECT_EQ(c.dtype(), kFloat32);
+    c.sum().backward();
+  }
+  EXPECT_EQ(a.grad().dtype(), kFloat32);
+  EXPECT_EQ(b.grad().dtype(), kBFloat16);
+  EXPECT_TRUE(close(a.grad(), reference_matmul(ones({5, 3}), b.t()), 1e-5, 1e-5));
+  // Without autocast the dtypes must match, as before.
+  EXPECT_THROW(a.detach().matmul(b.detach()), DTypeError);
+}
+
+TEST(Autocast, LeavesFloat64AndOtherOpsAlone) {
+  Generator gen(13);
+  const Tensor a = randn({4, 8}, TensorOptions().dtype(kFloat64), &gen);
+  const Tensor x = randn({4, 8}, {}, &gen);
+  AutocastGuard autocast;
+  EXPECT_TRUE(equal(a.matmul(a.t()), [&] {
+    AutocastGuard off(false);
+    return a.matmul(a.t());
+  }()));
+  EXPECT_EQ((x * 3.0).softmax(-1).dtype(), kFloat32);
+}
+
+TEST(Autocast, DoubleBackwardThroughAutocastLinear) {
+  Generator gen(14);
+  const Tensor x = randn({3, 8}, {}, &gen).requires_grad_(true);
+  const Tensor w = randn({4, 8}, {}, &gen).requires_grad_(true);
+  AutocastGuard autocast;
+  const Tensor y = F::linear(x, w, Tensor()).pow(2).sum();
+  const Tensor gx = autograd::grad({y}, {x}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+  gx.sum().backward();
+  ASSERT_TRUE(w.grad().defined());
+  EXPECT_EQ(w.grad().dtype(), kFloat32);
+}
+
+}  // namespace
+}  // namespace stride
