@@ -17,6 +17,10 @@
 //   dQ = scale dS K,  dK = scale dS^T Q.
 // When the backward is itself recorded (create_graph), it is written with
 // public ops instead, so second derivatives are right.
+// q, k, v, out and dout are read where they lie, as GEMM operands with their
+// own leading dimension (Note [Row layout]); out follows q's memory order and
+// dq, dk, dv those of q, k, v, so the heads view (B, L, H, E).transpose(1, 2)
+// of a projection is never copied and neither is a narrowed KV cache.
 //
 // Note [Causal alignment]
 // ~~~~~~~~~~~~~~~~~~~~~~~
@@ -34,6 +38,7 @@
 #include "backends/cpu/blas.h"
 #include "core/check.h"
 #include "core/dispatch.h"
+#include "nn/row_layout.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
@@ -68,14 +73,24 @@ struct AttentionShape {
   CausalAlignment alignment;
 };
 
-// q (N, L, E), k (N, S, E), v (N, S, Ev) contiguous -> out (N, L, Ev), lse (N, L).
 template <class T>
-void fused_forward(const AttentionShape& a, const T* q, const T* k, const T* v, T* out, T* lse) {
+using In = detail::RowMatrices<const T>;
+template <class T>
+using Out = detail::RowMatrices<T>;
+
+// q (N, L, E), k (N, S, E), v (N, S, Ev) -> out (N, L, Ev), lse (N, L) contiguous.
+template <class T>
+void fused_forward(const AttentionShape& a,
+                   const In<T>& q,
+                   const In<T>& k,
+                   const In<T>& v,
+                   const Out<T>& out,
+                   T* lse) {
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S));
     for (int64_t n = begin; n < end; ++n) {
-      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), q + n * a.L * a.E, a.E, k + n * a.S * a.E,
-                a.E, T(0), p.data(), a.S);
+      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), q[n], q.ld(), k[n], k.ld(), T(0), p.data(),
+                a.S);
       for (int64_t i = 0; i < a.L; ++i) {
         T* row = p.data() + i * a.S;
         const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
@@ -89,33 +104,34 @@ void fused_forward(const AttentionShape& a, const T* q, const T* k, const T* v, 
         for (int64_t j = limit; j < a.S; ++j) row[j] = limit > 0 ? T(0) : inv;
         lse[n * a.L + i] = limit > 0 ? m + std::log(sum) : inv;
       }
-      cpu::gemm(false, false, a.L, a.Ev, a.S, T(1), p.data(), a.S, v + n * a.S * a.Ev, a.Ev, T(0),
-                out + n * a.L * a.Ev, a.Ev);
+      cpu::gemm(false, false, a.L, a.Ev, a.S, T(1), p.data(), a.S, v[n], v.ld(), T(0), out[n],
+                out.ld());
     }
   });
 }
 
-// Note [Fused attention]; every pointer (N, rows, cols) contiguous.
+// Note [Fused attention]; lse (N, L) contiguous.
 template <class T>
 void fused_backward(const AttentionShape& a,
-                    const T* q,
-                    const T* k,
-                    const T* v,
-                    const T* out,
+                    const In<T>& q,
+                    const In<T>& k,
+                    const In<T>& v,
+                    const In<T>& out,
                     const T* lse,
-                    const T* dout,
-                    T* dq,
-                    T* dk,
-                    T* dv) {
+                    const In<T>& dout,
+                    const Out<T>& dq,
+                    const Out<T>& dk,
+                    const Out<T>& dv) {
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
     for (int64_t n = begin; n < end; ++n) {
-      const T* qn = q + n * a.L * a.E;
-      const T* kn = k + n * a.S * a.E;
-      const T* vn = v + n * a.S * a.Ev;
-      const T* on = out + n * a.L * a.Ev;
-      const T* don = dout + n * a.L * a.Ev;
-      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), qn, a.E, kn, a.E, T(0), p.data(), a.S);
+      const T* qn = q[n];
+      const T* kn = k[n];
+      const T* vn = v[n];
+      const T* on = out[n];
+      const T* don = dout[n];
+      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), qn, q.ld(), kn, k.ld(), T(0), p.data(),
+                a.S);
       for (int64_t i = 0; i < a.L; ++i) {
         T* row = p.data() + i * a.S;
         const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
@@ -123,20 +139,21 @@ void fused_backward(const AttentionShape& a,
         for (int64_t j = 0; j < limit; ++j) row[j] = std::exp(row[j] - l);
         for (int64_t j = limit; j < a.S; ++j) row[j] = limit > 0 ? T(0) : l;
       }
-      cpu::gemm(true, false, a.S, a.Ev, a.L, T(1), p.data(), a.S, don, a.Ev, T(0),
-                dv + n * a.S * a.Ev, a.Ev);
-      cpu::gemm(false, true, a.L, a.S, a.Ev, T(1), don, a.Ev, vn, a.Ev, T(0), dp.data(), a.S);
+      cpu::gemm(true, false, a.S, a.Ev, a.L, T(1), p.data(), a.S, don, dout.ld(), T(0), dv[n],
+                dv.ld());
+      cpu::gemm(false, true, a.L, a.S, a.Ev, T(1), don, dout.ld(), vn, v.ld(), T(0), dp.data(),
+                a.S);
       for (int64_t i = 0; i < a.L; ++i) {
         T d = 0;
-        for (int64_t e = 0; e < a.Ev; ++e) d += don[i * a.Ev + e] * on[i * a.Ev + e];
+        for (int64_t e = 0; e < a.Ev; ++e) d += don[i * dout.ld() + e] * on[i * out.ld() + e];
         T* ds = dp.data() + i * a.S;
         const T* pr = p.data() + i * a.S;
         for (int64_t j = 0; j < a.S; ++j) ds[j] = pr[j] * (ds[j] - d);
       }
-      cpu::gemm(false, false, a.L, a.E, a.S, T(a.scale), dp.data(), a.S, kn, a.E, T(0),
-                dq + n * a.L * a.E, a.E);
-      cpu::gemm(true, false, a.S, a.E, a.L, T(a.scale), dp.data(), a.S, qn, a.E, T(0),
-                dk + n * a.S * a.E, a.E);
+      cpu::gemm(false, false, a.L, a.E, a.S, T(a.scale), dp.data(), a.S, kn, k.ld(), T(0), dq[n],
+                dq.ld());
+      cpu::gemm(true, false, a.S, a.E, a.L, T(a.scale), dp.data(), a.S, qn, q.ld(), T(0), dk[n],
+                dk.ld());
     }
   });
 }
@@ -176,17 +193,15 @@ bool fusable(
 
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionShape& a) {
   profiler::RecordFunction record("scaled_dot_product_attention", {q, k, v});
-  DimVector out_shape = q.sizes().dims();
-  out_shape.back() = a.Ev;
-  Tensor out = empty(out_shape, q.dtype());
+  Tensor out = detail::empty_preserving_layout(q, a.Ev);
   Tensor lse = empty({a.N, a.L}, q.dtype());
   {
     NoGradGuard no_grad;
-    const Tensor qc = q.contiguous(), kc = k.contiguous(), vc = v.contiguous();
+    const Tensor qr = detail::with_row_layout(q), kr = detail::with_row_layout(k),
+                 vr = detail::with_row_layout(v);
     ::stride::detail::dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      fused_forward<T>(a, qc.data_ptr<T>(), kc.data_ptr<T>(), vc.data_ptr<T>(), out.data_ptr<T>(),
-                       lse.data_ptr<T>());
+      fused_forward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), Out<T>(out), lse.data_ptr<T>());
     });
   }
   if (auto node = autograd::make_node("scaled_dot_product_attention", {&q, &k, &v}, {&out})) {
@@ -195,16 +210,17 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
                         so = autograd::SavedTensor::output(out), lse](const autograd::Grads& gs) {
       const Tensor qv = sq.get(), kv = sk.get(), vv = sv.get(), ov = so.get();
       if (GradMode::is_enabled()) return backward_with_ops(a, qv, kv, vv, ov, gs[0]);
-      const Tensor qc = qv.contiguous(), kc = kv.contiguous(), vc = vv.contiguous();
-      const Tensor oc = ov.contiguous(), dout = gs[0].contiguous();
-      Tensor dq = empty(qv.sizes(), qv.dtype()), dk = empty(kv.sizes(), kv.dtype());
-      Tensor dv = empty(vv.sizes(), vv.dtype());
+      using detail::with_row_layout;
+      const Tensor qr = with_row_layout(qv), kr = with_row_layout(kv), vr = with_row_layout(vv);
+      const Tensor outr = with_row_layout(ov), doutr = with_row_layout(gs[0]);
+      Tensor dq = detail::empty_preserving_layout(qv, a.E);
+      Tensor dk = detail::empty_preserving_layout(kv, a.E);
+      Tensor dv = detail::empty_preserving_layout(vv, a.Ev);
       ::stride::detail::dispatch_floating(
           qv.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
             using T = typename decltype(tag)::type;
-            fused_backward<T>(a, qc.data_ptr<T>(), kc.data_ptr<T>(), vc.data_ptr<T>(),
-                              oc.data_ptr<T>(), lse.data_ptr<T>(), dout.data_ptr<T>(),
-                              dq.data_ptr<T>(), dk.data_ptr<T>(), dv.data_ptr<T>());
+            fused_backward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), In<T>(outr), lse.data_ptr<T>(),
+                              In<T>(doutr), Out<T>(dq), Out<T>(dk), Out<T>(dv));
           });
       return autograd::Grads{dq, dk, dv};
     });

@@ -2,14 +2,16 @@
 // the angle +p * theta_i, i.e. a + i b is multiplied by e^{i p theta_i} (Meta's
 // complex multiply, and what Hugging Face's rotate_half computes):
 //   a' = a cos - b sin,   b' = a sin + b cos.
-// The kernel rotates contiguous rows; its backward is the rotation by the
-// opposite angle (the transpose of a rotation), which is the same kernel, so
-// it is differentiable to any order. Angles and cos/sin are computed in
+// The kernel reads x's rows where they lie when x has a row layout
+// (Note [Row layout]) and writes y in x's memory order; its backward is the
+// rotation by the opposite angle (the transpose of a rotation), which is the
+// same kernel, so it is differentiable to any order. Angles and cos/sin are computed in
 // float64, so the result does not lose precision at large positions.
 #include <cmath>
 
 #include "autograd/node.h"
 #include "core/dispatch.h"
+#include "nn/row_layout.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
@@ -52,37 +54,38 @@ void angle_tables(int64_t T,
   }
 }
 
-// Rotates by +angle (sign = 1) or -angle (sign = -1).
+// Rotates by +angle (sign = 1) or -angle (sign = -1). Row r of x is row
+// t = r % T of matrix r / T, as T = size(-2) is the innermost leading dim.
 Tensor rope(const Tensor& x, int64_t offset, double base, RopeConvention conv, double sign) {
   const int64_t T = x.size(-2), D = x.size(-1), half = D / 2;
   const int64_t rows = D == 0 ? 0 : x.numel() / D;
-  Tensor y = empty(x.sizes(), x.dtype());
+  Tensor y = detail::empty_preserving_layout(x, D);
   {
     NoGradGuard no_grad;
     std::vector<double> cosines, sines;
     angle_tables(T, D, offset, base, cosines, sines);
-    const Tensor xc = x.contiguous();
+    const Tensor xr = detail::with_row_layout(x);
     // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
     const bool interleaved = conv == RopeConvention::Interleaved;
     const int64_t a_step = interleaved ? 2 : 1, b_off = interleaved ? 1 : half;
     ::stride::detail::dispatch_floating(x.dtype(), "rotary_embedding", [&](auto tag) {
       using S = typename decltype(tag)::type;
-      const S* xp = xc.data_ptr<S>();
-      S* yp = y.data_ptr<S>();
+      const detail::RowMatrices<const S> xm(xr);
+      const detail::RowMatrices<S> ym(y);
       parallel_for(0, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(D, 1)),
                    [&](int64_t begin, int64_t end) {
                      for (int64_t r = begin; r < end; ++r) {
-                       const int64_t t = r % T;
+                       const int64_t n = r / T, t = r % T;
                        const double* cs = cosines.data() + t * half;
                        const double* sn = sines.data() + t * half;
-                       const S* xr = xp + r * D;
-                       S* yr = yp + r * D;
+                       const S* xrow = xm[n] + t * xm.ld();
+                       S* yrow = ym[n] + t * ym.ld();
                        for (int64_t i = 0; i < half; ++i) {
                          const int64_t ia = i * a_step, ib = ia + b_off;
-                         const double a = double(xr[ia]), b = double(xr[ib]);
+                         const double a = double(xrow[ia]), b = double(xrow[ib]);
                          const double c = cs[i], s = sign * sn[i];
-                         yr[ia] = S(a * c - b * s);
-                         yr[ib] = S(a * s + b * c);
+                         yrow[ia] = S(a * c - b * s);
+                         yrow[ib] = S(a * s + b * c);
                        }
                      }
                    });

@@ -762,6 +762,33 @@ TEST(Attention, DropoutOnProbabilitiesIsSeededAndScaled) {
   EXPECT_NEAR(sums.mean().item<double>(), 1.0, 0.05);
 }
 
+// ---- views the Llama attention passes to rope and attention ----
+
+enum class HeadLayout { Contiguous, Heads, KvCache };
+
+const char* head_layout_name(HeadLayout l) {
+  return l == HeadLayout::Contiguous ? "contiguous" : l == HeadLayout::Heads ? "heads" : "kv-cache";
+}
+
+// A (B, H, T, D) leaf: contiguous; the heads view (B, T, H, D).transpose(1, 2)
+// of one projection; or the first T positions of a (B, H, T + 3, D) cache.
+Tensor head_leaf(IntArrayRef bhtd, HeadLayout layout, ScalarType dtype, Generator& gen) {
+  const int64_t B = bhtd[0], H = bhtd[1], T = bhtd[2], D = bhtd[3];
+  Tensor t;
+  switch (layout) {
+    case HeadLayout::Contiguous:
+      t = randn({B, H, T, D}, dtype, &gen);
+      break;
+    case HeadLayout::Heads:
+      t = randn({B, T, H, D}, dtype, &gen).transpose(1, 2);
+      break;
+    case HeadLayout::KvCache:
+      t = randn({B, H, T + 3, D}, dtype, &gen).narrow(2, 0, T);
+      break;
+  }
+  return t.detach().requires_grad_();
+}
+
 // ---- rotary_embedding ----
 
 // Feature order that maps half-split layout to interleaved: pair i of the
@@ -859,6 +886,50 @@ TEST(Rope, GradcheckFirstAndSecondOrder) {
     EXPECT_TRUE(autograd::gradcheck(
         [conv](const Inputs& x) { return F::rotary_embedding_reference(x[0], 2, 100.0, conv); },
         in));
+  }
+}
+
+TEST(Rope, MatchesTheReferenceOnHeadsAndKvCacheViews) {
+  Generator gen(45);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double rtol = dtype == kFloat64 ? 1e-12 : 1e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-6;
+    for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+      for (HeadLayout layout : {HeadLayout::Contiguous, HeadLayout::Heads, HeadLayout::KvCache}) {
+        expect_matches_reference(
+            [&](const Inputs& x) { return F::rotary_embedding(x[0], 4, 500.0, conv); },
+            [&](const Inputs& x) { return F::rotary_embedding_reference(x[0], 4, 500.0, conv); },
+            {head_leaf({2, 3, 5, 8}, layout, dtype, gen)}, rtol, atol,
+            std::string(to_string(dtype)) + " " + head_layout_name(layout) +
+                (conv == F::RopeConvention::Interleaved ? " interleaved" : " half-split"));
+      }
+    }
+  }
+}
+
+// The heads view is rotated where it lies and stays a heads view, forward
+// and backward, so neither direction copies; a view that is not dense (the
+// cache) gives a row-major result.
+TEST(Rope, OutputAndGradientKeepTheHeadsLayout) {
+  Generator gen(46);
+  const Tensor x = head_leaf({2, 3, 5, 8}, HeadLayout::Heads, kFloat32, gen);
+  const Tensor y = F::rotary_embedding(x, 2);
+  EXPECT_EQ(y.strides(), x.strides());
+  EXPECT_TRUE(equal(y, F::rotary_embedding(x.contiguous(), 2)));
+  const Tensor gy = randn({2, 5, 3, 8}, kFloat32, &gen).transpose(1, 2);
+  const Tensor gx = autograd::grad({y}, {x}, {gy})[0];
+  EXPECT_EQ(gx.strides(), x.strides());
+  EXPECT_TRUE(equal(gx, autograd::grad({F::rotary_embedding(x, 2)}, {x}, {gy.contiguous()})[0]));
+  const Tensor cached = head_leaf({2, 3, 5, 8}, HeadLayout::KvCache, kFloat32, gen);
+  EXPECT_TRUE(F::rotary_embedding(cached, 2).is_contiguous());
+}
+
+TEST(Rope, GradcheckOnTheHeadsView) {
+  Generator gen(47);
+  for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+    const Inputs in = {head_leaf({2, 3, 4, 6}, HeadLayout::Heads, kFloat64, gen)};
+    auto fn = [conv](const Inputs& x) { return F::rotary_embedding(x[0], 3, 100.0, conv); };
+    EXPECT_TRUE(autograd::gradcheck(fn, in));
+    EXPECT_TRUE(gradgradcheck([fn](const Inputs& x) { return fn(x) * fn(x); }, in));
   }
 }
 
@@ -990,6 +1061,104 @@ TEST(FusedAttention, RowsWithoutVisibleKeysAreNaNLikeTheReference) {
     EXPECT_EQ(std::isnan(ref[0][i][0].item<double>()), nan_row);
   }
   EXPECT_TRUE(allclose(fused.narrow(1, 2, 3), ref.narrow(1, 2, 3), 1e-5, 1e-6));
+}
+
+// q, k, v (B, H, T, Dh) as the Llama attention passes them: heads views of
+// the projections, or, when decoding, k and v narrowed from the KV cache
+// (L != S, bottom-right aligned).
+struct HeadsCase {
+  DimVector q, k, v;
+  HeadLayout q_layout, kv_layout;
+  std::optional<F::CausalAlignment> alignment;
+};
+
+const std::vector<HeadsCase>& heads_cases() {
+  static const std::vector<HeadsCase> cases = {
+      {{2, 3, 5, 4},
+       {2, 3, 5, 4},
+       {2, 3, 5, 6},
+       HeadLayout::Heads,
+       HeadLayout::Heads,
+       std::nullopt},
+      {{2, 3, 2, 4},
+       {2, 3, 6, 4},
+       {2, 3, 6, 4},
+       HeadLayout::Heads,
+       HeadLayout::KvCache,
+       F::CausalAlignment::BottomRight},
+      {{2, 3, 1, 4},
+       {2, 3, 6, 4},
+       {2, 3, 6, 4},
+       HeadLayout::Heads,
+       HeadLayout::KvCache,
+       F::CausalAlignment::BottomRight},
+      {{2, 3, 5, 4},
+       {2, 3, 5, 4},
+       {2, 3, 5, 4},
+       HeadLayout::Contiguous,
+       HeadLayout::Contiguous,
+       std::nullopt},
+  };
+  return cases;
+}
+
+Inputs heads_leaves(const HeadsCase& c, ScalarType dtype, Generator& gen) {
+  return {head_leaf(c.q, c.q_layout, dtype, gen), head_leaf(c.k, c.kv_layout, dtype, gen),
+          head_leaf(c.v, c.kv_layout, dtype, gen)};
+}
+
+Tensor causal_attention(const Inputs& x, std::optional<F::CausalAlignment> alignment) {
+  return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true, std::nullopt, alignment);
+}
+
+TEST(FusedAttention, MatchesTheReferenceOnHeadsAndKvCacheViews) {
+  Generator gen(52);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
+    for (const HeadsCase& c : heads_cases()) {
+      expect_matches_reference([&](const Inputs& x) { return causal_attention(x, c.alignment); },
+                               [&](const Inputs& x) {
+                                 return F::scaled_dot_product_attention_reference(
+                                     x[0], x[1], x[2], {}, 0.0, true, std::nullopt, c.alignment);
+                               },
+                               heads_leaves(c, dtype, gen), tol, tol,
+                               std::string(to_string(dtype)) + " q" + shape_str(c.q) + " " +
+                                   head_layout_name(c.q_layout) + ", k" + shape_str(c.k) + " " +
+                                   head_layout_name(c.kv_layout));
+    }
+  }
+}
+
+// Note [Row layout]: for heads views, out is (B, L, H, Ev) in memory, so the
+// model's out.transpose(1, 2).reshape({B, L, H * Ev}) is free, and dq, dk,
+// dv are heads views too; a narrowed cache is not dense, so its gradient
+// is row-major.
+TEST(FusedAttention, OutputAndGradientsFollowTheInputLayouts) {
+  Generator gen(53);
+  for (const HeadsCase& c : heads_cases()) {
+    const Inputs in = heads_leaves(c, kFloat32, gen);
+    const Tensor out = causal_attention(in, c.alignment);
+    const bool heads = c.q_layout == HeadLayout::Heads;
+    EXPECT_TRUE(heads ? out.transpose(1, 2).is_contiguous() : out.is_contiguous())
+        << shape_str(out.strides());
+    const Tensor gout = randn({c.q[0], c.q[2], c.q[1], c.v[3]}, kFloat32, &gen).transpose(1, 2);
+    const auto grads = autograd::grad({out}, in, {gout});
+    for (size_t i = 0; i < in.size(); ++i) {
+      const bool heads_in = (i == 0 ? c.q_layout : c.kv_layout) == HeadLayout::Heads;
+      EXPECT_TRUE(heads_in ? grads[i].transpose(1, 2).is_contiguous() : grads[i].is_contiguous())
+          << "gradient " << i << " " << shape_str(grads[i].strides());
+    }
+  }
+}
+
+TEST(FusedAttention, GradcheckOnHeadsAndKvCacheViews) {
+  Generator gen(54);
+  for (const HeadsCase& c : heads_cases()) {
+    const Inputs in = heads_leaves(c, kFloat64, gen);
+    EXPECT_TRUE(
+        autograd::gradcheck([&](const Inputs& x) { return causal_attention(x, c.alignment); }, in))
+        << shape_str(c.q);
+  }
 }
 
 }  // namespace
