@@ -36,6 +36,11 @@ grep -q "step 30:" resume.log || fail "resume did not start at step 30"
 "$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 > g1.txt
 "$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 > g2.txt
 cmp -s g1.txt g2.txt || fail "generate is not reproducible with a seed"
+"$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 --precision bf16 > g3.txt
+[ "$(head -c 4 g3.txt)" = "the " ] || fail "generate --precision bf16 did not continue the prompt"
+"$stride" train --config tiny.json --data corpus.txt --out run_bf16 --steps 5 --sample 0 \
+  --precision bf16 > bf16.log
+grep -q '"precision": "bf16"' run_bf16/config.json || fail "train --precision bf16 not recorded"
 "$stride" attention --ckpt run --prompt "the quick" --out attn.png > /dev/null
 [ "$(head -c 4 attn.png | tail -c 3)" = "PNG" ] || fail "attention wrote no PNG"
 "$stride" doctor --ckpt run --data corpus.txt > doctor.log || fail "doctor flags the correct Llama: $(cat doctor.log)"

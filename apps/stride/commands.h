@@ -14,6 +14,7 @@ struct TrainArgs {
   std::optional<std::string> data, out, resume;
   std::optional<int64_t> steps;
   std::optional<uint64_t> seed;
+  std::optional<std::string> precision;
   int64_t profile_steps = 0;
   int64_t sample_tokens = 300;
 };
@@ -34,6 +35,7 @@ struct GenerateArgs {
   int64_t top_k = 0;
   double top_p = 1.0;
   uint64_t seed = 0;
+  std::string precision = "fp32";
 };
 int run_generate(const GenerateArgs& args);
 

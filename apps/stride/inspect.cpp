@@ -5,6 +5,7 @@
 #include "llama/generate.h"
 #include "llama/train.h"
 #include "run_dir.h"
+#include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/doctor.h"
 #include "stride/io.h"
@@ -53,6 +54,7 @@ int run_generate(const GenerateArgs& args) {
   opt.seed = args.seed;
   opt.sampling = {args.temperature, args.top_k, args.top_p};
   std::cout << args.prompt << std::flush;
+  AutocastGuard autocast(args.precision == "bf16");
   llama::generate(*run.model, prompt, opt,
                   [&](int64_t id) { std::cout << run.tokenizer.symbol(id) << std::flush; });
   std::cout << "\n";

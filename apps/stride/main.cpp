@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
   t->add_option("--steps", train.steps, "override train.steps")->check(CLI::NonNegativeNumber);
   t->add_option("--out", train.out, "run directory (default runs/<config name>)");
   t->add_option("--seed", train.seed, "override train.seed");
+  t->add_option("--precision", train.precision, "override train.precision (bf16: autocast)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   t->add_option("--resume", train.resume, "continue the run in this directory");
   t->add_option("--profile", train.profile_steps,
                 "profile this many steps: DIR/trace.json and a table")
@@ -45,6 +47,8 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   g->add_option("--top-p", gen.top_p, "nucleus mass (1 = all)")->check(CLI::Range(1e-9, 1.0));
   g->add_option("--seed", gen.seed, "sampling seed");
+  g->add_option("--precision", gen.precision, "fp32, or bf16 (autocast: bfloat16 matmuls)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
 
   AttentionArgs attn;
   auto* a = app.add_subcommand("attention", "attention maps of every layer and head as a PNG");

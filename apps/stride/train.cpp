@@ -66,6 +66,7 @@ int run_train(const TrainArgs& args) {
     }
   }
   if (args.seed) cfg.train.seed = *args.seed;
+  if (args.precision) cfg.train.precision = *args.precision;
   cfg.train.validate();
   const fs::path dir = args.out      ? fs::path(*args.out)
                        : args.resume ? fs::path(*args.resume)

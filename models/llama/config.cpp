@@ -108,6 +108,7 @@ json train_json(const TrainConfig& t) {
           {"warmup_steps", t.warmup_steps},
           {"min_lr_ratio", t.min_lr_ratio},
           {"grad_clip", t.grad_clip},
+          {"precision", t.precision},
           {"eval_interval", t.eval_interval},
           {"eval_batches", t.eval_batches},
           {"checkpoint_interval", t.checkpoint_interval},
@@ -167,6 +168,8 @@ void TrainConfig::validate() const {
           "train.optimizer must be \"adam\" or \"adamw\"; got \"" + optimizer + "\"");
   require(schedule == "constant" || schedule == "cosine",
           "train.schedule must be \"constant\" or \"cosine\"; got \"" + schedule + "\"");
+  require(precision == "fp32" || precision == "bf16",
+          "train.precision must be \"fp32\" or \"bf16\"; got \"" + precision + "\"");
   require(lr > 0, "train.lr must be positive");
   require(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1,
           "train.beta1/beta2 must be in [0, 1)");
@@ -235,6 +238,7 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   train.read("warmup_steps", t.warmup_steps);
   train.read("min_lr_ratio", t.min_lr_ratio);
   train.read("grad_clip", t.grad_clip);
+  train.read("precision", t.precision);
   train.read("eval_interval", t.eval_interval);
   train.read("eval_batches", t.eval_batches);
   train.read("checkpoint_interval", t.checkpoint_interval);

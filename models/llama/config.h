@@ -78,6 +78,9 @@ struct TrainConfig {
   int64_t warmup_steps = 0;
   double min_lr_ratio = 0.1;  // cosine floor, as a fraction of lr
   double grad_clip = 0.0;     // max global gradient norm; 0 turns clipping off
+  // "fp32", or "bf16": training steps and their loss estimates run under
+  // stride::AutocastGuard (bfloat16 matmuls, float32 parameters and state).
+  std::string precision = "fp32";
   int64_t eval_interval = 100;
   int64_t eval_batches = 10;  // random batches per split, as the article's evaluate_loss
   int64_t checkpoint_interval = 1000;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
@@ -135,7 +136,11 @@ StepResult Trainer::step() {
   auto [x, y] = data_.random_batch(data::Split::Train, config_.batch_size, model_->config().context,
                                    &batch_gen_);
   optimizer_->zero_grad();
-  Tensor loss = model_->loss(x, y);
+  Tensor loss;
+  {
+    AutocastGuard autocast(config_.precision == "bf16");
+    loss = model_->loss(x, y);
+  }
   loss.backward();
   // The norm is always measured (it is logged); clipping to infinity leaves
   // the gradients alone.
@@ -153,6 +158,7 @@ StepResult Trainer::step() {
 
 std::pair<double, double> Trainer::estimate_train_val() {
   const int64_t B = config_.batch_size, n = config_.eval_batches;
+  AutocastGuard autocast(config_.precision == "bf16");
   const double train = estimate_loss(*model_, data_, data::Split::Train, n, B, eval_gen_);
   const double val = estimate_loss(*model_, data_, data::Split::Val, n, B, eval_gen_);
   return {train, val};

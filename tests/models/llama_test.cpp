@@ -350,12 +350,16 @@ TEST(Generate, SeededAndSlidesPastTheContext) {
 
 // A corpus the test builds: a short cycle of words, learnable in a few
 // hundred steps.
-TEST(Training, LossFallsWellBelowItsStart) {
+data::CharCorpus fox_corpus() {
   std::string text;
   const char* words[] = {"the ",  "quick ", "brown ", "fox ",  "jumps ",
                          "over ", "a ",     "lazy ",  "dog.\n"};
   for (int i = 0; i < 400; ++i) text += words[i % 9];
-  data::CharCorpus corpus = data::make_char_corpus(text);
+  return data::make_char_corpus(text);
+}
+
+TEST(Training, LossFallsWellBelowItsStart) {
+  data::CharCorpus corpus = fox_corpus();
   ModelConfig m = tiny_llama(16);
   m.vocab_size = corpus.tokenizer.vocab_size();
   m.d_model = 32;
@@ -378,6 +382,31 @@ TEST(Training, LossFallsWellBelowItsStart) {
   const SplitLoss val = evaluate_split(trainer.model(), corpus.data, data::Split::Val, 8);
   EXPECT_LT(val.loss, 0.25 * initial);
   EXPECT_EQ(val.positions, corpus.data.bounds(data::Split::Val).size() - 1);
+}
+
+// Mixed precision follows the float32 run closely from the same seed: only
+// the matmul operands are rounded to bfloat16.
+TEST(Training, Bf16AutocastTracksFloat32) {
+  data::CharCorpus corpus = fox_corpus();
+  ModelConfig m = tiny_llama(16);
+  m.vocab_size = corpus.tokenizer.vocab_size();
+  m.d_model = 32;
+  TrainConfig t;
+  t.steps = 60;
+  t.batch_size = 16;
+  t.optimizer = "adamw";
+  t.lr = 3e-3;
+  std::vector<double> losses[2];
+  for (int run = 0; run < 2; ++run) {
+    t.precision = run == 0 ? "fp32" : "bf16";
+    manual_seed(12);
+    Trainer trainer(build_model(m), t, corpus.data);
+    for (int i = 0; i < t.steps; ++i) losses[run].push_back(trainer.step().loss);
+  }
+  EXPECT_NE(losses[0][1], losses[1][1]);  // autocast changed the numbers...
+  EXPECT_NEAR(losses[0][0], losses[1][0], 0.01);  // ...a little,
+  EXPECT_NEAR(losses[0].back(), losses[1].back(), 0.1 * losses[0].back());  // all along,
+  EXPECT_LT(losses[1].back(), 0.5 * losses[1].front());                      // and it learns
 }
 
 }  // namespace
@@ -418,6 +447,8 @@ TEST(Configs, UnknownKeysAndBadValuesAreNamed) {
   EXPECT_THROW(parse_config(R"({"model": {"n_heads": "8"}})"), ConfigError);
   EXPECT_THROW(parse_config(R"({"model": {"d_model": 100, "n_heads": 8}})"), ConfigError);
   EXPECT_THROW(parse_config(R"({"train": {"optimizer": "sgd"}})"), ConfigError);
+  EXPECT_THROW(parse_config(R"({"train": {"precision": "fp16"}})"), ConfigError);
+  EXPECT_EQ(parse_config(R"({"train": {"precision": "bf16"}})").train.precision, "bf16");
   EXPECT_THROW(parse_config(R"({"model": {"arch": "gpt"}})"), ConfigError);
   EXPECT_THROW(parse_config("{not json"), ConfigError);
   // Round trip.

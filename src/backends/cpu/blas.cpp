@@ -194,6 +194,9 @@ constexpr int64_t kDecodeRows = 4;
 // Sixteen floats as one vector (GCC vector extensions: AVX-512 here, pairs
 // of AVX2 registers elsewhere), loaded from float or bfloat16 (the top half
 // of a float) operands.
+// Without AVX-512 (STRIDE_NATIVE=OFF) GCC notes that returning a 64-byte
+// vector changes the ABI: irrelevant for these internal inline helpers.
+#pragma GCC diagnostic ignored "-Wpsabi"
 using F32x16 = float __attribute__((vector_size(64)));
 using U32x16 = uint32_t __attribute__((vector_size(64)));
 using U16x16 = uint16_t __attribute__((vector_size(32)));
