@@ -34,7 +34,10 @@ llama_bench.cpp also draws. Thread counts: OMP_NUM_THREADS, MKL_NUM_THREADS and
 OPENBLAS_NUM_THREADS are set to --threads before torch is imported, then
 torch.set_num_threads(--threads). --compile wraps the model in torch.compile
 (torch >= 2); its first calls compile, so at least 2 warm-up reps run and the
-first call's time is reported as first_call_ms.
+first call's time is reported as first_call_ms. --autocast runs the forward
+passes (and the loss) under torch.autocast("cpu", dtype=torch.bfloat16), the
+backward outside it, as PyTorch's AMP recipe does; stride's llama_bench
+--autocast does the same with stride::AutocastGuard.
 """
 
 import argparse
@@ -58,6 +61,8 @@ def parse_args():
     p.add_argument("--tokens", type=int, default=256, help="generate: new tokens (default 256)")
     p.add_argument("--n", type=int, default=1024, help="sgemm: matrix size (default 1024)")
     p.add_argument("--compile", action="store_true", help="torch.compile the model (torch >= 2)")
+    p.add_argument("--autocast", action="store_true",
+                   help="forward passes under torch.autocast('cpu', dtype=torch.bfloat16)")
     p.add_argument("--article-form", choices=("article", "fused"), default="article",
                    help="article: the article's per-head dense-R code (default); fused: heads in one "
                         "matmul, pairwise RoPE")
@@ -353,6 +358,11 @@ def build(workload):
     return Transformer(cfg), cfg, batch, adamw
 
 
+def autocast():
+    """bfloat16 autocast when --autocast (the training idiom: forward and loss inside)."""
+    return torch.autocast("cpu", dtype=torch.bfloat16, enabled=ARGS.autocast)
+
+
 def time_reps(fn, warmup, reps):
     """(timed reps in ms, first warm-up call in ms or None)."""
     first = None
@@ -401,7 +411,7 @@ def main():
             last = [None]
 
             def fn():
-                with torch.no_grad():
+                with torch.no_grad(), autocast():
                     caches = [(torch.zeros(1, H, cfg["context"], dh), torch.zeros(1, H, cfg["context"], dh))
                               for _ in range(cfg["n_layers"])]
                     nxt = prompt
@@ -424,8 +434,9 @@ def main():
 
             def fn():
                 opt.zero_grad(set_to_none=True)
-                logits = run(x)
-                l = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
+                with autocast():
+                    logits = run(x)
+                    l = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
                 l.backward()
                 opt.step()
                 loss[0] = l.item()
@@ -435,7 +446,8 @@ def main():
     if ARGS.compile:
         extra["first_call_ms"] = first
     line = {"system": "pytorch", "version": torch.__version__,
-            "mode": "compile" if ARGS.compile else "eager", "workload": ARGS.workload,
+            "mode": ("compile" if ARGS.compile else "eager") + (", bf16 autocast" if ARGS.autocast else ""),
+            "workload": ARGS.workload,
             "threads": ARGS.threads, "torch_threads": torch.get_num_threads(), "warmup": warmup,
             "reps": ARGS.reps, "unit": unit, "median": statistics.median(values), "values": values,
             "times_ms": times, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
