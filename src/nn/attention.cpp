@@ -12,7 +12,9 @@
 // multiplies by v. Only the output and lse (N, L) are kept for backward:
 // the probabilities P = exp(scale q k^T - lse) are recomputed there, one
 // (L, S) block at a time, so memory does not grow with B * H * L * S (the
-// flash-attention idea; blocks of whole rows suffice at these lengths):
+// flash-attention idea; blocks of whole rows suffice at these lengths; with
+// a causal mask, blocks of kCausalBlock query rows stop their GEMMs at the
+// last key they see):
 //   dV = P^T dO,  dP = dO V^T,  dS = P * (dP - rowsum(dO * O)),
 //   dQ = scale dS K,  dK = scale dS^T Q.
 // When the backward is itself recorded (create_graph), it is written with
@@ -78,6 +80,16 @@ using In = detail::RowMatrices<const T>;
 template <class T>
 using Out = detail::RowMatrices<T>;
 
+// Rows of a causal block: the GEMMs of a block of query rows stop at the
+// last key its last row sees, so the masked upper triangle is mostly never
+// computed (about half the GEMM work at L == S). Without a mask there is one
+// block.
+constexpr int64_t kCausalBlock = 64;
+
+int64_t block_rows(const AttentionShape& a) {
+  return a.causal ? kCausalBlock : std::max<int64_t>(a.L, 1);
+}
+
 // q (N, L, E), k (N, S, E), v (N, S, Ev) -> out (N, L, Ev), lse (N, L) contiguous.
 template <class T>
 void fused_forward(const AttentionShape& a,
@@ -86,31 +98,42 @@ void fused_forward(const AttentionShape& a,
                    const In<T>& v,
                    const Out<T>& out,
                    T* lse) {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S));
     for (int64_t n = begin; n < end; ++n) {
-      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), q[n], q.ld(), k[n], k.ld(), T(0), p.data(),
-                a.S);
-      for (int64_t i = 0; i < a.L; ++i) {
-        T* row = p.data() + i * a.S;
-        const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < limit; ++j) m = std::max(m, row[j]);
-        T sum = 0;
-        for (int64_t j = 0; j < limit; ++j) sum += row[j] = std::exp(row[j] - m);
-        // A row with no visible key is NaN, as the composed path (and PyTorch).
-        const T inv = limit > 0 ? T(1) / sum : std::numeric_limits<T>::quiet_NaN();
-        for (int64_t j = 0; j < limit; ++j) row[j] *= inv;
-        for (int64_t j = limit; j < a.S; ++j) row[j] = limit > 0 ? T(0) : inv;
-        lse[n * a.L + i] = limit > 0 ? m + std::log(sum) : inv;
+      for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
+        const int64_t rows = std::min(block_rows(a), a.L - i0);
+        const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
+        cpu::gemm(false, true, rows, keys, a.E, T(a.scale), q[n] + i0 * q.ld(), q.ld(), k[n],
+                  k.ld(), T(0), p.data(), a.S);
+        for (int64_t i = i0; i < i0 + rows; ++i) {
+          T* row = p.data() + (i - i0) * a.S;
+          const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
+          T m = -std::numeric_limits<T>::infinity();
+          for (int64_t j = 0; j < limit; ++j) m = std::max(m, row[j]);
+          T sum = 0;
+          for (int64_t j = 0; j < limit; ++j) sum += row[j] = std::exp(row[j] - m);
+          // A row with no visible key is NaN, as the composed path (and PyTorch).
+          const T inv = limit > 0 ? T(1) / sum : nan;
+          for (int64_t j = 0; j < limit; ++j) row[j] *= inv;
+          for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : inv;
+          lse[n * a.L + i] = limit > 0 ? m + std::log(sum) : inv;
+        }
+        T* out_rows = out[n] + i0 * out.ld();
+        if (keys == 0) {  // no row of the block sees a key
+          for (int64_t i = 0; i < rows; ++i) std::fill_n(out_rows + i * out.ld(), a.Ev, nan);
+          continue;
+        }
+        cpu::gemm(false, false, rows, a.Ev, keys, T(1), p.data(), a.S, v[n], v.ld(), T(0), out_rows,
+                  out.ld());
       }
-      cpu::gemm(false, false, a.L, a.Ev, a.S, T(1), p.data(), a.S, v[n], v.ld(), T(0), out[n],
-                out.ld());
     }
   });
 }
 
-// Note [Fused attention]; lse (N, L) contiguous.
+// Note [Fused attention]; lse (N, L) contiguous. dk and dv sum over the
+// blocks of query rows, in block order.
 template <class T>
 void fused_backward(const AttentionShape& a,
                     const In<T>& q,
@@ -122,38 +145,64 @@ void fused_backward(const AttentionShape& a,
                     const Out<T>& dq,
                     const Out<T>& dk,
                     const Out<T>& dv) {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
     for (int64_t n = begin; n < end; ++n) {
-      const T* qn = q[n];
       const T* kn = k[n];
       const T* vn = v[n];
-      const T* on = out[n];
-      const T* don = dout[n];
-      cpu::gemm(false, true, a.L, a.S, a.E, T(a.scale), qn, q.ld(), kn, k.ld(), T(0), p.data(),
-                a.S);
-      for (int64_t i = 0; i < a.L; ++i) {
-        T* row = p.data() + i * a.S;
-        const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
-        const T l = lse[n * a.L + i];
-        for (int64_t j = 0; j < limit; ++j) row[j] = std::exp(row[j] - l);
-        for (int64_t j = limit; j < a.S; ++j) row[j] = limit > 0 ? T(0) : l;
+      bool poisoned = false;
+      for (int64_t j = 0; j < a.S; ++j) {
+        std::fill_n(dk[n] + j * dk.ld(), a.E, T(0));
+        std::fill_n(dv[n] + j * dv.ld(), a.Ev, T(0));
       }
-      cpu::gemm(true, false, a.S, a.Ev, a.L, T(1), p.data(), a.S, don, dout.ld(), T(0), dv[n],
-                dv.ld());
-      cpu::gemm(false, true, a.L, a.S, a.Ev, T(1), don, dout.ld(), vn, v.ld(), T(0), dp.data(),
-                a.S);
-      for (int64_t i = 0; i < a.L; ++i) {
-        T d = 0;
-        for (int64_t e = 0; e < a.Ev; ++e) d += don[i * dout.ld() + e] * on[i * out.ld() + e];
-        T* ds = dp.data() + i * a.S;
-        const T* pr = p.data() + i * a.S;
-        for (int64_t j = 0; j < a.S; ++j) ds[j] = pr[j] * (ds[j] - d);
+      for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
+        const int64_t rows = std::min(block_rows(a), a.L - i0);
+        const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
+        const T* qb = q[n] + i0 * q.ld();
+        const T* ob = out[n] + i0 * out.ld();
+        const T* dob = dout[n] + i0 * dout.ld();
+        T* dqb = dq[n] + i0 * dq.ld();
+        // A row without a visible key has NaN probabilities: as in the
+        // composed path (softmax, then where), they make all of dv NaN, while
+        // its scores, all masked, pass no gradient to q or k.
+        if (key_limit(i0, a.L, a.S, a.causal, a.alignment) == 0) poisoned = true;
+        if (keys == 0) {
+          for (int64_t i = 0; i < rows; ++i) std::fill_n(dqb + i * dq.ld(), a.E, T(0));
+          continue;
+        }
+        cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qb, q.ld(), kn, k.ld(), T(0), p.data(),
+                  a.S);
+        for (int64_t i = i0; i < i0 + rows; ++i) {
+          T* row = p.data() + (i - i0) * a.S;
+          const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
+          const T l = lse[n * a.L + i];
+          for (int64_t j = 0; j < limit; ++j) row[j] = std::exp(row[j] - l);
+          for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : l;
+        }
+        cpu::gemm(true, false, keys, a.Ev, rows, T(1), p.data(), a.S, dob, dout.ld(), T(1), dv[n],
+                  dv.ld());
+        cpu::gemm(false, true, rows, keys, a.Ev, T(1), dob, dout.ld(), vn, v.ld(), T(0), dp.data(),
+                  a.S);
+        for (int64_t i = 0; i < rows; ++i) {
+          T d = 0;
+          for (int64_t e = 0; e < a.Ev; ++e) d += dob[i * dout.ld() + e] * ob[i * out.ld() + e];
+          T* ds = dp.data() + i * a.S;
+          const T* pr = p.data() + i * a.S;
+          if (key_limit(i0 + i, a.L, a.S, a.causal, a.alignment) == 0) {
+            std::fill_n(ds, keys, T(0));
+            continue;
+          }
+          for (int64_t j = 0; j < keys; ++j) ds[j] = pr[j] * (ds[j] - d);
+        }
+        cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), a.S, kn, k.ld(), T(0), dqb,
+                  dq.ld());
+        cpu::gemm(true, false, keys, a.E, rows, T(a.scale), dp.data(), a.S, qb, q.ld(), T(1), dk[n],
+                  dk.ld());
       }
-      cpu::gemm(false, false, a.L, a.E, a.S, T(a.scale), dp.data(), a.S, kn, k.ld(), T(0), dq[n],
-                dq.ld());
-      cpu::gemm(true, false, a.S, a.E, a.L, T(a.scale), dp.data(), a.S, qn, q.ld(), T(0), dk[n],
-                dk.ld());
+      if (poisoned) {
+        for (int64_t j = 0; j < a.S; ++j) std::fill_n(dv[n] + j * dv.ld(), a.Ev, nan);
+      }
     }
   });
 }

@@ -1047,6 +1047,40 @@ TEST(FusedAttention, GradcheckToSecondOrder) {
       in));
 }
 
+// Longer sequences run in blocks of query rows whose GEMMs stop at the last
+// visible key: several blocks, blocks straddling the bottom-right diagonal,
+// and a block mixing rows without any visible key (NaN) with normal rows.
+TEST(FusedAttention, CausalBlocksMatchTheReference) {
+  Generator gen(53);
+  const std::vector<AttentionCase> cases = {
+      {{1, 2, 150, 8}, {1, 2, 150, 8}, {1, 2, 150, 6}, true, std::nullopt},
+      {{2, 70, 8}, {2, 100, 8}, {2, 100, 8}, true, F::CausalAlignment::BottomRight},
+      {{1, 140, 4}, {1, 100, 4}, {1, 100, 4}, true, F::CausalAlignment::BottomRight},
+      {{1, 140, 4}, {1, 100, 4}, {1, 100, 4}, true, F::CausalAlignment::TopLeft},
+      {{1, 130, 8}, {1, 90, 8}, {1, 90, 8}, false, std::nullopt},
+  };
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
+    for (const AttentionCase& c : cases) {
+      for (Layout layout : {Layout::Contiguous, Layout::Transposed}) {
+        const Inputs in = leaves({c.q, c.k, c.v}, dtype, layout, gen);
+        expect_matches_reference(
+            [&](const Inputs& x) {
+              return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, c.causal,
+                                                     std::nullopt, c.alignment);
+            },
+            [&](const Inputs& x) {
+              return F::scaled_dot_product_attention_reference(x[0], x[1], x[2], {}, 0.0, c.causal,
+                                                               std::nullopt, c.alignment);
+            },
+            in, tol, tol,
+            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " k" + shape_str(c.k) + " " +
+                layout_name(layout));
+      }
+    }
+  }
+}
+
 // Bottom-right alignment with more queries than keys leaves the first rows
 // without a visible key: NaN there, as the composed path and PyTorch.
 TEST(FusedAttention, RowsWithoutVisibleKeysAreNaNLikeTheReference) {
