@@ -50,31 +50,27 @@ ArticleMultiheadAttention::ArticleMultiheadAttention(const ModelConfig& config, 
   dropout = register_module("dropout", std::make_shared<nn::Dropout>(config.dropout));
   // The article's get_rotary_matrix: theta_i = 10000^(-2 (i - 1) / d) (its
   // off-by-one), angles in float64, the table stored in float32.
-  std::vector<double> cos_table(size_t(cw * d / 2)), sin_table(cos_table.size());
+  std::vector<double> cos_table(size_t(cw * d / 2)), neg_sin_table(cos_table.size());
   for (int64_t p = 0; p < cw; ++p) {
     for (int64_t i = 0; i < d / 2; ++i) {
       const double angle = double(p) * std::pow(10000.0, -2.0 * double(i - 1) / double(d));
       cos_table[size_t(p * d / 2 + i)] = std::cos(angle);
-      sin_table[size_t(p * d / 2 + i)] = std::sin(angle);
+      neg_sin_table[size_t(p * d / 2 + i)] = -std::sin(angle);
     }
   }
   rope_cos = register_buffer("rope_cos", tensor<double>(cos_table, {cw, d / 2}).to(kFloat32),
                              /*persistent=*/false);
-  rope_sin = register_buffer("rope_sin", tensor<double>(sin_table, {cw, d / 2}).to(kFloat32),
-                             /*persistent=*/false);
+  rope_neg_sin =
+      register_buffer("rope_neg_sin", tensor<double>(neg_sin_table, {cw, d / 2}).to(kFloat32),
+                      /*persistent=*/false);
 }
 
 Tensor ArticleMultiheadAttention::rotate(const Tensor& x) const {
   // The article multiplies the row vector x[p] by R[p], whose 2x2 block for
-  // pair i is [[cos, -sin], [sin, cos]]: (a, b) -> (a cos + b sin, b cos - a sin).
-  const int64_t T = x.size(-2), d = x.size(-1);
-  std::vector<int64_t> pairs(x.sizes().begin(), x.sizes().end());
-  pairs.back() = d / 2;
-  pairs.push_back(2);
-  Tensor xp = x.view(pairs);
-  Tensor a = xp.select(-1, 0), b = xp.select(-1, 1);
-  Tensor c = rope_cos.narrow(0, 0, T), s = rope_sin.narrow(0, 0, T);
-  return stack({a * c + b * s, b * c - a * s}, -1).flatten(-2);
+  // pair i is [[cos, -sin], [sin, cos]]: (a, b) -> (a cos + b sin, b cos - a sin),
+  // the rotation by -angle of interleaved pairs.
+  const int64_t T = x.size(-2);
+  return F::rotary_embedding(x, rope_cos.narrow(0, 0, T), rope_neg_sin.narrow(0, 0, T));
 }
 
 Tensor ArticleMultiheadAttention::attend(const Tensor& q, const Tensor& k, const Tensor& v) {

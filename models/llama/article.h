@@ -68,7 +68,8 @@ class ArticleMultiheadAttention : public nn::Module {
   std::shared_ptr<nn::ModuleList> heads;
   std::shared_ptr<nn::Linear> linear;  // (H d) -> d, with bias
   std::shared_ptr<nn::Dropout> dropout;
-  Tensor rope_cos, rope_sin;  // (context, d/2), non-persistent buffers (the article's R)
+  // (context, d/2), non-persistent buffers: the article's R as cos and -sin.
+  Tensor rope_cos, rope_neg_sin;
 
  private:
   Tensor rotate(const Tensor& x) const;  // (..., T, d), rotation by -p theta_i

@@ -8,6 +8,7 @@
 // same kernel, so it is differentiable to any order. Angles and cos/sin are computed in
 // float64, so the result does not lose precision at large positions.
 #include <cmath>
+#include <memory>
 
 #include "autograd/node.h"
 #include "core/dispatch.h"
@@ -34,36 +35,38 @@ void check_args(const Tensor& x, int64_t position_offset, double base, const cha
   STRIDE_CHECK(base > 0, ValueError, "[", op, "] expected base > 0; got ", base, ".");
 }
 
-// cos and sin of (offset + t) * theta_i, theta_i = base^(-2i/D): (T, D/2) each.
-void angle_tables(int64_t T,
-                  int64_t D,
-                  int64_t offset,
-                  double base,
-                  std::vector<double>& cosines,
-                  std::vector<double>& sines) {
+// cos and sin of each angle, (T, D/2) each; shared by a rotation and its
+// backward.
+struct AngleTables {
+  std::vector<double> cosines, sines;
+};
+using SharedTables = std::shared_ptr<const AngleTables>;
+
+// The angles (offset + t) * theta_i, theta_i = base^(-2i/D).
+AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
   const int64_t half = D / 2;
-  cosines.resize(size_t(T * half));
-  sines.resize(size_t(T * half));
+  AngleTables tables;
+  tables.cosines.resize(size_t(T * half));
+  tables.sines.resize(size_t(T * half));
   for (int64_t i = 0; i < half; ++i) {
     const double theta = 1.0 / std::pow(base, double(2 * i) / double(D));
     for (int64_t t = 0; t < T; ++t) {
       const double angle = double(offset + t) * theta;
-      cosines[size_t(t * half + i)] = std::cos(angle);
-      sines[size_t(t * half + i)] = std::sin(angle);
+      tables.cosines[size_t(t * half + i)] = std::cos(angle);
+      tables.sines[size_t(t * half + i)] = std::sin(angle);
     }
   }
+  return tables;
 }
 
 // Rotates by +angle (sign = 1) or -angle (sign = -1). Row r of x is row
 // t = r % T of matrix r / T, as T = size(-2) is the innermost leading dim.
-Tensor rope(const Tensor& x, int64_t offset, double base, RopeConvention conv, double sign) {
+Tensor rope(const Tensor& x, const SharedTables& tables, RopeConvention conv, double sign) {
   const int64_t T = x.size(-2), D = x.size(-1), half = D / 2;
   const int64_t rows = D == 0 ? 0 : x.numel() / D;
   Tensor y = detail::empty_preserving_layout(x, D);
   {
     NoGradGuard no_grad;
-    std::vector<double> cosines, sines;
-    angle_tables(T, D, offset, base, cosines, sines);
     const Tensor xr = detail::with_row_layout(x);
     // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
     const bool interleaved = conv == RopeConvention::Interleaved;
@@ -76,8 +79,8 @@ Tensor rope(const Tensor& x, int64_t offset, double base, RopeConvention conv, d
                    [&](int64_t begin, int64_t end) {
                      for (int64_t r = begin; r < end; ++r) {
                        const int64_t n = r / T, t = r % T;
-                       const double* cs = cosines.data() + t * half;
-                       const double* sn = sines.data() + t * half;
+                       const double* cs = tables->cosines.data() + t * half;
+                       const double* sn = tables->sines.data() + t * half;
                        const S* xrow = xm[n] + t * xm.ld();
                        S* yrow = ym[n] + t * ym.ld();
                        for (int64_t i = 0; i < half; ++i) {
@@ -92,11 +95,18 @@ Tensor rope(const Tensor& x, int64_t offset, double base, RopeConvention conv, d
     });
   }
   if (auto node = autograd::make_node("rotary_embedding", {&x}, {&y})) {
-    node->set_backward([offset, base, conv, sign](const autograd::Grads& gs) {
-      return autograd::Grads{rope(gs[0], offset, base, conv, -sign)};
+    node->set_backward([tables, conv, sign](const autograd::Grads& gs) {
+      return autograd::Grads{rope(gs[0], tables, conv, -sign)};
     });
   }
   return y;
+}
+
+// The float16/bfloat16 inputs compute in float32, as every fused nn op.
+template <class Fn>
+Tensor in_float32(const Tensor& x, Fn fn) {
+  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) return fn(x.to(kFloat32)).to(x.dtype());
+  return fn(x);
 }
 
 }  // namespace
@@ -106,11 +116,35 @@ Tensor rotary_embedding(const Tensor& x,
                         double base,
                         RopeConvention convention) {
   check_args(x, position_offset, base, "rotary_embedding");
-  if (x.dtype() == kFloat16 || x.dtype() == kBFloat16) {
-    return rotary_embedding(x.to(kFloat32), position_offset, base, convention).to(x.dtype());
+  return in_float32(x, [&](const Tensor& xf) {
+    profiler::RecordFunction record("rotary_embedding", {xf});
+    auto tables = std::make_shared<const AngleTables>(
+        angle_tables(xf.size(-2), xf.size(-1), position_offset, base));
+    return rope(xf, tables, convention, 1.0);
+  });
+}
+
+Tensor rotary_embedding(const Tensor& x,
+                        const Tensor& cos,
+                        const Tensor& sin,
+                        RopeConvention convention) {
+  check_args(x, 0, 1.0, "rotary_embedding");
+  const int64_t T = x.size(-2), half = x.size(-1) / 2;
+  for (const Tensor* table : {&cos, &sin}) {
+    STRIDE_CHECK(table->defined() && table->is_floating_point() && table->dim() == 2 &&
+                     table->size(0) == T && table->size(1) == half,
+                 ShapeError, "[rotary_embedding] expected floating cos and sin tables (T, D/2) = (",
+                 T, ", ", half, ") for x ", shape_str(x.sizes()), "; got ",
+                 table->defined() ? shape_str(table->sizes()) : std::string("undefined"), ".");
   }
-  profiler::RecordFunction record("rotary_embedding", {x});
-  return rope(x, position_offset, base, convention, 1.0);
+  return in_float32(x, [&](const Tensor& xf) {
+    profiler::RecordFunction record("rotary_embedding", {xf});
+    auto tables = std::make_shared<AngleTables>();
+    const Tensor c = cos.to(kFloat64).contiguous(), s = sin.to(kFloat64).contiguous();
+    tables->cosines.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+    tables->sines.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+    return rope(xf, tables, convention, 1.0);
+  });
 }
 
 Tensor rotary_embedding_reference(const Tensor& x,
@@ -119,8 +153,8 @@ Tensor rotary_embedding_reference(const Tensor& x,
                                   RopeConvention convention) {
   check_args(x, position_offset, base, "rotary_embedding_reference");
   const int64_t T = x.size(-2), D = x.size(-1), half = D / 2;
-  std::vector<double> cosines, sines;
-  angle_tables(T, D, position_offset, base, cosines, sines);
+  const AngleTables tables = angle_tables(T, D, position_offset, base);
+  const std::vector<double>&cosines = tables.cosines, &sines = tables.sines;
   const bool interleaved = convention == RopeConvention::Interleaved;
   // (T, D) tables: feature j belongs to pair j / 2 (interleaved) or j % (D/2).
   std::vector<double> cos_full(size_t(T * D)), sin_full(size_t(T * D));

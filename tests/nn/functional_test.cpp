@@ -933,6 +933,36 @@ TEST(Rope, GradcheckOnTheHeadsView) {
   }
 }
 
+// Angle tables given by the caller: the built-in angles passed as tables
+// give the built-in rotation (and -sin its inverse); any layout; gradcheck.
+TEST(Rope, TablesGiveTheSameRotation) {
+  Generator gen(48);
+  const int64_t T = 5, D = 8;
+  std::vector<double> cosines, sines;
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t i = 0; i < D / 2; ++i) {
+      const double angle = double(t + 2) * std::pow(100.0, -2.0 * double(i) / double(D));
+      cosines.push_back(std::cos(angle));
+      sines.push_back(std::sin(angle));
+    }
+  }
+  const Tensor c = tensor<double>(cosines, {T, D / 2}), s = tensor<double>(sines, {T, D / 2});
+  for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+    for (Layout layout : kAllLayouts) {
+      const Tensor x = make_input({3, T, D}, kFloat64, layout, Domain::Any, gen);
+      const Tensor y = F::rotary_embedding(x, c, s, conv);
+      EXPECT_TRUE(close(y, F::rotary_embedding(x, 2, 100.0, conv), 1e-12, 1e-12))
+          << layout_name(layout);
+      EXPECT_TRUE(close(F::rotary_embedding(y, c, -s, conv), x, 1e-12, 1e-12));
+    }
+    const Inputs in = leaves({{2, T, D}}, kFloat64, Layout::Transposed, gen);
+    EXPECT_TRUE(autograd::gradcheck(
+        [&](const Inputs& x) { return F::rotary_embedding(x[0], c, s.to(kFloat32), conv); }, in));
+  }
+  EXPECT_THROW(F::rotary_embedding(zeros({3, T, D}), c.narrow(0, 0, 4), s), ShapeError);
+  EXPECT_THROW(F::rotary_embedding(zeros({3, T, D}), c, Tensor()), ShapeError);
+}
+
 TEST(Rope, RejectsOddFeatureDimAndNegativeOffset) {
   EXPECT_THROW(F::rotary_embedding(zeros({3, 5})), ShapeError);
   EXPECT_THROW(F::rotary_embedding(zeros({4})), ShapeError);

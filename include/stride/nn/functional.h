@@ -147,6 +147,15 @@ Tensor rotary_embedding(const Tensor& x,
                         int64_t position_offset = 0,
                         double base = 10000.0,
                         RopeConvention convention = RopeConvention::Interleaved);
+// x (..., T, D) rotated by angles given as tables cos and sin, (T, D/2) each:
+// pair i of row t becomes (a c - b s, a s + b c) with c = cos[t][i],
+// s = sin[t][i] (read in float64). For rotations whose angles are not
+// p * base^(-2i/D), e.g. the "Llama from scratch" article's; a rotation by
+// -angle passes -sin. Differentiable with respect to x.
+Tensor rotary_embedding(const Tensor& x,
+                        const Tensor& cos,
+                        const Tensor& sin,
+                        RopeConvention convention = RopeConvention::Interleaved);
 // The same rotation composed from basic ops: the reference the fused op is
 // tested against.
 Tensor rotary_embedding_reference(const Tensor& x,
