@@ -38,6 +38,7 @@
 
 #include "autograd/node.h"
 #include "backends/cpu/blas.h"
+#include "backends/cpu/vec_math.h"
 #include "core/check.h"
 #include "core/dispatch.h"
 #include "nn/row_layout.h"
@@ -80,6 +81,18 @@ using In = detail::RowMatrices<const T>;
 template <class T>
 using Out = detail::RowMatrices<T>;
 
+// row[j] = exp(row[j] - shift) for j < n: 16 lanes at a time in float32
+// (cpu::vec::exp), libm in float64.
+template <class T>
+void exp_shifted(T* row, int64_t n, T shift) {
+  for (int64_t j = 0; j < n; ++j) row[j] -= shift;
+  if constexpr (std::is_same_v<T, float>) {
+    cpu::vec::exp_array(row, row, n);
+  } else {
+    for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j]);
+  }
+}
+
 // Rows of a causal block: the GEMMs of a block of query rows stop at the
 // last key its last row sees, so the masked upper triangle is mostly never
 // computed (about half the GEMM work at L == S). Without a mask there is one
@@ -112,8 +125,9 @@ void fused_forward(const AttentionShape& a,
           const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
           T m = -std::numeric_limits<T>::infinity();
           for (int64_t j = 0; j < limit; ++j) m = std::max(m, row[j]);
+          exp_shifted(row, limit, m);
           T sum = 0;
-          for (int64_t j = 0; j < limit; ++j) sum += row[j] = std::exp(row[j] - m);
+          for (int64_t j = 0; j < limit; ++j) sum += row[j];
           // A row with no visible key is NaN, as the composed path (and PyTorch).
           const T inv = limit > 0 ? T(1) / sum : nan;
           for (int64_t j = 0; j < limit; ++j) row[j] *= inv;
@@ -177,7 +191,7 @@ void fused_backward(const AttentionShape& a,
           T* row = p.data() + (i - i0) * a.S;
           const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
           const T l = lse[n * a.L + i];
-          for (int64_t j = 0; j < limit; ++j) row[j] = std::exp(row[j] - l);
+          exp_shifted(row, limit, l);
           for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : l;
         }
         cpu::gemm(true, false, keys, a.Ev, rows, T(1), p.data(), a.S, dob, dout.ld(), T(1), dv[n],

@@ -11,10 +11,16 @@
 // The forward saves rstd per row; the backward reads it. When the backward is
 // recorded (create_graph) it is written with public ops and recomputes rstd
 // from x, so that second derivatives are right.
+//
+// The per-row sums accumulate in double; for float32 they run over 16 double
+// lanes added in a fixed order, so a row's bits do not depend on the thread
+// count.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "autograd/node.h"
+#include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
@@ -27,9 +33,37 @@ namespace {
 
 using autograd::Grads;
 using autograd::SavedTensor;
+namespace vec = ::stride::cpu::vec;
 
 int64_t row_grain(int64_t len) {
   return std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1));
+}
+
+// sum of a[i] * b[i] (* c[i] where c is given) over a row, in double.
+template <class T>
+double row_dot(const T* a, const T* b, const T* c, int64_t len) {
+  if constexpr (std::is_same_v<T, float>) {
+    vec::Vec8d lo{}, hi{};
+    vec::for_each_block(0, len, [&](int64_t i, int64_t n) {
+      const vec::Vec16f av = vec::load_n(a + i, n), bv = vec::load_n(b + i, n);
+      vec::Vec8d plo = vec::low_f64(av) * vec::low_f64(bv);
+      vec::Vec8d phi = vec::high_f64(av) * vec::high_f64(bv);
+      if (c) {
+        const vec::Vec16f cv = vec::load_n(c + i, n);
+        plo *= vec::low_f64(cv);
+        phi *= vec::high_f64(cv);
+      }
+      lo += plo;
+      hi += phi;
+    });
+    return vec::sum(lo, hi);
+  } else {
+    double acc = 0;
+    for (int64_t i = 0; i < len; ++i) {
+      acc += c ? double(a[i]) * double(b[i]) * double(c[i]) : double(a[i]) * double(b[i]);
+    }
+    return acc;
+  }
 }
 
 // x (R, D) contiguous, w (D) contiguous or null -> y (R, D), rstd (R).
@@ -39,8 +73,7 @@ void forward_rows(const T* x, const T* w, T* y, T* rstd, int64_t rows, int64_t l
     for (int64_t r = begin; r < end; ++r) {
       const T* xr = x + r * len;
       T* yr = y + r * len;
-      double ss = 0;
-      for (int64_t i = 0; i < len; ++i) ss += double(xr[i]) * double(xr[i]);
+      const double ss = row_dot<T>(xr, xr, nullptr, len);
       const T rs = T(1.0 / std::sqrt(ss / double(len) + eps));
       rstd[r] = rs;
       if (w) {
@@ -61,12 +94,15 @@ void backward_input(
       const T* gr = g + r * len;
       const T* xr = x + r * len;
       T* out = gx + r * len;
-      double dot = 0;
-      for (int64_t i = 0; i < len; ++i) dot += double(gr[i]) * double(w ? w[i] : T(1)) * xr[i];
+      const double dot = w ? row_dot(gr, w, xr, len) : row_dot<T>(gr, xr, nullptr, len);
       const double rs = double(rstd[r]);
       const double c = rs * rs * rs * dot / double(len);
-      for (int64_t i = 0; i < len; ++i) {
-        out[i] = T(double(gr[i]) * double(w ? w[i] : T(1)) * rs - double(xr[i]) * c);
+      if (w) {
+        for (int64_t i = 0; i < len; ++i) {
+          out[i] = T(double(gr[i]) * double(w[i]) * rs - double(xr[i]) * c);
+        }
+      } else {
+        for (int64_t i = 0; i < len; ++i) out[i] = T(double(gr[i]) * rs - double(xr[i]) * c);
       }
     }
   });

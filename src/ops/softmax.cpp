@@ -1,10 +1,14 @@
 // softmax and log_softmax along one dim, numerically stable (max-shifted).
 // The kernel works on contiguous rows, so the softmax dim is moved last and
-// the input made contiguous explicitly when it is not already.
+// the input made contiguous explicitly when it is not already. float32 rows
+// run 16 lanes at a time with the vector exp (backends/cpu/vec_math.h) and a
+// lane-wise double sum; float64 keeps the scalar loop.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "autograd/node.h"
+#include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
@@ -14,28 +18,66 @@ namespace stride {
 
 namespace {
 
+namespace vec = cpu::vec;
+
+// One float32 row x -> y (len elements). The max takes NaN like the scalar
+// loop; padding lanes hold -inf, so they add e^-inf = 0 to the sum.
+void softmax_row_f32(const float* x, float* y, int64_t len, bool log) {
+  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+  vec::Vec16f mv = vec::broadcast(kNegInf);
+  vec::for_each_block(0, len, [&](int64_t i, int64_t n) {
+    const vec::Vec16f v = vec::load_n(x + i, n, kNegInf);
+    mv = (v > mv || v != v) ? v : mv;
+  });
+  float m = kNegInf;
+  for (int k = 0; k < vec::kLanes; ++k) m = (mv[k] > m || mv[k] != mv[k]) ? mv[k] : m;
+  if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: exp gives 0s
+  vec::Vec8d lo{}, hi{};
+  vec::for_each_block(0, len, [&](int64_t i, int64_t n) {
+    const vec::Vec16f e = vec::exp(vec::load_n(x + i, n, kNegInf) - m);
+    lo += vec::low_f64(e);
+    hi += vec::high_f64(e);
+    if (!log) vec::store_n(y + i, e, n);
+  });
+  const double sum = vec::sum(lo, hi);
+  if (log) {
+    const float lse = float(std::log(sum));
+    for (int64_t i = 0; i < len; ++i) y[i] = x[i] - m - lse;
+  } else {
+    const float inv = float(1.0 / sum);
+    for (int64_t i = 0; i < len; ++i) y[i] *= inv;
+  }
+}
+
+template <class T>
+void softmax_row(const T* x, T* y, int64_t len, bool log) {
+  T m = -std::numeric_limits<T>::infinity();
+  for (int64_t i = 0; i < len; ++i) m = (x[i] > m || x[i] != x[i]) ? x[i] : m;
+  if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: exp gives 0s
+  double sum = 0;
+  if (log) {
+    for (int64_t i = 0; i < len; ++i) sum += std::exp(double(x[i] - m));
+    const T lse = T(std::log(sum));
+    for (int64_t i = 0; i < len; ++i) y[i] = x[i] - m - lse;
+  } else {
+    for (int64_t i = 0; i < len; ++i) {
+      y[i] = std::exp(x[i] - m);
+      sum += double(y[i]);
+    }
+    const T inv = T(1.0 / sum);
+    for (int64_t i = 0; i < len; ++i) y[i] *= inv;
+  }
+}
+
 template <class T>
 void softmax_rows(const T* in, T* out, int64_t rows, int64_t len, bool log) {
   parallel_for(0, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1)),
                [&](int64_t b, int64_t e) {
                  for (int64_t r = b; r < e; ++r) {
-                   const T* x = in + r * len;
-                   T* y = out + r * len;
-                   T m = -std::numeric_limits<T>::infinity();
-                   for (int64_t i = 0; i < len; ++i) m = (x[i] > m || x[i] != x[i]) ? x[i] : m;
-                   if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: exp gives 0s
-                   double sum = 0;
-                   if (log) {
-                     for (int64_t i = 0; i < len; ++i) sum += std::exp(double(x[i] - m));
-                     const T lse = T(std::log(sum));
-                     for (int64_t i = 0; i < len; ++i) y[i] = x[i] - m - lse;
+                   if constexpr (std::is_same_v<T, float>) {
+                     softmax_row_f32(in + r * len, out + r * len, len, log);
                    } else {
-                     for (int64_t i = 0; i < len; ++i) {
-                       y[i] = std::exp(x[i] - m);
-                       sum += double(y[i]);
-                     }
-                     const T inv = T(1.0 / sum);
-                     for (int64_t i = 0; i < len; ++i) y[i] *= inv;
+                     softmax_row(in + r * len, out + r * len, len, log);
                    }
                  }
                });

@@ -49,6 +49,36 @@ TEST(Determinism, ReductionsAndRandomOpsAreIdenticalOnOneAndTwoThreads) {
   for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(equal(one[i], two[i])) << "result " << i;
 }
 
+TEST(Determinism, VectorisedFloat32KernelsAreIdenticalOnOneAndTwoThreads) {
+  // (33, 251) splits at element 4142 on two threads, inside a 16-lane block:
+  // the elements that become a thread's partial tail must get the same bits.
+  auto run = [] {
+    Generator g(5);
+    const Tensor gate = (randn({33, 251}, kFloat32, &g) * 4.0).requires_grad_();
+    const Tensor up = randn({33, 251}, kFloat32, &g).requires_grad_();
+    const Tensor x = (randn({33, 251}, kFloat32, &g) * 3.0).requires_grad_();
+    const Tensor w = randn({251}, kFloat32, &g).requires_grad_();
+    const Tensor y = nn::functional::swiglu(gate, up);
+    const Tensor n = nn::functional::rms_norm(x, w);
+    std::vector<Tensor> out{y, n, softmax(x, -1), log_softmax(x, -1), softmax(x, 0)};
+    for (const Tensor& t : autograd::grad({y, n}, {gate, up, x, w}, {ones_like(y), n.detach()})) {
+      out.push_back(t);
+    }
+    return out;
+  };
+  std::vector<Tensor> one, two;
+  {
+    ThreadCount t(1);
+    one = run();
+  }
+  {
+    ThreadCount t(2);
+    two = run();
+  }
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(equal(one[i], two[i])) << "result " << i;
+}
+
 TEST(Random, SameSeedSameTensorsAndForksDiffer) {
   manual_seed(7);
   Tensor a = randn({64});
@@ -198,6 +228,26 @@ TEST(Elementwise, SpecialValues) {
   EXPECT_EQ((1.0 - tensor<float>({0.25f})).to_vector<float>()[0], 0.75f);
   EXPECT_EQ((2.0 / tensor<float>({4.f})).to_vector<float>()[0], 0.5f);
   EXPECT_NEAR(gelu(tensor<double>({1.0})).item<double>(), 0.8413447460685429, 1e-12);
+}
+
+TEST(Elementwise, OneBroadcastInputMatchesTheExpandedCopy) {
+  // A 0-d operand or a (rows, 1) column has stride 0 along the inner run and
+  // takes the hoisted loop; the expanded dense copy takes the plain one.
+  Generator g(11);
+  const Tensor x = randn({37, 19}, kFloat32, &g);
+  const Tensor xi = randint(1, 9, {37, 19}, kInt64, &g);
+  const std::vector<Tensor> others{scalar_tensor(0.75, kFloat32), randn({37, 1}, kFloat32, &g),
+                                   scalar_tensor(3, kInt64), randint(1, 9, {37, 1}, kInt64, &g)};
+  for (size_t k = 0; k < others.size(); ++k) {
+    const Tensor& a = k < 2 ? x : xi;
+    const Tensor& b = others[k];
+    const Tensor dense = b.expand(a.sizes()).contiguous();
+    EXPECT_TRUE(equal(a - b, a - dense)) << k;
+    EXPECT_TRUE(equal(b - a, dense - a)) << k;
+    EXPECT_TRUE(equal(a / b, a / dense)) << k;
+    EXPECT_TRUE(equal(b / a, dense / a)) << k;
+    EXPECT_TRUE(equal(maximum(b, a), maximum(dense, a))) << k;
+  }
 }
 
 }  // namespace

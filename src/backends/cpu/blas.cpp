@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "backends/cpu/vec_math.h"
 #include "core/check.h"
 #include "stride/parallel.h"
 
@@ -191,29 +192,6 @@ void gemm_openblas(bool trans_a,
 // Each C element is summed in a fixed order whatever the thread count.
 constexpr int64_t kDecodeRows = 4;
 
-// Sixteen floats as one vector (GCC vector extensions: AVX-512 here, pairs
-// of AVX2 registers elsewhere), loaded from float or bfloat16 (the top half
-// of a float) operands.
-// Without AVX-512 (STRIDE_NATIVE=OFF) GCC notes that returning a 64-byte
-// vector changes the ABI: irrelevant for these internal inline helpers.
-#pragma GCC diagnostic ignored "-Wpsabi"
-using F32x16 = float __attribute__((vector_size(64)));
-using U32x16 = uint32_t __attribute__((vector_size(64)));
-using U16x16 = uint16_t __attribute__((vector_size(32)));
-
-inline F32x16 load16(const float* p) {
-  F32x16 v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-inline F32x16 load16(const BFloat16* p) {
-  U16x16 h;
-  std::memcpy(&h, p, sizeof h);
-  const U32x16 w = __builtin_convertvector(h, U32x16) << 16;
-  F32x16 v;
-  std::memcpy(&v, &w, sizeof v);
-  return v;
-}
 inline float widen(float x) {
   return x;
 }
@@ -225,13 +203,13 @@ inline float widen(BFloat16 x) {
 // a fixed order.
 template <class TA, class TB>
 float dot(const TA* a, const TB* b, int64_t k) {
-  F32x16 acc[4] = {};
+  vec::Vec16f acc[4] = {};
   int64_t p = 0;
   for (; p + 64 <= k; p += 64) {
-    for (int v = 0; v < 4; ++v) acc[v] += load16(a + p + 16 * v) * load16(b + p + 16 * v);
+    for (int v = 0; v < 4; ++v) acc[v] += vec::load(a + p + 16 * v) * vec::load(b + p + 16 * v);
   }
-  for (; p + 16 <= k; p += 16) acc[0] += load16(a + p) * load16(b + p);
-  const F32x16 sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  for (; p + 16 <= k; p += 16) acc[0] += vec::load(a + p) * vec::load(b + p);
+  const vec::Vec16f sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
   float total = 0;
   for (int l = 0; l < 16; ++l) total += sum[l];
   for (; p < k; ++p) total += widen(a[p]) * widen(b[p]);

@@ -1,8 +1,9 @@
 // The CPU elementwise loop: applies a scalar functor to every element of a
 // TensorIter. Operand 0 is the output; the functor's parameters give the
 // input types. Contiguous operands (outputs included, Note [Output layout])
-// get a plain indexed loop the compiler vectorises; anything else walks the
-// byte strides TensorIter hands over.
+// get a plain indexed loop the compiler vectorises, as does a binary op with
+// one input broadcast along the run; anything else walks the byte strides
+// TensorIter hands over.
 #pragma once
 
 #include <tuple>
@@ -38,6 +39,27 @@ inline void elementwise_loop(
         reinterpret_cast<const std::tuple_element_t<I, Args>*>(data[I + 1])...};
     for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(in)[i]...);
     return;
+  }
+  if constexpr (sizeof...(I) == 2) {
+    using A = std::tuple_element_t<0, Args>;
+    using B = std::tuple_element_t<1, Args>;
+    // One input is a single value along this run (x * 2, or x * rstd with
+    // rstd (rows, 1)): hoist it so that the loop vectorises like the dense
+    // one. It cannot alias out: out would partially overlap it (TensorIter).
+    if (s[0] == sizeof(R) && s[1] == sizeof(A) && s[2] == 0) {
+      R* __restrict out = reinterpret_cast<R*>(data[0]);
+      const A* a = reinterpret_cast<const A*>(data[1]);
+      const B b = *reinterpret_cast<const B*>(data[2]);
+      for (int64_t i = 0; i < n; ++i) out[i] = f(a[i], b);
+      return;
+    }
+    if (s[0] == sizeof(R) && s[1] == 0 && s[2] == sizeof(B)) {
+      R* __restrict out = reinterpret_cast<R*>(data[0]);
+      const A a = *reinterpret_cast<const A*>(data[1]);
+      const B* b = reinterpret_cast<const B*>(data[2]);
+      for (int64_t i = 0; i < n; ++i) out[i] = f(a, b[i]);
+      return;
+    }
   }
   for (int64_t i = 0; i < n; ++i) {
     *reinterpret_cast<R*>(data[0] + i * s[0]) =
