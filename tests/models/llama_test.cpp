@@ -403,10 +403,10 @@ TEST(Training, Bf16AutocastTracksFloat32) {
     Trainer trainer(build_model(m), t, corpus.data);
     for (int i = 0; i < t.steps; ++i) losses[run].push_back(trainer.step().loss);
   }
-  EXPECT_NE(losses[0][1], losses[1][1]);  // autocast changed the numbers...
+  EXPECT_NE(losses[0][1], losses[1][1]);          // autocast changed the numbers...
   EXPECT_NEAR(losses[0][0], losses[1][0], 0.01);  // ...a little,
   EXPECT_NEAR(losses[0].back(), losses[1].back(), 0.1 * losses[0].back());  // all along,
-  EXPECT_LT(losses[1].back(), 0.5 * losses[1].front());                      // and it learns
+  EXPECT_LT(losses[1].back(), 0.5 * losses[1].front());                     // and it learns
 }
 
 }  // namespace
