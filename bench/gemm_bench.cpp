@@ -5,6 +5,8 @@
 //
 // Names read <kind>/<shape>/<backend>/threads:<t>. Shapes are m x n x k with
 // the transposes of op(A) and op(B) (N or T), b<batch>_ for batched GEMMs.
+// Kinds: sgemm, sgemm_batched, dgemm, dgemm_batched, and bf16gemm (stride's
+// bfloat16 x bfloat16 -> float32 GEMM of autocast, when the CPU has one).
 // Backends:
 //   stride          stride::cpu::gemm / gemm_batched: what stride actually runs
 //   onednn          dnnl_sgemm, threaded by OpenMP (stride's pool)
@@ -324,6 +326,23 @@ void run_batched(benchmark::State& state, Shape s, Backend backend, int threads)
   finish(state, s);
 }
 
+// stride's mixed-precision GEMM (autocast): bfloat16 operands, float32 C.
+void run_bf16(benchmark::State& state, Shape s, Backend, int threads) {
+  set_threads(threads, 1);
+  Operands<float> x(s);
+  std::vector<stride::BFloat16> a(x.a.size()), b(x.b.size());
+  stride::cpu::round_to_bf16(x.a.data(), a.data(), int64_t(a.size()));
+  stride::cpu::round_to_bf16(x.b.data(), b.data(), int64_t(b.size()));
+  const int64_t sa = s.m * s.k, sb = s.k * s.n, sc = s.m * s.n;
+  for (auto _ : state) {
+    stride::cpu::gemm_batched_bf16(s.batch, s.ta, s.tb, s.m, s.n, s.k, a.data(), s.lda(), sa,
+                                   b.data(), s.ldb(), sb, x.c.data(), s.ldc(), sc);
+    benchmark::DoNotOptimize(x.c.data());
+    benchmark::ClobberMemory();
+  }
+  finish(state, s);
+}
+
 template <class Fn>
 void add(const std::string& kind, const Shape& s, Backend backend, Fn fn) {
   for (int threads : {1, 2}) {
@@ -342,6 +361,9 @@ const bool registered = [] {
     for (Backend b : {Backend::Stride, Backend::OneDnn, Backend::OpenBlas, Backend::OneDnnMatmul}) {
       add("sgemm", s, b, run_single<float>);
     }
+  }
+  if (stride::cpu::has_bf16_gemm()) {
+    for (const Shape& s : kSingle) add("bf16gemm", s, Backend::Stride, run_bf16);
   }
   for (const Shape& s : kBatched) {
     for (Backend b : {Backend::Stride, Backend::OneDnnPf, Backend::OpenBlasPf, Backend::OneDnnSeq,
