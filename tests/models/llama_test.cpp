@@ -358,16 +358,27 @@ data::CharCorpus fox_corpus() {
   return data::make_char_corpus(text);
 }
 
-TEST(Training, LossFallsWellBelowItsStart) {
-  data::CharCorpus corpus = fox_corpus();
+// A tiny Llama for the fox corpus, and AdamW for it.
+ModelConfig fox_model(const data::CharCorpus& corpus) {
   ModelConfig m = tiny_llama(16);
   m.vocab_size = corpus.tokenizer.vocab_size();
   m.d_model = 32;
+  return m;
+}
+
+TrainConfig fox_training(int64_t steps) {
   TrainConfig t;
-  t.steps = 200;
+  t.steps = steps;
   t.batch_size = 16;
   t.optimizer = "adamw";
   t.lr = 3e-3;
+  return t;
+}
+
+TEST(Training, LossFallsWellBelowItsStart) {
+  data::CharCorpus corpus = fox_corpus();
+  const ModelConfig m = fox_model(corpus);
+  TrainConfig t = fox_training(200);
   t.weight_decay = 0.01;
   t.schedule = "cosine";
   t.warmup_steps = 10;
@@ -388,14 +399,8 @@ TEST(Training, LossFallsWellBelowItsStart) {
 // the matmul operands are rounded to bfloat16.
 TEST(Training, Bf16AutocastTracksFloat32) {
   data::CharCorpus corpus = fox_corpus();
-  ModelConfig m = tiny_llama(16);
-  m.vocab_size = corpus.tokenizer.vocab_size();
-  m.d_model = 32;
-  TrainConfig t;
-  t.steps = 60;
-  t.batch_size = 16;
-  t.optimizer = "adamw";
-  t.lr = 3e-3;
+  const ModelConfig m = fox_model(corpus);
+  TrainConfig t = fox_training(60);
   std::vector<double> losses[2];
   for (int run = 0; run < 2; ++run) {
     t.precision = run == 0 ? "fp32" : "bf16";

@@ -1035,26 +1035,32 @@ const std::vector<AttentionCase>& attention_cases() {
   return cases;
 }
 
+// The fused kernel against the composed reference, forward and gradients.
+void expect_attention_matches_reference(const AttentionCase& c,
+                                        ScalarType dtype,
+                                        Layout layout,
+                                        Generator& gen) {
+  const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
+  const Inputs in = leaves({c.q, c.k, c.v}, dtype, layout, gen);
+  expect_matches_reference(
+      [&](const Inputs& x) {
+        return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, c.causal, std::nullopt,
+                                               c.alignment);
+      },
+      [&](const Inputs& x) {
+        return F::scaled_dot_product_attention_reference(x[0], x[1], x[2], {}, 0.0, c.causal,
+                                                         std::nullopt, c.alignment);
+      },
+      in, tol, tol,
+      std::string(to_string(dtype)) + " q" + shape_str(c.q) + " k" + shape_str(c.k) + " " +
+          layout_name(layout) + (c.causal ? " causal" : ""));
+}
+
 TEST(FusedAttention, MatchesTheComposedReferenceInEveryLayout) {
   Generator gen(50);
   for (ScalarType dtype : {kFloat64, kFloat32}) {
-    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
     for (const AttentionCase& c : attention_cases()) {
-      for (Layout layout : kAllLayouts) {
-        const Inputs in = leaves({c.q, c.k, c.v}, dtype, layout, gen);
-        expect_matches_reference(
-            [&](const Inputs& x) {
-              return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, c.causal,
-                                                     std::nullopt, c.alignment);
-            },
-            [&](const Inputs& x) {
-              return F::scaled_dot_product_attention_reference(x[0], x[1], x[2], {}, 0.0, c.causal,
-                                                               std::nullopt, c.alignment);
-            },
-            in, tol, tol,
-            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " " + layout_name(layout) +
-                (c.causal ? " causal" : ""));
-      }
+      for (Layout layout : kAllLayouts) expect_attention_matches_reference(c, dtype, layout, gen);
     }
   }
 }
@@ -1090,22 +1096,9 @@ TEST(FusedAttention, CausalBlocksMatchTheReference) {
       {{1, 130, 8}, {1, 90, 8}, {1, 90, 8}, false, std::nullopt},
   };
   for (ScalarType dtype : {kFloat64, kFloat32}) {
-    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
     for (const AttentionCase& c : cases) {
       for (Layout layout : {Layout::Contiguous, Layout::Transposed}) {
-        const Inputs in = leaves({c.q, c.k, c.v}, dtype, layout, gen);
-        expect_matches_reference(
-            [&](const Inputs& x) {
-              return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, c.causal,
-                                                     std::nullopt, c.alignment);
-            },
-            [&](const Inputs& x) {
-              return F::scaled_dot_product_attention_reference(x[0], x[1], x[2], {}, 0.0, c.causal,
-                                                               std::nullopt, c.alignment);
-            },
-            in, tol, tol,
-            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " k" + shape_str(c.k) + " " +
-                layout_name(layout));
+        expect_attention_matches_reference(c, dtype, layout, gen);
       }
     }
   }

@@ -20,6 +20,22 @@ struct ThreadCount {
   int saved;
 };
 
+// run() on one and on two threads gives bit-identical tensors.
+template <class Run>
+void expect_identical_on_one_and_two_threads(const Run& run) {
+  std::vector<Tensor> one, two;
+  {
+    ThreadCount t(1);
+    one = run();
+  }
+  {
+    ThreadCount t(2);
+    two = run();
+  }
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(equal(one[i], two[i])) << "result " << i;
+}
+
 TEST(Determinism, ReductionsAndRandomOpsAreIdenticalOnOneAndTwoThreads) {
   auto run = [] {
     Generator g(42);
@@ -36,17 +52,7 @@ TEST(Determinism, ReductionsAndRandomOpsAreIdenticalOnOneAndTwoThreads) {
                                rand({100003}, kFloat64, &g),
                                randint(0, 7, {5000}, kInt64, &g)};
   };
-  std::vector<Tensor> one, two;
-  {
-    ThreadCount t(1);
-    one = run();
-  }
-  {
-    ThreadCount t(2);
-    two = run();
-  }
-  ASSERT_EQ(one.size(), two.size());
-  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(equal(one[i], two[i])) << "result " << i;
+  expect_identical_on_one_and_two_threads(run);
 }
 
 TEST(Determinism, VectorisedFloat32KernelsAreIdenticalOnOneAndTwoThreads) {
@@ -66,17 +72,7 @@ TEST(Determinism, VectorisedFloat32KernelsAreIdenticalOnOneAndTwoThreads) {
     }
     return out;
   };
-  std::vector<Tensor> one, two;
-  {
-    ThreadCount t(1);
-    one = run();
-  }
-  {
-    ThreadCount t(2);
-    two = run();
-  }
-  ASSERT_EQ(one.size(), two.size());
-  for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(equal(one[i], two[i])) << "result " << i;
+  expect_identical_on_one_and_two_threads(run);
 }
 
 TEST(Random, SameSeedSameTensorsAndForksDiffer) {

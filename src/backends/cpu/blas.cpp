@@ -81,6 +81,25 @@ void check_args(const char* op,
                (trans_b ? "k" : "n"), "=", min_ldb, ".");
 }
 
+// check_args for a batch, plus the batch's own rules.
+void check_batch_args(const char* op,
+                      int64_t batch,
+                      bool trans_a,
+                      bool trans_b,
+                      int64_t m,
+                      int64_t n,
+                      int64_t k,
+                      int64_t lda,
+                      int64_t ldb,
+                      int64_t ldc,
+                      int64_t stride_c) {
+  STRIDE_CHECK(batch >= 0, ValueError, "[", op, "] expected batch >= 0; got ", batch, ".");
+  check_args(op, trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  STRIDE_CHECK(
+      batch <= 1 || m == 0 || n == 0 || stride_c != 0, ValueError, "[", op,
+      "] expected stride_c != 0 when batch > 1 (the outputs would alias); got batch=", batch, ".");
+}
+
 // m * n * k, saturating: each size fits 31 bits, their product may not.
 int64_t macs_of(int64_t m, int64_t n, int64_t k) {
   const double macs = double(m) * double(n) * double(k);
@@ -540,13 +559,8 @@ void gemm_batched_impl(int64_t batch,
                        T* c,
                        int64_t ldc,
                        int64_t stride_c) {
-  STRIDE_CHECK(batch >= 0, ValueError, "[gemm_batched] expected batch >= 0; got ", batch, ".");
-  check_args("gemm_batched", trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  check_batch_args("gemm_batched", batch, trans_a, trans_b, m, n, k, lda, ldb, ldc, stride_c);
   if (batch == 0 || m == 0 || n == 0) return;
-  STRIDE_CHECK(batch == 1 || stride_c != 0, ValueError,
-               "[gemm_batched] expected stride_c != 0 when batch > 1 (the outputs would alias); "
-               "got batch=",
-               batch, ".");
   SingleThreadedLibraries single;
   const int64_t macs = macs_of(m, n, k);
   if (batch == 1 || macs >= kLargeMacs) {
@@ -651,11 +665,8 @@ void gemm_batched_bf16(int64_t batch,
                        float* c,
                        int64_t ldc,
                        int64_t stride_c) {
-  STRIDE_CHECK(batch >= 0, ValueError, "[gemm_batched_bf16] expected batch >= 0; got ", batch, ".");
-  check_args("gemm_batched_bf16", trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  check_batch_args("gemm_batched_bf16", batch, trans_a, trans_b, m, n, k, lda, ldb, ldc, stride_c);
   if (batch == 0 || m == 0 || n == 0) return;
-  STRIDE_CHECK(batch == 1 || stride_c != 0, ValueError,
-               "[gemm_batched_bf16] expected stride_c != 0 when batch > 1; got batch=", batch, ".");
   if (k == 0) {
     for (int64_t i = 0; i < batch; ++i) scale_c(m, n, 0.0f, c + i * stride_c, ldc);
     return;
