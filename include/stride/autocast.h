@@ -25,9 +25,10 @@
 // the float32 GEMM result: the same operand rounding as PyTorch, one rounding
 // fewer on the result, and no conversion passes between ops.
 //
-// Without bfloat16 GEMM hardware the same operand rounding is applied and the
-// product is computed by the float32 GEMM (bf16 x bf16 products are exact in
-// float32), so results agree up to summation order.
+// Small products (below ~80^3 multiply-adds, where oneDNN's per-call cost
+// dominates) and CPUs without bfloat16 GEMM kernels apply the same operand
+// rounding and multiply on the float32 GEMM (bf16 x bf16 products are exact
+// in float32), so results agree up to summation order.
 #pragma once
 
 namespace stride {

@@ -97,6 +97,11 @@ Bf16Operand to_bf16_operand(const Tensor& t, GemmOperand l, int64_t s) {
   return {out, GemmOperand{l.trans, std::max<int64_t>(row_len, 1)}, s == 0 ? 0 : matrix};
 }
 
+// oneDNN's bf16 kernels cost microseconds a call: below about this many
+// multiply-adds (~80^3) the float32 GEMM on widened operands is faster
+// (bench/RESULTS.md, "Mixed precision").
+constexpr int64_t kMinBf16GemmMacs = int64_t(1) << 19;
+
 // The mixed GEMM: bfloat16-rounded operands, float32 c.
 void mixed_gemm(const Tensor& a,
                 GemmOperand la,
@@ -106,20 +111,25 @@ void mixed_gemm(const Tensor& a,
                 int64_t sb,
                 Tensor& c) {
   const int64_t batch = c.size(0), n = c.size(1), m = c.size(2), k = a.size(2);
-  const Bf16Operand A = to_bf16_operand(a, la, sa), B = to_bf16_operand(b, lb, sb);
-  if (cpu::has_bf16_gemm()) {
-    cpu::gemm_batched_bf16(batch, A.layout.trans, B.layout.trans, n, m, k,
-                           A.data.data_ptr<BFloat16>(), A.layout.ld, A.batch_stride,
-                           B.data.data_ptr<BFloat16>(), B.layout.ld, B.batch_stride,
-                           c.data_ptr<float>(), m, n * m);
+  if (!cpu::has_bf16_gemm() ||
+      double(batch) * double(n) * double(m) * double(k) < double(kMinBf16GemmMacs)) {
+    // bf16 x bf16 products are exact in float32: the float32 GEMM on the
+    // rounded operands, widened back (row-major), gives the same numbers up
+    // to summation order.
+    auto rounded = [](const Tensor& t) {
+      return (t.dtype() == kBFloat16 ? t : t.to(kBFloat16)).to(kFloat32);
+    };
+    const Tensor wa = rounded(a), wb = rounded(b);
+    cpu::gemm_batched(batch, false, false, n, m, k, 1.0f, wa.data_ptr<float>(), k,
+                      wa.size(0) == 1 ? 0 : n * k, wb.data_ptr<float>(), m,
+                      wb.size(0) == 1 ? 0 : k * m, 0.0f, c.data_ptr<float>(), m, n * m);
     return;
   }
-  // bf16 x bf16 products are exact in float32: the float32 GEMM on the
-  // widened operands gives the same numbers up to summation order.
-  const Tensor wa = A.data.to(kFloat32), wb = B.data.to(kFloat32);
-  cpu::gemm_batched(batch, A.layout.trans, B.layout.trans, n, m, k, 1.0f, wa.data_ptr<float>(),
-                    A.layout.ld, A.batch_stride, wb.data_ptr<float>(), B.layout.ld, B.batch_stride,
-                    0.0f, c.data_ptr<float>(), m, n * m);
+  const Bf16Operand A = to_bf16_operand(a, la, sa), B = to_bf16_operand(b, lb, sb);
+  cpu::gemm_batched_bf16(batch, A.layout.trans, B.layout.trans, n, m, k,
+                         A.data.data_ptr<BFloat16>(), A.layout.ld, A.batch_stride,
+                         B.data.data_ptr<BFloat16>(), B.layout.ld, B.batch_stride,
+                         c.data_ptr<float>(), m, n * m);
 }
 
 // (B, n, k) @ (B, k, m) -> new contiguous (B, n, m); a or b may have batch

@@ -4,6 +4,9 @@
 // nothing else changes dtype.
 #include <gtest/gtest.h>
 
+#include <array>
+#include <string>
+
 #include <stride/stride.h>
 
 #include "support/layouts.h"
@@ -38,22 +41,30 @@ TEST(Autocast, GuardsNestAndRestore) {
   EXPECT_FALSE(Autocast::is_enabled());
 }
 
+// Small products take the widened float32 GEMM, large ones the bf16 kernels:
+// the same roundings either way.
 TEST(Autocast, MatmulRoundsOperandsForEveryLayout) {
   Generator gen(7);
-  for (Layout la : testing::kAllLayouts) {
-    for (Layout lb : testing::kAllLayouts) {
-      SCOPED_TRACE(std::string(testing::layout_name(la)) + " @ " + testing::layout_name(lb));
-      const Tensor a = testing::make_input({3, 17, 40}, kFloat32, la, testing::Domain::Any, gen);
-      const Tensor b = testing::make_input({40, 9}, kFloat32, lb, testing::Domain::Any, gen);
-      Tensor c;
-      {
-        AutocastGuard autocast;
-        c = a.matmul(b);
+  for (auto [rows, inner, cols] :
+       {std::array<int64_t, 3>{17, 40, 9}, std::array<int64_t, 3>{130, 96, 80}}) {
+    for (Layout la : testing::kAllLayouts) {
+      for (Layout lb : testing::kAllLayouts) {
+        SCOPED_TRACE(std::string(testing::layout_name(la)) + " @ " + testing::layout_name(lb) +
+                     ", rows " + std::to_string(rows));
+        const Tensor a =
+            testing::make_input({3, rows, inner}, kFloat32, la, testing::Domain::Any, gen);
+        const Tensor b =
+            testing::make_input({inner, cols}, kFloat32, lb, testing::Domain::Any, gen);
+        Tensor c;
+        {
+          AutocastGuard autocast;
+          c = a.matmul(b);
+        }
+        EXPECT_EQ(c.dtype(), kFloat32);
+        EXPECT_TRUE(close(c, reference_matmul(a, b), 1e-5, 1e-5));
+        // The rounding really happened: plain float32 differs.
+        EXPECT_GT((c - a.matmul(b)).abs().max().item<double>(), 1e-4);
       }
-      EXPECT_EQ(c.dtype(), kFloat32);
-      EXPECT_TRUE(close(c, reference_matmul(a, b), 1e-5, 1e-5));
-      // The rounding really happened: plain float32 differs.
-      EXPECT_GT((c - a.matmul(b)).abs().max().item<double>(), 1e-4);
     }
   }
 }
