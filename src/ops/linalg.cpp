@@ -97,11 +97,6 @@ Bf16Operand to_bf16_operand(const Tensor& t, GemmOperand l, int64_t s) {
   return {out, GemmOperand{l.trans, std::max<int64_t>(row_len, 1)}, s == 0 ? 0 : matrix};
 }
 
-// oneDNN's bf16 kernels cost microseconds a call: below about this many
-// multiply-adds (~80^3) the float32 GEMM on widened operands is faster
-// (bench/RESULTS.md, "Mixed precision").
-constexpr int64_t kMinBf16GemmMacs = int64_t(1) << 19;
-
 // The mixed GEMM: bfloat16-rounded operands, float32 c.
 void mixed_gemm(const Tensor& a,
                 GemmOperand la,
@@ -111,8 +106,7 @@ void mixed_gemm(const Tensor& a,
                 int64_t sb,
                 Tensor& c) {
   const int64_t batch = c.size(0), n = c.size(1), m = c.size(2), k = a.size(2);
-  if (!cpu::has_bf16_gemm() ||
-      double(batch) * double(n) * double(m) * double(k) < double(kMinBf16GemmMacs)) {
+  if (!cpu::prefers_bf16_gemm(batch, la.trans, n, m, k)) {
     // bf16 x bf16 products are exact in float32: the float32 GEMM on the
     // rounded operands, widened back (row-major), gives the same numbers up
     // to summation order.

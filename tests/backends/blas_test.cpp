@@ -489,6 +489,20 @@ TEST(BlasBf16, MatchesReferenceForEveryLayout) {
   });
 }
 
+// Autocast's choice of kernel: decoding always takes the bf16 path (its own
+// kernel, no per-call cost), tiny products the float32 GEMM.
+TEST(BlasBf16, PrefersBf16ForDecodingAndLargeProductsOnly) {
+  if (!has_bf16_gemm()) {
+    EXPECT_FALSE(prefers_bf16_gemm(1, false, 1, 1024, 384));
+    return;
+  }
+  EXPECT_TRUE(prefers_bf16_gemm(1, false, 1, 384, 384));    // a decoded token
+  EXPECT_TRUE(prefers_bf16_gemm(1, false, 512, 128, 128));  // a training linear
+  EXPECT_TRUE(prefers_bf16_gemm(256, false, 16, 16, 128));  // a batch, large in total
+  EXPECT_FALSE(prefers_bf16_gemm(1, false, 16, 16, 16));
+  EXPECT_FALSE(prefers_bf16_gemm(1, true, 1, 384, 384));  // transposed A: no decoding kernel
+}
+
 TEST(BlasBf16, RoundsToNearestEvenAndKeepsNaN) {
   const float inputs[] = {1.0f,
                           1.00390625f /* halfway: to even */,

@@ -98,6 +98,11 @@ void gemm_batched(int64_t batch,
 // with the contract above for alpha = 1, beta = 0. Runs oneDNN's brgemm
 // kernels (AVX512-BF16 or AMX); only callable when has_bf16_gemm().
 bool has_bf16_gemm();
+// Whether gemm_batched_bf16 beats the float32 GEMM on widened operands for
+// this shape: with bf16 kernels, from 2^19 multiply-adds (below, oneDNN's
+// per-call cost dominates), and always for decoding (m <= 4 rows of a
+// row-major A, its own kernel).
+bool prefers_bf16_gemm(int64_t batch, bool trans_a, int64_t m, int64_t n, int64_t k);
 void gemm_batched_bf16(int64_t batch,
                        bool trans_a,
                        bool trans_b,
