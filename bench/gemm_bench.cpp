@@ -5,8 +5,9 @@
 //
 // Names read <kind>/<shape>/<backend>/threads:<t>. Shapes are m x n x k with
 // the transposes of op(A) and op(B) (N or T), b<batch>_ for batched GEMMs.
-// Kinds: sgemm, sgemm_batched, dgemm, dgemm_batched, and bf16gemm (stride's
-// bfloat16 x bfloat16 -> float32 GEMM of autocast, when the CPU has one).
+// Kinds: sgemm, sgemm_batched, dgemm, dgemm_batched, bf16gemm (stride's
+// bfloat16 x bfloat16 -> float32 GEMM of autocast, when the CPU has one), and
+// decode (stride's one-row GEMM streaming 40 MiB of weights, in GB/s).
 // Backends:
 //   stride          stride::cpu::gemm / gemm_batched: what stride actually runs
 //   onednn          dnnl_sgemm, threaded by OpenMP (stride's pool)
@@ -343,6 +344,25 @@ void run_bf16(benchmark::State& state, Shape s, Backend, int threads) {
   finish(state, s);
 }
 
+// Decoding: one row times each of ten 1024x1024 float32 weights (40 MiB, more
+// than the L3), as a decoded token reads a model's weights; GB/s of weights.
+void run_decode(benchmark::State& state, int threads) {
+  set_threads(threads, 1);
+  constexpr int64_t kMatrices = 10, kN = 1024, kK = 1024;
+  std::vector<std::vector<float>> weights(kMatrices, std::vector<float>(kN * kK, 0.5f));
+  std::vector<float> x(kK, 1.0f), y(kN);
+  for (auto _ : state) {
+    for (const auto& w : weights) {
+      stride::cpu::gemm(false, true, 1, kN, kK, 1.0f, x.data(), kK, w.data(), kK, 0.0f, y.data(),
+                        kN);
+    }
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["GB/s"] = benchmark::Counter(double(kMatrices * kN * kK * 4) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
 template <class Fn>
 void add(const std::string& kind, const Shape& s, Backend backend, Fn fn) {
   for (int threads : {1, 2}) {
@@ -361,6 +381,13 @@ const bool registered = [] {
     for (Backend b : {Backend::Stride, Backend::OneDnn, Backend::OpenBlas, Backend::OneDnnMatmul}) {
       add("sgemm", s, b, run_single<float>);
     }
+  }
+  for (int threads : {1, 2}) {
+    benchmark::RegisterBenchmark(
+        ("decode/10x1x1024x1024_NT/stride/threads:" + std::to_string(threads)).c_str(),
+        [=](benchmark::State& st) { run_decode(st, threads); })
+        ->UseRealTime()
+        ->MinTime(0.5);
   }
   if (stride::cpu::has_bf16_gemm()) {
     for (const Shape& s : kSingle) add("bf16gemm", s, Backend::Stride, run_bf16);
