@@ -54,6 +54,7 @@ struct Options {
   int reps = 5;
   int64_t tokens = 256;   // generate
   bool profile = false;   // print the profiler's table of the timed reps to stderr
+  bool shapes = false;    // ... with one row per op and input shapes
   bool autocast = false;  // bfloat16 matmuls (stride::AutocastGuard)
   int64_t n = 1024;       // sgemm
 };
@@ -61,7 +62,8 @@ struct Options {
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "llama_bench: " << message << "\n"
             << "usage: llama_bench --workload article|correct|large|generate|sgemm --threads N "
-               "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--autocast]\n";
+               "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--profile-shapes] "
+               "[--autocast]\n";
   std::exit(2);
 }
 
@@ -71,6 +73,10 @@ Options parse_args(int argc, char** argv) {
     const std::string arg = argv[i];
     if (arg == "--profile" || arg == "--autocast") {
       (arg == "--profile" ? o.profile : o.autocast) = true;
+      continue;
+    }
+    if (arg == "--profile-shapes") {
+      o.profile = o.shapes = true;
       continue;
     }
     if (i + 1 >= argc) usage("missing value after " + arg);
@@ -174,7 +180,7 @@ std::vector<double> time_reps(const Options& o, const std::function<void()>& fn)
   for (int i = 0; i < o.warmup; ++i) fn();
   std::optional<stride::profiler::Profiler> prof;
   if (o.profile) {
-    prof.emplace();
+    prof.emplace(stride::profiler::ProfilerOptions{.record_shapes = o.shapes});
     prof->start();
   }
   std::vector<double> times;
@@ -185,7 +191,7 @@ std::vector<double> time_reps(const Options& o, const std::function<void()>& fn)
   }
   if (prof) {
     prof->stop();
-    std::cerr << prof->key_averages().table("self_cpu_time_total", 30);
+    std::cerr << prof->key_averages(o.shapes).table("self_cpu_time_total", o.shapes ? 50 : 30);
   }
   return times;
 }

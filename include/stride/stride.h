@@ -1,6 +1,7 @@
 // The whole public API of stride: #include <stride/stride.h>.
 #pragma once
 
+#include "stride/allocator.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/checkpoint.h"

@@ -1,36 +1,28 @@
 #include "stride/storage.h"
 
-#include <cstdlib>
-#include <new>
+#include <cstdint>
 
 #include "core/check.h"
+#include "stride/allocator.h"
 
 namespace stride {
 namespace {
 
-void aligned_free(void* data, void*) {
-  std::free(data);
-}
-
-void* allocate(size_t nbytes, Device device) {
-  STRIDE_CHECK(device.is_cpu(), DeviceError, "[empty] cannot allocate on ", device.str(),
-               ": stride has no CUDA backend yet. Hint: use the cpu device.");
-  // aligned_alloc needs a size that is a multiple of the alignment.
-  size_t rounded =
-      (std::max<size_t>(nbytes, 1) + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-  void* p = std::aligned_alloc(kCpuAlignment, rounded);
-  if (!p) throw std::bad_alloc();
-  return p;
+// The block's capacity travels in the deleter's context pointer.
+void free_block(void* data, void* capacity) {
+  detail::cpu_free(data, reinterpret_cast<uintptr_t>(capacity));
 }
 
 }  // namespace
 
 StorageImpl::StorageImpl(size_t nbytes, Device device)
-    : data_(allocate(nbytes, device)),
-      nbytes_(nbytes),
-      device_(device),
-      deleter_(aligned_free),
-      ctx_(nullptr) {}
+    : nbytes_(nbytes), device_(device), deleter_(free_block) {
+  STRIDE_CHECK(device.is_cpu(), DeviceError, "[empty] cannot allocate on ", device.str(),
+               ": stride has no CUDA backend yet. Hint: use the cpu device.");
+  size_t capacity = 0;
+  data_ = detail::cpu_allocate(nbytes, &capacity);
+  ctx_ = reinterpret_cast<void*>(uintptr_t(capacity));
+}
 
 StorageImpl::StorageImpl(void* data, size_t nbytes, Device device, Deleter deleter, void* ctx)
     : data_(data), nbytes_(nbytes), device_(device), deleter_(deleter), ctx_(ctx) {}

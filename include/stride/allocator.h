@@ -1,0 +1,52 @@
+// The CPU allocator behind every Storage.
+//
+// Note [Caching allocator]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// A training step allocates and frees the same large buffers every step
+// (activations, gradients, optimizer temporaries). Handed to malloc, buffers of
+// more than a few hundred KiB come from mmap or from the top of the heap, and
+// glibc returns them to the OS when they are freed; the next step then pays a
+// page fault (a trap plus zeroing 4 KiB) for every page it touches again: about
+// 6,500 faults, near a tenth of the step, for the article's Llama. So blocks
+// of at least kMinCachedBytes are rounded up to a size class (8 per power of
+// two, at most 12.5% more address space; untouched pages cost no memory) and,
+// when freed, kept on that class's free list for the next request of the same
+// class, as PyTorch's CUDA caching allocator does. A step that repeats the
+// previous one's allocations is then served entirely from the cache.
+//
+// The cache never holds more than the peak of live cached-class bytes seen so
+// far (so memory stays within 2x of the program's own peak, and in steady
+// training well below): a block freed beyond that goes back to the OS.
+// empty_cpu_cache() releases everything cached. Smaller blocks go straight to
+// malloc, whose bins already reuse them without faults. Under AddressSanitizer
+// cached blocks are poisoned, so a use after free still reports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace stride {
+
+struct CpuAllocatorStats {
+  size_t allocated_bytes = 0;       // in live blocks of cached size classes
+  size_t peak_allocated_bytes = 0;  // the most allocated_bytes has been
+  size_t cached_bytes = 0;          // in freed blocks kept for reuse
+  int64_t hits = 0;                 // requests served from the cache
+  int64_t misses = 0;               // requests that went to the OS
+};
+
+// Buffers at least this large are cached (Note [Caching allocator]).
+inline constexpr size_t kMinCachedBytes = size_t(64) << 10;
+
+CpuAllocatorStats cpu_allocator_stats();
+// Returns every cached block to the OS (live blocks are untouched).
+void empty_cpu_cache();
+
+namespace detail {
+// 64-byte aligned, uninitialised; `capacity` receives the block's size, which
+// cpu_free needs back.
+void* cpu_allocate(size_t nbytes, size_t* capacity);
+void cpu_free(void* data, size_t capacity);
+}  // namespace detail
+
+}  // namespace stride

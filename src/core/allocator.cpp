@@ -1,0 +1,167 @@
+#include "stride/allocator.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+#include <vector>
+
+#include "stride/storage.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define STRIDE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define STRIDE_ASAN 1
+#endif
+#endif
+#ifdef STRIDE_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace stride {
+namespace {
+
+// Note [Caching allocator]: 8 classes per power of two.
+size_t size_class(size_t nbytes) {
+  const size_t step = (size_t(1) << std::bit_width(nbytes - 1)) / 16;
+  return (nbytes + step - 1) / step * step;
+}
+
+void* os_allocate(size_t capacity) {
+  void* p = std::aligned_alloc(kCpuAlignment, capacity);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void poison(void* p, size_t n) {
+#ifdef STRIDE_ASAN
+  ASAN_POISON_MEMORY_REGION(p, n);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+void unpoison(void* p, size_t n) {
+#ifdef STRIDE_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(p, n);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+class CachingAllocator {
+ public:
+  void* allocate(size_t capacity) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      note_allocated(capacity);
+      auto it = free_.find(capacity);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        stats_.cached_bytes -= capacity;
+        ++stats_.hits;
+        unpoison(p, capacity);
+        return p;
+      }
+      ++stats_.misses;
+    }
+    try {
+      return os_allocate(capacity);  // outside the lock: it may fault in pages
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.allocated_bytes -= capacity;
+      throw;
+    }
+  }
+
+  void free(void* p, size_t capacity) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stats_.allocated_bytes -= capacity;
+      if (stats_.cached_bytes + capacity <= stats_.peak_allocated_bytes) {
+        poison(p, capacity);
+        free_[capacity].push_back(p);
+        stats_.cached_bytes += capacity;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+  void empty_cache() {
+    std::unordered_map<size_t, std::vector<void*>> released;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      released.swap(free_);
+      stats_.cached_bytes = 0;
+    }
+    for (auto& [capacity, blocks] : released) {
+      for (void* p : blocks) {
+        unpoison(p, capacity);
+        std::free(p);
+      }
+    }
+  }
+
+  CpuAllocatorStats stats() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stats_;
+  }
+
+ private:
+  void note_allocated(size_t capacity) {
+    stats_.allocated_bytes += capacity;
+    stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
+  }
+
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> free blocks
+  CpuAllocatorStats stats_;
+};
+
+// Never destroyed: storages that outlive static destruction (globals of other
+// translation units) still free into it.
+CachingAllocator& allocator() {
+  static auto* instance = new CachingAllocator();
+  return *instance;
+}
+
+}  // namespace
+
+CpuAllocatorStats cpu_allocator_stats() {
+  return allocator().stats();
+}
+
+void empty_cpu_cache() {
+  allocator().empty_cache();
+}
+
+namespace detail {
+
+void* cpu_allocate(size_t nbytes, size_t* capacity) {
+  // aligned_alloc needs a size that is a multiple of the alignment.
+  const size_t rounded =
+      (std::max<size_t>(nbytes, 1) + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+  if (rounded >= kMinCachedBytes) {
+    *capacity = size_class(rounded);
+    return allocator().allocate(*capacity);
+  }
+  *capacity = rounded;
+  return os_allocate(rounded);
+}
+
+void cpu_free(void* data, size_t capacity) {
+  if (capacity >= kMinCachedBytes) {
+    allocator().free(data, capacity);
+  } else {
+    std::free(data);
+  }
+}
+
+}  // namespace detail
+
+}  // namespace stride
