@@ -33,6 +33,12 @@ uint64_t join(uint32_t lo, uint32_t hi) {
   return uint64_t(lo) | (uint64_t(hi) << 32);
 }
 
+// U[0, 1) from the top 53 bits of the word (lo, hi). fill_uniform(double*)
+// and uniform_double_at both map bits with it, so they cannot drift apart.
+double unit_double(uint32_t lo, uint32_t hi) {
+  return double(join(lo, hi) >> 11) * 0x1p-53;
+}
+
 // The driver of Note [Counter-based fills]. map(bits, key, first, dst) writes the
 // kBatch * K outputs of counters first .. first + kBatch - 1 to dst; counter
 // first + l gives outputs l * K .. l * K + K - 1. `out` is never written past n.
@@ -105,12 +111,49 @@ void fill_uniform(double* out, int64_t n, double from, double to, Generator& gen
       out, n, gen, [=](const Bits& bits, const PhiloxKey&, uint64_t, double* dst) {
         for (int l = 0; l < kBatch; ++l) {
           for (int s = 0; s < 2; ++s) {
-            const uint64_t x = join(bits.w[2 * s][l], bits.w[2 * s + 1][l]);
-            const double u = double(x >> 11) * 0x1p-53;  // [0, 1)
+            const double u = unit_double(bits.w[2 * s][l], bits.w[2 * s + 1][l]);
             dst[2 * l + s] = std::min(from + u * range, hi);
           }
         }
       });
+}
+
+namespace {
+
+// Small batches for the ends of uniform_double_at's pieces, so that a short
+// piece (the visible keys of one causal attention row) does not pay for
+// kBatch counters.
+constexpr int kTailBatch = 8;
+
+// Writes elements [i, min(end, 2 (c + B))) of the [0, 1) double fill to out,
+// c = i / 2, from the B counters base + c, ...; returns the next element.
+template <int B>
+int64_t unit_doubles(double* out, int64_t i, int64_t end, const PhiloxKey& key, uint64_t base) {
+  constexpr int64_t K = kUniformDoublePerCounter;
+  const int64_t c = i / K;
+  PhiloxBatch<B> bits;
+  philox4x32_batch(base + uint64_t(c), key, bits);
+  const int64_t stop = std::min(end, (c + B) * K);
+  for (; i < stop; ++i) {
+    const int64_t l = i / K - c, s = i % K;
+    *out++ = unit_double(bits.w[2 * s][l], bits.w[2 * s + 1][l]);
+  }
+  return stop;
+}
+
+}  // namespace
+
+void uniform_double_at(double* out, int64_t first, int64_t count, uint64_t key, uint64_t base) {
+  STRIDE_ASSERT(first >= 0 && count >= 0, "a piece of a fill needs first >= 0 and count >= 0; got ",
+                first, " and ", count);
+  constexpr int64_t K = kUniformDoublePerCounter;
+  const PhiloxKey k = philox_key(key);
+  const int64_t end = first + count;
+  int64_t i = first;
+  while (end - i / K * K >= kBatch * K) {
+    i = unit_doubles<kBatch>(out + (i - first), i, end, k, base);
+  }
+  while (i < end) i = unit_doubles<kTailBatch>(out + (i - first), i, end, k, base);
 }
 
 // Box-Muller: (u1, u2) with u1 in (0, 1] (so log(u1) is finite) and u2 in

@@ -1,24 +1,38 @@
-// scaled_dot_product_attention. Without a mask tensor or dropout (causal or
-// not: the Llama case) it runs a fused kernel with its own backward; every
-// other case, and the reference the fused kernel is tested against
-// (scaled_dot_product_attention_reference), is composed from ops (matmul,
-// where, softmax, dropout, matmul), differentiable to any order.
+// scaled_dot_product_attention. Without a mask tensor and with dropout_p < 1
+// (causal or not, with or without dropout: the Llama case) it runs a fused
+// kernel with its own backward; every other case, and the reference the fused
+// kernel is tested against (scaled_dot_product_attention_reference), is
+// composed from ops (matmul, where, softmax, dropout, matmul), differentiable
+// to any order.
 //
 // Note [Fused attention]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // Per (batch, head) matrix pair, one thread computes S = scale q k^T into a
 // thread-local (L, S) buffer, applies the causal limit by row, takes the
-// softmax in place (saving lse_i = max_i + log sum_i per row) and
-// multiplies by v. Only the output and lse (N, L) are kept for backward:
-// the probabilities P = exp(scale q k^T - lse) are recomputed there, one
-// (L, S) block at a time, so memory does not grow with B * H * L * S (the
-// flash-attention idea; blocks of whole rows suffice at these lengths; with
-// a causal mask, blocks of kCausalBlock query rows stop their GEMMs at the
-// last key they see):
-//   dV = P^T dO,  dP = dO V^T,  dS = P * (dP - rowsum(dO * O)),
-//   dQ = scale dS K,  dK = scale dS^T Q.
+// softmax in place (saving lse_i = max_i + log sum_i per row), applies the
+// dropout mask M (below; all ones without dropout) and multiplies by v, so
+// O = Pd V with Pd = P * M. Only the output and lse (N, L) are kept for
+// backward: the probabilities P = exp(scale q k^T - lse) and M are
+// recomputed there, one (L, S) block at a time, so memory does not grow with
+// B * H * L * S (the flash-attention idea; blocks of whole rows suffice at
+// these lengths; with a causal mask, blocks of kCausalBlock query rows stop
+// their GEMMs at the last key they see):
+//   dV = Pd^T dO,  dP = (dO V^T) * M,  dS = P * (dP - rowsum(dO * O)),
+//   dQ = scale dS K,  dK = scale dS^T Q,
+// where rowsum(dO * O) is the softmax's rowsum(P * dP), since O = Pd V.
 // When the backward is itself recorded (create_graph), it is written with
-// public ops instead, so second derivatives are right.
+// public ops instead (M as a tensor), so second derivatives are right.
+//
+// Dropout (0 < p < 1) drops exactly the elements nn::functional::dropout
+// drops from the composed path's contiguous (N, L, S) probabilities for the
+// same generator state: the forward reserves the same ceil(N L S / 2) Philox
+// counters as its bernoulli_ fill, and element (n, i, j) is kept (M = 1 /
+// (1 - p), in the dtype, as dropout's mask) when draw (n L + i) S + j of that
+// fill is below 1 - p, else dropped (M = 0). uniform_double_at computes any
+// row's draws from the key and the first counter, so the mask is never
+// stored, does not depend on the thread count, and the generator ends where
+// the composed path leaves it. lse stays that of the undropped softmax.
+//
 // q, k, v, out and dout are read where they lie, as GEMM operands with their
 // own leading dimension (Note [Row layout]); out follows q's memory order and
 // dq, dk, dv those of q, k, v, so the heads view (B, L, H, E).transpose(1, 2)
@@ -41,6 +55,7 @@
 #include "backends/cpu/vec_math.h"
 #include "core/check.h"
 #include "core/dispatch.h"
+#include "core/random_fill.h"
 #include "nn/row_layout.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
@@ -74,6 +89,35 @@ struct AttentionShape {
   double scale;
   bool causal;
   CausalAlignment alignment;
+  // The dropout of Note [Fused attention]: p (0 when there is nothing to
+  // draw), and when p > 0 the Philox key and first counter of the fill the
+  // forward reserved.
+  double dropout_p = 0;
+  uint64_t key = 0, base = 0;
+};
+
+// The dropout mask M of Note [Fused attention], one query row at a time:
+// after draw(n, i, count), mask(j) for j < count is M at (n, i, j).
+template <class T>
+class DropoutRows {
+ public:
+  explicit DropoutRows(const AttentionShape& a)
+      : a_(a),
+        u_(size_t(a.dropout_p > 0 ? a.S : 0)),
+        keep_below_(1 - a.dropout_p),
+        scale_(T(1) / T(1 - a.dropout_p)) {}
+
+  void draw(int64_t n, int64_t i, int64_t count) {
+    ::stride::detail::uniform_double_at(u_.data(), (n * a_.L + i) * a_.S, count, a_.key, a_.base);
+  }
+  // As dropout's mask: bernoulli_(1 - p) compares in double, then div_(1 - p) in T.
+  T mask(int64_t j) const { return u_[size_t(j)] < keep_below_ ? scale_ : T(0); }
+
+ private:
+  const AttentionShape& a_;
+  std::vector<double> u_;
+  double keep_below_;
+  T scale_;
 };
 
 template <class T>
@@ -114,6 +158,7 @@ void fused_forward(const AttentionShape& a,
   const T nan = std::numeric_limits<T>::quiet_NaN();
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S));
+    DropoutRows<T> dropout(a);
     for (int64_t n = begin; n < end; ++n) {
       for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
         const int64_t rows = std::min(block_rows(a), a.L - i0);
@@ -131,6 +176,10 @@ void fused_forward(const AttentionShape& a,
           // A row with no visible key is NaN, as the composed path (and PyTorch).
           const T inv = limit > 0 ? T(1) / sum : nan;
           for (int64_t j = 0; j < limit; ++j) row[j] *= inv;
+          if (a.dropout_p > 0) {
+            dropout.draw(n, i, limit);
+            for (int64_t j = 0; j < limit; ++j) row[j] *= dropout.mask(j);
+          }
           for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : inv;
           lse[n * a.L + i] = limit > 0 ? m + std::log(sum) : inv;
         }
@@ -162,6 +211,7 @@ void fused_backward(const AttentionShape& a,
   const T nan = std::numeric_limits<T>::quiet_NaN();
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
+    DropoutRows<T> dropout(a);
     for (int64_t n = begin; n < end; ++n) {
       const T* kn = k[n];
       const T* vn = v[n];
@@ -194,21 +244,33 @@ void fused_backward(const AttentionShape& a,
           exp_shifted(row, limit, l);
           for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : l;
         }
-        cpu::gemm(true, false, keys, a.Ev, rows, T(1), p.data(), a.S, dob, dout.ld(), T(1), dv[n],
-                  dv.ld());
         cpu::gemm(false, true, rows, keys, a.Ev, T(1), dob, dout.ld(), vn, v.ld(), T(0), dp.data(),
                   a.S);
         for (int64_t i = 0; i < rows; ++i) {
           T d = 0;
           for (int64_t e = 0; e < a.Ev; ++e) d += dob[i * dout.ld() + e] * ob[i * out.ld() + e];
           T* ds = dp.data() + i * a.S;
-          const T* pr = p.data() + i * a.S;
-          if (key_limit(i0 + i, a.L, a.S, a.causal, a.alignment) == 0) {
+          T* pr = p.data() + i * a.S;
+          const int64_t limit = key_limit(i0 + i, a.L, a.S, a.causal, a.alignment);
+          if (limit == 0) {
             std::fill_n(ds, keys, T(0));
             continue;
           }
-          for (int64_t j = 0; j < keys; ++j) ds[j] = pr[j] * (ds[j] - d);
+          // With dropout, dS needs P and dV needs Pd: pr turns into Pd once
+          // dS has read it. Keys past the limit have P = 0, so M is moot.
+          int64_t j = 0;
+          if (a.dropout_p > 0) {
+            dropout.draw(n, i0 + i, limit);
+            for (; j < limit; ++j) {
+              const T m = dropout.mask(j);
+              ds[j] = pr[j] * (ds[j] * m - d);
+              pr[j] *= m;
+            }
+          }
+          for (; j < keys; ++j) ds[j] = pr[j] * (ds[j] - d);
         }
+        cpu::gemm(true, false, keys, a.Ev, rows, T(1), p.data(), a.S, dob, dout.ld(), T(1), dv[n],
+                  dv.ld());
         cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), a.S, kn, k.ld(), T(0), dqb,
                   dq.ld());
         cpu::gemm(true, false, keys, a.E, rows, T(a.scale), dp.data(), a.S, qb, q.ld(), T(1), dk[n],
@@ -219,6 +281,29 @@ void fused_backward(const AttentionShape& a,
       }
     }
   });
+}
+
+// The dropout mask M of Note [Fused attention] as a (..., L, S) tensor of q's
+// leading dims and dtype.
+Tensor dropout_mask(const AttentionShape& a, const Tensor& q) {
+  DimVector shape = q.sizes().dims();
+  shape.back() = a.S;
+  Tensor mask = empty(shape, q.dtype());
+  ::stride::detail::dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* m = mask.data_ptr<T>();
+    parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
+      DropoutRows<T> dropout(a);
+      for (int64_t n = begin; n < end; ++n) {
+        for (int64_t i = 0; i < a.L; ++i) {
+          dropout.draw(n, i, a.S);
+          T* row = m + (n * a.L + i) * a.S;
+          for (int64_t j = 0; j < a.S; ++j) row[j] = dropout.mask(j);
+        }
+      }
+    });
+  });
+  return mask;
 }
 
 // The backward of Note [Fused attention] written with ops (create_graph).
@@ -234,18 +319,24 @@ autograd::Grads backward_with_ops(const AttentionShape& a,
                    scalar_tensor(-std::numeric_limits<double>::infinity(), scores.dtype()));
   }
   const Tensor p = stride::softmax(scores, -1);
-  const Tensor dv = matmul(p.transpose(-2, -1), dout);
-  const Tensor dp = matmul(dout, v.transpose(-2, -1));
+  Tensor pd = p, dp = matmul(dout, v.transpose(-2, -1));
+  if (a.dropout_p > 0) {
+    const Tensor mask = dropout_mask(a, q);
+    pd = p * mask;
+    dp = dp * mask;
+  }
+  const Tensor dv = matmul(pd.transpose(-2, -1), dout);
   const Tensor ds = p * (dp - (dout * out).sum({-1}, true));
   return {matmul(ds, k) * a.scale, matmul(ds.transpose(-2, -1), q) * a.scale, dv};
 }
 
-// Whether the fused kernel handles these arguments: no mask tensor, no
-// dropout, one floating dtype it computes in, and q, k, v with the same
-// leading (batch) dims.
+// Whether the fused kernel handles these arguments: no mask tensor, dropout
+// p < 1 (p == 1 is dropout's x * 0, which keeps NaN; nobody trains with it),
+// one floating dtype it computes in, and q, k, v with the same leading
+// (batch) dims.
 bool fusable(
     const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& mask, double dropout_p) {
-  if (mask.defined() || dropout_p > 0) return false;
+  if (mask.defined() || dropout_p >= 1) return false;
   if (q.dtype() != kFloat32 && q.dtype() != kFloat64) return false;
   if (q.dim() != k.dim() || q.dim() != v.dim()) return false;
   for (int64_t d = 0; d < q.dim() - 2; ++d) {
@@ -389,8 +480,17 @@ Tensor scaled_dot_product_attention(const Tensor& q,
   if (fusable(q, k, v, attn_mask, dropout_p)) {
     int64_t N = 1;
     for (int64_t d = 0; d < q.dim() - 2; ++d) N *= q.size(d);
-    const AttentionShape a{N,          L, S,         q.size(-1),
-                           v.size(-1), s, is_causal, alignment.value_or(CausalAlignment::TopLeft)};
+    AttentionShape a{N,          L, S,         q.size(-1),
+                     v.size(-1), s, is_causal, alignment.value_or(CausalAlignment::TopLeft)};
+    // Reserve what dropout's bernoulli_ fill over the (N, L, S) probabilities
+    // would (none for an empty fill), so the generator ends in the same state.
+    if (dropout_p > 0 && N * L * S > 0) {
+      Generator& g = gen ? *gen : default_generator();
+      constexpr int64_t K = ::stride::detail::kUniformDoublePerCounter;
+      a.dropout_p = dropout_p;
+      a.base = g.reserve(uint64_t((N * L * S + K - 1) / K));
+      a.key = g.key();
+    }
     return fused_attention(q, k, v, a);
   }
   return composed_attention(q, k, v, attn_mask, dropout_p, is_causal, s,

@@ -331,6 +331,24 @@ TEST(RandomFill, ElementsAreTheDocumentedFunctionOfTheirCounter) {
   }
 }
 
+// uniform_double_at gives any piece of a [0, 1) double fill from (key, base)
+// alone: pieces from odd and even elements, shorter than a batch and
+// spanning several whole batches, tile the fill bit for bit.
+TEST(RandomFill, UniformDoubleAtReproducesPiecesOfAFill) {
+  constexpr int64_t n = 1001;
+  Generator gen(12);
+  gen.reserve(3);
+  const uint64_t base = gen.get_state().offset;
+  std::vector<double> whole(static_cast<size_t>(n)), pieces(static_cast<size_t>(n), -1.0);
+  detail::fill_uniform(whole.data(), n, 0.0, 1.0, gen);
+  const std::vector<int64_t> cuts = {0, 1, 2, 5, 6, 6, 19, 150, 151, 280, 537, 538, 1000, 1001};
+  for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+    const int64_t first = cuts[c], count = cuts[c + 1] - cuts[c];
+    detail::uniform_double_at(pieces.data() + first, first, count, gen.key(), base);
+  }
+  EXPECT_EQ(std::memcmp(whole.data(), pieces.data(), whole.size() * sizeof(double)), 0);
+}
+
 template <class T>
 void expect_moments(const std::vector<T>& v, double mean, double var, double tol) {
   double sum = 0, sq = 0;

@@ -1218,5 +1218,161 @@ TEST(FusedAttention, GradcheckOnHeadsAndKvCacheViews) {
   }
 }
 
+// ---- fused attention with dropout ----
+
+constexpr double kAttentionDropout = 0.3;
+
+// Expects the fused kernel to drop exactly the elements the composed
+// reference drops from the same generator state: equal outputs and
+// gradients, and both generators left in the same state.
+void expect_dropout_matches_reference(const Inputs& in,
+                                      bool causal,
+                                      std::optional<F::CausalAlignment> alignment,
+                                      double tol,
+                                      const std::string& what) {
+  Generator fused_gen(60), reference_gen(60);
+  expect_matches_reference(
+      [&](const Inputs& x) {
+        const Tensor y = F::scaled_dot_product_attention(
+            x[0], x[1], x[2], {}, kAttentionDropout, causal, std::nullopt, alignment, &fused_gen);
+        EXPECT_TRUE(y.grad_fn() && y.grad_fn()->name() == "ScaledDotProductAttentionBackward")
+            << what << ": the fused kernel did not run";
+        return y;
+      },
+      [&](const Inputs& x) {
+        return F::scaled_dot_product_attention_reference(x[0], x[1], x[2], {}, kAttentionDropout,
+                                                         causal, std::nullopt, alignment,
+                                                         &reference_gen);
+      },
+      in, tol, tol, what);
+  EXPECT_EQ(fused_gen.get_state().seed, reference_gen.get_state().seed) << what;
+  EXPECT_EQ(fused_gen.get_state().offset, reference_gen.get_state().offset) << what;
+}
+
+TEST(FusedAttention, DropoutMatchesTheReferenceInEveryLayout) {
+  Generator gen(61);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
+    for (const AttentionCase& c : attention_cases()) {
+      for (Layout layout : kAllLayouts) {
+        expect_dropout_matches_reference(
+            leaves({c.q, c.k, c.v}, dtype, layout, gen), c.causal, c.alignment, tol,
+            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " k" + shape_str(c.k) + " " +
+                layout_name(layout) + (c.causal ? " causal" : ""));
+      }
+    }
+  }
+}
+
+// Several causal blocks (L = S = 80 > kCausalBlock), blocks straddling the
+// bottom-right diagonal, and rows without a visible key (NaN, as the
+// reference, dropout or not).
+TEST(FusedAttention, DropoutInCausalBlocksMatchesTheReference) {
+  Generator gen(62);
+  const std::vector<AttentionCase> cases = {
+      {{2, 2, 80, 8}, {2, 2, 80, 8}, {2, 2, 80, 6}, true, std::nullopt},
+      {{2, 70, 8}, {2, 100, 8}, {2, 100, 8}, true, F::CausalAlignment::BottomRight},
+      {{1, 140, 4}, {1, 100, 4}, {1, 100, 4}, true, F::CausalAlignment::BottomRight},
+      {{1, 130, 8}, {1, 90, 8}, {1, 90, 8}, false, std::nullopt},
+  };
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
+    for (const AttentionCase& c : cases) {
+      for (Layout layout : {Layout::Contiguous, Layout::Transposed}) {
+        expect_dropout_matches_reference(
+            leaves({c.q, c.k, c.v}, dtype, layout, gen), c.causal, c.alignment, tol,
+            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " k" + shape_str(c.k) + " " +
+                layout_name(layout) + (c.causal ? " causal" : ""));
+      }
+    }
+  }
+}
+
+TEST(FusedAttention, DropoutMatchesTheReferenceOnHeadsAndKvCacheViews) {
+  Generator gen(63);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
+    for (const HeadsCase& c : heads_cases()) {
+      expect_dropout_matches_reference(heads_leaves(c, dtype, gen), true, c.alignment, tol,
+                                       std::string(to_string(dtype)) + " q" + shape_str(c.q) + " " +
+                                           head_layout_name(c.q_layout) + ", k" + shape_str(c.k) +
+                                           " " + head_layout_name(c.kv_layout));
+    }
+  }
+}
+
+// Without a generator both paths draw from the default one.
+TEST(FusedAttention, DropoutWithoutAGeneratorUsesTheDefaultOne) {
+  Generator& def = default_generator();
+  const GeneratorState saved = def.get_state();
+  Generator gen(64);
+  const Tensor q = randn({2, 5, 4}, kFloat64, &gen), k = randn({2, 5, 4}, kFloat64, &gen);
+  const Tensor v = randn({2, 5, 3}, kFloat64, &gen);
+  manual_seed(65);
+  const Tensor fused = F::scaled_dot_product_attention(q, k, v, {}, kAttentionDropout, true);
+  const uint64_t fused_offset = def.get_state().offset;
+  manual_seed(65);
+  const Tensor reference =
+      F::scaled_dot_product_attention_reference(q, k, v, {}, kAttentionDropout, true);
+  EXPECT_TRUE(close(fused, reference, 1e-12, 1e-12));
+  EXPECT_EQ(fused_offset, def.get_state().offset);
+  def.set_state(saved);
+}
+
+// gradcheck needs the same mask on every evaluation, so each evaluation
+// draws from a fresh generator with a fixed seed.
+TEST(FusedAttention, DropoutGradcheckToSecondOrder) {
+  Generator gen(66);
+  for (const AttentionCase& c : attention_cases()) {
+    const Inputs in = leaves({c.q, c.k, c.v}, kFloat64, Layout::Transposed, gen);
+    auto fn = [&](const Inputs& x) {
+      Generator g(67);
+      return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, kAttentionDropout, c.causal, 0.7,
+                                             c.alignment, &g);
+    };
+    EXPECT_TRUE(autograd::gradcheck(fn, in)) << shape_str(c.q);
+  }
+  auto fn = [](const Inputs& x, double p) {
+    Generator g(68);
+    return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, p, false, std::nullopt,
+                                           std::nullopt, &g);
+  };
+  auto dropped = [&](const Inputs& x) { return fn(x, kAttentionDropout); };
+  const Inputs in = leaves({{2, 3, 4}, {2, 3, 4}, {2, 3, 4}}, kFloat64, Layout::Contiguous, gen);
+  const Tensor y = dropped(in);
+  EXPECT_FALSE(close(y, fn(in, 0.0), 1e-6, 1e-6));  // something was dropped
+  // The recorded backward (create_graph) applies the kernel's mask.
+  const Tensor gout = randn(y.sizes(), kFloat64, &gen);
+  const auto kernel = autograd::grad({y}, in, {gout}, true);
+  const auto recorded = autograd::grad({y}, in, {gout}, true, true);
+  for (size_t i = 0; i < in.size(); ++i) {
+    EXPECT_TRUE(close(recorded[i], kernel[i], 1e-12, 1e-12)) << "gradient of input " << i;
+  }
+  EXPECT_TRUE(gradgradcheck(dropped, in));
+}
+
+// The mask is a function of the element's index, not of how parallel_for
+// splits the (batch, head) matrices.
+TEST(FusedAttention, DropoutIsThreadCountInvariant) {
+  Generator gen(69);
+  const Inputs in =
+      leaves({{2, 3, 80, 8}, {2, 3, 80, 8}, {2, 3, 80, 8}}, kFloat32, Layout::Contiguous, gen);
+  const Tensor gout = randn({2, 3, 80, 8}, kFloat32, &gen);
+  const int saved = get_num_threads();
+  std::vector<Tensor> results[2];
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Generator g(70);
+    const Tensor y = F::scaled_dot_product_attention(in[0], in[1], in[2], {}, kAttentionDropout,
+                                                     true, std::nullopt, std::nullopt, &g);
+    results[threads - 1] = autograd::grad({y}, in, {gout});
+    results[threads - 1].push_back(y);
+  }
+  set_num_threads(saved);
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    EXPECT_TRUE(equal(results[0][i], results[1][i])) << "result " << i;
+  }
+}
+
 }  // namespace
 }  // namespace stride::testing
