@@ -96,22 +96,29 @@ struct AttentionShape {
   uint64_t key = 0, base = 0;
 };
 
-// The dropout mask M of Note [Fused attention], one query row at a time:
-// after draw(n, i, count), mask(j) for j < count is M at (n, i, j).
+// The dropout mask M of Note [Fused attention], one block of query rows at a
+// time: after draw(n, i0, rows, keys), mask(i, j) is M at (n, i0 + i, j) for
+// i < rows and j < keys. One draw per block keeps Philox in whole batches
+// (a row of a short causal head needs only a few counters); the draws cost
+// 8 bytes per (row, key) of the block, as much as the block's scores.
 template <class T>
 class DropoutRows {
  public:
-  explicit DropoutRows(const AttentionShape& a)
+  explicit DropoutRows(const AttentionShape& a, int64_t block_rows)
       : a_(a),
-        u_(size_t(a.dropout_p > 0 ? a.S : 0)),
+        u_(size_t(a.dropout_p > 0 ? block_rows * a.S : 0)),
         keep_below_(1 - a.dropout_p),
         scale_(T(1) / T(1 - a.dropout_p)) {}
 
-  void draw(int64_t n, int64_t i, int64_t count) {
-    ::stride::detail::uniform_double_at(u_.data(), (n * a_.L + i) * a_.S, count, a_.key, a_.base);
+  void draw(int64_t n, int64_t i0, int64_t rows, int64_t keys) {
+    if (rows == 0 || keys == 0) return;
+    ::stride::detail::uniform_double_at(u_.data(), (n * a_.L + i0) * a_.S, (rows - 1) * a_.S + keys,
+                                        a_.key, a_.base);
   }
   // As dropout's mask: bernoulli_(1 - p) compares in double, then div_(1 - p) in T.
-  T mask(int64_t j) const { return u_[size_t(j)] < keep_below_ ? scale_ : T(0); }
+  T mask(int64_t i, int64_t j) const {
+    return u_[size_t(i * a_.S + j)] < keep_below_ ? scale_ : T(0);
+  }
 
  private:
   const AttentionShape& a_;
@@ -119,6 +126,25 @@ class DropoutRows {
   double keep_below_;
   T scale_;
 };
+
+// sum_e a[e] * b[e]: 16 float lanes at a time (a fixed order, so the result
+// does not depend on the thread count), a plain loop in float64.
+template <class T>
+T row_dot(const T* a, const T* b, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    cpu::vec::Vec16f acc{};
+    cpu::vec::for_each_block(0, n, [&](int64_t e, int64_t w) {
+      acc += cpu::vec::load_n(a + e, w) * cpu::vec::load_n(b + e, w);
+    });
+    float total = 0;
+    for (int l = 0; l < cpu::vec::kLanes; ++l) total += acc[l];
+    return total;
+  } else {
+    T total = 0;
+    for (int64_t e = 0; e < n; ++e) total += a[e] * b[e];
+    return total;
+  }
+}
 
 template <class T>
 using In = detail::RowMatrices<const T>;
@@ -158,13 +184,14 @@ void fused_forward(const AttentionShape& a,
   const T nan = std::numeric_limits<T>::quiet_NaN();
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S));
-    DropoutRows<T> dropout(a);
+    DropoutRows<T> dropout(a, std::min(block_rows(a), a.L));
     for (int64_t n = begin; n < end; ++n) {
       for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
         const int64_t rows = std::min(block_rows(a), a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
         cpu::gemm(false, true, rows, keys, a.E, T(a.scale), q[n] + i0 * q.ld(), q.ld(), k[n],
                   k.ld(), T(0), p.data(), a.S);
+        if (a.dropout_p > 0) dropout.draw(n, i0, rows, keys);
         for (int64_t i = i0; i < i0 + rows; ++i) {
           T* row = p.data() + (i - i0) * a.S;
           const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
@@ -177,8 +204,7 @@ void fused_forward(const AttentionShape& a,
           const T inv = limit > 0 ? T(1) / sum : nan;
           for (int64_t j = 0; j < limit; ++j) row[j] *= inv;
           if (a.dropout_p > 0) {
-            dropout.draw(n, i, limit);
-            for (int64_t j = 0; j < limit; ++j) row[j] *= dropout.mask(j);
+            for (int64_t j = 0; j < limit; ++j) row[j] *= dropout.mask(i - i0, j);
           }
           for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : inv;
           lse[n * a.L + i] = limit > 0 ? m + std::log(sum) : inv;
@@ -211,7 +237,7 @@ void fused_backward(const AttentionShape& a,
   const T nan = std::numeric_limits<T>::quiet_NaN();
   parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
-    DropoutRows<T> dropout(a);
+    DropoutRows<T> dropout(a, std::min(block_rows(a), a.L));
     for (int64_t n = begin; n < end; ++n) {
       const T* kn = k[n];
       const T* vn = v[n];
@@ -246,9 +272,9 @@ void fused_backward(const AttentionShape& a,
         }
         cpu::gemm(false, true, rows, keys, a.Ev, T(1), dob, dout.ld(), vn, v.ld(), T(0), dp.data(),
                   a.S);
+        if (a.dropout_p > 0) dropout.draw(n, i0, rows, keys);
         for (int64_t i = 0; i < rows; ++i) {
-          T d = 0;
-          for (int64_t e = 0; e < a.Ev; ++e) d += dob[i * dout.ld() + e] * ob[i * out.ld() + e];
+          const T d = row_dot(dob + i * dout.ld(), ob + i * out.ld(), a.Ev);
           T* ds = dp.data() + i * a.S;
           T* pr = p.data() + i * a.S;
           const int64_t limit = key_limit(i0 + i, a.L, a.S, a.causal, a.alignment);
@@ -260,9 +286,8 @@ void fused_backward(const AttentionShape& a,
           // dS has read it. Keys past the limit have P = 0, so M is moot.
           int64_t j = 0;
           if (a.dropout_p > 0) {
-            dropout.draw(n, i0 + i, limit);
             for (; j < limit; ++j) {
-              const T m = dropout.mask(j);
+              const T m = dropout.mask(i, j);
               ds[j] = pr[j] * (ds[j] * m - d);
               pr[j] *= m;
             }
@@ -293,12 +318,12 @@ Tensor dropout_mask(const AttentionShape& a, const Tensor& q) {
     using T = typename decltype(tag)::type;
     T* m = mask.data_ptr<T>();
     parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
-      DropoutRows<T> dropout(a);
+      DropoutRows<T> dropout(a, 1);
       for (int64_t n = begin; n < end; ++n) {
         for (int64_t i = 0; i < a.L; ++i) {
-          dropout.draw(n, i, a.S);
+          dropout.draw(n, i, 1, a.S);
           T* row = m + (n * a.L + i) * a.S;
-          for (int64_t j = 0; j < a.S; ++j) row[j] = dropout.mask(j);
+          for (int64_t j = 0; j < a.S; ++j) row[j] = dropout.mask(0, j);
         }
       }
     });
