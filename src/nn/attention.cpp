@@ -173,6 +173,14 @@ int64_t block_rows(const AttentionShape& a) {
   return a.causal ? kCausalBlock : std::max<int64_t>(a.L, 1);
 }
 
+// Heads per task: at least ~2^17 multiply-adds, so that decoding one token
+// (6 heads of 1 x S x 64) stays on the calling thread instead of paying a
+// parallel region for a few microseconds of work.
+int64_t heads_per_task(const AttentionShape& a) {
+  const int64_t macs = std::max<int64_t>(a.L * a.S * (a.E + a.Ev), 1);
+  return std::max<int64_t>(1, (int64_t(1) << 17) / macs);
+}
+
 // q (N, L, E), k (N, S, E), v (N, S, Ev) -> out (N, L, Ev), lse (N, L) contiguous.
 template <class T>
 void fused_forward(const AttentionShape& a,
@@ -182,7 +190,7 @@ void fused_forward(const AttentionShape& a,
                    const Out<T>& out,
                    T* lse) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
-  parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S));
     DropoutRows<T> dropout(a, std::min(block_rows(a), a.L));
     for (int64_t n = begin; n < end; ++n) {
@@ -235,7 +243,7 @@ void fused_backward(const AttentionShape& a,
                     const Out<T>& dk,
                     const Out<T>& dv) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
-  parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
+  parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
     DropoutRows<T> dropout(a, std::min(block_rows(a), a.L));
     for (int64_t n = begin; n < end; ++n) {
