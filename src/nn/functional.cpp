@@ -109,6 +109,57 @@ void check_floating(const Tensor& x, const char* op, const char* what) {
 
 }  // namespace
 
+namespace {
+
+// linear under autocast: the GEMMs multiply bfloat16 roundings of x, the
+// weight and the gradient, accumulating in float32, in the backward too
+// (which runs in the forward's precision wherever backward() is called).
+// Like PyTorch's autocast, the node keeps the bfloat16 copies it multiplied,
+// not the float32 tensors: x is rounded once per step instead of twice, the
+// saved activation is half the size, and the weight's rounding (cached per
+// scope) is not redone in the backward. The copy of x records a cast node to
+// x, so a recorded backward (create_graph) still differentiates through x;
+// there it multiplies by the float32 weight, which carries the graph.
+Tensor linear_mixed(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  const Tensor xb = ::stride::detail::autocast_bf16(x);
+  if (auto cast = autograd::make_node("to", {&x}, {&xb})) {
+    cast->set_backward(
+        [](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(kFloat32)}; });
+  }
+  const Tensor wb = ::stride::detail::autocast_bf16_weight(weight);
+  Tensor y;
+  {
+    NoGradGuard no_grad;
+    y = matmul(xb, wb.t());
+    if (bias.defined()) y.add_(bias);
+  }
+  if (auto node =
+          autograd::make_node("linear", {&x, &weight, bias.defined() ? &bias : nullptr}, {&y})) {
+    const bool need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight);
+    const bool need_b = bias.defined() && autograd::requires_grad(bias);
+    node->set_backward([sxb = autograd::SavedTensor::input(xb),
+                        sw = autograd::SavedTensor::input(weight), wb, need_x, need_w,
+                        need_b](const autograd::Grads& gs) {
+      AutocastGuard autocast;
+      const Tensor xbv = sxb.get();
+      const int64_t out = wb.size(0), in = wb.size(1);
+      const Tensor g2 = gs[0].reshape({-1, out});
+      const bool recorded = GradMode::is_enabled();
+      // Both GEMMs read the gradient: round it to bfloat16 once (a recorded
+      // backward keeps it float32, so that it stays in the graph).
+      const Tensor g2m = recorded ? g2 : ::stride::detail::autocast_bf16(g2);
+      Tensor gx, gw, gb;
+      if (need_x) gx = matmul(g2m, recorded ? sw.get() : wb).view(xbv.sizes());
+      if (need_w) gw = matmul(g2m.t(), xbv.reshape({-1, in}));
+      if (need_b) gb = g2.sum({0});
+      return autograd::Grads{gx, gw, gb};
+    });
+  }
+  return y;
+}
+
+}  // namespace
+
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   STRIDE_CHECK(weight.dim() == 2, ShapeError, "[linear] expected weight (out, in); got ",
                shape_str(weight.sizes()), ".");
@@ -124,14 +175,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // a single GEMM as (out, in), the weight's own layout: recorded as matmul
   // with weight.t(), it would come out transposed and be copied on every
   // accumulation. The backward is written with ops (differentiable again).
-  // Under autocast the GEMM multiplies bfloat16 roundings of x and weight
-  // (the weight's cached per scope); the backward does the same.
   const bool mixed = Autocast::is_enabled() && x.dtype() == kFloat32 && weight.dtype() == kFloat32;
+  if (mixed) return linear_mixed(x, weight, bias);
   Tensor y;
   {
     NoGradGuard no_grad;
     // weight.t() is a view: the GEMM reads it transposed, no copy.
-    y = matmul(x, (mixed ? ::stride::detail::autocast_bf16_weight(weight) : weight).t());
+    y = matmul(x, weight.t());
     if (bias.defined()) y.add_(bias);
   }
   if (auto node =
@@ -139,19 +189,15 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     const bool need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight);
     const bool need_b = bias.defined() && autograd::requires_grad(bias);
     node->set_backward([sx = autograd::SavedTensor::input(x),
-                        sw = autograd::SavedTensor::input(weight), need_x, need_w, need_b,
-                        mixed](const autograd::Grads& gs) {
-      AutocastGuard autocast(mixed);
+                        sw = autograd::SavedTensor::input(weight), need_x, need_w,
+                        need_b](const autograd::Grads& gs) {
+      AutocastGuard float32(false);  // the forward's precision, wherever backward() runs
       const Tensor xv = sx.get(), wv = sw.get();
       const int64_t out = wv.size(0), in = wv.size(1);
       const Tensor g2 = gs[0].reshape({-1, out});
-      // Both GEMMs read the gradient: round it to bfloat16 once (unless the
-      // backward is itself recorded, which needs the float32 path).
-      const Tensor g2m =
-          mixed && !GradMode::is_enabled() ? ::stride::detail::autocast_bf16(g2) : g2;
       Tensor gx, gw, gb;
-      if (need_x) gx = matmul(g2m, wv).view(xv.sizes());
-      if (need_w) gw = matmul(g2m.t(), xv.reshape({-1, in}));
+      if (need_x) gx = matmul(g2, wv).view(xv.sizes());
+      if (need_w) gw = matmul(g2.t(), xv.reshape({-1, in}));
       if (need_b) gb = g2.sum({0});
       return autograd::Grads{gx, gw, gb};
     });
