@@ -5,12 +5,21 @@
 // The kernel reads x's rows where they lie when x has a row layout
 // (Note [Row layout]) and writes y in x's memory order; its backward is the
 // rotation by the opposite angle (the transpose of a rotation), which is the
-// same kernel, so it is differentiable to any order. Angles and cos/sin are computed in
-// float64, so the result does not lose precision at large positions.
+// same kernel, so it is differentiable to any order. Angles and cos/sin are
+// computed in float64, so the result does not lose precision at large
+// positions. float32 rotates 16 lanes at a time with cos/sin rounded once to
+// float32 (backends/cpu/vec_math.h): the op is a pass over memory, and
+// widening every element to float64 made it several times slower than that;
+// the result stays within float32 rounding. float64 keeps the scalar loop.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
+#include <type_traits>
+#include <vector>
 
 #include "autograd/node.h"
+#include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
 #include "nn/row_layout.h"
 #include "stride/nn/functional.h"
@@ -21,6 +30,14 @@
 namespace stride::nn::functional {
 
 namespace {
+
+namespace vec = ::stride::cpu::vec;
+
+// Elements per parallel chunk: enough work to pay for waking a thread, and
+// decoding's few rows (1, H, 1, D) run inline without a parallel region.
+constexpr int64_t kGrain = 16384;
+// Angles per chunk of a table (each a sincos, some 10 ns).
+constexpr int64_t kTableGrain = 512;
 
 void check_args(const Tensor& x, int64_t position_offset, double base, const char* op) {
   STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op,
@@ -42,21 +59,108 @@ struct AngleTables {
 };
 using SharedTables = std::shared_ptr<const AngleTables>;
 
-// The angles (offset + t) * theta_i, theta_i = base^(-2i/D).
+// The angles (offset + t) * theta_i, theta_i = base^(-2i/D). A sincos costs
+// about as much as rotating a few dozen elements, so long sequences split
+// the table among threads (each entry is computed alike wherever it falls).
 AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
   const int64_t half = D / 2;
+  std::vector<double> thetas(static_cast<size_t>(half));
+  for (int64_t i = 0; i < half; ++i) {
+    thetas[size_t(i)] = 1.0 / std::pow(base, double(2 * i) / double(D));
+  }
   AngleTables tables;
   tables.cosines.resize(size_t(T * half));
   tables.sines.resize(size_t(T * half));
-  for (int64_t i = 0; i < half; ++i) {
-    const double theta = 1.0 / std::pow(base, double(2 * i) / double(D));
-    for (int64_t t = 0; t < T; ++t) {
-      const double angle = double(offset + t) * theta;
-      tables.cosines[size_t(t * half + i)] = std::cos(angle);
-      tables.sines[size_t(t * half + i)] = std::sin(angle);
-    }
-  }
+  parallel_for(0, T, std::max<int64_t>(1, kTableGrain / std::max<int64_t>(half, 1)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t t = begin; t < end; ++t) {
+                   for (int64_t i = 0; i < half; ++i) {
+                     const double angle = double(offset + t) * thetas[size_t(i)];
+                     tables.cosines[size_t(t * half + i)] = std::cos(angle);
+                     tables.sines[size_t(t * half + i)] = std::sin(angle);
+                   }
+                 }
+               });
   return tables;
+}
+
+// The float32 kernels' tables, (T, D/2) each: cos and sign * sin rounded
+// once from the float64 ones.
+struct Float32Tables {
+  std::vector<float> cosines, sines;
+};
+
+Float32Tables float32_tables(const AngleTables& tables, double sign) {
+  const size_t n = tables.cosines.size();
+  Float32Tables out;
+  out.cosines.resize(n);
+  out.sines.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    out.cosines[k] = float(tables.cosines[k]);
+    out.sines[k] = float(sign * tables.sines[k]);
+  }
+  return out;
+}
+
+// Half a vector: the cos or sin of the 8 pairs in one block.
+using Vec8f = float __attribute__((vector_size(32)));
+
+// The first m (<= 8) floats from p, the other lanes 0. Loaded as a half
+// vector: 8 floats through vec::load_partial into a Vec16f went through the
+// stack and stalled on store forwarding in the main loop.
+Vec8f load_pairs(const float* p, int64_t m) {
+  Vec8f v{};
+  std::memcpy(&v, p, size_t(m) * sizeof(float));
+  return v;
+}
+
+// One row of D floats, pairs (x[2i], x[2i + 1]): y = x * C + swap_pairs(x) * S
+// with C = (c0, c0, c1, c1, ...) and S = (-s0, s0, -s1, s1, ...), the same on
+// every lane. Blocks start at even offsets and a partial block has an even
+// length, so both features of a pair are in one block. C and S are expanded
+// from the (T, D/2) tables in registers: tables stored expanded, twice the
+// size, made the pass up to 15% slower (they compete with x and y for cache).
+void rotate_interleaved(const float* x, const float* c, const float* s, float* y, int64_t D) {
+  vec::for_each_block(0, D, [&](int64_t j, int64_t n) {
+    const vec::Vec16f xv = vec::load_n(x + j, n);
+    const vec::Vec16f swapped =
+        __builtin_shufflevector(xv, xv, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
+    const Vec8f cp = load_pairs(c + j / 2, n / 2), sp = load_pairs(s + j / 2, n / 2);
+    const vec::Vec16f cv =
+        __builtin_shufflevector(cp, cp, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
+    const vec::Vec16f sv =
+        __builtin_shufflevector(-sp, sp, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    vec::store_n(y + j, xv * cv + swapped * sv, n);
+  });
+}
+
+// One row, pairs (x[i], x[i + half]).
+void rotate_half_split(const float* x, const float* c, const float* s, float* y, int64_t half) {
+  vec::for_each_block(0, half, [&](int64_t i, int64_t n) {
+    const vec::Vec16f a = vec::load_n(x + i, n), b = vec::load_n(x + half + i, n);
+    const vec::Vec16f cv = vec::load_n(c + i, n), sv = vec::load_n(s + i, n);
+    vec::store_n(y + i, a * cv - b * sv, n);
+    vec::store_n(y + half + i, a * sv + b * cv, n);
+  });
+}
+
+// fn(x_row, y_row, t) for rows [begin, end), row r being row t = r % T of
+// matrix r / T. A matrix's address is found once per matrix, not per row
+// (RowLayout::offset divides by every leading dim).
+template <class S, class Fn>
+void for_each_row(const detail::RowMatrices<const S>& xm,
+                  const detail::RowMatrices<S>& ym,
+                  int64_t T,
+                  int64_t begin,
+                  int64_t end,
+                  Fn fn) {
+  for (int64_t r = begin; r < end;) {
+    const int64_t n = r / T, t0 = r % T, t1 = std::min(T, t0 + (end - r));
+    const S* xrow = xm[n] + t0 * xm.ld();
+    S* yrow = ym[n] + t0 * ym.ld();
+    for (int64_t t = t0; t < t1; ++t, xrow += xm.ld(), yrow += ym.ld()) fn(xrow, yrow, t);
+    r += t1 - t0;
+  }
 }
 
 // Rotates by +angle (sign = 1) or -angle (sign = -1). Row r of x is row
@@ -68,30 +172,42 @@ Tensor rope(const Tensor& x, const SharedTables& tables, RopeConvention conv, do
   {
     NoGradGuard no_grad;
     const Tensor xr = detail::with_row_layout(x);
-    // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
     const bool interleaved = conv == RopeConvention::Interleaved;
-    const int64_t a_step = interleaved ? 2 : 1, b_off = interleaved ? 1 : half;
+    const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(D, 1));
     ::stride::detail::dispatch_floating(x.dtype(), "rotary_embedding", [&](auto tag) {
       using S = typename decltype(tag)::type;
       const detail::RowMatrices<const S> xm(xr);
       const detail::RowMatrices<S> ym(y);
-      parallel_for(0, rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(D, 1)),
-                   [&](int64_t begin, int64_t end) {
-                     for (int64_t r = begin; r < end; ++r) {
-                       const int64_t n = r / T, t = r % T;
-                       const double* cs = tables->cosines.data() + t * half;
-                       const double* sn = tables->sines.data() + t * half;
-                       const S* xrow = xm[n] + t * xm.ld();
-                       S* yrow = ym[n] + t * ym.ld();
-                       for (int64_t i = 0; i < half; ++i) {
-                         const int64_t ia = i * a_step, ib = ia + b_off;
-                         const double a = double(xrow[ia]), b = double(xrow[ib]);
-                         const double c = cs[i], s = sign * sn[i];
-                         yrow[ia] = S(a * c - b * s);
-                         yrow[ib] = S(a * s + b * c);
-                       }
-                     }
-                   });
+      if constexpr (std::is_same_v<S, float>) {
+        const Float32Tables ft = float32_tables(*tables, sign);
+        parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+          for_each_row(xm, ym, T, begin, end, [&](const float* xrow, float* yrow, int64_t t) {
+            const float* cs = ft.cosines.data() + t * half;
+            const float* sn = ft.sines.data() + t * half;
+            if (interleaved) {
+              rotate_interleaved(xrow, cs, sn, yrow, D);
+            } else {
+              rotate_half_split(xrow, cs, sn, yrow, half);
+            }
+          });
+        });
+      } else {
+        // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
+        const int64_t a_step = interleaved ? 2 : 1, b_off = interleaved ? 1 : half;
+        parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+          for_each_row(xm, ym, T, begin, end, [&](const S* xrow, S* yrow, int64_t t) {
+            const double* cs = tables->cosines.data() + t * half;
+            const double* sn = tables->sines.data() + t * half;
+            for (int64_t i = 0; i < half; ++i) {
+              const int64_t ia = i * a_step, ib = ia + b_off;
+              const double a = double(xrow[ia]), b = double(xrow[ib]);
+              const double c = cs[i], s = sign * sn[i];
+              yrow[ia] = S(a * c - b * s);
+              yrow[ib] = S(a * s + b * c);
+            }
+          });
+        });
+      }
     });
   }
   if (auto node = autograd::make_node("rotary_embedding", {&x}, {&y})) {

@@ -963,6 +963,70 @@ TEST(Rope, TablesGiveTheSameRotation) {
   EXPECT_THROW(F::rotary_embedding(zeros({3, T, D}), c, Tensor()), ShapeError);
 }
 
+// float32 rotates with cos and sin rounded once to float32: the same values
+// through the float64 kernel agree to float32 rounding, forward and backward,
+// in both forms. D = 2, 6, 18 and 130 leave partial vector blocks; the row
+// count (3 * 7 * 11) is odd, and at D = 130 with two or more threads the rows
+// split inside a matrix. The contiguous, heads and kv-cache views are read in
+// place, the transposed one through a copy.
+TEST(Rope, Float32AgreesWithFloat64) {
+  Generator gen(49);
+  const int64_t B = 3, H = 7, T = 11;
+  for (int64_t D : {2, 6, 18, 64, 130}) {
+    const Tensor angles = randn({T, D / 2}, kFloat64, &gen) * 100.0;
+    const Tensor c = stride::cos(angles), s = stride::sin(angles);
+    for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+      const std::vector<std::pair<std::string, Tensor>> inputs = {
+          {"contiguous", head_leaf({B, H, T, D}, HeadLayout::Contiguous, kFloat32, gen)},
+          {"heads", head_leaf({B, H, T, D}, HeadLayout::Heads, kFloat32, gen)},
+          {"kv-cache", head_leaf({B, H, T, D}, HeadLayout::KvCache, kFloat32, gen)},
+          {"transposed", make_input({B, H, T, D}, kFloat32, Layout::Transposed, Domain::Any, gen)
+                             .detach()
+                             .requires_grad_()}};
+      for (const auto& [name, x32] : inputs) {
+        const Tensor x64 = x32.detach().to(kFloat64).requires_grad_();
+        const Tensor gy = randn({B, H, T, D}, kFloat32, &gen);
+        for (bool given_tables : {false, true}) {
+          auto rope = [&](const Tensor& x) {
+            return given_tables ? F::rotary_embedding(x, c, s, conv)
+                                : F::rotary_embedding(x, 1000, 10000.0, conv);
+          };
+          const std::string what =
+              "D " + std::to_string(D) + " " + name +
+              (conv == F::RopeConvention::Interleaved ? " interleaved" : " half-split") +
+              (given_tables ? " tables" : " positions");
+          const Tensor y32 = rope(x32), y64 = rope(x64);
+          ASSERT_EQ(y32.dtype(), kFloat32) << what;
+          EXPECT_TRUE(close(y32.to(kFloat64), y64, 1e-6, 1e-6)) << what << " (forward)";
+          const Tensor g32 = autograd::grad({y32}, {x32}, {gy})[0];
+          const Tensor g64 = autograd::grad({y64}, {x64}, {gy.to(kFloat64)})[0];
+          EXPECT_TRUE(close(g32.to(kFloat64), g64, 1e-6, 1e-6)) << what << " (backward)";
+        }
+      }
+    }
+  }
+}
+
+// Every element takes the same vector instructions wherever a thread's rows
+// start (here inside a matrix), so the bits do not depend on the split.
+TEST(Rope, SameBitsForEveryThreadCount) {
+  Generator gen(50);
+  const Tensor x = head_leaf({3, 7, 11, 130}, HeadLayout::Heads, kFloat32, gen);
+  const Tensor gy = randn({3, 7, 11, 130}, kFloat32, &gen);
+  const int threads = get_num_threads();
+  for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
+    auto run = [&](int n) {
+      set_num_threads(n);
+      const Tensor y = F::rotary_embedding(x, 1000, 10000.0, conv);
+      return std::make_pair(y.detach(), autograd::grad({y}, {x}, {gy})[0]);
+    };
+    const auto one = run(1), many = run(4);
+    EXPECT_TRUE(equal(one.first, many.first));
+    EXPECT_TRUE(equal(one.second, many.second));
+  }
+  set_num_threads(threads);
+}
+
 TEST(Rope, RejectsOddFeatureDimAndNegativeOffset) {
   EXPECT_THROW(F::rotary_embedding(zeros({3, 5})), ShapeError);
   EXPECT_THROW(F::rotary_embedding(zeros({4})), ShapeError);

@@ -141,15 +141,18 @@ enum class RopeConvention { Interleaved, HalfSplit };
 // cache when decoding. The two conventions agree up to a permutation of the
 // last dim (interleaved pair i <-> half-split features (i, i + D/2)), so
 // weights trained with one need their q/k projections permuted to use the
-// other. Angles are computed in float64. Returns a new tensor; differentiable
-// (its backward is the rotation by -angle).
+// other. Angles, cos and sin are computed in float64 (and rounded once to
+// float32 for a float32 x, whose rotation then runs in float32 vector lanes).
+// Returns a new tensor; differentiable (its backward is the rotation by
+// -angle).
 Tensor rotary_embedding(const Tensor& x,
                         int64_t position_offset = 0,
                         double base = 10000.0,
                         RopeConvention convention = RopeConvention::Interleaved);
 // x (..., T, D) rotated by angles given as tables cos and sin, (T, D/2) each:
 // pair i of row t becomes (a c - b s, a s + b c) with c = cos[t][i],
-// s = sin[t][i] (read in float64). For rotations whose angles are not
+// s = sin[t][i] (read in float64; rounded to float32 for a float32 x). For
+// rotations whose angles are not
 // p * base^(-2i/D), e.g. the "Llama from scratch" article's; a rotation by
 // -angle passes -sin. Differentiable with respect to x.
 Tensor rotary_embedding(const Tensor& x,
