@@ -152,9 +152,9 @@ Tensor rotary_embedding(const Tensor& x,
 // x (..., T, D) rotated by angles given as tables cos and sin, (T, D/2) each:
 // pair i of row t becomes (a c - b s, a s + b c) with c = cos[t][i],
 // s = sin[t][i] (read in float64; rounded to float32 for a float32 x). For
-// rotations whose angles are not
-// p * base^(-2i/D), e.g. the "Llama from scratch" article's; a rotation by
-// -angle passes -sin. Differentiable with respect to x.
+// rotations whose angles are not p * base^(-2i/D), e.g. the "Llama from
+// scratch" article's; a rotation by -angle passes -sin. Differentiable with
+// respect to x.
 Tensor rotary_embedding(const Tensor& x,
                         const Tensor& cos,
                         const Tensor& sin,
