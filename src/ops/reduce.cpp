@@ -7,8 +7,29 @@
 // (kReduceChunk), independent of the thread count; chunk partials are merged
 // in chunk order. So a reduction gives bit-identical results on 1 and on N
 // threads. Floating sums accumulate in double.
+//
+// Inside a chunk the order of the adds is fixed by the shape and layout
+// alone, so floating sums may use vector lanes. Three kernels, chosen by the
+// iterator's layout:
+// - inner (the reduced elements of an output are contiguous: sum over the
+//   last dim, or all of a contiguous tensor): lane_sum, eight 8-lane double
+//   accumulators added in a fixed tree at the end;
+// - outer (the reduced dims are outside a contiguous kept dim: sum over dim 0
+//   of a row-major matrix): column_sums adds whole rows into a strip of
+//   column sums, so each output is one serial chain in row order; threads
+//   split the columns and the chunks, never a chunk;
+// - otherwise reduce_kernel's scalar loop, with lane_sum for contiguous runs.
+// Work is split across threads only between outputs and between chunks, so
+// none of this depends on the thread count. A layout change (a transposed
+// copy) may change the order, and with it the last bits.
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <vector>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include "autograd/node.h"
 #include "core/tensor_iter.h"
@@ -111,6 +132,248 @@ void reduce_kernel(const TensorIter& iter, Acc init, Step step, Merge merge, Wri
 template <class T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
+// Double lanes for floating sums (Note [Deterministic reductions]). With
+// -march=native on AVX-512 a Vec8d is one zmm register.
+using Vec8d = double __attribute__((vector_size(64)));
+using Vec8f = float __attribute__((vector_size(32)));
+
+// Eight consecutive elements at p, widened to double.
+template <class T>
+inline Vec8d load8(const char* p) {
+  if constexpr (std::is_same_v<T, float>) {
+#if defined(__AVX512F__)
+    // GCC 12 splits the generic conversion below into two 256-bit halves. (The
+    // all-ones maskz form, because GCC 12 warns on _mm512_cvtps_pd's undefined
+    // pass-through operand.)
+    return Vec8d(_mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(reinterpret_cast<const float*>(p))));
+#else
+    Vec8f v;
+    std::memcpy(&v, p, sizeof(v));
+    return __builtin_convertvector(v, Vec8d);
+#endif
+  } else {
+    Vec8d v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  }
+}
+
+// The first n (1 <= n <= 8) elements at p, widened to double; the other
+// lanes are 0 (reads nothing past element n).
+template <class T>
+inline Vec8d load8_n(const char* p, int64_t n) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  const __mmask8 m = __mmask8((1u << n) - 1);
+  if constexpr (std::is_same_v<T, float>) {
+    return Vec8d(_mm512_maskz_cvtps_pd(0xFF, _mm256_maskz_loadu_ps(m, p)));
+  } else {
+    return Vec8d(_mm512_maskz_loadu_pd(m, p));
+  }
+#else
+  T v[8] = {};
+  std::memcpy(v, p, size_t(n) * sizeof(T));
+  return load8<T>(reinterpret_cast<const char*>(v));
+#endif
+}
+
+// Sum of the n contiguous elements at p. Element i goes to lane i % 64 of
+// eight 8-lane accumulators (independent add chains; the last partial block
+// of 8 is zero-padded), and the accumulators are then added in a fixed tree.
+// The order depends only on n, never on the address or on which thread runs
+// it. Adding the padding changes nothing: a lane starts at +0 and so never
+// holds -0. Runs shorter than 16 are one serial chain, which is cheaper than
+// setting up and folding the lanes.
+template <class T>
+double lane_sum(const char* p, int64_t n) {
+  constexpr int64_t es = int64_t(sizeof(T));
+  if (n < 16) {
+    double t = 0;
+    for (int64_t i = 0; i < n; ++i) t += double(reinterpret_cast<const T*>(p)[i]);
+    return t;
+  }
+  Vec8d a0 = {}, a1 = {}, a2 = {}, a3 = {}, a4 = {}, a5 = {}, a6 = {}, a7 = {};
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64, p += 64 * es) {
+    a0 += load8<T>(p);
+    a1 += load8<T>(p + 8 * es);
+    a2 += load8<T>(p + 16 * es);
+    a3 += load8<T>(p + 24 * es);
+    a4 += load8<T>(p + 32 * es);
+    a5 += load8<T>(p + 40 * es);
+    a6 += load8<T>(p + 48 * es);
+    a7 += load8<T>(p + 56 * es);
+  }
+  // The 0 to 63 elements left, in blocks of 8 to a0, a1, ... in turn.
+  auto tail = [&](Vec8d& a, int64_t first) {
+    const int64_t left = n - i - first;
+    if (left >= 8) {
+      a += load8<T>(p + first * es);
+    } else if (left > 0) {
+      a += load8_n<T>(p + first * es, left);
+    }
+  };
+  if (i < n) {
+    tail(a0, 0);
+    tail(a1, 8);
+    tail(a2, 16);
+    tail(a3, 24);
+    tail(a4, 32);
+    tail(a5, 40);
+    tail(a6, 48);
+    tail(a7, 56);
+  }
+  const Vec8d s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+  double t = 0;
+  for (int k = 0; k < 8; ++k) t += s[k];
+  return t;
+}
+
+// Column sums: acc[j] = sum of x[r][j] over the reduced elements ("rows") r
+// in [begin, end), for the `width` adjacent columns at `col`, one row after
+// another, so each column is one serial chain in row order whatever the
+// width. Full strips of 64 columns keep their sums in eight vector registers
+// (copied to locals for each run, so they stay there), narrower ones in one
+// (the last fewer than 8 columns through masked loads).
+template <class T>
+void column_sums(const TensorIter& iter,
+                 const char* col,
+                 int64_t width,
+                 int64_t begin,
+                 int64_t end,
+                 double* acc) {
+  const int64_t es = int64_t(sizeof(T));
+  int64_t j = 0;
+  for (; j + 64 <= width; j += 64) {
+    Vec8d a[8] = {};
+    iter.for_each_run(col + j * es, begin, end, [&](const char* p, int64_t s, int64_t n) {
+      Vec8d r[8];
+      for (int u = 0; u < 8; ++u) r[u] = a[u];
+      for (int64_t i = 0; i < n; ++i, p += s) {
+        for (int u = 0; u < 8; ++u) r[u] += load8<T>(p + 8 * u * es);
+      }
+      for (int u = 0; u < 8; ++u) a[u] = r[u];
+    });
+    std::memcpy(acc + j, a, sizeof(a));
+  }
+  for (; j + 8 <= width; j += 8) {
+    Vec8d a = {};
+    iter.for_each_run(col + j * es, begin, end, [&](const char* p, int64_t s, int64_t n) {
+      Vec8d r = a;
+      for (int64_t i = 0; i < n; ++i, p += s) r += load8<T>(p);
+      a = r;
+    });
+    std::memcpy(acc + j, &a, sizeof(a));
+  }
+  if (j < width) {
+    const int64_t w = width - j;
+    Vec8d a = {};
+    iter.for_each_run(col + j * es, begin, end, [&](const char* p, int64_t s, int64_t n) {
+      Vec8d r = a;
+      for (int64_t i = 0; i < n; ++i, p += s) r += load8_n<T>(p, w);
+      a = r;
+    });
+    for (int64_t l = 0; l < w; ++l) acc[j + l] = a[l];
+  }
+}
+
+// Number of reduced dims at the front of a reduction iterator (output stride
+// 0), or -1 if the layout is not the expected one.
+int reduced_ndim(const TensorIter& iter) {
+  int nr = 0;
+  int64_t k = 1;
+  while (nr < iter.ndim() && iter.strides(0)[nr] == 0) k *= iter.shape()[size_t(nr++)];
+  return k == iter.reduce_numel() ? nr : -1;
+}
+
+// Sum over outer dims (e.g. dim 0 of a row-major matrix): the first kept dim
+// is contiguous in the input, so adjacent outputs are adjacent columns and
+// whole rows are added into a strip of column sums (vertical, dense). Work is
+// split by strips of columns and by the fixed chunks of rows, never by the
+// thread count, and each column sums its rows in the order the general
+// kernel uses: serially within a chunk, chunks merged in order. Returns false
+// (nothing done) for other layouts.
+template <class T, class O>
+bool sum_outer(const TensorIter& iter) {
+  const int64_t k = iter.reduce_numel(), n_out = iter.output_numel();
+  if (k == 0 || n_out == 0) return false;
+  const int nr = reduced_ndim(iter);
+  if (nr <= 0 || nr >= iter.ndim() || iter.strides(1)[nr] != int64_t(sizeof(T))) return false;
+  if (iter.strides(1)[0] == int64_t(sizeof(T))) return false;  // inner reduction: lane_sum
+  const int64_t m = iter.shape()[size_t(nr)];                  // columns per group
+  const int64_t groups = n_out / m;
+  const int64_t out_stride = iter.strides(0)[nr];
+  constexpr int64_t kStrip = 256;  // columns per task (a multiple of 64)
+  const int64_t strips = (m + kStrip - 1) / kStrip;
+  const int64_t nchunks = (k + kReduceChunk - 1) / kReduceChunk;
+  const int64_t tasks = groups * strips * nchunks;
+  const int64_t grain =
+      std::max<int64_t>(1, 32768 / (std::min(m, kStrip) * std::min(k, kReduceChunk)));
+  std::vector<double> partial(nchunks > 1 ? size_t(n_out * nchunks) : 0);
+  parallel_for(0, tasks, grain, [&](int64_t b, int64_t e) {
+    double acc[kStrip];
+    char* outs[kMaxIterOperands];
+    const char* in;
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t c = t % nchunks, gs = t / nchunks;
+      const int64_t g = gs / strips, j0 = (gs % strips) * kStrip;
+      const int64_t width = std::min(kStrip, m - j0);
+      iter.reduction_ptrs(g * m, outs, &in);
+      column_sums<T>(iter, in + j0 * int64_t(sizeof(T)), width, c * kReduceChunk,
+                     std::min(k, (c + 1) * kReduceChunk), acc);
+      if (nchunks == 1) {
+        char* o = outs[0] + j0 * out_stride;
+        for (int64_t j = 0; j < width; ++j, o += out_stride) *reinterpret_cast<O*>(o) = O(acc[j]);
+      } else {
+        for (int64_t j = 0; j < width; ++j)
+          partial[size_t(((g * m) + j0 + j) * nchunks + c)] = acc[j];
+      }
+    }
+  });
+  if (nchunks > 1) {
+    char* outs[kMaxIterOperands];
+    const char* in;
+    for (int64_t g = 0; g < groups; ++g) {
+      iter.reduction_ptrs(g * m, outs, &in);
+      for (int64_t j = 0; j < m; ++j) {
+        const double* p = &partial[size_t((g * m + j) * nchunks)];
+        double acc = p[0];
+        for (int64_t c = 1; c < nchunks; ++c) acc = acc + p[c];
+        *reinterpret_cast<O*>(outs[0] + j * out_stride) = O(acc);
+      }
+    }
+  }
+  return true;
+}
+
+// Sum over the innermost dim(s) (e.g. dim 1 of a row-major matrix, or all of
+// a contiguous tensor): each output's block is one contiguous run, summed by
+// lane_sum. Blocks longer than kReduceChunk are left to reduce_kernel, which
+// splits them into chunks summed the same way; up to that length both give
+// the same bits (0 + lane_sum(...) is lane_sum(...)). Returns false (nothing
+// done) for other layouts.
+template <class T, class O>
+bool sum_inner(const TensorIter& iter) {
+  const int64_t k = iter.reduce_numel(), n_out = iter.output_numel();
+  if (k == 0 || k > kReduceChunk || n_out == 0) return false;
+  if (reduced_ndim(iter) != 1 || iter.strides(1)[0] != int64_t(sizeof(T))) return false;
+  // One kept dim: output o is at a fixed stride (reduction_ptrs otherwise).
+  const bool one_kept = iter.ndim() == 2;
+  const int64_t out_stride = one_kept ? iter.strides(0)[1] : 0;
+  const int64_t in_stride = one_kept ? iter.strides(1)[1] : 0;
+  char* out0;
+  const char* in0;
+  iter.reduction_ptrs(0, &out0, &in0);
+  parallel_for(0, n_out, std::max<int64_t>(1, 32768 / k), [&](int64_t b, int64_t e) {
+    for (int64_t o = b; o < e; ++o) {
+      char* out = out0 + o * out_stride;
+      const char* in = in0 + o * in_stride;
+      if (!one_kept) iter.reduction_ptrs(o, &out, &in);
+      *reinterpret_cast<O*>(out) = O(lane_sum<T>(in, k));
+    }
+  });
+  return true;
+}
+
 // sum of `x` (already in the compute dtype) into `out_keep` (keepdim form).
 void sum_into(Tensor& out_keep, const Tensor& x) {
   profiler::RecordFunction record("sum", {x});
@@ -125,9 +388,22 @@ void sum_into(Tensor& out_keep, const Tensor& x) {
     using Acc = SumAcc<T>;
     detail::dispatch_numeric(out_keep.dtype(), "sum", [&](auto otag) {
       using O = typename decltype(otag)::type;
+      constexpr bool kFloating = std::is_floating_point_v<T>;
+      if constexpr (kFloating && std::is_same_v<T, O>) {  // the only floating pairs
+        if (sum_inner<T, O>(iter) || sum_outer<T, O>(iter)) return;
+      }
       reduce_kernel<Acc>(
           iter, Acc(0),
           [](Acc& acc, const char* p, int64_t s, int64_t n, int64_t) {
+            if (s == int64_t(sizeof(T))) {
+              if constexpr (kFloating) {
+                acc += lane_sum<T>(p, n);
+              } else {  // integer sums are exact in any order, so this vectorises
+                const T* q = reinterpret_cast<const T*>(p);
+                for (int64_t i = 0; i < n; ++i) acc += Acc(q[i]);
+              }
+              return;
+            }
             for (int64_t i = 0; i < n; ++i) acc += Acc(*reinterpret_cast<const T*>(p + i * s));
           },
           [](Acc a, Acc b) { return a + b; },

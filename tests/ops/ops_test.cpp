@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <string>
 
 #include <stride/stride.h>
 
@@ -132,6 +134,216 @@ TEST(Reductions, EdgeCases) {
   // var({2}) reduces dim 2 (a braced dim list must never be read as a correction).
   EXPECT_EQ(ones({2, 3, 4}).var({2}).sizes(), IntArrayRef({2, 3}));
   EXPECT_NEAR(tensor<double>({1, 2, 3, 4}).var({}, 0).item<double>(), 1.25, 1e-12);
+}
+
+// ---- float sums: the vectorised kernels (Note [Deterministic reductions]) ----
+
+// Raw bits of a floating tensor (NaN payloads and the sign of 0 included).
+std::vector<uint64_t> bits_of(const Tensor& t) {
+  std::vector<uint64_t> out;
+  if (t.dtype() == kFloat32) {
+    for (float v : t.to_vector<float>()) {
+      uint32_t b;
+      std::memcpy(&b, &v, sizeof(b));
+      out.push_back(b);
+    }
+  } else {
+    for (double v : t.to_vector<double>()) {
+      uint64_t b;
+      std::memcpy(&b, &v, sizeof(b));
+      out.push_back(b);
+    }
+  }
+  return out;
+}
+
+// Sum over `dims` (all when empty) in double by a plain loop over logical
+// indices, and the sum of magnitudes (the scale of the rounding error).
+std::pair<std::vector<double>, std::vector<double>> reference_sum(const Tensor& x,
+                                                                  const DimVector& dims) {
+  const int64_t n = x.dim();
+  std::vector<bool> reduced(size_t(n), dims.empty());
+  for (int64_t d : dims) reduced[size_t((d + n) % n)] = true;
+  DimVector keep;
+  for (int64_t d = 0; d < n; ++d) keep.push_back(reduced[size_t(d)] ? 1 : x.size(d));
+  std::vector<double> sum(size_t(numel_of(keep)), 0.0), abs_sum(sum.size(), 0.0);
+  DimVector idx(size_t(n), 0);
+  for (double v : x.to_vector<double>()) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < n; ++d)
+      o = o * keep[size_t(d)] + (reduced[size_t(d)] ? 0 : idx[size_t(d)]);
+    sum[size_t(o)] += v;
+    abs_sum[size_t(o)] += std::abs(v);
+    for (int64_t d = n - 1; d >= 0 && ++idx[size_t(d)] == x.size(d); --d) idx[size_t(d)] = 0;
+  }
+  return {sum, abs_sum};
+}
+
+// `shape` in a named layout: the test support's, plus rows taken with step 2
+// and columns narrowed out of wider rows (rows contiguous, not the matrix).
+Tensor sum_input(const DimVector& shape,
+                 ScalarType dtype,
+                 const std::string& layout,
+                 Generator& g) {
+  if (layout == "rows_step2") {
+    DimVector tall = shape;
+    tall[0] = 2 * tall[0];
+    return randn(tall, dtype, &g).slice(0, 1, std::nullopt, 2);
+  }
+  if (layout == "narrowed") {
+    DimVector wide = shape;
+    wide.back() += 5;
+    return randn(wide, dtype, &g).narrow(-1, 2, shape.back());
+  }
+  using testing::Layout;
+  const Layout l = layout == "contiguous"   ? Layout::Contiguous
+                   : layout == "transposed" ? Layout::Transposed
+                   : layout == "step2"      ? Layout::Step2
+                                            : Layout::Offset;
+  return testing::make_input(shape, dtype, l, testing::Domain::Any, g);
+}
+
+TEST(Reductions, FloatSumsSameBitsForEveryThreadCount) {
+  // Lengths around the 8- and 64-element lane blocks, rows and columns longer
+  // than the 16384-element chunk, and every kernel's layout: inner (dim -1,
+  // all), outer (dim 0), and the general strided one (step2).
+  struct Case {
+    DimVector shape;
+    std::vector<DimVector> dims;
+  };
+  const std::vector<Case> cases = {
+      {{1}, {{}, {0}}},
+      {{15}, {{}, {0}}},
+      {{17}, {{}}},
+      {{70001}, {{}}},
+      {{1000, 3}, {{0}, {1}, {}}},
+      {{3, 1000}, {{0}, {1}, {}}},
+      {{513, 1027}, {{0}, {1}, {}}},
+      {{20000, 3}, {{0}}},
+      {{3, 40000}, {{1}}},
+      {{6, 7, 130}, {{-1}, {0, 2}, {0, 1}, {}}},
+  };
+  const char* layouts[] = {"contiguous", "transposed", "step2", "offset", "rows_step2", "narrowed"};
+  Generator g(17);
+  for (ScalarType dtype : {kFloat32, kFloat64}) {
+    for (const Case& c : cases) {
+      for (const char* layout : layouts) {
+        const Tensor x = sum_input(c.shape, dtype, layout, g);
+        for (const DimVector& dims : c.dims) {
+          for (bool keepdim : {false, true}) {
+            std::string what = std::string(to_string(dtype)) + " " + shape_str(c.shape) + " " +
+                               layout + " dims " + shape_str(dims) + (keepdim ? " keepdim" : "");
+            std::vector<std::vector<uint64_t>> bits;
+            Tensor first;
+            for (int threads = 1; threads <= 4; ++threads) {
+              ThreadCount t(threads);
+              const Tensor s = sum(x, dims, keepdim);
+              std::vector<uint64_t> b = bits_of(s), m = bits_of(mean(x, dims, keepdim));
+              b.insert(b.end(), m.begin(), m.end());
+              bits.push_back(b);
+              if (threads == 1) first = s;
+            }
+            for (size_t i = 1; i < bits.size(); ++i)
+              EXPECT_EQ(bits[0], bits[i]) << what << ": 1 vs " << i + 1 << " threads";
+            const auto [want, scale] = reference_sum(x, dims);
+            const std::vector<double> got = first.to_vector<double>();
+            ASSERT_EQ(got.size(), want.size()) << what;
+            const double eps = dtype == kFloat32 ? 1e-6 : 1e-14;
+            for (size_t i = 0; i < got.size(); ++i)
+              ASSERT_LE(std::abs(got[i] - want[i]), eps * scale[i] + 1e-30)
+                  << what << " [" << i << "]";
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Reductions, Float32SumsMatchAFloat64Reference) {
+  // 1e5 positive values per output on each kernel: lane sums (all, dim 1),
+  // column sums (dim 0), both with 16384-element chunks merged in order.
+  Generator g(3);
+  struct Case {
+    DimVector shape;
+    DimVector dims;
+  };
+  for (const Case& c : std::vector<Case>{{{100000}, {}},
+                                         {{3, 100000}, {1}},
+                                         {{100000, 3}, {0}},
+                                         {{100000, 70}, {0}},
+                                         {{1000, 100}, {}}}) {
+    const Tensor x = rand(c.shape, kFloat32, &g);
+    const std::vector<double> got = sum(x, c.dims).to_vector<double>();
+    const std::vector<double> want = reference_sum(x, c.dims).first;
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_LE(std::abs(got[i] - want[i]), 1e-6 * want[i])
+          << shape_str(c.shape) << " [" << i << "]";
+  }
+}
+
+TEST(Reductions, FloatSumsPropagateNanAndInf) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::nanf("");
+  // Specials in the zero-padded tail of a lane sum, in a full lane block, in
+  // a later chunk, and in the narrow tail of a column strip.
+  for (int64_t n : {5, 77, 40000}) {
+    for (int64_t at : {int64_t(0), n - 1}) {
+      Tensor x = ones({n});
+      x.narrow(0, at, 1).fill_(nan);
+      EXPECT_TRUE(std::isnan(x.sum().item<double>())) << n << " " << at;
+      x.fill_(1);
+      x.narrow(0, at, 1).fill_(inf);
+      EXPECT_EQ(x.sum().item<double>(), double(inf)) << n << " " << at;
+      x.narrow(0, n / 2, 1).fill_(-inf);
+      EXPECT_TRUE(std::isnan(x.sum().item<double>())) << n << " " << at;
+    }
+  }
+  // 78 columns: a 64-column strip, an 8-column one, and 6 through masked
+  // loads (and, along a row, 64 lanes, a block of 8 and a partial one).
+  Tensor m = ones({20000, 78});
+  m.narrow(0, 19999, 1).narrow(1, 77, 1).fill_(nan);
+  m.narrow(0, 3, 1).narrow(1, 5, 1).fill_(inf);
+  m.narrow(0, 7, 1).narrow(1, 66, 1).fill_(-inf);
+  m.narrow(0, 8, 1).narrow(1, 66, 1).fill_(inf);
+  const std::vector<float> cols = m.sum({0}).to_vector<float>();
+  EXPECT_TRUE(std::isnan(cols[77]));
+  EXPECT_EQ(cols[5], inf);
+  EXPECT_TRUE(std::isnan(cols[66]));
+  EXPECT_EQ(cols[0], 20000.0f);
+  const std::vector<float> rows = m.sum({1}).to_vector<float>();
+  EXPECT_TRUE(std::isnan(rows[19999]));
+  EXPECT_EQ(rows[3], inf);
+  EXPECT_EQ(rows[7], -inf);
+  EXPECT_EQ(rows[8], inf);
+  EXPECT_EQ(rows[0], 78.0f);
+  // Summed in double, rounded to float32 once: an overflow only at the end.
+  EXPECT_EQ(tensor<float>({3e38f, 3e38f, -3e38f}).sum().item<float>(), 3e38f);
+  EXPECT_EQ(tensor<float>({3e38f, 3e38f}).sum().item<float>(), inf);
+}
+
+TEST(Reductions, BroadcastGradientsSameBitsForEveryThreadCount) {
+  // The backward of a broadcast sums the gradient over the broadcast dims
+  // (sum_to): dim 0 for the row b, dim 1 for the column c.
+  Generator g(23);
+  const Tensor a = randn({513, 1027}, kFloat32, &g);
+  const Tensor b = randn({1027}, kFloat32, &g).requires_grad_();
+  const Tensor c = randn({513, 1}, kFloat32, &g).requires_grad_();
+  const Tensor gy = randn({513, 1027}, kFloat32, &g);
+  std::vector<std::vector<uint64_t>> bits;
+  std::vector<Tensor> first;
+  for (int threads = 1; threads <= 4; ++threads) {
+    ThreadCount t(threads);
+    const std::vector<Tensor> gs = autograd::grad({a * b + c}, {b, c}, {gy});
+    std::vector<uint64_t> all = bits_of(gs[0]), gc = bits_of(gs[1]);
+    all.insert(all.end(), gc.begin(), gc.end());
+    bits.push_back(all);
+    if (threads == 1) first = gs;
+  }
+  for (size_t i = 1; i < bits.size(); ++i) EXPECT_EQ(bits[0], bits[i]) << "1 vs " << i + 1;
+  NoGradGuard no_grad;
+  EXPECT_TRUE(close(first[0], (gy * a).to(kFloat64).sum({0}).to(kFloat32), 1e-5));
+  EXPECT_TRUE(close(first[1], gy.sum({1}, true), 1e-5));
 }
 
 TEST(Softmax, StableAndNormalised) {
