@@ -79,12 +79,13 @@ void TensorIter::build(TensorIterConfig& c) {
                                 ? *c.output_dtype_
                                 : (c.ninputs_ > 0 ? c.inputs_[0].dtype() : c.outputs_[0]->dtype());
 
-  // ---- outputs: allocate, or check shape and dtype (Note [Output layout]) ----
+  // ---- outputs: check shape and dtype, or mark for allocation (Note [Output layout]) ----
+  std::array<bool, kMaxIterOperands> allocate{};
   for (int i = 0; i < noutputs_; ++i) {
     Tensor& out = *c.outputs_[size_t(i)];
     if (!out.defined()) {
       STRIDE_ASSERT(!c.is_reduction_, "reduction outputs are allocated by the op");
-      out = empty(shape, common);
+      allocate[size_t(i)] = true;
     } else {
       check_device(out, op);
       if (c.check_same_dtype_ || c.output_dtype_) {
@@ -105,16 +106,17 @@ void TensorIter::build(TensorIterConfig& c) {
                      "; outputs with elements are never resized (in-place ops cannot broadcast "
                      "their self). Hint: pass an out of shape ",
                      shape_str(shape), ".");
-        Tensor fresh = empty(shape, out.dtype());
-        out.impl()->set_geometry(fresh.storage(), fresh.sizes(), fresh.strides(), 0);
+        allocate[size_t(i)] = true;  // resized below, like a new output
+        continue;
       }
       out.storage()->bump_version();  // a write to an existing tensor
     }
   }
 
-  // ---- memory overlap ----
+  // ---- memory overlap (outputs about to be allocated overlap nothing) ----
   if (c.check_overlap_) {
     for (int i = 0; i < noutputs_; ++i) {
+      if (allocate[size_t(i)]) continue;
       const Tensor& out = *c.outputs_[size_t(i)];
       STRIDE_CHECK(!detail::has_internal_overlap(out), OverlapError, "[", op,
                    "] the output (shape ", shape_str(out.sizes()), ", strides ",
@@ -133,11 +135,16 @@ void TensorIter::build(TensorIterConfig& c) {
   // ---- operands and byte strides aligned to `shape`, innermost dim first ----
   const size_t n = shape.size();
   for (int k = 0; k < ntensors_; ++k) {
+    DimVector st(n);
+    // An output still to be allocated gets its strides once the order is known.
+    if (k < noutputs_ && allocate[size_t(k)]) {
+      strides_[size_t(k)] = std::move(st);
+      continue;
+    }
     operands_[size_t(k)] =
         k < noutputs_ ? *c.outputs_[size_t(k)] : c.inputs_[size_t(k - noutputs_)];
     const Tensor& t = operands_[size_t(k)];
     const int64_t elsize = int64_t(t.element_size());
-    DimVector st(n);
     const size_t lead = n - size_t(t.dim());
     for (size_t i = 0; i < n; ++i) {
       const size_t d = n - 1 - i;  // reverse: innermost first
@@ -149,10 +156,88 @@ void TensorIter::build(TensorIterConfig& c) {
       }
     }
     strides_[size_t(k)] = std::move(st);
-    data_[size_t(k)] = static_cast<char*>(t.data_ptr());
   }
   shape_ = DimVector(shape.rbegin(), shape.rend());
   numel_ = numel_of(shape_);
+
+  // ---- order dims: reduced dims innermost (reductions), then by strides ----
+  // As PyTorch's reorder_dimensions: the first operand whose strides tell two
+  // dims apart decides (outputs still to be allocated have no say, broadcast
+  // dims tell nothing); equal strides put the smaller dim inside. Undecided
+  // pairs keep the row-major order.
+  auto is_reduced = [&](size_t d) { return c.is_reduction_ && strides_[0][d] == 0; };
+  // For dim a placed inside dim b: > 0 when b should be inside a instead,
+  // < 0 when a is rightly inside, 0 when undecided.
+  auto should_swap = [&](size_t a, size_t b) {
+    if (is_reduced(a) != is_reduced(b)) return is_reduced(b) ? 1 : -1;
+    const int first = is_reduced(a) ? noutputs_ : 0;  // reduced dims follow the input
+    for (int k = first; k < ntensors_; ++k) {
+      if (k < noutputs_ && allocate[size_t(k)]) continue;
+      const int64_t sa = strides_[size_t(k)][a], sb = strides_[size_t(k)][b];
+      if (sa == 0 || sb == 0) continue;
+      if (sa != sb) return sa < sb ? -1 : 1;
+      if (shape_[a] > shape_[b]) return 1;
+    }
+    return 0;
+  };
+  SmallVector<size_t, 8> perm;
+  for (size_t i = 0; i < n; ++i) perm.push_back(i);
+  // PyTorch's insertion sort: it steps over undecided dims (the comparison
+  // need not be a strict weak order), swapping with the first dim that decides.
+  for (size_t i = 1; i < n; ++i) {
+    size_t at = i;
+    for (size_t j = i; j-- > 0;) {
+      const int cmp = should_swap(perm[j], perm[at]);
+      if (cmp > 0) {
+        std::swap(perm[j], perm[at]);
+        at = j;
+      } else if (cmp < 0) {
+        break;
+      }
+    }
+  }
+  {
+    DimVector sh(n);
+    for (size_t i = 0; i < n; ++i) sh[i] = shape_[perm[i]];
+    for (int k = 0; k < ntensors_; ++k) {
+      DimVector st(n);
+      for (size_t i = 0; i < n; ++i) st[i] = strides_[size_t(k)][perm[i]];
+      strides_[size_t(k)] = std::move(st);
+    }
+    shape_ = std::move(sh);
+  }
+
+  // ---- allocate outputs dense in that order (Note [Output layout]) ----
+  bool row_major = true;
+  for (size_t i = 0; i < n; ++i) row_major = row_major && perm[i] == i;
+  for (int k = 0; k < noutputs_; ++k) {
+    if (!allocate[size_t(k)]) continue;
+    Tensor& out = *c.outputs_[size_t(k)];
+    const ScalarType dt = out.defined() ? out.dtype() : common;
+    Tensor fresh;
+    if (row_major || numel_ == 0) {
+      fresh = empty(shape, dt);
+    } else {
+      DimVector st(n);
+      int64_t next = 1;
+      for (size_t i = 0; i < n; ++i) {
+        st[n - 1 - perm[i]] = next;
+        next *= shape_[i];
+      }
+      fresh = empty_strided(shape, st, dt);
+    }
+    if (out.defined()) {  // an out= with no elements: resized in place
+      out.impl()->set_geometry(fresh.storage(), fresh.sizes(), fresh.strides(), 0);
+      out.storage()->bump_version();
+    } else {
+      out = fresh;
+    }
+    operands_[size_t(k)] = out;
+    for (size_t i = 0; i < n; ++i)
+      strides_[size_t(k)][i] = out.strides()[n - 1 - perm[i]] * int64_t(out.element_size());
+  }
+  for (int k = 0; k < ntensors_; ++k)
+    data_[size_t(k)] = static_cast<char*>(operands_[size_t(k)].data_ptr());
 
   // ---- drop size-1 dims (they move no pointer) ----
   if (numel_ > 0) {
@@ -165,37 +250,6 @@ void TensorIter::build(TensorIterConfig& c) {
     }
     shape_.resize(w);
     for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)].resize(w);
-  }
-
-  // ---- order dims: reduced dims innermost (reductions), then by strides ----
-  auto is_reduced = [&](size_t d) { return c.is_reduction_ && strides_[0][d] == 0; };
-  // True when dim a should be visited faster (more inner) than dim b.
-  auto inner_first = [&](size_t a, size_t b) {
-    if (is_reduced(a) != is_reduced(b)) return is_reduced(a);
-    const int first = is_reduced(a) ? noutputs_ : 0;  // reduced dims follow the input
-    for (int k = first; k < ntensors_; ++k) {
-      const int64_t sa = strides_[size_t(k)][a], sb = strides_[size_t(k)][b];
-      if (sa == 0 || sb == 0 || sa == sb) continue;
-      return sa < sb;
-    }
-    return false;
-  };
-  SmallVector<size_t, 8> perm;
-  for (size_t i = 0; i < shape_.size(); ++i) perm.push_back(i);
-  // Insertion sort: the comparator need not be a strict weak order.
-  for (size_t i = 1; i < perm.size(); ++i) {
-    for (size_t j = i; j > 0 && inner_first(perm[j], perm[j - 1]); --j)
-      std::swap(perm[j], perm[j - 1]);
-  }
-  {
-    DimVector sh(perm.size());
-    for (size_t i = 0; i < perm.size(); ++i) sh[i] = shape_[perm[i]];
-    for (int k = 0; k < ntensors_; ++k) {
-      DimVector st(perm.size());
-      for (size_t i = 0; i < perm.size(); ++i) st[i] = strides_[size_t(k)][perm[i]];
-      strides_[size_t(k)] = std::move(st);
-    }
-    shape_ = std::move(sh);
   }
   nreduce_ = 0;
   for (size_t i = 0; i < shape_.size(); ++i) nreduce_ += is_reduced(i) ? 1 : 0;

@@ -7,10 +7,20 @@
 // depends on layout — dim order, coalescing, the contiguous fast path — looks
 // at the outputs' strides as well as the inputs'. A kernel therefore cannot
 // write a strided output as if it were dense: it never sees "the output is
-// contiguous" unless it is. Outputs the op allocates are row-major contiguous.
-// A given output keeps its strides; its shape must equal the broadcast shape
-// of the inputs (an output with no elements is resized instead), and it may
-// not overlap itself (an expanded view) or partially overlap an input.
+// contiguous" unless it is. A given output keeps its strides; its shape must
+// equal the broadcast shape of the inputs (an output with no elements is
+// resized instead), and it may not overlap itself (an expanded view) or
+// partially overlap an input.
+//
+// Outputs that build() allocates (undefined ones, and resized empty out=) are
+// dense in the dim order chosen for the inputs, as PyTorch's TensorIterator
+// does: the first input whose strides tell two dims apart decides their order,
+// broadcast dims decide nothing, and undecided dims stay row-major. So
+// `a.t() + b.t()` gets a.t()'s column-major strides and every operand is
+// walked with unit stride, while contiguous inputs still give a row-major
+// contiguous output. Code that needs a contiguous result of an elementwise op
+// must therefore ask for it (.contiguous(), .reshape()), not assume it.
+// Reduction outputs are allocated by the op.
 //
 // Iteration order is innermost-first: dim 0 of the iterator is the fastest
 // moving. Strides are in bytes, 0 for broadcast dims.

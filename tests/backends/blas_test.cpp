@@ -17,21 +17,12 @@
 
 #include "stride/error.h"
 #include "stride/parallel.h"
+#include "support/thread_count.h"
 
 namespace stride::cpu {
 namespace {
 
-// Sets stride's thread count for a scope and restores the previous one.
-class ThreadCount {
- public:
-  explicit ThreadCount(int n) : saved_(get_num_threads()) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved_); }
-  ThreadCount(const ThreadCount&) = delete;
-  ThreadCount& operator=(const ThreadCount&) = delete;
-
- private:
-  int saved_;
-};
+using ::stride::testing::ThreadCount;
 
 template <class Fn>
 void for_each_thread_count(Fn fn) {
@@ -94,7 +85,7 @@ struct Case {
 // loop, within tolerance<T>() * (|alpha| * sum_p |a_ip b_pj| + |beta c_ij|).
 // Elements of C's buffer outside the matrices must be untouched.
 template <class T>
-testing::AssertionResult check_case(const Case& cs, bool force_batched = false) {
+::testing::AssertionResult check_case(const Case& cs, bool force_batched = false) {
   std::vector<T> a = random_vector<T>(cs.broadcast_a ? cs.size_a() : cs.stride_a() * cs.batch, 1);
   std::vector<T> b = random_vector<T>(cs.broadcast_b ? cs.size_b() : cs.stride_b() * cs.batch, 2);
   std::vector<T> c = random_vector<T>(cs.stride_c() * cs.batch, 3);
@@ -133,8 +124,8 @@ testing::AssertionResult check_case(const Case& cs, bool force_batched = false) 
         const T got = cout[i * cs.ldc() + j];
         if (j >= cs.n) {
           if (got != sentinel) {
-            return testing::AssertionFailure() << cs.str() << ": padding of C written at batch "
-                                               << s << " (" << i << ", " << j << ")";
+            return ::testing::AssertionFailure() << cs.str() << ": padding of C written at batch "
+                                                 << s << " (" << i << ", " << j << ")";
           }
           continue;
         }
@@ -153,7 +144,7 @@ testing::AssertionResult check_case(const Case& cs, bool force_batched = false) 
         }
         const double err = std::abs(double(got) - want);
         if (!std::isfinite(double(got)) || err > tolerance<T>() * mag + 1e-30) {
-          return testing::AssertionFailure()
+          return ::testing::AssertionFailure()
                  << cs.str() << ": C[" << s << "][" << i << ", " << j << "] = " << got << ", want "
                  << want << " (error " << err << ", allowed " << tolerance<T>() * mag << ")";
         }
@@ -161,16 +152,16 @@ testing::AssertionResult check_case(const Case& cs, bool force_batched = false) 
     }
     for (int64_t e = cs.size_c(); e < cs.stride_c(); ++e) {
       if (cout[e] != sentinel) {
-        return testing::AssertionFailure() << cs.str() << ": C written between matrices";
+        return ::testing::AssertionFailure() << cs.str() << ": C written between matrices";
       }
     }
   }
-  return testing::AssertionSuccess();
+  return ::testing::AssertionSuccess();
 }
 
 template <class T>
-class BlasGemm : public testing::Test {};
-using FloatTypes = testing::Types<float, double>;
+class BlasGemm : public ::testing::Test {};
+using FloatTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(BlasGemm, FloatTypes);
 
 TYPED_TEST(BlasGemm, MatchesReferenceForEveryTransposeAndOddSizes) {
@@ -298,7 +289,7 @@ TYPED_TEST(BlasGemm, RejectsBadSizesAndLeadingDimensions) {
 TYPED_TEST(BlasGemm, RunsInsideAParallelRegion) {
   using T = TypeParam;
   ThreadCount guard(2);
-  std::vector<testing::AssertionResult> results(4, testing::AssertionSuccess());
+  std::vector<::testing::AssertionResult> results(4, ::testing::AssertionSuccess());
   parallel_for(0, 4, 1, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
       Case cs;
@@ -311,7 +302,7 @@ TYPED_TEST(BlasGemm, RunsInsideAParallelRegion) {
 }
 
 template <class T>
-class BlasGemmBatched : public testing::Test {};
+class BlasGemmBatched : public ::testing::Test {};
 TYPED_TEST_SUITE(BlasGemmBatched, FloatTypes);
 
 TYPED_TEST(BlasGemmBatched, MatchesReferenceForTinyAndLargerMatrices) {
@@ -423,7 +414,7 @@ TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
 // leading dimensions, batches with and without broadcasting; padding of C and
 // the gaps between its matrices untouched. Products of bf16 values are exact
 // in float32, so only the float32 accumulation differs from the reference.
-testing::AssertionResult check_bf16_case(const Case& cs) {
+::testing::AssertionResult check_bf16_case(const Case& cs) {
   auto bf16_vector = [](int64_t size, uint32_t seed) {
     std::vector<BFloat16> v;
     for (float x : random_vector<float>(size, seed)) v.emplace_back(x);
@@ -445,7 +436,7 @@ testing::AssertionResult check_bf16_case(const Case& cs) {
       const int64_t i = e / cs.ldc(), j = e % cs.ldc();
       if (i >= cs.m || j >= cs.n) {
         if (cs_out[e] != sentinel) {
-          return testing::AssertionFailure() << cs.str() << ": C written outside its matrix";
+          return ::testing::AssertionFailure() << cs.str() << ": C written outside its matrix";
         }
         continue;
       }
@@ -457,12 +448,12 @@ testing::AssertionResult check_bf16_case(const Case& cs) {
         mag += std::abs(x * y);
       }
       if (std::abs(double(cs_out[e]) - sum) > 1e-5 * mag + 1e-30) {
-        return testing::AssertionFailure() << cs.str() << ": C[" << s << "][" << i << ", " << j
-                                           << "] = " << cs_out[e] << ", want " << sum;
+        return ::testing::AssertionFailure() << cs.str() << ": C[" << s << "][" << i << ", " << j
+                                             << "] = " << cs_out[e] << ", want " << sum;
       }
     }
   }
-  return testing::AssertionSuccess();
+  return ::testing::AssertionSuccess();
 }
 
 TEST(BlasBf16, MatchesReferenceForEveryLayout) {

@@ -10,17 +10,14 @@
 #include <stride/stride.h>
 
 #include "support/layouts.h"
+#include "support/thread_count.h"
 
 namespace stride {
 namespace {
 
 using testing::close;
 
-struct ThreadCount {
-  explicit ThreadCount(int n) : saved(get_num_threads()) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved); }
-  int saved;
-};
+using testing::ThreadCount;
 
 // run() on one and on two threads gives bit-identical tensors.
 template <class Run>
