@@ -2,7 +2,9 @@
 // its name, its scalar kernel and its backward formula (written with ops, so
 // it is differentiable again); the macros expand it into the out-of-place
 // function (which records the graph), the out= function and the in-place
-// method — all through run_elementwise and so through TensorIter.
+// method — all through run_elementwise and so through TensorIter. float32
+// transcendentals run their vec_math.h form through cpu::vec_kernel (libm
+// calls do not vectorise); float64 keeps libm.
 #include <cmath>
 #include <numbers>
 
@@ -55,8 +57,13 @@ using detail::float_result;
 using detail::result_type;
 using detail::run_elementwise;
 using detail::wrap_scalar;
+namespace vec = cpu::vec;
 
 namespace {
+
+// The vector column of an op with no vec_math.h form: it runs the scalar
+// kernel for float32 too.
+struct ScalarOnly {};
 
 template <class T>
 inline T sigmoid_fn(T x) {
@@ -107,17 +114,24 @@ Tensor mask_of(const Tensor& cond, ScalarType dtype) {
 // d gelu / dx = Phi(x) + x phi(x), as an elementwise kernel of (g, x).
 Tensor& gelu_backward_kernel(Tensor& out, const Tensor& g, const Tensor& x) {
   const ScalarType rt = result_type(g, x);
-  return run_elementwise("gelu_backward", out, {g, x}, rt, rt, detail::DispatchFloating{},
-                         [](const TensorIter& iter, auto tag) {
-                           using T = typename decltype(tag)::type;
-                           cpu::cpu_kernel(iter, [](T gv, T xv) -> T {
-                             const T cdf =
-                                 T(0.5) * (T(1) + std::erf(xv * T(std::numbers::sqrt2 / 2)));
-                             const T pdf = std::exp(T(-0.5) * xv * xv) *
-                                           T(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
-                             return gv * (cdf + xv * pdf);
-                           });
-                         });
+  return run_elementwise(
+      "gelu_backward", out, {g, x}, rt, rt, detail::DispatchFloating{},
+      [](const TensorIter& iter, auto tag) {
+        using T = typename decltype(tag)::type;
+        constexpr T kInvSqrt2Pi = T(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+        if constexpr (std::is_same_v<T, float>) {
+          cpu::vec_kernel(iter, [](vec::Vec16f gv, vec::Vec16f xv) {
+            const vec::Vec16f pdf = vec::exp(-0.5f * xv * xv) * kInvSqrt2Pi;
+            return gv * (vec::normal_cdf(xv) + xv * pdf);
+          });
+        } else {
+          cpu::cpu_kernel(iter, [](T gv, T xv) -> T {
+            const T cdf = T(0.5) * (T(1) + std::erf(xv * T(std::numbers::sqrt2 / 2)));
+            const T pdf = std::exp(T(-0.5) * xv * xv) * kInvSqrt2Pi;
+            return gv * (cdf + xv * pdf);
+          });
+        }
+      });
 }
 
 Tensor gelu_backward(const Tensor& g, const Tensor& x) {
@@ -140,72 +154,82 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 }  // namespace
 
 // ---- unary ops computing in floating point (integers -> float32) ----
-// X(name, scalar kernel of x, saved tensor (x = input, y = output), backward of g)
-#define STRIDE_FLOAT_UNARY_OPS(X)                                                                \
-  X(exp, std::exp(x), y, g* y)                                                                   \
-  X(log, std::log(x), x, g / x)                                                                  \
-  X(sqrt, std::sqrt(x), y, g / (y * 2.0))                                                        \
-  X(rsqrt, T(1) / std::sqrt(x), y, g * y * y * y * -0.5)                                         \
-  X(sin, std::sin(x), x, g* cos(x))                                                              \
-  X(cos, std::cos(x), x, -g* sin(x))                                                             \
-  X(tanh, std::tanh(x), y, g*(1.0 - y * y))                                                      \
-  X(sigmoid, sigmoid_fn(x), y, g* y*(1.0 - y))                                                   \
-  X(silu, x* sigmoid_fn(x), x, g* sigmoid(x) * (1.0 + x * (1.0 - sigmoid(x))))                   \
-  X(gelu, T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440))), x, gelu_backward(g, x)) \
-  X(reciprocal, T(1) / x, y, -g * y * y)
+// X(name, scalar kernel of x, float32 vector kernel of v (or ScalarOnly{}),
+//   saved tensor (x = input, y = output), backward of g)
+#define STRIDE_FLOAT_UNARY_OPS(X)                                                                  \
+  X(exp, std::exp(x), vec::exp(v), y, g* y)                                                        \
+  X(log, std::log(x), vec::log(v), x, g / x)                                                       \
+  X(sqrt, std::sqrt(x), ScalarOnly{}, y, g / (y * 2.0))                                            \
+  X(rsqrt, T(1) / std::sqrt(x), ScalarOnly{}, y, g * y * y * y * -0.5)                             \
+  X(sin, std::sin(x), ScalarOnly{}, x, g* cos(x))                                                  \
+  X(cos, std::cos(x), ScalarOnly{}, x, -g* sin(x))                                                 \
+  X(tanh, std::tanh(x), vec::tanh(v), y, g*(1.0 - y * y))                                          \
+  X(sigmoid, sigmoid_fn(x), vec::sigmoid(v), y, g* y*(1.0 - y))                                    \
+  X(silu, x* sigmoid_fn(x), v* vec::sigmoid(v), x, g* sigmoid(x) * (1.0 + x * (1.0 - sigmoid(x)))) \
+  X(gelu, T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440))), vec::gelu(v), x,          \
+    gelu_backward(g, x))                                                                           \
+  X(reciprocal, T(1) / x, ScalarOnly{}, y, -g * y * y)
 
 #define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
 #define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
 
 // One unary op: its kernel (result dtype `rt_expr` of `input`, dispatched by
-// `Dispatch`), out=, the recorded out-of-place function and the in-place method.
-#define STRIDE_DEFINE_UNARY(name, expr, which, backward, rt_expr, Dispatch)        \
-  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                 \
-    const ScalarType rt = rt_expr;                                                 \
-    return run_elementwise(#name, out, {input}, rt, rt, Dispatch{},                \
-                           [](const TensorIter& iter, auto tag) {                  \
-                             using T = typename decltype(tag)::type;               \
-                             cpu::cpu_kernel(iter, [](T x) -> T { return expr; }); \
-                           });                                                     \
-  }                                                                                \
-  Tensor& name##_out(Tensor& out, const Tensor& input) {                           \
-    autograd::check_no_grad_out(#name, {&input});                                  \
-    return name##_kernel(out, input);                                              \
-  }                                                                                \
-  Tensor name(const Tensor& input) {                                               \
-    Tensor out;                                                                    \
-    {                                                                              \
-      NoGradGuard no_grad;                                                         \
-      name##_kernel(out, input);                                                   \
-    }                                                                              \
-    if (auto node = make_node(#name, {&input}, {&out})) {                          \
-      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {  \
-        const Tensor& g = gs[0];                                                   \
-        const Tensor saved = s.get();                                              \
-        [[maybe_unused]] const Tensor& x = saved;                                  \
-        [[maybe_unused]] const Tensor& y = saved;                                  \
-        return Grads{backward};                                                    \
-      });                                                                          \
-    }                                                                              \
-    return out;                                                                    \
-  }                                                                                \
-  Tensor Tensor::name() const {                                                    \
-    return stride::name(*this);                                                    \
-  }                                                                                \
-  Tensor& Tensor::name##_() {                                                      \
-    if (autograd::check_inplace(*this, #name "_", {})) {                           \
-      autograd::rebase_history(*this, stride::name(clone()));                      \
-      return *this;                                                                \
-    }                                                                              \
-    Tensor self = *this;                                                           \
-    name##_kernel(self, *this);                                                    \
-    return *this;                                                                  \
+// `Dispatch`; float32 through `vexpr` unless it is ScalarOnly), out=, the
+// recorded out-of-place function and the in-place method.
+#define STRIDE_DEFINE_UNARY(name, expr, vexpr, which, backward, rt_expr, Dispatch)         \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                         \
+    const ScalarType rt = rt_expr;                                                         \
+    return run_elementwise(                                                                \
+        #name, out, {input}, rt, rt, Dispatch{}, [](const TensorIter& iter, auto tag) {    \
+          using T = typename decltype(tag)::type;                                          \
+          [[maybe_unused]] auto vf = []([[maybe_unused]] vec::Vec16f v) { return vexpr; }; \
+          if constexpr (std::is_same_v<T, float> &&                                        \
+                        std::is_same_v<decltype(vf(vec::Vec16f{})), vec::Vec16f>) {        \
+            cpu::vec_kernel(iter, vf);                                                     \
+          } else {                                                                         \
+            cpu::cpu_kernel(iter, [](T x) -> T { return expr; });                          \
+          }                                                                                \
+        });                                                                                \
+  }                                                                                        \
+  Tensor& name##_out(Tensor& out, const Tensor& input) {                                   \
+    autograd::check_no_grad_out(#name, {&input});                                          \
+    return name##_kernel(out, input);                                                      \
+  }                                                                                        \
+  Tensor name(const Tensor& input) {                                                       \
+    Tensor out;                                                                            \
+    {                                                                                      \
+      NoGradGuard no_grad;                                                                 \
+      name##_kernel(out, input);                                                           \
+    }                                                                                      \
+    if (auto node = make_node(#name, {&input}, {&out})) {                                  \
+      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {          \
+        const Tensor& g = gs[0];                                                           \
+        const Tensor saved = s.get();                                                      \
+        [[maybe_unused]] const Tensor& x = saved;                                          \
+        [[maybe_unused]] const Tensor& y = saved;                                          \
+        return Grads{backward};                                                            \
+      });                                                                                  \
+    }                                                                                      \
+    return out;                                                                            \
+  }                                                                                        \
+  Tensor Tensor::name() const {                                                            \
+    return stride::name(*this);                                                            \
+  }                                                                                        \
+  Tensor& Tensor::name##_() {                                                              \
+    if (autograd::check_inplace(*this, #name "_", {})) {                                   \
+      autograd::rebase_history(*this, stride::name(clone()));                              \
+      return *this;                                                                        \
+    }                                                                                      \
+    Tensor self = *this;                                                                   \
+    name##_kernel(self, *this);                                                            \
+    return *this;                                                                          \
   }
-#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, which, backward)                  \
-  STRIDE_DEFINE_UNARY(name, expr, which, backward, float_result(input.dtype()), \
+#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, vexpr, which, backward)                  \
+  STRIDE_DEFINE_UNARY(name, expr, vexpr, which, backward, float_result(input.dtype()), \
                       detail::DispatchFloating)
-#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward) \
-  STRIDE_DEFINE_UNARY(name, expr, which, backward, input.dtype(), detail::DispatchNumeric)
+#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward)                   \
+  STRIDE_DEFINE_UNARY(name, expr, ScalarOnly{}, which, backward, input.dtype(), \
+                      detail::DispatchNumeric)
 STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
 
 // ---- unary ops keeping the dtype ----

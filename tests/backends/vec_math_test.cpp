@@ -1,15 +1,19 @@
-// stride::cpu::vec::exp against exp in double, rounded errors counted in
-// float ulps at the true value: a strided sweep over every float bit pattern
-// whose result is finite and nonzero, the overflow/underflow edges, the
-// special values, and exp_array on every tail length.
+// The vec_math.h functions against libm in double, errors counted in float
+// ulps at the true value: strided sweeps over the float bit patterns, dense
+// windows where a reduction or a branch changes, the overflow/underflow
+// edges, the special values (std::'s results: the scalar kernels' behaviour),
+// and every tail length.
 #include "backends/cpu/vec_math.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <numbers>
 #include <vector>
 
 namespace stride::cpu::vec {
@@ -27,15 +31,20 @@ float from_bits(uint32_t b) {
   return f;
 }
 
-// |got - exp(x)| in units of the float ulp at exp(x); subnormals have ulp
-// 2^-149. Infinity is right only where exp(x) rounds to it.
-double ulp_error(float x, float got) {
-  const double ref = std::exp(double(x));
-  if (std::isinf(got) || float(ref) == kInf) return float(ref) == got ? 0.0 : kInf;
+// |got - ref| in units of the float ulp at ref; subnormals have ulp 2^-149.
+// Infinity is right only where ref rounds to it, NaN only where ref is NaN.
+double ulp_error_of(double ref, float got) {
+  if (std::isnan(got) || std::isnan(ref)) return std::isnan(got) && std::isnan(ref) ? 0.0 : kInf;
+  if (std::isinf(got) || std::isinf(float(ref))) return float(ref) == got ? 0.0 : kInf;
   int e;
   std::frexp(ref, &e);  // ref = m * 2^e, m in [0.5, 1)
   const double ulp = std::ldexp(1.0, std::max(e - 24, -149));
   return std::abs(double(got) - ref) / ulp;
+}
+
+// |got - exp(x)| in float ulps at exp(x).
+double ulp_error(float x, float got) {
+  return ulp_error_of(std::exp(double(x)), got);
 }
 
 // exp of `xs` through exp_array (vector and tail lanes alike).
@@ -135,6 +144,249 @@ TEST(VecMath, SigmoidLimitsAndValues) {
   }
   EXPECT_EQ(s[0], 0.0f);  // e^200 overflows to inf
   EXPECT_EQ(s[7], 1.0f);
+}
+
+// ---- normal_cdf, gelu, tanh, log, sigmoid ----
+
+using VecFn = std::function<Vec16f(Vec16f)>;
+using RefFn = std::function<double(double)>;
+// The ulp error allowed at x.
+using BoundFn = std::function<double(float x)>;
+
+// f over xs, 16 lanes at a time with a partial last block, as the kernels.
+std::vector<float> vec_apply(const VecFn& f, const std::vector<float>& xs) {
+  std::vector<float> out(xs.size());
+  for_each_block(0, int64_t(xs.size()), [&](int64_t i, int64_t n) {
+    store_n(out.data() + i, f(load_n(xs.data() + i, n)), n);
+  });
+  return out;
+}
+
+struct Check {
+  double max_ulp = 0;  // the largest error seen
+  float worst_x = 0;   // where the error is largest relative to its bound
+  double worst_ratio = 0;
+  bool ok() const { return worst_ratio <= 1.0; }
+};
+
+Check check_points(const VecFn& f,
+                   const RefFn& ref,
+                   const BoundFn& bound,
+                   const std::vector<float>& xs) {
+  const std::vector<float> ys = vec_apply(f, xs);
+  Check c;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double err = ulp_error_of(ref(double(xs[i])), ys[i]);
+    c.max_ulp = std::max(c.max_ulp, err);
+    const double ratio = err / bound(xs[i]);
+    if (!(ratio <= c.worst_ratio)) {
+      c.worst_ratio = ratio;
+      c.worst_x = xs[i];
+    }
+  }
+  return c;
+}
+
+// Every `step`-th bit pattern in [lo, hi].
+Check check_bits(const VecFn& f,
+                 const RefFn& ref,
+                 const BoundFn& bound,
+                 uint32_t lo,
+                 uint32_t hi,
+                 uint32_t step) {
+  std::vector<float> xs;
+  for (uint64_t b = lo; b <= hi; b += step) xs.push_back(from_bits(uint32_t(b)));
+  return check_points(f, ref, bound, xs);
+}
+
+// Every float within `half` bit patterns of each centre.
+Check check_windows(const VecFn& f,
+                    const RefFn& ref,
+                    const BoundFn& bound,
+                    std::initializer_list<float> centres,
+                    uint32_t half = 20000) {
+  std::vector<float> xs;
+  for (float c : centres) {
+    uint32_t b;
+    std::memcpy(&b, &c, sizeof(b));
+    for (uint32_t k = b - std::min(b & 0x7FFFFFFFu, half); k <= b + half; ++k)
+      xs.push_back(from_bits(k));
+  }
+  return check_points(f, ref, bound, xs);
+}
+
+BoundFn flat(double ulp) {
+  return [ulp](float) { return ulp; };
+}
+
+#define EXPECT_WITHIN_BOUND(check)                                                    \
+  do {                                                                                \
+    const Check c_ = (check);                                                         \
+    EXPECT_TRUE(c_.ok()) << "worst x = " << c_.worst_x << " (" << c_.worst_ratio      \
+                         << " of its bound); largest error " << c_.max_ulp << " ulp"; \
+  } while (0)
+
+// Bit patterns of a few float magnitudes, for sweep ranges.
+constexpr uint32_t kBitsOf4p5 = 0x40900000u, kBitsOf10 = 0x41200000u, kBitsOfInf = 0x7F800000u;
+constexpr uint32_t kSign = 0x80000000u;
+const float kDenormMin = std::numeric_limits<float>::denorm_min();
+const float kFltMin = std::numeric_limits<float>::min();
+const float kFltMax = std::numeric_limits<float>::max();
+
+// Measured over every float (a one-off exhaustive run; tanh is odd by
+// construction): tanh 0.95 ulp, log 0.88. The bounds leave room for another
+// compiler's contraction choices.
+constexpr double kTanhMaxUlp = 1.25, kLogMaxUlp = 1.0;
+
+// normal_cdf and gelu, relative: <= 3 ulp for x >= -1.3 (measured 2.7 and
+// 2.3), then the rounding of their exponent grows as x^2: <= 2.5 x^2 ulp
+// down to -5.6 (measured 1.7 x^2 and 2.2 x^2). Below -4 sqrt 2 both are 0
+// (the true values are below 1.6e-8 and 4.4e-8).
+double cdf_bound(float x) {
+  return x >= -1.3f ? 3.0 : 2.5 * double(x) * double(x);
+}
+double normal_cdf_ref(double x) {
+  return 0.5 * std::erfc(-x / std::numbers::sqrt2);
+}
+double gelu_ref(double x) {
+  return x * normal_cdf_ref(x);
+}
+constexpr uint32_t kBitsOf5p6 = 0x40B33333u;
+
+TEST(VecMath, NormalCdfKeepsRelativeAccuracyInTheLowerTail) {
+  const VecFn f = [](Vec16f v) { return normal_cdf(v); };
+  EXPECT_WITHIN_BOUND(check_bits(f, normal_cdf_ref, cdf_bound, kSign, kSign | kBitsOf5p6, 127));
+  EXPECT_WITHIN_BOUND(check_bits(f, normal_cdf_ref, cdf_bound, 0, kBitsOfInf, 257));
+  EXPECT_WITHIN_BOUND(check_windows(f, normal_cdf_ref, cdf_bound, {0.0f, -1.3f, 5.6568542f}, 4000));
+  const std::vector<float> ys =
+      vec_apply(f, {-5.6568546f, -10.0f, -kInf, kInf, kNaN, -0.0f, 40.0f});
+  EXPECT_EQ(ys[0], 0.0f);
+  EXPECT_EQ(ys[1], 0.0f);
+  EXPECT_EQ(ys[2], 0.0f);
+  EXPECT_EQ(ys[3], 1.0f);
+  EXPECT_TRUE(std::isnan(ys[4]));
+  EXPECT_EQ(ys[5], 0.5f);
+  EXPECT_EQ(ys[6], 1.0f);
+}
+
+TEST(VecMath, GeluWithinUlpBound) {
+  const VecFn f = [](Vec16f v) { return gelu(v); };
+  EXPECT_WITHIN_BOUND(check_bits(f, gelu_ref, cdf_bound, kSign, kSign | kBitsOf5p6, 127));
+  EXPECT_WITHIN_BOUND(check_bits(f, gelu_ref, cdf_bound, 0, kBitsOf10, 127));
+  EXPECT_WITHIN_BOUND(check_bits(f, gelu_ref, cdf_bound, kBitsOf10, 0x7F7FFFFFu, 4099));
+  std::vector<float> far;
+  for (float x = -5.6f; x > -20.0f; x -= 0.001f) far.push_back(x);
+  const std::vector<float> ys = vec_apply(f, far);
+  for (size_t i = 0; i < far.size(); ++i)
+    ASSERT_LE(std::abs(double(ys[i]) - gelu_ref(far[i])), 4.5e-8) << "x = " << far[i];
+}
+
+TEST(VecMath, GeluSpecialValues) {
+  // As 0.5 x (1 + erf(x / sqrt 2)) with std::erf: gelu(-inf) = -inf * 0.
+  const VecFn f = [](Vec16f v) { return gelu(v); };
+  const std::vector<float> ys = vec_apply(f, {0.0f, -0.0f, kInf, -kInf, kNaN, -30.0f, kDenormMin});
+  EXPECT_EQ(ys[0], 0.0f);
+  EXPECT_FALSE(std::signbit(ys[0]));
+  EXPECT_EQ(ys[1], 0.0f);
+  EXPECT_TRUE(std::signbit(ys[1]));
+  EXPECT_EQ(ys[2], kInf);
+  EXPECT_TRUE(std::isnan(ys[3]));
+  EXPECT_TRUE(std::isnan(ys[4]));
+  EXPECT_EQ(ys[5], 0.0f);
+  EXPECT_TRUE(std::signbit(ys[5]));
+  EXPECT_EQ(ys[6], 0.0f);  // 2^-149 / 2 rounds to even: 0, as the scalar formula
+}
+
+const VecFn vec_tanh = [](Vec16f v) { return tanh(v); };
+const RefFn ref_tanh = [](double x) { return std::tanh(x); };
+
+TEST(VecMath, TanhWithinUlpBound) {
+  const BoundFn b = flat(kTanhMaxUlp);
+  EXPECT_WITHIN_BOUND(check_bits(vec_tanh, ref_tanh, b, 0, kBitsOf10, 127));
+  EXPECT_WITHIN_BOUND(check_bits(vec_tanh, ref_tanh, b, kSign, kSign | kBitsOf10, 257));
+  EXPECT_WITHIN_BOUND(check_bits(vec_tanh, ref_tanh, b, kBitsOf10, kBitsOfInf, 4099));
+  EXPECT_WITHIN_BOUND(
+      check_bits(vec_tanh, ref_tanh, b, kSign | kBitsOf10, kSign | kBitsOfInf, 4099));
+  // The branch point, tanh = 0.5, saturation to 1, and e^2x overflowing.
+  EXPECT_WITHIN_BOUND(check_windows(vec_tanh, ref_tanh, b,
+                                    {0.0f, 1.0f, -1.0f, 0.54930615f, 9.0109133f, 44.36142f}));
+}
+
+TEST(VecMath, TanhSpecialValues) {
+  const std::vector<float> xs{0.0f, -0.0f, kInf, -kInf, kNaN, kDenormMin, -kFltMin, 1e-20f, 100.0f};
+  const std::vector<float> ys = vec_apply(vec_tanh, xs);
+  EXPECT_EQ(ys[0], 0.0f);
+  EXPECT_FALSE(std::signbit(ys[0]));
+  EXPECT_EQ(ys[1], 0.0f);
+  EXPECT_TRUE(std::signbit(ys[1]));
+  EXPECT_EQ(ys[2], 1.0f);
+  EXPECT_EQ(ys[3], -1.0f);
+  EXPECT_TRUE(std::isnan(ys[4]));
+  for (size_t i = 5; i < 8; ++i) EXPECT_EQ(ys[i], xs[i]) << "tanh(x) = x for tiny x";
+  EXPECT_EQ(ys[8], 1.0f);
+}
+
+const VecFn vec_log = [](Vec16f v) { return log(v); };
+const RefFn ref_log = [](double x) { return std::log(x); };
+
+TEST(VecMath, LogWithinUlpBound) {
+  const BoundFn b = flat(kLogMaxUlp);
+  // Every positive finite float, subnormals included.
+  EXPECT_WITHIN_BOUND(check_bits(vec_log, ref_log, b, 1, 0x7F7FFFFFu, 127));
+  // Around 1 (result near 0), where m wraps at sqrt(1/2) and sqrt(2), at the
+  // subnormal boundary and at the ends.
+  EXPECT_WITHIN_BOUND(check_windows(
+      vec_log, ref_log, b, {1.0f, 0.70710677f, 1.4142135f, 2.828427f, kFltMin, kFltMax, 3e-45f}));
+}
+
+TEST(VecMath, LogSpecialValues) {
+  const std::vector<float> xs{0.0f, -0.0f, -1.0f, -kInf, kInf, kNaN, 1.0f, -kDenormMin, kDenormMin};
+  const std::vector<float> ys = vec_apply(vec_log, xs);
+  EXPECT_EQ(ys[0], -kInf);
+  EXPECT_EQ(ys[1], -kInf);
+  EXPECT_TRUE(std::isnan(ys[2]));
+  EXPECT_TRUE(std::isnan(ys[3]));
+  EXPECT_EQ(ys[4], kInf);
+  EXPECT_TRUE(std::isnan(ys[5]));
+  EXPECT_EQ(ys[6], 0.0f);
+  EXPECT_FALSE(std::signbit(ys[6]));
+  EXPECT_TRUE(std::isnan(ys[7]));
+  EXPECT_EQ(ys[8], std::log(kDenormMin));  // -103.28, not -inf: no flush
+}
+
+// 1 / (1 + e^-x): errors of e^-x, the sum and the division, measured 2.3 ulp
+// while the result is normal (x > -87.3); beyond -88.7 e^-x overflows and
+// the result is 0 (the scalar formula does the same).
+TEST(VecMath, SigmoidWithinUlpBound) {
+  const VecFn f = [](Vec16f v) { return sigmoid(v); };
+  const RefFn ref = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  const uint32_t bits_of_87 = 0x42AE0000u;
+  EXPECT_WITHIN_BOUND(check_bits(f, ref, flat(2.5), kSign, kSign | bits_of_87, 127));
+  EXPECT_WITHIN_BOUND(check_bits(f, ref, flat(2.5), 0, kBitsOfInf, 257));
+}
+
+TEST(VecMath, NewFunctionsGiveEachLaneTheSameBitsInFullAndPartialBlocks) {
+  // A value computed in lane k of a full block or of a padded last block
+  // (any prefix length) has the same bits: what thread-count independence of
+  // the kernels rests on.
+  std::vector<float> all(3 * kLanes);
+  for (size_t i = 0; i < all.size(); ++i) all[i] = -6.0f + 0.29f * float(i);
+  for (const VecFn& f : {vec_tanh, VecFn([](Vec16f v) { return gelu(v); }),
+                         VecFn([](Vec16f v) { return normal_cdf(v); })}) {
+    const std::vector<float> want = vec_apply(f, all);
+    for (size_t n = 0; n <= all.size(); ++n) {
+      const std::vector<float> got = vec_apply(f, std::vector<float>(all.begin(), all.begin() + n));
+      for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << n << " " << i;
+    }
+  }
+  std::vector<float> pos(all.size());
+  for (size_t i = 0; i < pos.size(); ++i) pos[i] = 0.01f + 0.37f * float(i);
+  const std::vector<float> want = vec_apply(vec_log, pos);
+  for (size_t n = 0; n <= pos.size(); ++n) {
+    const std::vector<float> got =
+        vec_apply(vec_log, std::vector<float>(pos.begin(), pos.begin() + n));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], want[i]) << n << " " << i;
+  }
 }
 
 }  // namespace
