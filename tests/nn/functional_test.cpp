@@ -1313,12 +1313,16 @@ void expect_dropout_matches_reference(const Inputs& in,
   EXPECT_EQ(fused_gen.get_state().offset, reference_gen.get_state().offset) << what;
 }
 
-TEST(FusedAttention, DropoutMatchesTheReferenceInEveryLayout) {
-  Generator gen(61);
+// expect_dropout_matches_reference for every case in every given layout, in
+// float64 and float32.
+template <class Layouts>
+void expect_dropout_cases_match(const std::vector<AttentionCase>& cases,
+                                const Layouts& layouts,
+                                Generator& gen) {
   for (ScalarType dtype : {kFloat64, kFloat32}) {
     const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
-    for (const AttentionCase& c : attention_cases()) {
-      for (Layout layout : kAllLayouts) {
+    for (const AttentionCase& c : cases) {
+      for (Layout layout : layouts) {
         expect_dropout_matches_reference(
             leaves({c.q, c.k, c.v}, dtype, layout, gen), c.causal, c.alignment, tol,
             std::string(to_string(dtype)) + " q" + shape_str(c.q) + " k" + shape_str(c.k) + " " +
@@ -1326,6 +1330,11 @@ TEST(FusedAttention, DropoutMatchesTheReferenceInEveryLayout) {
       }
     }
   }
+}
+
+TEST(FusedAttention, DropoutMatchesTheReferenceInEveryLayout) {
+  Generator gen(61);
+  expect_dropout_cases_match(attention_cases(), kAllLayouts, gen);
 }
 
 // Several causal blocks (L = S = 80 > kCausalBlock), blocks straddling the
@@ -1339,17 +1348,8 @@ TEST(FusedAttention, DropoutInCausalBlocksMatchesTheReference) {
       {{1, 140, 4}, {1, 100, 4}, {1, 100, 4}, true, F::CausalAlignment::BottomRight},
       {{1, 130, 8}, {1, 90, 8}, {1, 90, 8}, false, std::nullopt},
   };
-  for (ScalarType dtype : {kFloat64, kFloat32}) {
-    const double tol = dtype == kFloat64 ? 1e-12 : 2e-5;
-    for (const AttentionCase& c : cases) {
-      for (Layout layout : {Layout::Contiguous, Layout::Transposed}) {
-        expect_dropout_matches_reference(
-            leaves({c.q, c.k, c.v}, dtype, layout, gen), c.causal, c.alignment, tol,
-            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " k" + shape_str(c.k) + " " +
-                layout_name(layout) + (c.causal ? " causal" : ""));
-      }
-    }
-  }
+  expect_dropout_cases_match(cases, std::vector<Layout>{Layout::Contiguous, Layout::Transposed},
+                             gen);
 }
 
 TEST(FusedAttention, DropoutMatchesTheReferenceOnHeadsAndKvCacheViews) {

@@ -277,7 +277,10 @@ inline Vec16f log(Vec16f x) {
   // Offsetting the bits by those of sqrt(1/2) moves the exponent's carry to
   // m = sqrt(1/2), so the shift gives e and the low bits m, both at once.
   constexpr int32_t kSqrtHalfBits = 0x3F3504F3;
-  const Vec16i k = detail::bits(xn) - kSqrtHalfBits;
+  // In uint32 lanes: negative x (sign bit set) would overflow int32; their
+  // lanes become NaN below whatever k holds.
+  using Vec16u = uint32_t __attribute__((vector_size(64)));
+  const Vec16i k = Vec16i(Vec16u(detail::bits(xn)) - uint32_t(kSqrtHalfBits));
   const Vec16i e = (k >> 23) + (sub & -23);
   const Vec16f f = detail::from_bits((k & 0x007FFFFF) + kSqrtHalfBits) - 1.0f;
   const Vec16f ef = __builtin_convertvector(e, Vec16f);
