@@ -95,9 +95,10 @@ Tensor layer_norm(const Tensor& x,
 enum class CausalAlignment { TopLeft, BottomRight };
 
 // softmax(q k^T * scale + mask) v, as torch.nn.functional.scaled_dot_product_attention.
-// Without attn_mask and dropout (causal or not), and with q, k, v of one
-// batch shape, a fused kernel runs (its own backward, memory O(L S) per
-// thread rather than per batch and head); otherwise, and always for
+// Without attn_mask (causal or not, with dropout_p < 1), and with q, k, v of
+// one batch shape, a fused kernel runs (its own backward, memory O(L S) per
+// thread rather than per batch and head; it drops exactly the elements the
+// composed path drops for the same generator state); otherwise, and always for
 // scaled_dot_product_attention_reference, the computation is composed from
 // ops.
 // q (..., L, E), k (..., S, E), v (..., S, Ev) -> (..., L, Ev); batch dims
