@@ -36,19 +36,17 @@ void* os_allocate(size_t capacity) {
   return p;
 }
 
-void poison(void* p, size_t n) {
+// Cached blocks are off limits to the program: under ASan, a use after free
+// of one still reports.
+void set_poisoned(void* p, size_t n, bool poisoned) {
 #ifdef STRIDE_ASAN
-  ASAN_POISON_MEMORY_REGION(p, n);
+  if (poisoned) {
+    ASAN_POISON_MEMORY_REGION(p, n);
+  } else {
+    ASAN_UNPOISON_MEMORY_REGION(p, n);
+  }
 #else
-  (void)p, (void)n;
-#endif
-}
-
-void unpoison(void* p, size_t n) {
-#ifdef STRIDE_ASAN
-  ASAN_UNPOISON_MEMORY_REGION(p, n);
-#else
-  (void)p, (void)n;
+  (void)p, (void)n, (void)poisoned;
 #endif
 }
 
@@ -64,13 +62,13 @@ class CachingAllocator {
         it->second.pop_back();
         stats_.cached_bytes -= capacity;
         ++stats_.hits;
-        unpoison(p, capacity);
+        set_poisoned(p, capacity, false);
         return p;
       }
       ++stats_.misses;
     }
     try {
-      return os_allocate(capacity);  // outside the lock: it may fault in pages
+      return os_allocate(capacity);  // outside the lock: it may call the OS
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.allocated_bytes -= capacity;
@@ -83,7 +81,7 @@ class CachingAllocator {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.allocated_bytes -= capacity;
       if (stats_.cached_bytes + capacity <= stats_.peak_allocated_bytes) {
-        poison(p, capacity);
+        set_poisoned(p, capacity, true);
         free_[capacity].push_back(p);
         stats_.cached_bytes += capacity;
         return;
@@ -101,7 +99,7 @@ class CachingAllocator {
     }
     for (auto& [capacity, blocks] : released) {
       for (void* p : blocks) {
-        unpoison(p, capacity);
+        set_poisoned(p, capacity, false);
         std::free(p);
       }
     }

@@ -109,57 +109,6 @@ void check_floating(const Tensor& x, const char* op, const char* what) {
 
 }  // namespace
 
-namespace {
-
-// linear under autocast: the GEMMs multiply bfloat16 roundings of x, the
-// weight and the gradient, accumulating in float32, in the backward too
-// (which runs in the forward's precision wherever backward() is called).
-// Like PyTorch's autocast, the node keeps the bfloat16 copies it multiplied,
-// not the float32 tensors: x is rounded once per step instead of twice, the
-// saved activation is half the size, and the weight's rounding (cached per
-// scope) is not redone in the backward. The copy of x records a cast node to
-// x, so a recorded backward (create_graph) still differentiates through x;
-// there it multiplies by the float32 weight, which carries the graph.
-Tensor linear_mixed(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  const Tensor xb = ::stride::detail::autocast_bf16(x);
-  if (auto cast = autograd::make_node("to", {&x}, {&xb})) {
-    cast->set_backward(
-        [](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(kFloat32)}; });
-  }
-  const Tensor wb = ::stride::detail::autocast_bf16_weight(weight);
-  Tensor y;
-  {
-    NoGradGuard no_grad;
-    y = matmul(xb, wb.t());
-    if (bias.defined()) y.add_(bias);
-  }
-  if (auto node =
-          autograd::make_node("linear", {&x, &weight, bias.defined() ? &bias : nullptr}, {&y})) {
-    const bool need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight);
-    const bool need_b = bias.defined() && autograd::requires_grad(bias);
-    node->set_backward([sxb = autograd::SavedTensor::input(xb),
-                        sw = autograd::SavedTensor::input(weight), wb, need_x, need_w,
-                        need_b](const autograd::Grads& gs) {
-      AutocastGuard autocast;
-      const Tensor xbv = sxb.get();
-      const int64_t out = wb.size(0), in = wb.size(1);
-      const Tensor g2 = gs[0].reshape({-1, out});
-      const bool recorded = GradMode::is_enabled();
-      // Both GEMMs read the gradient: round it to bfloat16 once (a recorded
-      // backward keeps it float32, so that it stays in the graph).
-      const Tensor g2m = recorded ? g2 : ::stride::detail::autocast_bf16(g2);
-      Tensor gx, gw, gb;
-      if (need_x) gx = matmul(g2m, recorded ? sw.get() : wb).view(xbv.sizes());
-      if (need_w) gw = matmul(g2m.t(), xbv.reshape({-1, in}));
-      if (need_b) gb = g2.sum({0});
-      return autograd::Grads{gx, gw, gb};
-    });
-  }
-  return y;
-}
-
-}  // namespace
-
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   STRIDE_CHECK(weight.dim() == 2, ShapeError, "[linear] expected weight (out, in); got ",
                shape_str(weight.sizes()), ".");
@@ -174,30 +123,52 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // One node for the whole layer, so that the weight's gradient comes out of
   // a single GEMM as (out, in), the weight's own layout: recorded as matmul
   // with weight.t(), it would come out transposed and be copied on every
-  // accumulation. The backward is written with ops (differentiable again).
+  // accumulation. The backward is written with ops (differentiable again) and
+  // runs in the forward's precision wherever backward() is called.
+  //
+  // Under autocast the GEMMs multiply bfloat16 roundings of x, the weight and
+  // the gradient, accumulating in float32. Like PyTorch's autocast, the node
+  // keeps the bfloat16 copies it multiplied, not the float32 tensors: x is
+  // rounded once per step instead of twice, the saved activation is half the
+  // size, and the weight's rounding (cached per scope) is not redone. The copy
+  // of x records a cast node to x, so a recorded backward (create_graph) still
+  // differentiates through x; there it multiplies by the float32 weight, which
+  // carries the graph.
   const bool mixed = Autocast::is_enabled() && x.dtype() == kFloat32 && weight.dtype() == kFloat32;
-  if (mixed) return linear_mixed(x, weight, bias);
+  Tensor xm = x, wm;  // the operands multiplied; wm defined only under autocast
+  if (mixed) {
+    xm = ::stride::detail::autocast_bf16(x);
+    if (auto cast = autograd::make_node("to", {&x}, {&xm})) {
+      cast->set_backward(
+          [](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(kFloat32)}; });
+    }
+    wm = ::stride::detail::autocast_bf16_weight(weight);
+  }
   Tensor y;
   {
     NoGradGuard no_grad;
-    // weight.t() is a view: the GEMM reads it transposed, no copy.
-    y = matmul(x, weight.t());
+    // .t() is a view: the GEMM reads the weight transposed, no copy.
+    y = matmul(xm, (mixed ? wm : weight).t());
     if (bias.defined()) y.add_(bias);
   }
   if (auto node =
           autograd::make_node("linear", {&x, &weight, bias.defined() ? &bias : nullptr}, {&y})) {
     const bool need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight);
     const bool need_b = bias.defined() && autograd::requires_grad(bias);
-    node->set_backward([sx = autograd::SavedTensor::input(x),
-                        sw = autograd::SavedTensor::input(weight), need_x, need_w,
+    node->set_backward([sx = autograd::SavedTensor::input(xm),
+                        sw = autograd::SavedTensor::input(weight), wm, mixed, need_x, need_w,
                         need_b](const autograd::Grads& gs) {
-      AutocastGuard float32(false);  // the forward's precision, wherever backward() runs
-      const Tensor xv = sx.get(), wv = sw.get();
-      const int64_t out = wv.size(0), in = wv.size(1);
+      AutocastGuard precision(mixed);
+      const Tensor xv = sx.get();
+      const int64_t out = gs[0].size(-1), in = xv.size(-1);
       const Tensor g2 = gs[0].reshape({-1, out});
+      // Both GEMMs read the gradient: round it to bfloat16 once (a recorded
+      // backward keeps it float32, so that it stays in the graph).
+      const bool rounded = mixed && !GradMode::is_enabled();
+      const Tensor g2m = rounded ? ::stride::detail::autocast_bf16(g2) : g2;
       Tensor gx, gw, gb;
-      if (need_x) gx = matmul(g2, wv).view(xv.sizes());
-      if (need_w) gw = matmul(g2.t(), xv.reshape({-1, in}));
+      if (need_x) gx = matmul(g2m, rounded ? wm : sw.get()).view(xv.sizes());
+      if (need_w) gw = matmul(g2m.t(), xv.reshape({-1, in}));
       if (need_b) gb = g2.sum({0});
       return autograd::Grads{gx, gw, gb};
     });
