@@ -189,7 +189,8 @@ TYPED_TEST(BlasGemm, HonoursAlphaBetaAndPaddedLeadingDimensions) {
         for (auto [m, n, k] :
              {std::array<int64_t, 3>{3, 17, 65}, std::array<int64_t, 3>{130, 65, 17},
               std::array<int64_t, 3>{65, 130, 130}, std::array<int64_t, 3>{1, 65, 3}}) {
-          for (auto [alpha, beta] : {std::pair{1.5, -0.5}, std::pair{-2.0, 1.0}}) {
+          for (auto [alpha, beta] :
+               {std::pair{1.5, -0.5}, std::pair{-2.0, 1.0}, std::pair{0.125, 0.0}}) {
             Case cs;
             cs.ta = ta, cs.tb = tb, cs.m = m, cs.n = n, cs.k = k;
             cs.alpha = alpha, cs.beta = beta, cs.pad = 3;
@@ -379,7 +380,8 @@ TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
                           {1, 128, 128, 4096, true, false}, {1, 33, 1000, 300, false, false},
                           {1, 512, 65, 128, false, true},   {64, 16, 16, 16, false, true},
                           {64, 16, 16, 16, false, false},   {8, 64, 64, 256, true, true},
-                          {3, 300, 200, 160, false, true}};
+                          {3, 300, 200, 160, false, true},  {1, 1, 1030, 384, false, true},
+                          {1, 3, 1030, 100, false, true},   {1, 2, 1030, 100, false, false}};
   for (const Shape& sh : shapes) {
     const int64_t lda = sh.ta ? sh.m : sh.k, ldb = sh.tb ? sh.k : sh.n;
     const std::vector<T> a = random_vector<T>(sh.batch * sh.m * sh.k, 7);

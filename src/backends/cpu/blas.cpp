@@ -211,6 +211,10 @@ void gemm_openblas(bool trans_a,
 // Each C element is summed in a fixed order whatever the thread count.
 constexpr int64_t kDecodeRows = 4;
 
+using vec::Vec16f;
+using Vec8f = float __attribute__((vector_size(32)));
+using Vec4f = float __attribute__((vector_size(16)));
+
 inline float widen(float x) {
   return x;
 }
@@ -218,8 +222,8 @@ inline float widen(BFloat16 x) {
   return float(x);
 }
 
-// Four vector accumulators (independent FMA chains), then the tail, summed in
-// a fixed order.
+// A bfloat16 dot product on CPUs without vdpbf16ps: four vector accumulators
+// (independent FMA chains), then the tail, summed in a fixed order.
 template <class TA, class TB>
 float dot(const TA* a, const TB* b, int64_t k) {
   vec::Vec16f acc[4] = {};
@@ -233,6 +237,63 @@ float dot(const TA* a, const TB* b, int64_t k) {
   for (int l = 0; l < 16; ++l) total += sum[l];
   for (; p < k; ++p) total += widen(a[p]) * widen(b[p]);
   return total;
+}
+
+// The lane sums of four vectors, {sum(v0), sum(v1), sum(v2), sum(v3)}, each
+// by the same tree of adds. (Vector-extension shuffles: GCC 12 warns on the
+// _mm512_unpack*/extract intrinsics, -Wmaybe-uninitialized.)
+inline Vec4f lane_sums4(Vec16f v0, Vec16f v1, Vec16f v2, Vec16f v3) {
+  // Within each block of four lanes: {v0, v1, v0, v1} pairs, then {v0, v1, v2, v3}.
+  const Vec16f s01 =
+      __builtin_shufflevector(v0, v1, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29) +
+      __builtin_shufflevector(v0, v1, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+  const Vec16f s23 =
+      __builtin_shufflevector(v2, v3, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29) +
+      __builtin_shufflevector(v2, v3, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31);
+  const Vec16f s =
+      __builtin_shufflevector(s01, s23, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29) +
+      __builtin_shufflevector(s01, s23, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31);
+  // Then the four blocks.
+  const Vec8f h = __builtin_shufflevector(s, s, 0, 1, 2, 3, 4, 5, 6, 7) +
+                  __builtin_shufflevector(s, s, 8, 9, 10, 11, 12, 13, 14, 15);
+  return __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
+}
+
+// The 16 lane partial sums of a float32 dot product of length k: four FMA
+// chains over 64-float steps, then 16-float steps and a masked tail, added
+// in a fixed order.
+inline Vec16f dot_lanes(const float* a, const float* b, int64_t k) {
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  int64_t p = 0;
+  for (; p + 64 <= k; p += 64) {
+    acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p), _mm512_loadu_ps(b + p), acc0);
+    acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p + 16), _mm512_loadu_ps(b + p + 16), acc1);
+    acc2 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p + 32), _mm512_loadu_ps(b + p + 32), acc2);
+    acc3 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p + 48), _mm512_loadu_ps(b + p + 48), acc3);
+  }
+  for (; p + 16 <= k; p += 16) {
+    acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + p), _mm512_loadu_ps(b + p), acc0);
+  }
+  if (p < k) {
+    const __mmask16 tail = __mmask16((1u << (k - p)) - 1);
+    acc1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(tail, a + p), _mm512_maskz_loadu_ps(tail, b + p),
+                           acc1);
+  }
+  return _mm512_add_ps(_mm512_add_ps(acc0, acc1), _mm512_add_ps(acc2, acc3));
+}
+
+// R (1 to 4) float32 dot products of a with consecutive rows of b, times
+// alpha, into out[0..R). Each row is read whole before the next (one
+// sequential stream, as the hardware prefetcher likes it; interleaving four
+// rows ran slower), and the R rows share one reduction: summing each row's
+// lanes on its own made a decoded token's 43 GEMVs of the large Llama ~15%
+// slower (0.96 vs 0.83 ms, interleaved). A row's sum does not depend on R.
+template <int R>
+void dot_rows(float alpha, const float* a, const float* b, int64_t ldb, int64_t k, float* out) {
+  Vec16f sums[4];
+  for (int r = 0; r < 4; ++r) sums[r] = r < R ? dot_lanes(a, b + r * ldb, k) : sums[0];
+  const Vec4f total = lane_sums4(sums[0], sums[1], sums[2], sums[3]);
+  for (int r = 0; r < R; ++r) out[r] = alpha * total[r];
 }
 
 #ifdef __AVX512BF16__
@@ -262,12 +323,13 @@ float dot(const BFloat16* a, const BFloat16* b, int64_t k) {
 }
 #endif
 
-// C (m <= kDecodeRows, n) = A (m, k) @ op(B), A row-major; alpha = 1, beta = 0.
+// C (m <= kDecodeRows, n) = alpha * A (m, k) @ op(B), A row-major (beta = 0).
 template <class TA, class TB>
 void gemm_decode(bool trans_b,
                  int64_t m,
                  int64_t n,
                  int64_t k,
+                 float alpha,
                  const TA* a,
                  int64_t lda,
                  const TB* b,
@@ -275,8 +337,22 @@ void gemm_decode(bool trans_b,
                  float* c,
                  int64_t ldc) {
   if (trans_b) {
-    for (int64_t j = 0; j < n; ++j) {
-      for (int64_t i = 0; i < m; ++i) c[i * ldc + j] = dot(a + i * lda, b + j * ldb, k);
+    if constexpr (std::is_same_v<TA, float> && std::is_same_v<TB, float>) {
+      int64_t j = 0;
+      for (; j + 4 <= n; j += 4) {
+        for (int64_t i = 0; i < m; ++i)
+          dot_rows<4>(alpha, a + i * lda, b + j * ldb, ldb, k, c + i * ldc + j);
+      }
+      for (; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i)
+          dot_rows<1>(alpha, a + i * lda, b + j * ldb, ldb, k, c + i * ldc + j);
+      }
+    } else {
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i) {
+          c[i * ldc + j] = alpha * dot(a + i * lda, b + j * ldb, k);
+        }
+      }
     }
     return;
   }
@@ -288,6 +364,9 @@ void gemm_decode(bool trans_b,
       const float x = widen(a[i * lda + p]);
       const TB* bp = b + p * ldb;
       for (int64_t j = 0; j < n; ++j) ci[j] += x * widen(bp[j]);
+    }
+    if (alpha != 1.0f) {
+      for (int64_t j = 0; j < n; ++j) ci[j] *= alpha;
     }
   }
 }
@@ -317,8 +396,8 @@ void gemm_serial(bool trans_a,
     return;
   }
   if constexpr (std::is_same_v<T, float>) {
-    if (m <= kDecodeRows && !trans_a && alpha == 1.0f && beta == 0.0f) {
-      gemm_decode(trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+    if (m <= kDecodeRows && !trans_a && beta == 0.0f) {
+      gemm_decode(trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
       return;
     }
     if (macs_of(m, n, k) >= kSmallMacs) {
@@ -616,7 +695,7 @@ void gemm_bf16_serial(bool trans_a,
                       float* c,
                       int64_t ldc) {
   if (m <= kDecodeRows && !trans_a) {
-    gemm_decode(trans_b, m, n, k, a, lda, b, ldb, c, ldc);
+    gemm_decode(trans_b, m, n, k, 1.0f, a, lda, b, ldb, c, ldc);
     return;
   }
   // Batch strides of 0 for A and B mean a batch of one; C needs a real one.
