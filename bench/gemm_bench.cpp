@@ -10,7 +10,7 @@
 // decode (stride's one-row GEMM streaming 40 MiB of weights, in GB/s).
 // Backends:
 //   stride          stride::cpu::gemm / gemm_batched: what stride actually runs
-//   onednn          dnnl_sgemm, threaded by OpenMP (stride's pool)
+//   onednn          dnnl_sgemm, threaded by its own OpenMP team of t
 //   openblas        cblas_*gemm with OpenBLAS's own pthreads set to t
 //   onednn_matmul   oneDNN's matmul primitive (created once, outside the timing;
 //                   memory objects per call, as a dispatcher would)

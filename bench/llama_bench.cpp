@@ -56,6 +56,7 @@ struct Options {
   bool profile = false;   // print the profiler's table of the timed reps to stderr
   bool shapes = false;    // ... with one row per op and input shapes
   bool autocast = false;  // bfloat16 matmuls (stride::AutocastGuard)
+  std::string trace;      // ... and write their Chrome trace here
   int64_t n = 1024;       // sgemm
 };
 
@@ -63,7 +64,7 @@ struct Options {
   std::cerr << "llama_bench: " << message << "\n"
             << "usage: llama_bench --workload article|correct|large|generate|sgemm --threads N "
                "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--profile-shapes] "
-               "[--autocast]\n";
+               "[--trace FILE] [--autocast]\n";
   std::exit(2);
 }
 
@@ -94,6 +95,9 @@ Options parse_args(int argc, char** argv) {
         o.tokens = std::stoll(value);
       } else if (arg == "--n") {
         o.n = std::stoll(value);
+      } else if (arg == "--trace") {
+        o.trace = value;
+        o.profile = true;
       } else {
         usage("unknown option " + arg);
       }
@@ -191,6 +195,7 @@ std::vector<double> time_reps(const Options& o, const std::function<void()>& fn)
   }
   if (prof) {
     prof->stop();
+    if (!o.trace.empty()) prof->export_chrome_trace(o.trace);
     std::cerr << prof->key_averages(o.shapes).table("self_cpu_time_total", o.shapes ? 50 : 30);
   }
   return times;

@@ -1,6 +1,6 @@
-// The process-wide thread pool. stride parallelises with OpenMP, which is
-// also the runtime oneDNN's GEMM uses, so stride's threads and the BLAS's are
-// one pool and never oversubscribe the cores.
+// The process-wide thread pool (Note [Thread pool] in src/core/parallel.cpp).
+// The BLAS libraries run single-threaded inside its chunks, so stride's
+// threads and the BLAS's are one pool and never oversubscribe the cores.
 #pragma once
 
 #include <cstdint>

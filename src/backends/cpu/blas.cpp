@@ -20,6 +20,7 @@
 
 #include "backends/cpu/vec_math.h"
 #include "core/check.h"
+#include "core/parallel_internal.h"
 #include "stride/parallel.h"
 
 // Note [Deterministic GEMM]
@@ -121,15 +122,17 @@ void scale_c(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
 }
 
 // oneDNN sizes its thread team with omp_get_max_threads(), a setting of the
-// calling thread that parallel_for's workers inherit. Pinning it to 1 for the
-// duration of a GEMM keeps every oneDNN call single-threaded; parallel_for
-// names its team size explicitly and is unaffected.
+// calling thread. parallel_for's workers keep it at 1 (Note [Thread pool]);
+// pinning it to 1 on the calling thread for the duration of a GEMM keeps
+// every oneDNN call single-threaded there too.
 class SingleThreadedLibraries {
  public:
   SingleThreadedLibraries() : saved_(omp_get_max_threads()) {
     if (saved_ != 1) omp_set_num_threads(1);
     // The setter must not race with OpenBLAS calls, so only outside regions.
-    if (!omp_in_parallel() && openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+    if (!detail::in_parallel_region() && openblas_get_num_threads() != 1) {
+      openblas_set_num_threads(1);
+    }
   }
   ~SingleThreadedLibraries() {
     if (saved_ != 1) omp_set_num_threads(saved_);
