@@ -18,6 +18,7 @@
 #include "stride/error.h"
 #include "stride/generator.h"
 #include "stride/parallel.h"
+#include "support/thread_count.h"
 
 namespace stride {
 namespace {
@@ -213,15 +214,16 @@ constexpr int64_t kBig = 100003;
 // Runs fill(gen, buffer) with 1 and with 2 threads from the same seed.
 template <class T, class Fill>
 void expect_thread_invariant(Fill fill) {
-  const int saved = get_num_threads();
   std::vector<T> one(static_cast<size_t>(kBig)), two(static_cast<size_t>(kBig));
-  set_num_threads(1);
-  Generator g1(99);
-  fill(one.data(), g1);
-  set_num_threads(2);
-  Generator g2(99);
-  fill(two.data(), g2);
-  set_num_threads(saved);
+  Generator g1(99), g2(99);
+  {
+    testing::ThreadCount guard(1);
+    fill(one.data(), g1);
+  }
+  {
+    testing::ThreadCount guard(2);
+    fill(two.data(), g2);
+  }
   EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size() * sizeof(T)), 0);
   EXPECT_EQ(g1.get_state().offset, g2.get_state().offset);
 }

@@ -13,12 +13,14 @@
 #include "stride/logging.h"
 #include "stride/nn/functional.h"
 #include "support/layouts.h"
+#include "support/thread_count.h"
 
 namespace stride::testing {
 namespace {
 
 namespace F = nn::functional;
 using F::Reduction;
+using testing::ThreadCount;
 using Inputs = std::vector<Tensor>;
 using Fn = std::function<Tensor(const Inputs&)>;
 
@@ -337,9 +339,8 @@ TEST(CrossEntropy, SameBitsForEveryThreadCount) {
   Generator gen(8);
   const Tensor x = randn({300, 67}, kFloat32, &gen);
   const Tensor t = randint(0, 67, {300}, kInt64, &gen);
-  const int threads = get_num_threads();
   auto run = [&](int n) {
-    set_num_threads(n);
+    ThreadCount guard(n);
     Tensor xl = x.detach().requires_grad_();
     Tensor loss = F::cross_entropy(xl, t, -100, Reduction::Mean, 0.1);
     loss.backward();
@@ -347,7 +348,6 @@ TEST(CrossEntropy, SameBitsForEveryThreadCount) {
   };
   const auto one = run(1);
   const auto many = run(4);
-  set_num_threads(threads);
   EXPECT_TRUE(equal(one.first, many.first));
   EXPECT_TRUE(equal(one.second, many.second));
 }
@@ -569,16 +569,14 @@ TEST(RmsNorm, WideRowsSameBitsForEveryThreadCount) {
   Generator gen(24);
   const Tensor x = randn({257, 300}, kFloat32, &gen);
   const Tensor w = randn({300}, kFloat32, &gen);
-  const int threads = get_num_threads();
   auto run = [&](int n) {
-    set_num_threads(n);
+    ThreadCount guard(n);
     Tensor xl = x.detach().requires_grad_(), wl = w.detach().requires_grad_();
     Tensor y = F::rms_norm(xl, wl);
     (y * y).sum().backward();
     return std::vector<Tensor>{y.detach(), xl.grad(), wl.grad()};
   };
   const auto one = run(1), many = run(4);
-  set_num_threads(threads);
   for (size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(equal(one[i], many[i])) << i;
 }
 
@@ -1013,10 +1011,9 @@ TEST(Rope, SameBitsForEveryThreadCount) {
   Generator gen(50);
   const Tensor x = head_leaf({3, 7, 11, 130}, HeadLayout::Heads, kFloat32, gen);
   const Tensor gy = randn({3, 7, 11, 130}, kFloat32, &gen);
-  const int threads = get_num_threads();
   for (auto conv : {F::RopeConvention::Interleaved, F::RopeConvention::HalfSplit}) {
     auto run = [&](int n) {
-      set_num_threads(n);
+      ThreadCount guard(n);
       const Tensor y = F::rotary_embedding(x, 1000, 10000.0, conv);
       return std::make_pair(y.detach(), autograd::grad({y}, {x}, {gy})[0]);
     };
@@ -1024,7 +1021,6 @@ TEST(Rope, SameBitsForEveryThreadCount) {
     EXPECT_TRUE(equal(one.first, many.first));
     EXPECT_TRUE(equal(one.second, many.second));
   }
-  set_num_threads(threads);
 }
 
 TEST(Rope, RejectsOddFeatureDimAndNegativeOffset) {
@@ -1422,17 +1418,15 @@ TEST(FusedAttention, DropoutIsThreadCountInvariant) {
   const Inputs in =
       leaves({{2, 3, 80, 8}, {2, 3, 80, 8}, {2, 3, 80, 8}}, kFloat32, Layout::Contiguous, gen);
   const Tensor gout = randn({2, 3, 80, 8}, kFloat32, &gen);
-  const int saved = get_num_threads();
   std::vector<Tensor> results[2];
   for (int threads : {1, 2}) {
-    set_num_threads(threads);
+    ThreadCount guard(threads);
     Generator g(70);
     const Tensor y = F::scaled_dot_product_attention(in[0], in[1], in[2], {}, kAttentionDropout,
                                                      true, std::nullopt, std::nullopt, &g);
     results[threads - 1] = autograd::grad({y}, in, {gout});
     results[threads - 1].push_back(y);
   }
-  set_num_threads(saved);
   for (size_t i = 0; i < results[0].size(); ++i) {
     EXPECT_TRUE(equal(results[0][i], results[1][i])) << "result " << i;
   }

@@ -17,6 +17,7 @@
 #include <stride/stride.h>
 
 #include "support/layouts.h"
+#include "support/thread_count.h"
 
 namespace stride {
 namespace {
@@ -24,15 +25,10 @@ namespace {
 using testing::kOutputLayouts;
 using testing::Layout;
 using testing::layout_name;
+using testing::ThreadCount;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-struct ThreadCount {
-  explicit ThreadCount(int n) : saved(get_num_threads()) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved); }
-  int saved;
-};
 
 // |got - ref| in float ulps at ref (2^-149 for subnormals); NaN matches NaN,
 // infinity only where ref rounds to it.
