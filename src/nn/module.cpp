@@ -13,6 +13,7 @@
 
 #include "autograd/node.h"
 #include "core/check.h"
+#include "core/layout.h"
 #include "stride/ops.h"
 
 namespace stride::nn {
@@ -58,35 +59,6 @@ std::string demangled_class_name(const std::type_info& type) {
   const size_t angle = full.find('<');
   const size_t colon = full.rfind("::", angle);
   return colon == std::string::npos ? full : full.substr(colon + 2);
-}
-
-// True when t's elements exactly tile its memory in some order of dims
-// (contiguous, transposed, permuted): such a layout can be reproduced in new
-// memory with the same strides.
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  std::vector<int64_t> dims;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.size(d) != 1) dims.push_back(d);
-  }
-  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
-    return t.stride(a) < t.stride(b) || (t.stride(a) == t.stride(b) && a > b);
-  });
-  int64_t expected = 1;
-  for (int64_t d : dims) {
-    if (t.stride(d) != expected) return false;
-    expected *= t.size(d);
-  }
-  return true;
-}
-
-// A copy of t with `dtype`, in t's memory layout when that layout is dense
-// (PyTorch's preserve_format), else contiguous.
-Tensor convert_preserving_layout(const Tensor& t, ScalarType dtype) {
-  const TensorOptions options = TensorOptions(dtype).device(t.device());
-  Tensor out = is_non_overlapping_and_dense(t) ? empty_strided(t.sizes(), t.strides(), options)
-                                               : empty(t.sizes(), options);
-  out.copy_(t);
-  return out;
 }
 
 // Note [Replacing a tensor's data in place]
@@ -446,7 +418,10 @@ Module& Module::to(ScalarType dtype) {
                ". Hint: Module::to converts only floating-point parameters and buffers, as "
                "PyTorch does; convert integer tensors individually.");
   convert_tensors([dtype](const Tensor& t) {
-    return t.is_floating_point() && t.dtype() != dtype ? convert_preserving_layout(t, dtype) : t;
+    if (!t.is_floating_point() || t.dtype() == dtype) return t;
+    // In t's memory layout when that is dense (PyTorch's preserve_format).
+    return ::stride::detail::empty_preserving_strides(t, TensorOptions(dtype).device(t.device()))
+        .copy_(t);
   });
   return *this;
 }

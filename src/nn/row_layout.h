@@ -20,6 +20,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "core/layout.h"
 #include "stride/ops.h"
 
 namespace stride::nn::functional::detail {
@@ -72,22 +73,6 @@ inline Tensor with_row_layout(const Tensor& t) {
   return has_row_layout(t) ? t : t.contiguous();
 }
 
-inline bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.numel() == 0) return false;
-  DimVector dims;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.size(d) != 1) dims.push_back(d);
-  }
-  std::sort(dims.begin(), dims.end(),
-            [&](int64_t a, int64_t b) { return t.stride(a) < t.stride(b); });
-  int64_t expected = 1;
-  for (int64_t d : dims) {
-    if (t.stride(d) != expected) return false;
-    expected *= t.size(d);
-  }
-  return true;
-}
-
 // A new uninitialised tensor of t's shape, with the last dim resized to
 // `cols`, and t's dtype. When t has a row layout and is non-overlapping and
 // dense, its leading dims keep t's memory order (ties, which only size-1
@@ -95,7 +80,8 @@ inline bool is_non_overlapping_and_dense(const Tensor& t) {
 inline Tensor empty_preserving_layout(const Tensor& t, int64_t cols) {
   DimVector sizes = t.sizes().dims();
   sizes.back() = cols;
-  if (t.is_contiguous() || !has_row_layout(t) || !is_non_overlapping_and_dense(t)) {
+  if (t.is_contiguous() || !has_row_layout(t) ||
+      !::stride::detail::is_non_overlapping_and_dense(t)) {
     return empty(sizes, t.dtype());
   }
   DimVector order(sizes.size() - 1);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/check.h"
+#include "core/layout.h"
 #include "core/overlap.h"
 #include "stride/autograd.h"
 #include "stride/ops.h"
@@ -183,21 +184,7 @@ void Optimizer::zero_grad(bool set_to_none) {
 }
 
 Tensor Optimizer::zeros_like_param(const Tensor& param) {
-  // Dense (a permutation of row-major, possibly at an offset): keep the
-  // strides so that param and state are walked in one contiguous pass.
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size) of dims of size > 1
-  for (int64_t d = 0; d < param.dim(); ++d) {
-    if (param.size(d) != 1) dims.emplace_back(param.stride(d), param.size(d));
-  }
-  std::sort(dims.begin(), dims.end());
-  int64_t expected = 1;
-  bool dense = true;
-  for (auto [stride, size] : dims) {
-    dense = dense && stride == expected;
-    expected *= size;
-  }
-  if (!dense || param.is_contiguous()) return zeros(param.sizes(), param.options());
-  return empty_strided(param.sizes(), param.strides(), param.options()).zero_();
+  return detail::empty_preserving_strides(param, param.options()).zero_();
 }
 
 // ---- state_dict ----
