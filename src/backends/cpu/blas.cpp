@@ -46,7 +46,11 @@
 //  - float64 (gradient checks): OpenBLAS, as oneDNN has no double GEMM.
 // Threads (DESIGN.md: one pool, no oversubscription): OpenBLAS's pthread pool
 // is kept at one thread and oneDNN sees one OpenMP thread during a call; all
-// parallelism is stride's parallel_for (Note [Deterministic GEMM]).
+// parallelism is stride's parallel_for (Note [Deterministic GEMM]). Not
+// OpenBLAS's serial build, though it has no threads: Debian builds it without
+// USE_LOCKING, so calls from two threads at once share its buffers (tried:
+// the Llama goldens' gradients came out wrong). The pthread build's server
+// thread costs only its spin of ~0.1 s after the library loads.
 
 namespace stride::cpu {
 namespace {
