@@ -126,8 +126,7 @@ class ThreadPool {
     run_chunk(0);
     in_pool_job = false;
 
-    wait_for([this] { return pending_.load() == 0; }, caller_sleepers_,
-             done_cv_);
+    wait_for([this] { return pending_.load() == 0; }, caller_sleepers_, done_cv_);
     if (error_) std::rethrow_exception(error_);
     return true;
   }
@@ -178,8 +177,7 @@ class ThreadPool {
     omp_set_num_threads(1);
     in_pool_job = true;
     for (;;) {
-      wait_for([&] { return ticket_.load() != seen; }, worker_sleepers_,
-               work_cv_);
+      wait_for([&] { return ticket_.load() != seen; }, worker_sleepers_, work_cv_);
       seen = ticket_.load();
       const int tasks = tasks_of(seen);
       if (tasks == 0) return;
