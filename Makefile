@@ -42,12 +42,14 @@ test-asan: deps
 
 # The whole suite under ThreadSanitizer, ops on two threads of stride's pool
 # (plain atomics and locks, which TSan follows; the BLAS calls inside chunks
-# are not instrumented). One process: ~2 minutes on 2 cores.
+# are not instrumented, tools/tsan.supp says what that hides). One process:
+# ~2 minutes on 2 cores.
 test-tsan: deps
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DSTRIDE_SANITIZE=thread -DSTRIDE_BUILD_APPS=OFF $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(TSAN_BUILD) -j $(JOBS)
-	cd $(TSAN_BUILD) && STRIDE_NUM_THREADS=2 OMP_WAIT_POLICY=passive TSAN_OPTIONS=halt_on_error=1 \
+	cd $(TSAN_BUILD) && STRIDE_NUM_THREADS=2 OMP_WAIT_POLICY=passive \
+	  TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tools/tsan.supp" \
 	  ./tests/stride_tests --gtest_brief=1
 
 # Installs into $(PREFIX) and builds examples/consumer against it, with CMake
