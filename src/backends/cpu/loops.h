@@ -71,14 +71,19 @@ inline void elementwise_loop(
   }
 }
 
+// A kernel of `arity` inputs writes one output: the iterator holds both.
+inline void check_arity(const TensorIter& iter, size_t arity) {
+  STRIDE_ASSERT(iter.ntensors() == int(arity) + 1, "kernel arity ", arity, " vs ", iter.ntensors(),
+                " operands");
+}
+
 }  // namespace detail
 
 // out[i] = f(in_0[i], in_1[i], ...) over the whole iteration, in parallel.
 template <class F>
 void cpu_kernel(const TensorIter& iter, const F& f, int64_t grain = 32768) {
   constexpr size_t arity = FnTraits<F>::arity;
-  STRIDE_ASSERT(iter.ntensors() == int(arity) + 1, "kernel arity ", arity, " vs ", iter.ntensors(),
-                " operands");
+  detail::check_arity(iter, arity);
   iter.for_each(
       [&](char** data, const int64_t* strides, int64_t n) {
         detail::elementwise_loop(data, strides, n, f, std::make_index_sequence<arity>{});
@@ -116,8 +121,7 @@ template <class F, size_t... I>
 template <class F>
 void vec_kernel(const TensorIter& iter, const F& f, int64_t grain = 32768) {
   constexpr size_t arity = FnTraits<F>::arity;
-  STRIDE_ASSERT(iter.ntensors() == int(arity) + 1, "kernel arity ", arity, " vs ", iter.ntensors(),
-                " operands");
+  detail::check_arity(iter, arity);
   for (int k = 0; k < iter.ntensors(); ++k)
     STRIDE_ASSERT(iter.dtype(k) == kFloat32, "vec_kernel needs float32 operands");
   constexpr auto seq = std::make_index_sequence<arity>{};
