@@ -2,10 +2,10 @@
 // (STYLE.md §3.3 rule 3), through TensorIter like every other write.
 #include <algorithm>
 #include <cstring>
-#include <utility>
 
 #include "autograd/node.h"
 #include "backends/cpu/loops.h"
+#include "backends/cpu/transpose.h"
 #include "core/dispatch.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
@@ -33,73 +33,12 @@ inline To convert(From v) {
   }
 }
 
-// Note [Transposed copy]
-// ~~~~~~~~~~~~~~~~~~~~~~
 // A copy whose destination has unit stride along the innermost iteration dim
 // (dim 0: the destination decides the order) while the source has unit
 // stride along another dim j is a batch of 2-D transposes, e.g.
-// x.transpose(-2, -1).contiguous(). Element by element, every source read
-// lands on its own cache line. Instead, square N x N tiles are loaded as N
-// vectors along the source's rows, transposed in registers and stored as N
-// vectors along the destination's rows, so both sides move whole vectors.
-// A row is at most one vector and 16 elements (16 floats fill an AVX-512
-// register); N is halved when a side of the transpose is shorter, and the
-// partial tiles at the edges go element by element. Bits are copied
-// unchanged, so it serves every dtype of 2, 4 or 8 bytes copied to itself;
-// conversions take the elementwise loop.
-
-#ifdef __AVX512F__
-constexpr int kVectorBytes = 64;
-#else
-constexpr int kVectorBytes = 32;  // 16 ymm registers hold a whole tile
-#endif
-
-// Tile side for elements of `size` bytes: rows of at most one vector.
-constexpr int tile_side(size_t size) {
-  return std::min(16, kVectorBytes / int(size));
-}
-
-template <class U, int N>  // U: an unsigned integer of the element size
-struct TransposeTile {
-  typedef U Row __attribute__((vector_size(N * sizeof(U))));
-
-  // Swaps the off-diagonal K x K blocks of rows a (index with bit K clear)
-  // and b = a + K: one step of the recursive block transpose.
-  template <int K, size_t... J>
-  static void swap_blocks(Row& a, Row& b, std::index_sequence<J...>) {
-    const Row lo = __builtin_shufflevector(a, b, ((J & K) == 0 ? J : N + J - K)...);
-    const Row hi = __builtin_shufflevector(a, b, ((J & K) == 0 ? J + K : N + J)...);
-    a = lo;
-    b = hi;
-  }
-  template <int K = 1>
-  static void transpose(Row (&r)[N]) {
-    for (int i = 0; i < N; ++i) {
-      if ((i & K) == 0) swap_blocks<K>(r[i], r[i + K], std::make_index_sequence<N>{});
-    }
-    if constexpr (2 * K < N) transpose<2 * K>(r);
-  }
-
-  // dst(i, c) = src(i, c) for i < rows, c < cols (both <= N); src's rows
-  // (fixed i) and dst's rows (fixed c) are contiguous, `src_step` and
-  // `dst_step` bytes apart.
-  static void copy(
-      const char* src, int64_t src_step, char* dst, int64_t dst_step, int64_t rows, int64_t cols) {
-    if (rows < N || cols < N) {
-      for (int64_t c = 0; c < cols; ++c) {
-        U* d = reinterpret_cast<U*>(dst + c * dst_step);
-        const char* s = src + c * int64_t(sizeof(U));
-        for (int64_t i = 0; i < rows; ++i) d[i] = *reinterpret_cast<const U*>(s + i * src_step);
-      }
-      return;
-    }
-    Row r[N];
-    for (int i = 0; i < N; ++i) std::memcpy(&r[i], src + i * src_step, sizeof(Row));
-    transpose(r);
-    for (int c = 0; c < N; ++c) std::memcpy(dst + c * dst_step, &r[c], sizeof(Row));
-  }
-};
-
+// x.transpose(-2, -1).contiguous(): Note [Transposed copy] in
+// backends/cpu/transpose.h.
+//
 // The dim of `iter` (a same-dtype copy) along which the source has unit
 // stride when the destination has it along dim 0 and the source does not;
 // 0 when Note [Transposed copy] does not apply.
@@ -114,7 +53,7 @@ int transposed_copy_dim(const TensorIter& iter) {
     if (src[j] != int64_t(es)) continue;
     // Without one whole small tile each way, all would be edges.
     const int64_t side = std::min(iter.shape()[0], iter.shape()[size_t(j)]);
-    return side >= tile_side(es) / 2 ? j : 0;
+    return side >= cpu::transpose_tile_side(es) / 2 ? j : 0;
   }
   return 0;
 }
@@ -147,16 +86,16 @@ void transposed_copy(const TensorIter& iter, int j) {
                      dst += i * dst_st[d];
                      src += i * src_st[d];
                    }
-                   TransposeTile<U, N>::copy(src, src_st[0], dst, dst_st[j],
-                                             std::min<int64_t>(N, rows - r0),
-                                             std::min<int64_t>(N, cols - c0));
+                   cpu::TransposeTile<U, N>::copy(src, src_st[0], dst, dst_st[j],
+                                                  std::min<int64_t>(N, rows - r0),
+                                                  std::min<int64_t>(N, cols - c0));
                  }
                });
 }
 
 template <class U>
 void transposed_copy(const TensorIter& iter, int j) {
-  constexpr int N = tile_side(sizeof(U));
+  constexpr int N = cpu::transpose_tile_side(sizeof(U));
   if (std::min(iter.shape()[0], iter.shape()[size_t(j)]) >= N)
     transposed_copy<U, N>(iter, j);
   else

@@ -202,6 +202,32 @@ TYPED_TEST(BlasGemm, HonoursAlphaBetaAndPaddedLeadingDimensions) {
   });
 }
 
+// Transposed B with a long k goes through a row-major copy of B^T (Note
+// [Transposed B]): both transposes of A, padded rows of B, alpha and beta, and
+// the sizes around its thresholds (31 and 32 rows, k = 255 and 256), whole and
+// tiled; a batch of large matrices takes the same path per matrix.
+TYPED_TEST(BlasGemm, TransposedBWithLongKMatchesReference) {
+  for_each_thread_count([] {
+    for (bool ta : {false, true}) {
+      for (auto [m, n, k] :
+           {std::array<int64_t, 3>{32, 130, 256}, std::array<int64_t, 3>{31, 130, 256},
+            std::array<int64_t, 3>{70, 53, 300}, std::array<int64_t, 3>{65, 70, 255},
+            std::array<int64_t, 3>{200, 96, 520}}) {
+        for (auto [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{-0.5, 2.0}}) {
+          Case cs;
+          cs.ta = ta, cs.tb = true, cs.m = m, cs.n = n, cs.k = k;
+          cs.alpha = alpha, cs.beta = beta, cs.pad = 5, cs.nan_c = beta == 0.0;
+          ASSERT_TRUE(check_case<TypeParam>(cs));
+        }
+      }
+    }
+    Case batch;
+    batch.tb = true, batch.m = 64, batch.n = 80, batch.k = 1024, batch.batch = 2;
+    batch.pad = 2, batch.beta = 1;
+    ASSERT_TRUE(check_case<TypeParam>(batch));
+  });
+}
+
 TYPED_TEST(BlasGemm, BetaZeroIgnoresNaNInC) {
   for_each_thread_count([] {
     for (bool ta : {false, true}) {
@@ -381,7 +407,8 @@ TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
                           {1, 512, 65, 128, false, true},   {64, 16, 16, 16, false, true},
                           {64, 16, 16, 16, false, false},   {8, 64, 64, 256, true, true},
                           {3, 300, 200, 160, false, true},  {1, 1, 1030, 384, false, true},
-                          {1, 3, 1030, 100, false, true},   {1, 2, 1030, 100, false, false}};
+                          {1, 3, 1030, 100, false, true},   {1, 2, 1030, 100, false, false},
+                          {1, 200, 96, 520, false, true},   {1, 64, 384, 1024, true, true}};
   for (const Shape& sh : shapes) {
     const int64_t lda = sh.ta ? sh.m : sh.k, ldb = sh.tb ? sh.k : sh.n;
     const std::vector<T> a = random_vector<T>(sh.batch * sh.m * sh.k, 7);

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "backends/cpu/transpose.h"
 #include "backends/cpu/vec_math.h"
 #include "core/check.h"
 #include "core/parallel_internal.h"
@@ -444,6 +445,47 @@ Tiling tiling_for(int64_t m, int64_t n, int64_t k, int64_t max_tile = int64_t(1)
   return t;
 }
 
+// Per-thread buffer for B^T (Note [Transposed B]), 64-byte aligned. Tiles
+// only read it, so the calling thread's buffer serves all of them.
+float* transposed_b_buffer(int64_t elements) {
+  struct Buffer {
+    float* data = nullptr;
+    int64_t size = 0;
+    ~Buffer() { std::free(data); }
+  };
+  thread_local Buffer buffer;
+  if (elements > buffer.size) {
+    std::free(buffer.data);
+    buffer.size = (elements + 15) / 16 * 16;
+    buffer.data = static_cast<float*>(std::aligned_alloc(64, size_t(buffer.size) * sizeof(float)));
+    STRIDE_ASSERT(buffer.data != nullptr, "out of memory for a ", elements, "-float copy of B^T");
+  }
+  return buffer.data;
+}
+
+// Note [Transposed B]
+// Both libraries' sgemm slow down when B is transposed (a linear layer's
+// (out, in) weight in x @ W^T) and k is long. One thread, GFLOP/s, NN vs NT:
+// oneDNN 2.6 at 32x64x1024 98 vs 21, 128x128x1024 104 vs 78, 256x128x1024
+// 106 vs 88 (OpenBLAS 0.3.21: 75 vs 43, 90 vs 76, 87 vs 85); at k = 128 the
+// two are within noise. The tiles of Note [Deterministic GEMM] are small
+// enough for that to matter: the article Llama's 1024 -> 128 projection
+// (512x128x1024) ran at 61-67 GFLOP/s on two threads against 187 for NN.
+// So a float GEMM with a transposed B, k >= 256 and at least 32 rows copies
+// B^T once into a row-major (k, n) buffer (Note [Transposed copy]) that all
+// its tiles share, and runs NN: 512x128x1024 2.0 -> 0.68 ms, the large
+// Llama's 4096x384x1024 19.8 -> 15.8 ms and 4096x384x384 6.5 -> 5.7 ms on
+// two threads. The copy moves n*k floats against m*n*k multiply-adds; with
+// fewer rows it did not pay (16x1024x256: 61 -> 74 us).
+constexpr int64_t kTransposeBMinK = 256;
+constexpr int64_t kTransposeBMinRows = 32;
+
+// Whether a float GEMM copies a transposed B first (Note [Transposed B]).
+bool transposes_b(bool trans_b, int64_t m, int64_t n, int64_t k) {
+  return trans_b && m >= kTransposeBMinRows && k >= kTransposeBMinK &&
+         macs_of(m, n, k) >= kSmallMacs;
+}
+
 // One GEMM, its tiles spread over stride's threads.
 template <class T>
 void gemm_tiled(bool trans_a,
@@ -460,6 +502,14 @@ void gemm_tiled(bool trans_a,
                 T* c,
                 int64_t ldc) {
   if (m == 0 || n == 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    if (transposes_b(trans_b, m, n, k) && alpha != 0.0f) {
+      float* bt = transposed_b_buffer(k * n);
+      transpose_matrix(b, ldb, bt, n, n, k);
+      gemm_tiled(trans_a, false, m, n, k, alpha, a, lda, bt, n, beta, c, ldc);
+      return;
+    }
+  }
   const Tiling t = tiling_for(m, n, k);
   const int64_t tiles_m = (m + t.bm - 1) / t.bm, tiles_n = (n + t.bn - 1) / t.bn;
   if (tiles_m * tiles_n == 1) {

@@ -1,0 +1,99 @@
+// Register-tile transposes, shared by the strided copy kernel (copy_ of a
+// transposed view) and the GEMM (Note [Transposed B] in blas.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "stride/parallel.h"
+
+namespace stride::cpu {
+
+// Note [Transposed copy]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// A transpose read or written element by element puts every access of one
+// side on its own cache line. Instead, square N x N tiles are loaded as N
+// vectors along the source's rows, transposed in registers and stored as N
+// vectors along the destination's rows, so both sides move whole vectors.
+// A row is at most one vector and 16 elements (16 floats fill an AVX-512
+// register); N is halved when a side of the transpose is shorter, and the
+// partial tiles at the edges go element by element. Bits are copied
+// unchanged, so it serves every dtype of 2, 4 or 8 bytes.
+
+#ifdef __AVX512F__
+inline constexpr int kTransposeVectorBytes = 64;
+#else
+inline constexpr int kTransposeVectorBytes = 32;  // 16 ymm registers hold a whole tile
+#endif
+
+// Tile side for elements of `size` bytes: rows of at most one vector.
+constexpr int transpose_tile_side(size_t size) {
+  return std::min(16, kTransposeVectorBytes / int(size));
+}
+
+template <class U, int N>  // U: an unsigned integer of the element size
+struct TransposeTile {
+  typedef U Row __attribute__((vector_size(N * sizeof(U))));
+
+  // Swaps the off-diagonal K x K blocks of rows a (index with bit K clear)
+  // and b = a + K: one step of the recursive block transpose.
+  template <int K, size_t... J>
+  static void swap_blocks(Row& a, Row& b, std::index_sequence<J...>) {
+    const Row lo = __builtin_shufflevector(a, b, ((J & K) == 0 ? J : N + J - K)...);
+    const Row hi = __builtin_shufflevector(a, b, ((J & K) == 0 ? J + K : N + J)...);
+    a = lo;
+    b = hi;
+  }
+  template <int K = 1>
+  static void transpose(Row (&r)[N]) {
+    for (int i = 0; i < N; ++i) {
+      if ((i & K) == 0) swap_blocks<K>(r[i], r[i + K], std::make_index_sequence<N>{});
+    }
+    if constexpr (2 * K < N) transpose<2 * K>(r);
+  }
+
+  // dst(i, c) = src(i, c) for i < rows, c < cols (both <= N); src's rows
+  // (fixed i) and dst's rows (fixed c) are contiguous, `src_step` and
+  // `dst_step` bytes apart.
+  static void copy(
+      const char* src, int64_t src_step, char* dst, int64_t dst_step, int64_t rows, int64_t cols) {
+    if (rows < N || cols < N) {
+      for (int64_t c = 0; c < cols; ++c) {
+        U* d = reinterpret_cast<U*>(dst + c * dst_step);
+        const char* s = src + c * int64_t(sizeof(U));
+        for (int64_t i = 0; i < rows; ++i) d[i] = *reinterpret_cast<const U*>(s + i * src_step);
+      }
+      return;
+    }
+    Row r[N];
+    for (int i = 0; i < N; ++i) std::memcpy(&r[i], src + i * src_step, sizeof(Row));
+    transpose(r);
+    for (int c = 0; c < N; ++c) std::memcpy(dst + c * dst_step, &r[c], sizeof(Row));
+  }
+};
+
+// dst (cols x rows) = src (rows x cols)^T, both row-major with leading
+// dimensions ld_src >= cols and ld_dst >= rows; T of 4 bytes. Tiles along a
+// source row come one after another, so each task streams through N source
+// rows; the tasks spread over stride's threads.
+template <class T>
+void transpose_matrix(
+    const T* src, int64_t ld_src, T* dst, int64_t ld_dst, int64_t rows, int64_t cols) {
+  static_assert(sizeof(T) == 4, "transpose_matrix: 4-byte elements");
+  constexpr int N = transpose_tile_side(sizeof(T));
+  using Tile = TransposeTile<uint32_t, N>;
+  const int64_t col_tiles = (cols + N - 1) / N;
+  const int64_t tiles = (rows + N - 1) / N * col_tiles;
+  parallel_for(0, tiles, std::max<int64_t>(1, 32768 / (N * N)), [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t r0 = t / col_tiles * N, c0 = t % col_tiles * N;
+      Tile::copy(reinterpret_cast<const char*>(src + r0 * ld_src + c0), ld_src * int64_t(sizeof(T)),
+                 reinterpret_cast<char*>(dst + c0 * ld_dst + r0), ld_dst * int64_t(sizeof(T)),
+                 std::min<int64_t>(N, rows - r0), std::min<int64_t>(N, cols - c0));
+    }
+  });
+}
+
+}  // namespace stride::cpu
