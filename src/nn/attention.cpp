@@ -256,10 +256,11 @@ void fused_backward(const AttentionShape& a,
       const T* kn = k[n];
       const T* vn = v[n];
       bool poisoned = false;
-      for (int64_t j = 0; j < a.S; ++j) {
-        std::fill_n(dk[n] + j * dk.ld(), a.E, T(0));
-        std::fill_n(dv[n] + j * dv.ld(), a.Ev, T(0));
-      }
+      // dk and dv rows [0, written) hold sums of earlier blocks; a block's
+      // GEMMs overwrite (beta = 0) while nothing is written yet, and rows
+      // that no block reaches are zeroed at the end, so no row is written
+      // twice just to be cleared.
+      int64_t written = 0;
       for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
         const int64_t rows = std::min(block_rows(a), a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
@@ -308,12 +309,29 @@ void fused_backward(const AttentionShape& a,
           }
           for (; j < keys; ++j) ds[j] = pr[j] * (ds[j] - d);
         }
-        cpu::gemm(true, false, keys, a.Ev, rows, T(1), p.data(), a.S, dob, dout.ld(), T(1), dv[n],
-                  dv.ld());
+        // dst[:keys] (+)= alpha * lhs^T rhs: rows below `written` add to
+        // earlier blocks' sums, the rest start fresh.
+        auto accumulate = [&](const T* lhs, const T* rhs, int64_t ld_rhs, int64_t cols, T alpha,
+                              T* dst, int64_t ld_dst) {
+          const int64_t old_rows = std::min(keys, written);
+          if (old_rows > 0) {
+            cpu::gemm(true, false, old_rows, cols, rows, alpha, lhs, a.S, rhs, ld_rhs, T(1), dst,
+                      ld_dst);
+          }
+          if (keys > old_rows) {
+            cpu::gemm(true, false, keys - old_rows, cols, rows, alpha, lhs + old_rows, a.S, rhs,
+                      ld_rhs, T(0), dst + old_rows * ld_dst, ld_dst);
+          }
+        };
+        accumulate(p.data(), dob, dout.ld(), a.Ev, T(1), dv[n], dv.ld());
         cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), a.S, kn, k.ld(), T(0), dqb,
                   dq.ld());
-        cpu::gemm(true, false, keys, a.E, rows, T(a.scale), dp.data(), a.S, qb, q.ld(), T(1), dk[n],
-                  dk.ld());
+        accumulate(dp.data(), qb, q.ld(), a.E, T(a.scale), dk[n], dk.ld());
+        written = std::max(written, keys);
+      }
+      for (int64_t j = written; j < a.S; ++j) {
+        std::fill_n(dk[n] + j * dk.ld(), a.E, T(0));
+        std::fill_n(dv[n] + j * dv.ld(), a.Ev, T(0));
       }
       if (poisoned) {
         for (int64_t j = 0; j < a.S; ++j) std::fill_n(dv[n] + j * dv.ld(), a.Ev, nan);

@@ -1153,6 +1153,8 @@ TEST(FusedAttention, CausalBlocksMatchTheReference) {
       {{2, 70, 8}, {2, 100, 8}, {2, 100, 8}, true, F::CausalAlignment::BottomRight},
       {{1, 140, 4}, {1, 100, 4}, {1, 100, 4}, true, F::CausalAlignment::BottomRight},
       {{1, 140, 4}, {1, 100, 4}, {1, 100, 4}, true, F::CausalAlignment::TopLeft},
+      // Keys 70-99 are seen by no query: their dk and dv rows are zeros.
+      {{2, 70, 8}, {2, 100, 8}, {2, 100, 8}, true, F::CausalAlignment::TopLeft},
       {{1, 130, 8}, {1, 90, 8}, {1, 90, 8}, false, std::nullopt},
   };
   for (ScalarType dtype : {kFloat64, kFloat32}) {
