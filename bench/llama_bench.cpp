@@ -15,11 +15,20 @@
 //             tokens/s (one rep = a fresh cache and the whole sequence)
 //   sgemm     a (n, n) @ (n, n) float32 matmul, n = --n (default 1024):
 //             GFLOP/s
+//   fma       the machine's float32 compute peak on --threads threads of
+//             stride's pool: independent chains of vector FMAs in
+//             registers, GFLOP/s. No GEMM can beat it.
+//
+// Model workloads also report linear_params, the weights of their linear
+// layers: training costs 6 * linear_params FLOPs per token in them alone,
+// which compare_pytorch divides by the fma peak for a bound on the step time
+// that no implementation can pass.
 //
 // Prints one JSON line: the median over the timed reps (after --warmup
 // untimed ones), every rep, ru_maxrss in KiB and the model's parameter counts.
 // Token ids are the splitmix64 stream that pytorch_llama.py also draws, so
 // both sides see the same data; weights are stride's default init.
+#include <immintrin.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -62,7 +71,7 @@ struct Options {
 
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "llama_bench: " << message << "\n"
-            << "usage: llama_bench --workload article|correct|large|generate|sgemm --threads N "
+            << "usage: llama_bench --workload article|correct|large|generate|sgemm|fma --threads N "
                "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--profile-shapes] "
                "[--trace FILE] [--autocast]\n";
   std::exit(2);
@@ -168,6 +177,60 @@ Workload workload_config(const std::string& name) {
   usage("unknown workload " + name);
 }
 
+// The weights of the model's linear layers.
+int64_t linear_params(stride::nn::Module& model) {
+  int64_t n = 0;
+  for (const auto& [name, m] : model.named_modules()) {
+    if (const auto* linear = dynamic_cast<const stride::nn::Linear*>(m.get())) {
+      n += linear->weight.numel();
+    }
+  }
+  return n;
+}
+
+// One rep of the fma workload: independent vector FMA chains, `steps` FMAs
+// each, on every thread of the pool; the FLOPs done. `checksum` (the chains'
+// sum) is printed, so that no chain can be optimised away.
+double fma_rep(int threads, int64_t steps, float& checksum) {
+  constexpr int kChains = 12;  // > FMA latency x units, < the register file
+#if defined(__AVX512F__)
+  using V = __m512;
+  auto splat = [](float x) { return _mm512_set1_ps(x); };
+  auto fma = [](V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); };
+  auto lane0 = [](V v) { return _mm512_cvtss_f32(v); };
+  constexpr int kLanes = 16;
+#elif defined(__FMA__)
+  using V = __m256;
+  auto splat = [](float x) { return _mm256_set1_ps(x); };
+  auto fma = [](V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); };
+  auto lane0 = [](V v) { return _mm256_cvtss_f32(v); };
+  constexpr int kLanes = 8;
+#else
+  using V = float;
+  auto splat = [](float x) { return x; };
+  auto fma = [](V a, V b, V c) { return a * b + c; };
+  auto lane0 = [](V v) { return v; };
+  constexpr int kLanes = 1;
+#endif
+  std::vector<float> sink(size_t(threads), 0.0f);
+  stride::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      V acc[kChains];
+      for (int c = 0; c < kChains; ++c) acc[c] = splat(1.0f + 0.001f * float(c));
+      const V mul = splat(0.9999999f), add = splat(1e-7f);
+      for (int64_t i = 0; i < steps; ++i) {
+        for (int c = 0; c < kChains; ++c) acc[c] = fma(acc[c], mul, add);
+      }
+      float total = 0;
+      for (int c = 0; c < kChains; ++c) total += lane0(acc[c]);
+      sink[size_t(t)] = total;
+    }
+  });
+  checksum = 0;
+  for (float v : sink) checksum += v;
+  return 2.0 * kLanes * kChains * double(steps) * threads;
+}
+
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
@@ -224,6 +287,14 @@ int run(const Options& o) {
     unit = "GFLOP/s";
     for (double t : times) values.push_back(2.0 * double(o.n * o.n * o.n) / (t * 1e6));
     extra << ", \"n\": " << o.n;
+  } else if (o.workload == "fma") {
+    constexpr int64_t kSteps = 20'000'000;  // ~0.1 s
+    double flops = 0;
+    float checksum = 0;
+    times = time_reps(o, [&] { flops = fma_rep(o.threads, kSteps, checksum); });
+    unit = "GFLOP/s";
+    for (double t : times) values.push_back(flops / (t * 1e6));
+    extra << ", \"checksum\": " << checksum;
   } else {
     const Workload w = workload_config(o.workload);
     auto model = llama::build_model(w.model);
@@ -232,7 +303,8 @@ int run(const Options& o) {
       params += p.numel();
       if (name.find("embedding") != std::string::npos) embedding += p.numel();
     }
-    extra << ", \"params\": " << params << ", \"params_embedding\": " << embedding;
+    extra << ", \"params\": " << params << ", \"params_embedding\": " << embedding
+          << ", \"linear_params\": " << linear_params(*model);
     if (o.workload == "generate") {
       auto* net = dynamic_cast<llama::Llama*>(model.get());
       model->eval();
