@@ -20,9 +20,9 @@
 //             registers, GFLOP/s. No GEMM can beat it.
 //
 // Model workloads also report linear_params, the weights of their linear
-// layers: training costs 6 * linear_params FLOPs per token in them alone,
-// which compare_pytorch divides by the fma peak for a bound on the step time
-// that no implementation can pass.
+// layers, and training workloads min_matmul_flops, the matrix-multiply FLOPs
+// a step cannot do without: compare_pytorch divides them by the fma peak
+// for a bound on the step time that no implementation can pass.
 //
 // Prints one JSON line: the median over the timed reps (after --warmup
 // untimed ones), every rep, ru_maxrss in KiB and the model's parameter counts.
@@ -188,6 +188,19 @@ int64_t linear_params(stride::nn::Module& model) {
   return n;
 }
 
+// The matrix-multiply FLOPs a training step cannot do without: 6 per linear
+// weight and token (forward, and the two gradients), and attention's four
+// products (q k^T and P v, and two each in backward) over the causal half
+// of the (T, T) scores, 6 * T * width per token and layer. The attention
+// width is H * d for the article's heads of width d, d otherwise.
+double min_matmul_flops(stride::nn::Module& model, const llama::ModelConfig& c, int64_t batch) {
+  const double tokens = double(batch * c.context);
+  const double width =
+      double(c.arch == llama::Arch::ArticleLlama ? c.n_heads * c.d_model : c.d_model);
+  return tokens * (6.0 * double(linear_params(model)) +
+                   6.0 * double(c.n_layers) * double(c.context) * width);
+}
+
 // One rep of the fma workload: independent vector FMA chains, `steps` FMAs
 // each, on every thread of the pool; the FLOPs done. `checksum` (the chains'
 // sum) is printed, so that no chain can be optimised away.
@@ -345,6 +358,7 @@ int run(const Options& o) {
       unit = "ms";
       values = times;
       extra << ", \"batch\": " << B << ", \"context\": " << T << ", \"tokens_per_step\": " << B * T
+            << ", \"min_matmul_flops\": " << min_matmul_flops(*model, w.model, B)
             << ", \"final_loss\": " << loss;
     }
   }
