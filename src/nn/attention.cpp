@@ -47,8 +47,10 @@
 // *last* L positions and the mask must be bottom-right: j <= i + S - L. The
 // two differ silently (top-left hides most of the cache), so stride refuses
 // is_causal with L != S unless the caller names the alignment.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "autograd/node.h"
 #include "backends/cpu/blas.h"
@@ -152,15 +154,55 @@ template <class T>
 using Out = detail::RowMatrices<T>;
 
 // row[j] = exp(row[j] - shift) for j < n: 16 lanes at a time in float32
-// (cpu::vec::exp), libm in float64.
+// (cpu::vec::exp; the subtraction in the same vectors, as scalar stores
+// read back as a vector stall on store forwarding), libm in float64.
 template <class T>
 void exp_shifted(T* row, int64_t n, T shift) {
-  for (int64_t j = 0; j < n; ++j) row[j] -= shift;
   if constexpr (std::is_same_v<T, float>) {
-    cpu::vec::exp_array(row, row, n);
+    cpu::vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
+      cpu::vec::store_n(row + j, cpu::vec::exp(cpu::vec::load_n(row + j, w) - shift), w);
+    });
   } else {
-    for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j]);
+    for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j] - shift);
   }
+}
+
+// The softmax of row[0, n) in place (n > 0); returns the max and the sum of
+// the shifted exponentials, for lse. A NaN score is skipped by the max (as
+// std::max does) and makes the row NaN through the sum. float32 runs 16
+// lanes at a time and adds the lanes in a fixed order, so a row's result
+// does not depend on the thread count.
+template <class T>
+std::pair<T, T> softmax_in_place(T* row, int64_t n) {
+  constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+  T m = kNegInf, sum = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    namespace vec = cpu::vec;
+    vec::Vec16f mv = vec::broadcast(kNegInf);
+    vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
+      const vec::Vec16f v = vec::load_n(row + j, w, kNegInf);
+      mv = v > mv ? v : mv;
+    });
+    m = vec::max_lanes(mv);
+    vec::Vec16f sv{};
+    vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
+      const vec::Vec16f e = vec::exp(vec::load_n(row + j, w) - m);
+      vec::store_n(row + j, e, w);
+      sv += vec::load_n(row + j, w);  // the padding lanes add 0
+    });
+    sum = vec::sum_lanes(sv);
+    const float inv = 1.0f / sum;
+    vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
+      vec::store_n(row + j, vec::load_n(row + j, w) * inv, w);
+    });
+  } else {
+    for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
+    exp_shifted(row, n, m);
+    for (int64_t j = 0; j < n; ++j) sum += row[j];
+    const T inv = T(1) / sum;
+    for (int64_t j = 0; j < n; ++j) row[j] *= inv;
+  }
+  return {m, sum};
 }
 
 // Rows of a causal block: the GEMMs of a block of query rows stop at the
@@ -209,19 +251,18 @@ void fused_forward(const AttentionShape& a,
         for (int64_t i = i0; i < i0 + rows; ++i) {
           T* row = p.data() + (i - i0) * a.S;
           const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
-          T m = -std::numeric_limits<T>::infinity();
-          for (int64_t j = 0; j < limit; ++j) m = std::max(m, row[j]);
-          exp_shifted(row, limit, m);
-          T sum = 0;
-          for (int64_t j = 0; j < limit; ++j) sum += row[j];
           // A row with no visible key is NaN, as the composed path (and PyTorch).
-          const T inv = limit > 0 ? T(1) / sum : nan;
-          for (int64_t j = 0; j < limit; ++j) row[j] *= inv;
+          if (limit == 0) {
+            std::fill_n(row, keys, nan);
+            lse[n * a.L + i] = nan;
+            continue;
+          }
+          const auto [m, sum] = softmax_in_place(row, limit);
           if (a.dropout_p > 0) {
             for (int64_t j = 0; j < limit; ++j) row[j] *= dropout.mask(i - i0, j);
           }
-          for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : inv;
-          lse[n * a.L + i] = limit > 0 ? m + std::log(sum) : inv;
+          std::fill(row + limit, row + keys, T(0));
+          lse[n * a.L + i] = m + std::log(sum);
         }
         T* out_rows = out[n] + i0 * out.ld();
         if (keys == 0) {  // no row of the block sees a key

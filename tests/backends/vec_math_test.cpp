@@ -133,6 +133,31 @@ TEST(VecMath, ExpArrayCoversEveryTailLengthInPlace) {
   }
 }
 
+// The lane sum adds halves of halves: ((v0+v8) + (v4+v12)) + ... in a fixed
+// tree, so its bits are known; the max sees every lane.
+TEST(VecMath, SumAndMaxOfLanes) {
+  Vec16f v;
+  for (int l = 0; l < kLanes; ++l) v[l] = float(l + 1);
+  EXPECT_EQ(sum_lanes(v), 136.0f);
+  EXPECT_EQ(max_lanes(v), 16.0f);
+  // 1 + 2^-24 lanes: added in lane order they would round differently than
+  // in the tree; the tree's result is what sum_lanes must give.
+  Vec16f w = broadcast(0.0f);
+  w[0] = 1.0f;
+  for (int l = 1; l < kLanes; ++l) w[l] = std::ldexp(1.0f, -24);
+  float tree[16];
+  for (int l = 0; l < 8; ++l) tree[l] = w[l] + w[l + 8];
+  for (int l = 0; l < 4; ++l) tree[l] = tree[l] + tree[l + 4];
+  EXPECT_EQ(sum_lanes(w), (tree[0] + tree[2]) + (tree[1] + tree[3]));
+  for (int at = 0; at < kLanes; ++at) {
+    Vec16f m = broadcast(-std::numeric_limits<float>::infinity());
+    m[at] = -3.5f;
+    EXPECT_EQ(max_lanes(m), -3.5f) << "lane " << at;
+  }
+  EXPECT_EQ(max_lanes(broadcast(-std::numeric_limits<float>::infinity())),
+            -std::numeric_limits<float>::infinity());
+}
+
 TEST(VecMath, SigmoidLimitsAndValues) {
   const std::vector<float> xs{-200.0f, -80.0f, -10.0f, -1.0f, 0.0f, 1.0f, 10.0f, 200.0f};
   Vec16f v = broadcast(0.0f);
