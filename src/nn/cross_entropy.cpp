@@ -19,8 +19,10 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "autograd/node.h"
+#include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
 #include "nn/functional_internal.h"
 #include "stride/logging.h"
@@ -46,6 +48,60 @@ struct ForwardResult {
   bool looks_like_probabilities = false;
 };
 
+// What the forward needs of a row of logits.
+template <class T>
+struct RowStats {
+  T max, min, shift;  // shift: the max, or 0 for an all -inf row (lse -inf)
+  double sum_exp;     // sum of exp(x - shift)
+  double sum;         // sum of x
+};
+
+// A NaN makes the max NaN (and so the loss); the min skips it. float32 runs
+// 16 lanes at a time with the vector exp (backends/cpu/vec_math.h) and
+// double-lane sums added in a fixed order; float64 keeps the scalar loop.
+template <class T>
+RowStats<T> row_stats(const T* row, int64_t classes) {
+  constexpr T kInf = std::numeric_limits<T>::infinity();
+  RowStats<T> st{-kInf, kInf, 0, 0, 0};
+  if constexpr (std::is_same_v<T, float>) {
+    namespace vec = cpu::vec;
+    vec::Vec16f mv = vec::broadcast(-kInf), lov = vec::broadcast(kInf);
+    vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
+      const vec::Vec16f v = vec::load_n(row + c, w, -kInf), u = vec::load_n(row + c, w, kInf);
+      mv = (v > mv || v != v) ? v : mv;
+      lov = u < lov ? u : lov;
+    });
+    for (int l = 0; l < vec::kLanes; ++l) {
+      st.max = (mv[l] > st.max || mv[l] != mv[l]) ? mv[l] : st.max;
+      st.min = lov[l] < st.min ? lov[l] : st.min;
+    }
+    st.shift = (std::isinf(st.max) && st.max < 0) ? 0.0f : st.max;
+    vec::Vec8d exp_lo{}, exp_hi{}, x_lo{}, x_hi{};
+    vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
+      const vec::Vec16f e = vec::exp(vec::load_n(row + c, w, -kInf) - st.shift);
+      const vec::Vec16f v = vec::load_n(row + c, w);
+      exp_lo += vec::low_f64(e);
+      exp_hi += vec::high_f64(e);
+      x_lo += vec::low_f64(v);
+      x_hi += vec::high_f64(v);
+    });
+    st.sum_exp = vec::sum(exp_lo, exp_hi);
+    st.sum = vec::sum(x_lo, x_hi);
+  } else {
+    for (int64_t c = 0; c < classes; ++c) {
+      const T v = row[c];
+      st.max = (v > st.max || v != v) ? v : st.max;
+      st.min = v < st.min ? v : st.min;
+    }
+    st.shift = (std::isinf(st.max) && st.max < 0) ? T(0) : st.max;
+    for (int64_t c = 0; c < classes; ++c) {
+      st.sum_exp += double(std::exp(row[c] - st.shift));
+      st.sum += double(row[c]);
+    }
+  }
+  return st;
+}
+
 template <class T>
 ForwardResult forward_rows(const Tensor& x,
                            const std::vector<int64_t>& targets,
@@ -64,20 +120,9 @@ ForwardResult forward_rows(const Tensor& x,
       [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
           const T* row = xp + r * classes;
-          T m = -std::numeric_limits<T>::infinity();
-          T lo = std::numeric_limits<T>::infinity();
-          for (int64_t c = 0; c < classes; ++c) {
-            const T v = row[c];
-            m = (v > m || v != v) ? v : m;
-            lo = v < lo ? v : lo;
-          }
-          // An all -inf row: shift by 0 so that the sum is 0 and lse -inf.
-          const T shift = (std::isinf(m) && m < 0) ? T(0) : m;
-          double sum_exp = 0, sum_x = 0;
-          for (int64_t c = 0; c < classes; ++c) {
-            sum_exp += double(std::exp(row[c] - shift));
-            sum_x += double(row[c]);
-          }
+          const RowStats st = row_stats(row, classes);
+          const T m = st.max, lo = st.min, shift = st.shift;
+          const double sum_exp = st.sum_exp, sum_x = st.sum;
           const double l = double(shift) + std::log(sum_exp);
           lp[r] = T(l);
           if (probabilities.load(std::memory_order_relaxed) &&
@@ -154,8 +199,16 @@ Tensor backward_rows(const Tensor& x,
                    }
                    const T* row = xp + r * classes;
                    const T l = lp[r], ts = T(s);
-                   for (int64_t c = 0; c < classes; ++c) {
-                     grow[c] = (std::exp(row[c] - l) - off) * ts;
+                   if constexpr (std::is_same_v<T, float>) {
+                     cpu::vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
+                       cpu::vec::store_n(
+                           grow + c, (cpu::vec::exp(cpu::vec::load_n(row + c, w) - l) - off) * ts,
+                           w);
+                     });
+                   } else {
+                     for (int64_t c = 0; c < classes; ++c) {
+                       grow[c] = (std::exp(row[c] - l) - off) * ts;
+                     }
                    }
                    grow[targets[size_t(r)]] -= on * ts;
                  }

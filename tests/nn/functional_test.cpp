@@ -194,6 +194,8 @@ TEST(CrossEntropy, FusedMatchesReferenceInEveryLayout) {
   const std::vector<Shape> shapes = {
       {{6, 5}, {0, 4, -100, 2, 1, 3}, {6}},
       {{3, 5, 4}, {0, 1, 2, 3, -100, 4, 4, 0, 1, 1, -100, 2}, {3, 4}},
+      // The vocabulary's 65: four whole vectors of 16 and a tail of 1.
+      {{4, 65}, {64, 0, 17, -100}, {4}},
   };
   for (ScalarType dtype : {kFloat64, kFloat32}) {
     const double rtol = dtype == kFloat64 ? 1e-12 : 2e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-6;
@@ -212,6 +214,34 @@ TEST(CrossEntropy, FusedMatchesReferenceInEveryLayout) {
                 std::string(to_string(dtype)) + " " + shape_str(s.logits) + " " +
                     layout_name(layout) + " " + reduction_name(r) + " eps " + std::to_string(eps));
           }
+        }
+      }
+    }
+  }
+}
+
+// Rows with a NaN, a +inf, a -inf entry and all -inf, at 7 and 65 classes:
+// the fused loss is NaN or finite where the composed one is, and equal.
+TEST(CrossEntropy, SpecialValuesMatchTheReference) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  for (int64_t classes : {7, 65}) {
+    for (ScalarType dtype : {kFloat32, kFloat64}) {
+      Tensor x = randn({5, classes}, dtype);
+      x.select(0, 0).narrow(0, 3, 1).fill_(nan);
+      x.select(0, 1).narrow(0, classes - 1, 1).fill_(inf);
+      x.select(0, 2).narrow(0, 2, 1).fill_(-inf);
+      x.select(0, 3).fill_(-inf);
+      const Tensor target = idx({1, 0, 1, 2, 4}, {5});
+      const std::vector<double> got =
+          F::cross_entropy(x, target, -100, Reduction::None).to_vector<double>();
+      const std::vector<double> want =
+          F::cross_entropy_reference(x, target, -100, Reduction::None).to_vector<double>();
+      for (size_t r = 0; r < got.size(); ++r) {
+        SCOPED_TRACE("classes " + std::to_string(classes) + " " + std::string(to_string(dtype)) +
+                     " row " + std::to_string(r));
+        EXPECT_EQ(std::isnan(got[r]), std::isnan(want[r])) << got[r] << " vs " << want[r];
+        if (!std::isnan(want[r])) {
+          EXPECT_NEAR(got[r], want[r], 1e-5 * (1 + std::abs(want[r])));
         }
       }
     }
