@@ -445,22 +445,36 @@ Tiling tiling_for(int64_t m, int64_t n, int64_t k, int64_t max_tile = int64_t(1)
   return t;
 }
 
-// Per-thread buffer for B^T (Note [Transposed B]), 64-byte aligned. Tiles
-// only read it, so the calling thread's buffer serves all of them.
-float* transposed_b_buffer(int64_t elements) {
-  struct Buffer {
-    float* data = nullptr;
-    int64_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (elements > buffer.size) {
-    std::free(buffer.data);
-    buffer.size = (elements + 15) / 16 * 16;
-    buffer.data = static_cast<float*>(std::aligned_alloc(64, size_t(buffer.size) * sizeof(float)));
-    STRIDE_ASSERT(buffer.data != nullptr, "out of memory for a ", elements, "-float copy of B^T");
+// A growable, 64-byte aligned buffer; each of its users keeps one per thread.
+class ScratchBuffer {
+ public:
+  ScratchBuffer() = default;
+  ScratchBuffer(const ScratchBuffer&) = delete;
+  ScratchBuffer& operator=(const ScratchBuffer&) = delete;
+  ~ScratchBuffer() { std::free(data_); }
+
+  // At least `bytes`; the contents are not kept when it grows.
+  void* get(size_t bytes, const char* what) {
+    if (bytes > size_) {
+      std::free(data_);
+      const size_t rounded = (bytes + 63) / 64 * 64;
+      data_ = std::aligned_alloc(64, rounded);
+      size_ = data_ != nullptr ? rounded : 0;
+      STRIDE_ASSERT(data_ != nullptr, "out of memory for a ", bytes, "-byte ", what);
+    }
+    return data_;
   }
-  return buffer.data;
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// Per-thread buffer for B^T (Note [Transposed B]). Tiles only read it, so
+// the calling thread's buffer serves all of them.
+float* transposed_b_buffer(int64_t elements) {
+  thread_local ScratchBuffer buffer;
+  return static_cast<float*>(buffer.get(size_t(elements) * sizeof(float), "copy of B^T"));
 }
 
 // Note [Transposed B]
@@ -628,21 +642,10 @@ std::shared_ptr<const Matmul> get_matmul(const MatmulKey& key) {
   return cache.emplace(key, std::move(made)).first->second;
 }
 
-// Per-thread scratchpad for matmul primitives, 64-byte aligned.
+// Per-thread scratchpad for matmul primitives.
 void* scratchpad(size_t bytes) {
-  struct Buffer {
-    void* data = nullptr;
-    size_t size = 0;
-    ~Buffer() { std::free(data); }
-  };
-  thread_local Buffer buffer;
-  if (bytes > buffer.size) {
-    std::free(buffer.data);
-    buffer.size = (bytes + 63) / 64 * 64;
-    buffer.data = std::aligned_alloc(64, buffer.size);
-    STRIDE_ASSERT(buffer.data != nullptr, "out of memory for a ", bytes, "-byte GEMM scratchpad");
-  }
-  return buffer.data;
+  thread_local ScratchBuffer buffer;
+  return buffer.get(bytes, "GEMM scratchpad");
 }
 
 // Runs a batch as one matmul primitive on the calling thread.
