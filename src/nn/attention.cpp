@@ -186,9 +186,11 @@ std::pair<T, T> softmax_in_place(T* row, int64_t n) {
     m = vec::max_lanes(mv);
     vec::Vec16f sv{};
     vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
-      const vec::Vec16f e = vec::exp(vec::load_n(row + j, w) - m);
+      // Padding lanes are e^-inf = 0 (or NaN when m is -inf, when the row's
+      // own lanes are NaN too).
+      const vec::Vec16f e = vec::exp(vec::load_n(row + j, w, kNegInf) - m);
       vec::store_n(row + j, e, w);
-      sv += vec::load_n(row + j, w);  // the padding lanes add 0
+      sv += e;
     });
     sum = vec::sum_lanes(sv);
     const float inv = 1.0f / sum;
