@@ -417,33 +417,32 @@ TEST(Indexing, GatherScatterCatStack) {
   EXPECT_EQ(emb.to_vector<float>(), (std::vector<float>{4, 5, 0, 1}));
 }
 
-// The row paths of embedding (Note [Embedding rows]) against index_select and
-// scatter_add: repeated ids, int32 and strided ids, a transposed upstream
-// gradient, bit for bit, on one and two threads; and a recorded backward
-// (create_graph) takes the differentiable path with the same values.
-TEST(Indexing, EmbeddingRowsMatchIndexSelectAndScatterAdd) {
+// Note [Indexed runs] against the element loop: the same gathers and
+// scatter-adds with the indexed operand column-major, so that no inner run is
+// contiguous. Repeated, int32 and strided ids, bit for bit, on one and two
+// threads; a recorded backward (create_graph) gives the same gradient.
+TEST(Indexing, IndexedRunsMatchTheElementLoop) {
   Generator gen(21);
   for (int threads : {1, 2}) {
     ThreadCount guard(threads);
     for (ScalarType dtype : {kFloat32, kFloat64}) {
       const Tensor w = randn({11, 37}, dtype, &gen).requires_grad_(true);
+      const Tensor w_columns = w.detach().t().contiguous().t();  // same values, rows strided
       const Tensor ids64 = tensor<int64_t>({3, 7, 3, 0, 10, 3, 7, 1, 9, 0, 3, 5}, {2, 6});
       // Every other element: ids {3, 7, 3, 0, 10} with stride 2.
       const Tensor strided = tensor<int64_t>({3, 99, 7, 99, 3, 99, 0, 99, 10, 99}).view({5, 2});
       for (const Tensor& ids : {ids64, ids64.to(kInt32), strided.select(1, 0)}) {
+        const Tensor flat = ids.reshape({-1});
         const Tensor y = embedding(w, ids);
-        const Tensor want = w.detach().index_select(0, ids.reshape({-1}).to(kInt64));
-        EXPECT_TRUE(equal(y.reshape({-1, 37}), want)) << to_string(dtype);
+        EXPECT_TRUE(equal(y, embedding(w_columns, ids))) << to_string(dtype);
+        EXPECT_TRUE(equal(w.detach().index_select(0, flat), w_columns.index_select(0, flat)));
         DimVector gshape = ids.sizes().dims();
         gshape.push_back(37);
-        DimVector gt(gshape.rbegin(), gshape.rend());
-        const Tensor g =
-            randn(gt, dtype, &gen).permute(ids.dim() == 2 ? DimVector{2, 1, 0} : DimVector{1, 0});
+        const Tensor g = randn(gshape, dtype, &gen);
         const Tensor gw = autograd::grad({y}, {w}, {g})[0];
-        const Tensor flat = ids.reshape({-1}).to(kInt64);
-        const Tensor ref =
-            zeros({11, 37}, dtype)
-                .scatter_add(0, flat.view({-1, 1}).expand({flat.numel(), 37}), g.reshape({-1, 37}));
+        Tensor ref = zeros({37, 11}, dtype).t();  // column-major: element by element
+        ref.scatter_add_(0, flat.to(kInt64).view({-1, 1}).expand({flat.numel(), 37}),
+                         g.reshape({-1, 37}));
         EXPECT_TRUE(equal(gw, ref)) << to_string(dtype);
         const Tensor recorded =
             autograd::grad({embedding(w, ids)}, {w}, {g}, std::nullopt, true)[0];
@@ -452,6 +451,9 @@ TEST(Indexing, EmbeddingRowsMatchIndexSelectAndScatterAdd) {
     }
   }
   EXPECT_THROW((void)embedding(ones({4, 3}), tensor<int32_t>({1, 4})), IndexError);
+  EXPECT_THROW((void)zeros({4, 3}).scatter_add(
+                   0, tensor<int64_t>({0, 4}).view({2, 1}).expand({2, 3}), ones({2, 3})),
+               IndexError);
 }
 
 TEST(Elementwise, SpecialValues) {
