@@ -65,16 +65,13 @@ RowStats<T> row_stats(const T* row, int64_t classes) {
   RowStats<T> st{-kInf, kInf, 0, 0, 0};
   if constexpr (std::is_same_v<T, float>) {
     namespace vec = cpu::vec;
-    vec::Vec16f mv = vec::broadcast(-kInf), lov = vec::broadcast(kInf);
+    st.max = vec::max_of(row, classes);
+    vec::Vec16f lov = vec::broadcast(kInf);
     vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
-      const vec::Vec16f v = vec::load_n(row + c, w, -kInf), u = vec::load_n(row + c, w, kInf);
-      mv = (v > mv || v != v) ? v : mv;
+      const vec::Vec16f u = vec::load_n(row + c, w, kInf);
       lov = u < lov ? u : lov;
     });
-    for (int l = 0; l < vec::kLanes; ++l) {
-      st.max = (mv[l] > st.max || mv[l] != mv[l]) ? mv[l] : st.max;
-      st.min = lov[l] < st.min ? lov[l] : st.min;
-    }
+    for (int l = 0; l < vec::kLanes; ++l) st.min = lov[l] < st.min ? lov[l] : st.min;
     st.shift = (std::isinf(st.max) && st.max < 0) ? 0.0f : st.max;
     vec::Vec8d exp_lo{}, exp_hi{}, x_lo{}, x_hi{};
     vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
@@ -115,28 +112,27 @@ ForwardResult forward_rows(const Tensor& x,
   T* lp = lse.data_ptr<T>();
   std::vector<double> loss(size_t(rows), 0.0);
   std::atomic<bool> probabilities{classes >= 2};
-  parallel_for(
-      0, rows, std::max<int64_t>(1, 2048 / std::max<int64_t>(classes, 1)),
-      [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r) {
-          const T* row = xp + r * classes;
-          const RowStats st = row_stats(row, classes);
-          const T m = st.max, lo = st.min, shift = st.shift;
-          const double sum_exp = st.sum_exp, sum_x = st.sum;
-          const double l = double(shift) + std::log(sum_exp);
-          lp[r] = T(l);
-          if (probabilities.load(std::memory_order_relaxed) &&
-              !(lo >= T(0) && m <= T(1) && std::fabs(sum_x - 1.0) <= kProbabilitySumTolerance)) {
-            probabilities.store(false, std::memory_order_relaxed);
-          }
-          const int64_t t = targets[size_t(r)];
-          if (t == ignore_index) continue;
-          const double nll = l - double(row[t]);
-          loss[size_t(r)] = smoothing == 0
-                                ? nll
-                                : (1 - smoothing) * nll + smoothing * (l - sum_x / double(classes));
-        }
-      });
+  parallel_for(0, rows, std::max<int64_t>(1, 2048 / std::max<int64_t>(classes, 1)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t r = begin; r < end; ++r) {
+                   const T* row = xp + r * classes;
+                   const RowStats st = row_stats(row, classes);
+                   const double l = double(st.shift) + std::log(st.sum_exp);
+                   lp[r] = T(l);
+                   if (probabilities.load(std::memory_order_relaxed) &&
+                       !(st.min >= T(0) && st.max <= T(1) &&
+                         std::fabs(st.sum - 1.0) <= kProbabilitySumTolerance)) {
+                     probabilities.store(false, std::memory_order_relaxed);
+                   }
+                   const int64_t t = targets[size_t(r)];
+                   if (t == ignore_index) continue;
+                   const double nll = l - double(row[t]);
+                   loss[size_t(r)] =
+                       smoothing == 0
+                           ? nll
+                           : (1 - smoothing) * nll + smoothing * (l - st.sum / double(classes));
+                 }
+               });
   ForwardResult res;
   res.lse = lse;
   res.looks_like_probabilities = rows > 0 && probabilities.load();

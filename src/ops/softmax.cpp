@@ -24,13 +24,7 @@ namespace vec = cpu::vec;
 // loop; padding lanes hold -inf, so they add e^-inf = 0 to the sum.
 void softmax_row_f32(const float* x, float* y, int64_t len, bool log) {
   constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  vec::Vec16f mv = vec::broadcast(kNegInf);
-  vec::for_each_block(0, len, [&](int64_t i, int64_t n) {
-    const vec::Vec16f v = vec::load_n(x + i, n, kNegInf);
-    mv = (v > mv || v != v) ? v : mv;
-  });
-  float m = kNegInf;
-  for (int k = 0; k < vec::kLanes; ++k) m = (mv[k] > m || mv[k] != mv[k]) ? mv[k] : m;
+  float m = vec::max_of(x, len);
   if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: exp gives 0s
   vec::Vec8d lo{}, hi{};
   vec::for_each_block(0, len, [&](int64_t i, int64_t n) {

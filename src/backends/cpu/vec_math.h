@@ -128,6 +128,20 @@ inline float sum_lanes(Vec16f v) {
   return (q[0] + q[2]) + (q[1] + q[3]);
 }
 
+// The largest of p[0, n), or NaN when one is NaN (softmax and cross_entropy
+// keep a NaN logit visible); -inf for n == 0.
+inline float max_of(const float* p, int64_t n) {
+  constexpr float kNegInf = -__builtin_inff();
+  Vec16f mv = broadcast(kNegInf);
+  for_each_block(0, n, [&](int64_t i, int64_t w) {
+    const Vec16f v = load_n(p + i, w, kNegInf);
+    mv = (v > mv || v != v) ? v : mv;
+  });
+  float m = kNegInf;
+  for (int k = 0; k < kLanes; ++k) m = (mv[k] > m || mv[k] != mv[k]) ? mv[k] : m;
+  return m;
+}
+
 // The largest lane of v, which holds no NaN (a running max kept as
 // `x > m ? x : m` never takes one); a max needs no fixed order.
 inline float max_lanes(Vec16f v) {
