@@ -104,7 +104,14 @@ Tensor ArticleMultiheadAttention::forward(const Tensor& x) {
   auto project = [&](const std::vector<Tensor>& w) {
     return F::linear(x, cat(w, 0)).view({B, T, H, d}).transpose(1, 2);  // (B, H, T, d)
   };
-  Tensor y = attend(rotate(project(wq)), rotate(project(wk)), project(wv));
+  Tensor q = project(wq), k = project(wk), v = project(wv), y;
+  if (record) {
+    y = attend(rotate(q), rotate(k), v);
+  } else {
+    // attend(rotate(q), rotate(k), v) in one kernel (Note [Rotary attention]).
+    y = F::rotary_attention(q, k, v, rope_cos.narrow(0, 0, T), rope_neg_sin.narrow(0, 0, T),
+                            F::RopeConvention::Interleaved, dropout_p, causal);
+  }
   // (B, H, T, d) -> (B, T, H d): torch.cat of the head outputs along the last dim.
   return dropout->call(linear->call(y.transpose(1, 2).reshape({B, T, H * d})));
 }

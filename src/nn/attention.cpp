@@ -11,12 +11,15 @@
 // thread-local (L, S) buffer, applies the causal limit by row, takes the
 // softmax in place (saving lse_i = max_i + log sum_i per row), applies the
 // dropout mask M (below; all ones without dropout) and multiplies by v, so
-// O = Pd V with Pd = P * M. Only the output and lse (N, L) are kept for
-// backward: the probabilities P = exp(scale q k^T - lse) and M are
+// O = Pd V with Pd = P * M. For long rows only the output and lse (N, L) are
+// kept for backward: the probabilities P = exp(scale q k^T - lse) and M are
 // recomputed there, one (L, S) block at a time, so memory does not grow with
 // B * H * L * S (the flash-attention idea; blocks of whole rows suffice at
 // these lengths; with a causal mask, blocks of kCausalBlock query rows stop
-// their GEMMs at the last key they see):
+// their GEMMs at the last key they see). Rows no longer than the q and
+// output rows they go with (S <= E + Ev) are kept instead, with M's choices
+// as bytes: no more memory than q and O, and the backward's q k^T, exp and
+// dropout draws are skipped (saves_probs). Either way:
 //   dV = Pd^T dO,  dP = (dO V^T) * M,  dS = P * (dP - rowsum(dO * O)),
 //   dQ = scale dS K,  dK = scale dS^T Q,
 // where rowsum(dO * O) is the softmax's rowsum(P * dP), since O = Pd V.
@@ -38,6 +41,20 @@
 // dq, dk, dv those of q, k, v, so the heads view (B, L, H, E).transpose(1, 2)
 // of a projection is never copied and neither is a narrowed KV cache.
 //
+// Note [Rotary attention]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// rotary_attention is scaled_dot_product_attention(rotary_embedding(q),
+// rotary_embedding(k), v) in one kernel: a task rotates a head's keys and a
+// block's queries into its own buffers (L1/L2-sized) right before the GEMMs
+// that read them, and the backward rotates dq and dk back by -angle where it
+// writes them. The rotated q and k, each as large as q, are never written to
+// memory and read back: at the article Llama's heads (32 x 8 x 16 x 128) the
+// rope passes and their backwards, bound by memory, took 2.4-3.7 ms of a
+// ~60 ms step; fused, the step is ~1.5% faster (in-process A/B), as the
+// rotations still cost their arithmetic, twice in the backward. The
+// rotation is rotary_embedding's own row kernel (nn/rope_kernels.h), so the
+// results are those of the composition.
+//
 // Note [Causal alignment]
 // ~~~~~~~~~~~~~~~~~~~~~~~
 // With L queries and S keys, PyTorch's is_causal keeps key j for query i when
@@ -49,7 +66,11 @@
 // is_causal with L != S unless the caller names the alignment.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <type_traits>
 #include <utility>
 
 #include "autograd/node.h"
@@ -58,6 +79,7 @@
 #include "core/check.h"
 #include "core/dispatch.h"
 #include "core/random_fill.h"
+#include "nn/rope_kernels.h"
 #include "nn/row_layout.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
@@ -87,15 +109,23 @@ int64_t key_limit(int64_t i, int64_t L, int64_t S, bool causal, CausalAlignment 
 }
 
 struct AttentionShape {
-  int64_t N, L, S, E, Ev;
-  double scale;
-  bool causal;
-  CausalAlignment alignment;
+  int64_t N = 0, L = 0, S = 0, E = 0, Ev = 0;
+  double scale = 1;
+  bool causal = false;
+  CausalAlignment alignment = CausalAlignment::TopLeft;
   // The dropout of Note [Fused attention]: p (0 when there is nothing to
   // draw), and when p > 0 the Philox key and first counter of the fill the
   // forward reserved.
   double dropout_p = 0;
   uint64_t key = 0, base = 0;
+  // Rotary attention (Note [Rotary attention]): the rotation of q and k, or
+  // null. cos and sin are kept for the backward written with ops.
+  struct Rotary {
+    Tensor cos, sin;
+    RopeConvention convention;
+    detail::SharedTables tables;
+  };
+  std::shared_ptr<const Rotary> rotary;
 };
 
 // The dropout mask M of Note [Fused attention], one block of query rows at a
@@ -127,6 +157,15 @@ class DropoutRows {
   std::vector<double> u_;
   double keep_below_;
   T scale_;
+};
+
+// What the forward keeps for the backward when the probabilities are small
+// (saves_probs): P (N, L, S) before dropout, and with dropout whether M
+// keeps each element. Null pointers: the backward recomputes them.
+template <class T>
+struct SavedProbs {
+  T* probs = nullptr;
+  std::conditional_t<std::is_const_v<T>, const uint8_t, uint8_t>* keep = nullptr;
 };
 
 // sum_e a[e] * b[e]: 16 float lanes at a time (a fixed order, so the result
@@ -231,24 +270,80 @@ int64_t heads_per_task(const AttentionShape& a) {
   return std::max<int64_t>(1, (int64_t(1) << 17) / work);
 }
 
-// q (N, L, E), k (N, S, E), v (N, S, Ev) -> out (N, L, Ev), lse (N, L) contiguous.
+// Rotary attention's rotation by +angle (sign 1) or -angle (sign -1), or
+// none for plain attention.
+template <class T>
+std::optional<detail::RowRotation<T>> rotation(const AttentionShape& a, double sign) {
+  if (!a.rotary) return std::nullopt;
+  return detail::RowRotation<T>(*a.rotary->tables, sign, a.E, a.rotary->convention);
+}
+
+// q and k as GEMM operands: where they lie, or, for rotary attention,
+// rotated into a task's buffers (all of a head's keys, then a block's
+// queries at a time), so that the rotated q and k are never written out.
+// Row i of q and row i of k are position i (L == S).
+template <class T>
+class QkOperands {
+ public:
+  QkOperands(const AttentionShape& a,
+             const In<T>& q,
+             const In<T>& k,
+             const std::optional<detail::RowRotation<T>>& rotate)
+      : a_(a), q_(q), k_(k), rotate_(rotate ? &*rotate : nullptr) {
+    if (rotate_ != nullptr) {
+      keys_.resize(size_t(a.S * a.E));
+      queries_.resize(size_t(std::min(block_rows(a), a.L) * a.E));
+    }
+  }
+  // Head n's keys (S, E), ld_keys() apart.
+  const T* keys(int64_t n) {
+    if (rotate_ == nullptr) return k_[n];
+    for (int64_t j = 0; j < a_.S; ++j) (*rotate_)(k_[n] + j * k_.ld(), keys_.data() + j * a_.E, j);
+    return keys_.data();
+  }
+  int64_t ld_keys() const { return rotate_ != nullptr ? a_.E : k_.ld(); }
+  // Rows [i0, i0 + rows) of head n's queries, ld_queries() apart.
+  const T* queries(int64_t n, int64_t i0, int64_t rows) {
+    const T* first = q_[n] + i0 * q_.ld();
+    if (rotate_ == nullptr) return first;
+    for (int64_t i = 0; i < rows; ++i) {
+      (*rotate_)(first + i * q_.ld(), queries_.data() + i * a_.E, i0 + i);
+    }
+    return queries_.data();
+  }
+  int64_t ld_queries() const { return rotate_ != nullptr ? a_.E : q_.ld(); }
+
+ private:
+  const AttentionShape& a_;
+  const In<T>& q_;
+  const In<T>& k_;
+  const detail::RowRotation<T>* rotate_;
+  std::vector<T> keys_, queries_;
+};
+
+// q (N, L, E), k (N, S, E), v (N, S, Ev) -> out (N, L, Ev), lse (N, L)
+// contiguous; with `saved`, also the probabilities and dropout's choices.
 template <class T>
 void fused_forward(const AttentionShape& a,
                    const In<T>& q,
                    const In<T>& k,
                    const In<T>& v,
                    const Out<T>& out,
-                   T* lse) {
+                   T* lse,
+                   const SavedProbs<T>& saved) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::optional<detail::RowRotation<T>> rotate = rotation<T>(a, 1);
   parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S));
     DropoutRows<T> dropout(a, std::min(block_rows(a), a.L));
+    QkOperands<T> qk(a, q, k, rotate);
     for (int64_t n = begin; n < end; ++n) {
+      const T* kn = qk.keys(n);
       for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
         const int64_t rows = std::min(block_rows(a), a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
-        cpu::gemm(false, true, rows, keys, a.E, T(a.scale), q[n] + i0 * q.ld(), q.ld(), k[n],
-                  k.ld(), T(0), p.data(), a.S);
+        cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qk.queries(n, i0, rows),
+                  qk.ld_queries(), kn, qk.ld_keys(), T(0), p.data(), a.S);
         if (a.dropout_p > 0) dropout.draw(n, i0, rows, keys);
         for (int64_t i = i0; i < i0 + rows; ++i) {
           T* row = p.data() + (i - i0) * a.S;
@@ -256,14 +351,21 @@ void fused_forward(const AttentionShape& a,
           // A row with no visible key is NaN, as the composed path (and PyTorch).
           if (limit == 0) {
             std::fill_n(row, keys, nan);
+            if (saved.probs != nullptr) std::fill_n(saved.probs + (n * a.L + i) * a.S, keys, nan);
             lse[n * a.L + i] = nan;
             continue;
           }
           const auto [m, sum] = softmax_in_place(row, limit);
-          if (a.dropout_p > 0) {
-            for (int64_t j = 0; j < limit; ++j) row[j] *= dropout.mask(i - i0, j);
-          }
           std::fill(row + limit, row + keys, T(0));
+          if (saved.probs != nullptr) std::copy_n(row, keys, saved.probs + (n * a.L + i) * a.S);
+          if (a.dropout_p > 0) {
+            uint8_t* keep = saved.keep != nullptr ? saved.keep + (n * a.L + i) * a.S : nullptr;
+            for (int64_t j = 0; j < limit; ++j) {
+              const T mask = dropout.mask(i - i0, j);
+              row[j] *= mask;
+              if (keep != nullptr) keep[j] = mask != T(0);
+            }
+          }
           lse[n * a.L + i] = m + std::log(sum);
         }
         T* out_rows = out[n] + i0 * out.ld();
@@ -287,16 +389,21 @@ void fused_backward(const AttentionShape& a,
                     const In<T>& v,
                     const In<T>& out,
                     const T* lse,
+                    const SavedProbs<const T>& saved,
                     const In<T>& dout,
                     const Out<T>& dq,
                     const Out<T>& dk,
                     const Out<T>& dv) {
   const T nan = std::numeric_limits<T>::quiet_NaN();
+  const std::optional<detail::RowRotation<T>> rotate = rotation<T>(a, 1);
+  const std::optional<detail::RowRotation<T>> unrotate = rotation<T>(a, -1);
   parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
-    DropoutRows<T> dropout(a, std::min(block_rows(a), a.L));
+    DropoutRows<T> dropout(a, saved.keep != nullptr ? 0 : std::min(block_rows(a), a.L));
+    const T dropout_scale = T(1) / T(1 - a.dropout_p);  // as DropoutRows::mask
+    QkOperands<T> qk(a, q, k, rotate);
     for (int64_t n = begin; n < end; ++n) {
-      const T* kn = k[n];
+      const T* kn = qk.keys(n);
       const T* vn = v[n];
       bool poisoned = false;
       // dk and dv rows [0, written) hold sums of earlier blocks; a block's
@@ -307,7 +414,6 @@ void fused_backward(const AttentionShape& a,
       for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
         const int64_t rows = std::min(block_rows(a), a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
-        const T* qb = q[n] + i0 * q.ld();
         const T* ob = out[n] + i0 * out.ld();
         const T* dob = dout[n] + i0 * dout.ld();
         T* dqb = dq[n] + i0 * dq.ld();
@@ -319,18 +425,31 @@ void fused_backward(const AttentionShape& a,
           for (int64_t i = 0; i < rows; ++i) std::fill_n(dqb + i * dq.ld(), a.E, T(0));
           continue;
         }
-        cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qb, q.ld(), kn, k.ld(), T(0), p.data(),
-                  a.S);
-        for (int64_t i = i0; i < i0 + rows; ++i) {
-          T* row = p.data() + (i - i0) * a.S;
-          const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
-          const T l = lse[n * a.L + i];
-          exp_shifted(row, limit, l);
-          for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : l;
+        const T* qb = qk.queries(n, i0, rows);
+        if (saved.probs != nullptr) {
+          for (int64_t i = 0; i < rows; ++i) {
+            std::copy_n(saved.probs + (n * a.L + i0 + i) * a.S, keys, p.data() + i * a.S);
+          }
+        } else {
+          cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qb, qk.ld_queries(), kn, qk.ld_keys(),
+                    T(0), p.data(), a.S);
+          for (int64_t i = i0; i < i0 + rows; ++i) {
+            T* row = p.data() + (i - i0) * a.S;
+            const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
+            const T l = lse[n * a.L + i];
+            exp_shifted(row, limit, l);
+            for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : l;
+          }
         }
         cpu::gemm(false, true, rows, keys, a.Ev, T(1), dob, dout.ld(), vn, v.ld(), T(0), dp.data(),
                   a.S);
-        if (a.dropout_p > 0) dropout.draw(n, i0, rows, keys);
+        const uint8_t* keep = saved.keep != nullptr ? saved.keep + (n * a.L + i0) * a.S : nullptr;
+        if (a.dropout_p > 0 && keep == nullptr) dropout.draw(n, i0, rows, keys);
+        // M at (i0 + i, j): dropout's scale or 0, saved by the forward or drawn again.
+        auto mask = [&](int64_t i, int64_t j) {
+          return keep != nullptr ? (keep[i * a.S + j] != 0 ? dropout_scale : T(0))
+                                 : dropout.mask(i, j);
+        };
         for (int64_t i = 0; i < rows; ++i) {
           const T d = row_dot(dob + i * dout.ld(), ob + i * out.ld(), a.Ev);
           T* ds = dp.data() + i * a.S;
@@ -345,7 +464,7 @@ void fused_backward(const AttentionShape& a,
           int64_t j = 0;
           if (a.dropout_p > 0) {
             for (; j < limit; ++j) {
-              const T m = dropout.mask(i, j);
+              const T m = mask(i, j);
               ds[j] = pr[j] * (ds[j] * m - d);
               pr[j] *= m;
             }
@@ -367,10 +486,19 @@ void fused_backward(const AttentionShape& a,
           }
         };
         accumulate(p.data(), dob, dout.ld(), a.Ev, T(1), dv[n], dv.ld());
-        cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), a.S, kn, k.ld(), T(0), dqb,
-                  dq.ld());
-        accumulate(dp.data(), qb, q.ld(), a.E, T(a.scale), dk[n], dk.ld());
+        cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), a.S, kn, qk.ld_keys(), T(0),
+                  dqb, dq.ld());
+        // Rotary attention: the gradient reaches q through the rotation.
+        if (unrotate) {
+          for (int64_t i = 0; i < rows; ++i)
+            (*unrotate)(dqb + i * dq.ld(), dqb + i * dq.ld(), i0 + i);
+        }
+        accumulate(dp.data(), qb, qk.ld_queries(), a.E, T(a.scale), dk[n], dk.ld());
         written = std::max(written, keys);
+      }
+      if (unrotate) {
+        for (int64_t j = 0; j < written; ++j)
+          (*unrotate)(dk[n] + j * dk.ld(), dk[n] + j * dk.ld(), j);
       }
       for (int64_t j = written; j < a.S; ++j) {
         std::fill_n(dk[n] + j * dk.ld(), a.E, T(0));
@@ -445,25 +573,88 @@ bool fusable(
   return true;
 }
 
+// Whether the forward keeps P for the backward (Note [Fused attention]): when
+// a row of scores is no longer than the q and output rows it goes with
+// (S <= E + Ev), P takes no more memory than they do, and the backward
+// skips recomputing q k^T, exp and the dropout draws. Longer rows are
+// recomputed, so memory does not grow with L * S.
+bool saves_probs(const AttentionShape& a, const Tensor& q, const Tensor& k, const Tensor& v) {
+  using autograd::requires_grad;
+  return GradMode::is_enabled() && (requires_grad(q) || requires_grad(k) || requires_grad(v)) &&
+         a.S <= a.E + a.Ev;
+}
+
+// The fused kernel's description of a call, reserving dropout's counters.
+AttentionShape fused_shape(const Tensor& q,
+                           const Tensor& k,
+                           const Tensor& v,
+                           double dropout_p,
+                           bool is_causal,
+                           double scale,
+                           std::optional<CausalAlignment> alignment,
+                           Generator* gen) {
+  const int64_t L = q.size(-2), S = k.size(-2);
+  AttentionShape a;
+  a.N = 1;
+  for (int64_t d = 0; d < q.dim() - 2; ++d) a.N *= q.size(d);
+  a.L = L;
+  a.S = S;
+  a.E = q.size(-1);
+  a.Ev = v.size(-1);
+  a.scale = scale;
+  a.causal = is_causal;
+  a.alignment = alignment.value_or(CausalAlignment::TopLeft);
+  // Reserve what dropout's bernoulli_ fill over the (N, L, S) probabilities
+  // would (none for an empty fill), so the generator ends in the same state.
+  if (dropout_p > 0 && a.N * L * S > 0) {
+    Generator& g = gen ? *gen : default_generator();
+    constexpr int64_t K = ::stride::detail::kUniformDoublePerCounter;
+    a.dropout_p = dropout_p;
+    a.base = g.reserve(uint64_t((a.N * L * S + K - 1) / K));
+    a.key = g.key();
+  }
+  return a;
+}
+
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionShape& a) {
-  profiler::RecordFunction record("scaled_dot_product_attention", {q, k, v});
+  const char* op = a.rotary ? "rotary_attention" : "scaled_dot_product_attention";
+  profiler::RecordFunction record(op, {q, k, v});
   Tensor out = detail::empty_preserving_layout(q, a.Ev);
   Tensor lse = empty({a.N, a.L}, q.dtype());
+  Tensor probs, keep;
+  if (saves_probs(a, q, k, v)) {
+    // Only the visible part of each row is written, and only it is read.
+    probs = empty({a.N, a.L, a.S}, q.dtype());
+    if (a.dropout_p > 0) keep = empty({a.N, a.L, a.S}, kUInt8);
+  }
   {
     NoGradGuard no_grad;
     const Tensor qr = detail::with_row_layout(q), kr = detail::with_row_layout(k),
                  vr = detail::with_row_layout(v);
-    ::stride::detail::dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+    ::stride::detail::dispatch_floating(q.dtype(), op, [&](auto tag) {
       using T = typename decltype(tag)::type;
-      fused_forward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), Out<T>(out), lse.data_ptr<T>());
+      const SavedProbs<T> saved{probs.defined() ? probs.data_ptr<T>() : nullptr,
+                                keep.defined() ? keep.data_ptr<uint8_t>() : nullptr};
+      fused_forward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), Out<T>(out), lse.data_ptr<T>(), saved);
     });
   }
-  if (auto node = autograd::make_node("scaled_dot_product_attention", {&q, &k, &v}, {&out})) {
+  if (auto node = autograd::make_node(op, {&q, &k, &v}, {&out})) {
     node->set_backward([a, sq = autograd::SavedTensor::input(q),
                         sk = autograd::SavedTensor::input(k), sv = autograd::SavedTensor::input(v),
-                        so = autograd::SavedTensor::output(out), lse](const autograd::Grads& gs) {
+                        so = autograd::SavedTensor::output(out), lse, probs,
+                        keep](const autograd::Grads& gs) {
       const Tensor qv = sq.get(), kv = sk.get(), vv = sv.get(), ov = so.get();
-      if (GradMode::is_enabled()) return backward_with_ops(a, qv, kv, vv, ov, gs[0]);
+      if (GradMode::is_enabled()) {
+        if (!a.rotary) return backward_with_ops(a, qv, kv, vv, ov, gs[0]);
+        // Through the rotations: q_rot = R q, so dq = R^T dq_rot, the rotation by -angle.
+        const AttentionShape::Rotary& r = *a.rotary;
+        autograd::Grads g =
+            backward_with_ops(a, rotary_embedding(qv, r.cos, r.sin, r.convention),
+                              rotary_embedding(kv, r.cos, r.sin, r.convention), vv, ov, gs[0]);
+        for (int i : {0, 1})
+          g[size_t(i)] = rotary_embedding(g[size_t(i)], r.cos, -r.sin, r.convention);
+        return g;
+      }
       using detail::with_row_layout;
       const Tensor qr = with_row_layout(qv), kr = with_row_layout(kv), vr = with_row_layout(vv);
       const Tensor outr = with_row_layout(ov), doutr = with_row_layout(gs[0]);
@@ -473,8 +664,10 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
       ::stride::detail::dispatch_floating(
           qv.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
             using T = typename decltype(tag)::type;
+            const SavedProbs<const T> saved{probs.defined() ? probs.data_ptr<T>() : nullptr,
+                                            keep.defined() ? keep.data_ptr<uint8_t>() : nullptr};
             fused_backward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), In<T>(outr), lse.data_ptr<T>(),
-                              In<T>(doutr), Out<T>(dq), Out<T>(dk), Out<T>(dv));
+                              saved, In<T>(doutr), Out<T>(dq), Out<T>(dk), Out<T>(dv));
           });
       return autograd::Grads{dq, dk, dv};
     });
@@ -575,26 +768,42 @@ Tensor scaled_dot_product_attention(const Tensor& q,
                                     std::optional<CausalAlignment> alignment,
                                     Generator* gen) {
   check_attention_args(q, k, v, attn_mask, dropout_p, is_causal, alignment);
-  const int64_t L = q.size(-2), S = k.size(-2);
   const double s = scale.value_or(1.0 / std::sqrt(double(q.size(-1))));
   if (fusable(q, k, v, attn_mask, dropout_p)) {
-    int64_t N = 1;
-    for (int64_t d = 0; d < q.dim() - 2; ++d) N *= q.size(d);
-    AttentionShape a{N,          L, S,         q.size(-1),
-                     v.size(-1), s, is_causal, alignment.value_or(CausalAlignment::TopLeft)};
-    // Reserve what dropout's bernoulli_ fill over the (N, L, S) probabilities
-    // would (none for an empty fill), so the generator ends in the same state.
-    if (dropout_p > 0 && N * L * S > 0) {
-      Generator& g = gen ? *gen : default_generator();
-      constexpr int64_t K = ::stride::detail::kUniformDoublePerCounter;
-      a.dropout_p = dropout_p;
-      a.base = g.reserve(uint64_t((N * L * S + K - 1) / K));
-      a.key = g.key();
-    }
-    return fused_attention(q, k, v, a);
+    return fused_attention(q, k, v, fused_shape(q, k, v, dropout_p, is_causal, s, alignment, gen));
   }
   return composed_attention(q, k, v, attn_mask, dropout_p, is_causal, s,
                             alignment.value_or(CausalAlignment::TopLeft), gen);
+}
+
+Tensor rotary_attention(const Tensor& q,
+                        const Tensor& k,
+                        const Tensor& v,
+                        const Tensor& cos,
+                        const Tensor& sin,
+                        RopeConvention convention,
+                        double dropout_p,
+                        bool is_causal,
+                        std::optional<double> scale,
+                        Generator* gen) {
+  check_attention_args(q, k, v, {}, dropout_p, is_causal, std::nullopt);
+  STRIDE_CHECK(q.size(-2) == k.size(-2) && q.size(-1) % 2 == 0, ShapeError,
+               "[rotary_attention] expected q (..., T, E) and k (..., T, E) of one length T and an "
+               "even E; got q ",
+               shape_str(q.sizes()), ", k ", shape_str(k.sizes()),
+               ". Hint: with a KV cache, rotate with rotary_embedding and call "
+               "scaled_dot_product_attention.");
+  detail::SharedTables tables = detail::checked_tables("rotary_attention", q, cos, sin);
+  if (!fusable(q, k, v, {}, dropout_p)) {
+    return scaled_dot_product_attention(rotary_embedding(q, cos, sin, convention),
+                                        rotary_embedding(k, cos, sin, convention), v, {}, dropout_p,
+                                        is_causal, scale, std::nullopt, gen);
+  }
+  const double s = scale.value_or(1.0 / std::sqrt(double(q.size(-1))));
+  AttentionShape a = fused_shape(q, k, v, dropout_p, is_causal, s, std::nullopt, gen);
+  a.rotary = std::make_shared<const AttentionShape::Rotary>(
+      AttentionShape::Rotary{cos, sin, convention, std::move(tables)});
+  return fused_attention(q, k, v, a);
 }
 
 Tensor scaled_dot_product_attention_reference(const Tensor& q,

@@ -21,6 +21,7 @@
 #include "autograd/node.h"
 #include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
+#include "nn/rope_kernels.h"
 #include "nn/row_layout.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
@@ -52,12 +53,8 @@ void check_args(const Tensor& x, int64_t position_offset, double base, const cha
   STRIDE_CHECK(base > 0, ValueError, "[", op, "] expected base > 0; got ", base, ".");
 }
 
-// cos and sin of each angle, (T, D/2) each; shared by a rotation and its
-// backward.
-struct AngleTables {
-  std::vector<double> cosines, sines;
-};
-using SharedTables = std::shared_ptr<const AngleTables>;
+using detail::AngleTables;
+using detail::SharedTables;
 
 // The angles (offset + t) * theta_i, theta_i = base^(-2i/D). A sincos costs
 // about as much as rotating a few dozen elements, so long sequences split
@@ -82,24 +79,6 @@ AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
                  }
                });
   return tables;
-}
-
-// The float32 kernels' tables, (T, D/2) each: cos and sign * sin rounded
-// once from the float64 ones.
-struct Float32Tables {
-  std::vector<float> cosines, sines;
-};
-
-Float32Tables float32_tables(const AngleTables& tables, double sign) {
-  const size_t n = tables.cosines.size();
-  Float32Tables out;
-  out.cosines.resize(n);
-  out.sines.resize(n);
-  for (size_t k = 0; k < n; ++k) {
-    out.cosines[k] = float(tables.cosines[k]);
-    out.sines[k] = float(sign * tables.sines[k]);
-  }
-  return out;
 }
 
 // Half a vector: the cos or sin of the 8 pairs in one block.
@@ -144,6 +123,55 @@ void rotate_half_split(const float* x, const float* c, const float* s, float* y,
   });
 }
 
+}  // namespace
+
+namespace detail {
+
+template <class T>
+RowRotation<T>::RowRotation(const AngleTables& tables,
+                            double sign,
+                            int64_t D,
+                            RopeConvention convention)
+    : cosines_(tables.cosines.size()),
+      sines_(tables.sines.size()),
+      D_(D),
+      interleaved_(convention == RopeConvention::Interleaved) {
+  for (size_t k = 0; k < cosines_.size(); ++k) {
+    cosines_[k] = T(tables.cosines[k]);
+    sines_[k] = T(sign * tables.sines[k]);
+  }
+}
+
+template <class T>
+void RowRotation<T>::operator()(const T* x, T* y, int64_t t) const {
+  const int64_t half = D_ / 2;
+  const T* cs = cosines_.data() + t * half;
+  const T* sn = sines_.data() + t * half;
+  if constexpr (std::is_same_v<T, float>) {
+    if (interleaved_) {
+      rotate_interleaved(x, cs, sn, y, D_);
+    } else {
+      rotate_half_split(x, cs, sn, y, half);
+    }
+  } else {
+    // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
+    const int64_t a_step = interleaved_ ? 2 : 1, b_off = interleaved_ ? 1 : half;
+    for (int64_t i = 0; i < half; ++i) {
+      const int64_t ia = i * a_step, ib = ia + b_off;
+      const T a = x[ia], b = x[ib], c = cs[i], s = sn[i];
+      y[ia] = a * c - b * s;
+      y[ib] = a * s + b * c;
+    }
+  }
+}
+
+template class RowRotation<float>;
+template class RowRotation<double>;
+
+}  // namespace detail
+
+namespace {
+
 // fn(x_row, y_row, t) for rows [begin, end), row r being row t = r % T of
 // matrix r / T. A matrix's address is found once per matrix, not per row
 // (RowLayout::offset divides by every leading dim).
@@ -166,48 +194,21 @@ void for_each_row(const detail::RowMatrices<const S>& xm,
 // Rotates by +angle (sign = 1) or -angle (sign = -1). Row r of x is row
 // t = r % T of matrix r / T, as T = size(-2) is the innermost leading dim.
 Tensor rope(const Tensor& x, const SharedTables& tables, RopeConvention conv, double sign) {
-  const int64_t T = x.size(-2), D = x.size(-1), half = D / 2;
+  const int64_t T = x.size(-2), D = x.size(-1);
   const int64_t rows = D == 0 ? 0 : x.numel() / D;
   Tensor y = detail::empty_preserving_layout(x, D);
   {
     NoGradGuard no_grad;
     const Tensor xr = detail::with_row_layout(x);
-    const bool interleaved = conv == RopeConvention::Interleaved;
     const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(D, 1));
     ::stride::detail::dispatch_floating(x.dtype(), "rotary_embedding", [&](auto tag) {
       using S = typename decltype(tag)::type;
       const detail::RowMatrices<const S> xm(xr);
       const detail::RowMatrices<S> ym(y);
-      if constexpr (std::is_same_v<S, float>) {
-        const Float32Tables ft = float32_tables(*tables, sign);
-        parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-          for_each_row(xm, ym, T, begin, end, [&](const float* xrow, float* yrow, int64_t t) {
-            const float* cs = ft.cosines.data() + t * half;
-            const float* sn = ft.sines.data() + t * half;
-            if (interleaved) {
-              rotate_interleaved(xrow, cs, sn, yrow, D);
-            } else {
-              rotate_half_split(xrow, cs, sn, yrow, half);
-            }
-          });
-        });
-      } else {
-        // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
-        const int64_t a_step = interleaved ? 2 : 1, b_off = interleaved ? 1 : half;
-        parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-          for_each_row(xm, ym, T, begin, end, [&](const S* xrow, S* yrow, int64_t t) {
-            const double* cs = tables->cosines.data() + t * half;
-            const double* sn = tables->sines.data() + t * half;
-            for (int64_t i = 0; i < half; ++i) {
-              const int64_t ia = i * a_step, ib = ia + b_off;
-              const double a = double(xrow[ia]), b = double(xrow[ib]);
-              const double c = cs[i], s = sign * sn[i];
-              yrow[ia] = S(a * c - b * s);
-              yrow[ib] = S(a * s + b * c);
-            }
-          });
-        });
-      }
+      const detail::RowRotation<S> rotate(*tables, sign, D, conv);
+      parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+        for_each_row(xm, ym, T, begin, end, rotate);
+      });
     });
   }
   if (auto node = autograd::make_node("rotary_embedding", {&x}, {&y})) {
@@ -240,25 +241,34 @@ Tensor rotary_embedding(const Tensor& x,
   });
 }
 
+namespace detail {
+
+SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
+  const int64_t T = x.size(-2), half = x.size(-1) / 2;
+  for (const Tensor* table : {&cos, &sin}) {
+    STRIDE_CHECK(table->defined() && table->is_floating_point() && table->dim() == 2 &&
+                     table->size(0) == T && table->size(1) == half,
+                 ShapeError, "[", op, "] expected floating cos and sin tables (T, D/2) = (", T,
+                 ", ", half, ") for x ", shape_str(x.sizes()), "; got ",
+                 table->defined() ? shape_str(table->sizes()) : std::string("undefined"), ".");
+  }
+  auto tables = std::make_shared<AngleTables>();
+  const Tensor c = cos.to(kFloat64).contiguous(), s = sin.to(kFloat64).contiguous();
+  tables->cosines.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+  tables->sines.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
+  return tables;
+}
+
+}  // namespace detail
+
 Tensor rotary_embedding(const Tensor& x,
                         const Tensor& cos,
                         const Tensor& sin,
                         RopeConvention convention) {
   check_args(x, 0, 1.0, "rotary_embedding");
-  const int64_t T = x.size(-2), half = x.size(-1) / 2;
-  for (const Tensor* table : {&cos, &sin}) {
-    STRIDE_CHECK(table->defined() && table->is_floating_point() && table->dim() == 2 &&
-                     table->size(0) == T && table->size(1) == half,
-                 ShapeError, "[rotary_embedding] expected floating cos and sin tables (T, D/2) = (",
-                 T, ", ", half, ") for x ", shape_str(x.sizes()), "; got ",
-                 table->defined() ? shape_str(table->sizes()) : std::string("undefined"), ".");
-  }
+  const SharedTables tables = detail::checked_tables("rotary_embedding", x, cos, sin);
   return in_float32(x, [&](const Tensor& xf) {
     profiler::RecordFunction record("rotary_embedding", {xf});
-    auto tables = std::make_shared<AngleTables>();
-    const Tensor c = cos.to(kFloat64).contiguous(), s = sin.to(kFloat64).contiguous();
-    tables->cosines.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-    tables->sines.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
     return rope(xf, tables, convention, 1.0);
   });
 }

@@ -1121,6 +1121,11 @@ const std::vector<AttentionCase>& attention_cases() {
       {{4, 3, 8}, {4, 7, 8}, {4, 7, 8}, true, F::CausalAlignment::BottomRight},  // KV-cache decode
       {{1, 6, 4}, {1, 4, 4}, {1, 4, 4}, true, F::CausalAlignment::TopLeft},
       {{1, 4}, {1, 4}, {1, 4}, true, std::nullopt},  // one query, one key, no batch dims
+      // The backward reads the forward's probabilities while a row of scores
+      // is no longer than its q and output rows (S <= E + Ev, all of the
+      // above) and recomputes them beyond (Note [Fused attention]).
+      {{2, 8, 4}, {2, 8, 4}, {2, 8, 4}, true, std::nullopt},
+      {{2, 9, 4}, {2, 9, 4}, {2, 9, 4}, true, std::nullopt},
   };
   return cases;
 }
@@ -1462,6 +1467,134 @@ TEST(FusedAttention, DropoutIsThreadCountInvariant) {
   for (size_t i = 0; i < results[0].size(); ++i) {
     EXPECT_TRUE(equal(results[0][i], results[1][i])) << "result " << i;
   }
+}
+
+// The probabilities and dropout choices the forward keeps are read, not
+// consumed: a second backward through a retained graph gives the same bits.
+TEST(FusedAttention, KeptProbabilitiesServeEveryBackward) {
+  Generator gen(71);
+  const Inputs in =
+      leaves({{2, 3, 6, 4}, {2, 3, 6, 4}, {2, 3, 6, 4}}, kFloat32, Layout::Contiguous, gen);
+  const Tensor gout = randn({2, 3, 6, 4}, kFloat32, &gen);
+  Generator g(72);
+  const Tensor y = F::scaled_dot_product_attention(in[0], in[1], in[2], {}, kAttentionDropout, true,
+                                                   std::nullopt, std::nullopt, &g);
+  const std::vector<Tensor> first = autograd::grad({y}, in, {gout}, /*retain_graph=*/true);
+  const std::vector<Tensor> second = autograd::grad({y}, in, {gout});
+  for (size_t i = 0; i < in.size(); ++i) EXPECT_TRUE(equal(first[i], second[i])) << i;
+}
+
+// ---- rotary attention ----
+
+// cos and sin (T, D/2) of the angles p * base^(-2i/D), the tables
+// rotary_embedding(x, 0, base) computes itself.
+std::pair<Tensor, Tensor> rope_tables(int64_t T, int64_t D, double base = 10000.0) {
+  std::vector<double> c(size_t(T * D / 2)), s(c.size());
+  for (int64_t t = 0; t < T; ++t) {
+    for (int64_t i = 0; i < D / 2; ++i) {
+      const double angle = double(t) / std::pow(base, double(2 * i) / double(D));
+      c[size_t(t * D / 2 + i)] = std::cos(angle);
+      s[size_t(t * D / 2 + i)] = std::sin(angle);
+    }
+  }
+  return {tensor<double>(c, {T, D / 2}), tensor<double>(s, {T, D / 2})};
+}
+
+struct RotaryCase {
+  DimVector q, v;  // k has q's shape
+  bool causal;
+  F::RopeConvention convention;
+  double dropout;
+};
+
+const std::vector<RotaryCase>& rotary_cases() {
+  static const std::vector<RotaryCase> cases = {
+      {{2, 3, 5, 4}, {2, 3, 5, 6}, true, F::RopeConvention::Interleaved, 0.0},
+      {{2, 3, 5, 4}, {2, 3, 5, 4}, false, F::RopeConvention::HalfSplit, 0.0},
+      {{2, 7, 8}, {2, 7, 8}, true, F::RopeConvention::HalfSplit, kAttentionDropout},
+      // Several causal blocks, and rows longer than E + Ev (recomputed).
+      {{1, 2, 80, 6}, {1, 2, 80, 4}, true, F::RopeConvention::Interleaved, kAttentionDropout},
+      {{1, 2}, {1, 2}, true, F::RopeConvention::Interleaved, 0.0},
+  };
+  return cases;
+}
+
+// The fused kernel against rotary_embedding_reference and the composed
+// attention, forward and gradients, with the same dropout draws.
+void expect_rotary_matches_reference(const RotaryCase& c,
+                                     const Inputs& in,
+                                     const std::string& what) {
+  const double tol = in[0].dtype() == kFloat64 ? 1e-12 : 2e-5;
+  const auto [cos, sin] = rope_tables(c.q[c.q.size() - 2], c.q.back());
+  Generator fused_gen(80), reference_gen(80);
+  expect_matches_reference(
+      [&](const Inputs& x) {
+        const Tensor y = F::rotary_attention(x[0], x[1], x[2], cos, sin, c.convention, c.dropout,
+                                             c.causal, 0.7, &fused_gen);
+        EXPECT_TRUE(y.grad_fn() && y.grad_fn()->name() == "RotaryAttentionBackward")
+            << what << ": the fused kernel did not run";
+        return y;
+      },
+      [&](const Inputs& x) {
+        return F::scaled_dot_product_attention_reference(
+            F::rotary_embedding_reference(x[0], 0, 10000.0, c.convention),
+            F::rotary_embedding_reference(x[1], 0, 10000.0, c.convention), x[2], {}, c.dropout,
+            c.causal, 0.7, std::nullopt, &reference_gen);
+      },
+      in, tol, tol, what);
+  EXPECT_EQ(fused_gen.get_state().offset, reference_gen.get_state().offset) << what;
+}
+
+TEST(RotaryAttention, MatchesTheComposedReferenceInEveryLayout) {
+  Generator gen(81);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    for (const RotaryCase& c : rotary_cases()) {
+      for (Layout layout : kAllLayouts) {
+        expect_rotary_matches_reference(
+            c, leaves({c.q, c.q, c.v}, dtype, layout, gen),
+            std::string(to_string(dtype)) + " q" + shape_str(c.q) + " " + layout_name(layout));
+      }
+    }
+  }
+}
+
+// The models' layout: heads views (B, T, H, E).transpose(1, 2) of projections.
+TEST(RotaryAttention, MatchesTheReferenceOnHeadsViews) {
+  Generator gen(82);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    for (const RotaryCase& c : {rotary_cases()[0], rotary_cases()[3]}) {
+      Inputs in;
+      for (const DimVector& shape : {c.q, c.q, c.v}) {
+        const Tensor t = randn({shape[0], shape[2], shape[1], shape[3]}, dtype, &gen);
+        in.push_back(t.transpose(1, 2).detach().requires_grad_(true));
+      }
+      expect_rotary_matches_reference(c, in,
+                                      std::string(to_string(dtype)) + " heads " + shape_str(c.q));
+    }
+  }
+}
+
+TEST(RotaryAttention, GradcheckToSecondOrder) {
+  Generator gen(83);
+  for (const RotaryCase& c : rotary_cases()) {
+    const auto [cos, sin] = rope_tables(c.q[c.q.size() - 2], c.q.back());
+    const Inputs in = leaves({c.q, c.q, c.v}, kFloat64, Layout::Transposed, gen);
+    auto fn = [&](const Inputs& x) {
+      Generator g(84);
+      return F::rotary_attention(x[0], x[1], x[2], cos, sin, c.convention, c.dropout, c.causal, 0.7,
+                                 &g);
+    };
+    EXPECT_TRUE(autograd::gradcheck(fn, in)) << shape_str(c.q);
+    EXPECT_TRUE(gradgradcheck(fn, in)) << shape_str(c.q);
+  }
+}
+
+TEST(RotaryAttention, RejectsKeysOfAnotherLengthAndBadTables) {
+  const Tensor q = randn({1, 4, 8}), v = randn({1, 4, 8});
+  const auto [cos, sin] = rope_tables(4, 8);
+  EXPECT_THROW(F::rotary_attention(q, randn({1, 5, 8}), randn({1, 5, 8}), cos, sin), ShapeError);
+  EXPECT_THROW(F::rotary_attention(q, q, v, cos.narrow(0, 0, 3), sin), ShapeError);
+  EXPECT_THROW(F::rotary_attention(q, q, v, cos, sin.narrow(1, 0, 2)), ShapeError);
 }
 
 }  // namespace

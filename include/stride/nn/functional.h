@@ -160,6 +160,23 @@ Tensor rotary_embedding(const Tensor& x,
                         const Tensor& cos,
                         const Tensor& sin,
                         RopeConvention convention = RopeConvention::Interleaved);
+// scaled_dot_product_attention(rotary_embedding(q, cos, sin, convention),
+// rotary_embedding(k, cos, sin, convention), v, {}, dropout_p, is_causal,
+// scale, std::nullopt, gen) for self-attention: q and k (..., T, E) of one
+// length T, E even, cos and sin (T, E/2). Where the fused attention kernel
+// applies, it rotates q and k inside it, so the rotated copies are never
+// written to memory; otherwise it is that composition. Differentiable to any
+// order. With a KV cache (keys longer than queries), use the two ops.
+Tensor rotary_attention(const Tensor& q,
+                        const Tensor& k,
+                        const Tensor& v,
+                        const Tensor& cos,
+                        const Tensor& sin,
+                        RopeConvention convention = RopeConvention::Interleaved,
+                        double dropout_p = 0.0,
+                        bool is_causal = false,
+                        std::optional<double> scale = std::nullopt,
+                        Generator* gen = nullptr);
 // The same rotation composed from basic ops: the reference the fused op is
 // tested against.
 Tensor rotary_embedding_reference(const Tensor& x,

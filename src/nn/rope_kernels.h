@@ -1,0 +1,44 @@
+// The row rotation of rotary_embedding (rope.cpp), shared with the rotary
+// attention kernel (attention.cpp), which rotates q and k rows inside its
+// blocks instead of writing rotated copies (Note [Rotary attention]).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "stride/nn/functional.h"
+
+namespace stride::nn::functional::detail {
+
+// cos and sin of each angle, (T, D/2) each, in float64.
+struct AngleTables {
+  std::vector<double> cosines, sines;
+};
+using SharedTables = std::shared_ptr<const AngleTables>;
+
+// The float64 tables of cos and sin tensors (T, D/2) for x (..., T, D);
+// throws a ShapeError naming `op` when they do not fit x.
+SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin);
+
+// Rotates rows of D features by the angles of table row t, by +angle
+// (sign = 1) or -angle (sign = -1, the backward). float32 rows run in 16
+// vector lanes with cos and sign * sin rounded once to float32; float64 rows
+// run a scalar loop on the float64 tables. A row may be rotated in place
+// (x == y).
+template <class T>
+class RowRotation {
+ public:
+  RowRotation(const AngleTables& tables, double sign, int64_t D, RopeConvention convention);
+  void operator()(const T* x, T* y, int64_t t) const;
+
+ private:
+  std::vector<T> cosines_, sines_;  // sines_ holds sign * sin
+  int64_t D_;
+  bool interleaved_;
+};
+
+extern template class RowRotation<float>;
+extern template class RowRotation<double>;
+
+}  // namespace stride::nn::functional::detail
