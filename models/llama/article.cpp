@@ -92,8 +92,8 @@ Tensor ArticleMultiheadAttention::attend(const Tensor& q, const Tensor& k, const
 
 Tensor ArticleMultiheadAttention::forward(const Tensor& x) {
   const int64_t B = x.size(0), T = x.size(1), d = x.size(2), H = int64_t(heads->size());
-  // All heads in one matmul: their (d, d) weights stacked to (H d, d); the
-  // parameters stay per head.
+  // All heads of a projection in one op, the parameters staying per head:
+  // each head's product goes into its columns, its gradient into its own .grad.
   std::vector<Tensor> wq, wk, wv;
   for (int64_t h = 0; h < H; ++h) {
     const auto& head = heads->at<ArticleAttentionHead>(h);
@@ -102,7 +102,7 @@ Tensor ArticleMultiheadAttention::forward(const Tensor& x) {
     wv.push_back(head->w_v->weight);
   }
   auto project = [&](const std::vector<Tensor>& w) {
-    return F::linear(x, cat(w, 0)).view({B, T, H, d}).transpose(1, 2);  // (B, H, T, d)
+    return F::linear_concat(x, w).view({B, T, H, d}).transpose(1, 2);  // (B, H, T, d)
   };
   Tensor q = project(wq), k = project(wk), v = project(wv), y;
   if (record) {

@@ -148,9 +148,12 @@ Edge gradient_edge(const Tensor& t) {
   return Edge{acc, 0};
 }
 
-std::shared_ptr<FunctionNode> make_node(const char* op,
-                                        std::initializer_list<const Tensor*> inputs,
-                                        std::initializer_list<const Tensor*> outputs) {
+namespace {
+
+template <class Inputs>
+std::shared_ptr<FunctionNode> make_node_for(const char* op,
+                                            const Inputs& inputs,
+                                            std::initializer_list<const Tensor*> outputs) {
   if (!GradMode::is_enabled()) return nullptr;
   bool any = false;
   // An undefined optional input (a missing bias) is passed like nullptr.
@@ -188,6 +191,20 @@ std::shared_ptr<FunctionNode> make_node(const char* op,
     m.requires_grad = true;
   }
   return node;
+}
+
+}  // namespace
+
+std::shared_ptr<FunctionNode> make_node(const char* op,
+                                        std::initializer_list<const Tensor*> inputs,
+                                        std::initializer_list<const Tensor*> outputs) {
+  return make_node_for(op, inputs, outputs);
+}
+
+std::shared_ptr<FunctionNode> make_node(const char* op,
+                                        const std::vector<const Tensor*>& inputs,
+                                        std::initializer_list<const Tensor*> outputs) {
+  return make_node_for(op, inputs, outputs);
 }
 
 Tensor sum_to(const Tensor& grad, IntArrayRef shape) {

@@ -1597,5 +1597,86 @@ TEST(RotaryAttention, RejectsKeysOfAnotherLengthAndBadTables) {
   EXPECT_THROW(F::rotary_attention(q, q, v, cos, sin.narrow(1, 0, 2)), ShapeError);
 }
 
+// ---- linear_concat ----
+
+// linear_concat against linear of the concatenated weights, forward and
+// gradients, for x and the weights in every layout (transposed or expanded
+// weights take the composed path; the others run the op's own GEMMs).
+TEST(LinearConcat, MatchesLinearOfTheConcatenatedWeightsInEveryLayout) {
+  Generator gen(90);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 1e-5;
+    for (Layout layout : kAllLayouts) {
+      const Inputs in = leaves({{2, 3, 6}, {4, 6}, {1, 6}, {5, 6}}, dtype, layout, gen);
+      expect_matches_reference(
+          [](const Inputs& x) {
+            return F::linear_concat(x[0], {x[1], x[2], x[3]});
+          },
+          [](const Inputs& x) {
+            return F::linear(x[0], cat({x[1], x[2], x[3]}, 0));
+          },
+          in, tol, tol, std::string(to_string(dtype)) + " " + layout_name(layout));
+    }
+  }
+}
+
+// The input's gradient sums over the weights by blocks of 64 rows: more
+// rows than one block, and every result bit-identical at 1 and 2 threads.
+TEST(LinearConcat, ManyRowsAreThreadCountInvariant) {
+  Generator gen(93);
+  const Inputs in =
+      leaves({{130, 16}, {24, 16}, {8, 16}, {16, 16}}, kFloat32, Layout::Contiguous, gen);
+  auto fn = [](const Inputs& x) { return F::linear_concat(x[0], {x[1], x[2], x[3]}); };
+  expect_matches_reference(
+      fn,
+      [](const Inputs& x) {
+        return F::linear(x[0], cat({x[1], x[2], x[3]}, 0));
+      },
+      in, 1e-5, 1e-5, "130 rows");
+  const Tensor gout = randn({130, 48}, kFloat32, &gen);
+  std::vector<Tensor> results[2];
+  for (int threads : {1, 2}) {
+    ThreadCount guard(threads);
+    const Tensor y = fn(in);
+    results[threads - 1] = autograd::grad({y}, in, {gout});
+    results[threads - 1].push_back(y);
+  }
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    EXPECT_TRUE(equal(results[0][i], results[1][i])) << "result " << i;
+  }
+}
+
+TEST(LinearConcat, GradcheckToSecondOrder) {
+  Generator gen(91);
+  const Inputs in = leaves({{3, 4}, {2, 4}, {3, 4}}, kFloat64, Layout::Contiguous, gen);
+  auto fn = [](const Inputs& x) { return F::linear_concat(x[0], {x[1], x[2]}); };
+  EXPECT_TRUE(autograd::gradcheck(fn, in));
+  EXPECT_TRUE(gradgradcheck(fn, in));
+  EXPECT_TRUE(gradgradcheck([](const Inputs& x) { return F::linear_concat(x[1], {x[0]}); },
+                            leaves({{3, 4}, {5, 4}}, kFloat64, Layout::Contiguous, gen)));
+}
+
+// Each weight's gradient is a tensor of its own, not a view of a shared
+// buffer, so .grad takes it as it is.
+TEST(LinearConcat, WeightGradientsAreTheirOwnTensors) {
+  Generator gen(92);
+  const Inputs in = leaves({{8, 4}, {3, 4}, {2, 4}}, kFloat32, Layout::Contiguous, gen);
+  F::linear_concat(in[0], {in[1], in[2]}).sum().backward();
+  for (size_t i = 1; i < in.size(); ++i) {
+    const Tensor g = in[i].grad();
+    EXPECT_TRUE(g.is_contiguous());
+    EXPECT_EQ(g.storage()->nbytes(), size_t(g.numel()) * sizeof(float)) << i;
+  }
+}
+
+TEST(LinearConcat, EmptyInputsAndShapeErrors) {
+  const Tensor w = randn({3, 4});
+  EXPECT_EQ(F::linear_concat(randn({0, 4}), {w, w}).sizes(), IntArrayRef({0, 6}));
+  const Tensor x = randn({2, 0});
+  EXPECT_TRUE(equal(F::linear_concat(x, {randn({3, 0})}), zeros({2, 3})));
+  EXPECT_THROW(F::linear_concat(randn({2, 4}), {w, randn({3, 5})}), ShapeError);
+  EXPECT_THROW(F::linear_concat(randn({2, 4}), {}), ValueError);
+}
+
 }  // namespace
 }  // namespace stride::testing

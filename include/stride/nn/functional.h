@@ -11,6 +11,14 @@ namespace stride::nn::functional {
 
 // y = x @ weight^T + bias. x (..., in), weight (out, in), bias (out) or undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
+// linear(x, cat(weights, 0)), i.e. torch.cat([linear(x, w) for w in weights],
+// -1): several linear maps of one input, e.g. attention heads kept as
+// separate parameters (the "Llama from scratch" article's). Each weight's
+// product goes straight into its columns of the output and each weight's
+// gradient comes out of a GEMM of its own, so neither the concatenated
+// weight nor views of one gradient buffer (which .grad would copy) are made.
+// weights (out_i, in) of x's dtype; x (..., in). Differentiable to any order.
+Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights);
 
 // Rows of weight (V, D) picked by integer ids of any shape -> (..., D).
 Tensor embedding(const Tensor& ids, const Tensor& weight);
