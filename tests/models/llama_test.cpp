@@ -254,6 +254,27 @@ TEST(Doctor, NamesTheModuleWhereTheFirstNaNAppears) {
   EXPECT_FALSE(ok.found) << ok.message;
 }
 
+// The article's RMSNorm: scale[:T] * x / (||x||_(T, d) / sqrt(T d)) per
+// sequence, written out, against the module (one fused rms_norm row per
+// sequence), with T shorter than the context.
+TEST(Article, RmsNormIsTheArticlesFormula) {
+  ArticleRMSNorm norm(16, 8);
+  norm.to(kFloat64);
+  {
+    NoGradGuard no_grad;
+    norm.scale.copy_(randn({16, 8}, kFloat64));
+  }
+  const Tensor x = randn({3, 5, 8}, kFloat64).requires_grad_(true);
+  const Tensor y = norm.forward(x);
+  const Tensor rms = (x.square().sum({1, 2}, true) * (1.0 / 40.0)).sqrt();
+  const Tensor expected = norm.scale.narrow(0, 0, 5) * (x / rms);
+  EXPECT_TRUE(allclose(y, expected, 1e-12, 1e-12));
+  const Tensor g = randn({3, 5, 8}, kFloat64);
+  const auto got = autograd::grad({y}, {x, norm.scale}, {g});
+  const auto want = autograd::grad({expected}, {x, norm.scale}, {g});
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(allclose(got[i], want[i], 1e-12, 1e-12)) << i;
+}
+
 TEST(Article, BatchedHeadsEqualTheArticlesPerHeadComputation) {
   ModelConfig c = article_run_config(ladder_stages()[4]).model;
   c.dropout = 0;  // dropout draws differ between the two forms
