@@ -71,6 +71,21 @@ void expect_matches_reference(const Fn& fused,
   }
 }
 
+// fn(in) and its gradients for the upstream gradient gout, bit-identical at
+// 1 and 2 threads.
+void expect_thread_count_invariant(const Fn& fn, const Inputs& in, const Tensor& gout) {
+  std::vector<Tensor> results[2];
+  for (int threads : {1, 2}) {
+    ThreadCount guard(threads);
+    const Tensor y = fn(in);
+    results[threads - 1] = autograd::grad({y}, in, {gout});
+    results[threads - 1].push_back(y);
+  }
+  for (size_t i = 0; i < results[0].size(); ++i) {
+    EXPECT_TRUE(equal(results[0][i], results[1][i])) << "result " << i;
+  }
+}
+
 // gradcheck of the first derivative of fn with respect to in[0] (so the
 // backward's own backward is checked), weighted by a fixed upstream gradient.
 bool gradgradcheck(const Fn& fn, const Inputs& in) {
@@ -1454,19 +1469,13 @@ TEST(FusedAttention, DropoutIsThreadCountInvariant) {
   Generator gen(69);
   const Inputs in =
       leaves({{2, 3, 80, 8}, {2, 3, 80, 8}, {2, 3, 80, 8}}, kFloat32, Layout::Contiguous, gen);
-  const Tensor gout = randn({2, 3, 80, 8}, kFloat32, &gen);
-  std::vector<Tensor> results[2];
-  for (int threads : {1, 2}) {
-    ThreadCount guard(threads);
-    Generator g(70);
-    const Tensor y = F::scaled_dot_product_attention(in[0], in[1], in[2], {}, kAttentionDropout,
-                                                     true, std::nullopt, std::nullopt, &g);
-    results[threads - 1] = autograd::grad({y}, in, {gout});
-    results[threads - 1].push_back(y);
-  }
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    EXPECT_TRUE(equal(results[0][i], results[1][i])) << "result " << i;
-  }
+  expect_thread_count_invariant(
+      [](const Inputs& x) {
+        Generator g(70);
+        return F::scaled_dot_product_attention(x[0], x[1], x[2], {}, kAttentionDropout, true,
+                                               std::nullopt, std::nullopt, &g);
+      },
+      in, randn({2, 3, 80, 8}, kFloat32, &gen));
 }
 
 // The probabilities and dropout choices the forward keeps are read, not
@@ -1633,17 +1642,7 @@ TEST(LinearConcat, ManyRowsAreThreadCountInvariant) {
         return F::linear(x[0], cat({x[1], x[2], x[3]}, 0));
       },
       in, 1e-5, 1e-5, "130 rows");
-  const Tensor gout = randn({130, 48}, kFloat32, &gen);
-  std::vector<Tensor> results[2];
-  for (int threads : {1, 2}) {
-    ThreadCount guard(threads);
-    const Tensor y = fn(in);
-    results[threads - 1] = autograd::grad({y}, in, {gout});
-    results[threads - 1].push_back(y);
-  }
-  for (size_t i = 0; i < results[0].size(); ++i) {
-    EXPECT_TRUE(equal(results[0][i], results[1][i])) << "result " << i;
-  }
+  expect_thread_count_invariant(fn, in, randn({130, 48}, kFloat32, &gen));
 }
 
 TEST(LinearConcat, GradcheckToSecondOrder) {
