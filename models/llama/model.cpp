@@ -55,30 +55,38 @@ Tensor Attention::forward(
   const int64_t B = x.size(0), T = x.size(1);
   // (B, T, D) -> (B, H, T, Dh): the heads are views of one projection.
   auto heads = [&](const Tensor& t) { return t.view({B, T, n_heads, head_dim}).transpose(1, 2); };
-  Tensor q = F::rotary_embedding(heads(wq->call(x)), offset, rope_theta);
-  Tensor k = F::rotary_embedding(heads(wk->call(x)), offset, rope_theta);
-  Tensor v = heads(wv->call(x));
-  std::optional<F::CausalAlignment> alignment;
-  if (cache_k != nullptr) {
-    cache_k->narrow(2, offset, T).copy_(k);
-    cache_v->narrow(2, offset, T).copy_(v);
-    k = cache_k->narrow(2, 0, offset + T);
-    v = cache_v->narrow(2, 0, offset + T);
-    alignment = F::CausalAlignment::BottomRight;
-  }
   Tensor y;
-  if (probs != nullptr) {
-    // The probabilities themselves are wanted (stride attention): the same
-    // math as SDPA, written out.
-    const int64_t S = k.size(2);
-    Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(head_dim)));
-    Tensor keep = ones({T, S}, kBool).tril(S - T);
-    *probs =
-        scores.masked_fill(keep.eq(false), -std::numeric_limits<double>::infinity()).softmax(-1);
-    y = probs->matmul(v);
+  if (cache_k == nullptr && probs == nullptr) {
+    // Training and full-sequence scoring: the rotation inside the attention
+    // kernel (Note [Rotary attention]), with rotary_embedding's own tables.
+    const auto [cos, sin] = F::rotary_tables(T, head_dim, offset, rope_theta);
+    y = F::rotary_attention(heads(wq->call(x)), heads(wk->call(x)), heads(wv->call(x)), cos, sin,
+                            F::RopeConvention::Interleaved, 0.0, /*is_causal=*/true);
   } else {
-    y = F::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true, std::nullopt,
-                                        alignment);
+    Tensor q = F::rotary_embedding(heads(wq->call(x)), offset, rope_theta);
+    Tensor k = F::rotary_embedding(heads(wk->call(x)), offset, rope_theta);
+    Tensor v = heads(wv->call(x));
+    std::optional<F::CausalAlignment> alignment;
+    if (cache_k != nullptr) {
+      cache_k->narrow(2, offset, T).copy_(k);
+      cache_v->narrow(2, offset, T).copy_(v);
+      k = cache_k->narrow(2, 0, offset + T);
+      v = cache_v->narrow(2, 0, offset + T);
+      alignment = F::CausalAlignment::BottomRight;
+    }
+    if (probs != nullptr) {
+      // The probabilities themselves are wanted (stride attention): the same
+      // math as SDPA, written out.
+      const int64_t S = k.size(2);
+      Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(head_dim)));
+      Tensor keep = ones({T, S}, kBool).tril(S - T);
+      *probs =
+          scores.masked_fill(keep.eq(false), -std::numeric_limits<double>::infinity()).softmax(-1);
+      y = probs->matmul(v);
+    } else {
+      y = F::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true, std::nullopt,
+                                          alignment);
+    }
   }
   return wo->call(y.transpose(1, 2).reshape({B, T, n_heads * head_dim}));
 }

@@ -273,6 +273,19 @@ Tensor rotary_embedding(const Tensor& x,
   });
 }
 
+std::pair<Tensor, Tensor> rotary_tables(int64_t T,
+                                        int64_t D,
+                                        int64_t position_offset,
+                                        double base) {
+  STRIDE_CHECK(T >= 0 && D >= 0 && D % 2 == 0, ShapeError,
+               "[rotary_tables] expected T >= 0 and an even D >= 0; got T = ", T, ", D = ", D, ".");
+  STRIDE_CHECK(position_offset >= 0, ValueError,
+               "[rotary_tables] expected position_offset >= 0; got ", position_offset, ".");
+  STRIDE_CHECK(base > 0, ValueError, "[rotary_tables] expected base > 0; got ", base, ".");
+  const AngleTables tables = angle_tables(T, D, position_offset, base);
+  return {tensor<double>(tables.cosines, {T, D / 2}), tensor<double>(tables.sines, {T, D / 2})};
+}
+
 Tensor rotary_embedding_reference(const Tensor& x,
                                   int64_t position_offset,
                                   double base,

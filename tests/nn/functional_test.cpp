@@ -1598,6 +1598,20 @@ TEST(RotaryAttention, GradcheckToSecondOrder) {
   }
 }
 
+// rotary_tables are the tables rotary_embedding(x, offset, base) uses: the
+// same bits either way.
+TEST(RotaryAttention, RotaryTablesGiveRotaryEmbeddingsOwnRotation) {
+  Generator gen(85);
+  for (ScalarType dtype : {kFloat32, kFloat64}) {
+    const Tensor x = randn({2, 7, 10}, dtype, &gen);
+    const auto [cos, sin] = F::rotary_tables(7, 10, 5, 500.0);
+    EXPECT_EQ(cos.sizes(), IntArrayRef({7, 5}));
+    EXPECT_TRUE(equal(F::rotary_embedding(x, cos, sin), F::rotary_embedding(x, 5, 500.0)));
+  }
+  EXPECT_THROW(F::rotary_tables(4, 5), ShapeError);
+  EXPECT_THROW(F::rotary_tables(4, 6, -1), ValueError);
+}
+
 TEST(RotaryAttention, RejectsKeysOfAnotherLengthAndBadTables) {
   const Tensor q = randn({1, 4, 8}), v = randn({1, 4, 8});
   const auto [cos, sin] = rope_tables(4, 8);

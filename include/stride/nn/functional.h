@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <utility>
 
 #include "stride/generator.h"
 #include "stride/tensor.h"
@@ -185,6 +186,13 @@ Tensor rotary_attention(const Tensor& q,
                         bool is_causal = false,
                         std::optional<double> scale = std::nullopt,
                         Generator* gen = nullptr);
+// The tables rotary_embedding(x, position_offset, base) rotates by, for
+// rows (T, D): cos and sin of (position_offset + t) * base^(-2i/D), float64
+// (T, D/2) each; rotary_embedding(x, cos, sin) with them gives the same bits.
+std::pair<Tensor, Tensor> rotary_tables(int64_t T,
+                                        int64_t D,
+                                        int64_t position_offset = 0,
+                                        double base = 10000.0);
 // The same rotation composed from basic ops: the reference the fused op is
 // tested against.
 Tensor rotary_embedding_reference(const Tensor& x,
