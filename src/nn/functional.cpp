@@ -219,6 +219,15 @@ void gemm(const Tensor& like,
   }
 }
 
+// Weights per task of linear_concat's loops over its weights: one when
+// there are at least two per thread, else all of them in one task, each GEMM
+// then splitting its own tiles over the threads (three weights on two
+// threads would leave one thread idle a third of the time). Either way each
+// GEMM computes the same bits (Note [Deterministic GEMM]).
+int64_t weights_per_task(size_t weights) {
+  return int64_t(weights) >= 2 * int64_t(get_num_threads()) ? 1 : int64_t(weights);
+}
+
 // Rows of the input gradient per task of linear_concat's backward. Fixed by
 // the shape alone, as the GEMM calls that sum into a row (Note
 // [Deterministic GEMM]), so the sums do not depend on the thread count.
@@ -227,13 +236,13 @@ constexpr int64_t kConcatRowBlock = 64;
 }  // namespace
 
 // Note [Linear over concatenated weights]
-// The weights' products are independent GEMMs, so they are spread over the
-// threads one weight per task (each GEMM's own tiles then run on that
-// thread), not split inside each GEMM: the article Llama's 8 heads of
-// 512 x 128 x 128 took ~20% longer one after another, each halved between
-// two threads, than the single GEMM over the concatenated weight. The
-// weights' gradients are spread alike, and the input's gradient, a sum over
-// the weights, by fixed blocks of rows.
+// The weights' products are independent GEMMs, so when there are enough of
+// them they are spread over the threads one weight per task (each GEMM's own
+// tiles then run on that thread), not split inside each GEMM: the article
+// Llama's 8 heads of 512 x 128 x 128 took ~20% longer one after another,
+// each halved between two threads, than the single GEMM over the
+// concatenated weight. The weights' gradients are spread alike, and the
+// input's gradient, a sum over the weights, by fixed blocks of rows.
 Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
   STRIDE_CHECK(!weights.empty(), ValueError, "[linear_concat] expected at least one weight.");
   int64_t total = 0;
@@ -258,13 +267,14 @@ Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
   {
     NoGradGuard no_grad;
     char* out = static_cast<char*>(y.data_ptr());
-    parallel_for(0, int64_t(weights.size()), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const Tensor& w = weights[size_t(i)];
-        gemm(x, false, true, M, w.size(0), K, x2.data_ptr(), K, w.data_ptr(), w.stride(0), false,
-             out + size_t(offsets[size_t(i)]) * elem, total);
-      }
-    });
+    parallel_for(0, int64_t(weights.size()), weights_per_task(weights.size()),
+                 [&](int64_t begin, int64_t end) {
+                   for (int64_t i = begin; i < end; ++i) {
+                     const Tensor& w = weights[size_t(i)];
+                     gemm(x, false, true, M, w.size(0), K, x2.data_ptr(), K, w.data_ptr(),
+                          w.stride(0), false, out + size_t(offsets[size_t(i)]) * elem, total);
+                   }
+                 });
   }
   std::vector<const Tensor*> inputs{&x};
   for (const Tensor& w : weights) inputs.push_back(&w);
@@ -302,13 +312,15 @@ Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
       for (size_t i = 0; i < w.size(); ++i) {
         if (need_w[i]) grads[i + 1] = empty({w[i].size(0), K}, g2.dtype());
       }
-      parallel_for(0, int64_t(w.size()), 1, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          if (!need_w[size_t(i)]) continue;
-          gemm(g2, true, false, w[size_t(i)].size(0), K, M, g + size_t(offsets[size_t(i)]) * size,
-               total, xv.data_ptr(), K, false, grads[size_t(i) + 1].data_ptr(), K);
-        }
-      });
+      parallel_for(0, int64_t(w.size()), weights_per_task(w.size()),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t i = begin; i < end; ++i) {
+                       if (!need_w[size_t(i)]) continue;
+                       gemm(g2, true, false, w[size_t(i)].size(0), K, M,
+                            g + size_t(offsets[size_t(i)]) * size, total, xv.data_ptr(), K, false,
+                            grads[size_t(i) + 1].data_ptr(), K);
+                     }
+                   });
       if (need_x) {  // dx = sum_i dy_i @ w_i, in weight order, by blocks of rows
         grads[0] = empty({M, K}, g2.dtype());
         char* gx = static_cast<char*>(grads[0].data_ptr());

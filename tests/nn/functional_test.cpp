@@ -1644,19 +1644,24 @@ TEST(LinearConcat, MatchesLinearOfTheConcatenatedWeightsInEveryLayout) {
 }
 
 // The input's gradient sums over the weights by blocks of 64 rows: more
-// rows than one block, and every result bit-identical at 1 and 2 threads.
-TEST(LinearConcat, ManyRowsAreThreadCountInvariant) {
+// rows than one block. Five weights on two threads are spread one per task,
+// three stay in one task: every result bit-identical at 1 and 2 threads.
+TEST(LinearConcat, ManyRowsAndWeightsAreThreadCountInvariant) {
   Generator gen(93);
-  const Inputs in =
-      leaves({{130, 16}, {24, 16}, {8, 16}, {16, 16}}, kFloat32, Layout::Contiguous, gen);
-  auto fn = [](const Inputs& x) { return F::linear_concat(x[0], {x[1], x[2], x[3]}); };
-  expect_matches_reference(
-      fn,
-      [](const Inputs& x) {
-        return F::linear(x[0], cat({x[1], x[2], x[3]}, 0));
-      },
-      in, 1e-5, 1e-5, "130 rows");
-  expect_thread_count_invariant(fn, in, randn({130, 48}, kFloat32, &gen));
+  const std::vector<DimVector> shapes = {{130, 16}, {24, 16}, {8, 16}, {16, 16}, {4, 16}, {12, 16}};
+  for (size_t weights : {3, 5}) {
+    const Inputs in = leaves({shapes.begin(), shapes.begin() + ptrdiff_t(weights) + 1}, kFloat32,
+                             Layout::Contiguous, gen);
+    const std::vector<Tensor> w(in.begin() + 1, in.end());
+    auto fn = [](const Inputs& x) { return F::linear_concat(x[0], {x.begin() + 1, x.end()}); };
+    expect_matches_reference(
+        fn,
+        [](const Inputs& x) {
+          return F::linear(x[0], cat({x.begin() + 1, x.end()}, 0));
+        },
+        in, 1e-5, 1e-5, std::to_string(weights) + " weights");
+    expect_thread_count_invariant(fn, in, randn({130, cat(w, 0).size(0)}, kFloat32, &gen));
+  }
 }
 
 TEST(LinearConcat, GradcheckToSecondOrder) {
