@@ -139,8 +139,8 @@ ArticleSwiGLU::ArticleSwiGLU(int64_t size) : nn::Module("SwiGLU") {
 
 Tensor ArticleSwiGLU::forward(const Tensor& x) {
   // The article evaluates linear_gate(x) twice; once gives the same value.
-  Tensor g = linear_gate->call(x);
-  return g * (beta * g).sigmoid() * linear->call(x);
+  // F::swiglu with beta is g * sigmoid(beta * g) * u in one pass each way.
+  return F::swiglu(linear_gate->call(x), linear->call(x), beta);
 }
 
 // ---- models ----

@@ -275,6 +275,29 @@ TEST(Article, RmsNormIsTheArticlesFormula) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(allclose(got[i], want[i], 1e-12, 1e-12)) << i;
 }
 
+// The fused swiglu with the learnable beta is the article's
+// linear_gate(x) * sigmoid(beta * linear_gate(x)) * linear(x), beta's
+// gradient included.
+TEST(Article, SwiGLUIsTheArticlesFormula) {
+  ArticleSwiGLU swiglu(8);
+  swiglu.to(kFloat64);
+  {
+    NoGradGuard no_grad;
+    swiglu.beta.fill_(0.6);
+  }
+  const Tensor x = randn({3, 5, 8}, kFloat64).requires_grad_(true);
+  const Tensor y = swiglu.forward(x);
+  const Tensor gate = swiglu.linear_gate->forward(x);
+  const Tensor expected = gate * (swiglu.beta * gate).sigmoid() * swiglu.linear->forward(x);
+  EXPECT_TRUE(allclose(y, expected, 1e-12, 1e-12));
+  const Tensor g = randn({3, 5, 8}, kFloat64);
+  const std::vector<Tensor> wrt = {x, swiglu.beta, swiglu.linear_gate->weight,
+                                   swiglu.linear->weight};
+  const auto got = autograd::grad({y}, wrt, {g});
+  const auto want = autograd::grad({expected}, wrt, {g});
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(allclose(got[i], want[i], 1e-12, 1e-12)) << i;
+}
+
 TEST(Article, BatchedHeadsEqualTheArticlesPerHeadComputation) {
   ModelConfig c = article_run_config(ladder_stages()[4]).model;
   c.dropout = 0;  // dropout draws differ between the two forms

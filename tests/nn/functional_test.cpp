@@ -1113,6 +1113,85 @@ TEST(SwiGLU, GradcheckToSecondOrder) {
 TEST(SwiGLU, RefusesMismatchedShapes) {
   EXPECT_THROW(F::swiglu(zeros({2, 3}), zeros({3})), ShapeError);
   EXPECT_THROW(F::swiglu(zeros({2}), zeros({2}, kFloat64)), DTypeError);
+  EXPECT_THROW(F::swiglu(zeros({2}), zeros({2}), ones({2})), ShapeError);
+  EXPECT_THROW(F::swiglu(zeros({2}), zeros({2}), ones({1}, kFloat64)), DTypeError);
+  EXPECT_THROW(F::swiglu(zeros({2}), zeros({2}), Tensor()), ValueError);
+}
+
+// A learnable beta, one element, as a leaf of shape (1) or ().
+Tensor beta_leaf(double value, ScalarType dtype, bool scalar_shape = false) {
+  Tensor b = full(scalar_shape ? DimVector{} : DimVector{1}, value, dtype);
+  return b.requires_grad_();
+}
+
+TEST(SwiGLU, WithBetaMatchesReferenceInEveryLayout) {
+  Generator gen(42);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double rtol = dtype == kFloat64 ? 1e-12 : 1e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-5;
+    // 4101 elements: a second block of beta's gradient sum, and a vector tail.
+    for (const DimVector& shape : {DimVector{4, 8}, DimVector{2, 3, 16}, DimVector{3, 1367}}) {
+      for (Layout layout : kAllLayouts) {
+        for (double beta : {0.7, -1.3}) {
+          Inputs in = leaves({shape, shape}, dtype, layout, gen);
+          in.push_back(beta_leaf(beta, dtype, shape.size() == 3));
+          expect_matches_reference(
+              [](const Inputs& x) { return F::swiglu(x[0], x[1], x[2]); },
+              [](const Inputs& x) { return F::swiglu_reference(x[0], x[1], x[2]); }, in, rtol, atol,
+              std::string(to_string(dtype)) + " " + shape_str(shape) + " " + layout_name(layout) +
+                  " beta " + std::to_string(beta));
+        }
+      }
+    }
+  }
+}
+
+TEST(SwiGLU, BetaOneIsSilu) {
+  Generator gen(43);
+  const Inputs in = leaves({{5, 37}, {5, 37}}, kFloat32, Layout::Transposed, gen);
+  const Tensor beta = beta_leaf(1.0, kFloat32);
+  const Tensor a = F::swiglu(in[0], in[1]), b = F::swiglu(in[0], in[1], beta);
+  EXPECT_TRUE(equal(a, b));
+  const Tensor gout = randn(a.sizes(), kFloat32, &gen);
+  const auto ga = autograd::grad({a}, {in[0], in[1]}, {gout});
+  const auto gb = autograd::grad({b}, {in[0], in[1]}, {gout});
+  EXPECT_TRUE(equal(ga[0], gb[0]));
+  EXPECT_TRUE(equal(ga[1], gb[1]));
+}
+
+TEST(SwiGLU, WithBetaGradcheckToSecondOrder) {
+  Generator gen(44);
+  for (Layout layout : kAllLayouts) {
+    Inputs in = leaves({{3, 5}, {3, 5}}, kFloat64, layout, gen);
+    in.push_back(beta_leaf(0.8, kFloat64));
+    EXPECT_TRUE(
+        autograd::gradcheck([](const Inputs& x) { return F::swiglu(x[0], x[1], x[2]); }, in))
+        << layout_name(layout);
+  }
+  // Second order with respect to each input in turn (gradgradcheck
+  // differentiates the first input's gradient).
+  Inputs in = leaves({{2, 4}, {2, 4}}, kFloat64, Layout::Contiguous, gen);
+  in.push_back(beta_leaf(-0.6, kFloat64));
+  for (int first = 0; first < 3; ++first) {
+    Inputs rotated = {in[size_t(first)], in[size_t((first + 1) % 3)], in[size_t((first + 2) % 3)]};
+    EXPECT_TRUE(gradgradcheck(
+        [first](const Inputs& x) {
+          const Tensor* args[3];
+          for (int i = 0; i < 3; ++i) args[(first + i) % 3] = &x[size_t(i)];
+          return F::swiglu(*args[0], *args[1], *args[2]);
+        },
+        rotated))
+        << "second order through input " << first;
+  }
+}
+
+// beta's gradient sums fixed blocks in a fixed order: the same bits at 1 and
+// 2 threads, over several blocks.
+TEST(SwiGLU, WithBetaIsThreadCountInvariant) {
+  Generator gen(45);
+  Inputs in = leaves({{5, 3001}, {5, 3001}}, kFloat32, Layout::Contiguous, gen);
+  in.push_back(beta_leaf(1.7, kFloat32));
+  expect_thread_count_invariant([](const Inputs& x) { return F::swiglu(x[0], x[1], x[2]); }, in,
+                                randn({5, 3001}, kFloat32, &gen));
 }
 
 }  // namespace

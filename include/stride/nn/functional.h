@@ -37,9 +37,14 @@ Tensor relu(const Tensor& x);
 
 // silu(gate) * up, Llama's SwiGLU nonlinearity (the FFN is
 // w2(swiglu(w1 x, w3 x))), fused with its own backward. gate and up have one
-// shape and dtype, any layout.
+// shape and dtype, any layout. With beta, gate * sigmoid(beta * gate) * up:
+// the Swish-beta form of the SwiGLU paper, with beta a one-element tensor of
+// gate's dtype that may be learnable (the "Llama from scratch" article's);
+// swiglu(gate, up) is beta = 1.
 Tensor swiglu(const Tensor& gate, const Tensor& up);
+Tensor swiglu(const Tensor& gate, const Tensor& up, const Tensor& beta);
 Tensor swiglu_reference(const Tensor& gate, const Tensor& up);
+Tensor swiglu_reference(const Tensor& gate, const Tensor& up, const Tensor& beta);
 
 enum class Reduction { None, Mean, Sum };
 
