@@ -33,10 +33,15 @@ uint64_t join(uint32_t lo, uint32_t hi) {
   return uint64_t(lo) | (uint64_t(hi) << 32);
 }
 
-// U[0, 1) from the top 53 bits of the word (lo, hi). fill_uniform(double*)
-// and uniform_double_at both map bits with it, so they cannot drift apart.
+// The top 53 bits of the word (lo, hi), x: the [0, 1) double x 2^-53 of
+// fill_uniform(double*) and the draws of bernoulli_at both come from it, so
+// they cannot drift apart.
+uint64_t top53(uint32_t lo, uint32_t hi) {
+  return join(lo, hi) >> 11;
+}
+
 double unit_double(uint32_t lo, uint32_t hi) {
-  return double(join(lo, hi) >> 11) * 0x1p-53;
+  return double(top53(lo, hi)) * 0x1p-53;
 }
 
 // The driver of Note [Counter-based fills]. map(bits, key, first, dst) writes the
@@ -120,40 +125,53 @@ void fill_uniform(double* out, int64_t n, double from, double to, Generator& gen
 
 namespace {
 
-// Small batches for the ends of uniform_double_at's pieces, so that a short
-// piece (the visible keys of one causal attention row) does not pay for
-// kBatch counters.
+// Small batches for the ends of bernoulli_at's pieces, so that a short piece
+// (the visible keys of one causal attention row) does not pay for kBatch
+// counters.
 constexpr int kTailBatch = 8;
 
-// Writes elements [i, min(end, 2 (c + B))) of the [0, 1) double fill to out,
-// c = i / 2, from the B counters base + c, ...; returns the next element.
+// Writes the draws of elements [i, min(end, 2 (c + B))) to out, c = i / 2,
+// from the B counters base + c, ...; returns the next element. An element is
+// drawn (1) when its [0, 1) value x 2^-53 (x = top53) is below p, that is
+// when x < limit = ceil(p 2^53), compared as integers (p 2^53 is exact).
 template <int B>
-int64_t unit_doubles(double* out, int64_t i, int64_t end, const PhiloxKey& key, uint64_t base) {
+int64_t bernoulli_draws(
+    uint8_t* out, int64_t i, int64_t end, const PhiloxKey& key, uint64_t base, uint64_t limit) {
   constexpr int64_t K = kUniformDoublePerCounter;
   const int64_t c = i / K;
   PhiloxBatch<B> bits;
   philox4x32_batch(base + uint64_t(c), key, bits);
   const int64_t stop = std::min(end, (c + B) * K);
+  if (i == c * K && stop == (c + B) * K) {  // a whole batch, in a loop that vectorises
+    for (int l = 0; l < B; ++l) {
+      out[2 * l] = top53(bits.w[0][l], bits.w[1][l]) < limit;
+      out[2 * l + 1] = top53(bits.w[2][l], bits.w[3][l]) < limit;
+    }
+    return stop;
+  }
   for (; i < stop; ++i) {
     const int64_t l = i / K - c, s = i % K;
-    *out++ = unit_double(bits.w[2 * s][l], bits.w[2 * s + 1][l]);
+    *out++ = top53(bits.w[2 * s][l], bits.w[2 * s + 1][l]) < limit;
   }
   return stop;
 }
 
 }  // namespace
 
-void uniform_double_at(double* out, int64_t first, int64_t count, uint64_t key, uint64_t base) {
+void bernoulli_at(
+    uint8_t* out, int64_t first, int64_t count, double p, uint64_t key, uint64_t base) {
   STRIDE_ASSERT(first >= 0 && count >= 0, "a piece of a fill needs first >= 0 and count >= 0; got ",
                 first, " and ", count);
+  STRIDE_ASSERT(p >= 0 && p <= 1, "bernoulli_at needs 0 <= p <= 1; got ", p);
   constexpr int64_t K = kUniformDoublePerCounter;
+  const uint64_t limit = uint64_t(std::ceil(p * 0x1p53));
   const PhiloxKey k = philox_key(key);
   const int64_t end = first + count;
   int64_t i = first;
   while (end - i / K * K >= kBatch * K) {
-    i = unit_doubles<kBatch>(out + (i - first), i, end, k, base);
+    i = bernoulli_draws<kBatch>(out + (i - first), i, end, k, base, limit);
   }
-  while (i < end) i = unit_doubles<kTailBatch>(out + (i - first), i, end, k, base);
+  while (i < end) i = bernoulli_draws<kTailBatch>(out + (i - first), i, end, k, base, limit);
 }
 
 // Box-Muller: (u1, u2) with u1 in (0, 1] (so log(u1) is finite) and u2 in

@@ -31,12 +31,14 @@ inline constexpr int64_t kRandintPerCounter = 2;        // 64 bits per value
 void fill_uniform(float* out, int64_t n, double from, double to, Generator& gen);
 void fill_uniform(double* out, int64_t n, double from, double to, Generator& gen);
 
-// Elements [first, first + count) of a fill_uniform(double*) over [0, 1)
-// whose counters started at `base` under Philox key `key` (Generator::key()),
-// bit for bit, touching no Generator: for kernels that reserve the counters
-// once and draw pieces of the fill later or on several threads, such as the
-// dropout of fused attention.
-void uniform_double_at(double* out, int64_t first, int64_t count, uint64_t key, uint64_t base);
+// bernoulli_(p)'s draws for elements [first, first + count) of a fill
+// whose counters started at `base` under Philox key `key` (Generator::key()):
+// out[i] = 1 when element first + i of fill_uniform(double*) over [0, 1) is
+// below p, else 0, touching no Generator. For kernels that reserve the
+// counters once and draw pieces of the fill later or on several threads,
+// such as the dropout of fused attention.
+void bernoulli_at(
+    uint8_t* out, int64_t first, int64_t count, double p, uint64_t key, uint64_t base);
 
 // out[i] ~ N(mean, std^2). Throws ValueError unless std >= 0.
 void fill_normal(float* out, int64_t n, double mean, double std, Generator& gen);

@@ -31,9 +31,9 @@
 // same generator state: the forward reserves the same ceil(N L S / 2) Philox
 // counters as its bernoulli_ fill, and element (n, i, j) is kept (M = 1 /
 // (1 - p), in the dtype, as dropout's mask) when draw (n L + i) S + j of that
-// fill is below 1 - p, else dropped (M = 0). uniform_double_at computes any
-// row's draws from the key and the first counter, so the mask is never
-// stored, does not depend on the thread count, and the generator ends where
+// fill is below 1 - p, else dropped (M = 0). bernoulli_at makes any row's
+// draws from the key and the first counter, so the mask is never stored
+// whole, does not depend on the thread count, and the generator ends where
 // the composed path leaves it. lse stays that of the undropped softmax.
 //
 // q, k, v, out and dout are read where they lie, as GEMM operands with their
@@ -128,35 +128,32 @@ struct AttentionShape {
   std::shared_ptr<const Rotary> rotary;
 };
 
-// The dropout mask M of Note [Fused attention], one block of query rows at a
-// time: after draw(n, i0, rows, keys), mask(i, j) is M at (n, i0 + i, j) for
-// i < rows and j < keys. One draw per block keeps Philox in whole batches
-// (a row of a short causal head needs only a few counters); the draws cost
-// 8 bytes per (row, key) of the block, as much as the block's scores.
+// M's nonzero value: as dropout's mask, bernoulli_(1 - p) then div_(1 - p) in T.
 template <class T>
+T dropout_scale(const AttentionShape& a) {
+  return T(1) / T(1 - a.dropout_p);
+}
+
+// The dropout choices of Note [Fused attention], one block of query rows at a
+// time: after draw(n, i0, rows, keys), keep(i)[j] is 1 where M at
+// (n, i0 + i, j) is dropout_scale, 0 where it is 0, for i < rows and
+// j < keys. One draw per block keeps Philox in whole batches (a row of a
+// short causal head needs only a few counters).
 class DropoutRows {
  public:
   explicit DropoutRows(const AttentionShape& a, int64_t block_rows)
-      : a_(a),
-        u_(size_t(a.dropout_p > 0 ? block_rows * a.S : 0)),
-        keep_below_(1 - a.dropout_p),
-        scale_(T(1) / T(1 - a.dropout_p)) {}
+      : a_(a), keep_(size_t(a.dropout_p > 0 ? block_rows * a.S : 0)) {}
 
   void draw(int64_t n, int64_t i0, int64_t rows, int64_t keys) {
     if (rows == 0 || keys == 0) return;
-    ::stride::detail::uniform_double_at(u_.data(), (n * a_.L + i0) * a_.S, (rows - 1) * a_.S + keys,
-                                        a_.key, a_.base);
+    ::stride::detail::bernoulli_at(keep_.data(), (n * a_.L + i0) * a_.S, (rows - 1) * a_.S + keys,
+                                   1 - a_.dropout_p, a_.key, a_.base);
   }
-  // As dropout's mask: bernoulli_(1 - p) compares in double, then div_(1 - p) in T.
-  T mask(int64_t i, int64_t j) const {
-    return u_[size_t(i * a_.S + j)] < keep_below_ ? scale_ : T(0);
-  }
+  const uint8_t* keep(int64_t i) const { return keep_.data() + i * a_.S; }
 
  private:
   const AttentionShape& a_;
-  std::vector<double> u_;
-  double keep_below_;
-  T scale_;
+  std::vector<uint8_t> keep_;
 };
 
 // What the forward keeps for the backward when the probabilities are small
@@ -335,7 +332,8 @@ void fused_forward(const AttentionShape& a,
   const std::optional<detail::RowRotation<T>> rotate = rotation<T>(a, 1);
   parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S));
-    DropoutRows<T> dropout(a, std::min(block_rows(a), a.L));
+    DropoutRows dropout(a, std::min(block_rows(a), a.L));
+    const T scale = dropout_scale<T>(a);
     QkOperands<T> qk(a, q, k, rotate);
     for (int64_t n = begin; n < end; ++n) {
       const T* kn = qk.keys(n);
@@ -359,12 +357,9 @@ void fused_forward(const AttentionShape& a,
           std::fill(row + limit, row + keys, T(0));
           if (saved.probs != nullptr) std::copy_n(row, keys, saved.probs + (n * a.L + i) * a.S);
           if (a.dropout_p > 0) {
-            uint8_t* keep = saved.keep != nullptr ? saved.keep + (n * a.L + i) * a.S : nullptr;
-            for (int64_t j = 0; j < limit; ++j) {
-              const T mask = dropout.mask(i - i0, j);
-              row[j] *= mask;
-              if (keep != nullptr) keep[j] = mask != T(0);
-            }
+            const uint8_t* keep = dropout.keep(i - i0);
+            for (int64_t j = 0; j < limit; ++j) row[j] *= keep[j] != 0 ? scale : T(0);
+            if (saved.keep != nullptr) std::copy_n(keep, limit, saved.keep + (n * a.L + i) * a.S);
           }
           lse[n * a.L + i] = m + std::log(sum);
         }
@@ -399,8 +394,8 @@ void fused_backward(const AttentionShape& a,
   const std::optional<detail::RowRotation<T>> unrotate = rotation<T>(a, -1);
   parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
     std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
-    DropoutRows<T> dropout(a, saved.keep != nullptr ? 0 : std::min(block_rows(a), a.L));
-    const T dropout_scale = T(1) / T(1 - a.dropout_p);  // as DropoutRows::mask
+    DropoutRows dropout(a, saved.keep != nullptr ? 0 : std::min(block_rows(a), a.L));
+    const T scale = dropout_scale<T>(a);
     QkOperands<T> qk(a, q, k, rotate);
     for (int64_t n = begin; n < end; ++n) {
       const T* kn = qk.keys(n);
@@ -443,13 +438,9 @@ void fused_backward(const AttentionShape& a,
         }
         cpu::gemm(false, true, rows, keys, a.Ev, T(1), dob, dout.ld(), vn, v.ld(), T(0), dp.data(),
                   a.S);
-        const uint8_t* keep = saved.keep != nullptr ? saved.keep + (n * a.L + i0) * a.S : nullptr;
-        if (a.dropout_p > 0 && keep == nullptr) dropout.draw(n, i0, rows, keys);
-        // M at (i0 + i, j): dropout's scale or 0, saved by the forward or drawn again.
-        auto mask = [&](int64_t i, int64_t j) {
-          return keep != nullptr ? (keep[i * a.S + j] != 0 ? dropout_scale : T(0))
-                                 : dropout.mask(i, j);
-        };
+        const uint8_t* saved_keep =
+            saved.keep != nullptr ? saved.keep + (n * a.L + i0) * a.S : nullptr;
+        if (a.dropout_p > 0 && saved_keep == nullptr) dropout.draw(n, i0, rows, keys);
         for (int64_t i = 0; i < rows; ++i) {
           const T d = row_dot(dob + i * dout.ld(), ob + i * out.ld(), a.Ev);
           T* ds = dp.data() + i * a.S;
@@ -463,8 +454,10 @@ void fused_backward(const AttentionShape& a,
           // dS has read it. Keys past the limit have P = 0, so M is moot.
           int64_t j = 0;
           if (a.dropout_p > 0) {
+            // M's choices at (i0 + i, j < limit): saved by the forward or drawn again.
+            const uint8_t* keep = saved_keep != nullptr ? saved_keep + i * a.S : dropout.keep(i);
             for (; j < limit; ++j) {
-              const T m = mask(i, j);
+              const T m = keep[j] != 0 ? scale : T(0);
               ds[j] = pr[j] * (ds[j] * m - d);
               pr[j] *= m;
             }
@@ -520,13 +513,14 @@ Tensor dropout_mask(const AttentionShape& a, const Tensor& q) {
   ::stride::detail::dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* m = mask.data_ptr<T>();
+    const T scale = dropout_scale<T>(a);
     parallel_for(0, a.N, 1, [&](int64_t begin, int64_t end) {
-      DropoutRows<T> dropout(a, 1);
+      DropoutRows dropout(a, 1);
       for (int64_t n = begin; n < end; ++n) {
         for (int64_t i = 0; i < a.L; ++i) {
           dropout.draw(n, i, 1, a.S);
           T* row = m + (n * a.L + i) * a.S;
-          for (int64_t j = 0; j < a.S; ++j) row[j] = dropout.mask(0, j);
+          for (int64_t j = 0; j < a.S; ++j) row[j] = dropout.keep(0)[j] != 0 ? scale : T(0);
         }
       }
     });

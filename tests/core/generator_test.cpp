@@ -333,22 +333,33 @@ TEST(RandomFill, ElementsAreTheDocumentedFunctionOfTheirCounter) {
   }
 }
 
-// uniform_double_at gives any piece of a [0, 1) double fill from (key, base)
+// bernoulli_at gives any piece of bernoulli_(p)'s draws from (key, base)
 // alone: pieces from odd and even elements, shorter than a batch and
-// spanning several whole batches, tile the fill bit for bit.
-TEST(RandomFill, UniformDoubleAtReproducesPiecesOfAFill) {
+// spanning several whole batches, tile the fill's comparison u < p bit for
+// bit, at the edges p = 0 and 1 too.
+TEST(RandomFill, BernoulliAtReproducesPiecesOfAFill) {
   constexpr int64_t n = 1001;
   Generator gen(12);
   gen.reserve(3);
   const uint64_t base = gen.get_state().offset;
-  std::vector<double> whole(static_cast<size_t>(n)), pieces(static_cast<size_t>(n), -1.0);
+  std::vector<double> whole(static_cast<size_t>(n));
   detail::fill_uniform(whole.data(), n, 0.0, 1.0, gen);
   const std::vector<int64_t> cuts = {0, 1, 2, 5, 6, 6, 19, 150, 151, 280, 537, 538, 1000, 1001};
-  for (size_t c = 0; c + 1 < cuts.size(); ++c) {
-    const int64_t first = cuts[c], count = cuts[c + 1] - cuts[c];
-    detail::uniform_double_at(pieces.data() + first, first, count, gen.key(), base);
+  // An element's own value u and the next double above it, where u < p
+  // flips. Below 0.5 that double is less than 2^-53 above u, so p 2^53 has a
+  // fraction, which the integer threshold must round up; 0.5 has none.
+  const double u =
+      *std::find_if(whole.begin(), whole.end(), [](double x) { return x > 0.25 && x < 0.5; });
+  for (double p : {0.0, 0.1, 0.5, 0.9, 1.0, u, std::nextafter(u, 1.0)}) {
+    std::vector<uint8_t> pieces(static_cast<size_t>(n), 7);
+    for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+      const int64_t first = cuts[c], count = cuts[c + 1] - cuts[c];
+      detail::bernoulli_at(pieces.data() + first, first, count, p, gen.key(), base);
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(pieces[size_t(i)], whole[size_t(i)] < p ? 1 : 0) << "p " << p << " element " << i;
+    }
   }
-  EXPECT_EQ(std::memcmp(whole.data(), pieces.data(), whole.size() * sizeof(double)), 0);
 }
 
 template <class T>
