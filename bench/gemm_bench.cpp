@@ -64,6 +64,9 @@ const std::vector<Shape> kSingle = {
     {1, 512, 65, 128, false, false},      // lm head (N)
     {1, 512, 65, 128, false, true},       // lm head forward: X @ W^T
     {1, 512, 128, 1024, false, false},    // FFN down-projection
+    {1, 512, 128, 1024, false, true},     // 1024 -> 128 projection forward: X @ W^T
+    {1, 512, 1024, 128, false, false},    // its dX = dY @ W
+    {1, 128, 1024, 512, true, false},     // its dW = dY^T @ X
     {1, 512, 512, 512, false, false},     // square
     {1, 1024, 1024, 1024, false, false},  // square
     // Small GEMMs: where a library's fixed cost per call shows.
