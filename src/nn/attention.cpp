@@ -275,10 +275,23 @@ std::optional<detail::RowRotation<T>> rotation(const AttentionShape& a, double s
   return detail::RowRotation<T>(*a.rotary->tables, sign, a.E, a.rotary->convention);
 }
 
+// Asks for every cache line of rows [0, rows) of cols elements, ld apart.
+template <class T>
+void prefetch_rows(const T* p, int64_t rows, int64_t ld, int64_t cols) {
+  constexpr int64_t kLine = 64 / int64_t(sizeof(T));
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t e = 0; e < cols; e += kLine) __builtin_prefetch(p + r * ld + e);
+  }
+}
+
 // q and k as GEMM operands: where they lie, or, for rotary attention,
 // rotated into a task's buffers (all of a head's keys, then a block's
 // queries at a time), so that the rotated q and k are never written out.
-// Row i of q and row i of k are position i (L == S).
+// Row i of q and row i of k are position i (L == S). The rows to rotate are
+// prefetched first: the rotation reads one row at a time, mostly from
+// beyond L2, and asking for all of them at once overlaps their misses (the
+// article Llama's step ~1.5% faster, in-process A/B; prefetching v, out and
+// dout as well made no difference).
 template <class T>
 class QkOperands {
  public:
@@ -295,6 +308,7 @@ class QkOperands {
   // Head n's keys (S, E), ld_keys() apart.
   const T* keys(int64_t n) {
     if (rotate_ == nullptr) return k_[n];
+    prefetch_rows(k_[n], a_.S, k_.ld(), a_.E);
     for (int64_t j = 0; j < a_.S; ++j) (*rotate_)(k_[n] + j * k_.ld(), keys_.data() + j * a_.E, j);
     return keys_.data();
   }
@@ -303,6 +317,7 @@ class QkOperands {
   const T* queries(int64_t n, int64_t i0, int64_t rows) {
     const T* first = q_[n] + i0 * q_.ld();
     if (rotate_ == nullptr) return first;
+    prefetch_rows(first, rows, q_.ld(), a_.E);
     for (int64_t i = 0; i < rows; ++i) {
       (*rotate_)(first + i * q_.ld(), queries_.data() + i * a_.E, i0 + i);
     }
