@@ -72,8 +72,17 @@ void check_finite(const Node& node, size_t i, const Tensor& g) {
       ". Hint: the forward op above is where the non-finite gradient first appears."));
 }
 
-Tensor accumulate(const Tensor& a, const Tensor& b) {
+// a + b for a gradient buffer a. As PyTorch's InputBuffer, b is added into a
+// in place when no graph is being recorded and nothing else holds a: no
+// other handle, no view of its storage (the same rule as AccumulateGrad's
+// stealing), and a dense layout of the sum's shape and dtype. That spares a
+// fresh buffer per sum, and so the memory traffic of writing one.
+Tensor accumulate(Tensor a, const Tensor& b) {
   if (!a.defined()) return b;
+  const bool in_place = !GradMode::is_enabled() && a.use_count() == 1 &&
+                        a.storage().use_count() == 1 && a.is_contiguous() &&
+                        a.sizes() == b.sizes() && a.dtype() == b.dtype() && !requires_grad(a);
+  if (in_place) return a.add_(b);
   return a + b;
 }
 
@@ -140,7 +149,7 @@ void run(const std::vector<Edge>& roots,
   for (size_t i = 0; i < roots.size(); ++i) {
     if (!roots[i].valid()) continue;
     Tensor& slot = buffer_of(roots[i].fn.get())[roots[i].input_nr];
-    slot = accumulate(slot, root_grads[i]);
+    slot = accumulate(std::move(slot), root_grads[i]);
   }
 
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
@@ -173,7 +182,7 @@ void run(const std::vector<Edge>& roots,
     if (captures) {
       for (Capture& c : *captures) {
         if (c.edge.fn.get() == node && grads[c.edge.input_nr].defined()) {
-          c.grad = accumulate(c.grad, grads[c.edge.input_nr]);
+          c.grad = accumulate(std::move(c.grad), grads[c.edge.input_nr]);
         }
       }
     }
@@ -200,7 +209,7 @@ void run(const std::vector<Edge>& roots,
         Tensor g = validate(*node, i, std::move(outputs[i]));
         if (AnomalyMode::is_enabled()) check_finite(*node, i, g);
         Tensor& slot = buffer_of(e.fn.get())[e.input_nr];
-        slot = accumulate(slot, g);
+        slot = accumulate(std::move(slot), g);
       }
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }

@@ -287,5 +287,43 @@ TEST(AccumulateGrad, StealsOnlyGradientsNobodyElseHolds) {
   EXPECT_TRUE(equal(kept, full({2, 2}, 3.0)));  // the hook's tensor was not accumulated into
 }
 
+// The engine sums a tensor's gradients in place only into a buffer nobody
+// else holds. Here a's node passes its gradient on to b's buffer, where it
+// arrives first, as is (a = b + 0) or as a view of it (a = b.view(...)),
+// while a hook keeps it; b's other gradient (from c = b * 2, recorded
+// earlier, so run later) must then go to a fresh sum, not into the hook's
+// tensor. Without the hook the sum is done in place, with the same values.
+// autograd::grad's results are held alike.
+TEST(Engine, SumsGradientsInPlaceOnlyIntoBuffersNobodyElseHolds) {
+  for (bool as_view : {false, true}) {
+    for (bool hooked : {true, false}) {
+      Tensor x = randn({3, 4}).requires_grad_();
+      Tensor b = x * 1.0;
+      Tensor c = b * 2.0;
+      Tensor a = as_view ? b.view({12}) : b + 0.0;
+      Tensor kept;
+      if (hooked) {
+        a.register_hook([&](const Tensor& g) {
+          kept = g;
+          return Tensor();
+        });
+      }
+      ((a * 1.0).view({3, 4}) + c).sum().backward();
+      const std::string what = std::string(as_view ? "view" : "add") + (hooked ? ", hooked" : "");
+      EXPECT_TRUE(equal(x.grad(), full({3, 4}, 3.0))) << what;
+      if (hooked) {
+        EXPECT_TRUE(equal(kept, full(a.sizes(), 1.0))) << what;
+      }
+    }
+  }
+  Tensor x = randn({2, 3}).requires_grad_();
+  Tensor b = x * 1.0;
+  Tensor c = b * 2.0;
+  Tensor a = b + 0.0;
+  const auto grads = autograd::grad({((a * 1.0) + c).sum()}, {a, b});
+  EXPECT_TRUE(equal(grads[0], full({2, 3}, 1.0)));
+  EXPECT_TRUE(equal(grads[1], full({2, 3}, 3.0)));
+}
+
 }  // namespace
 }  // namespace stride
