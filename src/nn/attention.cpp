@@ -534,8 +534,9 @@ Tensor dropout_mask(const AttentionShape& a, const Tensor& q) {
       for (int64_t n = begin; n < end; ++n) {
         for (int64_t i = 0; i < a.L; ++i) {
           dropout.draw(n, i, 1, a.S);
+          const uint8_t* keep = dropout.keep(0);
           T* row = m + (n * a.L + i) * a.S;
-          for (int64_t j = 0; j < a.S; ++j) row[j] = dropout.keep(0)[j] != 0 ? scale : T(0);
+          for (int64_t j = 0; j < a.S; ++j) row[j] = keep[j] != 0 ? scale : T(0);
         }
       }
     });
