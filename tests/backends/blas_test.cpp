@@ -188,7 +188,10 @@ TYPED_TEST(BlasGemm, HonoursAlphaBetaAndPaddedLeadingDimensions) {
       for (bool tb : {false, true}) {
         for (auto [m, n, k] :
              {std::array<int64_t, 3>{3, 17, 65}, std::array<int64_t, 3>{130, 65, 17},
-              std::array<int64_t, 3>{65, 130, 130}, std::array<int64_t, 3>{1, 65, 3}}) {
+              std::array<int64_t, 3>{65, 130, 130}, std::array<int64_t, 3>{1, 65, 3},
+              // A decoded row against a weight of 356 KiB: Note [Decode prefetch]'s
+              // prefetches run up to the end of each thread's rows.
+              std::array<int64_t, 3>{1, 700, 130}}) {
           for (auto [alpha, beta] :
                {std::pair{1.5, -0.5}, std::pair{-2.0, 1.0}, std::pair{0.125, 0.0}}) {
             Case cs;
