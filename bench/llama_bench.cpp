@@ -18,11 +18,18 @@
 //   fma       the machine's float32 compute peak on --threads threads of
 //             stride's pool: independent chains of vector FMAs in
 //             registers, GFLOP/s. No GEMM can beat it.
+//   stream    the machine's read bandwidth on --threads threads of stride's
+//             pool: sweeps over --n floats (default: as many as the
+//             generate model's parameters, beyond most L3 caches), each
+//             split over the threads as a decode GEMV splits its weight,
+//             GB/s. A decoded token reads every weight once, so no
+//             implementation of generate beats this rate.
 //
 // Model workloads also report linear_params, the weights of their linear
-// layers, and training workloads min_matmul_flops, the matrix-multiply FLOPs
-// a step cannot do without: compare_pytorch divides them by the fma peak
-// for a bound on the step time that no implementation can pass.
+// layers; training workloads min_matmul_flops, the matrix-multiply FLOPs a
+// step cannot do without, and generate bytes_per_token, the memory a token
+// cannot do without: compare_pytorch divides them by the fma peak and the
+// stream rate for bounds that no implementation can pass.
 //
 // Prints one JSON line: the median over the timed reps (after --warmup
 // untimed ones), every rep, ru_maxrss in KiB and the model's parameter counts.
@@ -36,6 +43,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -61,17 +69,18 @@ struct Options {
   int threads = 1;
   int warmup = 2;
   int reps = 5;
-  int64_t tokens = 256;   // generate
-  bool profile = false;   // print the profiler's table of the timed reps to stderr
-  bool shapes = false;    // ... with one row per op and input shapes
-  bool autocast = false;  // bfloat16 matmuls (stride::AutocastGuard)
-  std::string trace;      // ... and write their Chrome trace here
-  int64_t n = 1024;       // sgemm
+  int64_t tokens = 256;      // generate
+  bool profile = false;      // print the profiler's table of the timed reps to stderr
+  bool shapes = false;       // ... with one row per op and input shapes
+  bool autocast = false;     // bfloat16 matmuls (stride::AutocastGuard)
+  std::string trace;         // ... and write their Chrome trace here
+  std::optional<int64_t> n;  // sgemm (default 1024), stream (default: generate's parameters)
 };
 
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "llama_bench: " << message << "\n"
-            << "usage: llama_bench --workload article|correct|large|generate|sgemm|fma --threads N "
+            << "usage: llama_bench --workload article|correct|large|generate|sgemm|fma|stream "
+               "--threads N "
                "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--profile-shapes] "
                "[--trace FILE] [--autocast]\n";
   std::exit(2);
@@ -115,7 +124,7 @@ Options parse_args(int argc, char** argv) {
     }
   }
   if (o.workload.empty()) usage("--workload is required");
-  if (o.threads < 1 || o.warmup < 0 || o.reps < 1 || o.tokens < 1 || o.n < 1) {
+  if (o.threads < 1 || o.warmup < 0 || o.reps < 1 || o.tokens < 1 || (o.n && *o.n < 1)) {
     usage("expected --threads >= 1, --warmup >= 0, --reps >= 1, --tokens >= 1, --n >= 1");
   }
   return o;
@@ -244,6 +253,46 @@ double fma_rep(int threads, int64_t steps, float& checksum) {
   return 2.0 * kLanes * kChains * double(steps) * threads;
 }
 
+// The sum of x[0, n): four independent chains of 16-float vectors, so that
+// the loads, not the adds, set the pace.
+float sum_floats(const float* x, int64_t n) {
+  using V16 = float __attribute__((vector_size(64)));
+  constexpr int64_t kLanes = 16;
+  V16 acc[4] = {};
+  int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    for (int c = 0; c < 4; ++c) {
+      V16 v;
+      std::memcpy(&v, x + i + c * kLanes, sizeof v);
+      acc[c] += v;
+    }
+  }
+  const V16 all = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  float total = 0;
+  for (int64_t l = 0; l < kLanes; ++l) total += all[l];
+  for (; i < n; ++i) total += x[i];
+  return total;
+}
+
+// One rep of the stream workload: `passes` reads of all of data, each split
+// evenly over the pool's threads; the bytes read. `checksum` (the sums)
+// is printed, so that no load can be optimised away.
+double stream_rep(const std::vector<float>& data, int threads, int passes, float& checksum) {
+  const auto n = int64_t(data.size());
+  std::vector<float> sink(size_t(threads), 0.0f);
+  for (int pass = 0; pass < passes; ++pass) {
+    stride::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t first = n * t / threads, last = n * (t + 1) / threads;
+        sink[size_t(t)] += sum_floats(data.data() + first, last - first);
+      }
+    });
+  }
+  checksum = 0;
+  for (float v : sink) checksum += v;
+  return double(passes) * double(n) * double(sizeof(float));
+}
+
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
@@ -294,12 +343,13 @@ int run(const Options& o) {
   std::ostringstream extra;
   extra.precision(10);
   if (o.workload == "sgemm") {
-    const Tensor a = stride::randn({o.n, o.n}), b = stride::randn({o.n, o.n});
+    const int64_t n = o.n.value_or(1024);
+    const Tensor a = stride::randn({n, n}), b = stride::randn({n, n});
     Tensor c;
     times = time_reps(o, [&] { c = a.matmul(b); });
     unit = "GFLOP/s";
-    for (double t : times) values.push_back(2.0 * double(o.n * o.n * o.n) / (t * 1e6));
-    extra << ", \"n\": " << o.n;
+    for (double t : times) values.push_back(2.0 * double(n * n * n) / (t * 1e6));
+    extra << ", \"n\": " << n;
   } else if (o.workload == "fma") {
     constexpr int64_t kSteps = 20'000'000;  // ~0.1 s
     double flops = 0;
@@ -308,6 +358,17 @@ int run(const Options& o) {
     unit = "GFLOP/s";
     for (double t : times) values.push_back(flops / (t * 1e6));
     extra << ", \"checksum\": " << checksum;
+  } else if (o.workload == "stream") {
+    constexpr int kPasses = 8;  // ~10 ms a rep at tens of GB/s
+    const int64_t n =
+        o.n ? *o.n : llama::build_model(workload_config("generate").model)->num_parameters();
+    const std::vector<float> data(size_t(n), 1.0f);
+    double bytes = 0;
+    float checksum = 0;
+    times = time_reps(o, [&] { bytes = stream_rep(data, o.threads, kPasses, checksum); });
+    unit = "GB/s";
+    for (double t : times) values.push_back(bytes / (t * 1e6));
+    extra << ", \"n\": " << n << ", \"checksum\": " << checksum;
   } else {
     const Workload w = workload_config(o.workload);
     auto model = llama::build_model(w.model);
@@ -336,7 +397,15 @@ int run(const Options& o) {
       });
       unit = "tok/s";
       for (double t : times) values.push_back(double(o.tokens) / (t * 1e-3));
-      extra << ", \"new_tokens\": " << o.tokens << ", \"last_token\": " << last;
+      // What a token reads at the least: every float32 weight but the token
+      // embedding table (one row of it), and the cached keys and values of
+      // every position so far, 2 x n_layers x d_model floats each; token i
+      // (from 0) attends to i + 1 positions, (tokens + 1) / 2 on average.
+      const double d = double(w.model.d_model);
+      const double weights = double(params - embedding) + d;
+      const double cached = 2.0 * double(w.model.n_layers) * d * double(o.tokens + 1) / 2.0;
+      extra << ", \"new_tokens\": " << o.tokens << ", \"last_token\": " << last
+            << ", \"bytes_per_token\": " << (weights + cached) * double(sizeof(float));
     } else {
       const int64_t B = w.train.batch_size, T = w.model.context, V = w.model.vocab_size;
       const Tensor x = stride::tensor<int64_t>(token_stream(1, B * T, V), {B, T});
