@@ -1,10 +1,14 @@
 #include "llama/model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <typeinfo>
 #include <utility>
+#include <vector>
 
 #include "llama/article.h"
+#include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
@@ -36,6 +40,46 @@ void LanguageModel::check_ids(const Tensor& ids) const {
   }
 }
 
+// ---- projections ----
+
+namespace {
+
+// Note [Grouped decode projections]
+// Decoding a token, each projection is a matrix-vector product bound by
+// reading its weight. The projections of one input (q, k and v; w1 and w3)
+// as one linear_concat read their weights in one parallel region instead of
+// one each: the large Llama decodes ~5% more tokens/s (in-process A/B). Each
+// output is the same row's dot product either way (Note [Linear over
+// concatenated weights]), so the bits do not change. The grouping is taken
+// only where nothing can tell: at most kGroupedRows rows in float32, no
+// gradient recorded, no autocast, and plain bias-free Linear layers without
+// hooks; otherwise each layer is called as usual.
+constexpr int64_t kGroupedRows = 4;
+
+std::vector<Tensor> project(const Tensor& x, std::initializer_list<nn::Linear*> layers) {
+  const bool grouped =
+      x.dtype() == kFloat32 && x.numel() <= kGroupedRows * x.size(-1) && !GradMode::is_enabled() &&
+      !Autocast::is_enabled() && std::all_of(layers.begin(), layers.end(), [](const nn::Linear* l) {
+        return typeid(*l) == typeid(nn::Linear) && !l->has_hooks() && !l->bias.defined();
+      });
+  std::vector<Tensor> out;
+  if (!grouped) {
+    for (nn::Linear* l : layers) out.push_back(l->call(x));
+    return out;
+  }
+  std::vector<Tensor> weights;
+  for (const nn::Linear* l : layers) weights.push_back(l->weight);
+  const Tensor y = F::linear_concat(x, weights);
+  int64_t offset = 0;
+  for (const Tensor& w : weights) {
+    out.push_back(y.narrow(-1, offset, w.size(0)));
+    offset += w.size(0);
+  }
+  return out;
+}
+
+}  // namespace
+
 // ---- attention ----
 
 Attention::Attention(const ModelConfig& config)
@@ -63,9 +107,10 @@ Tensor Attention::forward(
     y = F::rotary_attention(heads(wq->call(x)), heads(wk->call(x)), heads(wv->call(x)), cos, sin,
                             F::RopeConvention::Interleaved, 0.0, /*is_causal=*/true);
   } else {
-    Tensor q = F::rotary_embedding(heads(wq->call(x)), offset, rope_theta);
-    Tensor k = F::rotary_embedding(heads(wk->call(x)), offset, rope_theta);
-    Tensor v = heads(wv->call(x));
+    const std::vector<Tensor> qkv = project(x, {wq.get(), wk.get(), wv.get()});
+    Tensor q = F::rotary_embedding(heads(qkv[0]), offset, rope_theta);
+    Tensor k = F::rotary_embedding(heads(qkv[1]), offset, rope_theta);
+    Tensor v = heads(qkv[2]);
     std::optional<F::CausalAlignment> alignment;
     if (cache_k != nullptr) {
       cache_k->narrow(2, offset, T).copy_(k);
@@ -98,7 +143,8 @@ FeedForward::FeedForward(int64_t dim, int64_t hidden) : nn::Module("FeedForward"
 }
 
 Tensor FeedForward::forward(const Tensor& x) {
-  return w2->call(F::swiglu(w1->call(x), w3->call(x)));
+  const std::vector<Tensor> gate_up = project(x, {w1.get(), w3.get()});
+  return w2->call(F::swiglu(gate_up[0], gate_up[1]));
 }
 
 TransformerBlock::TransformerBlock(const ModelConfig& config) : nn::Module("TransformerBlock") {

@@ -233,6 +233,16 @@ int64_t weights_per_task(size_t weights) {
 // [Deterministic GEMM]), so the sums do not depend on the thread count.
 constexpr int64_t kConcatRowBlock = 64;
 
+// Decoding a few float32 rows, each product is a pass over its weight, bound
+// by reading it (Note [Decoding GEMM]): one parallel region splits the rows
+// of all the weights evenly over the threads, instead of a region per
+// weight. Each output is its weight row's dot product with x whichever
+// thread computes it, so the bits are those of separate linear() calls at
+// any thread count. (OpenBLAS's float64 kernels may sum a row differently
+// by where it falls in the split, so float64 keeps the loop below.)
+constexpr int64_t kConcatDecodeRows = 4;
+constexpr int64_t kConcatDecodeGrain = 64;  // weight rows per task at least
+
 }  // namespace
 
 // Note [Linear over concatenated weights]
@@ -267,14 +277,28 @@ Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
   {
     NoGradGuard no_grad;
     char* out = static_cast<char*>(y.data_ptr());
-    parallel_for(0, int64_t(weights.size()), weights_per_task(weights.size()),
-                 [&](int64_t begin, int64_t end) {
-                   for (int64_t i = begin; i < end; ++i) {
-                     const Tensor& w = weights[size_t(i)];
-                     gemm(x, false, true, M, w.size(0), K, x2.data_ptr(), K, w.data_ptr(),
-                          w.stride(0), false, out + size_t(offsets[size_t(i)]) * elem, total);
-                   }
-                 });
+    if (M <= kConcatDecodeRows && x.dtype() == kFloat32) {
+      parallel_for(0, total, kConcatDecodeGrain, [&](int64_t begin, int64_t end) {
+        for (size_t i = 0; i < weights.size(); ++i) {
+          const int64_t first = std::max(begin, offsets[i]), last = std::min(end, offsets[i + 1]);
+          if (first >= last) continue;
+          const Tensor& w = weights[i];
+          gemm(x, false, true, M, last - first, K, x2.data_ptr(), K,
+               static_cast<const char*>(w.data_ptr()) +
+                   size_t((first - offsets[i]) * w.stride(0)) * elem,
+               w.stride(0), false, out + size_t(first) * elem, total);
+        }
+      });
+    } else {
+      parallel_for(0, int64_t(weights.size()), weights_per_task(weights.size()),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t i = begin; i < end; ++i) {
+                       const Tensor& w = weights[size_t(i)];
+                       gemm(x, false, true, M, w.size(0), K, x2.data_ptr(), K, w.data_ptr(),
+                            w.stride(0), false, out + size_t(offsets[size_t(i)]) * elem, total);
+                     }
+                   });
+    }
   }
   std::vector<const Tensor*> inputs{&x};
   for (const Tensor& w : weights) inputs.push_back(&w);

@@ -106,6 +106,10 @@ HookHandle add_hook(const std::shared_ptr<void>& owner,
 
 }  // namespace
 
+bool Module::has_hooks() const {
+  return !hooks_->pre.empty() || !hooks_->forward.empty() || !hooks_->backward.empty();
+}
+
 HookHandle Module::add_forward_pre_hook(ForwardPreHook fn) {
   STRIDE_CHECK(fn, ValueError, "[Module::register_forward_pre_hook] the hook is empty.");
   return add_hook(hooks_, hooks_->pre, hooks_->next_id++, std::move(fn));
@@ -148,9 +152,7 @@ Tensor Module::forward(const Tensor&) {
 // run from the output view with an undefined grad_input. Hooks are looked up
 // when the gradient arrives, so one removed after forward() no longer runs.
 Tensor Module::operator()(const Tensor& input) {
-  if (hooks_->pre.empty() && hooks_->forward.empty() && hooks_->backward.empty()) {
-    return forward(input);
-  }
+  if (!has_hooks()) return forward(input);
   Tensor x = input;
   for (const auto& hook : std::vector(hooks_->pre)) {
     Tensor replaced = hook.second(*this, x);

@@ -124,6 +124,38 @@ TEST(Llama, KVCacheDecodingEqualsTheFullForward) {
   }
 }
 
+// Decoding a token groups q, k, v (and w1, w3) into one linear_concat (Note
+// [Grouped decode projections]) only where nothing can tell: the logits are
+// the bits of separate calls, which a hook forces, and the hook still runs
+// once per projection call.
+TEST(Llama, GroupedDecodeProjectionsAreInvisible) {
+  manual_seed(4);
+  auto model = std::dynamic_pointer_cast<Llama>(build_model(tiny_llama()));
+  model->eval();
+  NoGradGuard no_grad;
+  const Tensor ids = randint(0, 11, {1, 6});
+  auto decode = [&] {
+    KVCache cache = model->make_cache(1);
+    std::vector<Tensor> logits;
+    for (int64_t t = 0; t < ids.size(1); ++t)
+      logits.push_back(model->forward(ids.narrow(1, t, 1).contiguous(), cache));
+    return cat(logits, 1);
+  };
+  const Tensor grouped = decode();
+  int calls = 0;
+  std::vector<HookHandle> hooks;
+  for (const auto& [name, m] : model->named_modules()) {
+    if (name.ends_with(".wq") || name.ends_with(".w3")) {
+      hooks.push_back(
+          m->register_forward_hook([&](nn::Module&, const Tensor&, const Tensor&) { ++calls; }));
+    }
+  }
+  ASSERT_EQ(hooks.size(), 2 * size_t(tiny_llama().n_layers));
+  const Tensor separate = decode();
+  EXPECT_EQ(calls, int(hooks.size()) * ids.size(1));
+  EXPECT_TRUE(equal(grouped, separate));
+}
+
 TEST(Llama, RecordedAttentionIsCausalAndNormalised) {
   manual_seed(3);
   auto model = build_model(tiny_llama());

@@ -1743,6 +1743,30 @@ TEST(LinearConcat, ManyRowsAndWeightsAreThreadCountInvariant) {
   }
 }
 
+// Decoding (at most four float32 rows), the rows of all the weights are split
+// over the threads in one parallel region: each output equals linear() of its
+// own weight bit for bit at any thread count, with splits falling inside
+// weights (not on the 64-row grain) and a weight whose rows are padded.
+TEST(LinearConcat, DecodingRowsEqualSeparateLinearsBitForBit) {
+  Generator gen(94);
+  const Tensor padded = randn({130, 140}, kFloat32, &gen);
+  const std::vector<Tensor> w = {randn({70, 130}, kFloat32, &gen), randn({3, 130}, kFloat32, &gen),
+                                 padded.narrow(1, 5, 130)};
+  for (int64_t rows : {1, 2, 4}) {
+    const Tensor x = randn({rows, 1, 130}, kFloat32, &gen);
+    for (int threads : {1, 2, 3, 8}) {
+      ThreadCount guard(threads);
+      const Tensor y = F::linear_concat(x, w);
+      int64_t offset = 0;
+      for (size_t i = 0; i < w.size(); ++i) {
+        EXPECT_TRUE(equal(y.narrow(-1, offset, w[i].size(0)), F::linear(x, w[i])))
+            << rows << " rows, weight " << i << ", " << threads << " threads";
+        offset += w[i].size(0);
+      }
+    }
+  }
+}
+
 TEST(LinearConcat, GradcheckToSecondOrder) {
   Generator gen(91);
   const Inputs in = leaves({{3, 4}, {2, 4}, {3, 4}}, kFloat64, Layout::Contiguous, gen);

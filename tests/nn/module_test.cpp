@@ -555,6 +555,25 @@ TEST(ModuleHooks, RemovedHooksDoNotRun) {
   EXPECT_EQ(std::vector<int>({pre, fwd, bwd}), std::vector<int>({2, 2, 1}));
 }
 
+// has_hooks() sees each kind of hook on the module itself, not its children's,
+// and forgets a hook once its handle removes it.
+TEST(ModuleHooks, HasHooksSeesEachKindUntilRemoved) {
+  nn::Sequential seq;
+  auto lin = seq.push_back(std::make_shared<nn::Linear>(3, 2));
+  EXPECT_FALSE(lin->has_hooks());
+  std::vector<HookHandle> handles;
+  handles.push_back(lin->register_forward_pre_hook([](nn::Module&, const Tensor&) {}));
+  handles.push_back(lin->register_forward_hook([](nn::Module&, const Tensor&, const Tensor&) {}));
+  handles.push_back(
+      lin->register_full_backward_hook([](nn::Module&, const Grads&, const Grads&) {}));
+  EXPECT_FALSE(seq.has_hooks());
+  for (HookHandle& h : handles) {
+    EXPECT_TRUE(lin->has_hooks());
+    h.remove();
+  }
+  EXPECT_FALSE(lin->has_hooks());
+}
+
 TEST(ModuleHooks, HandleMayOutliveTheModule) {
   HookHandle h;
   {

@@ -331,6 +331,10 @@ class Module : public std::enable_shared_from_this<Module> {
   // ---- hooks ----
   // Each returns a handle whose remove() unregisters the hook; a handle may
   // outlive the module. The hook callables may return void.
+  // has_hooks(): whether any forward pre-, forward or full backward hook is
+  // registered on this module (not its children), so that a caller may take
+  // a path that skips call() only where no hook can tell.
+  bool has_hooks() const;
   template <class F>
   HookHandle register_forward_pre_hook(F&& fn) {
     if constexpr (std::is_void_v<std::invoke_result_t<F&, Module&, const Tensor&>>) {
