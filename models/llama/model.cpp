@@ -48,12 +48,12 @@ namespace {
 // Decoding a token, each projection is a matrix-vector product bound by
 // reading its weight. The projections of one input (q, k and v; w1 and w3)
 // as one linear_concat read their weights in one parallel region instead of
-// one each: the large Llama decodes ~5% more tokens/s (in-process A/B). Each
-// output is the same row's dot product either way (Note [Linear over
-// concatenated weights]), so the bits do not change. The grouping is taken
-// only where nothing can tell: at most kGroupedRows rows in float32, no
-// gradient recorded, no autocast, and plain bias-free Linear layers without
-// hooks; otherwise each layer is called as usual.
+// one each: the large Llama decodes ~5% more tokens/s (in-process A/B).
+// Each output is the same row's dot product either way (the decoding rows
+// of Note [Linear over concatenated weights]), so the bits do not change.
+// The grouping is taken only where nothing can tell: at most kGroupedRows
+// rows in float32, no gradient recorded, no autocast, and plain bias-free
+// Linear layers without hooks; otherwise each layer is called as usual.
 constexpr int64_t kGroupedRows = 4;
 
 std::vector<Tensor> project(const Tensor& x, std::initializer_list<nn::Linear*> layers) {

@@ -233,13 +233,7 @@ int64_t weights_per_task(size_t weights) {
 // [Deterministic GEMM]), so the sums do not depend on the thread count.
 constexpr int64_t kConcatRowBlock = 64;
 
-// Decoding a few float32 rows, each product is a pass over its weight, bound
-// by reading it (Note [Decoding GEMM]): one parallel region splits the rows
-// of all the weights evenly over the threads, instead of a region per
-// weight. Each output is its weight row's dot product with x whichever
-// thread computes it, so the bits are those of separate linear() calls at
-// any thread count. (OpenBLAS's float64 kernels may sum a row differently
-// by where it falls in the split, so float64 keeps the loop below.)
+// Decoding rows (Note [Linear over concatenated weights]).
 constexpr int64_t kConcatDecodeRows = 4;
 constexpr int64_t kConcatDecodeGrain = 64;  // weight rows per task at least
 
@@ -253,6 +247,14 @@ constexpr int64_t kConcatDecodeGrain = 64;  // weight rows per task at least
 // each halved between two threads, than the single GEMM over the
 // concatenated weight. The weights' gradients are spread alike, and the
 // input's gradient, a sum over the weights, by fixed blocks of rows.
+// Decoding (at most kConcatDecodeRows float32 rows), each product is a pass
+// over its weight bound by reading it (Note [Decoding GEMM]), so one
+// parallel region splits the rows of all the weights evenly over the
+// threads instead of a region per weight. Each output is its weight row's
+// dot product with x whichever thread computes it, so the bits are those of
+// separate linear() calls at any thread count. (OpenBLAS's float64 kernels
+// may sum a row differently by where it falls in a split, so float64 keeps
+// one GEMM per weight.)
 Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
   STRIDE_CHECK(!weights.empty(), ValueError, "[linear_concat] expected at least one weight.");
   int64_t total = 0;
