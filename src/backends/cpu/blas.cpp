@@ -278,7 +278,7 @@ inline Vec4f lane_sums4(Vec16f v0, Vec16f v1, Vec16f v2, Vec16f v3) {
 // 16 KiB up front. Into L1, or 4-8 KiB ahead, was slower; 32 KiB was about
 // the same, 64 KiB slower. The large Llama's GEMVs (each weight of a layer,
 // 2 threads) then take 0.72-0.79x the time, no longer than the bare sum,
-// and its decoding runs 16-26% more tokens/s (in-process A/B).
+// and its decoding runs 18-26% more tokens/s (in-process A/B).
 constexpr uintptr_t kPrefetchAheadBytes = 16 * 1024;
 
 // Asks for the cache lines of [from, end) that lie within kPrefetchAheadBytes
