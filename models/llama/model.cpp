@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 #include <typeinfo>
 #include <utility>
 #include <vector>
@@ -82,11 +83,12 @@ std::vector<Tensor> project(const Tensor& x, std::initializer_list<nn::Linear*> 
 
 // ---- attention ----
 
+Positions::Positions(int64_t T, const ModelConfig& config, int64_t first) : offset(first) {
+  std::tie(cos, sin) = F::rotary_tables(T, config.head_dim(), first, config.rope_theta);
+}
+
 Attention::Attention(const ModelConfig& config)
-    : nn::Module("Attention"),
-      n_heads(config.n_heads),
-      head_dim(config.head_dim()),
-      rope_theta(config.rope_theta) {
+    : nn::Module("Attention"), n_heads(config.n_heads), head_dim(config.head_dim()) {
   const int64_t d = config.d_model;
   wq = register_module("wq", std::make_shared<nn::Linear>(d, d, false));
   wk = register_module("wk", std::make_shared<nn::Linear>(d, d, false));
@@ -95,28 +97,27 @@ Attention::Attention(const ModelConfig& config)
 }
 
 Tensor Attention::forward(
-    const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs) {
+    const Tensor& x, const Positions& at, Tensor* cache_k, Tensor* cache_v, Tensor* probs) {
   const int64_t B = x.size(0), T = x.size(1);
   // (B, T, D) -> (B, H, T, Dh): the heads are views of one projection.
   auto heads = [&](const Tensor& t) { return t.view({B, T, n_heads, head_dim}).transpose(1, 2); };
   Tensor y;
   if (cache_k == nullptr && probs == nullptr) {
     // Training and full-sequence scoring: the rotation inside the attention
-    // kernel (Note [Rotary attention]), with rotary_embedding's own tables.
-    const auto [cos, sin] = F::rotary_tables(T, head_dim, offset, rope_theta);
-    y = F::rotary_attention(heads(wq->call(x)), heads(wk->call(x)), heads(wv->call(x)), cos, sin,
-                            F::RopeConvention::Interleaved, 0.0, /*is_causal=*/true);
+    // kernel (Note [Rotary attention]).
+    y = F::rotary_attention(heads(wq->call(x)), heads(wk->call(x)), heads(wv->call(x)), at.cos,
+                            at.sin, F::RopeConvention::Interleaved, 0.0, /*is_causal=*/true);
   } else {
     const std::vector<Tensor> qkv = project(x, {wq.get(), wk.get(), wv.get()});
-    Tensor q = F::rotary_embedding(heads(qkv[0]), offset, rope_theta);
-    Tensor k = F::rotary_embedding(heads(qkv[1]), offset, rope_theta);
+    Tensor q = F::rotary_embedding(heads(qkv[0]), at.cos, at.sin);
+    Tensor k = F::rotary_embedding(heads(qkv[1]), at.cos, at.sin);
     Tensor v = heads(qkv[2]);
     std::optional<F::CausalAlignment> alignment;
     if (cache_k != nullptr) {
-      cache_k->narrow(2, offset, T).copy_(k);
-      cache_v->narrow(2, offset, T).copy_(v);
-      k = cache_k->narrow(2, 0, offset + T);
-      v = cache_v->narrow(2, 0, offset + T);
+      cache_k->narrow(2, at.offset, T).copy_(k);
+      cache_v->narrow(2, at.offset, T).copy_(v);
+      k = cache_k->narrow(2, 0, at.offset + T);
+      v = cache_v->narrow(2, 0, at.offset + T);
       alignment = F::CausalAlignment::BottomRight;
     }
     if (probs != nullptr) {
@@ -159,8 +160,8 @@ TransformerBlock::TransformerBlock(const ModelConfig& config) : nn::Module("Tran
 }
 
 Tensor TransformerBlock::forward(
-    const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs) {
-  Tensor h = x + attention->forward(attention_norm->call(x), offset, cache_k, cache_v, probs);
+    const Tensor& x, const Positions& at, Tensor* cache_k, Tensor* cache_v, Tensor* probs) {
+  Tensor h = x + attention->forward(attention_norm->call(x), at, cache_k, cache_v, probs);
   return h + feed_forward->call(ffn_norm->call(h));
 }
 
@@ -221,10 +222,11 @@ Tensor Llama::run(const Tensor& ids, KVCache* cache) {
   if (cache == nullptr) check_ids(ids);
   attention_maps_.clear();
   Tensor h = tok_embeddings->call(ids);
+  const Positions at(ids.size(1), config(), offset);
   for (int64_t l = 0; l < int64_t(layers->size()); ++l) {
     Tensor probs;
     auto& block = *layers->at<TransformerBlock>(l);
-    h = block.forward(h, offset, cache ? &cache->k[size_t(l)] : nullptr,
+    h = block.forward(h, at, cache ? &cache->k[size_t(l)] : nullptr,
                       cache ? &cache->v[size_t(l)] : nullptr, record_attention_ ? &probs : nullptr);
     if (record_attention_) attention_maps_.push_back(probs.detach());
   }

@@ -56,16 +56,24 @@ struct KVCache {
   int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
 };
 
+// The positions [offset, offset + T) a forward runs at, with their RoPE
+// tables (F::rotary_tables, (T, head_dim / 2) each), made once for all layers.
+struct Positions {
+  Positions(int64_t T, const ModelConfig& config, int64_t first);
+  int64_t offset;
+  Tensor cos, sin;
+};
+
 class Attention : public nn::Module {
  public:
   explicit Attention(const ModelConfig& config);
-  // x (B, T, D) at positions [offset, offset + T) -> (B, T, D). With a
-  // cache, k and v are appended at `offset` = cache->length and the queries
-  // attend to every cached position (causal, bottom-right aligned).
-  Tensor forward(const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs);
+  // x (B, T, D) at positions `at` -> (B, T, D). With a cache, k and v are
+  // appended at at.offset = cache->length and the queries attend to every
+  // cached position (causal, bottom-right aligned).
+  Tensor forward(
+      const Tensor& x, const Positions& at, Tensor* cache_k, Tensor* cache_v, Tensor* probs);
 
   int64_t n_heads, head_dim;
-  double rope_theta;
   std::shared_ptr<nn::Linear> wq, wk, wv, wo;
 };
 
@@ -79,7 +87,8 @@ class FeedForward : public nn::Module {
 class TransformerBlock : public nn::Module {
  public:
   explicit TransformerBlock(const ModelConfig& config);
-  Tensor forward(const Tensor& x, int64_t offset, Tensor* cache_k, Tensor* cache_v, Tensor* probs);
+  Tensor forward(
+      const Tensor& x, const Positions& at, Tensor* cache_k, Tensor* cache_v, Tensor* probs);
 
   std::shared_ptr<Attention> attention;
   std::shared_ptr<FeedForward> feed_forward;
