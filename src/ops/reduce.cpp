@@ -6,7 +6,8 @@
 // A block of reduced elements is split into chunks of a fixed size
 // (kReduceChunk), independent of the thread count; chunk partials are merged
 // in chunk order. So a reduction gives bit-identical results on 1 and on N
-// threads. Floating sums accumulate in double.
+// threads. Floating sums accumulate in double (float32 first in float lanes,
+// 16 terms each: Note [Float lanes]).
 //
 // Inside a chunk the order of the adds is fixed by the shape and layout
 // alone, so floating sums may use vector lanes. Three kernels, chosen by the
@@ -176,13 +177,51 @@ inline Vec8d load8_n(const char* p, int64_t n) {
 #endif
 }
 
+// Note [Float lanes]
+// Widening each float32 element to double made lane_sum bound by the
+// conversions (two cycles per 512-bit convert on Zen 4: ~53 GB/s from L3 on
+// one thread, where PyTorch's float cascade reads 80). So float32 runs add
+// the 64-element steps of a block of up to kFloatBlock elements in four
+// 16-lane float accumulators, lane i % 64 taking element i, and widen the 64
+// lane sums into the double accumulators once per block. A float lane sums
+// 16 terms before it is widened, so the error stays within a few float
+// roundings of those 16 (PyTorch's cascade: a few per level); all else adds
+// in double as before. The order still depends only on n.
+constexpr int64_t kFloatBlock = 1024;
+
+using Vec16f = float __attribute__((vector_size(64)));
+
+// Adds the `elements` floats at p (a multiple of 64) to a[0..7] as Note
+// [Float lanes] says, and moves p past them.
+inline void add_float_blocks(const char*& p, int64_t elements, Vec8d (&a)[8]) {
+  constexpr int64_t es = int64_t(sizeof(float));
+  for (int64_t block = 0; block < elements; block += kFloatBlock) {
+    Vec16f f[4] = {};
+    const int64_t end = std::min(elements, block + kFloatBlock);
+    for (int64_t i = block; i < end; i += 64, p += 64 * es) {
+      for (int v = 0; v < 4; ++v) {
+        Vec16f x;
+        std::memcpy(&x, p + 16 * v * es, sizeof(x));
+        f[v] += x;
+      }
+    }
+    for (int v = 0; v < 4; ++v) {
+      a[2 * v] += __builtin_convertvector(
+          __builtin_shufflevector(f[v], f[v], 0, 1, 2, 3, 4, 5, 6, 7), Vec8d);
+      a[2 * v + 1] += __builtin_convertvector(
+          __builtin_shufflevector(f[v], f[v], 8, 9, 10, 11, 12, 13, 14, 15), Vec8d);
+    }
+  }
+}
+
 // Sum of the n contiguous elements at p. Element i goes to lane i % 64 of
 // eight 8-lane accumulators (independent add chains; the last partial block
 // of 8 is zero-padded), and the accumulators are then added in a fixed tree.
 // The order depends only on n, never on the address or on which thread runs
 // it. Adding the padding changes nothing: a lane starts at +0 and so never
 // holds -0. Runs shorter than 16 are one serial chain, which is cheaper than
-// setting up and folding the lanes.
+// setting up and folding the lanes. float32 adds in float lanes first (Note
+// [Float lanes]).
 template <class T>
 double lane_sum(const char* p, int64_t n) {
   constexpr int64_t es = int64_t(sizeof(T));
@@ -191,18 +230,16 @@ double lane_sum(const char* p, int64_t n) {
     for (int64_t i = 0; i < n; ++i) t += double(reinterpret_cast<const T*>(p)[i]);
     return t;
   }
-  Vec8d a0 = {}, a1 = {}, a2 = {}, a3 = {}, a4 = {}, a5 = {}, a6 = {}, a7 = {};
-  int64_t i = 0;
-  for (; i + 64 <= n; i += 64, p += 64 * es) {
-    a0 += load8<T>(p);
-    a1 += load8<T>(p + 8 * es);
-    a2 += load8<T>(p + 16 * es);
-    a3 += load8<T>(p + 24 * es);
-    a4 += load8<T>(p + 32 * es);
-    a5 += load8<T>(p + 40 * es);
-    a6 += load8<T>(p + 48 * es);
-    a7 += load8<T>(p + 56 * es);
+  Vec8d acc[8] = {};
+  int64_t i = n / 64 * 64;
+  if constexpr (std::is_same_v<T, float>) {
+    add_float_blocks(p, i, acc);
+  } else {
+    for (int64_t j = 0; j < i; j += 64, p += 64 * es) {
+      for (int v = 0; v < 8; ++v) acc[v] += load8<T>(p + 8 * v * es);
+    }
   }
+  auto& [a0, a1, a2, a3, a4, a5, a6, a7] = acc;
   // The 0 to 63 elements left, in blocks of 8 to a0, a1, ... in turn.
   auto tail = [&](Vec8d& a, int64_t first) {
     const int64_t left = n - i - first;
