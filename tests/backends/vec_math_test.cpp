@@ -118,6 +118,28 @@ TEST(VecMath, ExpSpecialValues) {
   EXPECT_EQ(ys[5], 1.0f);
 }
 
+// max_of's pairs of blocks, its single blocks and its partial tail: the max
+// and a NaN are found wherever they lie, and nothing past n is read as a
+// value (a larger sentinel follows the array).
+TEST(VecMath, MaxOfFindsTheMaxAndAnyNanAtEveryPosition) {
+  const float inf = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(max_of(nullptr, 0), -inf);
+  for (int64_t n = 1; n <= 3 * kLanes + 5; ++n) {
+    std::vector<float> x(size_t(n) + 1);
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = -100.0f - float(i % 7);
+    x[size_t(n)] = 1e30f;
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<float> y = x;
+      y[size_t(at)] = -1.5f;
+      EXPECT_EQ(max_of(y.data(), n), -1.5f) << n << " " << at;
+      y[size_t(at)] = std::numeric_limits<float>::quiet_NaN();
+      EXPECT_TRUE(std::isnan(max_of(y.data(), n))) << n << " " << at;
+    }
+    std::vector<float> all_neg_inf(size_t(n), -inf);
+    EXPECT_EQ(max_of(all_neg_inf.data(), n), -inf) << n;
+  }
+}
+
 TEST(VecMath, ExpArrayCoversEveryTailLengthInPlace) {
   // Each element gets the same bits whether it falls in a full vector or in
   // the tail, and the array may be its own output.
