@@ -21,6 +21,14 @@ namespace stride {
 Tensor empty(IntArrayRef shape, TensorOptions options = {});
 Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options = {});
 Tensor zeros(IntArrayRef shape, TensorOptions options = {});
+// Uninitialised contiguous tensors of the given shapes carved out of one
+// allocation, in order, each 64-byte aligned. Each has a storage of its own
+// (so its own version counter, as from empty()); the allocation lives until
+// the last of them is gone. One allocation of 2 MiB or more is backed by
+// huge pages (Note [Huge pages] in src/core/allocator.cpp), which tensors
+// allocated one by one under that size never are: for weights or KV caches
+// that are streamed whole.
+std::vector<Tensor> empty_packed(const std::vector<DimVector>& shapes, TensorOptions options = {});
 Tensor ones(IntArrayRef shape, TensorOptions options = {});
 Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options = {});
 // int64 when every argument is an integer, else float32 (as torch.arange),

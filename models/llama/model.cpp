@@ -237,21 +237,29 @@ Tensor Llama::run(const Tensor& ids, KVCache* cache) {
 
 std::shared_ptr<LanguageModel> build_model(const ModelConfig& config) {
   config.validate();
+  std::shared_ptr<LanguageModel> model;
   switch (config.arch) {
     case Arch::Llama:
-      return std::make_shared<Llama>(config);
+      model = std::make_shared<Llama>(config);
+      break;
     case Arch::ArticleLlama:
-      return std::make_shared<ArticleLlama>(config);
+      model = std::make_shared<ArticleLlama>(config);
+      break;
     case Arch::SimpleBroken:
     case Arch::Simple:
     case Arch::SimpleRMS:
-      return std::make_shared<SimpleModel>(config);
+      model = std::make_shared<SimpleModel>(config);
+      break;
     case Arch::RopeNoMask:
     case Arch::RopeMasked:
     case Arch::RopeSwiGLU:
-      return std::make_shared<RopeModel>(config);
+      model = std::make_shared<RopeModel>(config);
+      break;
   }
-  throw ValueError("build_model: unknown arch");
+  if (!model) throw ValueError("build_model: unknown arch");
+  // One block of memory for the weights (Note [Packed parameters]).
+  model->pack_parameters();
+  return model;
 }
 
 }  // namespace stride::llama

@@ -433,6 +433,24 @@ Module& Module::to(Device device) {
   return *this;
 }
 
+void Module::pack_parameters() {
+  NoGradGuard no_grad;
+  const std::vector<Tensor> params = parameters();
+  if (params.empty()) return;
+  std::vector<DimVector> shapes;
+  for (const Tensor& p : params) {
+    // One dtype and device per block: a mixed model packs nothing.
+    if (p.dtype() != params[0].dtype() || p.device() != params[0].device()) return;
+    shapes.emplace_back(p.sizes());
+  }
+  const std::vector<Tensor> packed =
+      empty_packed(shapes, TensorOptions(params[0].dtype()).device(params[0].device()));
+  for (size_t i = 0; i < params.size(); ++i) {
+    Tensor(packed[i]).copy_(params[i]);
+    set_data(params[i], packed[i]);
+  }
+}
+
 void Module::zero_grad(bool set_to_none) {
   NoGradGuard no_grad;
   for (Tensor p : parameters()) {

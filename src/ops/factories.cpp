@@ -35,6 +35,29 @@ Tensor empty(IntArrayRef shape, TensorOptions options) {
                              0);
 }
 
+std::vector<Tensor> empty_packed(const std::vector<DimVector>& shapes, TensorOptions options) {
+  auto aligned = [](size_t n) { return (n + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment; };
+  size_t total = 0;
+  for (const DimVector& shape : shapes) {
+    check_shape(shape, "empty_packed");
+    total += aligned(size_t(numel_of(shape)) * element_size(options.dtype()));
+  }
+  const Storage block = std::make_shared<StorageImpl>(total, options.device());
+  std::vector<Tensor> out;
+  size_t offset = 0;
+  for (const DimVector& shape : shapes) {
+    const size_t nbytes = size_t(numel_of(shape)) * element_size(options.dtype());
+    // The tensor's own storage over its part of the block holds the block.
+    auto storage = std::make_shared<StorageImpl>(
+        static_cast<char*>(block->data()) + offset, nbytes, options.device(),
+        [](void*, void* ctx) { delete static_cast<Storage*>(ctx); }, new Storage(block));
+    out.push_back(detail::make_tensor(std::move(storage), options.dtype(), shape,
+                                      contiguous_strides(shape), 0));
+    offset += aligned(nbytes);
+  }
+  return out;
+}
+
 Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options) {
   check_shape(shape, "empty_strided");
   STRIDE_CHECK(shape.size() == strides.size(), ShapeError, "[empty_strided] sizes ",

@@ -1,5 +1,6 @@
 // The caching CPU allocator (Note [Caching allocator]): reuse, size classes,
-// alignment, the cap on cached bytes, empty_cpu_cache and thread safety.
+// alignment (2 MiB for huge-page blocks), the cap on cached bytes,
+// empty_cpu_cache and thread safety; empty_packed's blocks.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -109,6 +110,45 @@ TEST(CachingAllocator, ConcurrentAllocationAndFree) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(cpu_allocator_stats().allocated_bytes, before);
+}
+
+// Note [Huge pages]: what stride controls is the alignment; whether the
+// kernel backs the block with huge pages is its call.
+TEST(CachingAllocator, BlocksOfTwoMiBOrMoreStartOnATwoMiBBoundary) {
+  constexpr uintptr_t kTwoMiB = uintptr_t(2) << 20;
+  for (int64_t floats : {int64_t(1) << 19, (int64_t(3) << 18) + 1, int64_t(5) << 20}) {
+    Tensor t = empty({floats});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % kTwoMiB, 0u) << floats;
+    t.fill_(1.0);  // all of it is usable
+    EXPECT_EQ(t.sum().item<double>(), double(floats));
+  }
+}
+
+TEST(EmptyPacked, TensorsFollowEachOtherInOneBlockWithStoragesOfTheirOwn) {
+  const std::vector<DimVector> shapes = {{3, 5}, {0}, {1000}, {7}, {2, 1, 3}};
+  std::vector<Tensor> t = empty_packed(shapes, kFloat64);
+  ASSERT_EQ(t.size(), shapes.size());
+  uintptr_t next = reinterpret_cast<uintptr_t>(t[0].data_ptr());
+  for (size_t i = 0; i < t.size(); ++i) {
+    EXPECT_EQ(t[i].sizes(), IntArrayRef(shapes[i])) << i;
+    EXPECT_EQ(t[i].dtype(), kFloat64) << i;
+    EXPECT_TRUE(t[i].is_contiguous()) << i;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t[i].data_ptr()), next) << i;
+    next += (t[i].nbytes() + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+    for (size_t j = 0; j < i; ++j) EXPECT_NE(t[i].storage(), t[j].storage()) << i << " " << j;
+  }
+  // Writing one leaves the others' bytes and version counters alone.
+  for (Tensor& x : t) x.fill_(2.0);
+  const uint64_t before = t[3].version();
+  t[2].fill_(-1.0);
+  EXPECT_EQ(t[3].version(), before);
+  EXPECT_TRUE(equal(t[3], full({7}, 2.0, kFloat64)));
+  EXPECT_TRUE(equal(t[4], full({2, 1, 3}, 2.0, kFloat64)));
+  // The block lives while any of them does (ASan builds check the reads).
+  const Tensor last = t.back();
+  t.clear();
+  EXPECT_TRUE(equal(last, full({2, 1, 3}, 2.0, kFloat64)));
+  EXPECT_TRUE(empty_packed({}, kFloat32).empty());
 }
 
 }  // namespace

@@ -404,6 +404,87 @@ TEST(ModuleTo, RejectsIntegerDtypesAndUnknownDevices) {
   EXPECT_EQ(m.fc1->weight.dtype(), kFloat32);
 }
 
+// ---- pack_parameters ----
+
+// Note [Packed parameters]: the values, every handle, gradients and hooks
+// survive; the parameters lie one after another in one block, yet each has
+// a storage (and a version counter) of its own.
+TEST(ModulePack, KeepsEveryHandleAndGivesEachParameterItsOwnStorage) {
+  auto m = std::make_shared<TwoLayer>();
+  const std::vector<Tensor> held = m->parameters();  // as an optimizer holds them
+  std::vector<Tensor> values;
+  for (const Tensor& p : held) values.push_back(p.clone());
+  m->call(randn({3, 4})).sum().backward();
+  const Tensor grad = m->fc1->weight.grad();
+  int hook_calls = 0;
+  m->fc2->bias.register_hook([&](const Tensor&) {
+    ++hook_calls;
+    return Tensor();
+  });
+
+  m->pack_parameters();
+  const std::vector<Tensor> packed = m->parameters();
+  ASSERT_EQ(packed.size(), held.size());
+  for (size_t i = 0; i < held.size(); ++i) {
+    EXPECT_TRUE(packed[i].is_same(held[i])) << i;
+    EXPECT_TRUE(equal(held[i], values[i])) << i;
+    EXPECT_TRUE(held[i].requires_grad() && held[i].is_leaf()) << i;
+    EXPECT_TRUE(held[i].is_contiguous()) << i;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(held[i].data_ptr()) % kCpuAlignment, 0u) << i;
+    if (i > 0) {
+      // In parameters() order, each right after the previous one (64-byte aligned).
+      const auto prev = reinterpret_cast<uintptr_t>(held[i - 1].data_ptr());
+      const size_t step =
+          (held[i - 1].nbytes() + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(held[i].data_ptr()), prev + step) << i;
+      EXPECT_NE(held[i].storage(), held[i - 1].storage()) << i;
+    }
+  }
+  EXPECT_TRUE(m->fc1->weight.grad().is_same(grad));
+
+  // An in-place change to one parameter leaves what another's graph saved
+  // valid: their version counters are separate.
+  Tensor loss = (m->fc1->weight * m->fc1->weight).sum();
+  {
+    NoGradGuard no_grad;
+    m->fc2->bias.add_(1.0);
+  }
+  EXPECT_NO_THROW(loss.backward());
+  (m->fc2->bias * 3).sum().backward();
+  EXPECT_EQ(hook_calls, 1);
+}
+
+TEST(ModulePack, TrainsBitForBitAsUnpackedWithAnOptimizerMadeBefore) {
+  manual_seed(3);
+  auto plain = std::make_shared<TwoLayer>();
+  manual_seed(3);
+  auto packed = std::make_shared<TwoLayer>();
+  optim::Adam adam_plain(plain->parameters(), optim::AdamOptions(1e-2));
+  optim::Adam adam_packed(packed->parameters(), optim::AdamOptions(1e-2));
+  packed->pack_parameters();
+  const Tensor x = randn({5, 4});
+  for (int step = 0; step < 3; ++step) {
+    for (auto [m, opt] : {std::pair{plain.get(), &adam_plain}, {packed.get(), &adam_packed}}) {
+      opt->zero_grad();
+      m->call(x).square().sum().backward();
+      opt->step();
+    }
+  }
+  const std::vector<Tensor> a = plain->parameters(), b = packed->parameters();
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(equal(a[i], b[i])) << i;
+}
+
+TEST(ModulePack, TiedParameterIsPackedOnceAndStaysTied) {
+  TwoLayer m;
+  auto tied = std::make_shared<nn::Linear>(4, 8);
+  tied->weight = tied->replace_parameter("weight", m.fc1->weight);
+  m.register_module("tied", tied);
+  m.pack_parameters();
+  EXPECT_TRUE(tied->weight.is_same(m.fc1->weight));
+  EXPECT_EQ(tied->weight.data_ptr(), m.fc1->weight.data_ptr());
+  EXPECT_EQ(m.parameters().size(), size_t(4 + 2 + 1));  // fc1, fc2, bn's affine; tied's bias
+}
+
 // ---- zero_grad ----
 
 TEST(ModuleZeroGrad, SetToNoneClearsGradients) {
