@@ -14,6 +14,7 @@
 #include "autograd/node.h"
 #include "core/check.h"
 #include "core/layout.h"
+#include "stride/allocator.h"
 #include "stride/ops.h"
 
 namespace stride::nn {
@@ -445,9 +446,14 @@ void Module::pack_parameters() {
   }
   const std::vector<Tensor> packed =
       empty_packed(shapes, TensorOptions(params[0].dtype()).device(params[0].device()));
+  // Each parameter's old memory goes back to the OS as soon as it is copied,
+  // so the process never holds two copies of the weights (the block fills
+  // page by page as it is written); cached, nothing of those sizes might
+  // ever reuse it (decoding).
   for (size_t i = 0; i < params.size(); ++i) {
     Tensor(packed[i]).copy_(params[i]);
     set_data(params[i], packed[i]);
+    empty_cpu_cache();
   }
 }
 
