@@ -22,7 +22,8 @@
 //             pool: sweeps over --n floats (default: as many as the
 //             generate model's parameters, beyond most L3 caches), each
 //             split over the threads as a decode GEMV splits its weight,
-//             GB/s. A decoded token reads every weight once, so no
+//             GB/s, from memory allocated as stride allocates weights (huge
+//             pages). A decoded token reads every weight once, so no
 //             implementation of generate beats this rate.
 //
 // Model workloads also report linear_params, the weights of their linear
@@ -277,14 +278,15 @@ float sum_floats(const float* x, int64_t n) {
 // One rep of the stream workload: `passes` reads of all of data, each split
 // evenly over the pool's threads; the bytes read. `checksum` (the sums)
 // is printed, so that no load can be optimised away.
-double stream_rep(const std::vector<float>& data, int threads, int passes, float& checksum) {
-  const auto n = int64_t(data.size());
+double stream_rep(const Tensor& data, int threads, int passes, float& checksum) {
+  const int64_t n = data.numel();
+  const float* x = data.data_ptr<float>();
   std::vector<float> sink(size_t(threads), 0.0f);
   for (int pass = 0; pass < passes; ++pass) {
     stride::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) {
         const int64_t first = n * t / threads, last = n * (t + 1) / threads;
-        sink[size_t(t)] += sum_floats(data.data() + first, last - first);
+        sink[size_t(t)] += sum_floats(x + first, last - first);
       }
     });
   }
@@ -362,7 +364,9 @@ int run(const Options& o) {
     constexpr int kPasses = 8;  // ~10 ms a rep at tens of GB/s
     const int64_t n =
         o.n ? *o.n : llama::build_model(workload_config("generate").model)->num_parameters();
-    const std::vector<float> data(size_t(n), 1.0f);
+    // In stride's memory, as the weights are: on huge pages where the
+    // kernel grants them (Note [Huge pages]), which read faster.
+    const Tensor data = stride::ones({n});
     double bytes = 0;
     float checksum = 0;
     times = time_reps(o, [&] { bytes = stream_rep(data, o.threads, kPasses, checksum); });
