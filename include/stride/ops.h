@@ -26,8 +26,8 @@ Tensor zeros(IntArrayRef shape, TensorOptions options = {});
 // (so its own version counter, as from empty()); the allocation lives until
 // the last of them is gone. One allocation of 2 MiB or more is backed by
 // huge pages (Note [Huge pages] in src/core/allocator.cpp), which tensors
-// allocated one by one under that size never are: for weights or KV caches
-// that are streamed whole.
+// allocated one by one under that size never are: for weights streamed
+// whole (Module::pack_parameters).
 std::vector<Tensor> empty_packed(const std::vector<DimVector>& shapes, TensorOptions options = {});
 Tensor ones(IntArrayRef shape, TensorOptions options = {});
 Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options = {});
