@@ -33,6 +33,7 @@
 #endif
 
 #include "autograd/node.h"
+#include "backends/cpu/vec_math.h"
 #include "core/tensor_iter.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
@@ -189,27 +190,19 @@ inline Vec8d load8_n(const char* p, int64_t n) {
 // in double as before. The order still depends only on n.
 constexpr int64_t kFloatBlock = 1024;
 
-using Vec16f = float __attribute__((vector_size(64)));
-
 // Adds the `elements` floats at p (a multiple of 64) to a[0..7] as Note
 // [Float lanes] says, and moves p past them.
 inline void add_float_blocks(const char*& p, int64_t elements, Vec8d (&a)[8]) {
-  constexpr int64_t es = int64_t(sizeof(float));
+  namespace vec = cpu::vec;
   for (int64_t block = 0; block < elements; block += kFloatBlock) {
-    Vec16f f[4] = {};
+    vec::Vec16f f[4] = {};
     const int64_t end = std::min(elements, block + kFloatBlock);
-    for (int64_t i = block; i < end; i += 64, p += 64 * es) {
-      for (int v = 0; v < 4; ++v) {
-        Vec16f x;
-        std::memcpy(&x, p + 16 * v * es, sizeof(x));
-        f[v] += x;
-      }
+    for (int64_t i = block; i < end; i += 64, p += 64 * sizeof(float)) {
+      for (int v = 0; v < 4; ++v) f[v] += vec::load(reinterpret_cast<const float*>(p) + 16 * v);
     }
     for (int v = 0; v < 4; ++v) {
-      a[2 * v] += __builtin_convertvector(
-          __builtin_shufflevector(f[v], f[v], 0, 1, 2, 3, 4, 5, 6, 7), Vec8d);
-      a[2 * v + 1] += __builtin_convertvector(
-          __builtin_shufflevector(f[v], f[v], 8, 9, 10, 11, 12, 13, 14, 15), Vec8d);
+      a[2 * v] += vec::low_f64(f[v]);
+      a[2 * v + 1] += vec::high_f64(f[v]);
     }
   }
 }
