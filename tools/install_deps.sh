@@ -2,9 +2,12 @@
 # Installs the Debian packages stride needs; does nothing when all are present.
 set -euo pipefail
 
+# ocl-icd-opencl-dev: Debian's oneDNN is built with an OpenCL runtime, and its
+# CMake config (find_package(dnnl)) requires OpenCL; the package is only a
+# Recommends of libdnnl-dev, which --no-install-recommends skips.
 packages=(
   g++ cmake ninja-build ccache pkg-config make
-  libopenblas-dev libdnnl-dev nlohmann-json3-dev libcli11-dev libpng-dev
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev
   libgtest-dev libbenchmark-dev clang-format
 )
 
