@@ -7,7 +7,7 @@
 // rotation by the opposite angle (the transpose of a rotation), which is the
 // same kernel, so it is differentiable to any order. Angles and cos/sin are
 // computed in float64, so the result does not lose precision at large
-// positions. float32 rotates 16 lanes at a time with cos/sin rounded once to
+// positions. float32 rotates whole vectors at a time with cos/sin rounded once to
 // float32 (backends/cpu/vec_math.h): the op is a pass over memory, and
 // widening every element to float64 made it several times slower than that;
 // the result stays within float32 rounding. float64 keeps the scalar loop.
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "autograd/node.h"
@@ -81,36 +82,58 @@ AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
   return tables;
 }
 
-// Half a vector: the cos or sin of the 8 pairs in one block.
-using Vec8f = float __attribute__((vector_size(32)));
+// Rotations of interleaved pairs run in vectors of the CPU's width: the
+// pair swaps and the table expansion below are shuffles within one
+// register there, while 16-lane shuffles on a CPU without AVX-512 (two ymm
+// halves) compiled to scalar moves through the stack, and the rotations
+// took a quarter of the article Llama's attention on a Zen 3 CPU.
+#if defined(__AVX512F__)
+constexpr int64_t kPairLanes = 16;
+#else
+constexpr int64_t kPairLanes = 8;
+#endif
+using RowVec = float __attribute__((vector_size(4 * kPairLanes)));
+using PairVec = float __attribute__((vector_size(2 * kPairLanes)));  // cos or sin of its pairs
 
-// The first m (<= 8) floats from p, the other lanes 0. Loaded as a half
-// vector: 8 floats through vec::load_partial into a Vec16f went through the
-// stack and stalled on store forwarding in the main loop.
-Vec8f load_pairs(const float* p, int64_t m) {
-  Vec8f v{};
-  std::memcpy(&v, p, size_t(m) * sizeof(float));
-  return v;
+// x * C + swap_pairs(x) * S with C = (c0, c0, c1, c1, ...) and
+// S = (-s0, s0, -s1, s1, ...).
+template <size_t... I>
+RowVec rotate_pairs(RowVec x, PairVec c, PairVec s, std::index_sequence<I...>) {
+  const RowVec swapped = __builtin_shufflevector(x, x, (I ^ 1)...);
+  const RowVec cv = __builtin_shufflevector(c, c, (I / 2)...);
+  const RowVec sv =
+      __builtin_shufflevector(-s, s, (I % 2 == 0 ? I / 2 : kPairLanes / 2 + I / 2)...);
+  return x * cv + swapped * sv;
 }
 
-// One row of D floats, pairs (x[2i], x[2i + 1]): y = x * C + swap_pairs(x) * S
-// with C = (c0, c0, c1, c1, ...) and S = (-s0, s0, -s1, s1, ...), the same on
-// every lane. Blocks start at even offsets and a partial block has an even
-// length, so both features of a pair are in one block. C and S are expanded
-// from the (T, D/2) tables in registers: tables stored expanded, twice the
-// size, made the pass up to 15% slower (they compete with x and y for cache).
+// One row of D floats, pairs (x[2i], x[2i + 1]): y = x * C + swap_pairs(x) * S,
+// the same on every lane. Blocks start at even offsets and a partial block
+// has an even length, so both features of a pair are in one block (its
+// unused lanes are zeros). C and S are expanded from the (T, D/2) tables in
+// registers: tables stored expanded, twice the size, made the pass up to
+// 15% slower (they compete with x and y for cache).
 void rotate_interleaved(const float* x, const float* c, const float* s, float* y, int64_t D) {
-  vec::for_each_block(0, D, [&](int64_t j, int64_t n) {
-    const vec::Vec16f xv = vec::load_n(x + j, n);
-    const vec::Vec16f swapped =
-        __builtin_shufflevector(xv, xv, 1, 0, 3, 2, 5, 4, 7, 6, 9, 8, 11, 10, 13, 12, 15, 14);
-    const Vec8f cp = load_pairs(c + j / 2, n / 2), sp = load_pairs(s + j / 2, n / 2);
-    const vec::Vec16f cv =
-        __builtin_shufflevector(cp, cp, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7);
-    const vec::Vec16f sv =
-        __builtin_shufflevector(-sp, sp, 0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-    vec::store_n(y + j, xv * cv + swapped * sv, n);
-  });
+  constexpr auto lanes = std::make_index_sequence<size_t(kPairLanes)>{};
+  int64_t j = 0;
+  for (; j + kPairLanes <= D; j += kPairLanes) {
+    RowVec xv;
+    PairVec cv, sv;
+    std::memcpy(&xv, x + j, sizeof(xv));
+    std::memcpy(&cv, c + j / 2, sizeof(cv));
+    std::memcpy(&sv, s + j / 2, sizeof(sv));
+    const RowVec yv = rotate_pairs(xv, cv, sv, lanes);
+    std::memcpy(y + j, &yv, sizeof(yv));
+  }
+  if (j < D) {
+    const int64_t n = D - j;
+    RowVec xv{};
+    PairVec cv{}, sv{};
+    std::memcpy(&xv, x + j, size_t(n) * sizeof(float));
+    std::memcpy(&cv, c + j / 2, size_t(n / 2) * sizeof(float));
+    std::memcpy(&sv, s + j / 2, size_t(n / 2) * sizeof(float));
+    const RowVec yv = rotate_pairs(xv, cv, sv, lanes);
+    std::memcpy(y + j, &yv, size_t(n) * sizeof(float));
+  }
 }
 
 // One row, pairs (x[i], x[i + half]).

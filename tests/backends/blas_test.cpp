@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cpu/small_gemm.h"
 #include "stride/error.h"
 #include "stride/parallel.h"
 #include "support/thread_count.h"
@@ -80,12 +81,15 @@ struct Case {
   }
 };
 
-// Runs the case through gemm (batch == 1 and not `force_batched`) or
-// gemm_batched and compares every element of C with a double-precision triple
+// Which entry point check_case calls.
+enum class Entry { Gemm, Batched, Small };
+
+// Runs the case through gemm (batch == 1 and Entry::Gemm), gemm_batched or
+// sgemm_small (float, batch == 1) and compares every element of C with a double-precision triple
 // loop, within tolerance<T>() * (|alpha| * sum_p |a_ip b_pj| + |beta c_ij|).
 // Elements of C's buffer outside the matrices must be untouched.
 template <class T>
-::testing::AssertionResult check_case(const Case& cs, bool force_batched = false) {
+::testing::AssertionResult check_case(const Case& cs, Entry entry = Entry::Gemm) {
   std::vector<T> a = random_vector<T>(cs.broadcast_a ? cs.size_a() : cs.stride_a() * cs.batch, 1);
   std::vector<T> b = random_vector<T>(cs.broadcast_b ? cs.size_b() : cs.stride_b() * cs.batch, 2);
   std::vector<T> c = random_vector<T>(cs.stride_c() * cs.batch, 3);
@@ -105,7 +109,12 @@ template <class T>
   }
   const std::vector<T> c_in = c;
 
-  if (cs.batch == 1 && !force_batched) {
+  if (entry == Entry::Small) {
+    if constexpr (std::is_same_v<T, float>) {
+      sgemm_small(cs.ta, cs.tb, cs.m, cs.n, cs.k, T(cs.alpha), a.data(), cs.lda(), b.data(),
+                  cs.ldb(), T(cs.beta), c.data(), cs.ldc());
+    }
+  } else if (cs.batch == 1 && entry == Entry::Gemm) {
     gemm(cs.ta, cs.tb, cs.m, cs.n, cs.k, T(cs.alpha), a.data(), cs.lda(), b.data(), cs.ldb(),
          T(cs.beta), c.data(), cs.ldc());
   } else {
@@ -393,7 +402,7 @@ TYPED_TEST(BlasGemmBatched, BroadcastsAMatrixWithStrideZero) {
 TYPED_TEST(BlasGemmBatched, BatchOfOneMatchesGemm) {
   Case cs;
   cs.m = 130, cs.n = 17, cs.k = 65, cs.alpha = 2, cs.beta = -1, cs.pad = 2;
-  EXPECT_TRUE(check_case<TypeParam>(cs, /*force_batched=*/true));
+  EXPECT_TRUE(check_case<TypeParam>(cs, Entry::Batched));
 }
 
 // DESIGN.md invariant 5 (Note [Deterministic GEMM] in blas.cpp): the same
@@ -445,6 +454,38 @@ TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
 // values: every transpose, odd and tiled sizes, decoding rows (m = 1), padded
 // leading dimensions, batches with and without broadcasting; padding of C and
 // the gaps between its matrices untouched. Products of bf16 values are exact
+
+// sgemm_small directly (cpu::gemm uses it only where the BLAS lacks a
+// small-matrix path): every transpose, rows around its register tiles,
+// columns around whole vectors and its column blocks (8 and 16 lanes),
+// alpha, beta (C not read when 0), padded leading dimensions.
+TEST(BlasSmallGemm, MatchesReferenceForEveryTransposeTileEdgeAndScale) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (int64_t m : {1, 5, 6, 7, 12, 16, 17, 25}) {
+        for (int64_t n : {1, 7, 8, 9, 16, 17, 24, 33, 48, 49, 65}) {
+          for (int64_t k : {1, 3, 16, 128}) {
+            for (auto [alpha, beta] :
+                 {std::pair{1.0, 0.0}, std::pair{-0.5, 1.0}, std::pair{0.125, -2.0}}) {
+              Case cs;
+              cs.ta = ta, cs.tb = tb, cs.m = m, cs.n = n, cs.k = k;
+              cs.alpha = alpha, cs.beta = beta, cs.pad = 3, cs.nan_c = beta == 0.0;
+              ASSERT_TRUE(check_case<float>(cs, Entry::Small));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(BlasSmallGemm, AttentionShapesGoToItWhereTheBlasPacks) {
+  // Never by timing: the same shape always takes the same path on a machine.
+  EXPECT_EQ(prefers_small_sgemm(16, 16, 128), prefers_small_sgemm(16, 16, 128));
+  EXPECT_FALSE(prefers_small_sgemm(512, 128, 128));
+  EXPECT_FALSE(prefers_small_sgemm(64, 64, 64));
+}
+
 // in float32, so only the float32 accumulation differs from the reference.
 ::testing::AssertionResult check_bf16_case(const Case& cs) {
   auto bf16_vector = [](int64_t size, uint32_t seed) {

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <unordered_map>
 
+#include "backends/cpu/small_gemm.h"
 #include "backends/cpu/transpose.h"
 #include "backends/cpu/vec_math.h"
 #include "core/check.h"
@@ -458,6 +459,10 @@ void gemm_serial(bool trans_a,
   if constexpr (std::is_same_v<T, float>) {
     if (m <= kDecodeRows && !trans_a && beta == 0.0f) {
       gemm_decode(trans_b, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+      return;
+    }
+    if (prefers_small_sgemm(m, n, k)) {
+      sgemm_small(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
       return;
     }
     if (macs_of(m, n, k) >= kSmallMacs) {

@@ -1,0 +1,269 @@
+#include "backends/cpu/small_gemm.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+#include "backends/cpu/transpose.h"
+
+#if defined(__AVX512F__) || defined(__FMA__)
+#include <immintrin.h>
+#endif
+
+// Note [Small GEMM]
+// ~~~~~~~~~~~~~~~~~
+// Attention multiplies many tiny matrices: the article Llama's heads are 16
+// queries by 16 keys by 128 features, 256 heads a layer, six products a
+// head forward and backward, and the correct Llama's are 16 x 16 x 16. A library GEMM packs
+// both operands into its own layout before it multiplies, and scales C by
+// beta in a pass of its own: worth it when each packed element is reused
+// hundreds of times, not at these sizes. On a Zen 3 CPU (OpenBLAS's
+// Haswell-family "Zen" kernel) a profile of the article's attention put
+// OpenBLAS's copies and beta pass at ~40% of its time against ~17% in its
+// multiply kernel.
+//
+// So small float32 GEMMs run here, on one register tile of C at a time:
+// MR rows by NV vectors of columns held in registers while k runs, each
+// step one load of B's row segment and MR broadcasts of A's elements, A read
+// where it lies (any transpose, any leading dimension). B is read in place
+// when its rows are whole vectors; otherwise (B transposed, or n not a
+// multiple of the vector width) it is first copied into a row-major (k, n)
+// panel padded to whole vectors, n * k copies against m * n * k
+// multiply-adds. C is written once, alpha and beta applied in the store.
+//
+// Measured on that CPU (one thread, medians, against cblas_sgemm): 16 x 16 x
+// 16 in 0.31-0.45 us against 0.65-0.75 (every transpose), 16 x 128 x 16 (NN,
+// TN) 1.2-1.6x faster, 16 x 16 x 128 with B transposed at par (copying B^T
+// is ~0.8 us of its 2.4); the article Llama's attention backward went from
+// 3.5-4.1 to 2.9 ms a layer on two threads, its forward from 2.0-2.3 to 1.9.
+//
+// OpenBLAS's SkylakeX-family kernels (AVX-512 Intel and Zen 4 CPUs) have a
+// small-matrix path of their own that does not pack; there the library
+// keeps these GEMMs (an own small kernel for attention measured slower than
+// it on a Zen 4 CPU in earlier work).
+
+namespace stride::cpu {
+namespace {
+
+#if defined(__AVX512F__)
+using Vec = float __attribute__((vector_size(64)));
+constexpr int kMaxVectors = 3;  // 32 registers: up to 8 x 3 accumulators
+#else
+using Vec = float __attribute__((vector_size(32)));
+constexpr int kMaxVectors = 2;  // 16 registers: up to 6 x 2 accumulators
+#endif
+constexpr int64_t W = int64_t(sizeof(Vec) / sizeof(float));
+
+// Rows of C in a register tile of nv vectors: accumulators plus B's nv
+// vectors and a broadcast fill the register file without spilling.
+template <int NV>
+constexpr int tile_rows() {
+#if defined(__AVX512F__)
+  return NV == 1 ? 16 : 8;
+#else
+  return NV == 1 ? 12 : 6;
+#endif
+}
+
+inline Vec fmadd(Vec a, Vec b, Vec c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+inline Vec load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+inline void store(float* p, Vec v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+
+// x in every lane: one broadcast from memory (`Vec{} + x` adds first).
+inline Vec splat(float x) {
+#if defined(__AVX512F__)
+  return _mm512_set1_ps(x);
+#elif defined(__AVX__)
+  return _mm256_set1_ps(x);
+#else
+  Vec v;
+  for (int64_t l = 0; l < W; ++l) v[l] = x;
+  return v;
+#endif
+}
+
+// alpha * acc + beta * c[0, w) stored to c[0, w), w <= W; C is not read
+// when beta == 0.
+inline void store_lanes(float* c, Vec acc, float alpha, float beta, int64_t w) {
+  Vec out = acc * alpha;
+  if (w == W) {
+    if (beta != 0.0f) out += beta * load(c);
+    store(c, out);
+    return;
+  }
+  float lanes[W] = {};
+  if (beta != 0.0f) {
+    std::memcpy(lanes, c, size_t(w) * sizeof(float));
+    out += beta * load(lanes);
+  }
+  store(lanes, out);
+  std::memcpy(c, lanes, size_t(w) * sizeof(float));
+}
+
+// C rows [0, MR) by columns [0, cols) (cols <= NV * W, more than
+// (NV - 1) * W) of alpha * A B + beta * C, A(r, p) at
+// a[r * a_row + p * a_col], B's row p at b + p * ldb with NV whole vectors.
+template <int MR, int NV>
+void tile(int64_t k,
+          const float* a,
+          int64_t a_row,
+          int64_t a_col,
+          const float* b,
+          int64_t ldb,
+          float alpha,
+          float beta,
+          float* c,
+          int64_t ldc,
+          int64_t cols) {
+  Vec acc[MR][NV];
+  for (int r = 0; r < MR; ++r) {
+    for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    Vec bp[NV];
+    for (int v = 0; v < NV; ++v) bp[v] = load(b + p * ldb + v * W);
+    const float* ap = a + p * a_col;
+    for (int r = 0; r < MR; ++r) {
+      const Vec ar = splat(ap[r * a_row]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = fmadd(ar, bp[v], acc[r][v]);
+    }
+  }
+  const int64_t last = cols - (NV - 1) * W;  // lanes of the last vector
+  for (int r = 0; r < MR; ++r) {
+    float* cr = c + r * ldc;
+    for (int v = 0; v + 1 < NV; ++v) store_lanes(cr + v * W, acc[r][v], alpha, beta, W);
+    store_lanes(cr + (NV - 1) * W, acc[r][NV - 1], alpha, beta, last);
+  }
+}
+
+// Rows [0, rows) (< MR) of a column block: the tile of that many rows.
+template <int NV, int MR = tile_rows<NV>() - 1>
+void edge_tile(int64_t rows,
+               int64_t k,
+               const float* a,
+               int64_t a_row,
+               int64_t a_col,
+               const float* b,
+               int64_t ldb,
+               float alpha,
+               float beta,
+               float* c,
+               int64_t ldc,
+               int64_t cols) {
+  if constexpr (MR > 0) {
+    if (rows == MR) {
+      tile<MR, NV>(k, a, a_row, a_col, b, ldb, alpha, beta, c, ldc, cols);
+    } else {
+      edge_tile<NV, MR - 1>(rows, k, a, a_row, a_col, b, ldb, alpha, beta, c, ldc, cols);
+    }
+  }
+}
+
+// All rows of C's columns [0, cols), cols <= NV * W.
+template <int NV>
+void column_block(int64_t m,
+                  int64_t k,
+                  const float* a,
+                  int64_t a_row,
+                  int64_t a_col,
+                  const float* b,
+                  int64_t ldb,
+                  float alpha,
+                  float beta,
+                  float* c,
+                  int64_t ldc,
+                  int64_t cols) {
+  constexpr int MR = tile_rows<NV>();
+  int64_t i = 0;
+  for (; i + MR <= m; i += MR) {
+    tile<MR, NV>(k, a + i * a_row, a_row, a_col, b, ldb, alpha, beta, c + i * ldc, ldc, cols);
+  }
+  if (i < m) {
+    edge_tile<NV>(m - i, k, a + i * a_row, a_row, a_col, b, ldb, alpha, beta, c + i * ldc, ldc,
+                  cols);
+  }
+}
+
+// OpenBLAS's kernel families with a small-matrix sgemm path of their own.
+bool blas_has_small_path() {
+  static const bool has = [] {
+    const std::string_view core = openblas_get_corename();
+    return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
+  }();
+  return has;
+}
+
+}  // namespace
+
+bool prefers_small_sgemm(int64_t m, int64_t n, int64_t k) {
+  constexpr double kMaxMacs = double(1 << 16);
+  return double(m) * double(n) * double(k) <= kMaxMacs && !blas_has_small_path();
+}
+
+void sgemm_small(bool trans_a,
+                 bool trans_b,
+                 int64_t m,
+                 int64_t n,
+                 int64_t k,
+                 float alpha,
+                 const float* a,
+                 int64_t lda,
+                 const float* b,
+                 int64_t ldb,
+                 float beta,
+                 float* c,
+                 int64_t ldc) {
+  // B as row-major (k, n) rows of whole vectors: in place, or a padded panel.
+  const int64_t n_padded = (n + W - 1) / W * W;
+  if (trans_b || n_padded != n) {
+    thread_local std::vector<float> panel;
+    if (panel.size() < size_t(k * n_padded)) panel.resize(size_t(k * n_padded));
+    if (trans_b) {
+      transpose_matrix(b, ldb, panel.data(), n_padded, n, k);
+    } else {
+      for (int64_t p = 0; p < k; ++p) std::copy_n(b + p * ldb, n, panel.data() + p * n_padded);
+    }
+    for (int64_t p = 0; p < k; ++p) {
+      std::fill(panel.data() + p * n_padded + n, panel.data() + (p + 1) * n_padded, 0.0f);
+    }
+    b = panel.data();
+    ldb = n_padded;
+  }
+  const int64_t a_row = trans_a ? 1 : lda, a_col = trans_a ? lda : 1;
+  constexpr int64_t kBlock = kMaxVectors * W;
+  int64_t j = 0;
+  for (; j + kBlock <= n; j += kBlock) {
+    column_block<kMaxVectors>(m, k, a, a_row, a_col, b + j, ldb, alpha, beta, c + j, ldc, kBlock);
+  }
+  switch ((n - j + W - 1) / W) {  // the last, narrower block's vectors
+    case 1:
+      column_block<1>(m, k, a, a_row, a_col, b + j, ldb, alpha, beta, c + j, ldc, n - j);
+      break;
+    case 2:
+      column_block<2>(m, k, a, a_row, a_col, b + j, ldb, alpha, beta, c + j, ldc, n - j);
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace stride::cpu

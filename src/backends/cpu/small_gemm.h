@@ -1,0 +1,31 @@
+// A float32 GEMM for matrices too small for a library's packing to pay off
+// (Note [Small GEMM] in small_gemm.cpp). Internal to blas.cpp's dispatch.
+#pragma once
+
+#include <cstdint>
+
+namespace stride::cpu {
+
+// Whether sgemm_small is the faster way to do an m x n x k float32 GEMM on
+// this machine (by shape and by the BLAS kernel the CPU gets; never by
+// timing, so the choice, and with it the bits, is fixed per machine).
+bool prefers_small_sgemm(int64_t m, int64_t n, int64_t k);
+
+// C = alpha * op(A) @ op(B) + beta * C on the calling thread, with blas.h's
+// contract (beta == 0 ignores C; k > 0 and alpha != 0 here). Each element of
+// C sums its k products in order p = 0, 1, ..., k - 1, one FMA each.
+void sgemm_small(bool trans_a,
+                 bool trans_b,
+                 int64_t m,
+                 int64_t n,
+                 int64_t k,
+                 float alpha,
+                 const float* a,
+                 int64_t lda,
+                 const float* b,
+                 int64_t ldb,
+                 float beta,
+                 float* c,
+                 int64_t ldc);
+
+}  // namespace stride::cpu
