@@ -24,7 +24,7 @@
 #include "core/parallel_internal.h"
 #include "stride/parallel.h"
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__FMA__)
 #include <immintrin.h>
 #endif
 
@@ -271,6 +271,17 @@ inline Vec4f lane_sums4(Vec16f v0, Vec16f v1, Vec16f v2, Vec16f v3) {
   return __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
 }
 
+// lane_sums4 for 8-lane vectors, by the same tree.
+inline Vec4f lane_sums4(Vec8f v0, Vec8f v1, Vec8f v2, Vec8f v3) {
+  const Vec8f s01 = __builtin_shufflevector(v0, v1, 0, 8, 1, 9, 4, 12, 5, 13) +
+                    __builtin_shufflevector(v0, v1, 2, 10, 3, 11, 6, 14, 7, 15);
+  const Vec8f s23 = __builtin_shufflevector(v2, v3, 0, 8, 1, 9, 4, 12, 5, 13) +
+                    __builtin_shufflevector(v2, v3, 2, 10, 3, 11, 6, 14, 7, 15);
+  const Vec8f s = __builtin_shufflevector(s01, s23, 0, 1, 8, 9, 4, 5, 12, 13) +
+                  __builtin_shufflevector(s01, s23, 2, 3, 10, 11, 6, 7, 14, 15);
+  return __builtin_shufflevector(s, s, 0, 1, 2, 3) + __builtin_shufflevector(s, s, 4, 5, 6, 7);
+}
+
 // Note [Decode prefetch]
 // A decode GEMV reads its weight from memory once, yet the plain dot
 // products below took 25-30% longer than a bare sum over the same bytes, and
@@ -290,20 +301,6 @@ inline void prefetch_l2(uintptr_t address) {
   __builtin_prefetch(reinterpret_cast<const void*>(address), 0, 2);
 }
 
-// a * b + c in each lane, rounded once where the CPU has FMA (vfmadd on
-// AVX-512 and AVX2), as the intrinsic form this replaces was.
-inline Vec16f fmadd(Vec16f a, Vec16f b, Vec16f c) {
-#if defined(__AVX512F__)
-  return _mm512_fmadd_ps(a, b, c);
-#elif defined(__FMA__)
-  Vec16f r;
-  for (int l = 0; l < vec::kLanes; ++l) r[l] = __builtin_fmaf(a[l], b[l], c[l]);
-  return r;
-#else
-  return a * b + c;
-#endif
-}
-
 // Asks for the cache lines of [from, end) that lie within kPrefetchAheadBytes
 // of from, into L2: a tile's first lines, which no step is ahead of.
 inline void prefetch_start(const float* from, uintptr_t end) {
@@ -313,25 +310,67 @@ inline void prefetch_start(const float* from, uintptr_t end) {
   }
 }
 
-// The 16 lane partial sums of a float32 dot product of length k: four FMA
-// chains over 64-float steps, then 16-float steps and a masked tail, added
-// in a fixed order. Each 64-float step asks for the four lines
+// The decode GEMV's vectors: 16 lanes on AVX-512, else 8, the width of the
+// CPU's registers (GCC lowers the shuffles of lane_sums4 on 16-lane vectors
+// without AVX-512 to scalar moves through the stack).
+#if defined(__AVX512F__)
+using DotVec = Vec16f;
+#else
+using DotVec = Vec8f;
+#endif
+constexpr int64_t kDotLanes = int64_t(sizeof(DotVec) / sizeof(float));
+
+inline DotVec load_dot(const float* p) {
+  DotVec v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// The first n (< kDotLanes) floats from p, the other lanes 0.
+inline DotVec load_dot_partial(const float* p, int64_t n) {
+#if defined(__AVX512F__)
+  return vec::load_partial(p, n);
+#else
+  DotVec v{};
+  std::memcpy(&v, p, size_t(n) * sizeof(float));
+  return v;
+#endif
+}
+
+// a * b + c in each lane, rounded once where the CPU has FMA.
+inline DotVec fmadd(DotVec a, DotVec b, DotVec c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+
+// The kDotLanes lane partial sums of a float32 dot product of length k: four
+// FMA chains over steps of four vectors, then single vectors and a partial
+// tail, added in a fixed order. Each four-vector step asks for the lines
 // kPrefetchAheadBytes past it in b when they lie before `end` (Note [Decode
 // prefetch]).
-inline Vec16f dot_lanes(const float* a, const float* b, int64_t k, uintptr_t end) {
-  Vec16f acc[4] = {};
+inline DotVec dot_lanes(const float* a, const float* b, int64_t k, uintptr_t end) {
+  constexpr int64_t kStep = 4 * kDotLanes;
+  constexpr uintptr_t kStepBytes = uintptr_t(kStep) * sizeof(float);
+  DotVec acc[4] = {};
   int64_t p = 0;
-  for (; p + 64 <= k; p += 64) {
+  for (; p + kStep <= k; p += kStep) {
     const uintptr_t ahead = uintptr_t(b + p) + kPrefetchAheadBytes;
-    if (ahead + 192 < end) {
-      for (uintptr_t line = 0; line < 256; line += 64) prefetch_l2(ahead + line);
+    if (ahead + kStepBytes - 64 < end) {
+      for (uintptr_t line = 0; line < kStepBytes; line += 64) prefetch_l2(ahead + line);
     }
-    for (int v = 0; v < 4; ++v)
-      acc[v] = fmadd(vec::load(a + p + 16 * v), vec::load(b + p + 16 * v), acc[v]);
+    for (int v = 0; v < 4; ++v) {
+      acc[v] = fmadd(load_dot(a + p + kDotLanes * v), load_dot(b + p + kDotLanes * v), acc[v]);
+    }
   }
-  for (; p + 16 <= k; p += 16) acc[0] = fmadd(vec::load(a + p), vec::load(b + p), acc[0]);
-  if (p < k)
-    acc[1] = fmadd(vec::load_partial(a + p, k - p), vec::load_partial(b + p, k - p), acc[1]);
+  for (; p + kDotLanes <= k; p += kDotLanes) {
+    acc[0] = fmadd(load_dot(a + p), load_dot(b + p), acc[0]);
+  }
+  if (p < k) acc[1] = fmadd(load_dot_partial(a + p, k - p), load_dot_partial(b + p, k - p), acc[1]);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
@@ -349,7 +388,7 @@ void dot_rows(float alpha,
               int64_t k,
               uintptr_t end,
               float* out) {
-  Vec16f sums[4];
+  DotVec sums[4];
   for (int r = 0; r < 4; ++r) sums[r] = r < R ? dot_lanes(a, b + r * ldb, k, end) : sums[0];
   const Vec4f total = lane_sums4(sums[0], sums[1], sums[2], sums[3]);
   for (int r = 0; r < R; ++r) out[r] = alpha * total[r];
