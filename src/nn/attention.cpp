@@ -217,7 +217,7 @@ std::pair<T, T> softmax_in_place(T* row, int64_t n) {
     vec::Vec16f mv = vec::broadcast(kNegInf);
     vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
       const vec::Vec16f v = vec::load_n(row + j, w, kNegInf);
-      mv = v > mv ? v : mv;
+      mv = vec::native([](auto x, auto y) { return x > y ? x : y; }, v, mv);
     });
     m = vec::max_lanes(mv);
     vec::Vec16f sv{};

@@ -69,7 +69,7 @@ RowStats<T> row_stats(const T* row, int64_t classes) {
     vec::Vec16f lov = vec::broadcast(kInf);
     vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
       const vec::Vec16f u = vec::load_n(row + c, w, kInf);
-      lov = u < lov ? u : lov;
+      lov = vec::native([](auto x, auto y) { return x < y ? x : y; }, u, lov);
     });
     for (int l = 0; l < vec::kLanes; ++l) st.min = lov[l] < st.min ? lov[l] : st.min;
     st.shift = (std::isinf(st.max) && st.max < 0) ? 0.0f : st.max;

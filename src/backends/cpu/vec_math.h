@@ -25,9 +25,67 @@ inline constexpr int kLanes = 16;
 using Vec16f = float __attribute__((vector_size(64)));
 using Vec16i = int32_t __attribute__((vector_size(64)));
 using Vec8d = double __attribute__((vector_size(64)));
+using Vec8f = float __attribute__((vector_size(32)));
+using Vec8i = int32_t __attribute__((vector_size(32)));
+using Vec4f = float __attribute__((vector_size(16)));
 
 inline Vec16f broadcast(float v) {
   return Vec16f{} + v;
+}
+
+// Note [Register width]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// Without AVX-512 a Vec16f is two ymm registers. GCC 12 splits arithmetic on
+// it fine, but not comparisons, selects (`c ? a : b`) or shuffles: those
+// it lowers lane by lane through the stack (a swiglu backward ran at 4 ns
+// an element on a Zen 3 CPU). native(f, v...) applies f, a generic lambda,
+// to the vectors the CPU's registers hold: to v... themselves on AVX-512,
+// else to their 8-lane halves, whose results are joined. Every lane gets the
+// same operations either way, so the bits do not change.
+#if defined(__AVX512F__)
+template <class F, class... V>
+inline auto native(F f, V... v) {
+  return f(v...);
+}
+#else
+namespace detail {
+template <class Half, class Whole>
+inline Half half(Whole v, int h) {
+  Half r;
+  std::memcpy(&r, reinterpret_cast<const char*>(&v) + h * sizeof(Half), sizeof(Half));
+  return r;
+}
+inline Vec8f half(Vec16f v, int h) {
+  return half<Vec8f>(v, h);
+}
+inline Vec8i half(Vec16i v, int h) {
+  return half<Vec8i>(v, h);
+}
+template <class Whole, class Half>
+inline Whole join(Half lo, Half hi) {
+  Whole v;
+  std::memcpy(&v, &lo, sizeof(Half));
+  std::memcpy(reinterpret_cast<char*>(&v) + sizeof(Half), &hi, sizeof(Half));
+  return v;
+}
+inline Vec16f join(Vec8f lo, Vec8f hi) {
+  return join<Vec16f>(lo, hi);
+}
+inline Vec16i join(Vec8i lo, Vec8i hi) {
+  return join<Vec16i>(lo, hi);
+}
+}  // namespace detail
+
+template <class F, class... V>
+inline auto native(F f, V... v) {
+  return detail::join(f(detail::half(v, 0)...), f(detail::half(v, 1)...));
+}
+#endif
+
+// x in every lane of a vector of type V (for the lambdas given to native).
+template <class V>
+inline V splat(float x) {
+  return V{} + x;
 }
 
 inline Vec16f load(const float* p) {
@@ -97,14 +155,31 @@ inline void for_each_block(int64_t begin, int64_t end, Body body) {
   if (i < end) body(i, end - i);
 }
 
+// Lanes 0-7 and 8-15 (Note [Register width]: a shuffle on AVX-512, the
+// registers themselves without it).
+inline Vec8f low8(Vec16f v) {
+#if defined(__AVX512F__)
+  return __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+#else
+  return detail::half(v, 0);
+#endif
+}
+
+inline Vec8f high8(Vec16f v) {
+#if defined(__AVX512F__)
+  return __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+#else
+  return detail::half(v, 1);
+#endif
+}
+
 // Lanes 0-7 and 8-15 widened to double, for sums accumulated in double.
 inline Vec8d low_f64(Vec16f v) {
-  return __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7), Vec8d);
+  return __builtin_convertvector(low8(v), Vec8d);
 }
 
 inline Vec8d high_f64(Vec16f v) {
-  return __builtin_convertvector(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15),
-                                 Vec8d);
+  return __builtin_convertvector(high8(v), Vec8d);
 }
 
 // The lanes of a and then b added in lane order: a fixed order, so a row sum
@@ -119,10 +194,7 @@ inline double sum(Vec8d a, Vec8d b) {
 // The sum of the lanes by a fixed tree (halves added, then their halves):
 // four dependent adds instead of fifteen, and the same bits on every call.
 inline float sum_lanes(Vec16f v) {
-  using Vec8f = float __attribute__((vector_size(32)));
-  using Vec4f = float __attribute__((vector_size(16)));
-  const Vec8f h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
-                  __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  const Vec8f h = low8(v) + high8(v);
   const Vec4f q =
       __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
   return (q[0] + q[2]) + (q[1] + q[3]);
@@ -131,10 +203,7 @@ inline float sum_lanes(Vec16f v) {
 // The largest lane of v, which holds no NaN (a running max kept as
 // `x > m ? x : m` never takes one); a max needs no fixed order.
 inline float max_lanes(Vec16f v) {
-  using Vec8f = float __attribute__((vector_size(32)));
-  using Vec4f = float __attribute__((vector_size(16)));
-  const Vec8f a = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
-              b = __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  const Vec8f a = low8(v), b = high8(v);
   const Vec8f h = b > a ? b : a;
   const Vec4f c = __builtin_shufflevector(h, h, 0, 1, 2, 3),
               d = __builtin_shufflevector(h, h, 4, 5, 6, 7);
@@ -154,21 +223,23 @@ inline float max_of(const float* p, int64_t n) {
   Vec16f m0 = broadcast(kNegInf), m1 = m0;
   Vec16i nan{};
   int64_t i = 0;
+  const auto larger = [](auto x, auto m) { return x > m ? x : m; };
+  const auto unordered = [](auto x) { return x != x; };
   for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
     const Vec16f a = load(p + i), b = load(p + i + kLanes);
-    m0 = a > m0 ? a : m0;
-    m1 = b > m1 ? b : m1;
-    nan |= (a != a) | (b != b);
+    m0 = native(larger, a, m0);
+    m1 = native(larger, b, m1);
+    nan |= native(unordered, a) | native(unordered, b);
   }
   for_each_block(i, n, [&](int64_t j, int64_t w) {
     const Vec16f v = load_n(p + j, w, kNegInf);
-    m0 = v > m0 ? v : m0;
-    nan |= v != v;
+    m0 = native(larger, v, m0);
+    nan |= native(unordered, v);
   });
   for (int k = 0; k < kLanes; ++k) {
     if (nan[k] != 0) return __builtin_nanf("");
   }
-  return max_lanes(m1 > m0 ? m1 : m0);
+  return max_lanes(native(larger, m1, m0));
 }
 
 // e^x per lane, after Cephes expf: x = n ln2 + r with |r| <= ln2 / 2, e^r from
@@ -181,7 +252,12 @@ inline float max_of(const float* p, int64_t n) {
 inline Vec16f exp(Vec16f x) {
   // Clamping keeps n within [-150, 128] so that the scale below stays exact;
   // beyond these bounds the result is already inf or 0.
-  const Vec16f xc = x > 89.0f ? broadcast(89.0f) : (x < -104.0f ? broadcast(-104.0f) : x);
+  const Vec16f xc = native(
+      [](auto v) {
+        using V = decltype(v);
+        return v > 89.0f ? splat<V>(89.0f) : (v < -104.0f ? splat<V>(-104.0f) : v);
+      },
+      x);
   // Round x / ln2 to nearest: adding 1.5 * 2^23 leaves the integer in the low
   // mantissa bits.
   constexpr float kShift = 12582912.0f;
@@ -210,7 +286,7 @@ inline Vec16f exp(Vec16f x) {
   std::memcpy(&s1, &b1, sizeof(s1));
   std::memcpy(&s2, &b2, sizeof(s2));
   const Vec16f e = y * s1 * s2;
-  return x != x ? x : e;
+  return native([](auto v, auto ev) { return v != v ? v : ev; }, x, e);
 }
 
 // out[i] = e^in[i]; in and out may be the same array.
@@ -297,16 +373,20 @@ inline Vec16f exp2_nonpositive(Vec16f v) {
 inline Vec16f normal_cdf(Vec16f x) {
   constexpr float kFar = 5.65685424949238f;  // 4 sqrt 2
   const Vec16f u = detail::abs(x);
-  const Vec16i far = u > kFar;
-  const Vec16f uc = far ? broadcast(kFar) : u;
+  const Vec16f uc = native([](auto v) { return v > kFar ? splat<decltype(v)>(kFar) : v; }, u);
   const Vec16f r =
       detail::poly(uc, -1.151105165e+00f, -4.592135251e-01f, -5.245504528e-02f, 6.949121132e-03f,
                    1.895613059e-05f, -3.031072556e-04f, 8.951647760e-05f, -1.498786605e-05f,
                    1.563393312e-06f, -9.468847395e-08f, 2.549940703e-09f) *
       uc;
   const Vec16f half_erfc = 0.5f * detail::exp2_nonpositive(r);
-  const Vec16f lower = far ? broadcast(0.0f) : half_erfc;
-  return x < 0.0f ? lower : 1.0f - half_erfc;
+  return native(
+      [](auto v, auto ur, auto h) {
+        using V = decltype(v);
+        const V lower = ur > kFar ? splat<V>(0.0f) : h;
+        return v < 0.0f ? lower : 1.0f - h;
+      },
+      x, u, half_erfc);
 }
 
 // x Phi(x), the exact (erf) GELU. Measured: 2.3 ulp for x >= -1.3, <= 2.2 x^2
@@ -331,7 +411,8 @@ inline Vec16f tanh(Vec16f x) {
                    -7.946105674e-03f, 2.301363740e-03f, -3.584517690e-04f);
   const Vec16f small = (p * s) * t + t;
   const Vec16f big = 1.0f - 2.0f / (exp(t + t) + 1.0f);
-  return detail::with_sign_of(t <= 1.0f ? small : big, x);
+  return detail::with_sign_of(
+      native([](auto tv, auto sm, auto bg) { return tv <= 1.0f ? sm : bg; }, t, small, big), x);
 }
 
 // Natural log per lane, at most 0.88 ulp over every float (measured), after
@@ -341,8 +422,8 @@ inline Vec16f tanh(Vec16f x) {
 // are scaled by 2^23 first. log(+-0) = -inf, log(x < 0) = NaN, log(inf) =
 // inf, log(1) = +0, NaN gives NaN.
 inline Vec16f log(Vec16f x) {
-  const Vec16i sub = x < 1.17549435e-38f;  // FLT_MIN
-  const Vec16f xn = sub ? x * 8388608.0f : x;
+  const Vec16i sub = native([](auto v) { return v < 1.17549435e-38f; }, x);  // FLT_MIN
+  const Vec16f xn = native([](auto v) { return v < 1.17549435e-38f ? v * 8388608.0f : v; }, x);
   // Offsetting the bits by those of sqrt(1/2) moves the exponent's carry to
   // m = sqrt(1/2), so the shift gives e and the low bits m, both at once.
   constexpr int32_t kSqrtHalfBits = 0x3F3504F3;
@@ -358,10 +439,15 @@ inline Vec16f log(Vec16f x) {
                                 -1.324298531e-01f, 1.290441006e-01f, -7.621756196e-02f);
   const Vec16f y = (f * f) * p + ef * -2.12194440e-4f;
   constexpr float kInf = __builtin_inff();
-  Vec16f r = ef * 0.693359375f + (f + y);
-  r = x == kInf ? x : r;
-  r = x == 0.0f ? broadcast(-kInf) : r;
-  return (x < 0.0f) | (x != x) ? broadcast(__builtin_nanf("")) : r;
+  const Vec16f r = ef * 0.693359375f + (f + y);
+  return native(
+      [](auto v, auto rv) {
+        using V = decltype(v);
+        rv = v == kInf ? v : rv;
+        rv = v == 0.0f ? splat<V>(-kInf) : rv;
+        return (v < 0.0f) | (v != v) ? splat<V>(__builtin_nanf("")) : rv;
+      },
+      x, r);
 }
 
 }  // namespace stride::cpu::vec
