@@ -82,30 +82,21 @@ void backward_kernel(
     for (int64_t b = first; b < last; ++b) {
       const int64_t begin = b * kGrain, end = std::min(n, begin + kGrain);
       if constexpr (std::is_same_v<T, float>) {
-        // dg and du of one block of lanes; its beta term, t, when wanted.
-        auto grads = [&](int64_t i, int64_t m) {
+        vec::Vec8d lo{}, hi{};
+        vec::for_each_block(begin, end, [&](int64_t i, int64_t m) {
           // Padding lanes load dy = 0, so they add nothing to beta's sum.
           const vec::Vec16f dyv = vec::load_n(dy + i, m), gv = vec::load_n(g + i, m);
           const vec::Vec16f uv = vec::load_n(u + i, m);
           const vec::Vec16f s = vec::sigmoid(beta * gv);
           if (dg) vec::store_n(dg + i, dyv * uv * s * (1.0f + beta * gv * (1.0f - s)), m);
           if (du) vec::store_n(du + i, dyv * gv * s, m);
-          return dyv * uv * gv * gv * s * (1.0f - s);
-        };
-        if (dbeta_blocks == nullptr) {
-          // A loop of its own: with the float64 sums below in the same loop
-          // (unused), GCC kept the block's vectors on the stack on AVX2
-          // CPUs, ~4x the forward's time.
-          vec::for_each_block(begin, end, [&](int64_t i, int64_t m) { grads(i, m); });
-          continue;
-        }
-        vec::Vec8d lo{}, hi{};
-        vec::for_each_block(begin, end, [&](int64_t i, int64_t m) {
-          const vec::Vec16f t = grads(i, m);
-          lo += vec::low_f64(t);
-          hi += vec::high_f64(t);
+          if (dbeta_blocks) {
+            const vec::Vec16f t = dyv * uv * gv * gv * s * (1.0f - s);
+            lo += vec::low_f64(t);
+            hi += vec::high_f64(t);
+          }
         });
-        dbeta_blocks[b] = vec::sum(lo, hi);
+        if (dbeta_blocks) dbeta_blocks[b] = vec::sum(lo, hi);
       } else {
         double sum = 0;
         for (int64_t i = begin; i < end; ++i) {

@@ -36,12 +36,13 @@ inline Vec16f broadcast(float v) {
 // Note [Register width]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // Without AVX-512 a Vec16f is two ymm registers. GCC 12 splits arithmetic on
-// it fine, but not comparisons, selects (`c ? a : b`) or shuffles: those
-// it lowers lane by lane through the stack (a swiglu backward ran at 4 ns
-// an element on a Zen 3 CPU). native(f, v...) applies f, a generic lambda,
-// to the vectors the CPU's registers hold: to v... themselves on AVX-512,
-// else to their 8-lane halves, whose results are joined. Every lane gets the
-// same operations either way, so the bits do not change.
+// it fine, but not always comparisons, selects (`c ? a : b`) or shuffles:
+// those it may lower lane by lane through the stack (in swiglu's kernels on
+// a Zen 3 CPU, exp's clamp and NaN check became 16 scalar compares a
+// vector). native(f, v...) applies f, a generic lambda, to the vectors the
+// CPU's registers hold: to v... themselves on AVX-512, else to their 8-lane
+// halves, whose results are joined. Every lane gets the same operations
+// either way, so the bits do not change.
 #if defined(__AVX512F__)
 template <class F, class... V>
 inline auto native(F f, V... v) {
