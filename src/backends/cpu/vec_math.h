@@ -243,6 +243,164 @@ inline float max_of(const float* p, int64_t n) {
   return max_lanes(native(larger, m1, m0));
 }
 
+// The functions below are written once for any vector width (the *_lanes
+// templates in detail, V = Vec16f or Vec8f) and run through native() as a
+// whole (Note [Register width]): on a CPU without AVX-512, e^x at 8 lanes
+// per half took a quarter of the time of the same code on a 16-lane vector
+// (a swiglu forward over 65,536 floats: 58 against 232 us on a Zen 3 CPU).
+
+namespace detail {
+
+inline Vec16i bits(Vec16f v) {
+  Vec16i b;
+  std::memcpy(&b, &v, sizeof(b));
+  return b;
+}
+
+inline Vec8i bits(Vec8f v) {
+  Vec8i b;
+  std::memcpy(&b, &v, sizeof(b));
+  return b;
+}
+
+inline Vec16f from_bits(Vec16i b) {
+  Vec16f v;
+  std::memcpy(&v, &b, sizeof(v));
+  return v;
+}
+
+inline Vec8f from_bits(Vec8i b) {
+  Vec8f v;
+  std::memcpy(&v, &b, sizeof(v));
+  return v;
+}
+
+template <class V>
+inline V abs(V x) {
+  return from_bits(bits(x) & 0x7FFFFFFF);
+}
+
+// |m| with the sign of s (m must be non-negative or NaN).
+template <class V>
+inline V with_sign_of(V m, V s) {
+  return from_bits(bits(m) | (bits(s) & int32_t(0x80000000u)));
+}
+
+// c0 + x (c1 + x (c2 + ...)): Horner's rule, unrolled at compile time.
+template <class V, class... C>
+inline V poly(V x, float c0, C... cs) {
+  if constexpr (sizeof...(cs) == 0) {
+    return splat<V>(c0);
+  } else {
+    return poly(x, cs...) * x + c0;
+  }
+}
+
+// e^x (see exp below).
+template <class V>
+inline V exp_lanes(V x) {
+  // Clamping keeps n within [-150, 128] so that the scale below stays exact;
+  // beyond these bounds the result is already inf or 0.
+  const V xc = x > 89.0f ? splat<V>(89.0f) : (x < -104.0f ? splat<V>(-104.0f) : x);
+  // Round x / ln2 to nearest: adding 1.5 * 2^23 leaves the integer in the low
+  // mantissa bits.
+  constexpr float kShift = 12582912.0f;
+  const V t = xc * 1.44269504088896341f + kShift;
+  const V n = t - kShift;
+  const auto ni = bits(t) - 0x4B400000;  // minus the bits of kShift
+  // ln2 split in two (C1 has few mantissa bits, so n * C1 is exact).
+  V r = xc - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  V p = splat<V>(1.9875691500e-4f);
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const V y = p * (r * r) + r + 1.0f;
+  // 2^n as two factors 2^(n/2) and 2^(n - n/2), each a normal float for n in
+  // [-150, 128]: y * 2^n1 is exact and the second product rounds once, also
+  // into the subnormal range.
+  const auto n1 = ni >> 1;
+  const auto n2 = ni - n1;
+  const V e = y * from_bits((n1 + 127) << 23) * from_bits((n2 + 127) << 23);
+  return x != x ? x : e;
+}
+
+// 2^v for v in [-126, 0] (normal results only; no clamping or special
+// values): v = n + f with f in [-1/2, 1/2] (exact), 2^f = 1 + f P(f), P of
+// degree 5 (fit relative to 2^f), times 2^n built in the exponent bits.
+template <class V>
+inline V exp2_nonpositive(V v) {
+  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: rounds v to an integer
+  const V t = v + kShift;
+  const V f = v - (t - kShift);
+  const V p = poly(f, 6.931472421e-01f, 2.402265221e-01f, 5.550310388e-02f, 9.617692791e-03f,
+                   1.340664341e-03f, 1.559467637e-04f) *
+                  f +
+              1.0f;
+  // bits(t) = 0x4B400000 + n: re-biased to n + 127, it is 2^n's exponent.
+  return p * from_bits((bits(t) + (127 - 0x4B400000)) << 23);
+}
+
+// Phi(x) (see normal_cdf below).
+template <class V>
+inline V normal_cdf_lanes(V x) {
+  constexpr float kFar = 5.65685424949238f;  // 4 sqrt 2
+  const V u = abs(x);
+  const auto far = u > kFar;
+  const V uc = far ? splat<V>(kFar) : u;
+  const V r = poly(uc, -1.151105165e+00f, -4.592135251e-01f, -5.245504528e-02f, 6.949121132e-03f,
+                   1.895613059e-05f, -3.031072556e-04f, 8.951647760e-05f, -1.498786605e-05f,
+                   1.563393312e-06f, -9.468847395e-08f, 2.549940703e-09f) *
+              uc;
+  const V half_erfc = 0.5f * exp2_nonpositive(r);
+  const V lower = far ? splat<V>(0.0f) : half_erfc;
+  return x < 0.0f ? lower : 1.0f - half_erfc;
+}
+
+// tanh (see tanh below).
+template <class V>
+inline V tanh_lanes(V x) {
+  // On |x|: x + x s P(s) would give tanh(-0) = +0 (x s P(s) is +0 there).
+  const V t = abs(x);
+  const V s = t * t;
+  const V p = poly(s, -3.333329558e-01f, 1.333234459e-01f, -5.387980118e-02f, 2.148665674e-02f,
+                   -7.946105674e-03f, 2.301363740e-03f, -3.584517690e-04f);
+  const V small = (p * s) * t + t;
+  const V big = 1.0f - 2.0f / (exp_lanes(t + t) + 1.0f);
+  return with_sign_of(t <= 1.0f ? small : big, x);
+}
+
+// log (see log below).
+template <class V>
+inline V log_lanes(V x) {
+  const auto sub = x < 1.17549435e-38f;  // FLT_MIN
+  const V xn = sub ? x * 8388608.0f : x;
+  // Offsetting the bits by those of sqrt(1/2) moves the exponent's carry to
+  // m = sqrt(1/2), so the shift gives e and the low bits m, both at once.
+  constexpr int32_t kSqrtHalfBits = 0x3F3504F3;
+  // In uint32 lanes: negative x (sign bit set) would overflow int32; their
+  // lanes become NaN below whatever k holds.
+  using I = decltype(bits(x));
+  typedef uint32_t U __attribute__((vector_size(sizeof(I))));
+  const I k = I(U(bits(xn)) - uint32_t(kSqrtHalfBits));
+  const I e = (k >> 23) + (sub & -23);
+  const V f = from_bits((k & 0x007FFFFF) + kSqrtHalfBits) - 1.0f;
+  const V ef = __builtin_convertvector(e, V);
+  const V p = poly(f, -4.999998808e-01f, 3.333332539e-01f, -2.500158250e-01f, 2.000197321e-01f,
+                   -1.660908312e-01f, 1.418182850e-01f, -1.324298531e-01f, 1.290441006e-01f,
+                   -7.621756196e-02f);
+  const V y = (f * f) * p + ef * -2.12194440e-4f;
+  constexpr float kInf = __builtin_inff();
+  V r = ef * 0.693359375f + (f + y);
+  r = x == kInf ? x : r;
+  r = x == 0.0f ? splat<V>(-kInf) : r;
+  return (x < 0.0f) | (x != x) ? splat<V>(__builtin_nanf("")) : r;
+}
+
+}  // namespace detail
+
 // e^x per lane, after Cephes expf: x = n ln2 + r with |r| <= ln2 / 2, e^r from
 // a degree-7 polynomial (1 + r + r^2 P5(r)), times 2^n built in the exponent
 // bits. Measured against exp in double over every float: at most 1.01 ulp
@@ -251,43 +409,7 @@ inline float max_of(const float* p, int64_t n) {
 // +inf, x < ln(2^-150) gives 0 (results in between are subnormal, rounded
 // once more), NaN gives NaN.
 inline Vec16f exp(Vec16f x) {
-  // Clamping keeps n within [-150, 128] so that the scale below stays exact;
-  // beyond these bounds the result is already inf or 0.
-  const Vec16f xc = native(
-      [](auto v) {
-        using V = decltype(v);
-        return v > 89.0f ? splat<V>(89.0f) : (v < -104.0f ? splat<V>(-104.0f) : v);
-      },
-      x);
-  // Round x / ln2 to nearest: adding 1.5 * 2^23 leaves the integer in the low
-  // mantissa bits.
-  constexpr float kShift = 12582912.0f;
-  const Vec16f t = xc * 1.44269504088896341f + kShift;
-  const Vec16f n = t - kShift;
-  Vec16i ni;
-  std::memcpy(&ni, &t, sizeof(ni));
-  ni -= 0x4B400000;  // the bits of kShift
-  // ln2 split in two (C1 has few mantissa bits, so n * C1 is exact).
-  Vec16f r = xc - n * 0.693359375f;
-  r = r - n * -2.12194440e-4f;
-  Vec16f p = broadcast(1.9875691500e-4f);
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  const Vec16f y = p * (r * r) + r + 1.0f;
-  // 2^n as two factors 2^(n/2) and 2^(n - n/2), each a normal float for n in
-  // [-150, 128]: y * 2^n1 is exact and the second product rounds once, also
-  // into the subnormal range.
-  const Vec16i n1 = ni >> 1;
-  const Vec16i n2 = ni - n1;
-  const Vec16i b1 = (n1 + 127) << 23, b2 = (n2 + 127) << 23;
-  Vec16f s1, s2;
-  std::memcpy(&s1, &b1, sizeof(s1));
-  std::memcpy(&s2, &b2, sizeof(s2));
-  const Vec16f e = y * s1 * s2;
-  return native([](auto v, auto ev) { return v != v ? v : ev; }, x, e);
+  return native([](auto v) { return detail::exp_lanes(v); }, x);
 }
 
 // out[i] = e^in[i]; in and out may be the same array.
@@ -300,65 +422,15 @@ inline void exp_array(const float* in, float* out, int64_t n) {
 // 1 / (1 + e^-x) per lane: at most 2.3 ulp (measured) while the result is
 // normal (x > -87.3); 0 for x below about -88.7 (e^-x is inf), 1 for large x.
 inline Vec16f sigmoid(Vec16f x) {
-  return 1.0f / (1.0f + exp(-x));
+  return native([](auto v) { return 1.0f / (1.0f + detail::exp_lanes(-v)); }, x);
 }
 
-// The polynomials below are minimax fits (Remez, in the variable and with the
-// weight each comment names) made by tools/fit_vec_math.py and rounded to
-// float. The ulp figures are measured on that rounded, float-evaluated form
-// against libm in double, over every float for tanh and log (a one-off run)
-// and densely for the rest; tests/backends/vec_math_test.cpp holds the
-// bounds.
-
-namespace detail {
-
-inline Vec16i bits(Vec16f v) {
-  Vec16i b;
-  std::memcpy(&b, &v, sizeof(b));
-  return b;
-}
-
-inline Vec16f from_bits(Vec16i b) {
-  Vec16f v;
-  std::memcpy(&v, &b, sizeof(v));
-  return v;
-}
-
-inline Vec16f abs(Vec16f x) {
-  return from_bits(bits(x) & 0x7FFFFFFF);
-}
-
-// |m| with the sign of s (m must be non-negative or NaN).
-inline Vec16f with_sign_of(Vec16f m, Vec16f s) {
-  return from_bits(bits(m) | (bits(s) & int32_t(0x80000000u)));
-}
-
-// c0 + x (c1 + x (c2 + ...)): Horner's rule, unrolled at compile time.
-template <class... C>
-inline Vec16f poly(Vec16f x, float c0, C... cs) {
-  if constexpr (sizeof...(cs) == 0) {
-    return broadcast(c0);
-  } else {
-    return poly(x, cs...) * x + c0;
-  }
-}
-
-// 2^v for v in [-126, 0] (normal results only; no clamping or special
-// values): v = n + f with f in [-1/2, 1/2] (exact), 2^f = 1 + f P(f), P of
-// degree 5 (fit relative to 2^f), times 2^n built in the exponent bits.
-inline Vec16f exp2_nonpositive(Vec16f v) {
-  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23: rounds v to an integer
-  const Vec16f t = v + kShift;
-  const Vec16f f = v - (t - kShift);
-  const Vec16f p = poly(f, 6.931472421e-01f, 2.402265221e-01f, 5.550310388e-02f, 9.617692791e-03f,
-                        1.340664341e-03f, 1.559467637e-04f) *
-                       f +
-                   1.0f;
-  // bits(t) = 0x4B400000 + n: re-biased to n + 127, it is 2^n's exponent.
-  return p * from_bits((bits(t) + (127 - 0x4B400000)) << 23);
-}
-
-}  // namespace detail
+// The polynomials of the functions below are minimax fits (Remez, in the
+// variable and with the weight each comment names) made by
+// tools/fit_vec_math.py and rounded to float. The ulp figures are measured
+// on that rounded, float-evaluated form against libm in double, over every
+// float for tanh and log (a one-off run) and densely for the rest;
+// tests/backends/vec_math_test.cpp holds the bounds.
 
 // Phi(x) = (1 + erf(x / sqrt 2)) / 2 per lane, the standard normal CDF,
 // relatively accurate in the lower tail too, where 1 + erf(x / sqrt 2) from a
@@ -366,35 +438,20 @@ inline Vec16f exp2_nonpositive(Vec16f v) {
 // x ~ -5.5). With u = |x|, erfc(u / sqrt 2) = 2^R(u), R a degree-11 fit of
 // log2(erfc(u / sqrt 2)) on [0, 4 sqrt 2] (absolute error, i.e. relative to
 // erfc; R(0) = 0), and Phi(x) is 2^R(u) / 2 for x < 0, 1 - 2^R(u) / 2 above.
-// One polynomial over the whole range: a two-branch erf would cost a 16-lane
-// block both branches. Measured: 1.24 ulp for
-// x >= 0, 2.7 ulp on [-1.3, 0), then the rounding of R (~x^2 / 1.4) takes
-// over: <= 1.7 x^2 ulp down to -5.6. 0 below -4 sqrt 2 (Phi < 1.6e-8 there),
-// as (1 + erf(x / sqrt 2)) / 2 in float; NaN gives NaN.
+// One polynomial over the whole range: a two-branch erf would cost a vector
+// both branches. Measured: 1.24 ulp for x >= 0, 2.7 ulp on [-1.3, 0), then
+// the rounding of R (~x^2 / 1.4) takes over: <= 1.7 x^2 ulp down to -5.6. 0
+// below -4 sqrt 2 (Phi < 1.6e-8 there), as (1 + erf(x / sqrt 2)) / 2 in
+// float; NaN gives NaN.
 inline Vec16f normal_cdf(Vec16f x) {
-  constexpr float kFar = 5.65685424949238f;  // 4 sqrt 2
-  const Vec16f u = detail::abs(x);
-  const Vec16f uc = native([](auto v) { return v > kFar ? splat<decltype(v)>(kFar) : v; }, u);
-  const Vec16f r =
-      detail::poly(uc, -1.151105165e+00f, -4.592135251e-01f, -5.245504528e-02f, 6.949121132e-03f,
-                   1.895613059e-05f, -3.031072556e-04f, 8.951647760e-05f, -1.498786605e-05f,
-                   1.563393312e-06f, -9.468847395e-08f, 2.549940703e-09f) *
-      uc;
-  const Vec16f half_erfc = 0.5f * detail::exp2_nonpositive(r);
-  return native(
-      [](auto v, auto ur, auto h) {
-        using V = decltype(v);
-        const V lower = ur > kFar ? splat<V>(0.0f) : h;
-        return v < 0.0f ? lower : 1.0f - h;
-      },
-      x, u, half_erfc);
+  return native([](auto v) { return detail::normal_cdf_lanes(v); }, x);
 }
 
 // x Phi(x), the exact (erf) GELU. Measured: 2.3 ulp for x >= -1.3, <= 2.2 x^2
 // ulp down to -5.6; -0 below -4 sqrt 2 (|gelu| < 4.4e-8 there) and
 // gelu(-inf) = NaN, as the scalar 0.5 x (1 + erf(x / sqrt 2)) in float.
 inline Vec16f gelu(Vec16f x) {
-  return x * normal_cdf(x);
+  return native([](auto v) { return v * detail::normal_cdf_lanes(v); }, x);
 }
 
 // tanh per lane, at most 0.95 ulp over every float (measured). For t = |x|
@@ -404,16 +461,7 @@ inline Vec16f gelu(Vec16f x) {
 // back last. tanh(+-0) = +-0, subnormal x gives x, +-inf gives +-1, NaN gives
 // NaN.
 inline Vec16f tanh(Vec16f x) {
-  // On |x|: x + x s P(s) would give tanh(-0) = +0 (x s P(s) is +0 there).
-  const Vec16f t = detail::abs(x);
-  const Vec16f s = t * t;
-  const Vec16f p =
-      detail::poly(s, -3.333329558e-01f, 1.333234459e-01f, -5.387980118e-02f, 2.148665674e-02f,
-                   -7.946105674e-03f, 2.301363740e-03f, -3.584517690e-04f);
-  const Vec16f small = (p * s) * t + t;
-  const Vec16f big = 1.0f - 2.0f / (exp(t + t) + 1.0f);
-  return detail::with_sign_of(
-      native([](auto tv, auto sm, auto bg) { return tv <= 1.0f ? sm : bg; }, t, small, big), x);
+  return native([](auto v) { return detail::tanh_lanes(v); }, x);
 }
 
 // Natural log per lane, at most 0.88 ulp over every float (measured), after
@@ -423,32 +471,7 @@ inline Vec16f tanh(Vec16f x) {
 // are scaled by 2^23 first. log(+-0) = -inf, log(x < 0) = NaN, log(inf) =
 // inf, log(1) = +0, NaN gives NaN.
 inline Vec16f log(Vec16f x) {
-  const Vec16i sub = native([](auto v) { return v < 1.17549435e-38f; }, x);  // FLT_MIN
-  const Vec16f xn = native([](auto v) { return v < 1.17549435e-38f ? v * 8388608.0f : v; }, x);
-  // Offsetting the bits by those of sqrt(1/2) moves the exponent's carry to
-  // m = sqrt(1/2), so the shift gives e and the low bits m, both at once.
-  constexpr int32_t kSqrtHalfBits = 0x3F3504F3;
-  // In uint32 lanes: negative x (sign bit set) would overflow int32; their
-  // lanes become NaN below whatever k holds.
-  using Vec16u = uint32_t __attribute__((vector_size(64)));
-  const Vec16i k = Vec16i(Vec16u(detail::bits(xn)) - uint32_t(kSqrtHalfBits));
-  const Vec16i e = (k >> 23) + (sub & -23);
-  const Vec16f f = detail::from_bits((k & 0x007FFFFF) + kSqrtHalfBits) - 1.0f;
-  const Vec16f ef = __builtin_convertvector(e, Vec16f);
-  const Vec16f p = detail::poly(f, -4.999998808e-01f, 3.333332539e-01f, -2.500158250e-01f,
-                                2.000197321e-01f, -1.660908312e-01f, 1.418182850e-01f,
-                                -1.324298531e-01f, 1.290441006e-01f, -7.621756196e-02f);
-  const Vec16f y = (f * f) * p + ef * -2.12194440e-4f;
-  constexpr float kInf = __builtin_inff();
-  const Vec16f r = ef * 0.693359375f + (f + y);
-  return native(
-      [](auto v, auto rv) {
-        using V = decltype(v);
-        rv = v == kInf ? v : rv;
-        rv = v == 0.0f ? splat<V>(-kInf) : rv;
-        return (v < 0.0f) | (v != v) ? splat<V>(__builtin_nanf("")) : rv;
-      },
-      x, r);
+  return native([](auto v) { return detail::log_lanes(v); }, x);
 }
 
 }  // namespace stride::cpu::vec
