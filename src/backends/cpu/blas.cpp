@@ -310,21 +310,11 @@ inline void prefetch_start(const float* from, uintptr_t end) {
   }
 }
 
-// The decode GEMV's vectors: 16 lanes on AVX-512, else 8, the width of the
-// CPU's registers (GCC lowers the shuffles of lane_sums4 on 16-lane vectors
-// without AVX-512 to scalar moves through the stack).
-#if defined(__AVX512F__)
-using DotVec = Vec16f;
-#else
-using DotVec = Vec8f;
-#endif
-constexpr int64_t kDotLanes = int64_t(sizeof(DotVec) / sizeof(float));
-
-inline DotVec load_dot(const float* p) {
-  DotVec v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
-}
+// The decode GEMV's vectors: those of the CPU's registers (GCC lowers the
+// shuffles of lane_sums4 on 16-lane vectors without AVX-512 to scalar moves
+// through the stack).
+using DotVec = vec::NativeVec;
+constexpr int64_t kDotLanes = vec::kNativeLanes;
 
 // The first n (< kDotLanes) floats from p, the other lanes 0.
 inline DotVec load_dot_partial(const float* p, int64_t n) {
@@ -334,17 +324,6 @@ inline DotVec load_dot_partial(const float* p, int64_t n) {
   DotVec v{};
   std::memcpy(&v, p, size_t(n) * sizeof(float));
   return v;
-#endif
-}
-
-// a * b + c in each lane, rounded once where the CPU has FMA.
-inline DotVec fmadd(DotVec a, DotVec b, DotVec c) {
-#if defined(__AVX512F__)
-  return _mm512_fmadd_ps(a, b, c);
-#elif defined(__FMA__)
-  return _mm256_fmadd_ps(a, b, c);
-#else
-  return a * b + c;
 #endif
 }
 
@@ -364,13 +343,15 @@ inline DotVec dot_lanes(const float* a, const float* b, int64_t k, uintptr_t end
       for (uintptr_t line = 0; line < kStepBytes; line += 64) prefetch_l2(ahead + line);
     }
     for (int v = 0; v < 4; ++v) {
-      acc[v] = fmadd(load_dot(a + p + kDotLanes * v), load_dot(b + p + kDotLanes * v), acc[v]);
+      acc[v] = vec::fmadd(vec::load_native(a + p + kDotLanes * v),
+                          vec::load_native(b + p + kDotLanes * v), acc[v]);
     }
   }
   for (; p + kDotLanes <= k; p += kDotLanes) {
-    acc[0] = fmadd(load_dot(a + p), load_dot(b + p), acc[0]);
+    acc[0] = vec::fmadd(vec::load_native(a + p), vec::load_native(b + p), acc[0]);
   }
-  if (p < k) acc[1] = fmadd(load_dot_partial(a + p, k - p), load_dot_partial(b + p, k - p), acc[1]);
+  if (p < k)
+    acc[1] = vec::fmadd(load_dot_partial(a + p, k - p), load_dot_partial(b + p, k - p), acc[1]);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 

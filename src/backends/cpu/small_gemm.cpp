@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "backends/cpu/transpose.h"
+#include "backends/cpu/vec_math.h"
 
-#if defined(__AVX512F__) || defined(__FMA__)
+#if defined(__AVX512F__) || defined(__AVX__)
 #include <immintrin.h>
 #endif
 
@@ -48,14 +49,13 @@
 namespace stride::cpu {
 namespace {
 
+using Vec = vec::NativeVec;
+constexpr int64_t W = vec::kNativeLanes;
 #if defined(__AVX512F__)
-using Vec = float __attribute__((vector_size(64)));
 constexpr int kMaxVectors = 3;  // 32 registers: up to 8 x 3 accumulators
 #else
-using Vec = float __attribute__((vector_size(32)));
 constexpr int kMaxVectors = 2;  // 16 registers: up to 6 x 2 accumulators
 #endif
-constexpr int64_t W = int64_t(sizeof(Vec) / sizeof(float));
 
 // Rows of C in a register tile of nv vectors: accumulators plus B's nv
 // vectors and a broadcast fill the register file without spilling.
@@ -66,22 +66,6 @@ constexpr int tile_rows() {
 #else
   return NV == 1 ? 12 : 6;
 #endif
-}
-
-inline Vec fmadd(Vec a, Vec b, Vec c) {
-#if defined(__AVX512F__)
-  return _mm512_fmadd_ps(a, b, c);
-#elif defined(__FMA__)
-  return _mm256_fmadd_ps(a, b, c);
-#else
-  return a * b + c;
-#endif
-}
-
-inline Vec load(const float* p) {
-  Vec v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
 }
 
 inline void store(float* p, Vec v) {
@@ -106,14 +90,14 @@ inline Vec splat(float x) {
 inline void store_lanes(float* c, Vec acc, float alpha, float beta, int64_t w) {
   Vec out = acc * alpha;
   if (w == W) {
-    if (beta != 0.0f) out += beta * load(c);
+    if (beta != 0.0f) out += beta * vec::load_native(c);
     store(c, out);
     return;
   }
   float lanes[W] = {};
   if (beta != 0.0f) {
     std::memcpy(lanes, c, size_t(w) * sizeof(float));
-    out += beta * load(lanes);
+    out += beta * vec::load_native(lanes);
   }
   store(lanes, out);
   std::memcpy(c, lanes, size_t(w) * sizeof(float));
@@ -140,11 +124,11 @@ void tile(int64_t k,
   }
   for (int64_t p = 0; p < k; ++p) {
     Vec bp[NV];
-    for (int v = 0; v < NV; ++v) bp[v] = load(b + p * ldb + v * W);
+    for (int v = 0; v < NV; ++v) bp[v] = vec::load_native(b + p * ldb + v * W);
     const float* ap = a + p * a_col;
     for (int r = 0; r < MR; ++r) {
       const Vec ar = splat(ap[r * a_row]);
-      for (int v = 0; v < NV; ++v) acc[r][v] = fmadd(ar, bp[v], acc[r][v]);
+      for (int v = 0; v < NV; ++v) acc[r][v] = vec::fmadd(ar, bp[v], acc[r][v]);
     }
   }
   const int64_t last = cols - (NV - 1) * W;  // lanes of the last vector

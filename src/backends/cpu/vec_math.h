@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__FMA__)
 #include <immintrin.h>
 #endif
 
@@ -28,6 +28,32 @@ using Vec8d = double __attribute__((vector_size(64)));
 using Vec8f = float __attribute__((vector_size(32)));
 using Vec8i = int32_t __attribute__((vector_size(32)));
 using Vec4f = float __attribute__((vector_size(16)));
+
+// The CPU's own float vector, one zmm register on AVX-512, else one ymm
+// (Note [Register width]), for kernels written at the register width.
+#if defined(__AVX512F__)
+using NativeVec = Vec16f;
+#else
+using NativeVec = Vec8f;
+#endif
+inline constexpr int64_t kNativeLanes = int64_t(sizeof(NativeVec) / sizeof(float));
+
+inline NativeVec load_native(const float* p) {
+  NativeVec v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// a * b + c in each lane, rounded once where the CPU has FMA.
+inline NativeVec fmadd(NativeVec a, NativeVec b, NativeVec c) {
+#if defined(__AVX512F__)
+  return _mm512_fmadd_ps(a, b, c);
+#elif defined(__FMA__)
+  return _mm256_fmadd_ps(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
 
 inline Vec16f broadcast(float v) {
   return Vec16f{} + v;
