@@ -87,12 +87,8 @@ AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
 // register there, while 16-lane shuffles on a CPU without AVX-512 (two ymm
 // halves) compiled to scalar moves through the stack, and the rotations
 // took a quarter of the article Llama's attention on a Zen 3 CPU.
-#if defined(__AVX512F__)
-constexpr int64_t kPairLanes = 16;
-#else
-constexpr int64_t kPairLanes = 8;
-#endif
-using RowVec = float __attribute__((vector_size(4 * kPairLanes)));
+using RowVec = vec::NativeVec;
+constexpr int64_t kPairLanes = vec::kNativeLanes;
 using PairVec = float __attribute__((vector_size(2 * kPairLanes)));  // cos or sin of its pairs
 
 // x * C + swap_pairs(x) * S with C = (c0, c0, c1, c1, ...) and

@@ -24,7 +24,7 @@
 #include "core/parallel_internal.h"
 #include "stride/parallel.h"
 
-#if defined(__AVX512F__) || defined(__FMA__)
+#if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -224,8 +224,8 @@ void gemm_openblas(bool trans_a,
 constexpr int64_t kDecodeRows = 4;
 
 using vec::Vec16f;
-using Vec8f = float __attribute__((vector_size(32)));
-using Vec4f = float __attribute__((vector_size(16)));
+using vec::Vec4f;
+using vec::Vec8f;
 
 inline float widen(float x) {
   return x;

@@ -18,10 +18,10 @@
 // ~~~~~~~~~~~~~~~~~
 // Attention multiplies many tiny matrices: the article Llama's heads are 16
 // queries by 16 keys by 128 features, 256 heads a layer, six products a
-// head forward and backward, and the correct Llama's are 16 x 16 x 16. A library GEMM packs
-// both operands into its own layout before it multiplies, and scales C by
-// beta in a pass of its own: worth it when each packed element is reused
-// hundreds of times, not at these sizes. On a Zen 3 CPU (OpenBLAS's
+// head forward and backward, and the correct Llama's are 16 x 16 x 16. A
+// library GEMM packs both operands into its own layout before it
+// multiplies, and scales C by beta in a pass of its own: worth it when each
+// packed element is reused hundreds of times, not at these sizes. On a Zen 3 CPU (OpenBLAS's
 // Haswell-family "Zen" kernel) a profile of the article's attention put
 // OpenBLAS's copies and beta pass at ~40% of its time against ~17% in its
 // multiply kernel.
