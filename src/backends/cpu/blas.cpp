@@ -44,7 +44,14 @@
 //  - float32, GEMMs of 2^20 multiply-adds (~100^3) and more: oneDNN's
 //    dnnl_sgemm, 5-15% faster than OpenBLAS 0.3.21 (512x128x128: 113 vs 100).
 //  - float32, smaller GEMMs: OpenBLAS. dnnl_sgemm costs ~0.3 us per call
-//    whatever the size: 16^3 runs at 22 vs 84, 32^3 at 77 vs 107.
+//    whatever the size: 16^3 runs at 22 vs 84, 32^3 at 77 vs 107. But where
+//    OpenBLAS's kernel packs even small matrices (its Haswell and Zen
+//    families, openblas_packs_small_sgemm()), the smallest GEMMs run in
+//    stride's own kernel (Note [Small GEMM]) and the rest in oneDNN: on a
+//    Zen 3 CPU, one thread, best of 7 interleaved rounds, 64x64x64 (NN, NT,
+//    TN) ran at 61-62 against OpenBLAS's 43-48, 64x192x64 NT 69 vs 52,
+//    192x64x64 TN 68 vs 53, 48^3 57 vs 42 (the large Llama's attention
+//    blocks are 64 x 64 x 64 to 64 x 256 x 64).
 //  - float32 batches of small A @ B^T with k < 64 (attention scores): oneDNN's
 //    batched matmul primitive, cached by shape; OpenBLAS drops to ~33 there
 //    (256 x 16^3: 52 vs 33).
@@ -452,7 +459,8 @@ void gemm_decode(bool trans_b,
   }
 }
 
-// Float GEMMs (or tiles) below this many multiply-adds go to OpenBLAS.
+// Float GEMMs (or tiles) below this many multiply-adds go to OpenBLAS where
+// its kernel has a small-matrix path (Note [GEMM backend choice]).
 constexpr int64_t kSmallMacs = int64_t(1) << 20;
 
 // One GEMM on the calling thread, by one library call (or none when k == 0
@@ -485,7 +493,7 @@ void gemm_serial(bool trans_a,
       sgemm_small(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
       return;
     }
-    if (macs_of(m, n, k) >= kSmallMacs) {
+    if (macs_of(m, n, k) >= kSmallMacs || openblas_packs_small_sgemm()) {
       sgemm_onednn(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
       return;
     }

@@ -187,20 +187,20 @@ void column_block(int64_t m,
   }
 }
 
-// OpenBLAS's kernel families with a small-matrix sgemm path of their own.
-bool blas_has_small_path() {
-  static const bool has = [] {
-    const std::string_view core = openblas_get_corename();
-    return core == "SkylakeX" || core == "Cooperlake" || core == "SapphireRapids";
-  }();
-  return has;
-}
-
 }  // namespace
+
+bool openblas_packs_small_sgemm() {
+  static const bool packs = [] {
+    // All but the kernel families with a small-matrix sgemm path of their own.
+    const std::string_view core = openblas_get_corename();
+    return core != "SkylakeX" && core != "Cooperlake" && core != "SapphireRapids";
+  }();
+  return packs;
+}
 
 bool prefers_small_sgemm(int64_t m, int64_t n, int64_t k) {
   constexpr double kMaxMacs = double(1 << 16);
-  return double(m) * double(n) * double(k) <= kMaxMacs && !blas_has_small_path();
+  return double(m) * double(n) * double(k) <= kMaxMacs && openblas_packs_small_sgemm();
 }
 
 void sgemm_small(bool trans_a,

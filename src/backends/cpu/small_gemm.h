@@ -6,6 +6,10 @@
 
 namespace stride::cpu {
 
+// Whether OpenBLAS's sgemm on this CPU packs both operands whatever their
+// size (all its kernel families but the AVX-512 ones; Note [Small GEMM]).
+bool openblas_packs_small_sgemm();
+
 // Whether sgemm_small is the faster way to do an m x n x k float32 GEMM on
 // this machine (by shape and by the BLAS kernel the CPU gets; never by
 // timing, so the choice, and with it the bits, is fixed per machine).
