@@ -240,6 +240,30 @@ TYPED_TEST(BlasGemm, TransposedBWithLongKMatchesReference) {
   });
 }
 
+// Leading dimensions of 1024 elements: on CPUs where oneDNN runs its AVX2
+// sgemm, A and B are first copied into longer rows (Note [Aliasing leading
+// dimensions]). Each case picks pad so that the rows named are 1024 long:
+// B alone, A and B, A^T, B^T with a short k, and B^T's own copy (k >= 256)
+// with n = 1024.
+TYPED_TEST(BlasGemm, AliasingLeadingDimensionsMatchReference) {
+  struct Shape {
+    bool ta, tb;
+    int64_t m, n, k, pad;
+  };
+  for_each_thread_count([] {
+    for (Shape s : {Shape{false, false, 40, 1000, 1000, 24}, Shape{false, false, 40, 1000, 100, 24},
+                    Shape{true, false, 1000, 40, 64, 24}, Shape{false, true, 64, 128, 200, 824},
+                    Shape{false, true, 64, 1024, 300, 5}}) {
+      for (auto [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{-0.5, 2.0}}) {
+        Case cs;
+        cs.ta = s.ta, cs.tb = s.tb, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.pad = s.pad;
+        cs.alpha = alpha, cs.beta = beta, cs.nan_c = beta == 0.0;
+        ASSERT_TRUE(check_case<TypeParam>(cs));
+      }
+    }
+  });
+}
+
 TYPED_TEST(BlasGemm, BetaZeroIgnoresNaNInC) {
   for_each_thread_count([] {
     for (bool ta : {false, true}) {
