@@ -241,10 +241,10 @@ TYPED_TEST(BlasGemm, TransposedBWithLongKMatchesReference) {
 }
 
 // Leading dimensions of 1024 elements: on CPUs where oneDNN runs its AVX2
-// sgemm, A and B are first copied into longer rows (Note [Aliasing leading
-// dimensions]). Each case picks pad so that the rows named are 1024 long:
-// B alone, A and B, A^T, B^T with a short k, and B^T's own copy (k >= 256)
-// with n = 1024.
+// sgemm, B and a transposed A are first copied into longer rows (Note
+// [Aliasing leading dimensions]). Each case picks pad so that rows are 1024
+// long: A's and B's, B's alone, A^T's, B^T's with a short k (A's too), and
+// B^T's own copy (k >= 256) with n = 1024.
 TYPED_TEST(BlasGemm, AliasingLeadingDimensionsMatchReference) {
   struct Shape {
     bool ta, tb;
