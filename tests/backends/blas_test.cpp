@@ -12,6 +12,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -264,6 +265,24 @@ TYPED_TEST(BlasGemm, AliasingLeadingDimensionsMatchReference) {
   });
 }
 
+// A k long against m x n is cut into chunks of 1024 whose products are
+// summed in order (Note [Split k]; float32 only): three chunks, the last
+// one short, on two threads, with both operands as they lie and both
+// transposed, alpha and beta and NaN in C when beta is 0. (The size is the
+// smallest that splits; IsBitIdenticalAtEveryThreadCount has one too.)
+TYPED_TEST(BlasGemm, SplitKMatchesReference) {
+  if constexpr (std::is_same_v<TypeParam, float>) {
+    ThreadCount guard(2);
+    for (bool transposed : {false, true}) {
+      Case cs;
+      cs.ta = transposed, cs.tb = transposed, cs.m = 400, cs.n = 330, cs.k = 2100, cs.pad = 3;
+      cs.alpha = transposed ? -0.5 : 1.0, cs.beta = transposed ? 2.0 : 0.0;
+      cs.nan_c = !transposed;
+      ASSERT_TRUE(check_case<TypeParam>(cs));
+    }
+  }
+}
+
 TYPED_TEST(BlasGemm, BetaZeroIgnoresNaNInC) {
   for_each_thread_count([] {
     for (bool ta : {false, true}) {
@@ -444,7 +463,8 @@ TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
                           {64, 16, 16, 16, false, false},   {8, 64, 64, 256, true, true},
                           {3, 300, 200, 160, false, true},  {1, 1, 1030, 384, false, true},
                           {1, 3, 1030, 100, false, true},   {1, 2, 1030, 100, false, false},
-                          {1, 200, 96, 520, false, true},   {1, 64, 384, 1024, true, true}};
+                          {1, 200, 96, 520, false, true},   {1, 64, 384, 1024, true, true},
+                          {1, 400, 330, 2100, true, false}};
   for (const Shape& sh : shapes) {
     const int64_t lda = sh.ta ? sh.m : sh.k, ldb = sh.tb ? sh.k : sh.n;
     const std::vector<T> a = random_vector<T>(sh.batch * sh.m * sh.k, 7);

@@ -510,12 +510,15 @@ struct Tiling {
   int64_t bm, bn;
 };
 
-Tiling tiling_for(int64_t m, int64_t n, int64_t k, int64_t max_tile = int64_t(1) << 22) {
+constexpr int64_t kMaxTiles = 64;
+constexpr int64_t kMaxTileMacs = int64_t(1) << 22;
+
+Tiling tiling_for(int64_t m, int64_t n, int64_t k, int64_t max_tile = kMaxTileMacs) {
   const int64_t macs = macs_of(m, n, k);
   // A few rows (decoding one token) make the GEMM a matrix-vector product,
   // bound by reading B: worth splitting at a much smaller size.
   const int64_t floor = m <= 4 ? int64_t(1) << 16 : int64_t(1) << 20;
-  const int64_t target = std::max(std::clamp<int64_t>(macs / 2, floor, max_tile), macs / 64);
+  const int64_t target = std::max(std::clamp<int64_t>(macs / 2, floor, max_tile), macs / kMaxTiles);
   auto halve = [](int64_t x) { return ((x + 1) / 2 + 15) / 16 * 16; };
   Tiling t{m, n};
   while (macs_of(t.bm, t.bn, k) > target) {
@@ -639,6 +642,69 @@ bool transposes_b(bool trans_b, int64_t m, int64_t n, int64_t k) {
          macs_of(m, n, k) >= kSmallMacs;
 }
 
+// Note [Split k]
+// Tiles of C (Note [Deterministic GEMM]) are at most ~1/64 of the work, so
+// when k is long against m x n -- weight gradients, where k counts tokens --
+// they come out narrow and each library call packs long, thin panels: the
+// large Llama's 384x384x4096 TN ran as 48 x 48 tiles at 53 GFLOP/s on one
+// thread of a Zen 3 CPU. Cutting k into chunks of kSplitDepth as well, each
+// chunk in tiles four times the area, ran at 68 (1024x384x4096 with
+// unaliased rows: 47-50 -> 65). So such a GEMM computes each chunk's
+// product into a buffer of its own and then sums the chunks, in order, into
+// C: the chunks and tiles are fixed by the shape, so the bits still do not
+// depend on the thread count.
+constexpr int64_t kSplitDepth = 1024;
+
+// Whether a float GEMM splits k (Note [Split k]): the 64-tile rule, not the
+// tile size cap, sets its tiles, and there are at least two chunks.
+bool splits_k(int64_t m, int64_t n, int64_t k) {
+  return k >= 2 * kSplitDepth && macs_of(m, n, k) / kMaxTiles > kMaxTileMacs;
+}
+
+void sgemm_split_k(bool trans_a,
+                   bool trans_b,
+                   int64_t m,
+                   int64_t n,
+                   int64_t k,
+                   float alpha,
+                   const float* a,
+                   int64_t lda,
+                   const float* b,
+                   int64_t ldb,
+                   float beta,
+                   float* c,
+                   int64_t ldc) {
+  const int64_t chunks = (k + kSplitDepth - 1) / kSplitDepth;
+  const Tiling t = tiling_for(m, n, kSplitDepth, macs_of(m, n, k) / kMaxTiles);
+  const int64_t tiles_m = (m + t.bm - 1) / t.bm, tiles_n = (n + t.bn - 1) / t.bn;
+  const int64_t tiles = tiles_m * tiles_n;
+  thread_local ScratchBuffer buffer;
+  float* const parts = static_cast<float*>(
+      buffer.get(size_t(chunks * m * n) * sizeof(float), "GEMM's k-chunk products"));
+  parallel_for(0, chunks * tiles, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t task = begin; task < end; ++task) {
+      const int64_t chunk = task / tiles, tile = task % tiles;
+      const int64_t p0 = chunk * kSplitDepth, depth = std::min(kSplitDepth, k - p0);
+      const int64_t i0 = tile / tiles_n * t.bm, j0 = tile % tiles_n * t.bn;
+      const float* a0 = trans_a ? a + p0 * lda + i0 : a + i0 * lda + p0;
+      const float* b0 = trans_b ? b + j0 * ldb + p0 : b + p0 * ldb + j0;
+      gemm_serial(trans_a, trans_b, std::min(t.bm, m - i0), std::min(t.bn, n - j0), depth, 1.0f, a0,
+                  lda, b0, ldb, 0.0f, parts + chunk * m * n + i0 * n + j0, n);
+    }
+  });
+  parallel_for(0, m, std::max<int64_t>(1, (int64_t(1) << 14) / (n * chunks)),
+               [&](int64_t begin, int64_t end) {
+                 for (int64_t i = begin; i < end; ++i) {
+                   float* ci = c + i * ldc;
+                   for (int64_t j = 0; j < n; ++j) {
+                     float sum = parts[i * n + j];
+                     for (int64_t ch = 1; ch < chunks; ++ch) sum += parts[(ch * m + i) * n + j];
+                     ci[j] = beta == 0.0f ? alpha * sum : alpha * sum + beta * ci[j];
+                   }
+                 }
+               });
+}
+
 // One GEMM, its tiles spread over stride's threads.
 template <class T>
 void gemm_tiled(bool trans_a,
@@ -673,6 +739,10 @@ void gemm_tiled(bool trans_a,
         const int64_t rows = trans_a ? k : m, cols = trans_a ? m : k;
         const float* copy = copy_rows(a, lda, rows, cols, copy_of_a_buffer(rows * copy_ld(cols)));
         gemm_tiled(trans_a, trans_b, m, n, k, alpha, copy, copy_ld(cols), b, ldb, beta, c, ldc);
+        return;
+      }
+      if (splits_k(m, n, k)) {
+        sgemm_split_k(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
         return;
       }
     }
