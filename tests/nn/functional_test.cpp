@@ -1087,7 +1087,10 @@ TEST(SwiGLU, FusedMatchesReferenceInEveryLayout) {
   Generator gen(40);
   for (ScalarType dtype : {kFloat64, kFloat32}) {
     const double rtol = dtype == kFloat64 ? 1e-12 : 1e-5, atol = dtype == kFloat64 ? 1e-12 : 1e-6;
-    for (const DimVector& shape : {DimVector{4, 8}, DimVector{2, 3, 16}, DimVector{7}}) {
+    // Whole vector blocks only, with a partial one, a partial one alone, and
+    // several parallel tasks (Note [Register-width swiglu]).
+    for (const DimVector& shape : {DimVector{4, 8}, DimVector{2, 3, 16}, DimVector{5, 9},
+                                   DimVector{7}, DimVector{3, 3001}}) {
       for (Layout layout : kAllLayouts) {
         const Inputs in = leaves({shape, shape}, dtype, layout, gen);
         expect_matches_reference(
