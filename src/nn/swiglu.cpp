@@ -15,7 +15,6 @@
 // keeps the scalar loops and std::exp.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -69,10 +68,6 @@ inline NativeVec sigmoid_of(float beta, NativeVec g) {
   return 1.0f / (1.0f + vec::detail::exp_lanes(-(beta * g)));
 }
 
-inline void store_native(float* p, NativeVec v) {
-  std::memcpy(p, &v, sizeof(v));
-}
-
 // The end of [begin, end)'s whole blocks of vec::kLanes.
 inline int64_t whole_blocks_end(int64_t begin, int64_t end) {
   return begin + (end - begin) / vec::kLanes * vec::kLanes;
@@ -85,7 +80,7 @@ void forward_kernel(const T* g, const T* u, T beta, T* y, int64_t n) {
       const int64_t whole = whole_blocks_end(begin, end);
       for (int64_t i = begin; i < whole; i += vec::kNativeLanes) {
         const NativeVec gv = vec::load_native(g + i);
-        store_native(y + i, gv * sigmoid_of(beta, gv) * vec::load_native(u + i));
+        vec::store_native(y + i, gv * sigmoid_of(beta, gv) * vec::load_native(u + i));
       }
       vec::for_each_block(whole, end, [&](int64_t i, int64_t m) {
         const vec::Vec16f gv = vec::load_n(g + i, m);
@@ -118,8 +113,8 @@ void backward_kernel(
           const NativeVec dyv = vec::load_native(dy + i), gv = vec::load_native(g + i);
           const NativeVec uv = vec::load_native(u + i);
           const NativeVec s = sigmoid_of(beta, gv);
-          if (dg) store_native(dg + i, dyv * uv * s * (1.0f + beta * gv * (1.0f - s)));
-          if (du) store_native(du + i, dyv * gv * s);
+          if (dg) vec::store_native(dg + i, dyv * uv * s * (1.0f + beta * gv * (1.0f - s)));
+          if (du) vec::store_native(du + i, dyv * gv * s);
         }
         vec::Vec8d lo{}, hi{};
         vec::for_each_block(whole, end, [&](int64_t i, int64_t m) {

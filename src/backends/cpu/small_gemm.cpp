@@ -68,10 +68,6 @@ constexpr int tile_rows() {
 #endif
 }
 
-inline void store(float* p, Vec v) {
-  std::memcpy(p, &v, sizeof(v));
-}
-
 // x in every lane: one broadcast from memory (`Vec{} + x` adds first).
 inline Vec splat(float x) {
 #if defined(__AVX512F__)
@@ -91,7 +87,7 @@ inline void store_lanes(float* c, Vec acc, float alpha, float beta, int64_t w) {
   Vec out = acc * alpha;
   if (w == W) {
     if (beta != 0.0f) out += beta * vec::load_native(c);
-    store(c, out);
+    vec::store_native(c, out);
     return;
   }
   float lanes[W] = {};
@@ -99,7 +95,7 @@ inline void store_lanes(float* c, Vec acc, float alpha, float beta, int64_t w) {
     std::memcpy(lanes, c, size_t(w) * sizeof(float));
     out += beta * vec::load_native(lanes);
   }
-  store(lanes, out);
+  vec::store_native(lanes, out);
   std::memcpy(c, lanes, size_t(w) * sizeof(float));
 }
 

@@ -44,6 +44,10 @@ inline NativeVec load_native(const float* p) {
   return v;
 }
 
+inline void store_native(float* p, NativeVec v) {
+  std::memcpy(p, &v, sizeof(v));
+}
+
 // a * b + c in each lane, rounded once where the CPU has FMA.
 inline NativeVec fmadd(NativeVec a, NativeVec b, NativeVec c) {
 #if defined(__AVX512F__)
