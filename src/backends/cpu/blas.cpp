@@ -604,7 +604,7 @@ bool aliases(int64_t ld) {
 
 // The leading dimension of a copy whose rows are `cols` floats long.
 int64_t copy_ld(int64_t cols) {
-  return cols % kAliasingFloats == 0 && onednn_is_avx2() ? cols + kLdPadding : cols;
+  return aliases(cols) ? cols + kLdPadding : cols;
 }
 
 // Copies rows x cols floats, ld apart, into rows copy_ld(cols) apart.
