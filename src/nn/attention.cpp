@@ -22,7 +22,9 @@
 // dropout draws are skipped (saves_probs). Either way:
 //   dV = Pd^T dO,  dP = (dO V^T) * M,  dS = P * (dP - rowsum(dO * O)),
 //   dQ = scale dS K,  dK = scale dS^T Q,
-// where rowsum(dO * O) is the softmax's rowsum(P * dP), since O = Pd V.
+// where rowsum(dO * O) is the softmax's rowsum(P * dP), since O = Pd V. The
+// kernel sums it that way, over a row's visible keys, so it never reads O
+// (S products a row instead of Ev, and one (L, Ev) matrix less from memory).
 // When the backward is itself recorded (create_graph), it is written with
 // public ops instead (M as a tensor), so second derivatives are right.
 //
@@ -165,38 +167,37 @@ struct SavedProbs {
   std::conditional_t<std::is_const_v<T>, const uint8_t, uint8_t>* keep = nullptr;
 };
 
-// sum_e a[e] * b[e]: 16 float lanes at a time (a fixed order, so the result
-// does not depend on the thread count), a plain loop in float64.
-template <class T>
-T row_dot(const T* a, const T* b, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    cpu::vec::Vec16f acc{};
-    cpu::vec::for_each_block(0, n, [&](int64_t e, int64_t w) {
-      acc += cpu::vec::load_n(a + e, w) * cpu::vec::load_n(b + e, w);
-    });
-    float total = 0;
-    for (int l = 0; l < cpu::vec::kLanes; ++l) total += acc[l];
-    return total;
-  } else {
-    T total = 0;
-    for (int64_t e = 0; e < n; ++e) total += a[e] * b[e];
-    return total;
-  }
-}
-
 template <class T>
 using In = detail::RowMatrices<const T>;
 template <class T>
 using Out = detail::RowMatrices<T>;
 
-// row[j] = exp(row[j] - shift) for j < n: 16 lanes at a time in float32
-// (cpu::vec::exp; the subtraction in the same vectors, as scalar stores
-// read back as a vector stall on store forwarding), libm in float64.
+// The float32 row kernels below run at the register width (Note [Register
+// width] in vec_math.h): rows of scores are short (16 keys in the tiny
+// Llamas), and 16-lane code on a CPU without AVX-512 spilled its vectors
+// and lowered its selects through the stack; at the article Llama's heads
+// the softmax took more time than the GEMMs around it.
+using NVec = cpu::vec::NativeVec;
+
+// Dropout's multipliers for lanes [0, w) of a row: scale where keep is
+// nonzero, else 0 (lanes past w are 0).
+inline NVec dropout_lanes(const uint8_t* keep, int64_t w, float scale) {
+  using Bytes = uint8_t __attribute__((vector_size(cpu::vec::kNativeLanes)));
+  using Ints = int32_t __attribute__((vector_size(sizeof(NVec))));
+  Bytes b{};
+  std::memcpy(&b, keep, size_t(w));
+  return __builtin_convertvector(b, Ints) != 0 ? cpu::vec::splat<NVec>(scale) : NVec{};
+}
+
+// row[j] = exp(row[j] - shift) for j < n (cpu::vec's e^x in float32, libm
+// in float64).
 template <class T>
 void exp_shifted(T* row, int64_t n, T shift) {
   if constexpr (std::is_same_v<T, float>) {
-    cpu::vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
-      cpu::vec::store_n(row + j, cpu::vec::exp(cpu::vec::load_n(row + j, w) - shift), w);
+    namespace vec = cpu::vec;
+    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
+      vec::store_native_n(row + j, vec::detail::exp_lanes(vec::load_native_n(row + j, w) - shift),
+                          w);
     });
   } else {
     for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j] - shift);
@@ -205,33 +206,32 @@ void exp_shifted(T* row, int64_t n, T shift) {
 
 // The softmax of row[0, n) in place (n > 0); returns the max and the sum of
 // the shifted exponentials, for lse. A NaN score is skipped by the max (as
-// std::max does) and makes the row NaN through the sum. float32 runs 16
-// lanes at a time and adds the lanes in a fixed order, so a row's result
-// does not depend on the thread count.
+// std::max does) and makes the row NaN through the sum. The lanes are added
+// in a fixed order, so a row's result does not depend on the thread count.
 template <class T>
 std::pair<T, T> softmax_in_place(T* row, int64_t n) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
   T m = kNegInf, sum = 0;
   if constexpr (std::is_same_v<T, float>) {
     namespace vec = cpu::vec;
-    vec::Vec16f mv = vec::broadcast(kNegInf);
-    vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
-      const vec::Vec16f v = vec::load_n(row + j, w, kNegInf);
-      mv = vec::native([](auto x, auto y) { return x > y ? x : y; }, v, mv);
+    NVec mv = vec::splat<NVec>(kNegInf);
+    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
+      const NVec v = vec::load_native_n(row + j, w, kNegInf);
+      mv = v > mv ? v : mv;
     });
     m = vec::max_lanes(mv);
-    vec::Vec16f sv{};
-    vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
+    NVec sv{};
+    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
       // Padding lanes are e^-inf = 0 (or NaN when m is -inf, when the row's
       // own lanes are NaN too).
-      const vec::Vec16f e = vec::exp(vec::load_n(row + j, w, kNegInf) - m);
-      vec::store_n(row + j, e, w);
+      const NVec e = vec::detail::exp_lanes(vec::load_native_n(row + j, w, kNegInf) - m);
+      vec::store_native_n(row + j, e, w);
       sv += e;
     });
     sum = vec::sum_lanes(sv);
     const float inv = 1.0f / sum;
-    vec::for_each_block(0, n, [&](int64_t j, int64_t w) {
-      vec::store_n(row + j, vec::load_n(row + j, w) * inv, w);
+    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
+      vec::store_native_n(row + j, vec::load_native_n(row + j, w) * inv, w);
     });
   } else {
     for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
@@ -241,6 +241,68 @@ std::pair<T, T> softmax_in_place(T* row, int64_t n) {
     for (int64_t j = 0; j < n; ++j) row[j] *= inv;
   }
   return {m, sum};
+}
+
+// row[j] *= M(j) for j < n, M from dropout's choices (Note [Fused attention]).
+template <class T>
+void apply_dropout(T* row, const uint8_t* keep, int64_t n, T scale) {
+  if constexpr (std::is_same_v<T, float>) {
+    namespace vec = cpu::vec;
+    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
+      vec::store_native_n(row + j,
+                          vec::load_native_n(row + j, w) * dropout_lanes(keep + j, w, scale), w);
+    });
+  } else {
+    for (int64_t j = 0; j < n; ++j) row[j] *= keep[j] != 0 ? scale : T(0);
+  }
+}
+
+// A row of the backward (Note [Fused attention]): on entry pr holds P and
+// ds holds dO V^T for keys [0, keys), P being 0 from `limit` on; on return
+// ds holds dS and pr holds Pd = P * M. keep is M's choices for keys
+// [0, limit), null without dropout. rowsum(dO * O) is taken as
+// sum_j Pd_ij (dO V^T)_ij, its value by O = Pd V: `limit` products instead
+// of a pass over the O and dO rows.
+template <class T>
+void softmax_backward_row(T* ds, T* pr, const uint8_t* keep, int64_t limit, int64_t keys, T scale) {
+  if constexpr (std::is_same_v<T, float>) {
+    namespace vec = cpu::vec;
+    NVec acc{};
+    vec::for_each_native_block(0, limit, [&](int64_t j, int64_t w) {
+      NVec pd = vec::load_native_n(pr + j, w);
+      if (keep != nullptr) pd *= dropout_lanes(keep + j, w, scale);
+      acc = vec::fmadd(pd, vec::load_native_n(ds + j, w), acc);
+    });
+    const float d = vec::sum_lanes(acc);
+    int64_t from = 0;
+    if (keep != nullptr) {
+      vec::for_each_native_block(0, limit, [&](int64_t j, int64_t w) {
+        const NVec m = dropout_lanes(keep + j, w, scale), p = vec::load_native_n(pr + j, w);
+        vec::store_native_n(ds + j, p * (vec::load_native_n(ds + j, w) * m - d), w);
+        vec::store_native_n(pr + j, p * m, w);
+      });
+      from = limit;
+    }
+    // Keys past the limit have P = 0, so M is moot there.
+    vec::for_each_native_block(from, keys, [&](int64_t j, int64_t w) {
+      vec::store_native_n(ds + j,
+                          vec::load_native_n(pr + j, w) * (vec::load_native_n(ds + j, w) - d), w);
+    });
+  } else {
+    T d = 0;
+    for (int64_t j = 0; j < limit; ++j) {
+      d += (keep != nullptr ? pr[j] * (keep[j] != 0 ? scale : T(0)) : pr[j]) * ds[j];
+    }
+    int64_t j = 0;
+    if (keep != nullptr) {
+      for (; j < limit; ++j) {
+        const T m = keep[j] != 0 ? scale : T(0);
+        ds[j] = pr[j] * (ds[j] * m - d);
+        pr[j] *= m;
+      }
+    }
+    for (; j < keys; ++j) ds[j] = pr[j] * (ds[j] - d);
+  }
 }
 
 // Rows of a causal block: the GEMMs of a block of query rows stop at the
@@ -373,7 +435,7 @@ void fused_forward(const AttentionShape& a,
           if (saved.probs != nullptr) std::copy_n(row, keys, saved.probs + (n * a.L + i) * a.S);
           if (a.dropout_p > 0) {
             const uint8_t* keep = dropout.keep(i - i0);
-            for (int64_t j = 0; j < limit; ++j) row[j] *= keep[j] != 0 ? scale : T(0);
+            apply_dropout(row, keep, limit, scale);
             if (saved.keep != nullptr) std::copy_n(keep, limit, saved.keep + (n * a.L + i) * a.S);
           }
           lse[n * a.L + i] = m + std::log(sum);
@@ -397,7 +459,6 @@ void fused_backward(const AttentionShape& a,
                     const In<T>& q,
                     const In<T>& k,
                     const In<T>& v,
-                    const In<T>& out,
                     const T* lse,
                     const SavedProbs<const T>& saved,
                     const In<T>& dout,
@@ -424,7 +485,6 @@ void fused_backward(const AttentionShape& a,
       for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
         const int64_t rows = std::min(block_rows(a), a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
-        const T* ob = out[n] + i0 * out.ld();
         const T* dob = dout[n] + i0 * dout.ld();
         T* dqb = dq[n] + i0 * dq.ld();
         // A row without a visible key has NaN probabilities: as in the
@@ -457,27 +517,16 @@ void fused_backward(const AttentionShape& a,
             saved.keep != nullptr ? saved.keep + (n * a.L + i0) * a.S : nullptr;
         if (a.dropout_p > 0 && saved_keep == nullptr) dropout.draw(n, i0, rows, keys);
         for (int64_t i = 0; i < rows; ++i) {
-          const T d = row_dot(dob + i * dout.ld(), ob + i * out.ld(), a.Ev);
-          T* ds = dp.data() + i * a.S;
-          T* pr = p.data() + i * a.S;
           const int64_t limit = key_limit(i0 + i, a.L, a.S, a.causal, a.alignment);
           if (limit == 0) {
-            std::fill_n(ds, keys, T(0));
+            std::fill_n(dp.data() + i * a.S, keys, T(0));
             continue;
           }
-          // With dropout, dS needs P and dV needs Pd: pr turns into Pd once
-          // dS has read it. Keys past the limit have P = 0, so M is moot.
-          int64_t j = 0;
-          if (a.dropout_p > 0) {
-            // M's choices at (i0 + i, j < limit): saved by the forward or drawn again.
-            const uint8_t* keep = saved_keep != nullptr ? saved_keep + i * a.S : dropout.keep(i);
-            for (; j < limit; ++j) {
-              const T m = keep[j] != 0 ? scale : T(0);
-              ds[j] = pr[j] * (ds[j] * m - d);
-              pr[j] *= m;
-            }
-          }
-          for (; j < keys; ++j) ds[j] = pr[j] * (ds[j] - d);
+          // M's choices at (i0 + i, j < limit): saved by the forward or drawn again.
+          const uint8_t* keep = nullptr;
+          if (a.dropout_p > 0)
+            keep = saved_keep != nullptr ? saved_keep + i * a.S : dropout.keep(i);
+          softmax_backward_row(dp.data() + i * a.S, p.data() + i * a.S, keep, limit, keys, scale);
         }
         // dst[:keys] (+)= alpha * lhs^T rhs: rows below `written` add to
         // earlier blocks' sums, the rest start fresh.
@@ -667,7 +716,7 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
       }
       using detail::with_row_layout;
       const Tensor qr = with_row_layout(qv), kr = with_row_layout(kv), vr = with_row_layout(vv);
-      const Tensor outr = with_row_layout(ov), doutr = with_row_layout(gs[0]);
+      const Tensor doutr = with_row_layout(gs[0]);
       Tensor dq = detail::empty_preserving_layout(qv, a.E);
       Tensor dk = detail::empty_preserving_layout(kv, a.E);
       Tensor dv = detail::empty_preserving_layout(vv, a.Ev);
@@ -676,8 +725,8 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
             using T = typename decltype(tag)::type;
             const SavedProbs<const T> saved{probs.defined() ? probs.data_ptr<T>() : nullptr,
                                             keep.defined() ? keep.data_ptr<uint8_t>() : nullptr};
-            fused_backward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), In<T>(outr), lse.data_ptr<T>(),
-                              saved, In<T>(doutr), Out<T>(dq), Out<T>(dk), Out<T>(dv));
+            fused_backward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), lse.data_ptr<T>(), saved,
+                              In<T>(doutr), Out<T>(dq), Out<T>(dk), Out<T>(dv));
           });
       return autograd::Grads{dq, dk, dv};
     });

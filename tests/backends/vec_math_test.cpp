@@ -14,6 +14,7 @@
 #include <functional>
 #include <limits>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 namespace stride::cpu::vec {
@@ -178,6 +179,29 @@ TEST(VecMath, SumAndMaxOfLanes) {
   }
   EXPECT_EQ(max_lanes(broadcast(-std::numeric_limits<float>::infinity())),
             -std::numeric_limits<float>::infinity());
+}
+
+// The register-width tails: the first n lanes come from memory and the rest
+// are the fill; a store writes the first n lanes and nothing past them.
+TEST(VecMath, NativeTailsLoadAndStoreExactlyTheirLanes) {
+  constexpr int64_t W = kNativeLanes;
+  std::vector<float> src(static_cast<size_t>(W)), dst(static_cast<size_t>(W) + 1);
+  for (int64_t l = 0; l < W; ++l) src[size_t(l)] = float(l + 1);
+  for (int64_t n = 0; n <= W; ++n) {
+    const NativeVec v = load_native_n(src.data(), n, -7.0f);
+    for (int64_t l = 0; l < W; ++l) {
+      EXPECT_EQ(v[l], l < n ? float(l + 1) : -7.0f) << "n " << n << " lane " << l;
+    }
+    std::fill(dst.begin(), dst.end(), -1.0f);
+    store_native_n(dst.data(), v * 2.0f, n);
+    for (int64_t l = 0; l <= W; ++l) {
+      EXPECT_EQ(dst[size_t(l)], l < n ? 2.0f * float(l + 1) : -1.0f) << "n " << n << " lane " << l;
+    }
+  }
+  std::vector<std::pair<int64_t, int64_t>> blocks;
+  for_each_native_block(3, 3 + 2 * W + 1, [&](int64_t i, int64_t n) { blocks.emplace_back(i, n); });
+  const std::vector<std::pair<int64_t, int64_t>> want = {{3, W}, {3 + W, W}, {3 + 2 * W, 1}};
+  EXPECT_EQ(blocks, want);
 }
 
 TEST(VecMath, SigmoidLimitsAndValues) {

@@ -1223,6 +1223,10 @@ const std::vector<AttentionCase>& attention_cases() {
       // above) and recomputes them beyond (Note [Fused attention]).
       {{2, 8, 4}, {2, 8, 4}, {2, 8, 4}, true, std::nullopt},
       {{2, 9, 4}, {2, 9, 4}, {2, 9, 4}, true, std::nullopt},
+      // Rows of scores longer than a vector with a partial one after
+      // (Note [Register width]), kept and recomputed.
+      {{2, 19, 12}, {2, 19, 12}, {2, 19, 12}, true, std::nullopt},
+      {{1, 21, 8}, {1, 21, 8}, {1, 21, 8}, false, std::nullopt},
   };
   return cases;
 }

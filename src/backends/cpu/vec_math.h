@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX512F__) || defined(__FMA__)
+#if defined(__AVX512F__) || defined(__AVX2__) || defined(__FMA__)
 #include <immintrin.h>
 #endif
 
@@ -46,6 +46,51 @@ inline NativeVec load_native(const float* p) {
 
 inline void store_native(float* p, NativeVec v) {
   std::memcpy(p, &v, sizeof(v));
+}
+
+// The first n (<= kNativeLanes) lanes from p, the others `fill`, and the
+// store of the first n lanes: the tails of kernels written at the register
+// width. Masked moves where the CPU has them: a tail assembled in memory
+// stalls on store forwarding when it is loaded as a vector.
+inline NativeVec load_native_n(const float* p, int64_t n, float fill = 0.0f) {
+  if (n == kNativeLanes) return load_native(p);
+#if defined(__AVX512F__)
+  return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << n) - 1), p);
+#elif defined(__AVX2__)
+  const __m256i mask =
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, mask),
+                          _mm256_castsi256_ps(mask));
+#else
+  NativeVec v = NativeVec{} + fill;
+  std::memcpy(&v, p, size_t(n) * sizeof(float));
+  return v;
+#endif
+}
+
+inline void store_native_n(float* p, NativeVec v, int64_t n) {
+  if (n == kNativeLanes) {
+    store_native(p, v);
+    return;
+  }
+#if defined(__AVX512F__)
+  _mm512_mask_storeu_ps(p, __mmask16((1u << n) - 1), v);
+#elif defined(__AVX2__)
+  const __m256i mask =
+      _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  _mm256_maskstore_ps(p, mask, v);
+#else
+  std::memcpy(p, &v, size_t(n) * sizeof(float));
+#endif
+}
+
+// body(i, n) for the blocks [i, i + n) of [begin, end) at the register
+// width: n == kNativeLanes except in a last, partial block.
+template <class Body>
+inline void for_each_native_block(int64_t begin, int64_t end, Body body) {
+  int64_t i = begin;
+  for (; i + kNativeLanes <= end; i += kNativeLanes) body(i, kNativeLanes);
+  if (i < end) body(i, end - i);
 }
 
 // a * b + c in each lane, rounded once where the CPU has FMA.
@@ -224,24 +269,30 @@ inline double sum(Vec8d a, Vec8d b) {
 
 // The sum of the lanes by a fixed tree (halves added, then their halves):
 // four dependent adds instead of fifteen, and the same bits on every call.
-inline float sum_lanes(Vec16f v) {
-  const Vec8f h = low8(v) + high8(v);
+inline float sum_lanes(Vec8f h) {
   const Vec4f q =
       __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
   return (q[0] + q[2]) + (q[1] + q[3]);
 }
 
+inline float sum_lanes(Vec16f v) {
+  return sum_lanes(low8(v) + high8(v));
+}
+
 // The largest lane of v, which holds no NaN (a running max kept as
 // `x > m ? x : m` never takes one); a max needs no fixed order.
-inline float max_lanes(Vec16f v) {
-  const Vec8f a = low8(v), b = high8(v);
-  const Vec8f h = b > a ? b : a;
+inline float max_lanes(Vec8f h) {
   const Vec4f c = __builtin_shufflevector(h, h, 0, 1, 2, 3),
               d = __builtin_shufflevector(h, h, 4, 5, 6, 7);
   const Vec4f q = d > c ? d : c;
   float m = -__builtin_inff();
   for (int k = 0; k < 4; ++k) m = q[k] > m ? q[k] : m;
   return m;
+}
+
+inline float max_lanes(Vec16f v) {
+  const Vec8f a = low8(v), b = high8(v);
+  return max_lanes(b > a ? b : a);
 }
 
 // The largest of p[0, n), or NaN when one is NaN (softmax and cross_entropy
