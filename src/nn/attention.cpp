@@ -176,82 +176,115 @@ using Out = detail::RowMatrices<T>;
 // width] in vec_math.h): rows of scores are short (16 keys in the tiny
 // Llamas), and 16-lane code on a CPU without AVX-512 spilled its vectors
 // and lowered its selects through the stack; at the article Llama's heads
-// the softmax took more time than the GEMMs around it.
+// the softmax took more time than the GEMMs around it. The kernels' (L, S)
+// buffers have rows padded to whole vectors (padded_row), so a row's last
+// vector is loaded whole and its lanes past the row's end replaced in
+// registers: a masked load of scores the GEMM has just stored waits for
+// the stores to retire (no store forwarding into it), ~20% of the
+// forward's time at 16 x 16 x 16 heads. Rows are processed phase by phase
+// (every row's max, then every row's exponentials, ...), so the short
+// dependency chains of different rows overlap.
 using NVec = cpu::vec::NativeVec;
+using NInts = int32_t __attribute__((vector_size(sizeof(NVec))));
+constexpr int64_t kRowLanes = cpu::vec::kNativeLanes;
 
-// Dropout's multipliers for lanes [0, w) of a row: scale where keep is
-// nonzero, else 0 (lanes past w are 0).
-inline NVec dropout_lanes(const uint8_t* keep, int64_t w, float scale) {
-  using Bytes = uint8_t __attribute__((vector_size(cpu::vec::kNativeLanes)));
-  using Ints = int32_t __attribute__((vector_size(sizeof(NVec))));
+template <size_t... I>
+constexpr NInts lane_indices(std::index_sequence<I...>) {
+  return NInts{int32_t(I)...};
+}
+constexpr NInts kLaneIndex = lane_indices(std::make_index_sequence<size_t(kRowLanes)>{});
+
+// Leading dimension of the kernels' (L, S) buffers: float32 rows padded to
+// whole vectors.
+template <class T>
+int64_t padded_row(int64_t S) {
+  if constexpr (std::is_same_v<T, float>) return (S + kRowLanes - 1) / kRowLanes * kRowLanes;
+  return S;
+}
+
+// The whole vector at p with the lanes from `valid` on (valid may be <= 0
+// or past the vector) replaced by `fill`.
+inline NVec load_row(const float* p, int64_t valid, float fill) {
+  return kLaneIndex < int32_t(std::min<int64_t>(valid, kRowLanes)) ? cpu::vec::load_native(p)
+                                                                   : cpu::vec::splat<NVec>(fill);
+}
+
+// Dropout's multipliers for the lanes of a vector: scale where keep is
+// nonzero, 0 where it is zero and from lane `valid` on (keep is read for
+// lanes below valid only).
+inline NVec dropout_lanes(const uint8_t* keep, int64_t valid, float scale) {
+  using Bytes = uint8_t __attribute__((vector_size(kRowLanes)));
   Bytes b{};
-  std::memcpy(&b, keep, size_t(w));
-  return __builtin_convertvector(b, Ints) != 0 ? cpu::vec::splat<NVec>(scale) : NVec{};
+  std::memcpy(&b, keep, size_t(std::clamp<int64_t>(valid, 0, kRowLanes)));
+  return __builtin_convertvector(b, NInts) != 0 ? cpu::vec::splat<NVec>(scale) : NVec{};
 }
 
-// row[j] = exp(row[j] - shift) for j < n (cpu::vec's e^x in float32, libm
-// in float64).
+// The largest of row[0, n) (n > 0); a NaN is skipped, as std::max does.
 template <class T>
-void exp_shifted(T* row, int64_t n, T shift) {
-  if constexpr (std::is_same_v<T, float>) {
-    namespace vec = cpu::vec;
-    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
-      vec::store_native_n(row + j, vec::detail::exp_lanes(vec::load_native_n(row + j, w) - shift),
-                          w);
-    });
-  } else {
-    for (int64_t j = 0; j < n; ++j) row[j] = std::exp(row[j] - shift);
-  }
-}
-
-// The softmax of row[0, n) in place (n > 0); returns the max and the sum of
-// the shifted exponentials, for lse. A NaN score is skipped by the max (as
-// std::max does) and makes the row NaN through the sum. The lanes are added
-// in a fixed order, so a row's result does not depend on the thread count.
-template <class T>
-std::pair<T, T> softmax_in_place(T* row, int64_t n) {
+T row_max(const T* row, int64_t n) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-  T m = kNegInf, sum = 0;
   if constexpr (std::is_same_v<T, float>) {
-    namespace vec = cpu::vec;
-    NVec mv = vec::splat<NVec>(kNegInf);
-    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
-      const NVec v = vec::load_native_n(row + j, w, kNegInf);
+    NVec mv = cpu::vec::splat<NVec>(kNegInf);
+    for (int64_t j = 0; j < n; j += kRowLanes) {
+      const NVec v = load_row(row + j, n - j, kNegInf);
       mv = v > mv ? v : mv;
-    });
-    m = vec::max_lanes(mv);
-    NVec sv{};
-    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
-      // Padding lanes are e^-inf = 0 (or NaN when m is -inf, when the row's
-      // own lanes are NaN too).
-      const NVec e = vec::detail::exp_lanes(vec::load_native_n(row + j, w, kNegInf) - m);
-      vec::store_native_n(row + j, e, w);
-      sv += e;
-    });
-    sum = vec::sum_lanes(sv);
-    const float inv = 1.0f / sum;
-    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
-      vec::store_native_n(row + j, vec::load_native_n(row + j, w) * inv, w);
-    });
+    }
+    return cpu::vec::max_lanes(mv);
   } else {
+    T m = kNegInf;
     for (int64_t j = 0; j < n; ++j) m = std::max(m, row[j]);
-    exp_shifted(row, n, m);
-    for (int64_t j = 0; j < n; ++j) sum += row[j];
-    const T inv = T(1) / sum;
-    for (int64_t j = 0; j < n; ++j) row[j] *= inv;
+    return m;
   }
-  return {m, sum};
 }
 
-// row[j] *= M(j) for j < n, M from dropout's choices (Note [Fused attention]).
+// row[j] = exp(row[j] - shift) for j < n and 0 for n <= j < keys (cpu::vec's
+// e^x in float32, libm in float64); returns the sum of the exponentials,
+// its lanes added in a fixed order, so a row's result does not depend on
+// the thread count.
+template <class T>
+T exp_row(T* row, int64_t n, int64_t keys, T shift) {
+  if constexpr (std::is_same_v<T, float>) {
+    NVec sum{};
+    for (int64_t j = 0; j < keys; j += kRowLanes) {
+      const NVec x = cpu::vec::load_native(row + j);
+      const NVec e = kLaneIndex < int32_t(std::min<int64_t>(n - j, kRowLanes))
+                         ? cpu::vec::detail::exp_lanes(x - shift)
+                         : NVec{};
+      cpu::vec::store_native(row + j, e);
+      sum += e;
+    }
+    return cpu::vec::sum_lanes(sum);
+  } else {
+    T sum = 0;
+    for (int64_t j = 0; j < n; ++j) sum += row[j] = std::exp(row[j] - shift);
+    std::fill(row + std::min(n, keys), row + keys, T(0));
+    return sum;
+  }
+}
+
+// row[j] *= factor for j < n, the rest of the last vector's lanes 0.
+template <class T>
+void scale_row(T* row, int64_t n, T factor) {
+  if constexpr (std::is_same_v<T, float>) {
+    for (int64_t j = 0; j < n; j += kRowLanes) {
+      const NVec x = cpu::vec::load_native(row + j);
+      cpu::vec::store_native(
+          row + j, kLaneIndex < int32_t(std::min<int64_t>(n - j, kRowLanes)) ? x * factor : NVec{});
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) row[j] *= factor;
+  }
+}
+
+// row[j] *= M(j) for j < n (row[j] = 0 from n to the vector's end), M from
+// dropout's choices keep[0, n) (Note [Fused attention]).
 template <class T>
 void apply_dropout(T* row, const uint8_t* keep, int64_t n, T scale) {
   if constexpr (std::is_same_v<T, float>) {
-    namespace vec = cpu::vec;
-    vec::for_each_native_block(0, n, [&](int64_t j, int64_t w) {
-      vec::store_native_n(row + j,
-                          vec::load_native_n(row + j, w) * dropout_lanes(keep + j, w, scale), w);
-    });
+    for (int64_t j = 0; j < n; j += kRowLanes) {
+      cpu::vec::store_native(
+          row + j, cpu::vec::load_native(row + j) * dropout_lanes(keep + j, n - j, scale));
+    }
   } else {
     for (int64_t j = 0; j < n; ++j) row[j] *= keep[j] != 0 ? scale : T(0);
   }
@@ -262,32 +295,30 @@ void apply_dropout(T* row, const uint8_t* keep, int64_t n, T scale) {
 // ds holds dS and pr holds Pd = P * M. keep is M's choices for keys
 // [0, limit), null without dropout. rowsum(dO * O) is taken as
 // sum_j Pd_ij (dO V^T)_ij, its value by O = Pd V: `limit` products instead
-// of a pass over the O and dO rows.
+// of a pass over the O and dO rows. Past the limit P = 0, so M is moot:
+// there dS = 0 * (dP * M - d) is 0, or NaN where dP is not finite, with M
+// as 1 (the composition) or 0 (the float32 vectors) alike.
 template <class T>
 void softmax_backward_row(T* ds, T* pr, const uint8_t* keep, int64_t limit, int64_t keys, T scale) {
   if constexpr (std::is_same_v<T, float>) {
-    namespace vec = cpu::vec;
     NVec acc{};
-    vec::for_each_native_block(0, limit, [&](int64_t j, int64_t w) {
-      NVec pd = vec::load_native_n(pr + j, w);
-      if (keep != nullptr) pd *= dropout_lanes(keep + j, w, scale);
-      acc = vec::fmadd(pd, vec::load_native_n(ds + j, w), acc);
-    });
-    const float d = vec::sum_lanes(acc);
-    int64_t from = 0;
-    if (keep != nullptr) {
-      vec::for_each_native_block(0, limit, [&](int64_t j, int64_t w) {
-        const NVec m = dropout_lanes(keep + j, w, scale), p = vec::load_native_n(pr + j, w);
-        vec::store_native_n(ds + j, p * (vec::load_native_n(ds + j, w) * m - d), w);
-        vec::store_native_n(pr + j, p * m, w);
-      });
-      from = limit;
+    for (int64_t j = 0; j < limit; j += kRowLanes) {
+      // Both masked: a buffer's padding lanes may hold another row's NaN.
+      NVec pd = load_row(pr + j, limit - j, 0.0f);
+      if (keep != nullptr) pd *= dropout_lanes(keep + j, limit - j, scale);
+      acc = cpu::vec::fmadd(pd, load_row(ds + j, limit - j, 0.0f), acc);
     }
-    // Keys past the limit have P = 0, so M is moot there.
-    vec::for_each_native_block(from, keys, [&](int64_t j, int64_t w) {
-      vec::store_native_n(ds + j,
-                          vec::load_native_n(pr + j, w) * (vec::load_native_n(ds + j, w) - d), w);
-    });
+    const float d = cpu::vec::sum_lanes(acc);
+    for (int64_t j = 0; j < keys; j += kRowLanes) {
+      const NVec p = cpu::vec::load_native(pr + j), dp = cpu::vec::load_native(ds + j);
+      if (keep != nullptr) {
+        const NVec m = dropout_lanes(keep + j, limit - j, scale);
+        cpu::vec::store_native(ds + j, p * (dp * m - d));
+        cpu::vec::store_native(pr + j, p * m);
+      } else {
+        cpu::vec::store_native(ds + j, p * (dp - d));
+      }
+    }
   } else {
     T d = 0;
     for (int64_t j = 0; j < limit; ++j) {
@@ -408,21 +439,35 @@ void fused_forward(const AttentionShape& a,
   const T nan = std::numeric_limits<T>::quiet_NaN();
   const std::optional<detail::RowRotation<T>> rotate = rotation<T>(a, 1);
   parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
-    std::vector<T> p(size_t(a.L * a.S));
-    DropoutRows dropout(a, std::min(block_rows(a), a.L));
+    const int64_t block = std::min(block_rows(a), a.L), ldp = padded_row<T>(a.S);
+    std::vector<T> p(static_cast<size_t>(block * ldp)), maxima(static_cast<size_t>(block)),
+        sums(static_cast<size_t>(block));
+    DropoutRows dropout(a, block);
     const T scale = dropout_scale<T>(a);
     QkOperands<T> qk(a, q, k, rotate);
     for (int64_t n = begin; n < end; ++n) {
       const T* kn = qk.keys(n);
-      for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
-        const int64_t rows = std::min(block_rows(a), a.L - i0);
+      for (int64_t i0 = 0; i0 < a.L; i0 += block) {
+        const int64_t rows = std::min(block, a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
         cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qk.queries(n, i0, rows),
-                  qk.ld_queries(), kn, qk.ld_keys(), T(0), p.data(), a.S);
+                  qk.ld_queries(), kn, qk.ld_keys(), T(0), p.data(), ldp);
         if (a.dropout_p > 0) dropout.draw(n, i0, rows, keys);
-        for (int64_t i = i0; i < i0 + rows; ++i) {
-          T* row = p.data() + (i - i0) * a.S;
-          const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
+        auto limit_of = [&](int64_t r) {
+          return key_limit(i0 + r, a.L, a.S, a.causal, a.alignment);
+        };
+        // The softmax phase by phase (see the row kernels above).
+        for (int64_t r = 0; r < rows; ++r) {
+          if (limit_of(r) > 0) maxima[size_t(r)] = row_max(p.data() + r * ldp, limit_of(r));
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          if (limit_of(r) > 0) {
+            sums[size_t(r)] = exp_row(p.data() + r * ldp, limit_of(r), keys, maxima[size_t(r)]);
+          }
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          const int64_t i = i0 + r, limit = limit_of(r);
+          T* row = p.data() + r * ldp;
           // A row with no visible key is NaN, as the composed path (and PyTorch).
           if (limit == 0) {
             std::fill_n(row, keys, nan);
@@ -430,22 +475,21 @@ void fused_forward(const AttentionShape& a,
             lse[n * a.L + i] = nan;
             continue;
           }
-          const auto [m, sum] = softmax_in_place(row, limit);
-          std::fill(row + limit, row + keys, T(0));
+          scale_row(row, limit, T(1) / sums[size_t(r)]);
           if (saved.probs != nullptr) std::copy_n(row, keys, saved.probs + (n * a.L + i) * a.S);
           if (a.dropout_p > 0) {
-            const uint8_t* keep = dropout.keep(i - i0);
+            const uint8_t* keep = dropout.keep(r);
             apply_dropout(row, keep, limit, scale);
             if (saved.keep != nullptr) std::copy_n(keep, limit, saved.keep + (n * a.L + i) * a.S);
           }
-          lse[n * a.L + i] = m + std::log(sum);
+          lse[n * a.L + i] = maxima[size_t(r)] + std::log(sums[size_t(r)]);
         }
         T* out_rows = out[n] + i0 * out.ld();
         if (keys == 0) {  // no row of the block sees a key
           for (int64_t i = 0; i < rows; ++i) std::fill_n(out_rows + i * out.ld(), a.Ev, nan);
           continue;
         }
-        cpu::gemm(false, false, rows, a.Ev, keys, T(1), p.data(), a.S, v[n], v.ld(), T(0), out_rows,
+        cpu::gemm(false, false, rows, a.Ev, keys, T(1), p.data(), ldp, v[n], v.ld(), T(0), out_rows,
                   out.ld());
       }
     }
@@ -469,8 +513,9 @@ void fused_backward(const AttentionShape& a,
   const std::optional<detail::RowRotation<T>> rotate = rotation<T>(a, 1);
   const std::optional<detail::RowRotation<T>> unrotate = rotation<T>(a, -1);
   parallel_for(0, a.N, heads_per_task(a), [&](int64_t begin, int64_t end) {
-    std::vector<T> p(size_t(a.L * a.S)), dp(size_t(a.L * a.S));
-    DropoutRows dropout(a, saved.keep != nullptr ? 0 : std::min(block_rows(a), a.L));
+    const int64_t block = std::min(block_rows(a), a.L), ldp = padded_row<T>(a.S);
+    std::vector<T> p(size_t(block * ldp)), dp(size_t(block * ldp));
+    DropoutRows dropout(a, saved.keep != nullptr ? 0 : block);
     const T scale = dropout_scale<T>(a);
     QkOperands<T> qk(a, q, k, rotate);
     for (int64_t n = begin; n < end; ++n) {
@@ -482,8 +527,8 @@ void fused_backward(const AttentionShape& a,
       // that no block reaches are zeroed at the end, so no row is written
       // twice just to be cleared.
       int64_t written = 0;
-      for (int64_t i0 = 0; i0 < a.L; i0 += block_rows(a)) {
-        const int64_t rows = std::min(block_rows(a), a.L - i0);
+      for (int64_t i0 = 0; i0 < a.L; i0 += block) {
+        const int64_t rows = std::min(block, a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
         const T* dob = dout[n] + i0 * dout.ld();
         T* dqb = dq[n] + i0 * dq.ld();
@@ -498,35 +543,35 @@ void fused_backward(const AttentionShape& a,
         const T* qb = qk.queries(n, i0, rows);
         if (saved.probs != nullptr) {
           for (int64_t i = 0; i < rows; ++i) {
-            std::copy_n(saved.probs + (n * a.L + i0 + i) * a.S, keys, p.data() + i * a.S);
+            std::copy_n(saved.probs + (n * a.L + i0 + i) * a.S, keys, p.data() + i * ldp);
           }
         } else {
           cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qb, qk.ld_queries(), kn, qk.ld_keys(),
-                    T(0), p.data(), a.S);
+                    T(0), p.data(), ldp);
           for (int64_t i = i0; i < i0 + rows; ++i) {
-            T* row = p.data() + (i - i0) * a.S;
+            T* row = p.data() + (i - i0) * ldp;
             const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.alignment);
             const T l = lse[n * a.L + i];
-            exp_shifted(row, limit, l);
-            for (int64_t j = limit; j < keys; ++j) row[j] = limit > 0 ? T(0) : l;
+            exp_row(row, limit, keys, l);
+            if (limit == 0) std::fill_n(row, keys, l);  // NaN, as the forward's row
           }
         }
         cpu::gemm(false, true, rows, keys, a.Ev, T(1), dob, dout.ld(), vn, v.ld(), T(0), dp.data(),
-                  a.S);
+                  ldp);
         const uint8_t* saved_keep =
             saved.keep != nullptr ? saved.keep + (n * a.L + i0) * a.S : nullptr;
         if (a.dropout_p > 0 && saved_keep == nullptr) dropout.draw(n, i0, rows, keys);
         for (int64_t i = 0; i < rows; ++i) {
           const int64_t limit = key_limit(i0 + i, a.L, a.S, a.causal, a.alignment);
           if (limit == 0) {
-            std::fill_n(dp.data() + i * a.S, keys, T(0));
+            std::fill_n(dp.data() + i * ldp, keys, T(0));
             continue;
           }
           // M's choices at (i0 + i, j < limit): saved by the forward or drawn again.
           const uint8_t* keep = nullptr;
           if (a.dropout_p > 0)
             keep = saved_keep != nullptr ? saved_keep + i * a.S : dropout.keep(i);
-          softmax_backward_row(dp.data() + i * a.S, p.data() + i * a.S, keep, limit, keys, scale);
+          softmax_backward_row(dp.data() + i * ldp, p.data() + i * ldp, keep, limit, keys, scale);
         }
         // dst[:keys] (+)= alpha * lhs^T rhs: rows below `written` add to
         // earlier blocks' sums, the rest start fresh.
@@ -534,16 +579,16 @@ void fused_backward(const AttentionShape& a,
                               T* dst, int64_t ld_dst) {
           const int64_t old_rows = std::min(keys, written);
           if (old_rows > 0) {
-            cpu::gemm(true, false, old_rows, cols, rows, alpha, lhs, a.S, rhs, ld_rhs, T(1), dst,
+            cpu::gemm(true, false, old_rows, cols, rows, alpha, lhs, ldp, rhs, ld_rhs, T(1), dst,
                       ld_dst);
           }
           if (keys > old_rows) {
-            cpu::gemm(true, false, keys - old_rows, cols, rows, alpha, lhs + old_rows, a.S, rhs,
+            cpu::gemm(true, false, keys - old_rows, cols, rows, alpha, lhs + old_rows, ldp, rhs,
                       ld_rhs, T(0), dst + old_rows * ld_dst, ld_dst);
           }
         };
         accumulate(p.data(), dob, dout.ld(), a.Ev, T(1), dv[n], dv.ld());
-        cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), a.S, kn, qk.ld_keys(), T(0),
+        cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), ldp, kn, qk.ld_keys(), T(0),
                   dqb, dq.ld());
         // Rotary attention: the gradient reaches q through the rotation.
         if (unrotate) {
