@@ -402,7 +402,7 @@ class QkOperands {
   const T* keys(int64_t n) {
     if (rotate_ == nullptr) return k_[n];
     prefetch_rows(k_[n], a_.S, k_.ld(), a_.E);
-    for (int64_t j = 0; j < a_.S; ++j) (*rotate_)(k_[n] + j * k_.ld(), keys_.data() + j * a_.E, j);
+    rotate_->rows(k_[n], k_.ld(), keys_.data(), a_.E, 0, a_.S);
     return keys_.data();
   }
   int64_t ld_keys() const { return rotate_ != nullptr ? a_.E : k_.ld(); }
@@ -411,9 +411,7 @@ class QkOperands {
     const T* first = q_[n] + i0 * q_.ld();
     if (rotate_ == nullptr) return first;
     prefetch_rows(first, rows, q_.ld(), a_.E);
-    for (int64_t i = 0; i < rows; ++i) {
-      (*rotate_)(first + i * q_.ld(), queries_.data() + i * a_.E, i0 + i);
-    }
+    rotate_->rows(first, q_.ld(), queries_.data(), a_.E, i0, rows);
     return queries_.data();
   }
   int64_t ld_queries() const { return rotate_ != nullptr ? a_.E : q_.ld(); }
@@ -592,15 +590,13 @@ void fused_backward(const AttentionShape& a,
                   dqb, dq.ld());
         // Rotary attention: the gradient reaches q through the rotation.
         if (unrotate) {
-          for (int64_t i = 0; i < rows; ++i)
-            (*unrotate)(dqb + i * dq.ld(), dqb + i * dq.ld(), i0 + i);
+          unrotate->rows(dqb, dq.ld(), dqb, dq.ld(), i0, rows);
         }
         accumulate(dp.data(), qb, qk.ld_queries(), a.E, T(a.scale), dk[n], dk.ld());
         written = std::max(written, keys);
       }
       if (unrotate) {
-        for (int64_t j = 0; j < written; ++j)
-          (*unrotate)(dk[n] + j * dk.ld(), dk[n] + j * dk.ld(), j);
+        unrotate->rows(dk[n], dk.ld(), dk[n], dk.ld(), 0, written);
       }
       for (int64_t j = written; j < a.S; ++j) {
         std::fill_n(dk[n] + j * dk.ld(), a.E, T(0));

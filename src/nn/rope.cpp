@@ -163,23 +163,33 @@ RowRotation<T>::RowRotation(const AngleTables& tables,
 
 template <class T>
 void RowRotation<T>::operator()(const T* x, T* y, int64_t t) const {
+  rows(x, 0, y, 0, t, 1);
+}
+
+template <class T>
+void RowRotation<T>::rows(
+    const T* x, int64_t ldx, T* y, int64_t ldy, int64_t t0, int64_t count) const {
   const int64_t half = D_ / 2;
-  const T* cs = cosines_.data() + t * half;
-  const T* sn = sines_.data() + t * half;
-  if constexpr (std::is_same_v<T, float>) {
-    if (interleaved_) {
-      rotate_interleaved(x, cs, sn, y, D_);
+  // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
+  const int64_t a_step = interleaved_ ? 2 : 1, b_off = interleaved_ ? 1 : half;
+  for (int64_t r = 0; r < count; ++r) {
+    const T* xr = x + r * ldx;
+    T* yr = y + r * ldy;
+    const T* cs = cosines_.data() + (t0 + r) * half;
+    const T* sn = sines_.data() + (t0 + r) * half;
+    if constexpr (std::is_same_v<T, float>) {
+      if (interleaved_) {
+        rotate_interleaved(xr, cs, sn, yr, D_);
+      } else {
+        rotate_half_split(xr, cs, sn, yr, half);
+      }
     } else {
-      rotate_half_split(x, cs, sn, y, half);
-    }
-  } else {
-    // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
-    const int64_t a_step = interleaved_ ? 2 : 1, b_off = interleaved_ ? 1 : half;
-    for (int64_t i = 0; i < half; ++i) {
-      const int64_t ia = i * a_step, ib = ia + b_off;
-      const T a = x[ia], b = x[ib], c = cs[i], s = sn[i];
-      y[ia] = a * c - b * s;
-      y[ib] = a * s + b * c;
+      for (int64_t i = 0; i < half; ++i) {
+        const int64_t ia = i * a_step, ib = ia + b_off;
+        const T a = xr[ia], b = xr[ib], c = cs[i], s = sn[i];
+        yr[ia] = a * c - b * s;
+        yr[ib] = a * s + b * c;
+      }
     }
   }
 }
@@ -191,21 +201,19 @@ template class RowRotation<double>;
 
 namespace {
 
-// fn(x_row, y_row, t) for rows [begin, end), row r being row t = r % T of
-// matrix r / T. A matrix's address is found once per matrix, not per row
-// (RowLayout::offset divides by every leading dim).
-template <class S, class Fn>
-void for_each_row(const detail::RowMatrices<const S>& xm,
-                  const detail::RowMatrices<S>& ym,
-                  int64_t T,
-                  int64_t begin,
-                  int64_t end,
-                  Fn fn) {
+// Rotates rows [begin, end), row r being row t = r % T of matrix r / T,
+// one run of a matrix's rows at a time. A matrix's address is found once
+// per matrix, not per row (RowLayout::offset divides by every leading dim).
+template <class S>
+void rotate_rows(const detail::RowRotation<S>& rotate,
+                 const detail::RowMatrices<const S>& xm,
+                 const detail::RowMatrices<S>& ym,
+                 int64_t T,
+                 int64_t begin,
+                 int64_t end) {
   for (int64_t r = begin; r < end;) {
     const int64_t n = r / T, t0 = r % T, t1 = std::min(T, t0 + (end - r));
-    const S* xrow = xm[n] + t0 * xm.ld();
-    S* yrow = ym[n] + t0 * ym.ld();
-    for (int64_t t = t0; t < t1; ++t, xrow += xm.ld(), yrow += ym.ld()) fn(xrow, yrow, t);
+    rotate.rows(xm[n] + t0 * xm.ld(), xm.ld(), ym[n] + t0 * ym.ld(), ym.ld(), t0, t1 - t0);
     r += t1 - t0;
   }
 }
@@ -225,9 +233,8 @@ Tensor rope(const Tensor& x, const SharedTables& tables, RopeConvention conv, do
       const detail::RowMatrices<const S> xm(xr);
       const detail::RowMatrices<S> ym(y);
       const detail::RowRotation<S> rotate(*tables, sign, D, conv);
-      parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-        for_each_row(xm, ym, T, begin, end, rotate);
-      });
+      parallel_for(0, rows, grain,
+                   [&](int64_t begin, int64_t end) { rotate_rows(rotate, xm, ym, T, begin, end); });
     });
   }
   if (auto node = autograd::make_node("rotary_embedding", {&x}, {&y})) {

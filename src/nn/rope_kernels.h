@@ -31,6 +31,10 @@ class RowRotation {
  public:
   RowRotation(const AngleTables& tables, double sign, int64_t D, RopeConvention convention);
   void operator()(const T* x, T* y, int64_t t) const;
+  // Rows t0, t0 + 1, ..., t0 + count - 1: x's ldx apart, y's ldy apart (a
+  // block of a head's rows in one call; short rows cost little more than
+  // the call).
+  void rows(const T* x, int64_t ldx, T* y, int64_t ldy, int64_t t0, int64_t count) const;
 
  private:
   std::vector<T> cosines_, sines_;  // sines_ holds sign * sin

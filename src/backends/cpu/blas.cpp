@@ -1099,6 +1099,13 @@ void gemm(bool trans_a,
           float* c,
           int64_t ldc) {
   check_args("gemm", trans_a, trans_b, m, n, k, lda, ldb, ldc);
+  // The small kernel's products (Note [Small GEMM]) are one tile and call
+  // no library, so they skip the tiling and the libraries' thread settings:
+  // at attention's 16 x 16 x 16 heads those cost a quarter of the product.
+  if (prefers_small_sgemm(m, n, k)) {
+    gemm_serial(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
   SingleThreadedLibraries single;
   gemm_tiled(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
