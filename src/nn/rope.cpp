@@ -108,7 +108,8 @@ RowVec rotate_pairs(RowVec x, PairVec c, PairVec s, std::index_sequence<I...>) {
 // unused lanes are zeros). C and S are expanded from the (T, D/2) tables in
 // registers: tables stored expanded, twice the size, made the pass up to
 // 15% slower (they compete with x and y for cache).
-void rotate_interleaved(const float* x, const float* c, const float* s, float* y, int64_t D) {
+[[gnu::always_inline]] inline void rotate_interleaved(
+    const float* x, const float* c, const float* s, float* y, int64_t D) {
   constexpr auto lanes = std::make_index_sequence<size_t(kPairLanes)>{};
   int64_t j = 0;
   for (; j + kPairLanes <= D; j += kPairLanes) {
