@@ -17,12 +17,7 @@
 // count.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <type_traits>
-
-#if defined(__AVX__)
-#include <immintrin.h>
-#endif
 
 #include "autograd/node.h"
 #include "backends/cpu/vec_math.h"
@@ -44,38 +39,22 @@ int64_t row_grain(int64_t len) {
   return std::max<int64_t>(1, 4096 / std::max<int64_t>(len, 1));
 }
 
-// Float64 lanes at the register width (Note [Register width] in
-// vec_math.h): 4 doubles to a ymm register without AVX-512. The row sums
-// below keep one float64 sum per lane of vec_math's 16-lane blocks, in
-// kParts such vectors: written as two 8-double vectors they were spilled
-// to the stack on every block on a Zen 3 CPU (AVX2), and rms_norm over
-// 512 x 128 floats took 90 us on one thread forward (now 25 us).
-using WideVec = double __attribute__((vector_size(sizeof(vec::NativeVec))));
-using HalfVec = float __attribute__((vector_size(sizeof(vec::NativeVec) / 2)));
-constexpr int64_t kWide = int64_t(sizeof(WideVec) / sizeof(double));
+// The row sums below keep one float64 sum per lane of vec_math's 16-lane
+// blocks, in kParts vectors of the register width (vec::NativeVecd): as two
+// 8-double vectors they were spilled to the stack on every block on a Zen 3
+// CPU (AVX2), and rms_norm over 512 x 128 floats took 90 us on one thread
+// forward (now 25 us).
+using WideVec = vec::NativeVecd;
+constexpr int64_t kWide = vec::kNativeDoubles;
 constexpr int kParts = int(vec::kLanes / kWide);
-
-// kWide floats from p as doubles (GCC 12 lowers __builtin_convertvector
-// here to pairs of two-lane conversions, so the CPU's own is named).
-inline WideVec widen(const float* p) {
-#if defined(__AVX512F__)
-  // (The all-ones maskz form: GCC 12 warns on _mm512_cvtps_pd's undefined pass-through.)
-  return _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(p));
-#elif defined(__AVX__)
-  return _mm256_cvtps_pd(_mm_loadu_ps(p));
-#else
-  HalfVec h;
-  std::memcpy(&h, p, sizeof(h));
-  return __builtin_convertvector(h, WideVec);
-#endif
-}
+using vec::widen_native;
 
 // part[q] += the products of lanes [q kWide, (q + 1) kWide) of a 16-lane block.
 template <bool kThree>
 inline void add_block(WideVec (&part)[kParts], const float* a, const float* b, const float* c) {
   for (int q = 0; q < kParts; ++q) {
-    WideVec prod = widen(a + q * kWide) * widen(b + q * kWide);
-    if constexpr (kThree) prod *= widen(c + q * kWide);
+    WideVec prod = widen_native(a + q * kWide) * widen_native(b + q * kWide);
+    if constexpr (kThree) prod *= widen_native(c + q * kWide);
     part[q] += prod;
   }
 }

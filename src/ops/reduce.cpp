@@ -28,10 +28,6 @@
 #include <limits>
 #include <vector>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "autograd/node.h"
 #include "backends/cpu/vec_math.h"
 #include "core/tensor_iter.h"
@@ -134,50 +130,6 @@ void reduce_kernel(const TensorIter& iter, Acc init, Step step, Merge merge, Wri
 template <class T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
-// Double lanes for floating sums (Note [Deterministic reductions]). With
-// -march=native on AVX-512 a Vec8d is one zmm register.
-using Vec8d = double __attribute__((vector_size(64)));
-using Vec8f = float __attribute__((vector_size(32)));
-
-// Eight consecutive elements at p, widened to double.
-template <class T>
-inline Vec8d load8(const char* p) {
-  if constexpr (std::is_same_v<T, float>) {
-#if defined(__AVX512F__)
-    // GCC 12 splits the generic conversion below into two 256-bit halves. (The
-    // all-ones maskz form, because GCC 12 warns on _mm512_cvtps_pd's undefined
-    // pass-through operand.)
-    return Vec8d(_mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(reinterpret_cast<const float*>(p))));
-#else
-    Vec8f v;
-    std::memcpy(&v, p, sizeof(v));
-    return __builtin_convertvector(v, Vec8d);
-#endif
-  } else {
-    Vec8d v;
-    std::memcpy(&v, p, sizeof(v));
-    return v;
-  }
-}
-
-// The first n (1 <= n <= 8) elements at p, widened to double; the other
-// lanes are 0 (reads nothing past element n).
-template <class T>
-inline Vec8d load8_n(const char* p, int64_t n) {
-#if defined(__AVX512F__) && defined(__AVX512VL__)
-  const __mmask8 m = __mmask8((1u << n) - 1);
-  if constexpr (std::is_same_v<T, float>) {
-    return Vec8d(_mm512_maskz_cvtps_pd(0xFF, _mm256_maskz_loadu_ps(m, p)));
-  } else {
-    return Vec8d(_mm512_maskz_loadu_pd(m, p));
-  }
-#else
-  T v[8] = {};
-  std::memcpy(v, p, size_t(n) * sizeof(T));
-  return load8<T>(reinterpret_cast<const char*>(v));
-#endif
-}
-
 // Note [Float lanes]
 // Widening each float32 element to double made lane_sum bound by the
 // conversions (two cycles per 512-bit convert on Zen 4: ~53 GB/s from L3 on
@@ -190,31 +142,77 @@ inline Vec8d load8_n(const char* p, int64_t n) {
 // in double as before. The order still depends only on n.
 constexpr int64_t kFloatBlock = 1024;
 
-// Adds the `elements` floats at p (a multiple of 64) to a[0..7] as Note
+// kNativeDoubles elements at p as double, and the first n of them (the
+// other lanes 0; reads nothing past element n), for column_sums.
+template <class T>
+inline cpu::vec::NativeVecd load_wide(const char* p) {
+  if constexpr (std::is_same_v<T, float>) {
+    return cpu::vec::widen_native(reinterpret_cast<const float*>(p));
+  } else {
+    return cpu::vec::load_native(reinterpret_cast<const double*>(p));
+  }
+}
+
+template <class T>
+inline cpu::vec::NativeVecd load_wide_n(const char* p, int64_t n) {
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+  const __mmask8 m = __mmask8((1u << n) - 1);
+  if constexpr (std::is_same_v<T, float>) {
+    return _mm512_maskz_cvtps_pd(0xFF, _mm256_maskz_loadu_ps(m, p));
+  } else {
+    return _mm512_maskz_loadu_pd(m, p);
+  }
+#elif defined(__AVX2__) && !defined(__AVX512F__)
+  const __m128i m = _mm_cmpgt_epi32(_mm_set1_epi32(int(n)), _mm_setr_epi32(0, 1, 2, 3));
+  if constexpr (std::is_same_v<T, float>) {
+    return _mm256_cvtps_pd(_mm_maskload_ps(reinterpret_cast<const float*>(p), m));
+  } else {
+    return _mm256_maskload_pd(reinterpret_cast<const double*>(p), _mm256_cvtepi32_epi64(m));
+  }
+#else
+  T v[cpu::vec::kNativeDoubles] = {};
+  std::memcpy(v, p, size_t(n) * sizeof(T));
+  return load_wide<T>(reinterpret_cast<const char*>(v));
+#endif
+}
+
+// lane_sum's 64 float64 lanes, in vectors of the register width (Note
+// [Register width] in vec_math.h): lane l is lanes[l / W][l % W]. As eight
+// 8-double vectors, with the float lanes as four 16-float vectors, they went
+// through the stack on every step on AVX2: sum() of 512 x 1024 floats took
+// 200 us on one thread of a Zen 3 CPU.
+using Wide = cpu::vec::NativeVecd;
+constexpr int64_t kWide = cpu::vec::kNativeDoubles;
+constexpr int kWides = int(64 / kWide);
+
+// Adds the `elements` floats at p (a multiple of 64) to the lanes as Note
 // [Float lanes] says, and moves p past them.
-inline void add_float_blocks(const char*& p, int64_t elements, Vec8d (&a)[8]) {
+inline void add_float_blocks(const char*& p, int64_t elements, Wide (&lanes)[kWides]) {
   namespace vec = cpu::vec;
+  constexpr int kVecs = int(64 / vec::kNativeLanes);  // float lane l is f[l / W][l % W]
   for (int64_t block = 0; block < elements; block += kFloatBlock) {
-    vec::Vec16f f[4] = {};
+    vec::NativeVec f[kVecs];
+    for (vec::NativeVec& v : f) v = vec::NativeVec{};
     const int64_t end = std::min(elements, block + kFloatBlock);
     for (int64_t i = block; i < end; i += 64, p += 64 * sizeof(float)) {
-      for (int v = 0; v < 4; ++v) f[v] += vec::load(reinterpret_cast<const float*>(p) + 16 * v);
+      const float* q = reinterpret_cast<const float*>(p);
+      for (int v = 0; v < kVecs; ++v) f[v] += vec::load_native(q + v * vec::kNativeLanes);
     }
-    for (int v = 0; v < 4; ++v) {
-      a[2 * v] += vec::low_f64(f[v]);
-      a[2 * v + 1] += vec::high_f64(f[v]);
-    }
+    float sums[64];
+    std::memcpy(sums, f, sizeof(sums));
+    for (int w = 0; w < kWides; ++w) lanes[w] += vec::widen_native(sums + w * kWide);
   }
 }
 
 // Sum of the n contiguous elements at p. Element i goes to lane i % 64 of
-// eight 8-lane accumulators (independent add chains; the last partial block
-// of 8 is zero-padded), and the accumulators are then added in a fixed tree.
-// The order depends only on n, never on the address or on which thread runs
-// it. Adding the padding changes nothing: a lane starts at +0 and so never
-// holds -0. Runs shorter than 16 are one serial chain, which is cheaper than
-// setting up and folding the lanes. float32 adds in float lanes first (Note
-// [Float lanes]).
+// 64 float64 lanes (independent add chains; the last partial block of 8 is
+// zero-padded), eight groups of 8 lanes a0..a7 then added in a fixed tree,
+// ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)), and its 8 lanes in
+// order. The order depends only on n, never on the address or on which
+// thread runs it. Adding the padding changes nothing: a lane starts at +0
+// and so never holds -0. Runs shorter than 16 are one serial chain, which is
+// cheaper than setting up and folding the lanes. float32 adds in float
+// lanes first (Note [Float lanes]).
 template <class T>
 double lane_sum(const char* p, int64_t n) {
   constexpr int64_t es = int64_t(sizeof(T));
@@ -223,47 +221,42 @@ double lane_sum(const char* p, int64_t n) {
     for (int64_t i = 0; i < n; ++i) t += double(reinterpret_cast<const T*>(p)[i]);
     return t;
   }
-  Vec8d acc[8] = {};
+  Wide lanes[kWides];
+  for (Wide& v : lanes) v = Wide{};
   int64_t i = n / 64 * 64;
   if constexpr (std::is_same_v<T, float>) {
-    add_float_blocks(p, i, acc);
+    add_float_blocks(p, i, lanes);
   } else {
     for (int64_t j = 0; j < i; j += 64, p += 64 * es) {
-      for (int v = 0; v < 8; ++v) acc[v] += load8<T>(p + 8 * v * es);
+      for (int w = 0; w < kWides; ++w) lanes[w] += load_wide<T>(p + w * kWide * es);
     }
   }
-  auto& [a0, a1, a2, a3, a4, a5, a6, a7] = acc;
-  // The 0 to 63 elements left, in blocks of 8 to a0, a1, ... in turn.
-  auto tail = [&](Vec8d& a, int64_t first) {
-    const int64_t left = n - i - first;
-    if (left >= 8) {
-      a += load8<T>(p + first * es);
+  // The 0 to 63 elements left, to lanes 0, 1, ... in turn.
+  for (int w = 0; w < kWides && i < n; ++w) {
+    const int64_t left = n - i - w * kWide;
+    if (left >= kWide) {
+      lanes[w] += load_wide<T>(p + w * kWide * es);
     } else if (left > 0) {
-      a += load8_n<T>(p + first * es, left);
+      lanes[w] += load_wide_n<T>(p + w * kWide * es, left);
     }
-  };
-  if (i < n) {
-    tail(a0, 0);
-    tail(a1, 8);
-    tail(a2, 16);
-    tail(a3, 24);
-    tail(a4, 32);
-    tail(a5, 40);
-    tail(a6, 48);
-    tail(a7, 56);
   }
-  const Vec8d s = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+  constexpr int kPerGroup = int(8 / kWide);  // vectors in a group of 8 lanes
   double t = 0;
-  for (int k = 0; k < 8; ++k) t += s[k];
+  for (int h = 0; h < kPerGroup; ++h) {
+    auto a = [&](int group) { return lanes[group * kPerGroup + h]; };
+    const Wide s = ((a(0) + a(1)) + (a(2) + a(3))) + ((a(4) + a(5)) + (a(6) + a(7)));
+    for (int k = 0; k < kWide; ++k) t += s[k];
+  }
   return t;
 }
 
 // Column sums: acc[j] = sum of x[r][j] over the reduced elements ("rows") r
 // in [begin, end), for the `width` adjacent columns at `col`, one row after
 // another, so each column is one serial chain in row order whatever the
-// width. Full strips of 64 columns keep their sums in eight vector registers
-// (copied to locals for each run, so they stay there), narrower ones in one
-// (the last fewer than 8 columns through masked loads).
+// width. Full strips of 8 vectors of columns keep their sums in eight
+// float64 registers of the CPU's width (copied to locals for each run, so
+// they stay there; 64 columns on AVX-512, 32 on AVX2, where 64 spilled),
+// narrower ones in one (the last columns through masked loads).
 template <class T>
 void column_sums(const TensorIter& iter,
                  const char* col,
@@ -271,35 +264,37 @@ void column_sums(const TensorIter& iter,
                  int64_t begin,
                  int64_t end,
                  double* acc) {
+  constexpr int64_t W = kWide;
   const int64_t es = int64_t(sizeof(T));
   int64_t j = 0;
-  for (; j + 64 <= width; j += 64) {
-    Vec8d a[8] = {};
+  for (; j + 8 * W <= width; j += 8 * W) {
+    Wide a[8];
+    for (Wide& v : a) v = Wide{};
     iter.for_each_run(col + j * es, begin, end, [&](const char* p, int64_t s, int64_t n) {
-      Vec8d r[8];
+      Wide r[8];
       for (int u = 0; u < 8; ++u) r[u] = a[u];
       for (int64_t i = 0; i < n; ++i, p += s) {
-        for (int u = 0; u < 8; ++u) r[u] += load8<T>(p + 8 * u * es);
+        for (int u = 0; u < 8; ++u) r[u] += load_wide<T>(p + u * W * es);
       }
       for (int u = 0; u < 8; ++u) a[u] = r[u];
     });
     std::memcpy(acc + j, a, sizeof(a));
   }
-  for (; j + 8 <= width; j += 8) {
-    Vec8d a = {};
+  for (; j + W <= width; j += W) {
+    Wide a{};
     iter.for_each_run(col + j * es, begin, end, [&](const char* p, int64_t s, int64_t n) {
-      Vec8d r = a;
-      for (int64_t i = 0; i < n; ++i, p += s) r += load8<T>(p);
+      Wide r = a;
+      for (int64_t i = 0; i < n; ++i, p += s) r += load_wide<T>(p);
       a = r;
     });
     std::memcpy(acc + j, &a, sizeof(a));
   }
   if (j < width) {
     const int64_t w = width - j;
-    Vec8d a = {};
+    Wide a{};
     iter.for_each_run(col + j * es, begin, end, [&](const char* p, int64_t s, int64_t n) {
-      Vec8d r = a;
-      for (int64_t i = 0; i < n; ++i, p += s) r += load8_n<T>(p, w);
+      Wide r = a;
+      for (int64_t i = 0; i < n; ++i, p += s) r += load_wide_n<T>(p, w);
       a = r;
     });
     for (int64_t l = 0; l < w; ++l) acc[j + l] = a[l];
@@ -332,7 +327,7 @@ bool sum_outer(const TensorIter& iter) {
   const int64_t m = iter.shape()[size_t(nr)];                  // columns per group
   const int64_t groups = n_out / m;
   const int64_t out_stride = iter.strides(0)[nr];
-  constexpr int64_t kStrip = 256;  // columns per task (a multiple of 64)
+  constexpr int64_t kStrip = 256;  // columns per task (a multiple of column_sums' strips)
   const int64_t strips = (m + kStrip - 1) / kStrip;
   const int64_t nchunks = (k + kReduceChunk - 1) / kReduceChunk;
   const int64_t tasks = groups * strips * nchunks;

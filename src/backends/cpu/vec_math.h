@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__AVX512F__) || defined(__AVX2__) || defined(__FMA__)
+#if defined(__AVX__)
 #include <immintrin.h>
 #endif
 
@@ -46,6 +46,36 @@ inline NativeVec load_native(const float* p) {
 
 inline void store_native(float* p, NativeVec v) {
   std::memcpy(p, &v, sizeof(v));
+}
+
+// Float64 vectors of the register width (4 doubles to a ymm register
+// without AVX-512), for float32 kernels that accumulate in double: written
+// as 8-double vectors, such accumulators were spilled to the stack through
+// general registers on AVX2 (Note [Register width]).
+using NativeVecd = double __attribute__((vector_size(sizeof(NativeVec))));
+inline constexpr int64_t kNativeDoubles = int64_t(sizeof(NativeVecd) / sizeof(double));
+
+// kNativeDoubles floats from p, widened to double. (GCC 12 lowers
+// __builtin_convertvector here to two-lane conversions, so the CPU's own is
+// named; AVX-512's all-ones maskz form, as it warns on _mm512_cvtps_pd's
+// undefined pass-through operand.)
+inline NativeVecd widen_native(const float* p) {
+#if defined(__AVX512F__)
+  return _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(p));
+#elif defined(__AVX__)
+  return _mm256_cvtps_pd(_mm_loadu_ps(p));
+#else
+  using Half = float __attribute__((vector_size(sizeof(NativeVecd) / 2)));
+  Half h;
+  std::memcpy(&h, p, sizeof(h));
+  return __builtin_convertvector(h, NativeVecd);
+#endif
+}
+
+inline NativeVecd load_native(const double* p) {
+  NativeVecd v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
 }
 
 // The first n (<= kNativeLanes) lanes from p, the others `fill`, and the
