@@ -241,11 +241,11 @@ TYPED_TEST(BlasGemm, TransposedBWithLongKMatchesReference) {
   });
 }
 
-// Leading dimensions of 1024 elements: on CPUs where oneDNN runs its AVX2
-// sgemm, B and a transposed A are first copied into longer rows (Note
-// [Aliasing leading dimensions]). Each case picks pad so that rows are 1024
-// long: A's and B's, B's alone, A^T's, B^T's with a short k (A's too), and
-// B^T's own copy (k >= 256) with n = 1024.
+// Leading dimensions of multiples of 512 elements: on CPUs where oneDNN runs
+// its AVX2 sgemm, B and a transposed A are first copied into longer rows
+// (Note [Aliasing leading dimensions]). Each case picks pad so that rows are
+// 1024 long: A's and B's, B's alone, A^T's, B^T's with a short k (A's too),
+// and B^T's own copy (k >= 256) with n = 1024; then 512 long: B's, A^T's.
 TYPED_TEST(BlasGemm, AliasingLeadingDimensionsMatchReference) {
   struct Shape {
     bool ta, tb;
@@ -254,7 +254,8 @@ TYPED_TEST(BlasGemm, AliasingLeadingDimensionsMatchReference) {
   for_each_thread_count([] {
     for (Shape s : {Shape{false, false, 40, 1000, 1000, 24}, Shape{false, false, 40, 1000, 100, 24},
                     Shape{true, false, 1000, 40, 64, 24}, Shape{false, true, 64, 128, 200, 824},
-                    Shape{false, true, 64, 1024, 300, 5}}) {
+                    Shape{false, true, 64, 1024, 300, 5}, Shape{false, false, 40, 500, 300, 12},
+                    Shape{true, false, 500, 40, 64, 12}}) {
       for (auto [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{-0.5, 2.0}}) {
         Case cs;
         cs.ta = s.ta, cs.tb = s.tb, cs.m = s.m, cs.n = s.n, cs.k = s.k, cs.pad = s.pad;

@@ -571,10 +571,10 @@ float* copy_of_b_buffer(int64_t elements) {
 }
 
 // Note [Aliasing leading dimensions]
-// oneDNN 2.6's AVX2 sgemm (CPUs without AVX-512) runs at a third of its
-// speed when the leading dimension of B, or of A^T, is a multiple of 1024
-// floats, 4 KiB: the rows it reads together then fall in the same cache
-// sets. On a Zen 3 CPU, one thread, the tiles of Note [Deterministic GEMM],
+// oneDNN 2.6's AVX2 sgemm (CPUs without AVX-512) runs at a third to two
+// thirds of its speed when the leading dimension of B, or of A^T, is a
+// multiple of 512 floats, 2 KiB: the rows it reads together then fall in
+// few cache sets. On a Zen 3 CPU, one thread, the tiles of Note [Deterministic GEMM],
 // GFLOP/s with the leading dimensions as they come vs 16 floats longer:
 // 1024^3 24 vs 81, 4096x1024x384 31 vs 77, 512x1024x128 25 vs 85 (B's rows
 // 1024 long), 128x1024x512 TN 25 vs 78, 1024x384x4096 TN (A^T's rows 1024
@@ -582,11 +582,14 @@ float* copy_of_b_buffer(int64_t elements) {
 // transposed lost only ~10% (512x128x1024 63 vs 72, 64x128x128 60 vs 66),
 // less than copying it costs when it comes from memory. The large Llama
 // (d = 384, FFN 1024) and the article's (1024-wide heads) hit this in every
-// layer. So there, a float GEMM whose B, or transposed A, has such a
+// layer. Rows 512 floats long cost less but still much: dnnl_sgemm on
+// 512^3 ran at 48-58 GFLOP/s with B's rows 512 long against 77-87 with
+// rows of 528, 640 or 768 (any d_model of 512 hits it). So there, a float
+// GEMM whose B, or transposed A, has such a
 // leading dimension copies it first into rows 16 floats longer (Note
 // [Transposed B]'s copy of B^T too), k*n or m*k copies against m*n*k
 // multiply-adds: only when the other side has at least kCopyMinRows.
-constexpr int64_t kAliasingFloats = 1024;
+constexpr int64_t kAliasingFloats = 512;
 constexpr int64_t kLdPadding = 16;
 constexpr int64_t kCopyMinRows = 32;
 
