@@ -18,6 +18,13 @@
 //   fma       the machine's float32 compute peak on --threads threads of
 //             stride's pool: independent chains of vector FMAs in
 //             registers, GFLOP/s. No GEMM can beat it.
+//   attention-article, attention-correct, attention-large
+//             that model's attention alone: rotary_attention forward and
+//             backward (causal; the article's with its dropout 0.1) on heads
+//             viewed from (B, T, H E) projections, as the models call it, one
+//             set of projections per layer so that they come from where a
+//             training step finds them: ms per layer, and its forward alone
+//             as forward_ms
 //   stream    the machine's read bandwidth on --threads threads of stride's
 //             pool: sweeps over --n floats (default: as many as the
 //             generate model's parameters, beyond most L3 caches), each
@@ -57,6 +64,7 @@
 #include "llama/ladder.h"
 #include "llama/model.h"
 #include "llama/train.h"
+#include "stride/nn/functional.h"
 #include "stride/profiler.h"
 #include "stride/stride.h"
 
@@ -80,7 +88,8 @@ struct Options {
 
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "llama_bench: " << message << "\n"
-            << "usage: llama_bench --workload article|correct|large|generate|sgemm|fma|stream "
+            << "usage: llama_bench --workload "
+               "article|correct|large|generate|attention-MODEL|sgemm|fma|stream "
                "--threads N "
                "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--profile-shapes] "
                "[--trace FILE] [--autocast]\n";
@@ -373,6 +382,41 @@ int run(const Options& o) {
     unit = "GB/s";
     for (double t : times) values.push_back(bytes / (t * 1e6));
     extra << ", \"n\": " << n << ", \"checksum\": " << checksum;
+  } else if (o.workload.rfind("attention-", 0) == 0) {
+    namespace F = stride::nn::functional;
+    const Workload w = workload_config(o.workload.substr(std::strlen("attention-")));
+    const llama::ModelConfig& m = w.model;
+    const bool article = m.arch == llama::Arch::ArticleLlama;  // heads as wide as the model
+    const int64_t B = w.train.batch_size, T = m.context, H = m.n_heads;
+    const int64_t E = article ? m.d_model : m.head_dim();
+    const double p = article ? m.dropout : 0.0;
+    std::vector<Tensor> proj;  // q, k, v of each layer
+    for (int64_t i = 0; i < 3 * m.n_layers; ++i) {
+      proj.push_back(stride::randn({B, T, H * E}).requires_grad_(true));
+    }
+    const auto [cos, sin] = F::rotary_tables(T, E, 0, m.rope_theta);
+    const Tensor dy = stride::randn({B, H, T, E});
+    std::vector<double> forward_ms;
+    times = time_reps(o, [&] {
+      for (int64_t l = 0; l < m.n_layers; ++l) {
+        auto heads = [&](int64_t i) {
+          Tensor& x = proj[size_t(3 * l + i)];
+          x.mutable_grad() = Tensor();
+          return x.view({B, T, H, E}).transpose(1, 2);
+        };
+        const auto start = std::chrono::steady_clock::now();
+        const Tensor y = F::rotary_attention(heads(0), heads(1), heads(2), cos, sin,
+                                             F::RopeConvention::Interleaved, p, true);
+        forward_ms.push_back(ms_since(start));
+        y.backward(dy);
+      }
+    });
+    unit = "ms";
+    for (double t : times) values.push_back(t / double(m.n_layers));
+    forward_ms.erase(forward_ms.begin(), forward_ms.end() - int64_t(times.size()) * m.n_layers);
+    extra << ", \"batch\": " << B << ", \"heads\": " << H << ", \"context\": " << T
+          << ", \"head_dim\": " << E << ", \"dropout\": " << p
+          << ", \"forward_ms\": " << median(forward_ms);
   } else {
     const Workload w = workload_config(o.workload);
     auto model = llama::build_model(w.model);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "stride/generator.h"
+#include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
 #include "stride/tensor.h"
@@ -79,6 +80,21 @@ std::vector<Workload> workloads() {
   w.push_back({"matmul", "256x(16x16@16x16)", inputs({{256, 16, 16}, {256, 16, 16}}), matmul});
   w.push_back({"matmul", "512x512@512x512", inputs({{512, 512}, {512, 512}}), matmul});
   w.push_back({"matmul", "1024x1024@1024x1024", inputs({{1024, 1024}, {1024, 1024}}), matmul});
+  // The Llama's own ops at the correct Llama's sizes (512 tokens, d 128,
+  // FFN 352, 8 heads of 16; the article's heads are 128 wide): what PyTorch
+  // runs for them, e.g. scaled_dot_product_attention, against stride's
+  // kernels.
+  namespace F = stride::nn::functional;
+  w.push_back({"rms_norm", "512x128", inputs({{512, 128}, {128}}),
+               [](In in) { return F::rms_norm(in[0], in[1], 1e-5); }});
+  w.push_back({"swiglu", "512x352", inputs({{512, 352}, {512, 352}}),
+               [](In in) { return F::swiglu(in[0], in[1]); }});
+  for (const int64_t e : {16, 128}) {
+    w.push_back({"sdpa_causal", "32x8x16x" + std::to_string(e),
+                 inputs({{32, 8, 16, e}, {32, 8, 16, e}, {32, 8, 16, e}}), [](In in) {
+                   return F::scaled_dot_product_attention(in[0], in[1], in[2], {}, 0.0, true);
+                 }});
+  }
   return w;
 }
 

@@ -44,7 +44,30 @@ def workloads():
                        ((512, 512), (512, 512), "512x512@512x512"),
                        ((1024, 1024), (1024, 1024), "1024x1024@1024x1024")):
         w.append(("matmul", name, lambda a=a, b=b: (r(*a), r(*b)), torch.matmul))
+    w.append(("rms_norm", "512x128", lambda: (r(512, 128), r(128)), rms_norm))
+    w.append(("swiglu", "512x352", lambda: (r(512, 352), r(512, 352)),
+              lambda a, b: torch.nn.functional.silu(a) * b))
+    for e in (16, 128):
+        w.append(("sdpa_causal", f"32x8x16x{e}", lambda e=e: (r(32, 8, 16, e), r(32, 8, 16, e), r(32, 8, 16, e)),
+                  sdpa_causal))
     return w
+
+
+def rms_norm(x, w, eps=1e-5):
+    """torch's own RMSNorm where it has one (2.4+), else the usual composition."""
+    if hasattr(torch.nn.functional, "rms_norm"):
+        return torch.nn.functional.rms_norm(x, (x.shape[-1],), w, eps)
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+
+
+def sdpa_causal(q, k, v):
+    """torch's fused attention where it has one (2.0+), else the composition."""
+    if hasattr(torch.nn.functional, "scaled_dot_product_attention"):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+    L = q.shape[-2]
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    mask = torch.ones(L, L, dtype=torch.bool).tril()
+    return scores.masked_fill(~mask, float("-inf")).softmax(-1) @ v
 
 
 def time_batch(fn, inputs, iters):
