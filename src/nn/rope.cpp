@@ -163,11 +163,6 @@ RowRotation<T>::RowRotation(const AngleTables& tables,
 }
 
 template <class T>
-void RowRotation<T>::operator()(const T* x, T* y, int64_t t) const {
-  rows(x, 0, y, 0, t, 1);
-}
-
-template <class T>
 void RowRotation<T>::rows(
     const T* x, int64_t ldx, T* y, int64_t ldy, int64_t t0, int64_t count) const {
   const int64_t half = D_ / 2;

@@ -21,19 +21,18 @@ using SharedTables = std::shared_ptr<const AngleTables>;
 // throws a ShapeError naming `op` when they do not fit x.
 SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin);
 
-// Rotates rows of D features by the angles of table row t, by +angle
-// (sign = 1) or -angle (sign = -1, the backward). float32 rows run in 16
-// vector lanes with cos and sign * sin rounded once to float32; float64 rows
-// run a scalar loop on the float64 tables. A row may be rotated in place
-// (x == y).
+// Rotates rows of D features by the angles of their table rows, by +angle
+// (sign = 1) or -angle (sign = -1, the backward). float32 rows run in vectors
+// of the CPU's width with cos and sign * sin rounded once to float32;
+// float64 rows run a scalar loop on the float64 tables. A row may be
+// rotated in place (x == y).
 template <class T>
 class RowRotation {
  public:
   RowRotation(const AngleTables& tables, double sign, int64_t D, RopeConvention convention);
-  void operator()(const T* x, T* y, int64_t t) const;
-  // Rows t0, t0 + 1, ..., t0 + count - 1: x's ldx apart, y's ldy apart (a
-  // block of a head's rows in one call; short rows cost little more than
-  // the call).
+  // Rows t0, t0 + 1, ..., t0 + count - 1 (table rows alike): x's ldx apart,
+  // y's ldy apart, a run of a matrix's rows in one call (rows of 16 floats
+  // cost little more than a call each).
   void rows(const T* x, int64_t ldx, T* y, int64_t ldy, int64_t t0, int64_t count) const;
 
  private:

@@ -114,15 +114,6 @@ inline void store_native_n(float* p, NativeVec v, int64_t n) {
 #endif
 }
 
-// body(i, n) for the blocks [i, i + n) of [begin, end) at the register
-// width: n == kNativeLanes except in a last, partial block.
-template <class Body>
-inline void for_each_native_block(int64_t begin, int64_t end, Body body) {
-  int64_t i = begin;
-  for (; i + kNativeLanes <= end; i += kNativeLanes) body(i, kNativeLanes);
-  if (i < end) body(i, end - i);
-}
-
 // a * b + c in each lane, rounded once where the CPU has FMA.
 inline NativeVec fmadd(NativeVec a, NativeVec b, NativeVec c) {
 #if defined(__AVX512F__)
