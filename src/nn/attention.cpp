@@ -179,9 +179,9 @@ using Out = detail::RowMatrices<T>;
 // the softmax took more time than the GEMMs around it. The kernels' (L, S)
 // buffers have rows padded to whole vectors (padded_row), so a row's last
 // vector is loaded whole and its lanes past the row's end replaced in
-// registers: a masked load of scores the GEMM has just stored waits for
-// the stores to retire (no store forwarding into it), ~20% of the
-// forward's time at 16 x 16 x 16 heads. Rows are processed phase by phase
+// registers: masked loads of scores the GEMM had just stored stalled,
+// ~20% of the forward's profile at 16 x 16 x 16 heads on a Zen 3 CPU
+// (apparently no store forwarding into a masked load there). Rows are processed phase by phase
 // (every row's max, then every row's exponentials, ...), so the short
 // dependency chains of different rows overlap.
 using NVec = cpu::vec::NativeVec;
@@ -246,9 +246,10 @@ T exp_row(T* row, int64_t n, int64_t keys, T shift) {
   if constexpr (std::is_same_v<T, float>) {
     NVec sum{};
     for (int64_t j = 0; j < keys; j += kRowLanes) {
-      const NVec x = cpu::vec::load_native(row + j);
-      const NVec e = kLaneIndex < int32_t(std::min<int64_t>(n - j, kRowLanes))
-                         ? cpu::vec::detail::exp_lanes(x - shift)
+      // Vectors wholly past n (a causal row's masked keys) skip the e^x.
+      const NVec e = j >= n ? NVec{}
+                     : kLaneIndex < int32_t(std::min<int64_t>(n - j, kRowLanes))
+                         ? cpu::vec::detail::exp_lanes(cpu::vec::load_native(row + j) - shift)
                          : NVec{};
       cpu::vec::store_native(row + j, e);
       sum += e;

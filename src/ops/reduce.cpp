@@ -198,9 +198,7 @@ inline void add_float_blocks(const char*& p, int64_t elements, Wide (&lanes)[kWi
       const float* q = reinterpret_cast<const float*>(p);
       for (int v = 0; v < kVecs; ++v) f[v] += vec::load_native(q + v * vec::kNativeLanes);
     }
-    float sums[64];
-    std::memcpy(sums, f, sizeof(sums));
-    for (int w = 0; w < kWides; ++w) lanes[w] += vec::widen_native(sums + w * kWide);
+    vec::add_widened(lanes, f);
   }
 }
 

@@ -49,9 +49,7 @@ void softmax_row_f32(const float* x, float* y, int64_t len, bool log) {
   for (vec::NativeVecd& a : wide) a = vec::NativeVecd{};
   // The float lanes widened into the float64 lanes, and cleared.
   auto flush = [&] {
-    float lanes[vec::kLanes];
-    std::memcpy(lanes, acc, sizeof(lanes));
-    for (int w = 0; w < kWides; ++w) wide[w] += vec::widen_native(lanes + w * kWide);
+    vec::add_widened(wide, acc);
     for (vec::NativeVec& a : acc) a = vec::NativeVec{};
   };
   int64_t blocks = 0;

@@ -72,6 +72,17 @@ inline NativeVecd widen_native(const float* p) {
 #endif
 }
 
+// wide += f's float lanes widened to double, lane for lane: lane l of f
+// (f[l / kNativeLanes][l % kNativeLanes]) into wide[l / kNativeDoubles]
+// [l % kNativeDoubles]. For float lane sums flushed into float64 ones.
+template <size_t N, size_t M>
+inline void add_widened(NativeVecd (&wide)[M], const NativeVec (&f)[N]) {
+  static_assert(N * kNativeLanes == M * kNativeDoubles, "as many float as double lanes");
+  float lanes[N * kNativeLanes];
+  std::memcpy(lanes, f, sizeof(lanes));
+  for (size_t w = 0; w < M; ++w) wide[w] += widen_native(lanes + w * kNativeDoubles);
+}
+
 inline NativeVecd load_native(const double* p) {
   NativeVecd v;
   std::memcpy(&v, p, sizeof(v));
