@@ -65,13 +65,9 @@ RowStats<T> row_stats(const T* row, int64_t classes) {
   RowStats<T> st{-kInf, kInf, 0, 0, 0};
   if constexpr (std::is_same_v<T, float>) {
     namespace vec = cpu::vec;
-    st.max = vec::max_of(row, classes);
-    vec::Vec16f lov = vec::broadcast(kInf);
-    vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
-      const vec::Vec16f u = vec::load_n(row + c, w, kInf);
-      lov = vec::native([](auto x, auto y) { return x < y ? x : y; }, u, lov);
-    });
-    for (int l = 0; l < vec::kLanes; ++l) st.min = lov[l] < st.min ? lov[l] : st.min;
+    const vec::Range range = vec::range_of(row, classes);
+    st.max = range.max;
+    st.min = range.min;
     st.shift = (std::isinf(st.max) && st.max < 0) ? 0.0f : st.max;
     vec::Vec8d exp_lo{}, exp_hi{}, x_lo{}, x_hi{};
     vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {

@@ -30,18 +30,18 @@ namespace vec = cpu::vec;
 constexpr int64_t kFloatBlocks = 16;
 
 // One float32 row x -> y (len elements). The max takes NaN like the scalar
-// loop; padding lanes hold -inf, so they add e^-inf = 0 to the sum. A 16-lane
-// block runs in vectors of the register width (Note [Register width] in
-// vec_math.h), its float lane sums in kVecs of them and the float64 lane
-// sums in NativeVecd: as 16-float and 8-double vectors they went through
-// the stack on every block on AVX2 (softmax over 512 x 65 floats took 220 us
-// on one thread of a Zen 3 CPU). Every lane adds what it added before, in
-// the same order.
+// loop; padding lanes add 0 to the sum, and vectors wholly past the row are
+// skipped (they would add only zeros). A 16-lane block runs in vectors of
+// the register width (Note [Register width] in vec_math.h), its float lane
+// sums in kVecs of them and the float64 lane sums in NativeVecd, all held in
+// registers: as 16-float and 8-double vectors, or as arrays copied out lane
+// by lane, they went through the stack (softmax over 512 x 65 floats took
+// 220, then 120 us on one thread of a Zen 3 CPU). Every lane adds what it
+// added before, in the same order.
 void softmax_row_f32(const float* x, float* y, int64_t len, bool log) {
-  constexpr float kNegInf = -std::numeric_limits<float>::infinity();
-  constexpr int64_t W = vec::kNativeLanes, kWide = vec::kNativeDoubles;
-  constexpr int kVecs = int(vec::kLanes / W), kWides = int(vec::kLanes / kWide);
-  float m = vec::max_of(x, len);
+  constexpr int64_t W = vec::kNativeLanes;
+  constexpr int kVecs = int(vec::kLanes / W), kWides = 2 * kVecs;
+  float m = vec::range_of(x, len).max;
   if (std::isinf(m) && m < 0) m = 0;  // an all -inf row: exp gives 0s
   vec::NativeVec acc[kVecs];
   vec::NativeVecd wide[kWides];
@@ -55,24 +55,35 @@ void softmax_row_f32(const float* x, float* y, int64_t len, bool log) {
   int64_t blocks = 0;
   for (int64_t i = 0; i < len; i += vec::kLanes) {
     for (int v = 0; v < kVecs; ++v) {
-      const int64_t at = i + v * W, n = std::clamp<int64_t>(len - at, 0, W);
-      const vec::NativeVec e = vec::detail::exp_lanes(vec::load_native_n(x + at, n, kNegInf) - m);
+      const int64_t at = i + v * W;
+      if (at >= len) break;
+      const int64_t n = std::min(len - at, W);
+      // Padding lanes hold m, so that e^x's common case covers them, and add
+      // +0.
+      vec::NativeVec e = vec::detail::exp_lanes(vec::load_native_n(x + at, n, m) - m);
+      if (n < W) e = vec::first_n(e, n);
       acc[v] += e;
-      if (!log && n > 0) vec::store_native_n(y + at, e, n);
+      if (!log) vec::store_native_n(y + at, e, n);
     }
     if (++blocks % kFloatBlocks == 0) flush();
   }
   flush();
-  double lanes[vec::kLanes];
-  std::memcpy(lanes, wide, sizeof(lanes));
+  // Lane k + 8 pairs with lane k, then the eight pairs in order.
+  vec::NativeVecd pairs[kWides / 2];
+  for (int w = 0; w < kWides / 2; ++w) pairs[w] = wide[w] + wide[w + kWides / 2];
+  double lanes[vec::kLanes / 2];
+  std::memcpy(lanes, pairs, sizeof(lanes));
   double sum = 0;
-  for (int k = 0; k < vec::kLanes / 2; ++k) sum += lanes[k] + lanes[k + vec::kLanes / 2];
+  for (double l : lanes) sum += l;
   if (log) {
     const float lse = float(std::log(sum));
     for (int64_t i = 0; i < len; ++i) y[i] = x[i] - m - lse;
   } else {
     const float inv = float(1.0 / sum);
-    for (int64_t i = 0; i < len; ++i) y[i] *= inv;
+    for (int64_t at = 0; at < len; at += W) {
+      const int64_t n = std::min(len - at, W);
+      vec::store_native_n(y + at, vec::load_native_n(y + at, n) * inv, n);
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -118,26 +119,75 @@ TEST(VecMath, ExpSpecialValues) {
   EXPECT_EQ(ys[5], 1.0f);
 }
 
-// max_of's pairs of blocks, its single blocks and its partial tail: the max
-// and a NaN are found wherever they lie, and nothing past n is read as a
-// value (a larger sentinel follows the array).
-TEST(VecMath, MaxOfFindsTheMaxAndAnyNanAtEveryPosition) {
+// range_of's pairs of vectors, its single vectors and its partial tail: the
+// max, the min and a NaN are found wherever they lie, and nothing past n is
+// read as a value (a larger and a smaller sentinel follow the array).
+TEST(VecMath, RangeOfFindsTheMaxMinAndAnyNanAtEveryPosition) {
   const float inf = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(max_of(nullptr, 0), -inf);
+  EXPECT_EQ(range_of(nullptr, 0).max, -inf);
+  EXPECT_EQ(range_of(nullptr, 0).min, inf);
   for (int64_t n = 1; n <= 3 * kLanes + 5; ++n) {
-    std::vector<float> x(size_t(n) + 1);
+    std::vector<float> x(size_t(n) + 2);
     for (int64_t i = 0; i < n; ++i) x[size_t(i)] = -100.0f - float(i % 7);
     x[size_t(n)] = 1e30f;
+    x[size_t(n) + 1] = -1e30f;
     for (int64_t at = 0; at < n; ++at) {
       std::vector<float> y = x;
       y[size_t(at)] = -1.5f;
-      EXPECT_EQ(max_of(y.data(), n), -1.5f) << n << " " << at;
+      EXPECT_EQ(range_of(y.data(), n).max, -1.5f) << n << " " << at;
+      y[size_t(at)] = -200.0f;
+      EXPECT_EQ(range_of(y.data(), n).min, -200.0f) << n << " " << at;
       y[size_t(at)] = std::numeric_limits<float>::quiet_NaN();
-      EXPECT_TRUE(std::isnan(max_of(y.data(), n))) << n << " " << at;
+      const Range r = range_of(y.data(), n);
+      EXPECT_TRUE(std::isnan(r.max)) << n << " " << at;
+      float want_min = inf;  // the NaN is skipped
+      for (int64_t i = 0; i < n; ++i) {
+        if (i != at) want_min = std::min(want_min, y[size_t(i)]);
+      }
+      EXPECT_EQ(r.min, want_min) << n << " " << at;
     }
     std::vector<float> all_neg_inf(size_t(n), -inf);
-    EXPECT_EQ(max_of(all_neg_inf.data(), n), -inf) << n;
+    EXPECT_EQ(range_of(all_neg_inf.data(), n).max, -inf) << n;
+    EXPECT_EQ(range_of(all_neg_inf.data(), n).min, -inf) << n;
   }
+}
+
+// On [-87, 88], where e^x is a normal float, exp_lanes's one-factor path
+// gives exp_any_lanes's bits: every 7th float of the range, and every float
+// near its ends and where the one-factor scale changes exponent. A vector
+// with one lane outside the range takes exp_any_lanes whole; its other lanes
+// keep their bits.
+TEST(VecMath, ExpCommonCaseMatchesTheGeneralPathBitForBit) {
+  using V = NativeVec;
+  constexpr int64_t W = kNativeLanes;
+  std::vector<float> xs;
+  for (uint64_t b = 0x00000000u; b <= 0x42B00000u; b += 7) xs.push_back(from_bits(uint32_t(b)));
+  for (uint64_t b = 0x80000000u; b <= 0xC2AE0000u; b += 7) xs.push_back(from_bits(uint32_t(b)));
+  for (float edge : {-87.0f, 88.0f, -86.6434f, 87.3365f}) {
+    uint32_t c;
+    std::memcpy(&c, &edge, sizeof(c));
+    for (uint32_t b = c - 5000; b <= c + 5000; ++b) {
+      const float x = from_bits(b);
+      if (x >= -87.0f && x <= 88.0f) xs.push_back(x);
+    }
+  }
+  while (xs.size() % size_t(W) != 0) xs.push_back(0.0f);
+  size_t mismatches = 0;
+  float first_bad = 0;
+  for (size_t i = 0; i < xs.size(); i += size_t(W)) {
+    const V x = load_native(xs.data() + i);
+    const V fast = detail::exp_lanes(x), any = detail::exp_any_lanes(x);
+    V mixed = x;
+    mixed[i / size_t(W) % size_t(W)] = -100.0f;
+    const V slow = detail::exp_lanes(mixed);
+    for (int64_t l = 0; l < W; ++l) {
+      const bool same = std::bit_cast<uint32_t>(fast[l]) == std::bit_cast<uint32_t>(any[l]) &&
+                        (mixed[l] == -100.0f ||
+                         std::bit_cast<uint32_t>(slow[l]) == std::bit_cast<uint32_t>(fast[l]));
+      if (!same && mismatches++ == 0) first_bad = x[l];
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << "first at x = " << first_bad;
 }
 
 TEST(VecMath, ExpArrayCoversEveryTailLengthInPlace) {

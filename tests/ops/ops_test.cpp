@@ -358,29 +358,41 @@ TEST(Softmax, StableAndNormalised) {
 // float32 rows sum their exps in float lanes, 16 blocks at a time, then in
 // double: rows around and far past those blocks stay within a few float
 // roundings of the float64 softmax, and their bits do not depend on the
-// thread count.
+// thread count. Rows spanning more than 87 (one value 95 below the row's
+// max: its probability is subnormal) take the general e^x, the others the
+// one without special cases.
 TEST(Softmax, Float32RowsOfAnyLengthMatchFloat64) {
   Generator g(11);
   for (int64_t len : {1, 15, 16, 17, 65, 255, 256, 257, 4099, 70000}) {
-    const Tensor x = randn({3, len}, kFloat32, &g) * 4.0;
-    const Tensor want = x.to(kFloat64).softmax(-1).to(kFloat32);
-    std::vector<uint32_t> bits1;
-    for (int threads : {1, 2}) {
-      ThreadCount t(threads);
-      const Tensor s = x.softmax(-1);
-      std::vector<uint32_t> bits;
-      for (float v : s.to_vector<float>()) bits.push_back(std::bit_cast<uint32_t>(v));
-      if (threads == 1) bits1 = bits;
-      EXPECT_EQ(bits, bits1) << len;
-      // Each probability within the rounding of x - max (|x - max| < 64 here)
-      // and of exp; each row's sum, taken exactly, within 2^-22 of 1.
-      const std::vector<float> got = s.to_vector<float>(), ref = want.to_vector<float>();
-      for (size_t i = 0; i < got.size(); ++i)
-        ASSERT_NEAR(got[i], ref[i], 8e-6f * ref[i] + 1e-37f) << len << " [" << i << "]";
-      const std::vector<double> sums = s.to(kFloat64).sum({1}).to_vector<double>();
-      for (double sum : sums) EXPECT_NEAR(sum, 1.0, std::ldexp(1.0, -22)) << len;
-      EXPECT_TRUE(close(x.log_softmax(-1), x.to(kFloat64).log_softmax(-1).to(kFloat32), 1e-5))
-          << len;
+    for (bool wide : {false, true}) {
+      Tensor x = randn({3, len}, kFloat32, &g) * 4.0;
+      if (wide && len > 1) {
+        std::vector<float> v = x.to_vector<float>();
+        for (int64_t r = 0; r < 3; ++r) {
+          float* row = v.data() + r * len;
+          row[len / 2] = *std::max_element(row, row + len) - 95.0f;
+        }
+        x = tensor<float>(v, {3, len});
+      }
+      const Tensor want = x.to(kFloat64).softmax(-1).to(kFloat32);
+      std::vector<uint32_t> bits1;
+      for (int threads : {1, 2}) {
+        ThreadCount t(threads);
+        const Tensor s = x.softmax(-1);
+        std::vector<uint32_t> bits;
+        for (float v : s.to_vector<float>()) bits.push_back(std::bit_cast<uint32_t>(v));
+        if (threads == 1) bits1 = bits;
+        EXPECT_EQ(bits, bits1) << len;
+        // Each probability within the rounding of x - max (|x - max| < 64 here)
+        // and of exp; each row's sum, taken exactly, within 2^-22 of 1.
+        const std::vector<float> got = s.to_vector<float>(), ref = want.to_vector<float>();
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_NEAR(got[i], ref[i], 8e-6f * ref[i] + 3e-45f) << len << " [" << i << "]";
+        const std::vector<double> sums = s.to(kFloat64).sum({1}).to_vector<double>();
+        for (double sum : sums) EXPECT_NEAR(sum, 1.0, std::ldexp(1.0, -22)) << len;
+        EXPECT_TRUE(close(x.log_softmax(-1), x.to(kFloat64).log_softmax(-1).to(kFloat32), 1e-5))
+            << len;
+      }
     }
   }
 }

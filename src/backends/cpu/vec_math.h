@@ -72,15 +72,37 @@ inline NativeVecd widen_native(const float* p) {
 #endif
 }
 
+// Lanes [H * kNativeDoubles, (H + 1) * kNativeDoubles) of v widened to
+// double, H = 0 or 1.
+template <int H>
+inline NativeVecd widen_part(NativeVec v) {
+  static_assert(H == 0 || H == 1, "a float vector has two double-width parts");
+#if defined(__AVX512F__)
+  // (Shuffles: GCC 12's _mm512_castps512_ps256 reads an undefined operand.)
+  const Vec8f part = H == 0 ? __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)
+                            : __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+  return _mm512_maskz_cvtps_pd(0xFF, part);
+#elif defined(__AVX__)
+  return _mm256_cvtps_pd(H == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
+#else
+  using Half = float __attribute__((vector_size(sizeof(NativeVecd) / 2)));
+  Half h;
+  std::memcpy(&h, reinterpret_cast<const char*>(&v) + H * sizeof(Half), sizeof(h));
+  return __builtin_convertvector(h, NativeVecd);
+#endif
+}
+
 // wide += f's float lanes widened to double, lane for lane: lane l of f
 // (f[l / kNativeLanes][l % kNativeLanes]) into wide[l / kNativeDoubles]
-// [l % kNativeDoubles]. For float lane sums flushed into float64 ones.
+// [l % kNativeDoubles]. For float lane sums flushed into float64 ones. In
+// registers: through a float array, f and wide lived on the stack.
 template <size_t N, size_t M>
 inline void add_widened(NativeVecd (&wide)[M], const NativeVec (&f)[N]) {
-  static_assert(N * kNativeLanes == M * kNativeDoubles, "as many float as double lanes");
-  float lanes[N * kNativeLanes];
-  std::memcpy(lanes, f, sizeof(lanes));
-  for (size_t w = 0; w < M; ++w) wide[w] += widen_native(lanes + w * kNativeDoubles);
+  static_assert(2 * N == M, "as many float as double lanes");
+  for (size_t v = 0; v < N; ++v) {
+    wide[2 * v] += widen_part<0>(f[v]);
+    wide[2 * v + 1] += widen_part<1>(f[v]);
+  }
 }
 
 inline NativeVecd load_native(const double* p) {
@@ -88,6 +110,15 @@ inline NativeVecd load_native(const double* p) {
   std::memcpy(&v, p, sizeof(v));
   return v;
 }
+
+#if defined(__AVX2__) && !defined(__AVX512F__)
+namespace detail {
+// All ones in the first n lanes of eight.
+inline __m256i tail_mask(int64_t n) {
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+}  // namespace detail
+#endif
 
 // The first n (<= kNativeLanes) lanes from p, the others `fill`, and the
 // store of the first n lanes: the tails of kernels written at the register
@@ -98,8 +129,7 @@ inline NativeVec load_native_n(const float* p, int64_t n, float fill = 0.0f) {
 #if defined(__AVX512F__)
   return _mm512_mask_loadu_ps(_mm512_set1_ps(fill), __mmask16((1u << n) - 1), p);
 #elif defined(__AVX2__)
-  const __m256i mask =
-      _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i mask = detail::tail_mask(n);
   return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, mask),
                           _mm256_castsi256_ps(mask));
 #else
@@ -117,11 +147,23 @@ inline void store_native_n(float* p, NativeVec v, int64_t n) {
 #if defined(__AVX512F__)
   _mm512_mask_storeu_ps(p, __mmask16((1u << n) - 1), v);
 #elif defined(__AVX2__)
-  const __m256i mask =
-      _mm256_cmpgt_epi32(_mm256_set1_epi32(int(n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  const __m256i mask = detail::tail_mask(n);
   _mm256_maskstore_ps(p, mask, v);
 #else
   std::memcpy(p, &v, size_t(n) * sizeof(float));
+#endif
+}
+
+// v's first n (<= kNativeLanes) lanes, the others +0.
+inline NativeVec first_n(NativeVec v, int64_t n) {
+#if defined(__AVX512F__)
+  return _mm512_maskz_mov_ps(__mmask16((1u << n) - 1), v);
+#elif defined(__AVX2__)
+  const __m256i mask = detail::tail_mask(n);
+  return _mm256_and_ps(v, _mm256_castsi256_ps(mask));
+#else
+  for (int64_t k = n; k < kNativeLanes; ++k) v[k] = 0.0f;
+  return v;
 #endif
 }
 
@@ -327,33 +369,84 @@ inline float max_lanes(Vec16f v) {
   return max_lanes(b > a ? b : a);
 }
 
-// The largest of p[0, n), or NaN when one is NaN (softmax and cross_entropy
-// keep a NaN logit visible); -inf for n == 0. Two running maxima and a
-// separate NaN flag keep each step's dependency to one compare-select: a
-// NaN-taking select in a single chain ran 5x slower (softmax over rows of
-// 256 spent as long on the max as on the exps).
-inline float max_of(const float* p, int64_t n) {
-  constexpr float kNegInf = -__builtin_inff();
-  Vec16f m0 = broadcast(kNegInf), m1 = m0;
-  Vec16i nan{};
+// The smallest lane of v, which holds no NaN (as max_lanes).
+inline float min_lanes(Vec8f h) {
+  const Vec4f c = __builtin_shufflevector(h, h, 0, 1, 2, 3),
+              d = __builtin_shufflevector(h, h, 4, 5, 6, 7);
+  const Vec4f q = d < c ? d : c;
+  float m = __builtin_inff();
+  for (int k = 0; k < 4; ++k) m = q[k] < m ? q[k] : m;
+  return m;
+}
+
+inline float min_lanes(Vec16f v) {
+  const Vec8f a = low8(v), b = high8(v);
+  return min_lanes(b < a ? b : a);
+}
+
+// Whether every lane of a comparison's result is true.
+template <class M>
+inline bool all_lanes_scalar(M m) {
+  for (size_t k = 0; k < sizeof(M) / sizeof(m[0]); ++k) {
+    if (m[k] == 0) return false;
+  }
+  return true;
+}
+
+inline bool all_lanes(Vec8i m) {
+#if defined(__AVX__)
+  return _mm256_movemask_ps(__m256(m)) == 0xFF;
+#else
+  return all_lanes_scalar(m);
+#endif
+}
+
+inline bool all_lanes(Vec16i m) {
+#if defined(__AVX512F__)
+  return _mm512_test_epi32_mask(__m512i(m), __m512i(m)) == 0xFFFF;
+#else
+  return all_lanes_scalar(m);
+#endif
+}
+
+// The largest and the smallest of a row of floats.
+struct Range {
+  float max;  // NaN when any element is NaN; -inf for no elements
+  float min;  // of the elements that are not NaN; +inf for none
+};
+
+// The range of p[0, n) (softmax and cross_entropy keep a NaN logit visible
+// through the max). Two running maxima and minima and a separate NaN flag
+// keep each step's dependency to one compare-select: a NaN-taking select in
+// a single chain ran 5x slower (softmax over rows of 256 spent as long on
+// the max as on the exps). At the register width (Note [Register width]):
+// in 16-lane vectors on AVX2, the maxima and the flag went through the stack
+// on every step.
+inline Range range_of(const float* p, int64_t n) {
+  constexpr float kInf = __builtin_inff();
+  constexpr int64_t W = kNativeLanes;
+  using Mask = decltype(NativeVec{} != NativeVec{});
+  NativeVec hi0 = splat<NativeVec>(-kInf), hi1 = hi0, lo0 = splat<NativeVec>(kInf), lo1 = lo0;
+  Mask nan{};
   int64_t i = 0;
-  const auto larger = [](auto x, auto m) { return x > m ? x : m; };
-  const auto unordered = [](auto x) { return x != x; };
-  for (; i + 2 * kLanes <= n; i += 2 * kLanes) {
-    const Vec16f a = load(p + i), b = load(p + i + kLanes);
-    m0 = native(larger, a, m0);
-    m1 = native(larger, b, m1);
-    nan |= native(unordered, a) | native(unordered, b);
+  for (; i + 2 * W <= n; i += 2 * W) {
+    const NativeVec a = load_native(p + i), b = load_native(p + i + W);
+    hi0 = a > hi0 ? a : hi0;
+    hi1 = b > hi1 ? b : hi1;
+    lo0 = a < lo0 ? a : lo0;
+    lo1 = b < lo1 ? b : lo1;
+    nan |= (a != a) | (b != b);
   }
-  for_each_block(i, n, [&](int64_t j, int64_t w) {
-    const Vec16f v = load_n(p + j, w, kNegInf);
-    m0 = native(larger, v, m0);
-    nan |= native(unordered, v);
-  });
-  for (int k = 0; k < kLanes; ++k) {
-    if (nan[k] != 0) return __builtin_nanf("");
+  for (; i < n; i += W) {
+    const int64_t k = n - i < W ? n - i : W;
+    const NativeVec a = load_native_n(p + i, k, -kInf), b = load_native_n(p + i, k, kInf);
+    hi0 = a > hi0 ? a : hi0;
+    lo0 = b < lo0 ? b : lo0;
+    nan |= a != a;
   }
-  return max_lanes(native(larger, m1, m0));
+  const float min = min_lanes(lo1 < lo0 ? lo1 : lo0);
+  if (!all_lanes(nan == 0)) return {__builtin_nanf(""), min};
+  return {max_lanes(hi1 > hi0 ? hi1 : hi0), min};
 }
 
 // The functions below are written once for any vector width (the *_lanes
@@ -409,20 +502,23 @@ inline V poly(V x, float c0, C... cs) {
   }
 }
 
-// e^x (see exp below).
+// The reduction and polynomial of e^x (see exp below): e^x = y 2^n, with n
+// in the integer lanes (x must lie in [-104, 89], where n is in [-150, 128]).
 template <class V>
-inline V exp_lanes(V x) {
-  // Clamping keeps n within [-150, 128] so that the scale below stays exact;
-  // beyond these bounds the result is already inf or 0.
-  const V xc = x > 89.0f ? splat<V>(89.0f) : (x < -104.0f ? splat<V>(-104.0f) : x);
+struct ExpParts {
+  V y;
+  decltype(bits(V{})) n;
+};
+
+template <class V>
+inline ExpParts<V> exp_parts(V x) {
   // Round x / ln2 to nearest: adding 1.5 * 2^23 leaves the integer in the low
   // mantissa bits.
   constexpr float kShift = 12582912.0f;
-  const V t = xc * 1.44269504088896341f + kShift;
+  const V t = x * 1.44269504088896341f + kShift;
   const V n = t - kShift;
-  const auto ni = bits(t) - 0x4B400000;  // minus the bits of kShift
   // ln2 split in two (C1 has few mantissa bits, so n * C1 is exact).
-  V r = xc - n * 0.693359375f;
+  V r = x - n * 0.693359375f;
   r = r - n * -2.12194440e-4f;
   V p = splat<V>(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
@@ -430,14 +526,36 @@ inline V exp_lanes(V x) {
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  const V y = p * (r * r) + r + 1.0f;
+  return {p * (r * r) + r + 1.0f, bits(t) - 0x4B400000};  // n: t's bits less kShift's
+}
+
+// e^x for any x (see exp below).
+template <class V>
+inline V exp_any_lanes(V x) {
+  // Clamping keeps n within [-150, 128] so that the scale below stays exact;
+  // beyond these bounds the result is already inf or 0.
+  const V xc = x > 89.0f ? splat<V>(89.0f) : (x < -104.0f ? splat<V>(-104.0f) : x);
+  const ExpParts<V> e = exp_parts(xc);
   // 2^n as two factors 2^(n/2) and 2^(n - n/2), each a normal float for n in
   // [-150, 128]: y * 2^n1 is exact and the second product rounds once, also
   // into the subnormal range.
-  const auto n1 = ni >> 1;
-  const auto n2 = ni - n1;
-  const V e = y * from_bits((n1 + 127) << 23) * from_bits((n2 + 127) << 23);
-  return x != x ? x : e;
+  const auto n1 = e.n >> 1;
+  const auto n2 = e.n - n1;
+  const V r = e.y * from_bits((n1 + 127) << 23) * from_bits((n2 + 127) << 23);
+  return x != x ? x : r;
+}
+
+// e^x (see exp below). A vector whose lanes all lie in [-87, 88], where
+// e^x is a normal float (nearly every vector in practice), takes 2^n as one
+// factor and skips the clamp and the NaN test: n is in [-126, 127] there,
+// so 2^n is a normal float and y 2^n rounds once, as y 2^n1 2^n2 does (the
+// same bits as exp_any_lanes). 9 cycles a vector against 15-17 on a Zen 3
+// CPU; the test is off the dependency chain and predicted.
+template <class V>
+inline V exp_lanes(V x) {
+  if (!all_lanes((x >= -87.0f) & (x <= 88.0f))) return exp_any_lanes(x);
+  const ExpParts<V> e = exp_parts(x);
+  return e.y * from_bits((e.n + 127) << 23);
 }
 
 // 2^v for v in [-126, 0] (normal results only; no clamping or special
