@@ -69,17 +69,29 @@ RowStats<T> row_stats(const T* row, int64_t classes) {
     st.max = range.max;
     st.min = range.min;
     st.shift = (std::isinf(st.max) && st.max < 0) ? 0.0f : st.max;
-    vec::Vec8d exp_lo{}, exp_hi{}, x_lo{}, x_hi{};
-    vec::for_each_block(0, classes, [&](int64_t c, int64_t w) {
-      const vec::Vec16f e = vec::exp(vec::load_n(row + c, w, -kInf) - st.shift);
-      const vec::Vec16f v = vec::load_n(row + c, w);
-      exp_lo += vec::low_f64(e);
-      exp_hi += vec::high_f64(e);
-      x_lo += vec::low_f64(v);
-      x_hi += vec::high_f64(v);
-    });
-    st.sum_exp = vec::sum(exp_lo, exp_hi);
-    st.sum = vec::sum(x_lo, x_hi);
+    // Logit c adds to float64 lane c % 16 (of kWides vectors of the register
+    // width, Note [Register width] in vec_math.h); padding lanes add +0.
+    constexpr int64_t W = vec::kNativeLanes;
+    constexpr int kVecs = int(vec::kLanes / W), kWides = 2 * kVecs;
+    vec::NativeVecd exps[kWides], xs[kWides];
+    for (int w = 0; w < kWides; ++w) exps[w] = xs[w] = vec::NativeVecd{};
+    for (int64_t c = 0; c < classes; c += vec::kLanes) {
+      for (int v = 0; v < kVecs; ++v) {
+        const int64_t at = c + v * W, n = std::min(classes - at, W);
+        if (n <= 0) continue;
+        // Padding lanes hold the shift, so that e^x's common case covers them.
+        vec::NativeVec e =
+            vec::detail::exp_lanes(vec::load_native_n(row + at, n, st.shift) - st.shift);
+        if (n < W) e = vec::first_n(e, n);
+        const vec::NativeVec x = vec::load_native_n(row + at, n);
+        exps[2 * v] += vec::widen_part<0>(e);
+        exps[2 * v + 1] += vec::widen_part<1>(e);
+        xs[2 * v] += vec::widen_part<0>(x);
+        xs[2 * v + 1] += vec::widen_part<1>(x);
+      }
+    }
+    st.sum_exp = vec::sum_in_order(exps);
+    st.sum = vec::sum_in_order(xs);
   } else {
     for (int64_t c = 0; c < classes; ++c) {
       const T v = row[c];

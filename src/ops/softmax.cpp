@@ -68,13 +68,7 @@ void softmax_row_f32(const float* x, float* y, int64_t len, bool log) {
     if (++blocks % kFloatBlocks == 0) flush();
   }
   flush();
-  // Lane k + 8 pairs with lane k, then the eight pairs in order.
-  vec::NativeVecd pairs[kWides / 2];
-  for (int w = 0; w < kWides / 2; ++w) pairs[w] = wide[w] + wide[w + kWides / 2];
-  double lanes[vec::kLanes / 2];
-  std::memcpy(lanes, pairs, sizeof(lanes));
-  double sum = 0;
-  for (double l : lanes) sum += l;
+  const double sum = vec::sum_in_order(wide);
   if (log) {
     const float lse = float(std::log(sum));
     for (int64_t i = 0; i < len; ++i) y[i] = x[i] - m - lse;

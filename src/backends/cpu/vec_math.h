@@ -105,6 +105,22 @@ inline void add_widened(NativeVecd (&wide)[M], const NativeVec (&f)[N]) {
   }
 }
 
+// The sum of 16 float64 lanes, lane l being wide[l / kNativeDoubles]
+// [l % kNativeDoubles]: lane k + 8 added to lane k, then the eight pairs in
+// order. A fixed order, so a row's sum does not depend on how rows were split
+// among threads.
+template <size_t M>
+inline double sum_in_order(const NativeVecd (&wide)[M]) {
+  static_assert(M * kNativeDoubles == 16, "16 lanes");
+  NativeVecd pairs[M / 2];
+  for (size_t w = 0; w < M / 2; ++w) pairs[w] = wide[w] + wide[w + M / 2];
+  double lanes[8];
+  std::memcpy(lanes, pairs, sizeof(lanes));
+  double sum = 0;
+  for (double l : lanes) sum += l;
+  return sum;
+}
+
 inline NativeVecd load_native(const double* p) {
   NativeVecd v;
   std::memcpy(&v, p, sizeof(v));
