@@ -106,7 +106,7 @@ void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Pa
   s.maximize = group.get("maximize") != 0;
 
   if (group.get("fused") != 0 && detail::fused_supported(param, grad)) {
-    detail::fused_adam_step(param, exp_avg, exp_avg_sq, max_exp_avg_sq, grad, s);
+    fused_step().add_adam(param, exp_avg, exp_avg_sq, max_exp_avg_sq, grad, s);
     return;
   }
 

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -10,6 +13,7 @@
 
 #include "core/check.h"
 #include "core/tensor_iter.h"
+#include "stride/parallel.h"
 
 namespace stride::optim::detail {
 
@@ -239,9 +243,7 @@ void sgd_loop(char** data, const int64_t* s, int64_t n, const SGDConsts<T> c) {
 // GRAIN_SIZE); a smaller grain has not been shown to pay.
 constexpr int64_t kGrain = 32768;
 
-}  // namespace
-
-void fused_adam_step(Tensor& param,
+TensorIter adam_iter(Tensor& param,
                      Tensor& exp_avg,
                      Tensor& exp_avg_sq,
                      Tensor& max_exp_avg_sq,
@@ -252,8 +254,12 @@ void fused_adam_step(Tensor& param,
   cfg.add_output(param).add_output(exp_avg).add_output(exp_avg_sq);
   if (s.amsgrad) cfg.add_output(max_exp_avg_sq);
   cfg.add_input(grad);
-  const TensorIter iter = cfg.build();
-  dispatch_float(param.dtype(), [&](auto zero) {
+  return cfg.build();
+}
+
+// Elements [begin, end) of one parameter's Adam update.
+void adam_range(const TensorIter& iter, const AdamScalars& s, int64_t begin, int64_t end) {
+  dispatch_float(iter.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const AdamConsts<T> c{
         T(s.beta1),         T(s.beta2), T(s.one_minus_beta1),       T(s.one_minus_beta2),
@@ -261,42 +267,42 @@ void fused_adam_step(Tensor& param,
         T(s.neg_step_size), s.maximize};
     dispatch_bool(s.l2, [&](auto l2) {
       dispatch_bool(s.amsgrad, [&](auto ams) {
-        iter.for_each(
+        iter.serial_for_each(
             [&](char** data, const int64_t* strides, int64_t n) {
               adam_loop<T, decltype(l2)::value, decltype(ams)::value>(data, strides, n, c);
             },
-            kGrain);
+            begin, end);
       });
     });
   });
 }
 
-void fused_sgd_step(Tensor& param,
+TensorIter sgd_iter(Tensor& param,
                     Tensor& momentum_buffer,
-                    bool first_step,
                     const Tensor& grad,
                     const SGDScalars& s) {
   STRIDE_ASSERT(fused_supported(param, grad), "fused SGD on ", to_string(param.dtype()));
-  const bool has_momentum = s.momentum != 0;
   TensorIterConfig cfg("SGD");
   cfg.add_output(param);
-  if (has_momentum) cfg.add_output(momentum_buffer);
+  if (s.momentum != 0) cfg.add_output(momentum_buffer);
   cfg.add_input(grad);
-  const TensorIter iter = cfg.build();
-  const Momentum mode = !has_momentum ? Momentum::None
-                        : first_step  ? Momentum::First
-                                      : Momentum::Update;
-  dispatch_float(param.dtype(), [&](auto zero) {
+  return cfg.build();
+}
+
+// Elements [begin, end) of one parameter's SGD update.
+void sgd_range(
+    const TensorIter& iter, const SGDScalars& s, Momentum mode, int64_t begin, int64_t end) {
+  dispatch_float(iter.dtype(), [&](auto zero) {
     using T = decltype(zero);
     const SGDConsts<T> c{T(s.weight_decay), T(s.momentum), T(1 - s.dampening), T(-s.lr),
                          s.maximize};
     auto run = [&](auto l2, auto mom, auto nesterov) {
-      iter.for_each(
+      iter.serial_for_each(
           [&](char** data, const int64_t* strides, int64_t n) {
             sgd_loop<T, decltype(l2)::value, decltype(mom)::value, decltype(nesterov)::value>(
                 data, strides, n, c);
           },
-          kGrain);
+          begin, end);
     };
     dispatch_bool(s.weight_decay != 0, [&](auto l2) {
       dispatch_bool(s.nesterov, [&](auto nesterov) {
@@ -314,6 +320,142 @@ void fused_sgd_step(Tensor& param,
       });
     });
   });
+}
+
+// The bytes a view spans, [lo, hi).
+std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
+  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
+  const int64_t es = int64_t(element_size(t.dtype()));
+  int64_t lo = 0, hi = es;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    const int64_t reach = (t.size(d) - 1) * t.stride(d) * es;
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {base + uintptr_t(lo), base + uintptr_t(hi)};
+}
+
+}  // namespace
+
+// Note [Multi-tensor steps]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A model has many small parameters: the article Llama's 128 x 128 head
+// projections are half of a parallel task's grain, so updated one at a time
+// each ran on one thread while the others waited. A step's fused updates are
+// queued instead and run together: one parallel region over all their
+// elements, in tasks that may span several parameters (PyTorch's
+// multi-tensor `foreach` kernels). An element's update reads and writes only
+// that element of its own tensors, so the split changes no bits. When
+// queued tensors share memory (parameters that are overlapping views, or a
+// gradient viewing another parameter), the order of the updates could
+// matter, and they run one after another as before.
+struct FusedStep::Update {
+  TensorIter iter;
+  std::vector<Tensor> written, read;  // for the overlap test
+  bool adam;
+  AdamScalars adam_scalars;
+  SGDScalars sgd_scalars;
+  Momentum mode;
+  int64_t offset = 0;  // of its first element among the queue's elements
+
+  void apply(int64_t begin, int64_t end) const {
+    if (adam) {
+      adam_range(iter, adam_scalars, begin, end);
+    } else {
+      sgd_range(iter, sgd_scalars, mode, begin, end);
+    }
+  }
+};
+
+FusedStep::FusedStep() = default;
+FusedStep::~FusedStep() = default;
+
+void FusedStep::add_adam(Tensor& param,
+                         Tensor& exp_avg,
+                         Tensor& exp_avg_sq,
+                         Tensor& max_exp_avg_sq,
+                         const Tensor& grad,
+                         const AdamScalars& s) {
+  std::vector<Tensor> written{param, exp_avg, exp_avg_sq};
+  if (s.amsgrad) written.push_back(max_exp_avg_sq);
+  updates_.push_back(Update{adam_iter(param, exp_avg, exp_avg_sq, max_exp_avg_sq, grad, s),
+                            std::move(written),
+                            {grad},
+                            true,
+                            s,
+                            {},
+                            Momentum::None});
+}
+
+void FusedStep::add_sgd(Tensor& param,
+                        Tensor& momentum_buffer,
+                        bool first_step,
+                        const Tensor& grad,
+                        const SGDScalars& s) {
+  const bool has_momentum = s.momentum != 0;
+  std::vector<Tensor> written{param};
+  if (has_momentum) written.push_back(momentum_buffer);
+  const Momentum mode = !has_momentum ? Momentum::None
+                        : first_step  ? Momentum::First
+                                      : Momentum::Update;
+  updates_.push_back(Update{
+      sgd_iter(param, momentum_buffer, grad, s), std::move(written), {grad}, false, {}, s, mode});
+}
+
+bool FusedStep::independent() const {
+  // Every operand's span, sorted by start: two spans of different updates
+  // that intersect, one of them written, make the order matter.
+  struct Span {
+    uintptr_t lo, hi;
+    size_t update;
+    bool written;
+  };
+  std::vector<Span> spans;
+  for (size_t u = 0; u < updates_.size(); ++u) {
+    for (const Tensor& t : updates_[u].written) {
+      if (t.numel() > 0) spans.push_back({byte_span(t).first, byte_span(t).second, u, true});
+    }
+    for (const Tensor& t : updates_[u].read) {
+      if (t.numel() > 0) spans.push_back({byte_span(t).first, byte_span(t).second, u, false});
+    }
+  }
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
+  // Each span against the earlier ones still open (their hi past its lo).
+  std::vector<const Span*> open;
+  for (const Span& s : spans) {
+    std::erase_if(open, [&](const Span* o) { return o->hi <= s.lo; });
+    for (const Span* o : open) {
+      if (o->update != s.update && (o->written || s.written)) return false;
+    }
+    open.push_back(&s);
+  }
+  return true;
+}
+
+void FusedStep::run() {
+  if (updates_.empty()) return;
+  if (!independent()) {
+    for (const Update& u : updates_) {
+      parallel_for(0, u.iter.numel(), kGrain, [&](int64_t b, int64_t e) { u.apply(b, e); });
+    }
+    updates_.clear();
+    return;
+  }
+  int64_t total = 0;
+  for (Update& u : updates_) {
+    u.offset = total;
+    total += u.iter.numel();
+  }
+  parallel_for(0, total, kGrain, [&](int64_t begin, int64_t end) {
+    // The last update starting at or before `begin`, then those after it.
+    auto it = std::upper_bound(updates_.begin(), updates_.end(), begin,
+                               [](int64_t at, const Update& u) { return at < u.offset; });
+    for (--it; it != updates_.end() && it->offset < end; ++it) {
+      const int64_t lo = std::max(begin, it->offset) - it->offset;
+      const int64_t hi = std::min(end, it->offset + it->iter.numel()) - it->offset;
+      if (lo < hi) it->apply(lo, hi);
+    }
+  });
+  updates_.clear();
 }
 
 #if !defined(__clang__)

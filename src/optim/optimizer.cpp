@@ -6,6 +6,7 @@
 #include "core/check.h"
 #include "core/layout.h"
 #include "core/overlap.h"
+#include "optim/fused.h"
 #include "stride/autograd.h"
 #include "stride/ops.h"
 #include "stride/profiler.h"
@@ -24,7 +25,11 @@ double ParamGroup::get(const std::string& key) const {
 }
 
 Optimizer::Optimizer(std::string name, GroupOptions defaults)
-    : name_(std::move(name)), defaults_(std::move(defaults)) {}
+    : name_(std::move(name)),
+      defaults_(std::move(defaults)),
+      fused_(std::make_unique<detail::FusedStep>()) {}
+
+Optimizer::~Optimizer() = default;
 
 void Optimizer::init(std::vector<ParamGroup> groups) {
   size_t total = 0;
@@ -36,8 +41,8 @@ void Optimizer::init(std::vector<ParamGroup> groups) {
 }
 
 std::string Optimizer::describe(const Location& loc) const {
-  return detail::str_cat("parameter ", loc.index, " (group ", loc.group, ", position ",
-                         loc.position, ")");
+  return stride::detail::str_cat("parameter ", loc.index, " (group ", loc.group, ", position ",
+                                 loc.position, ")");
 }
 
 void Optimizer::check_param(const Tensor& p, const Location& loc) const {
@@ -161,9 +166,15 @@ Tensor Optimizer::step(const std::function<Tensor()>& closure) {
                      " has dtype ", to_string(grad.dtype()), " but the parameter has dtype ",
                      to_string(param.dtype()), ".");
       }
-      update(param, grad, group, state_[param.impl()]);
+      try {
+        update(param, grad, group, state_[param.impl()]);
+      } catch (...) {
+        fused_->run();
+        throw;
+      }
     }
   }
+  fused_->run();
   return loss;
 }
 
@@ -184,7 +195,7 @@ void Optimizer::zero_grad(bool set_to_none) {
 }
 
 Tensor Optimizer::zeros_like_param(const Tensor& param) {
-  return detail::empty_preserving_strides(param, param.options()).zero_();
+  return stride::detail::empty_preserving_strides(param, param.options()).zero_();
 }
 
 // ---- state_dict ----

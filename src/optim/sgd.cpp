@@ -55,7 +55,7 @@ void SGD::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Par
   }
 
   if (group.get("fused") != 0 && detail::fused_supported(param, grad)) {
-    detail::fused_sgd_step(param, buf, first, grad, s);
+    fused_step().add_sgd(param, buf, first, grad, s);
     return;
   }
 

@@ -16,6 +16,7 @@
 #include <stride/stride.h>
 
 #include "support/layouts.h"
+#include "support/thread_count.h"
 
 namespace stride {
 namespace {
@@ -503,6 +504,83 @@ INSTANTIATE_TEST_SUITE_P(OptimLayouts,
                            return std::string(testing::layout_name(p.param.layout)) + "_" +
                                   std::string(to_string(p.param.dtype));
                          });
+
+// The parameters of a step update together (Note [Multi-tensor steps]):
+// many of them, small and large, in several layouts, so that parallel tasks
+// span parameter boundaries, give the bits of the reference path at 1 and 2
+// threads.
+TEST(OptimFusedStep, ManyParametersUpdateTogetherBitIdentically) {
+  const std::vector<std::vector<int64_t>> shapes{{128},      {128, 128}, {3, 5},     {300, 257},
+                                                 {128, 128}, {1},        {200, 100}, {65, 128}};
+  for (const FusedCase& c : fused_cases()) {
+    if (c.name != "adamw_amsgrad" && c.name != "sgd_nesterov_maximize" && c.name != "adam") {
+      continue;
+    }
+    SCOPED_TRACE(c.name);
+    for (int threads : {1, 2}) {
+      testing::ThreadCount t(threads);
+      Generator gen(9);
+      std::vector<Tensor> pr, pf, bases(shapes.size());
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        const Layout layout = i % 3 == 1 ? Layout::Transposed : Layout::Contiguous;
+        const Tensor init = randn(shapes[i], kFloat32, &gen);
+        pr.push_back(init.clone().requires_grad_());
+        pf.push_back(testing::make_output(shapes[i], kFloat32, layout, bases[i])
+                         .copy_(init)
+                         .detach()
+                         .requires_grad_());
+      }
+      auto ref = c.make(pr, false);
+      auto fused = c.make(pf, true);
+      for (int s = 0; s < 3; ++s) {
+        for (size_t i = 0; i < shapes.size(); ++i) {
+          const Tensor g = randn(shapes[i], kFloat32, &gen);
+          pr[i].mutable_grad() = g;
+          pf[i].mutable_grad() = g;
+        }
+        ref->step();
+        fused->step();
+      }
+      for (size_t i = 0; i < shapes.size(); ++i) {
+        EXPECT_TRUE(equal(pf[i], pr[i])) << "parameter " << i << ", " << threads << " threads";
+        for (const auto& [k, v] : ref->state(pr[i])->tensors) {
+          EXPECT_TRUE(equal(fused->state(pf[i])->tensors.at(k), v))
+              << "parameter " << i << " " << k;
+        }
+      }
+    }
+  }
+}
+
+// Parameters that are overlapping views of one buffer update one after
+// another, as the reference path does (the later one reads what the earlier
+// one wrote), however many threads there are.
+TEST(OptimFusedStep, OverlappingParametersUpdateInOrder) {
+  for (int threads : {1, 2}) {
+    testing::ThreadCount t(threads);
+    const int64_t n = 60000, shift = 20000;  // each view spans tasks
+    Generator gen(4);
+    const Tensor init = randn({n + shift}, kFloat32, &gen);
+    const Tensor gr = randn({n}, kFloat32, &gen), gs = randn({n}, kFloat32, &gen);
+    Tensor ref_base = init.clone(), fused_base = init.clone();
+    auto views = [&](Tensor& base) {
+      return std::vector<Tensor>{base.narrow(0, 0, n).detach().requires_grad_(),
+                                 base.narrow(0, shift, n).detach().requires_grad_()};
+    };
+    std::vector<Tensor> pr = views(ref_base), pf = views(fused_base);
+    SGD ref(pr, SGDOptions(0.1).momentum(0.5).fused(false));
+    SGD fused(pf, SGDOptions(0.1).momentum(0.5).fused(true));
+    for (int s = 0; s < 2; ++s) {
+      pr[0].mutable_grad() = gr;
+      pf[0].mutable_grad() = gr;
+      pr[1].mutable_grad() = gs;
+      pf[1].mutable_grad() = gs;
+      ref.step();
+      fused.step();
+    }
+    EXPECT_TRUE(equal(fused_base, ref_base)) << threads << " threads";
+  }
+}
 
 TEST(OptimFusedStep, SixteenBitParametersUseTheReferencePath) {
   Tensor p = ones({8}, kBFloat16).requires_grad_();

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -97,9 +98,13 @@ struct OptimizerState {
   std::map<std::string, double> scalars;
 };
 
+namespace detail {
+class FusedStep;
+}  // namespace detail
+
 class Optimizer {
  public:
-  virtual ~Optimizer() = default;
+  virtual ~Optimizer();
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
   Optimizer(Optimizer&&) = delete;  // schedulers hold a pointer to it
@@ -168,6 +173,12 @@ class Optimizer {
   // it is dense (PyTorch's preserve_format), else contiguous.
   static Tensor zeros_like_param(const Tensor& param);
 
+  // The step's queue of fused updates: update() may add to it instead of
+  // updating at once; step() runs it after the last update() (also when an
+  // update() throws, so that the parameters before it are updated, as they
+  // would have been one by one).
+  detail::FusedStep& fused_step() { return *fused_; }
+
  private:
   struct Location {
     int64_t index;  // position across all groups
@@ -179,6 +190,7 @@ class Optimizer {
 
   std::string name_;
   GroupOptions defaults_;
+  std::unique_ptr<detail::FusedStep> fused_;
   std::vector<ParamGroup> groups_;
   std::unordered_map<const TensorImpl*, Location> index_of_;
   // Parameters by storage, to find leaves that view the same memory.
