@@ -29,8 +29,8 @@ namespace stride::optim {
   STRIDE_OPTIM_ARG(bool, amsgrad) = false;                                        \
   STRIDE_OPTIM_ARG(bool, maximize) = false;                                       \
   /* One TensorIter pass per parameter computing m, v and p for float32 and */    \
-  /* float64 parameters; bit-identical to the op-by-op reference path, which */   \
-  /* runs otherwise. */                                                           \
+  /* float64 parameters, a step's passes in one parallel region; bit- */          \
+  /* identical to the op-by-op reference path, which runs otherwise. */           \
   STRIDE_OPTIM_ARG(bool, fused) = true;                                           \
                                                                                   \
  public:                                                                          \
