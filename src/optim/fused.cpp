@@ -411,11 +411,12 @@ bool FusedStep::independent() const {
   };
   std::vector<Span> spans;
   for (size_t u = 0; u < updates_.size(); ++u) {
-    for (const Tensor& t : updates_[u].written) {
-      if (t.numel() > 0) spans.push_back({byte_span(t).first, byte_span(t).second, u, true});
-    }
-    for (const Tensor& t : updates_[u].read) {
-      if (t.numel() > 0) spans.push_back({byte_span(t).first, byte_span(t).second, u, false});
+    for (bool written : {true, false}) {
+      for (const Tensor& t : written ? updates_[u].written : updates_[u].read) {
+        if (t.numel() == 0) continue;
+        const auto [lo, hi] = byte_span(t);
+        spans.push_back({lo, hi, u, written});
+      }
     }
   }
   std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.lo < b.lo; });
