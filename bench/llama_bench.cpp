@@ -395,7 +395,8 @@ int run(const Options& o) {
       proj.push_back(stride::randn({B, T, H * E}).requires_grad_(true));
     }
     const auto [cos, sin] = F::rotary_tables(T, E, 0, m.rope_theta);
-    const Tensor dy = stride::randn({B, H, T, E});
+    // As the model's: the gradient of y.transpose(1, 2).reshape({B, T, H E}).
+    const Tensor dy = stride::randn({B, T, H, E}).transpose(1, 2);
     std::vector<double> forward_ms;
     times = time_reps(o, [&] {
       for (int64_t l = 0; l < m.n_layers; ++l) {

@@ -524,6 +524,26 @@ TEST(BlasSmallGemm, MatchesReferenceForEveryTransposeTileEdgeAndScale) {
   }
 }
 
+// B's rows 512 or 1024 floats apart, as a head's v or dout in a (B, T, H E)
+// projection: such a B is copied into a panel first (Note [Small GEMM]).
+TEST(BlasSmallGemm, MatchesReferenceWithBsRowsAPowerOfTwoApart) {
+  for (int64_t ldb : {512, 1024}) {
+    for (int64_t m : {6, 7, 16, 25}) {
+      for (int64_t n : {8, 17, 128}) {
+        for (int64_t k : {3, 16}) {
+          for (auto [alpha, beta] : {std::pair{1.0, 0.0}, std::pair{-0.5, 1.0}}) {
+            Case cs;
+            cs.m = m, cs.n = n, cs.k = k, cs.pad = ldb - n;
+            cs.alpha = alpha, cs.beta = beta, cs.nan_c = beta == 0.0;
+            ASSERT_EQ(cs.ldb(), ldb);
+            ASSERT_TRUE(check_case<float>(cs, Entry::Small));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(BlasSmallGemm, AttentionShapesGoToItWhereTheBlasPacks) {
   // Never by timing: the same shape always takes the same path on a machine.
   EXPECT_EQ(prefers_small_sgemm(16, 16, 128), prefers_small_sgemm(16, 16, 128));
