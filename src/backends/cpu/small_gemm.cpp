@@ -124,22 +124,33 @@ void tile(int64_t k,
           float* c,
           int64_t ldc,
           int64_t cols) {
+  // The loops over the tile are unrolled whole, so that the accumulators
+  // live in registers from start to end (GCC otherwise kept the array on
+  // the stack around the k loop: 24 stores and 12 loads a tile, against
+  // 16 steps of k in attention's products).
   Vec acc[MR][NV];
+#pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) {
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[r][v] = Vec{};
   }
   for (int64_t p = 0; p < k; ++p) {
     Vec bp[NV];
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) bp[v] = vec::load_native(b + p * ldb + v * W);
     const float* ap = a + p * a_col;
+#pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
       const Vec ar = splat(ap[r * a_row]);
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) acc[r][v] = vec::fmadd(ar, bp[v], acc[r][v]);
     }
   }
   const int64_t last = cols - (NV - 1) * W;  // lanes of the last vector
+#pragma GCC unroll 16
   for (int r = 0; r < MR; ++r) {
     float* cr = c + r * ldc;
+#pragma GCC unroll 4
     for (int v = 0; v + 1 < NV; ++v) store_lanes(cr + v * W, acc[r][v], alpha, beta, W);
     store_lanes(cr + (NV - 1) * W, acc[r][NV - 1], alpha, beta, last);
   }
