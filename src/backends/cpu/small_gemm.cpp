@@ -262,6 +262,11 @@ void sgemm_small(bool trans_a,
     case 2:
       column_block<2>(m, k, a, a_row, a_col, b + j, ldb, alpha, beta, c + j, ldc, n - j);
       break;
+    case 3:  // a part of a vector past two whole ones
+      if constexpr (kMaxVectors >= 3) {
+        column_block<3>(m, k, a, a_row, a_col, b + j, ldb, alpha, beta, c + j, ldc, n - j);
+      }
+      break;
     default:
       break;
   }
