@@ -24,21 +24,25 @@ bool has_internal_overlap(const Tensor& t) {
   return false;
 }
 
+std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
+  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
+  const int64_t es = int64_t(t.element_size());
+  int64_t lo = 0, hi = es;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    const int64_t reach = (t.size(d) - 1) * t.stride(d) * es;
+    (reach < 0 ? lo : hi) += reach;
+  }
+  return {base + uintptr_t(lo), base + uintptr_t(hi)};
+}
+
 bool partially_overlap(const Tensor& a, const Tensor& b) {
   if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
   if (a.storage_offset() == b.storage_offset() && a.sizes() == b.sizes() &&
       a.strides() == b.strides() && a.dtype() == b.dtype()) {
     return false;
   }
-  auto range = [](const Tensor& t) {
-    const int64_t es = int64_t(t.element_size());
-    int64_t lo = t.storage_offset() * es, hi = lo;
-    for (int64_t d = 0; d < t.dim(); ++d)
-      hi += (t.sizes()[size_t(d)] - 1) * t.strides()[size_t(d)] * es;
-    return std::pair{lo, hi + es};
-  };
-  auto [alo, ahi] = range(a);
-  auto [blo, bhi] = range(b);
+  const auto [alo, ahi] = byte_span(a);
+  const auto [blo, bhi] = byte_span(b);
   return alo < bhi && blo < ahi;
 }
 

@@ -12,6 +12,7 @@
 #endif
 
 #include "core/check.h"
+#include "core/overlap.h"
 #include "core/tensor_iter.h"
 #include "stride/parallel.h"
 
@@ -322,18 +323,6 @@ void sgd_range(
   });
 }
 
-// The bytes a view spans, [lo, hi).
-std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
-  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
-  const int64_t es = int64_t(element_size(t.dtype()));
-  int64_t lo = 0, hi = es;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    const int64_t reach = (t.size(d) - 1) * t.stride(d) * es;
-    (reach < 0 ? lo : hi) += reach;
-  }
-  return {base + uintptr_t(lo), base + uintptr_t(hi)};
-}
-
 }  // namespace
 
 // Note [Multi-tensor steps]
@@ -414,7 +403,7 @@ bool FusedStep::independent() const {
     for (bool written : {true, false}) {
       for (const Tensor& t : written ? updates_[u].written : updates_[u].read) {
         if (t.numel() == 0) continue;
-        const auto [lo, hi] = byte_span(t);
+        const auto [lo, hi] = ::stride::detail::byte_span(t);
         spans.push_back({lo, hi, u, written});
       }
     }

@@ -589,7 +589,6 @@ float* copy_of_b_buffer(int64_t elements) {
 // leading dimension copies it first into rows 16 floats longer (Note
 // [Transposed B]'s copy of B^T too), k*n or m*k copies against m*n*k
 // multiply-adds: only when the other side has at least kCopyMinRows.
-constexpr int64_t kAliasingFloats = 512;
 constexpr int64_t kLdPadding = 16;
 constexpr int64_t kCopyMinRows = 32;
 

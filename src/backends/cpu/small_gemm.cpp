@@ -63,10 +63,6 @@ constexpr int kMaxVectors = 3;  // 32 registers: up to 8 x 3 accumulators
 constexpr int kMaxVectors = 2;  // 16 registers: up to 6 x 2 accumulators
 #endif
 
-// B's rows a multiple of this many floats apart fall in few L1 sets (Note
-// [Small GEMM]).
-constexpr int64_t kAliasingFloats = 512;
-
 // Rows of C in a register tile of nv vectors: accumulators plus B's nv
 // vectors and a broadcast fill the register file without spilling.
 template <int NV>

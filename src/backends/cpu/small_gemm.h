@@ -6,6 +6,12 @@
 
 namespace stride::cpu {
 
+// Rows a multiple of this many floats (2 KiB) apart fall in few cache sets:
+// L1's 64 sets of 64 bytes span 4 KiB. Both the small kernel and oneDNN's
+// AVX2 sgemm copy such operands first (Note [Small GEMM], Note [Aliasing
+// leading dimensions] in blas.cpp).
+inline constexpr int64_t kAliasingFloats = 512;
+
 // Whether OpenBLAS's sgemm on this CPU packs both operands whatever their
 // size (all its kernel families but the AVX-512 ones; Note [Small GEMM]).
 bool openblas_packs_small_sgemm();
