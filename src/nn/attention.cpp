@@ -69,6 +69,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -146,16 +147,20 @@ class DropoutRows {
   explicit DropoutRows(const AttentionShape& a, int64_t block_rows)
       : a_(a), keep_(size_t(a.dropout_p > 0 ? block_rows * a.S : 0)) {}
 
-  void draw(int64_t n, int64_t i0, int64_t rows, int64_t keys) {
+  // Into `into` (rows a.S apart, as the forward saves them for the
+  // backward) instead of the object's own buffer, when not null.
+  void draw(int64_t n, int64_t i0, int64_t rows, int64_t keys, uint8_t* into = nullptr) {
+    rows_ = into != nullptr ? into : keep_.data();
     if (rows == 0 || keys == 0) return;
-    ::stride::detail::bernoulli_at(keep_.data(), (n * a_.L + i0) * a_.S, (rows - 1) * a_.S + keys,
+    ::stride::detail::bernoulli_at(rows_, (n * a_.L + i0) * a_.S, (rows - 1) * a_.S + keys,
                                    1 - a_.dropout_p, a_.key, a_.base);
   }
-  const uint8_t* keep(int64_t i) const { return keep_.data() + i * a_.S; }
+  const uint8_t* keep(int64_t i) const { return rows_ + i * a_.S; }
 
  private:
   const AttentionShape& a_;
   std::vector<uint8_t> keep_;
+  uint8_t* rows_ = keep_.data();
 };
 
 // What the forward keeps for the backward when the probabilities are small
@@ -263,31 +268,35 @@ T exp_row(T* row, int64_t n, int64_t keys, T shift) {
   }
 }
 
-// row[j] *= factor for j < n, the rest of the last vector's lanes 0.
+// The end of a forward row, whose exponentials are row[0, n) and zeros
+// from n to `keys`: the probabilities P = row * factor go to saved[0, keys)
+// when saved is not null, and row becomes Pd = P * M, M from dropout's
+// choices keep[0, n) (Note [Fused attention]), or P without dropout (keep
+// null). One pass over the row: a separate copy was a library call per
+// row of 16 keys.
 template <class T>
-void scale_row(T* row, int64_t n, T factor) {
+void finish_row(T* row, int64_t n, int64_t keys, T factor, T* saved, const uint8_t* keep, T scale) {
   if constexpr (std::is_same_v<T, float>) {
-    for (int64_t j = 0; j < n; j += kRowLanes) {
+    for (int64_t j = 0; j < keys; j += kRowLanes) {
       const NVec x = cpu::vec::load_native(row + j);
-      cpu::vec::store_native(
-          row + j, kLaneIndex < int32_t(std::min<int64_t>(n - j, kRowLanes)) ? x * factor : NVec{});
+      const NVec p =
+          kLaneIndex < int32_t(std::min<int64_t>(n - j, kRowLanes)) ? x * factor : NVec{};
+      if (saved != nullptr) {
+        if (j + kRowLanes <= keys) {
+          cpu::vec::store_native(saved + j, p);
+        } else {  // saved rows are not padded: the next row starts at keys
+          std::memcpy(saved + j, &p, size_t(keys - j) * sizeof(float));
+        }
+      }
+      cpu::vec::store_native(row + j,
+                             keep != nullptr ? p * dropout_lanes(keep + j, n - j, scale) : p);
     }
   } else {
     for (int64_t j = 0; j < n; ++j) row[j] *= factor;
-  }
-}
-
-// row[j] *= M(j) for j < n (row[j] = 0 from n to the vector's end), M from
-// dropout's choices keep[0, n) (Note [Fused attention]).
-template <class T>
-void apply_dropout(T* row, const uint8_t* keep, int64_t n, T scale) {
-  if constexpr (std::is_same_v<T, float>) {
-    for (int64_t j = 0; j < n; j += kRowLanes) {
-      cpu::vec::store_native(
-          row + j, cpu::vec::load_native(row + j) * dropout_lanes(keep + j, n - j, scale));
+    if (saved != nullptr) std::copy_n(row, keys, saved);
+    if (keep != nullptr) {
+      for (int64_t j = 0; j < n; ++j) row[j] *= keep[j] != 0 ? scale : T(0);
     }
-  } else {
-    for (int64_t j = 0; j < n; ++j) row[j] *= keep[j] != 0 ? scale : T(0);
   }
 }
 
@@ -451,7 +460,11 @@ void fused_forward(const AttentionShape& a,
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.alignment);
         cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qk.queries(n, i0, rows),
                   qk.ld_queries(), kn, qk.ld_keys(), T(0), p.data(), ldp);
-        if (a.dropout_p > 0) dropout.draw(n, i0, rows, keys);
+        // The choices go where the backward reads them, if it does.
+        if (a.dropout_p > 0) {
+          dropout.draw(n, i0, rows, keys,
+                       saved.keep != nullptr ? saved.keep + (n * a.L + i0) * a.S : nullptr);
+        }
         auto limit_of = [&](int64_t r) {
           return key_limit(i0 + r, a.L, a.S, a.causal, a.alignment);
         };
@@ -474,13 +487,9 @@ void fused_forward(const AttentionShape& a,
             lse[n * a.L + i] = nan;
             continue;
           }
-          scale_row(row, limit, T(1) / sums[size_t(r)]);
-          if (saved.probs != nullptr) std::copy_n(row, keys, saved.probs + (n * a.L + i) * a.S);
-          if (a.dropout_p > 0) {
-            const uint8_t* keep = dropout.keep(r);
-            apply_dropout(row, keep, limit, scale);
-            if (saved.keep != nullptr) std::copy_n(keep, limit, saved.keep + (n * a.L + i) * a.S);
-          }
+          finish_row(row, limit, keys, T(1) / sums[size_t(r)],
+                     saved.probs != nullptr ? saved.probs + (n * a.L + i) * a.S : nullptr,
+                     a.dropout_p > 0 ? dropout.keep(r) : nullptr, scale);
           lse[n * a.L + i] = maxima[size_t(r)] + std::log(sums[size_t(r)]);
         }
         T* out_rows = out[n] + i0 * out.ld();

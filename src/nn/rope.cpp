@@ -82,54 +82,47 @@ AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
   return tables;
 }
 
-// Rotations of interleaved pairs run in vectors of the CPU's width: the
-// pair swaps and the table expansion below are shuffles within one
-// register there, while 16-lane shuffles on a CPU without AVX-512 (two ymm
-// halves) compiled to scalar moves through the stack, and the rotations
-// took a quarter of the article Llama's attention on a Zen 3 CPU.
+// Rotations of interleaved pairs run in vectors of the CPU's width, on
+// tables expanded to the row's layout (RowRotation): C = (c0, c0, c1, c1,
+// ...) and S = (-s0, s0, -s1, s1, ...), so a vector is two products and a
+// pair swap within one register. Expanding compact tables in registers cost
+// five shuffles a vector, and the rotations took a fifth of the article
+// Llama's rotary attention on a Zen 3 CPU (8-lane vectors, in L1: 2.35 ->
+// 1.72 ns each expanded). 16-lane shuffles on a CPU without AVX-512 (two
+// ymm halves) compiled to scalar moves through the stack, hence the native
+// width.
 using RowVec = vec::NativeVec;
 constexpr int64_t kPairLanes = vec::kNativeLanes;
-using PairVec = float __attribute__((vector_size(2 * kPairLanes)));  // cos or sin of its pairs
 
-// x * C + swap_pairs(x) * S with C = (c0, c0, c1, c1, ...) and
-// S = (-s0, s0, -s1, s1, ...).
 template <size_t... I>
-RowVec rotate_pairs(RowVec x, PairVec c, PairVec s, std::index_sequence<I...>) {
-  const RowVec swapped = __builtin_shufflevector(x, x, (I ^ 1)...);
-  const RowVec cv = __builtin_shufflevector(c, c, (I / 2)...);
-  const RowVec sv =
-      __builtin_shufflevector(-s, s, (I % 2 == 0 ? I / 2 : kPairLanes / 2 + I / 2)...);
-  return x * cv + swapped * sv;
+RowVec rotate_pairs(RowVec x, RowVec c, RowVec s, std::index_sequence<I...>) {
+  return x * c + __builtin_shufflevector(x, x, (I ^ 1)...) * s;
 }
 
 // One row of D floats, pairs (x[2i], x[2i + 1]): y = x * C + swap_pairs(x) * S,
 // the same on every lane. Blocks start at even offsets and a partial block
 // has an even length, so both features of a pair are in one block (its
-// unused lanes are zeros). C and S are expanded from the (T, D/2) tables in
-// registers: tables stored expanded, twice the size, made the pass up to
-// 15% slower (they compete with x and y for cache).
+// unused lanes are zeros).
 [[gnu::always_inline]] inline void rotate_interleaved(
     const float* x, const float* c, const float* s, float* y, int64_t D) {
   constexpr auto lanes = std::make_index_sequence<size_t(kPairLanes)>{};
   int64_t j = 0;
   for (; j + kPairLanes <= D; j += kPairLanes) {
-    RowVec xv;
-    PairVec cv, sv;
+    RowVec xv, cv, sv;
     std::memcpy(&xv, x + j, sizeof(xv));
-    std::memcpy(&cv, c + j / 2, sizeof(cv));
-    std::memcpy(&sv, s + j / 2, sizeof(sv));
+    std::memcpy(&cv, c + j, sizeof(cv));
+    std::memcpy(&sv, s + j, sizeof(sv));
     const RowVec yv = rotate_pairs(xv, cv, sv, lanes);
     std::memcpy(y + j, &yv, sizeof(yv));
   }
   if (j < D) {
-    const int64_t n = D - j;
-    RowVec xv{};
-    PairVec cv{}, sv{};
-    std::memcpy(&xv, x + j, size_t(n) * sizeof(float));
-    std::memcpy(&cv, c + j / 2, size_t(n / 2) * sizeof(float));
-    std::memcpy(&sv, s + j / 2, size_t(n / 2) * sizeof(float));
+    const size_t bytes = size_t(D - j) * sizeof(float);
+    RowVec xv{}, cv{}, sv{};
+    std::memcpy(&xv, x + j, bytes);
+    std::memcpy(&cv, c + j, bytes);
+    std::memcpy(&sv, s + j, bytes);
     const RowVec yv = rotate_pairs(xv, cv, sv, lanes);
-    std::memcpy(y + j, &yv, size_t(n) * sizeof(float));
+    std::memcpy(y + j, &yv, bytes);
   }
 }
 
@@ -152,13 +145,26 @@ RowRotation<T>::RowRotation(const AngleTables& tables,
                             double sign,
                             int64_t D,
                             RopeConvention convention)
-    : cosines_(tables.cosines.size()),
-      sines_(tables.sines.size()),
-      D_(D),
-      interleaved_(convention == RopeConvention::Interleaved) {
-  for (size_t k = 0; k < cosines_.size(); ++k) {
-    cosines_[k] = T(tables.cosines[k]);
-    sines_[k] = T(sign * tables.sines[k]);
+    : D_(D), interleaved_(convention == RopeConvention::Interleaved) {
+  const size_t half = size_t(D / 2), angles = tables.cosines.size();
+  if (std::is_same_v<T, float> && interleaved_) {
+    // Expanded to the rows' layout (rotate_interleaved).
+    cosines_.resize(2 * angles);
+    sines_.resize(2 * angles);
+    for (size_t k = 0; k < angles; ++k) {
+      cosines_[2 * k] = cosines_[2 * k + 1] = T(tables.cosines[k]);
+      sines_[2 * k + 1] = T(sign * tables.sines[k]);
+      sines_[2 * k] = -sines_[2 * k + 1];
+    }
+    table_cols_ = int64_t(2 * half);
+  } else {
+    cosines_.resize(angles);
+    sines_.resize(angles);
+    for (size_t k = 0; k < angles; ++k) {
+      cosines_[k] = T(tables.cosines[k]);
+      sines_[k] = T(sign * tables.sines[k]);
+    }
+    table_cols_ = int64_t(half);
   }
 }
 
@@ -171,8 +177,8 @@ void RowRotation<T>::rows(
   for (int64_t r = 0; r < count; ++r) {
     const T* xr = x + r * ldx;
     T* yr = y + r * ldy;
-    const T* cs = cosines_.data() + (t0 + r) * half;
-    const T* sn = sines_.data() + (t0 + r) * half;
+    const T* cs = cosines_.data() + (t0 + r) * table_cols_;
+    const T* sn = sines_.data() + (t0 + r) * table_cols_;
     if constexpr (std::is_same_v<T, float>) {
       if (interleaved_) {
         rotate_interleaved(xr, cs, sn, yr, D_);

@@ -23,7 +23,8 @@ SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, 
 
 // Rotates rows of D features by the angles of their table rows, by +angle
 // (sign = 1) or -angle (sign = -1, the backward). float32 rows run in vectors
-// of the CPU's width with cos and sign * sin rounded once to float32;
+// of the CPU's width with cos and sign * sin rounded once to float32
+// (interleaved pairs on tables expanded to the rows' layout, (T, D));
 // float64 rows run a scalar loop on the float64 tables. A row may be
 // rotated in place (x == y).
 template <class T>
@@ -37,6 +38,7 @@ class RowRotation {
 
  private:
   std::vector<T> cosines_, sines_;  // sines_ holds sign * sin
+  int64_t table_cols_;              // a table row's length: D / 2, or D expanded
   int64_t D_;
   bool interleaved_;
 };
