@@ -85,10 +85,11 @@ AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
 // Rotations of interleaved pairs run in vectors of the CPU's width, on
 // tables expanded to the row's layout (RowRotation): C = (c0, c0, c1, c1,
 // ...) and S = (-s0, s0, -s1, s1, ...), so a vector is two products and a
-// pair swap within one register. Expanding compact tables in registers cost
-// five shuffles a vector, and the rotations took a fifth of the article
-// Llama's rotary attention on a Zen 3 CPU (8-lane vectors, in L1: 2.35 ->
-// 1.72 ns each expanded). 16-lane shuffles on a CPU without AVX-512 (two
+// pair swap within one register. Expanding compact tables in registers
+// took five shuffles a vector: on a Zen 3 CPU, rows in L1, 2.3-2.5 ns a
+// vector against 1.7-1.9 expanded (rows from memory cost ~6 ns either
+// way), and the standalone pass over the article's heads is no slower for
+// the tables' doubled size. 16-lane shuffles on a CPU without AVX-512 (two
 // ymm halves) compiled to scalar moves through the stack, hence the native
 // width.
 using RowVec = vec::NativeVec;
