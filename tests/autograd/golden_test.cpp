@@ -21,7 +21,7 @@ using LossFn = std::function<Tensor(const Leaves&, const std::vector<Tensor>& in
 
 const io::SafetensorsContents& golden() {
   static const io::SafetensorsContents file =
-      io::load_safetensors(std::string(STRIDE_GOLDEN_DIR) + "/autograd.safetensors");
+      io::load_safetensors(STRIDE_GOLDEN_DIR "/autograd.safetensors");
   return file;
 }
 

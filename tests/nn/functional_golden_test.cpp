@@ -200,7 +200,7 @@ struct GoldenData {
 };
 
 std::string golden_path() {
-  return std::string(STRIDE_GOLDEN_DIR) + "/nn_functional.safetensors";
+  return STRIDE_GOLDEN_DIR "/nn_functional.safetensors";
 }
 
 GoldenData read_golden_file() {

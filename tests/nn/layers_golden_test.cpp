@@ -19,7 +19,7 @@ namespace {
 
 const io::SafetensorsContents& golden() {
   static const io::SafetensorsContents file =
-      io::load_safetensors(std::string(STRIDE_GOLDEN_DIR) + "/nn_layers.safetensors");
+      io::load_safetensors(STRIDE_GOLDEN_DIR "/nn_layers.safetensors");
   return file;
 }
 

@@ -77,7 +77,7 @@ struct Model : nn::Module {
 
 std::vector<std::string> pytorch_names(const std::string& what) {
   static const io::SafetensorsContents file =
-      io::load_safetensors(std::string(STRIDE_GOLDEN_DIR) + "/nn_layers.safetensors");
+      io::load_safetensors(STRIDE_GOLDEN_DIR "/nn_layers.safetensors");
   return nlohmann::json::parse(file.metadata.at("names/" + what)).get<std::vector<std::string>>();
 }
 

@@ -756,7 +756,7 @@ struct GoldenData {
 };
 
 std::string golden_path() {
-  return std::string(STRIDE_GOLDEN_DIR) + "/ops.safetensors";
+  return STRIDE_GOLDEN_DIR "/ops.safetensors";
 }
 
 // Groups CASE/inN and CASE/outN; numbering must be dense from 0.

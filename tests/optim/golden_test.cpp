@@ -32,7 +32,7 @@ using optim::ParamGroup;
 
 const io::SafetensorsContents& golden() {
   static const io::SafetensorsContents file =
-      io::load_safetensors(std::string(STRIDE_GOLDEN_DIR) + "/optim.safetensors");
+      io::load_safetensors(STRIDE_GOLDEN_DIR "/optim.safetensors");
   return file;
 }
 
