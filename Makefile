@@ -37,7 +37,7 @@ test: build
 # -O1 cut the ASan+UBSan build from ~2,100 to 1,610 s of CPU (cold) against
 # -O2. -fexpensive-optimizations keeps GCC's FMA contraction, which it does
 # only with that flag: the tests that bound the kernels' error in ulps need it.
-# The test files' own level is set in tests/CMakeLists.txt (-Og under ASan).
+# The test files' own level is set in tests/CMakeLists.txt (-Og under ASan+UBSan).
 SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -fexpensive-optimizations -g1 -DNDEBUG" \
   -DSTRIDE_BUILD_APPS=OFF
