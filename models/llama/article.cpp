@@ -104,10 +104,10 @@ Tensor ArticleMultiheadAttention::forward(const Tensor& x) {
     wk.push_back(head->w_k->weight);
     wv.push_back(head->w_v->weight);
   }
-  auto project = [&](const std::vector<Tensor>& w) {
-    return F::linear_concat(x, w).view({B, T, H, d}).transpose(1, 2);  // (B, H, T, d)
-  };
-  Tensor q = project(wq), k = project(wk), v = project(wv), y;
+  // q, k and v as one op: x's gradient sums the three in the GEMMs.
+  const std::vector<Tensor> qkv = F::linear_groups(x, {wq, wk, wv});
+  auto by_head = [&](const Tensor& t) { return t.view({B, T, H, d}).transpose(1, 2); };
+  Tensor q = by_head(qkv[0]), k = by_head(qkv[1]), v = by_head(qkv[2]), y;  // (B, H, T, d)
   if (record) {
     y = attend(rotate(q), rotate(k), v);
   } else {

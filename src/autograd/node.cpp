@@ -150,10 +150,10 @@ Edge gradient_edge(const Tensor& t) {
 
 namespace {
 
-template <class Inputs>
+template <class Inputs, class Outputs>
 std::shared_ptr<FunctionNode> make_node_for(const char* op,
                                             const Inputs& inputs,
-                                            std::initializer_list<const Tensor*> outputs) {
+                                            const Outputs& outputs) {
   if (!GradMode::is_enabled()) return nullptr;
   bool any = false;
   // An undefined optional input (a missing bias) is passed like nullptr.
@@ -204,6 +204,12 @@ std::shared_ptr<FunctionNode> make_node(const char* op,
 std::shared_ptr<FunctionNode> make_node(const char* op,
                                         const std::vector<const Tensor*>& inputs,
                                         std::initializer_list<const Tensor*> outputs) {
+  return make_node_for(op, inputs, outputs);
+}
+
+std::shared_ptr<FunctionNode> make_node(const char* op,
+                                        const std::vector<const Tensor*>& inputs,
+                                        const std::vector<const Tensor*>& outputs) {
   return make_node_for(op, inputs, outputs);
 }
 

@@ -91,10 +91,13 @@ Edge gradient_edge(const Tensor& t);
 std::shared_ptr<FunctionNode> make_node(const char* op,
                                         std::initializer_list<const Tensor*> inputs,
                                         std::initializer_list<const Tensor*> outputs);
-// The same for a number of inputs known only at run time.
+// The same for a number of inputs, or of outputs, known only at run time.
 std::shared_ptr<FunctionNode> make_node(const char* op,
                                         const std::vector<const Tensor*>& inputs,
                                         std::initializer_list<const Tensor*> outputs);
+std::shared_ptr<FunctionNode> make_node(const char* op,
+                                        const std::vector<const Tensor*>& inputs,
+                                        const std::vector<const Tensor*>& outputs);
 
 // Sums `grad` down to `shape` (the reverse of broadcasting).
 Tensor sum_to(const Tensor& grad, IntArrayRef shape);

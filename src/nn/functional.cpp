@@ -255,109 +255,203 @@ constexpr int64_t kConcatDecodeGrain = 64;  // weight rows per task at least
 // separate linear() calls at any thread count. (OpenBLAS's float64 kernels
 // may sum a row differently by where it falls in a split, so float64 keeps
 // one GEMM per weight.)
-Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
-  STRIDE_CHECK(!weights.empty(), ValueError, "[linear_concat] expected at least one weight.");
-  int64_t total = 0;
-  for (const Tensor& w : weights) {
-    STRIDE_CHECK(w.dim() == 2 && x.dim() >= 1 && w.size(1) == x.size(-1), ShapeError,
-                 "[linear_concat] expected weights (out_i, in) and x (..., in); got weight ",
-                 shape_str(w.sizes()), " for x ", shape_str(x.sizes()), ".");
-    total += w.size(0);
+//
+// linear_groups is the same op with one output per group of weights. Its
+// x's gradient is summed by blocks of rows too: each group's sum as
+// linear_concat's, and the groups' sums added into the block last group
+// first, as autograd adds the gradients of separate layers (the node recorded
+// last runs first). The sums stay in cache and autograd's adds of whole
+// gradients are saved, and where the rows are whole blocks (a multiple of
+// kConcatRowBlock, as the models' 512 and 4096) the bits are those of
+// separate layers: grouping them changes no result (tested against linear()
+// up to depth 352, the FFN's at the article's size).
+namespace {
+
+// linear_groups' weights in one list, in group order: weight i goes into
+// columns [column[i], column[i] + rows of weight i) of output group_of[i];
+// the weights of group g are [first[g], first[g + 1]).
+struct GroupedWeights {
+  std::vector<Tensor> weights;
+  std::vector<size_t> group_of, first{0};
+  std::vector<int64_t> column, width;  // width: each output's columns
+};
+
+GroupedWeights flatten_groups(const Tensor& x,
+                              const std::vector<std::vector<Tensor>>& groups,
+                              const char* op) {
+  STRIDE_CHECK(!groups.empty(), ValueError, "[", op, "] expected at least one weight.");
+  GroupedWeights f;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    STRIDE_CHECK(!groups[g].empty(), ValueError, "[", op,
+                 "] expected at least one weight in group ", g, ".");
+    f.width.push_back(0);
+    for (const Tensor& w : groups[g]) {
+      STRIDE_CHECK(w.dim() == 2 && x.dim() >= 1 && w.size(1) == x.size(-1), ShapeError, "[", op,
+                   "] expected weights (out_i, in) and x (..., in); got weight ",
+                   shape_str(w.sizes()), " for x ", shape_str(x.sizes()), ".");
+      f.weights.push_back(w);
+      f.group_of.push_back(g);
+      f.column.push_back(f.width[g]);
+      f.width[g] += w.size(0);
+    }
+    f.first.push_back(f.weights.size());
   }
-  if (!direct_linear_concat(x, weights)) return linear(x, cat(weights, 0));
-  profiler::RecordFunction record("linear_concat", {x, weights[0]});
+  return f;
+}
+
+// The groups whose output has a gradient, last first: the order in which
+// x's gradient adds their sums (Note [Linear over concatenated weights]).
+std::vector<size_t> groups_with_gradient(const autograd::Grads& gs) {
+  std::vector<size_t> groups;
+  for (size_t g = gs.size(); g-- > 0;) {
+    if (gs[g].defined()) groups.push_back(g);
+  }
+  return groups;
+}
+
+// dst[0, n) += src[0, n) in x's dtype (float32 or float64).
+void add_into(const Tensor& like, void* dst, const void* src, int64_t n) {
+  auto add = [n](auto* d, const auto* a) {
+    for (int64_t i = 0; i < n; ++i) d[i] += a[i];
+  };
+  if (like.dtype() == kFloat32) {
+    add(static_cast<float*>(dst), static_cast<const float*>(src));
+  } else {
+    add(static_cast<double*>(dst), static_cast<const double*>(src));
+  }
+}
+
+std::vector<Tensor> grouped_linear(const Tensor& x,
+                                   const std::vector<std::vector<Tensor>>& groups,
+                                   const char* op) {
+  const GroupedWeights f = flatten_groups(x, groups, op);
+  if (!direct_linear_concat(x, f.weights)) {
+    std::vector<Tensor> ys;
+    for (const auto& group : groups)
+      ys.push_back(linear(x, group.size() == 1 ? group[0] : cat(group, 0)));
+    return ys;
+  }
+  profiler::RecordFunction record(op, {x, f.weights[0]});
   const int64_t K = x.size(-1);
   int64_t M = 1;
   for (int64_t d = 0; d + 1 < x.dim(); ++d) M *= x.size(d);
   const Tensor x2 = x.reshape({M, K}).contiguous();
-  DimVector shape = x.sizes().dims();
-  shape.back() = total;
-  Tensor y = empty(shape, x.dtype());
-  const size_t elem = x.element_size();
-  std::vector<int64_t> offsets{0};  // of each weight's columns
-  for (const Tensor& w : weights) offsets.push_back(offsets.back() + w.size(0));
+  std::vector<Tensor> ys;
+  for (int64_t width : f.width) {
+    DimVector shape = x.sizes().dims();
+    shape.back() = width;
+    ys.push_back(empty(shape, x.dtype()));
+  }
+  const size_t elem = x.element_size(), n = f.weights.size();
+  // Weight i's first output column in x's dtype, and its output's row length.
+  auto out = [&](size_t i) {
+    return static_cast<char*>(ys[f.group_of[i]].data_ptr()) + size_t(f.column[i]) * elem;
+  };
+  auto ldc = [&](size_t i) { return f.width[f.group_of[i]]; };
   {
     NoGradGuard no_grad;
-    char* out = static_cast<char*>(y.data_ptr());
     if (M <= kConcatDecodeRows && x.dtype() == kFloat32) {
-      parallel_for(0, total, kConcatDecodeGrain, [&](int64_t begin, int64_t end) {
-        for (size_t i = 0; i < weights.size(); ++i) {
-          const int64_t first = std::max(begin, offsets[i]), last = std::min(end, offsets[i + 1]);
-          if (first >= last) continue;
-          const Tensor& w = weights[i];
-          gemm(x, false, true, M, last - first, K, x2.data_ptr(), K,
+      std::vector<int64_t> offsets{0};  // of each weight's rows among all weights'
+      for (const Tensor& w : f.weights) offsets.push_back(offsets.back() + w.size(0));
+      parallel_for(0, offsets.back(), kConcatDecodeGrain, [&](int64_t begin, int64_t end) {
+        for (size_t i = 0; i < n; ++i) {
+          const int64_t row0 = std::max(begin, offsets[i]), row1 = std::min(end, offsets[i + 1]);
+          if (row0 >= row1) continue;
+          const Tensor& w = f.weights[i];
+          gemm(x, false, true, M, row1 - row0, K, x2.data_ptr(), K,
                static_cast<const char*>(w.data_ptr()) +
-                   size_t((first - offsets[i]) * w.stride(0)) * elem,
-               w.stride(0), false, out + size_t(first) * elem, total);
+                   size_t((row0 - offsets[i]) * w.stride(0)) * elem,
+               w.stride(0), false, out(i) + size_t(row0 - offsets[i]) * elem, ldc(i));
         }
       });
     } else {
-      parallel_for(0, int64_t(weights.size()), weights_per_task(weights.size()),
-                   [&](int64_t begin, int64_t end) {
-                     for (int64_t i = begin; i < end; ++i) {
-                       const Tensor& w = weights[size_t(i)];
-                       gemm(x, false, true, M, w.size(0), K, x2.data_ptr(), K, w.data_ptr(),
-                            w.stride(0), false, out + size_t(offsets[size_t(i)]) * elem, total);
-                     }
-                   });
+      parallel_for(0, int64_t(n), weights_per_task(n), [&](int64_t begin, int64_t end) {
+        for (auto i = size_t(begin); i < size_t(end); ++i) {
+          const Tensor& w = f.weights[i];
+          gemm(x, false, true, M, w.size(0), K, x2.data_ptr(), K, w.data_ptr(), w.stride(0), false,
+               out(i), ldc(i));
+        }
+      });
     }
   }
-  std::vector<const Tensor*> inputs{&x};
-  for (const Tensor& w : weights) inputs.push_back(&w);
-  if (auto node = autograd::make_node("linear_concat", inputs, {&y})) {
+  std::vector<const Tensor*> inputs{&x}, outputs;
+  for (const Tensor& w : f.weights) inputs.push_back(&w);
+  for (const Tensor& y : ys) outputs.push_back(&y);
+  if (auto node = autograd::make_node(op, inputs, outputs)) {
     std::vector<autograd::SavedTensor> saved_w;
     std::vector<bool> need_w;
-    for (const Tensor& w : weights) {
+    for (const Tensor& w : f.weights) {
       saved_w.push_back(autograd::SavedTensor::input(w));
       need_w.push_back(autograd::requires_grad(w));
     }
-    node->set_backward([sx = autograd::SavedTensor::input(x2), saved_w, need_w, offsets,
-                        need_x = autograd::requires_grad(x), x_shape = x.sizes().dims(), M, K,
-                        total](const autograd::Grads& gs) {
+    GroupedWeights plan = f;
+    plan.weights.clear();  // saved_w holds them, checked against in-place changes
+    node->set_backward([sx = autograd::SavedTensor::input(x2), saved_w, need_w,
+                        plan = std::move(plan), need_x = autograd::requires_grad(x),
+                        x_shape = x.sizes().dims(), M, K](const autograd::Grads& gs) {
       const Tensor xv = sx.get();
       std::vector<Tensor> w;
       for (const auto& s : saved_w) w.push_back(s.get());
       autograd::Grads grads(w.size() + 1);
+      const std::vector<size_t> with_grad = groups_with_gradient(gs);
       if (GradMode::is_enabled()) {  // create_graph: the same sums, written with ops
-        const Tensor g2 = gs[0].reshape({M, total});
         Tensor gx;
-        int64_t offset = 0;
-        for (size_t i = 0; i < w.size(); ++i) {
-          const Tensor gi = g2.narrow(1, offset, w[i].size(0));
-          offset += w[i].size(0);
-          if (need_x) gx = gx.defined() ? gx + matmul(gi, w[i]) : matmul(gi, w[i]);
-          if (need_w[i]) grads[i + 1] = matmul(gi.t(), xv);
+        for (size_t g : with_grad) {
+          const Tensor g2 = gs[g].reshape({M, plan.width[g]});
+          Tensor sum;
+          for (size_t i = plan.first[g]; i < plan.first[g + 1]; ++i) {
+            const Tensor gi = g2.narrow(1, plan.column[i], w[i].size(0));
+            if (need_x) sum = sum.defined() ? sum + matmul(gi, w[i]) : matmul(gi, w[i]);
+            if (need_w[i]) grads[i + 1] = matmul(gi.t(), xv);
+          }
+          if (need_x) gx = gx.defined() ? gx + sum : sum;
         }
         if (need_x) grads[0] = gx.view(x_shape);
         return grads;
       }
-      const Tensor g2 = gs[0].reshape({M, total}).contiguous();
-      const size_t size = g2.element_size();
-      const char* g = static_cast<const char*>(g2.data_ptr());
+      std::vector<Tensor> g2(gs.size());
+      for (size_t g = 0; g < gs.size(); ++g) {
+        if (gs[g].defined()) g2[g] = gs[g].reshape({M, plan.width[g]}).contiguous();
+      }
+      const size_t size = xv.element_size();
+      // Weight i's columns of its output's gradient, and that gradient's row length.
+      auto grad = [&](size_t i) {
+        return static_cast<const char*>(g2[plan.group_of[i]].data_ptr()) +
+               size_t(plan.column[i]) * size;
+      };
+      auto ld = [&](size_t i) { return plan.width[plan.group_of[i]]; };
       // dw_i = dy_i^T @ x, one weight per task.
-      for (size_t i = 0; i < w.size(); ++i) {
-        if (need_w[i]) grads[i + 1] = empty({w[i].size(0), K}, g2.dtype());
+      for (size_t g : with_grad) {
+        for (size_t i = plan.first[g]; i < plan.first[g + 1]; ++i) {
+          if (need_w[i]) grads[i + 1] = empty({w[i].size(0), K}, xv.dtype());
+        }
       }
       parallel_for(0, int64_t(w.size()), weights_per_task(w.size()),
                    [&](int64_t begin, int64_t end) {
-                     for (int64_t i = begin; i < end; ++i) {
-                       if (!need_w[size_t(i)]) continue;
-                       gemm(g2, true, false, w[size_t(i)].size(0), K, M,
-                            g + size_t(offsets[size_t(i)]) * size, total, xv.data_ptr(), K, false,
-                            grads[size_t(i) + 1].data_ptr(), K);
+                     for (auto i = size_t(begin); i < size_t(end); ++i) {
+                       if (!grads[i + 1].defined()) continue;
+                       gemm(xv, true, false, w[i].size(0), K, M, grad(i), ld(i), xv.data_ptr(), K,
+                            false, grads[i + 1].data_ptr(), K);
                      }
                    });
-      if (need_x) {  // dx = sum_i dy_i @ w_i, in weight order, by blocks of rows
-        grads[0] = empty({M, K}, g2.dtype());
+      if (need_x) {  // dx = sum_i dy_i @ w_i, by blocks of rows
+        grads[0] = empty({M, K}, xv.dtype());
         char* gx = static_cast<char*>(grads[0].data_ptr());
         const int64_t blocks = (M + kConcatRowBlock - 1) / kConcatRowBlock;
         parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+          // Each later group's sum for a block, then added to it.
+          const Tensor part =
+              with_grad.size() > 1 ? empty({kConcatRowBlock, K}, xv.dtype()) : Tensor();
           for (int64_t b = begin; b < end; ++b) {
             const int64_t r0 = b * kConcatRowBlock, rows = std::min(kConcatRowBlock, M - r0);
-            for (size_t i = 0; i < w.size(); ++i) {
-              gemm(g2, false, false, rows, K, w[i].size(0),
-                   g + size_t(r0 * total + offsets[i]) * size, total, w[i].data_ptr(),
-                   w[i].stride(0), i > 0, gx + size_t(r0 * K) * size, K);
+            char* block = gx + size_t(r0 * K) * size;
+            for (size_t j = 0; j < with_grad.size(); ++j) {
+              void* sum = j == 0 ? block : part.data_ptr();
+              for (size_t i = plan.first[with_grad[j]]; i < plan.first[with_grad[j] + 1]; ++i) {
+                gemm(xv, false, false, rows, K, w[i].size(0), grad(i) + size_t(r0 * ld(i)) * size,
+                     ld(i), w[i].data_ptr(), w[i].stride(0), i > plan.first[with_grad[j]], sum, K);
+              }
+              if (j > 0) add_into(xv, block, sum, rows * K);
             }
           }
         });
@@ -366,7 +460,17 @@ Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
       return grads;
     });
   }
-  return y;
+  return ys;
+}
+
+}  // namespace
+
+Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
+  return grouped_linear(x, {weights}, "linear_concat")[0];
+}
+
+std::vector<Tensor> linear_groups(const Tensor& x, const std::vector<std::vector<Tensor>>& groups) {
+  return grouped_linear(x, groups, "linear_groups");
 }
 
 Tensor embedding(const Tensor& ids, const Tensor& weight) {

@@ -156,6 +156,38 @@ TEST(Llama, GroupedDecodeProjectionsAreInvisible) {
   EXPECT_TRUE(equal(grouped, separate));
 }
 
+// Training, q, k, v (and w1, w3) run as one linear_groups (Note [Grouped
+// projections]): at the article's width (d 128, FFN 352) and whole blocks of
+// rows, the loss and every gradient are the bits of separate layers, which a
+// hook forces.
+TEST(Llama, GroupedTrainingProjectionsAreInvisible) {
+  manual_seed(5);
+  ModelConfig c = tiny_llama(16);
+  c.d_model = 128;
+  c.n_layers = 1;
+  c.n_heads = 8;
+  auto model = build_model(c);
+  const Tensor ids = randint(0, 11, {8, 16}), targets = randint(0, 11, {8, 16});
+  auto step = [&] {
+    model->zero_grad();
+    const Tensor loss = model->loss(ids, targets);
+    loss.backward();
+    std::vector<Tensor> out = {loss.detach()};
+    for (const auto& [name, p] : model->named_parameters()) out.push_back(p.grad().clone());
+    return out;
+  };
+  const std::vector<Tensor> grouped = step();
+  std::vector<HookHandle> hooks;
+  for (const auto& [name, m] : model->named_modules()) {
+    if (name.ends_with(".wq") || name.ends_with(".w3")) {
+      hooks.push_back(m->register_forward_hook([](nn::Module&, const Tensor&, const Tensor&) {}));
+    }
+  }
+  const std::vector<Tensor> separate = step();
+  ASSERT_EQ(grouped.size(), separate.size());
+  for (size_t i = 0; i < grouped.size(); ++i) EXPECT_TRUE(equal(grouped[i], separate[i])) << i;
+}
+
 TEST(Llama, RecordedAttentionIsCausalAndNormalised) {
   manual_seed(3);
   auto model = build_model(tiny_llama());

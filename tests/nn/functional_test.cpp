@@ -1806,5 +1806,125 @@ TEST(LinearConcat, EmptyInputsAndShapeErrors) {
   EXPECT_THROW(F::linear_concat(randn({2, 4}), {}), ValueError);
 }
 
+// ---- linear_groups ----
+
+// Every output is linear_concat of its group, forward and gradients, for x
+// and the weights in every layout.
+TEST(LinearGroups, MatchesLinearConcatOfEachGroupInEveryLayout) {
+  Generator gen(95);
+  for (ScalarType dtype : {kFloat64, kFloat32}) {
+    const double tol = dtype == kFloat64 ? 1e-12 : 1e-5;
+    for (Layout layout : kAllLayouts) {
+      const Inputs in = leaves({{2, 3, 6}, {4, 6}, {1, 6}, {5, 6}, {3, 6}}, dtype, layout, gen);
+      expect_matches_reference(
+          [](const Inputs& x) {
+            return cat(F::linear_groups(x[0], {{x[1], x[2]}, {x[3]}, {x[4]}}), -1);
+          },
+          [](const Inputs& x) {
+            return cat({F::linear_concat(x[0], {x[1], x[2]}), F::linear(x[0], x[3]),
+                        F::linear(x[0], x[4])},
+                       -1);
+          },
+          in, tol, tol, std::string(to_string(dtype)) + " " + layout_name(layout));
+    }
+  }
+}
+
+// x's gradient adds the groups' sums last group first, as autograd adds
+// separate layers' gradients: the gradients are those of separate layers bit
+// for bit, at any thread count, whatever depth the GEMMs sum over (16, the
+// correct Llama's 128 and its FFN's 352 at the article's size). 192 rows:
+// three whole blocks of the sum, as the models' 512 rows are eight (a last
+// block of a few rows goes to the decoding kernel, which orders its sums
+// differently from a larger GEMM's).
+TEST(LinearGroups, GradientsHaveTheBitsOfSeparateLayers) {
+  Generator gen(96);
+  for (int64_t depth : {16, 128, 352}) {
+    const Inputs in = leaves({{192, 128}, {depth, 128}, {depth, 128}, {depth, 128}}, kFloat32,
+                             Layout::Contiguous, gen);
+    const std::vector<Tensor> gout = {randn({192, depth}, kFloat32, &gen),
+                                      randn({192, depth}, kFloat32, &gen),
+                                      randn({192, depth}, kFloat32, &gen)};
+    for (int threads : {1, 2}) {
+      ThreadCount guard(threads);
+      const std::vector<Tensor> grouped = F::linear_groups(in[0], {{in[1]}, {in[2]}, {in[3]}});
+      const std::vector<Tensor> separate = {F::linear(in[0], in[1]), F::linear(in[0], in[2]),
+                                            F::linear(in[0], in[3])};
+      const auto ga = autograd::grad(grouped, in, gout), gb = autograd::grad(separate, in, gout);
+      for (size_t i = 0; i < grouped.size(); ++i) {
+        EXPECT_TRUE(equal(grouped[i], separate[i])) << "output " << i << ", depth " << depth;
+      }
+      for (size_t i = 0; i < in.size(); ++i) {
+        EXPECT_TRUE(equal(ga[i], gb[i]))
+            << "gradient of input " << i << ", depth " << depth << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
+// Five weights in two groups over 130 rows: bit-identical at 1 and 2 threads.
+TEST(LinearGroups, ManyRowsAreThreadCountInvariant) {
+  Generator gen(97);
+  const Inputs in = leaves({{130, 16}, {24, 16}, {8, 16}, {16, 16}, {4, 16}, {12, 16}}, kFloat32,
+                           Layout::Contiguous, gen);
+  expect_thread_count_invariant(
+      [](const Inputs& x) {
+        return cat(F::linear_groups(x[0], {{x[1], x[2], x[3]}, {x[4], x[5]}}), -1);
+      },
+      in, randn({130, 64}, kFloat32, &gen));
+}
+
+// Decoding rows: each output equals linear() of its weights bit for bit at
+// any thread count, the rows of all groups split in one parallel region.
+TEST(LinearGroups, DecodingRowsEqualSeparateLinearsBitForBit) {
+  Generator gen(98);
+  const std::vector<Tensor> w = {randn({70, 130}, kFloat32, &gen), randn({3, 130}, kFloat32, &gen),
+                                 randn({65, 130}, kFloat32, &gen)};
+  const Tensor x = randn({1, 1, 130}, kFloat32, &gen);
+  for (int threads : {1, 2, 3, 8}) {
+    ThreadCount guard(threads);
+    const std::vector<Tensor> ys = F::linear_groups(x, {{w[0], w[1]}, {w[2]}});
+    EXPECT_TRUE(equal(ys[0], F::linear(x, cat({w[0], w[1]}, 0)))) << threads << " threads";
+    EXPECT_TRUE(equal(ys[1], F::linear(x, w[2]))) << threads << " threads";
+  }
+}
+
+// An output that gets no gradient gives its weights none, as a separate
+// layer whose output is unused, and adds nothing to x's gradient.
+TEST(LinearGroups, AnOutputWithoutGradientGivesItsWeightsNone) {
+  Generator gen(99);
+  const Inputs in = leaves({{4, 6}, {3, 6}, {2, 6}}, kFloat64, Layout::Contiguous, gen);
+  const std::vector<Tensor> ys = F::linear_groups(in[0], {{in[1]}, {in[2]}});
+  (ys[1] * ys[1]).sum().backward();
+  EXPECT_FALSE(in[1].grad().defined());
+  const Tensor g = 2 * ys[1].detach();
+  EXPECT_TRUE(allclose(in[2].grad(), g.t().matmul(in[0].detach()), 1e-12, 1e-12));
+  EXPECT_TRUE(allclose(in[0].grad(), g.matmul(in[2].detach()), 1e-12, 1e-12));
+}
+
+TEST(LinearGroups, GradcheckToSecondOrder) {
+  Generator gen(100);
+  const Inputs in = leaves({{3, 4}, {2, 4}, {3, 4}, {1, 4}}, kFloat64, Layout::Contiguous, gen);
+  auto fn = [](const Inputs& x) { return cat(F::linear_groups(x[0], {{x[1], x[2]}, {x[3]}}), -1); };
+  EXPECT_TRUE(autograd::gradcheck(fn, in));
+  EXPECT_TRUE(gradgradcheck(fn, in));
+  // With respect to a weight first, so that the second order goes through x.
+  EXPECT_TRUE(gradgradcheck(
+      [](const Inputs& x) {
+        return cat(F::linear_groups(x[1], {{x[0]}, {x[2]}}), -1);
+      },
+      leaves({{3, 4}, {5, 4}, {2, 4}}, kFloat64, Layout::Contiguous, gen)));
+}
+
+TEST(LinearGroups, ShapeErrors) {
+  const Tensor w = randn({3, 4});
+  EXPECT_THROW(F::linear_groups(randn({2, 4}), {}), ValueError);
+  EXPECT_THROW(F::linear_groups(randn({2, 4}), {{w}, {}}), ValueError);
+  EXPECT_THROW(F::linear_groups(randn({2, 4}), {{w}, {randn({3, 5})}}), ShapeError);
+  const std::vector<Tensor> ys = F::linear_groups(randn({0, 4}), {{w, w}, {w}});
+  EXPECT_EQ(ys[0].sizes(), IntArrayRef({0, 6}));
+  EXPECT_EQ(ys[1].sizes(), IntArrayRef({0, 3}));
+}
+
 }  // namespace
 }  // namespace stride::testing
