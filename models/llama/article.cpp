@@ -104,7 +104,7 @@ Tensor ArticleMultiheadAttention::forward(const Tensor& x) {
     wk.push_back(head->w_k->weight);
     wv.push_back(head->w_v->weight);
   }
-  // q, k and v as one op: x's gradient sums the three in the GEMMs.
+  // q, k and v as one op, which also sums x's three gradients itself.
   const std::vector<Tensor> qkv = F::linear_groups(x, {wq, wk, wv});
   auto by_head = [&](const Tensor& t) { return t.view({B, T, H, d}).transpose(1, 2); };
   Tensor q = by_head(qkv[0]), k = by_head(qkv[1]), v = by_head(qkv[2]), y;  // (B, H, T, d)

@@ -22,9 +22,10 @@
 //     Dropout after the projection;
 //   * SwiGLU with a learnable beta, biases, width d and no down-projection.
 // Reorganised for speed only (same numbers): the H heads' q, k and v
-// projections run as one linear_groups over their weights, RoPE is O(T d) on pairs inside the
-// fused rotary_attention instead of the article's dense (T, d, d) bmm, and
-// ArticleRMSNorm and the SwiGLU run as the fused rms_norm and swiglu.
+// projections run as one linear_groups over their weights, RoPE is O(T d) on
+// pairs inside the fused rotary_attention instead of the article's dense
+// (T, d, d) bmm, and ArticleRMSNorm and the SwiGLU run as the fused rms_norm
+// and swiglu.
 #pragma once
 
 #include <memory>

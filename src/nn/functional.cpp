@@ -384,8 +384,8 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
       saved_w.push_back(autograd::SavedTensor::input(w));
       need_w.push_back(autograd::requires_grad(w));
     }
-    GroupedWeights plan = f;
-    plan.weights.clear();  // saved_w holds them, checked against in-place changes
+    // saved_w holds the weights, checked against in-place changes.
+    GroupedWeights plan{{}, f.group_of, f.first, f.column, f.width};
     node->set_backward([sx = autograd::SavedTensor::input(x2), saved_w, need_w,
                         plan = std::move(plan), need_x = autograd::requires_grad(x),
                         x_shape = x.sizes().dims(), M, K](const autograd::Grads& gs) {

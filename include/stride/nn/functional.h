@@ -22,9 +22,11 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
 Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights);
 // linear_concat(x, groups[g]) for each group g, as one op: several
 // projections of one input (attention's q, k and v; an FFN's w1 and w3).
-// x's gradient, a sum over every weight, comes out of the GEMMs' own
-// accumulation instead of autograd adding one gradient per output. An output
-// without a gradient gives its weights none. Differentiable to any order.
+// x's gradient, a sum over every weight, is summed inside the op by blocks of
+// rows, in the order autograd adds separate layers' gradients (so with the
+// same bits), instead of autograd adding one whole gradient per output. An
+// output without a gradient gives its weights none. Differentiable to any
+// order.
 std::vector<Tensor> linear_groups(const Tensor& x, const std::vector<std::vector<Tensor>>& groups);
 
 // Rows of weight (V, D) picked by integer ids of any shape -> (..., D).
