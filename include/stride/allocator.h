@@ -1,4 +1,5 @@
-// The CPU allocator behind every Storage.
+// The CPU allocator behind every CPU Storage (through the CPU backend,
+// backend.h), and the byte count of meta storages.
 //
 // Note [Caching allocator]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -41,6 +42,17 @@ inline constexpr size_t kMinCachedBytes = size_t(64) << 10;
 CpuAllocatorStats cpu_allocator_stats();
 // Returns every cached block to the OS (live blocks are untouched).
 void empty_cpu_cache();
+
+// The bytes held by meta storages (Note [Meta memory] in src/core/backend.cpp):
+// what the same program would hold on a device with memory, without a
+// caching allocator's rounding.
+struct MetaMemoryStats {
+  size_t allocated_bytes = 0;
+  size_t peak_allocated_bytes = 0;
+};
+MetaMemoryStats meta_memory_stats();
+// Starts a new peak from the bytes held now.
+void reset_meta_peak_memory();
 
 namespace detail {
 // 64-byte aligned, uninitialised; `capacity` receives the block's size, which

@@ -57,7 +57,8 @@ class Generator {
 // a fixed seed (PyTorch's default, 67280421310721), so an unseeded run is
 // reproducible too.
 Generator& default_generator();
-// Seeds the default generator: one call fixes every random op of a run.
+// Seeds the default generator of every device (backend.h): one call fixes
+// every random op of a run.
 void manual_seed(uint64_t seed);
 
 }  // namespace stride

@@ -4,6 +4,7 @@
 #include "stride/allocator.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
+#include "stride/backend.h"
 #include "stride/checkpoint.h"
 #include "stride/data.h"
 #include "stride/device.h"

@@ -53,7 +53,7 @@ struct TensorOptions {
 
  private:
   ScalarType dtype_ = kFloat32;
-  Device device_ = Device(kCPU);
+  Device device_ = default_device();
 };
 
 class TensorImpl {
@@ -76,9 +76,10 @@ class TensorImpl {
   int64_t numel() const { return numel_; }
   int64_t dim() const { return int64_t(sizes_.size()); }
   bool is_contiguous() const { return is_contiguous_; }
-  // First element of this view.
+  // First element of this view; null on meta, which has no memory.
   void* data() const {
-    return static_cast<char*>(storage_->data()) + storage_offset_ * int64_t(element_size(dtype_));
+    char* base = static_cast<char*>(storage_->data());
+    return base == nullptr ? nullptr : base + storage_offset_ * int64_t(element_size(dtype_));
   }
   // Re-points this impl at new memory; used to resize an empty out= tensor
   // in place so that every handle to it sees the result.

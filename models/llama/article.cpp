@@ -18,6 +18,11 @@ ArticleRMSNorm::ArticleRMSNorm(int64_t context, int64_t dim) : nn::Module("RMSNo
   scale = register_parameter("scale", ones({context, dim}));
 }
 
+void ArticleRMSNorm::reset_parameters(Generator*) {
+  NoGradGuard no_grad;
+  scale.fill_(1);
+}
+
 Tensor ArticleRMSNorm::forward(const Tensor& x) {
   if (x.dim() != 3 || x.size(1) > scale.size(0) || x.size(2) != scale.size(1)) {
     throw ShapeError("[ArticleRMSNorm] expected (B, T, " + std::to_string(scale.size(1)) +
@@ -135,6 +140,11 @@ ArticleSwiGLU::ArticleSwiGLU(int64_t size) : nn::Module("SwiGLU") {
   beta = register_parameter("beta", ones({1}));
   linear_gate = register_module("linear_gate", std::make_shared<nn::Linear>(size, size));
   linear = register_module("linear", std::make_shared<nn::Linear>(size, size));
+}
+
+void ArticleSwiGLU::reset_parameters(Generator*) {
+  NoGradGuard no_grad;
+  beta.fill_(1);
 }
 
 Tensor ArticleSwiGLU::forward(const Tensor& x) {

@@ -41,6 +41,7 @@ class ArticleRMSNorm : public nn::Module {
  public:
   ArticleRMSNorm(int64_t context, int64_t dim);
   Tensor forward(const Tensor& x) override;
+  void reset_parameters(Generator* gen = nullptr) override;  // scale = ones
   Tensor scale;
 };
 
@@ -83,7 +84,8 @@ class ArticleSwiGLU : public nn::Module {
  public:
   explicit ArticleSwiGLU(int64_t size);
   Tensor forward(const Tensor& x) override;
-  Tensor beta;  // (1) = 1, learnable
+  void reset_parameters(Generator* gen = nullptr) override;  // beta = 1
+  Tensor beta;                                               // (1) = 1, learnable
   std::shared_ptr<nn::Linear> linear_gate, linear;
 };
 

@@ -62,9 +62,9 @@ Tensor validate(const Node& node, size_t i, Tensor g) {
 }
 
 void check_finite(const Node& node, size_t i, const Tensor& g) {
-  if (!g.is_floating_point()) return;
+  if (!g.is_floating_point() || g.device().is_meta()) return;  // meta has no values
   NoGradGuard no_grad;
-  const Tensor finite = g.abs().lt(scalar_tensor(INFINITY, g.dtype()));  // false for NaN and inf
+  const Tensor finite = g.abs().lt(scalar_tensor(INFINITY, g.options()));  // false for NaN and inf
   if (finite.sum().item<int64_t>() == g.numel()) return;
   throw Error(detail::str_cat(
       "[anomaly] Function '", node.name(), "' returned nan or inf values in its ", i, "th output",

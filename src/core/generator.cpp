@@ -116,8 +116,4 @@ Generator& default_generator() {
   return gen;
 }
 
-void manual_seed(uint64_t seed) {
-  default_generator().manual_seed(seed);
-}
-
 }  // namespace stride

@@ -25,8 +25,10 @@ bool has_internal_overlap(const Tensor& t) {
 }
 
 std::pair<uintptr_t, uintptr_t> byte_span(const Tensor& t) {
-  const auto base = reinterpret_cast<uintptr_t>(t.data_ptr());
+  // From the storage's start, which meta storages (no memory) have too.
   const int64_t es = int64_t(t.element_size());
+  const auto base =
+      reinterpret_cast<uintptr_t>(t.storage()->data()) + uintptr_t(t.storage_offset() * es);
   int64_t lo = 0, hi = es;
   for (int64_t d = 0; d < t.dim(); ++d) {
     const int64_t reach = (t.size(d) - 1) * t.stride(d) * es;

@@ -31,9 +31,11 @@ TensorIter TensorIterConfig::build() {
 
 namespace {
 
-void check_device(const Tensor& t, const char* op) {
-  STRIDE_CHECK(t.device().is_cpu(), DeviceError, "[", op, "] got a tensor on ", t.device().str(),
-               ", but stride has no CUDA kernels yet. Hint: keep tensors on the cpu.");
+// Every operand on `device` (the first operand's): one op runs on one device.
+void check_device(const Tensor& t, Device device, const char* op) {
+  STRIDE_CHECK(t.device() == device, DeviceError, "[", op,
+               "] expected all tensors on one device; got ", device.str(), " and ",
+               t.device().str(), ". Hint: move them with .to(", device.str(), ") first.");
 }
 
 }  // namespace
@@ -66,9 +68,12 @@ void TensorIter::build(TensorIterConfig& c) {
   }
 
   // ---- dtypes and devices of inputs ----
+  const Device device = c.outputs_[0]->defined() ? c.outputs_[0]->device()
+                        : c.ninputs_ > 0         ? c.inputs_[0].device()
+                                                 : Device(kCPU);
   for (int i = 0; i < c.ninputs_; ++i) {
     const Tensor& in = c.inputs_[size_t(i)];
-    check_device(in, op);
+    check_device(in, device, op);
     if (c.check_same_dtype_) {
       STRIDE_CHECK(in.dtype() == c.inputs_[0].dtype(), DTypeError, "[", op,
                    "] expected inputs of one dtype; got ", to_string(c.inputs_[0].dtype()), " and ",
@@ -87,7 +92,7 @@ void TensorIter::build(TensorIterConfig& c) {
       STRIDE_ASSERT(!c.is_reduction_, "reduction outputs are allocated by the op");
       allocate[size_t(i)] = true;
     } else {
-      check_device(out, op);
+      check_device(out, device, op);
       if (c.check_same_dtype_ || c.output_dtype_) {
         STRIDE_CHECK(out.dtype() == common, DTypeError, "[", op, "] out has dtype ",
                      to_string(out.dtype()), " but the result is ", to_string(common),
@@ -216,7 +221,7 @@ void TensorIter::build(TensorIterConfig& c) {
     const ScalarType dt = out.defined() ? out.dtype() : common;
     Tensor fresh;
     if (row_major || numel_ == 0) {
-      fresh = empty(shape, dt);
+      fresh = empty(shape, TensorOptions(dt).device(device));
     } else {
       DimVector st(n);
       int64_t next = 1;
@@ -224,7 +229,7 @@ void TensorIter::build(TensorIterConfig& c) {
         st[n - 1 - perm[i]] = next;
         next *= shape_[i];
       }
-      fresh = empty_strided(shape, st, dt);
+      fresh = empty_strided(shape, st, TensorOptions(dt).device(device));
     }
     if (out.defined()) {  // an out= with no elements: resized in place
       out.impl()->set_geometry(fresh.storage(), fresh.sizes(), fresh.strides(), 0);

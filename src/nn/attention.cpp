@@ -84,7 +84,9 @@
 #include "core/random_fill.h"
 #include "nn/rope_kernels.h"
 #include "nn/row_layout.h"
+#include "ops/device_kernel.h"
 #include "stride/autograd.h"
+#include "stride/backend.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
@@ -95,13 +97,13 @@ namespace stride::nn::functional {
 namespace {
 
 // (L, S) bool: true where query i may attend to key j.
-Tensor causal_keep(int64_t L, int64_t S, CausalAlignment alignment) {
+Tensor causal_keep(int64_t L, int64_t S, CausalAlignment alignment, Device device) {
   const int64_t shift = alignment == CausalAlignment::BottomRight ? S - L : 0;
   std::vector<bool> keep(size_t(L * S));
   for (int64_t i = 0; i < L; ++i) {
     for (int64_t j = 0; j < S; ++j) keep[size_t(i * S + j)] = j <= i + shift;
   }
-  return tensor<bool>(keep, {L, S});
+  return tensor<bool>(keep, {L, S}).to(device);
 }
 
 // Keys [0, limit) are visible to query row i.
@@ -619,13 +621,22 @@ void fused_backward(const AttentionShape& a,
   });
 }
 
+void fill_dropout_mask(const AttentionShape& a, Tensor& mask);
+
 // The dropout mask M of Note [Fused attention] as a (..., L, S) tensor of q's
 // leading dims and dtype.
 Tensor dropout_mask(const AttentionShape& a, const Tensor& q) {
   DimVector shape = q.sizes().dims();
   shape.back() = a.S;
-  Tensor mask = empty(shape, q.dtype());
-  ::stride::detail::dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&](auto tag) {
+  Tensor mask = empty(shape, q.options());
+  ::stride::detail::run_kernel("scaled_dot_product_attention", q.device(),
+                               [&] { fill_dropout_mask(a, mask); });
+  return mask;
+}
+
+// dropout_mask's CPU kernel: the draws of Note [Fused attention], scaled.
+void fill_dropout_mask(const AttentionShape& a, Tensor& mask) {
+  ::stride::detail::dispatch_floating(mask.dtype(), "scaled_dot_product_attention", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* m = mask.data_ptr<T>();
     const T scale = dropout_scale<T>(a);
@@ -641,7 +652,6 @@ Tensor dropout_mask(const AttentionShape& a, const Tensor& q) {
       }
     });
   });
-  return mask;
 }
 
 // The backward of Note [Fused attention] written with ops (create_graph).
@@ -653,8 +663,8 @@ autograd::Grads backward_with_ops(const AttentionShape& a,
                                   const Tensor& dout) {
   Tensor scores = matmul(q, k.transpose(-2, -1)) * a.scale;
   if (a.causal) {
-    scores = where(causal_keep(a.L, a.S, a.alignment), scores,
-                   scalar_tensor(-std::numeric_limits<double>::infinity(), scores.dtype()));
+    scores = where(causal_keep(a.L, a.S, a.alignment, q.device()), scores,
+                   scalar_tensor(-std::numeric_limits<double>::infinity(), scores.options()));
   }
   const Tensor p = stride::softmax(scores, -1);
   Tensor pd = p, dp = matmul(dout, v.transpose(-2, -1));
@@ -717,7 +727,7 @@ AttentionShape fused_shape(const Tensor& q,
   // Reserve what dropout's bernoulli_ fill over the (N, L, S) probabilities
   // would (none for an empty fill), so the generator ends in the same state.
   if (dropout_p > 0 && a.N * L * S > 0) {
-    Generator& g = gen ? *gen : default_generator();
+    Generator& g = gen ? *gen : default_generator(q.device());
     constexpr int64_t K = ::stride::detail::kUniformDoublePerCounter;
     a.dropout_p = dropout_p;
     a.base = g.reserve(uint64_t((a.N * L * S + K - 1) / K));
@@ -730,22 +740,24 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
   const char* op = a.rotary ? "rotary_attention" : "scaled_dot_product_attention";
   profiler::RecordFunction record(op, {q, k, v});
   Tensor out = detail::empty_preserving_layout(q, a.Ev);
-  Tensor lse = empty({a.N, a.L}, q.dtype());
+  Tensor lse = empty({a.N, a.L}, q.options());
   Tensor probs, keep;
   if (saves_probs(a, q, k, v)) {
     // Only the visible part of each row is written, and only it is read.
-    probs = empty({a.N, a.L, a.S}, q.dtype());
-    if (a.dropout_p > 0) keep = empty({a.N, a.L, a.S}, kUInt8);
+    probs = empty({a.N, a.L, a.S}, q.options());
+    if (a.dropout_p > 0) keep = empty({a.N, a.L, a.S}, q.options().dtype(kUInt8));
   }
   {
     NoGradGuard no_grad;
     const Tensor qr = detail::with_row_layout(q), kr = detail::with_row_layout(k),
                  vr = detail::with_row_layout(v);
-    ::stride::detail::dispatch_floating(q.dtype(), op, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const SavedProbs<T> saved{probs.defined() ? probs.data_ptr<T>() : nullptr,
-                                keep.defined() ? keep.data_ptr<uint8_t>() : nullptr};
-      fused_forward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), Out<T>(out), lse.data_ptr<T>(), saved);
+    ::stride::detail::run_kernel(op, q.device(), [&] {
+      ::stride::detail::dispatch_floating(q.dtype(), op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const SavedProbs<T> saved{probs.defined() ? probs.data_ptr<T>() : nullptr,
+                                  keep.defined() ? keep.data_ptr<uint8_t>() : nullptr};
+        fused_forward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), Out<T>(out), lse.data_ptr<T>(), saved);
+      });
     });
   }
   if (auto node = autograd::make_node(op, {&q, &k, &v}, {&out})) {
@@ -771,14 +783,16 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
       Tensor dq = detail::empty_preserving_layout(qv, a.E);
       Tensor dk = detail::empty_preserving_layout(kv, a.E);
       Tensor dv = detail::empty_preserving_layout(vv, a.Ev);
-      ::stride::detail::dispatch_floating(
-          qv.dtype(), "scaled_dot_product_attention_backward", [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            const SavedProbs<const T> saved{probs.defined() ? probs.data_ptr<T>() : nullptr,
-                                            keep.defined() ? keep.data_ptr<uint8_t>() : nullptr};
-            fused_backward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), lse.data_ptr<T>(), saved,
-                              In<T>(doutr), Out<T>(dq), Out<T>(dk), Out<T>(dv));
-          });
+      const char* backward_op = "scaled_dot_product_attention_backward";
+      ::stride::detail::run_kernel(backward_op, qv.device(), [&] {
+        ::stride::detail::dispatch_floating(qv.dtype(), backward_op, [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          const SavedProbs<const T> saved{probs.defined() ? probs.data_ptr<T>() : nullptr,
+                                          keep.defined() ? keep.data_ptr<uint8_t>() : nullptr};
+          fused_backward<T>(a, In<T>(qr), In<T>(kr), In<T>(vr), lse.data_ptr<T>(), saved,
+                            In<T>(doutr), Out<T>(dq), Out<T>(dk), Out<T>(dv));
+        });
+      });
       return autograd::Grads{dq, dk, dv};
     });
   }
@@ -796,6 +810,7 @@ void check_attention_args(const Tensor& q,
   STRIDE_CHECK(q.is_floating_point() && k.dtype() == q.dtype() && v.dtype() == q.dtype(),
                DTypeError, "[", op, "] expected q, k, v of one floating-point dtype; got ",
                to_string(q.dtype()), ", ", to_string(k.dtype()), ", ", to_string(v.dtype()), ".");
+  ::stride::detail::common_device(op, {&q, &k, &v, &attn_mask});
   STRIDE_CHECK(q.dim() >= 2 && k.dim() >= 2 && v.dim() >= 2, ShapeError, "[", op,
                "] expected q (..., L, E), k (..., S, E), v (..., S, Ev); got q ",
                shape_str(q.sizes()), ", k ", shape_str(k.sizes()), ", v ", shape_str(v.sizes()),
@@ -852,9 +867,9 @@ Tensor composed_attention(const Tensor& q,
                           Generator* gen) {
   const int64_t L = q.size(-2), S = k.size(-2);
   Tensor scores = matmul(q, k.transpose(-2, -1)) * s;
-  const Tensor neg_inf = scalar_tensor(-std::numeric_limits<double>::infinity(), scores.dtype());
+  const Tensor neg_inf = scalar_tensor(-std::numeric_limits<double>::infinity(), scores.options());
   if (is_causal) {
-    scores = where(causal_keep(L, S, alignment), scores, neg_inf);
+    scores = where(causal_keep(L, S, alignment, q.device()), scores, neg_inf);
   } else if (attn_mask.defined() && attn_mask.dtype() == kBool) {
     scores = where(attn_mask, scores, neg_inf);
   } else if (attn_mask.defined()) {

@@ -25,6 +25,7 @@
 #include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
 #include "nn/functional_internal.h"
+#include "ops/device_kernel.h"
 #include "stride/logging.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
@@ -107,17 +108,19 @@ RowStats<T> row_stats(const T* row, int64_t classes) {
   return st;
 }
 
+// Fills res.lse and res.out (allocated by the caller) and tells whether the
+// rows look like probabilities.
 template <class T>
-ForwardResult forward_rows(const Tensor& x,
-                           const std::vector<int64_t>& targets,
-                           int64_t ignore_index,
-                           double smoothing,
-                           Reduction reduction,
-                           int64_t count) {
+void forward_rows(const Tensor& x,
+                  const std::vector<int64_t>& targets,
+                  int64_t ignore_index,
+                  double smoothing,
+                  Reduction reduction,
+                  int64_t count,
+                  ForwardResult& res) {
   const int64_t rows = x.size(0), classes = x.size(1);
   const T* xp = x.data_ptr<T>();
-  Tensor lse = empty({rows}, x.dtype());
-  T* lp = lse.data_ptr<T>();
+  T* lp = res.lse.data_ptr<T>();
   std::vector<double> loss(size_t(rows), 0.0);
   std::atomic<bool> probabilities{classes >= 2};
   parallel_for(0, rows, std::max<int64_t>(1, 2048 / std::max<int64_t>(classes, 1)),
@@ -141,20 +144,16 @@ ForwardResult forward_rows(const Tensor& x,
                            : (1 - smoothing) * nll + smoothing * (l - st.sum / double(classes));
                  }
                });
-  ForwardResult res;
-  res.lse = lse;
   res.looks_like_probabilities = rows > 0 && probabilities.load();
+  T* op = res.out.data_ptr<T>();
   if (reduction == Reduction::None) {
-    res.out = empty({rows}, x.dtype());
-    T* op = res.out.data_ptr<T>();
     for (int64_t r = 0; r < rows; ++r) op[r] = T(loss[size_t(r)]);
   } else {
     double total = 0;  // in row order: the same bits for every thread count
     for (double v : loss) total += v;
     if (reduction == Reduction::Mean) total /= double(count);  // 0 / 0 = NaN, as PyTorch
-    res.out = scalar_tensor(T(total), x.dtype());
+    *op = T(total);
   }
-  return res;
 }
 
 // Per-row factor of the gradient: the row's upstream gradient, / count for
@@ -180,13 +179,13 @@ std::vector<double> row_scales(const Tensor& g,
 }
 
 template <class T>
-Tensor backward_rows(const Tensor& x,
-                     const Tensor& lse,
-                     const std::vector<int64_t>& targets,
-                     const std::vector<double>& scale,
-                     double smoothing) {
+void backward_rows(const Tensor& x,
+                   const Tensor& lse,
+                   const std::vector<int64_t>& targets,
+                   const std::vector<double>& scale,
+                   double smoothing,
+                   Tensor& gx) {
   const int64_t rows = x.size(0), classes = x.size(1);
-  Tensor gx = empty(x.sizes(), x.dtype());
   const T* xp = x.data_ptr<T>();
   const T* lp = lse.data_ptr<T>();
   T* gp = gx.data_ptr<T>();
@@ -217,7 +216,6 @@ Tensor backward_rows(const Tensor& x,
                    grow[targets[size_t(r)]] -= on * ts;
                  }
                });
-  return gx;
 }
 
 // The same gradient with public ops (differentiable again): create_graph.
@@ -241,8 +239,8 @@ Tensor backward_with_ops(const Tensor& x,
         qv[size_t(r * classes + c)] = smoothing / double(classes);
       qv[size_t(r * classes + t)] += 1 - smoothing;
     }
-    q = tensor<double>(qv, {rows, classes}).to(x.dtype());
-    keep = tensor<double>(kv, {rows}).to(x.dtype());
+    q = tensor<double>(qv, {rows, classes}).to(x.dtype()).to(x.device());
+    keep = tensor<double>(kv, {rows}).to(x.dtype()).to(x.device());
   }
   const Tensor up = reduction == Reduction::None ? g.reshape({rows}) : g.reshape({1});
   return (stride::softmax(x, 1) - q) * (up * keep).unsqueeze(1);
@@ -284,9 +282,14 @@ Tensor cross_entropy(const Tensor& logits,
   ForwardResult res;
   {
     NoGradGuard no_grad;
-    res = ::stride::detail::dispatch_floating(x.dtype(), "cross_entropy", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      return forward_rows<T>(x, t->values, ignore_index, label_smoothing, reduction, t->count);
+    const int64_t rows = x.size(0);
+    res.lse = empty({rows}, x.options());
+    res.out = reduction == Reduction::None ? empty({rows}, x.options()) : empty({}, x.options());
+    ::stride::detail::run_kernel("cross_entropy", x.device(), [&] {
+      ::stride::detail::dispatch_floating(x.dtype(), "cross_entropy", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        forward_rows<T>(x, t->values, ignore_index, label_smoothing, reduction, t->count, res);
+      });
     });
     if (reduction == Reduction::None) res.out = res.out.view(target.sizes());
   }
@@ -302,13 +305,16 @@ Tensor cross_entropy(const Tensor& logits,
         return Grads{backward_with_ops(xv, gs[0], t->values, ignore_index, reduction, t->count,
                                        label_smoothing)};
       }
-      const std::vector<double> scale =
-          row_scales(gs[0], t->values, ignore_index, reduction, t->count);
-      return Grads{
-          ::stride::detail::dispatch_floating(xv.dtype(), "cross_entropy_backward", [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            return backward_rows<T>(xv, lse, t->values, scale, label_smoothing);
-          })};
+      Tensor gx = empty(xv.sizes(), xv.options());
+      ::stride::detail::run_kernel("cross_entropy_backward", xv.device(), [&] {
+        const std::vector<double> scale =
+            row_scales(gs[0], t->values, ignore_index, reduction, t->count);
+        ::stride::detail::dispatch_floating(xv.dtype(), "cross_entropy_backward", [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          backward_rows<T>(xv, lse, t->values, scale, label_smoothing, gx);
+        });
+      });
+      return Grads{gx};
     });
   }
   return out;
@@ -333,8 +339,8 @@ Tensor cross_entropy_reference(const Tensor& logits,
       keep[i] = t.values[i] != ignore_index;
       safe[i] = keep[i] ? t.values[i] : 0;
     }
-    valid = tensor<bool>(keep, {rows});
-    index = tensor<int64_t>(safe, {rows, 1});
+    valid = tensor<bool>(keep, {rows}).to(x.device());
+    index = tensor<int64_t>(safe, {rows, 1}).to(x.device());
   }
   const Tensor logp = stride::log_softmax(x, 1);
   const Tensor nll = -logp.gather(1, index).view({rows});
@@ -342,7 +348,7 @@ Tensor cross_entropy_reference(const Tensor& logits,
   if (label_smoothing != 0) {
     per_row = nll * (1 - label_smoothing) - logp.mean({1}) * label_smoothing;
   }
-  per_row = where(valid, per_row, scalar_tensor(0, x.dtype()));
+  per_row = where(valid, per_row, scalar_tensor(0, x.options()));
   return detail::reduce_rows(per_row, target.sizes(), reduction, t.count);
 }
 

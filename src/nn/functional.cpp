@@ -11,6 +11,7 @@
 #include "core/check.h"
 #include "nn/functional_internal.h"
 #include "ops/autocast_internal.h"
+#include "ops/device_kernel.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/logging.h"
@@ -41,6 +42,11 @@ Targets read_targets(const Tensor& target, int64_t classes, int64_t ignore_index
                ". Hint: stride's losses take class indices; for soft (probability) targets "
                "write -(target * log_softmax(x, 1)).sum(1).mean().");
   Targets t;
+  if (target.device().is_meta()) {  // no values: every row counts, as class 0
+    t.values.assign(size_t(target.numel()), 0);
+    t.count = target.numel();
+    return t;
+  }
   Tensor flat;
   {
     NoGradGuard no_grad;
@@ -74,6 +80,7 @@ Tensor class_rows(const Tensor& input, const Tensor& target, const char* op) {
       " (the input's shape without its class dim 1); got ", shape_str(target.sizes()),
       ". Hint: the class dim is dim 1; for (B, T, V) logits pass "
       "logits.reshape({B * T, V}) with targets reshape({B * T}), or permute to (B, V, T).");
+  ::stride::detail::common_device(op, {&input, &target});
   const int64_t classes = input.dim() == 1 ? input.size(0) : input.size(1);
   if (input.dim() == 1) return input.reshape({1, classes}).contiguous();
   if (input.dim() == 2) return input.contiguous();
@@ -321,10 +328,58 @@ void add_into(const Tensor& like, void* dst, const void* src, int64_t n) {
   }
 }
 
+// linear_groups' backward on the CPU into `grads` (allocated: dx (M, K) as
+// grads[0] when x needs it, dw_i as grads[i + 1]): dw_i = dy_i^T @ x, one
+// weight per task, then dx = sum_i dy_i @ w_i by blocks of rows
+// (Note [Linear over concatenated weights]).
+void grouped_linear_backward_cpu(const Tensor& xv,
+                                 const std::vector<Tensor>& w,
+                                 const std::vector<Tensor>& g2,
+                                 const GroupedWeights& plan,
+                                 const std::vector<size_t>& with_grad,
+                                 autograd::Grads& grads,
+                                 int64_t M,
+                                 int64_t K) {
+  const size_t size = xv.element_size();
+  // Weight i's columns of its output's gradient, and that gradient's row length.
+  auto grad = [&](size_t i) {
+    return static_cast<const char*>(g2[plan.group_of[i]].data_ptr()) +
+           size_t(plan.column[i]) * size;
+  };
+  auto ld = [&](size_t i) { return plan.width[plan.group_of[i]]; };
+  parallel_for(0, int64_t(w.size()), weights_per_task(w.size()), [&](int64_t begin, int64_t end) {
+    for (auto i = size_t(begin); i < size_t(end); ++i) {
+      if (!grads[i + 1].defined()) continue;
+      gemm(xv, true, false, w[i].size(0), K, M, grad(i), ld(i), xv.data_ptr(), K, false,
+           grads[i + 1].data_ptr(), K);
+    }
+  });
+  if (!grads[0].defined()) return;
+  char* gx = static_cast<char*>(grads[0].data_ptr());
+  const int64_t blocks = (M + kConcatRowBlock - 1) / kConcatRowBlock;
+  parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
+    // Each later group's sum for a block, then added to it.
+    const Tensor part = with_grad.size() > 1 ? empty({kConcatRowBlock, K}, xv.dtype()) : Tensor();
+    for (int64_t b = begin; b < end; ++b) {
+      const int64_t r0 = b * kConcatRowBlock, rows = std::min(kConcatRowBlock, M - r0);
+      char* block = gx + size_t(r0 * K) * size;
+      for (size_t j = 0; j < with_grad.size(); ++j) {
+        void* sum = j == 0 ? block : part.data_ptr();
+        for (size_t i = plan.first[with_grad[j]]; i < plan.first[with_grad[j] + 1]; ++i) {
+          gemm(xv, false, false, rows, K, w[i].size(0), grad(i) + size_t(r0 * ld(i)) * size, ld(i),
+               w[i].data_ptr(), w[i].stride(0), i > plan.first[with_grad[j]], sum, K);
+        }
+        if (j > 0) add_into(xv, block, sum, rows * K);
+      }
+    }
+  });
+}
+
 std::vector<Tensor> grouped_linear(const Tensor& x,
                                    const std::vector<std::vector<Tensor>>& groups,
                                    const char* op) {
   const GroupedWeights f = flatten_groups(x, groups, op);
+  for (const Tensor& w : f.weights) ::stride::detail::common_device(op, {&x, &w});
   if (!direct_linear_concat(x, f.weights)) {
     std::vector<Tensor> ys;
     for (const auto& group : groups)
@@ -340,7 +395,7 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
   for (int64_t width : f.width) {
     DimVector shape = x.sizes().dims();
     shape.back() = width;
-    ys.push_back(empty(shape, x.dtype()));
+    ys.push_back(empty(shape, x.options()));
   }
   const size_t elem = x.element_size(), n = f.weights.size();
   // Weight i's first output column in x's dtype, and its output's row length.
@@ -348,7 +403,7 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
     return static_cast<char*>(ys[f.group_of[i]].data_ptr()) + size_t(f.column[i]) * elem;
   };
   auto ldc = [&](size_t i) { return f.width[f.group_of[i]]; };
-  {
+  ::stride::detail::run_kernel(op, x.device(), [&] {
     NoGradGuard no_grad;
     if (M <= kConcatDecodeRows && x.dtype() == kFloat32) {
       std::vector<int64_t> offsets{0};  // of each weight's rows among all weights'
@@ -373,7 +428,7 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
         }
       });
     }
-  }
+  });
   std::vector<const Tensor*> inputs{&x}, outputs;
   for (const Tensor& w : f.weights) inputs.push_back(&w);
   for (const Tensor& y : ys) outputs.push_back(&y);
@@ -386,7 +441,7 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
     }
     // saved_w holds the weights, checked against in-place changes.
     GroupedWeights plan{{}, f.group_of, f.first, f.column, f.width};
-    node->set_backward([sx = autograd::SavedTensor::input(x2), saved_w, need_w,
+    node->set_backward([op, sx = autograd::SavedTensor::input(x2), saved_w, need_w,
                         plan = std::move(plan), need_x = autograd::requires_grad(x),
                         x_shape = x.sizes().dims(), M, K](const autograd::Grads& gs) {
       const Tensor xv = sx.get();
@@ -413,50 +468,16 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
       for (size_t g = 0; g < gs.size(); ++g) {
         if (gs[g].defined()) g2[g] = gs[g].reshape({M, plan.width[g]}).contiguous();
       }
-      const size_t size = xv.element_size();
-      // Weight i's columns of its output's gradient, and that gradient's row length.
-      auto grad = [&](size_t i) {
-        return static_cast<const char*>(g2[plan.group_of[i]].data_ptr()) +
-               size_t(plan.column[i]) * size;
-      };
-      auto ld = [&](size_t i) { return plan.width[plan.group_of[i]]; };
-      // dw_i = dy_i^T @ x, one weight per task.
       for (size_t g : with_grad) {
         for (size_t i = plan.first[g]; i < plan.first[g + 1]; ++i) {
-          if (need_w[i]) grads[i + 1] = empty({w[i].size(0), K}, xv.dtype());
+          if (need_w[i]) grads[i + 1] = empty({w[i].size(0), K}, xv.options());
         }
       }
-      parallel_for(0, int64_t(w.size()), weights_per_task(w.size()),
-                   [&](int64_t begin, int64_t end) {
-                     for (auto i = size_t(begin); i < size_t(end); ++i) {
-                       if (!grads[i + 1].defined()) continue;
-                       gemm(xv, true, false, w[i].size(0), K, M, grad(i), ld(i), xv.data_ptr(), K,
-                            false, grads[i + 1].data_ptr(), K);
-                     }
-                   });
-      if (need_x) {  // dx = sum_i dy_i @ w_i, by blocks of rows
-        grads[0] = empty({M, K}, xv.dtype());
-        char* gx = static_cast<char*>(grads[0].data_ptr());
-        const int64_t blocks = (M + kConcatRowBlock - 1) / kConcatRowBlock;
-        parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
-          // Each later group's sum for a block, then added to it.
-          const Tensor part =
-              with_grad.size() > 1 ? empty({kConcatRowBlock, K}, xv.dtype()) : Tensor();
-          for (int64_t b = begin; b < end; ++b) {
-            const int64_t r0 = b * kConcatRowBlock, rows = std::min(kConcatRowBlock, M - r0);
-            char* block = gx + size_t(r0 * K) * size;
-            for (size_t j = 0; j < with_grad.size(); ++j) {
-              void* sum = j == 0 ? block : part.data_ptr();
-              for (size_t i = plan.first[with_grad[j]]; i < plan.first[with_grad[j] + 1]; ++i) {
-                gemm(xv, false, false, rows, K, w[i].size(0), grad(i) + size_t(r0 * ld(i)) * size,
-                     ld(i), w[i].data_ptr(), w[i].stride(0), i > plan.first[with_grad[j]], sum, K);
-              }
-              if (j > 0) add_into(xv, block, sum, rows * K);
-            }
-          }
-        });
-        grads[0] = grads[0].view(x_shape);
-      }
+      if (need_x) grads[0] = empty({M, K}, xv.options());
+      ::stride::detail::run_kernel(op, xv.device(), [&] {
+        grouped_linear_backward_cpu(xv, w, g2, plan, with_grad, grads, M, K);
+      });
+      if (need_x) grads[0] = grads[0].view(x_shape);
       return grads;
     });
   }
@@ -482,8 +503,8 @@ Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
   if (!training || p == 0) return x;
   check_floating(x, "dropout", "input");
   // As PyTorch: p == 1 multiplies by 0 (so inf/NaN inputs give NaN).
-  if (p == 1) return x * scalar_tensor(0, x.dtype());
-  Tensor mask = empty(x.sizes(), x.dtype());
+  if (p == 1) return x * scalar_tensor(0, x.options());
+  Tensor mask = empty(x.sizes(), x.options());
   {
     NoGradGuard no_grad;
     mask.bernoulli_(1 - p, gen);
@@ -525,11 +546,11 @@ Tensor nll_loss(const Tensor& log_probs,
       keep[i] = t.values[i] != ignore_index;
       safe[i] = keep[i] ? t.values[i] : 0;
     }
-    valid = tensor<bool>(keep, {rows});
-    index = tensor<int64_t>(safe, {rows, 1});
+    valid = tensor<bool>(keep, {rows}).to(x.device());
+    index = tensor<int64_t>(safe, {rows, 1}).to(x.device());
   }
   const Tensor picked = x.gather(1, index).view({rows});
-  const Tensor per_row = where(valid, -picked, scalar_tensor(0, x.dtype()));
+  const Tensor per_row = where(valid, -picked, scalar_tensor(0, x.options()));
   return detail::reduce_rows(per_row, target.sizes(), reduction, t.count);
 }
 

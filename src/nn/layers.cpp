@@ -121,6 +121,11 @@ RMSNorm::RMSNorm(int64_t dim_, double eps_) : dim(dim_), eps(eps_) {
   weight = register_parameter("weight", ones({dim_}));
 }
 
+void RMSNorm::reset_parameters(Generator*) {
+  NoGradGuard no_grad;
+  weight.fill_(1);
+}
+
 Tensor RMSNorm::forward(const Tensor& x) {
   STRIDE_CHECK(x.dim() >= 1 && x.size(-1) == dim, ShapeError, "[RMSNorm] expected input (..., ",
                dim, "); got ", shape_str(x.sizes()),
@@ -146,6 +151,12 @@ LayerNorm::LayerNorm(std::vector<int64_t> shape, double eps_, bool affine, bool 
 
 LayerNorm::LayerNorm(int64_t normalized_size, double eps_, bool affine, bool with_bias)
     : LayerNorm(std::vector<int64_t>{normalized_size}, eps_, affine, with_bias) {}
+
+void LayerNorm::reset_parameters(Generator*) {
+  NoGradGuard no_grad;
+  if (weight.defined()) weight.fill_(1);
+  if (bias.defined()) bias.zero_();
+}
 
 Tensor LayerNorm::forward(const Tensor& x) {
   const auto k = int64_t(normalized_shape.size());

@@ -434,6 +434,18 @@ Module& Module::to(Device device) {
   return *this;
 }
 
+Module& Module::to_empty(Device device) {
+  convert_tensors([device](const Tensor& t) {
+    return ::stride::detail::empty_preserving_strides(t, t.options().device(device));
+  });
+  return *this;
+}
+
+void Module::reset_all_parameters(Generator* gen) {
+  NoGradGuard no_grad;
+  for (const std::shared_ptr<Module>& m : modules()) m->reset_parameters(gen);
+}
+
 void Module::pack_parameters() {
   NoGradGuard no_grad;
   const std::vector<Tensor> params = parameters();

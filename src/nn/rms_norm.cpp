@@ -22,6 +22,7 @@
 #include "autograd/node.h"
 #include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
+#include "ops/device_kernel.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
@@ -179,6 +180,7 @@ void check_args(const Tensor& x, const Tensor& weight, double eps, const char* o
                "] weight has dtype ", to_string(weight.dtype()), " but x has ",
                to_string(x.dtype()), ". Hint: convert one of them so that they match.");
   STRIDE_CHECK(eps >= 0, ValueError, "[", op, "] expected eps >= 0; got ", eps, ".");
+  ::stride::detail::common_device(op, {&x, &weight});
 }
 
 Grads backward_with_ops(
@@ -204,16 +206,18 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
   profiler::RecordFunction record("rms_norm", {x, weight});
   const int64_t len = x.size(-1);
   const int64_t rows = len == 0 ? 0 : x.numel() / len;
-  Tensor y = empty(x.sizes(), x.dtype());
-  Tensor rstd = empty({rows}, x.dtype());
+  Tensor y = empty(x.sizes(), x.options());
+  Tensor rstd = empty({rows}, x.options());
   {
     NoGradGuard no_grad;
     const Tensor xc = x.contiguous();
     const Tensor wc = weight.defined() ? weight.contiguous() : Tensor();
-    ::stride::detail::dispatch_floating(x.dtype(), "rms_norm", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      forward_rows<T>(xc.data_ptr<T>(), wc.defined() ? wc.data_ptr<T>() : nullptr, y.data_ptr<T>(),
-                      rstd.data_ptr<T>(), rows, len, eps);
+    ::stride::detail::run_kernel("rms_norm", x.device(), [&] {
+      ::stride::detail::dispatch_floating(x.dtype(), "rms_norm", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        forward_rows<T>(xc.data_ptr<T>(), wc.defined() ? wc.data_ptr<T>() : nullptr,
+                        y.data_ptr<T>(), rstd.data_ptr<T>(), rows, len, eps);
+      });
     });
   }
   const bool need_x = autograd::requires_grad(x);
@@ -228,19 +232,21 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
       if (GradMode::is_enabled()) return backward_with_ops(gs[0], xv, wv, eps, need_x, need_w);
       const Tensor g = gs[0].contiguous(), xc = xv.contiguous();
       const Tensor wc = wv.defined() ? wv.contiguous() : Tensor();
-      Tensor gx = need_x ? empty(xv.sizes(), xv.dtype()) : Tensor();
-      Tensor gw = need_w ? empty({len}, xv.dtype()) : Tensor();
-      ::stride::detail::dispatch_floating(xv.dtype(), "rms_norm_backward", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        if (need_x) {
-          backward_input<T>(g.data_ptr<T>(), xc.data_ptr<T>(),
-                            wc.defined() ? wc.data_ptr<T>() : nullptr, rstd.data_ptr<T>(),
-                            gx.data_ptr<T>(), rows, len);
-        }
-        if (need_w) {
-          backward_weight<T>(g.data_ptr<T>(), xc.data_ptr<T>(), rstd.data_ptr<T>(),
-                             gw.data_ptr<T>(), rows, len);
-        }
+      Tensor gx = need_x ? empty(xv.sizes(), xv.options()) : Tensor();
+      Tensor gw = need_w ? empty({len}, xv.options()) : Tensor();
+      ::stride::detail::run_kernel("rms_norm_backward", xv.device(), [&] {
+        ::stride::detail::dispatch_floating(xv.dtype(), "rms_norm_backward", [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if (need_x) {
+            backward_input<T>(g.data_ptr<T>(), xc.data_ptr<T>(),
+                              wc.defined() ? wc.data_ptr<T>() : nullptr, rstd.data_ptr<T>(),
+                              gx.data_ptr<T>(), rows, len);
+          }
+          if (need_w) {
+            backward_weight<T>(g.data_ptr<T>(), xc.data_ptr<T>(), rstd.data_ptr<T>(),
+                               gw.data_ptr<T>(), rows, len);
+          }
+        });
       });
       return Grads{gx, gw};
     });

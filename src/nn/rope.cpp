@@ -24,6 +24,7 @@
 #include "core/dispatch.h"
 #include "nn/rope_kernels.h"
 #include "nn/row_layout.h"
+#include "ops/device_kernel.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
@@ -231,13 +232,16 @@ Tensor rope(const Tensor& x, const SharedTables& tables, RopeConvention conv, do
     NoGradGuard no_grad;
     const Tensor xr = detail::with_row_layout(x);
     const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(D, 1));
-    ::stride::detail::dispatch_floating(x.dtype(), "rotary_embedding", [&](auto tag) {
-      using S = typename decltype(tag)::type;
-      const detail::RowMatrices<const S> xm(xr);
-      const detail::RowMatrices<S> ym(y);
-      const detail::RowRotation<S> rotate(*tables, sign, D, conv);
-      parallel_for(0, rows, grain,
-                   [&](int64_t begin, int64_t end) { rotate_rows(rotate, xm, ym, T, begin, end); });
+    ::stride::detail::run_kernel("rotary_embedding", x.device(), [&] {
+      ::stride::detail::dispatch_floating(x.dtype(), "rotary_embedding", [&](auto tag) {
+        using S = typename decltype(tag)::type;
+        const detail::RowMatrices<const S> xm(xr);
+        const detail::RowMatrices<S> ym(y);
+        const detail::RowRotation<S> rotate(*tables, sign, D, conv);
+        parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+          rotate_rows(rotate, xm, ym, T, begin, end);
+        });
+      });
     });
   }
   if (auto node = autograd::make_node("rotary_embedding", {&x}, {&y})) {
@@ -281,7 +285,9 @@ SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, 
                  ", ", half, ") for x ", shape_str(x.sizes()), "; got ",
                  table->defined() ? shape_str(table->sizes()) : std::string("undefined"), ".");
   }
+  ::stride::detail::common_device(op, {&x, &cos, &sin});
   auto tables = std::make_shared<AngleTables>();
+  if (x.device().is_meta()) return tables;  // no values to rotate by
   const Tensor c = cos.to(kFloat64).contiguous(), s = sin.to(kFloat64).contiguous();
   tables->cosines.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
   tables->sines.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());

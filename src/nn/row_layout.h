@@ -82,7 +82,7 @@ inline Tensor empty_preserving_layout(const Tensor& t, int64_t cols) {
   sizes.back() = cols;
   if (t.is_contiguous() || !has_row_layout(t) ||
       !::stride::detail::is_non_overlapping_and_dense(t)) {
-    return empty(sizes, t.dtype());
+    return empty(sizes, t.options());
   }
   DimVector order(sizes.size() - 1);
   std::iota(order.begin(), order.end(), int64_t(0));
@@ -95,7 +95,7 @@ inline Tensor empty_preserving_layout(const Tensor& t, int64_t cols) {
     strides[size_t(order[i])] = inner;
     inner *= sizes[size_t(order[i])];
   }
-  return empty_strided(sizes, strides, t.dtype());
+  return empty_strided(sizes, strides, t.options());
 }
 
 }  // namespace stride::nn::functional::detail

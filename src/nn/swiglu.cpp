@@ -22,6 +22,7 @@
 #include "autograd/node.h"
 #include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
+#include "ops/device_kernel.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
@@ -45,6 +46,7 @@ void check_args(const Tensor& gate, const Tensor& up, const Tensor& beta, const 
   STRIDE_CHECK(gate.sizes() == up.sizes(), ShapeError, "[", op,
                "] expected gate and up of one shape; got ", shape_str(gate.sizes()), " and ",
                shape_str(up.sizes()), ". Hint: both are projections of the same x: w1(x), w3(x).");
+  ::stride::detail::common_device(op, {&gate, &up, &beta});
   if (!beta.defined()) return;
   STRIDE_CHECK(beta.dtype() == gate.dtype(), DTypeError, "[", op,
                "] expected beta of gate's dtype ", to_string(gate.dtype()), "; got ",
@@ -169,14 +171,16 @@ Tensor swiglu_impl(const Tensor& gate, const Tensor& up, const Tensor& beta) {
     return swiglu_impl(gate.to(kFloat32), up.to(kFloat32), beta32).to(gate.dtype());
   }
   profiler::RecordFunction record("swiglu", {gate, up});
-  Tensor y = empty(gate.sizes(), gate.dtype());
+  Tensor y = empty(gate.sizes(), gate.options());
   {
     NoGradGuard no_grad;
     const Tensor gc = gate.contiguous(), uc = up.contiguous();
-    ::stride::detail::dispatch_floating(gate.dtype(), "swiglu", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T b = beta.defined() ? beta.item<T>() : T(1);
-      forward_kernel<T>(gc.data_ptr<T>(), uc.data_ptr<T>(), b, y.data_ptr<T>(), y.numel());
+    ::stride::detail::run_kernel("swiglu", gate.device(), [&] {
+      ::stride::detail::dispatch_floating(gate.dtype(), "swiglu", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T b = beta.defined() ? beta.item<T>() : T(1);
+        forward_kernel<T>(gc.data_ptr<T>(), uc.data_ptr<T>(), b, y.data_ptr<T>(), y.numel());
+      });
     });
   }
   const bool need_g = autograd::requires_grad(gate);
@@ -193,21 +197,25 @@ Tensor swiglu_impl(const Tensor& gate, const Tensor& up, const Tensor& beta) {
         return backward_with_ops(gs[0], g, u, b, need_g, need_u, need_beta);
       }
       const Tensor dy = gs[0].contiguous(), gc = g.contiguous(), uc = u.contiguous();
-      Tensor dg = need_g ? empty(g.sizes(), g.dtype()) : Tensor();
-      Tensor du = need_u ? empty(u.sizes(), u.dtype()) : Tensor();
-      std::vector<double> dbeta_blocks(need_beta ? size_t((dy.numel() + kGrain - 1) / kGrain) : 0);
-      Tensor dbeta;
-      ::stride::detail::dispatch_floating(g.dtype(), "swiglu_backward", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        const T bv = b.defined() ? b.item<T>() : T(1);
-        backward_kernel<T>(dy.data_ptr<T>(), gc.data_ptr<T>(), uc.data_ptr<T>(), bv,
-                           need_g ? dg.data_ptr<T>() : nullptr, need_u ? du.data_ptr<T>() : nullptr,
-                           need_beta ? dbeta_blocks.data() : nullptr, dy.numel());
-        if (need_beta) {
-          double sum = 0;
-          for (double part : dbeta_blocks) sum += part;
-          dbeta = full(b.sizes(), T(sum), g.dtype());
-        }
+      Tensor dg = need_g ? empty(g.sizes(), g.options()) : Tensor();
+      Tensor du = need_u ? empty(u.sizes(), u.options()) : Tensor();
+      Tensor dbeta = need_beta ? empty(b.sizes(), g.options()) : Tensor();
+      ::stride::detail::run_kernel("swiglu_backward", g.device(), [&] {
+        std::vector<double> dbeta_blocks(need_beta ? size_t((dy.numel() + kGrain - 1) / kGrain)
+                                                   : 0);
+        ::stride::detail::dispatch_floating(g.dtype(), "swiglu_backward", [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          const T bv = b.defined() ? b.item<T>() : T(1);
+          backward_kernel<T>(dy.data_ptr<T>(), gc.data_ptr<T>(), uc.data_ptr<T>(), bv,
+                             need_g ? dg.data_ptr<T>() : nullptr,
+                             need_u ? du.data_ptr<T>() : nullptr,
+                             need_beta ? dbeta_blocks.data() : nullptr, dy.numel());
+          if (need_beta) {
+            double sum = 0;
+            for (double part : dbeta_blocks) sum += part;
+            dbeta.fill_(T(sum));
+          }
+        });
       });
       return Grads{dg, du, dbeta};
     });

@@ -7,6 +7,9 @@
 #include "backends/cpu/loops.h"
 #include "backends/cpu/transpose.h"
 #include "core/dispatch.h"
+#include "core/layout.h"
+#include "ops/device_kernel.h"
+#include "stride/backend.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
 #include "stride/profiler.h"
@@ -102,6 +105,30 @@ void transposed_copy(const TensorIter& iter, int j) {
     transposed_copy<U, N / 2>(iter, j);
 }
 
+// The CPU kernel of copy_: every dtype pair, any layout.
+void copy_kernel(const TensorIter& iter) {
+  if (const int j = transposed_copy_dim(iter)) {  // Note [Transposed copy]
+    switch (iter.operand(0).element_size()) {
+      case 2:
+        transposed_copy<uint16_t>(iter, j);
+        break;
+      case 4:
+        transposed_copy<uint32_t>(iter, j);
+        break;
+      default:
+        transposed_copy<uint64_t>(iter, j);
+    }
+    return;
+  }
+  detail::dispatch_all(iter.dtype(0), "copy_", [&](auto to_tag) {
+    using To = typename decltype(to_tag)::type;
+    detail::dispatch_all(iter.dtype(1), "copy_", [&](auto from_tag) {
+      using From = typename decltype(from_tag)::type;
+      cpu::cpu_kernel(iter, [](From v) -> To { return convert<To, From>(v); });
+    });
+  });
+}
+
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src) {
@@ -119,26 +146,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
                         .static_shape(sizes())
                         .check_all_same_dtype(false)
                         .build();
-  if (const int j = transposed_copy_dim(iter)) {  // Note [Transposed copy]
-    switch (element_size()) {
-      case 2:
-        transposed_copy<uint16_t>(iter, j);
-        break;
-      case 4:
-        transposed_copy<uint32_t>(iter, j);
-        break;
-      default:
-        transposed_copy<uint64_t>(iter, j);
-    }
-    return *this;
-  }
-  detail::dispatch_all(dtype(), "copy_", [&](auto to_tag) {
-    using To = typename decltype(to_tag)::type;
-    detail::dispatch_all(src.dtype(), "copy_", [&](auto from_tag) {
-      using From = typename decltype(from_tag)::type;
-      cpu::cpu_kernel(iter, [](From v) -> To { return convert<To, From>(v); });
-    });
-  });
+  detail::run_kernel("copy_", device(), [&] { copy_kernel(iter); });
   return *this;
 }
 
@@ -175,10 +183,41 @@ Tensor Tensor::to(ScalarType t) const {
   return copy_as(*this, t, "to");
 }
 
+namespace {
+
+// x's bytes on `device`: one copy of its dense memory block, in x's own
+// layout when it is dense (else made contiguous first), through the backend
+// of the device that is not the CPU.
+Tensor copy_to_device(const Tensor& x, Device device) {
+  STRIDE_CHECK(device_backend(x.device()).has_data(), DeviceError, "[to] cannot copy a ",
+               x.device().str(), " tensor to ", device.str(),
+               ": it has no data. Hint: make the tensor on ", device.str(),
+               " instead (a module built on meta: Module::to_empty(", device.str(),
+               ") and its initialiser).");
+  const Tensor src = detail::is_non_overlapping_and_dense(x) ? x : x.contiguous();
+  Tensor out = empty_strided(src.sizes(), src.strides(), src.options().device(device));
+  if (device_backend(device).has_data()) {
+    DeviceBackend& backend = device_backend(device.is_cpu() ? x.device() : device);
+    backend.copy_bytes(out.data_ptr(), device, src.data_ptr(), x.device(), src.nbytes());
+  }
+  return out;
+}
+
+}  // namespace
+
 Tensor Tensor::to(Device d) const {
-  STRIDE_CHECK(d.is_cpu(), DeviceError, "[to] cannot move a tensor to ", d.str(),
-               ": stride has no CUDA backend yet.");
-  return *this;
+  if (d == device()) return *this;
+  Tensor out;
+  {
+    NoGradGuard no_grad;
+    out = copy_to_device(*this, d);
+  }
+  if (!is_floating_point()) return out;
+  if (auto node = autograd::make_node("to", {this}, {&out})) {
+    node->set_backward(
+        [from = device()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(from)}; });
+  }
+  return out;
 }
 
 }  // namespace stride

@@ -28,7 +28,7 @@ Tensor wrap_scalar(const Scalar& s, const Tensor& like) {
   const int sc = s.is_floating_point() ? 2 : s.is_integral() ? 1 : 0;
   ScalarType t = like.dtype();
   if (sc > type_category(t)) t = sc == 2 ? kFloat32 : kInt64;
-  return scalar_tensor(s, t);
+  return scalar_tensor(s, TensorOptions(t).device(like.device()));
 }
 
 Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const char* op) {
@@ -43,7 +43,7 @@ Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const
     STRIDE_CHECK(out.numel() == 0, ShapeError, "[", op, "] out ", shape_str(out.sizes()),
                  " does not match the broadcast shape ", shape_str(result.sizes()),
                  "; outputs with elements are never resized.");
-    Tensor fresh = empty(result.sizes(), dtype);
+    Tensor fresh = empty(result.sizes(), TensorOptions(dtype).device(result.device()));
     out.impl()->set_geometry(fresh.storage(), fresh.sizes(), fresh.strides(), 0);
   }
   out.copy_(result);
@@ -570,9 +570,11 @@ static Tensor& where_kernel(Tensor& out, const Tensor& cond, const Tensor& a, co
                         .output_dtype(rt)
                         .check_all_same_dtype(false)
                         .build();
-  dispatch_numeric_and_bool(rt, "where", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    cpu::cpu_kernel(iter, [](bool c, T x, T y) -> T { return c ? x : y; });
+  detail::run_kernel("where", iter.output().device(), [&] {
+    dispatch_numeric_and_bool(rt, "where", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      cpu::cpu_kernel(iter, [](bool c, T x, T y) -> T { return c ? x : y; });
+    });
   });
   return out;
 }
@@ -603,7 +605,7 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   STRIDE_CHECK(broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill") == x.sizes(), ShapeError,
                "[masked_fill] mask ", shape_str(mask.sizes()), " cannot be broadcast to ",
                shape_str(x.sizes()), ".");
-  return where(mask, scalar_tensor(value, x.dtype()), x);
+  return where(mask, scalar_tensor(value, x.options()), x);
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
@@ -614,7 +616,7 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
                to_string(mask.dtype()), ".");
   Tensor self = *this;
-  where_kernel(self, mask, scalar_tensor(value, dtype()), *this);
+  where_kernel(self, mask, scalar_tensor(value, options()), *this);
   return *this;
 }
 
@@ -630,11 +632,11 @@ Tensor diagonal_mask(const Tensor& x, int64_t diagonal, bool upper_part, const c
   STRIDE_CHECK(x.dim() >= 2, ShapeError, "[", op, "] needs at least 2 dims; got shape ",
                shape_str(x.sizes()), ".");
   const int64_t rows = x.size(-2), cols = x.size(-1);
-  Tensor i = arange(rows).view({rows, 1});
-  Tensor j = arange(cols).view({1, cols});
+  Tensor i = arange(rows).view({rows, 1}).to(x.device());
+  Tensor j = arange(cols).view({1, cols}).to(x.device());
   Tensor d = sub(j, i);
-  return upper_part ? gt(d, scalar_tensor(diagonal, kInt64))
-                    : lt(d, scalar_tensor(diagonal, kInt64));
+  const Tensor bound = scalar_tensor(diagonal, TensorOptions(kInt64).device(x.device()));
+  return upper_part ? gt(d, bound) : lt(d, bound);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/loops.h"
 #include "core/dispatch.h"
+#include "ops/device_kernel.h"
 #include "stride/ops.h"
 #include "stride/profiler.h"
 
@@ -60,7 +61,8 @@ Tensor& run_elementwise(const char* op,
     cfg.add_output(tmp).output_dtype(compute_type(result)).check_all_same_dtype(false);
     for (const Tensor& t : converted) cfg.add_input(t);
     TensorIter iter = cfg.build();
-    dispatch(compute_type(compute), op, [&](auto tag) { body(iter, tag); });
+    run_kernel(op, iter.output().device(),
+               [&] { dispatch(compute_type(compute), op, [&](auto tag) { body(iter, tag); }); });
     return assign_result(out, tmp, result, op);
   }
   std::vector<Tensor> converted;
@@ -70,7 +72,8 @@ Tensor& run_elementwise(const char* op,
   cfg.add_output(out).output_dtype(result).check_all_same_dtype(false);
   for (const Tensor& t : converted) cfg.add_input(t);
   TensorIter iter = cfg.build();
-  dispatch(compute, op, [&](auto tag) { body(iter, tag); });
+  run_kernel(op, iter.output().device(),
+             [&] { dispatch(compute, op, [&](auto tag) { body(iter, tag); }); });
   return out;
 }
 

@@ -7,6 +7,8 @@
 #include "core/dispatch.h"
 #include "core/random_fill.h"
 #include "core/tensor_impl_utils.h"
+#include "ops/device_kernel.h"
+#include "stride/backend.h"
 #include "stride/generator.h"
 #include "stride/ops.h"
 
@@ -21,8 +23,9 @@ void check_shape(IntArrayRef shape, const char* op) {
   }
 }
 
-Generator& gen_or_default(Generator* gen) {
-  return gen ? *gen : default_generator();
+// The device's default generator (backend.h) when none is given.
+Generator& gen_or_default(Generator* gen, Device device) {
+  return gen ? *gen : default_generator(device);
 }
 
 }  // namespace
@@ -48,8 +51,9 @@ std::vector<Tensor> empty_packed(const std::vector<DimVector>& shapes, TensorOpt
   for (const DimVector& shape : shapes) {
     const size_t nbytes = size_t(numel_of(shape)) * element_size(options.dtype());
     // The tensor's own storage over its part of the block holds the block.
+    char* const base = static_cast<char*>(block->data());  // null on meta
     auto storage = std::make_shared<StorageImpl>(
-        static_cast<char*>(block->data()) + offset, nbytes, options.device(),
+        base == nullptr ? nullptr : base + offset, nbytes, options.device(),
         [](void*, void* ctx) { delete static_cast<Storage*>(ctx); }, new Storage(block));
     out.push_back(detail::make_tensor(std::move(storage), options.dtype(), shape,
                                       contiguous_strides(shape), 0));
@@ -118,7 +122,9 @@ Tensor arange(const Scalar& start,
               std::optional<ScalarType> dtype) {
   const bool all_integral =
       !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
-  const TensorOptions options(dtype.value_or(all_integral ? kInt64 : kFloat32));
+  // Values are computed here, on the CPU, then moved to the default device.
+  const TensorOptions options =
+      TensorOptions(dtype.value_or(all_integral ? kInt64 : kFloat32)).device(Device(kCPU));
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
   STRIDE_CHECK(st != 0, ValueError, "[arange] step must be nonzero.");
   STRIDE_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "[arange] the range [", s,
@@ -133,7 +139,7 @@ Tensor arange(const Scalar& start,
       p[i] = integral ? T(start.to_int64() + i * step.to_int64()) : T(s + double(i) * st);
     }
   });
-  return t;
+  return t.to(default_device());
 }
 
 Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions options) {
@@ -144,9 +150,9 @@ Tensor eye(int64_t n, std::optional<int64_t> m_opt, TensorOptions options) {
 }
 
 Tensor from_blob(const void* data, IntArrayRef shape, ScalarType dtype) {
-  Tensor t = empty(shape, dtype);
+  Tensor t = empty(shape, TensorOptions(dtype).device(Device(kCPU)));
   if (t.nbytes() > 0) std::memcpy(t.data_ptr(), data, t.nbytes());
-  return t;
+  return t.to(default_device());
 }
 
 template <class T>
@@ -154,10 +160,10 @@ Tensor tensor(const std::vector<T>& values, IntArrayRef shape) {
   DimVector s = shape.empty() ? DimVector{int64_t(values.size())} : shape.dims();
   STRIDE_CHECK(numel_of(s) == int64_t(values.size()), ShapeError, "[tensor] ", values.size(),
                " values cannot fill shape ", shape_str(s), ".");
-  Tensor t = empty(s, scalar_type_of<T>);
+  Tensor t = empty(s, TensorOptions(scalar_type_of<T>).device(Device(kCPU)));
   T* p = static_cast<T*>(t.data_ptr());
   for (size_t i = 0; i < values.size(); ++i) p[i] = values[i];
-  return t;
+  return t.to(default_device());
 }
 
 template Tensor tensor<bool>(const std::vector<bool>&, IntArrayRef);
@@ -178,11 +184,14 @@ Tensor& Tensor::fill_(const Scalar& value) {
   }
   Tensor self = *this;
   TensorIter iter = TensorIterConfig("fill_").add_output(self).build();
-  detail::dispatch_all(dtype(), "fill_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ? T(float(value.to_double()))
-                                                                       : value.to<T>();
-    cpu::cpu_kernel(iter, [v]() -> T { return v; });
+  detail::run_kernel("fill_", device(), [&] {
+    detail::dispatch_all(dtype(), "fill_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>
+                      ? T(float(value.to_double()))
+                      : value.to<T>();
+      cpu::cpu_kernel(iter, [v]() -> T { return v; });
+    });
   });
   return *this;
 }
@@ -207,11 +216,15 @@ Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
     return self;
   }
   const ScalarType work = self.dtype() == kFloat64 ? kFloat64 : kFloat32;
-  Tensor buf = self.is_contiguous() && self.dtype() == work ? self : empty(self.sizes(), work);
-  if (work == kFloat64)
-    fill(buf.data_ptr<double>(), buf.numel());
-  else
-    fill(buf.data_ptr<float>(), buf.numel());
+  Tensor buf = self.is_contiguous() && self.dtype() == work
+                   ? self
+                   : empty(self.sizes(), self.options().dtype(work));
+  detail::run_kernel(op, self.device(), [&] {
+    if (work == kFloat64)
+      fill(buf.data_ptr<double>(), buf.numel());
+    else
+      fill(buf.data_ptr<float>(), buf.numel());
+  });
   if (!buf.is_same(self))
     self.copy_(buf);
   else
@@ -224,14 +237,14 @@ Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
 Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
   STRIDE_CHECK(from <= to, ValueError, "[uniform_] expected from <= to; got from=", from,
                ", to=", to, ".");
-  Generator& g = gen_or_default(gen);
+  Generator& g = gen_or_default(gen, device());
   return random_floating(*this, "uniform_",
                          [&](auto* p, int64_t n) { detail::fill_uniform(p, n, from, to, g); });
 }
 
 Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
   STRIDE_CHECK(std >= 0, ValueError, "[normal_] expected std >= 0; got ", std, ".");
-  Generator& g = gen_or_default(gen);
+  Generator& g = gen_or_default(gen, device());
   return random_floating(*this, "normal_",
                          [&](auto* p, int64_t n) { detail::fill_normal(p, n, mean, std, g); });
 }
@@ -239,8 +252,11 @@ Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
 Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
   STRIDE_CHECK(dtype() != kBool || (from >= 0 && to <= 2), ValueError,
                "[random_] a bool tensor needs a range within [0, 2); got [", from, ", ", to, ").");
-  Tensor buf = empty(sizes(), kInt64);
-  detail::fill_randint(buf.data_ptr<int64_t>(), buf.numel(), from, to, gen_or_default(gen));
+  Tensor buf = empty(sizes(), options().dtype(kInt64));
+  detail::run_kernel("random_", device(), [&] {
+    detail::fill_randint(buf.data_ptr<int64_t>(), buf.numel(), from, to,
+                         gen_or_default(gen, device()));
+  });
   if (autograd::check_inplace(*this, "random_", {})) {
     autograd::rebase_history(*this, buf.to(dtype()));
     return *this;
@@ -250,9 +266,11 @@ Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
 
 Tensor& Tensor::bernoulli_(double p, Generator* gen) {
   STRIDE_CHECK(p >= 0 && p <= 1, ValueError, "[bernoulli_] expected 0 <= p <= 1; got ", p, ".");
-  Tensor u = empty(sizes(), kFloat64);
-  detail::fill_uniform(u.data_ptr<double>(), u.numel(), 0, 1, gen_or_default(gen));
-  const Tensor draws = stride::lt(u, scalar_tensor(p, kFloat64));
+  Tensor u = empty(sizes(), options().dtype(kFloat64));
+  detail::run_kernel("bernoulli_", device(), [&] {
+    detail::fill_uniform(u.data_ptr<double>(), u.numel(), 0, 1, gen_or_default(gen, device()));
+  });
+  const Tensor draws = stride::lt(u, scalar_tensor(p, u.options()));
   if (autograd::check_inplace(*this, "bernoulli_", {})) {
     autograd::rebase_history(*this, draws.to(dtype()));
     return *this;

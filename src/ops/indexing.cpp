@@ -24,6 +24,7 @@
 #include "core/dispatch.h"
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
+#include "ops/device_kernel.h"
 #include "ops/elementwise_common.h"
 #include "stride/profiler.h"
 
@@ -77,6 +78,7 @@ void gather_kernel(Tensor& out,
                         .build();
   const int64_t elsize = int64_t(out.element_size());
   const int64_t dim_bytes = src_dim_stride * elsize;
+  // Indices are read by the kernel: on meta, which has none, nothing is checked.
   auto run = [&](auto index_tag) {
     using I = typename decltype(index_tag)::type;
     iter.for_each([&](char** data, const int64_t* s, int64_t n) {
@@ -93,10 +95,12 @@ void gather_kernel(Tensor& out,
       }
     });
   };
-  if (index_restrided.dtype() == kInt64)
-    run(detail::TypeTag<int64_t>{});
-  else
-    run(detail::TypeTag<int32_t>{});
+  detail::run_kernel(op, out.device(), [&] {
+    if (index_restrided.dtype() == kInt64)
+      run(detail::TypeTag<int64_t>{});
+    else
+      run(detail::TypeTag<int32_t>{});
+  });
 }
 
 }  // namespace
@@ -138,6 +142,13 @@ static Tensor gather_values(const Tensor& x, int64_t dim, const Tensor& index) {
 
 namespace {
 
+void scatter_add_cpu(const TensorIter& iter,
+                     ScalarType dtype,
+                     ScalarType index_dtype,
+                     int64_t d0,
+                     int64_t size_d,
+                     int64_t dim_bytes);
+
 // The scatter-add kernel: self[..index..] += src, in place, not recorded.
 void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, const Tensor& src) {
   profiler::RecordFunction record("scatter_add", {self, index, src});
@@ -171,7 +182,20 @@ void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, cons
                         .build();
   const int64_t size_d = nd == 0 ? 1 : self.size(d0);
   const int64_t dim_bytes = (nd == 0 ? 0 : self.stride(d0)) * int64_t(self.element_size());
-  detail::dispatch_numeric(self.dtype(), "scatter_add", [&](auto tag) {
+  detail::run_kernel("scatter_add", self.device(), [&] {
+    scatter_add_cpu(iter, self.dtype(), index.dtype(), d0, size_d, dim_bytes);
+  });
+}
+
+// The CPU kernel of scatter_add: serial, as several index entries may hit one
+// element.
+void scatter_add_cpu(const TensorIter& iter,
+                     ScalarType dtype,
+                     ScalarType index_dtype,
+                     int64_t d0,
+                     int64_t size_d,
+                     int64_t dim_bytes) {
+  detail::dispatch_numeric(dtype, "scatter_add", [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto run = [&](auto index_tag) {
       using I = typename decltype(index_tag)::type;
@@ -195,7 +219,7 @@ void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, cons
           },
           0, iter.numel());
     };
-    if (index.dtype() == kInt64)
+    if (index_dtype == kInt64)
       run(detail::TypeTag<int64_t>{});
     else
       run(detail::TypeTag<int32_t>{});
@@ -211,7 +235,7 @@ static Tensor index_select_backward(const Tensor& g,
                                     const Tensor& index) {
   DimVector ishape(size_t(g.dim()), 1);
   ishape[size_t(dim)] = index.numel();
-  return zeros(shape, g.dtype()).scatter_add(dim, index.reshape(ishape).expand(g.sizes()), g);
+  return zeros(shape, g.options()).scatter_add(dim, index.reshape(ishape).expand(g.sizes()), g);
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
@@ -238,7 +262,7 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
   }
   if (auto node = autograd::make_node("gather", {&x}, {&out})) {
     node->set_backward([shape = x.sizes().dims(), dim, index](const autograd::Grads& gs) {
-      return autograd::Grads{zeros(shape, gs[0].dtype()).scatter_add(dim, index, gs[0])};
+      return autograd::Grads{zeros(shape, gs[0].options()).scatter_add(dim, index, gs[0])};
     });
   }
   return out;
@@ -319,7 +343,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   DimVector shape = first.sizes().dims();
   shape[size_t(dim)] = total;
-  Tensor out = empty(shape, dtype);
+  Tensor out = empty(shape, first.options().dtype(dtype));
   {
     NoGradGuard no_grad;
     int64_t offset = 0;

@@ -12,6 +12,7 @@
 #include "backends/cpu/blas.h"
 #include "core/check.h"
 #include "core/dispatch.h"
+#include "ops/device_kernel.h"
 #include "ops/elementwise_common.h"
 #include "stride/autocast.h"
 #include "stride/parallel.h"
@@ -82,7 +83,7 @@ Bf16Operand to_bf16_operand(const Tensor& t, GemmOperand l, int64_t s) {
   if (t.dtype() == kBFloat16) return {t, l, s};
   const int64_t matrices = s == 0 ? 1 : t.size(0);
   const int64_t matrix = stored_rows * row_len;
-  Tensor out = empty({matrices, stored_rows, row_len}, kBFloat16);
+  Tensor out = empty({matrices, stored_rows, row_len}, t.options().dtype(kBFloat16));
   const float* src = t.data_ptr<float>();
   BFloat16* dst = out.data_ptr<BFloat16>();
   // A pass over memory: threads pay off only for large operands.
@@ -126,12 +127,21 @@ void mixed_gemm(const Tensor& a,
                          c.data_ptr<float>(), m, n * m);
 }
 
+void gemm(const Tensor& a,
+          GemmOperand la,
+          int64_t sa,
+          const Tensor& b,
+          GemmOperand lb,
+          int64_t sb,
+          Tensor& c,
+          const char* op);
+
 // (B, n, k) @ (B, k, m) -> new contiguous (B, n, m); a or b may have batch
 // stride 0 (broadcast). mixed: float32/bfloat16 operands, float32 result
 // computed by the bf16 GEMM (autocast).
 Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
   profiler::RecordFunction record(op, {a, b});
-  const int64_t batch = a.size(0), n = a.size(1), k = a.size(2), m = b.size(2);
+  const int64_t batch = a.size(0), n = a.size(1), m = b.size(2);
   auto layout = [](Tensor& t) {
     auto l = gemm_layout(t.size(1), t.size(2), t.stride(1), t.stride(2));
     if (!l) {
@@ -141,13 +151,29 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
     return *l;
   };
   const GemmOperand la = layout(a), lb = layout(b);
-  Tensor c = empty({batch, n, m}, mixed ? kFloat32 : a.dtype());
+  Tensor c = empty({batch, n, m}, a.options().dtype(mixed ? kFloat32 : a.dtype()));
   if (c.numel() == 0) return c;
   const int64_t sa = a.size(0) == 1 ? 0 : a.stride(0), sb = b.size(0) == 1 ? 0 : b.stride(0);
-  if (mixed) {
-    mixed_gemm(a, la, sa, b, lb, sb, c);
-    return c;
-  }
+  detail::run_kernel(op, c.device(), [&] {
+    if (mixed) {
+      mixed_gemm(a, la, sa, b, lb, sb, c);
+    } else {
+      gemm(a, la, sa, b, lb, sb, c, op);
+    }
+  });
+  return c;
+}
+
+// The CPU GEMM of one dtype: BLAS for floating point, a plain loop else.
+void gemm(const Tensor& a,
+          GemmOperand la,
+          int64_t sa,
+          const Tensor& b,
+          GemmOperand lb,
+          int64_t sb,
+          Tensor& c,
+          const char* op) {
+  const int64_t batch = c.size(0), n = c.size(1), m = c.size(2), k = a.size(2);
   switch (a.dtype()) {
     case kFloat32:
       cpu::gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0f, a.data_ptr<float>(), la.ld, sa,
@@ -164,7 +190,6 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
                       c.data_ptr<T>());
       });
   }
-  return c;
 }
 
 // batched_matmul with autograd: dA = dC @ B^T, dB = A^T @ dC (themselves
@@ -200,8 +225,9 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op, bool mixed
   STRIDE_CHECK(a.dtype() == b.dtype() || mixed, DTypeError, "[", op,
                "] operands must share a dtype; got ", to_string(a.dtype()), " and ",
                to_string(b.dtype()), ". Hint: convert one with .to(dtype).");
-  STRIDE_CHECK(a.device().is_cpu() && b.device().is_cpu(), DeviceError, "[", op,
-               "] stride has no CUDA kernels yet.");
+  STRIDE_CHECK(a.device() == b.device(), DeviceError, "[", op,
+               "] expected both operands on one device; got ", a.device().str(), " and ",
+               b.device().str(), ". Hint: move one with .to(device) first.");
 }
 
 // Operands of the mixed path under autocast: float32 or bfloat16 each.

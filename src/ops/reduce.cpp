@@ -398,6 +398,8 @@ bool sum_inner(const TensorIter& iter) {
 }
 
 // sum of `x` (already in the compute dtype) into `out_keep` (keepdim form).
+void sum_kernel_cpu(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype);
+
 void sum_into(Tensor& out_keep, const Tensor& x) {
   profiler::RecordFunction record("sum", {x});
   TensorIter iter = TensorIterConfig("sum")
@@ -406,10 +408,15 @@ void sum_into(Tensor& out_keep, const Tensor& x) {
                         .is_reduction(true)
                         .check_all_same_dtype(false)
                         .build();
-  detail::dispatch_numeric_and_bool(x.dtype(), "sum", [&](auto tag) {
+  detail::run_kernel("sum", x.device(), [&] { sum_kernel_cpu(iter, x.dtype(), out_keep.dtype()); });
+}
+
+// The CPU kernel of sum: a T input summed into an O output.
+void sum_kernel_cpu(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype) {
+  detail::dispatch_numeric_and_bool(in_dtype, "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = SumAcc<T>;
-    detail::dispatch_numeric(out_keep.dtype(), "sum", [&](auto otag) {
+    detail::dispatch_numeric(out_dtype, "sum", [&](auto otag) {
       using O = typename decltype(otag)::type;
       constexpr bool kFloating = std::is_floating_point_v<T>;
       if constexpr (kFloating && std::is_same_v<T, O>) {  // the only floating pairs
@@ -446,7 +453,7 @@ namespace {
 Tensor& sum_kernel(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
   ReduceDims r = reduce_dims(x, dims, "sum");
   const ScalarType rt = sum_dtype(x.dtype());
-  if (!out.defined()) out = empty(keepdim ? r.keep_shape : r.out_shape, rt);
+  if (!out.defined()) out = empty(keepdim ? r.keep_shape : r.out_shape, x.options().dtype(rt));
   STRIDE_CHECK(out.dtype() == rt, DTypeError, "[sum] out has dtype ", to_string(out.dtype()),
                " but the result is ", to_string(rt), ".");
   STRIDE_CHECK(out.sizes() == IntArrayRef(keepdim ? r.keep_shape : r.out_shape), ShapeError,
@@ -517,12 +524,17 @@ namespace {
 
 // amax / amin: NaN propagates; an empty block is an error.
 template <bool IsMax>
+void extreme_kernel_cpu(const TensorIter& iter, ScalarType dtype, const char* op);
+template <bool IsMax>
+void extreme_index_kernel_cpu(const TensorIter& iter, ScalarType dtype, const char* op);
+
+template <bool IsMax>
 Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim, const char* op) {
   ReduceDims r = reduce_dims(x, dims, op);
   STRIDE_CHECK(r.count > 0 || numel_of(r.out_shape) == 0, ShapeError, "[", op,
                "] cannot reduce over a zero-size dim of shape ", shape_str(x.sizes()),
                ": the result has no identity.");
-  if (!out.defined()) out = empty(keepdim ? r.keep_shape : r.out_shape, x.dtype());
+  if (!out.defined()) out = empty(keepdim ? r.keep_shape : r.out_shape, x.options());
   STRIDE_CHECK(out.sizes() == IntArrayRef(keepdim ? r.keep_shape : r.out_shape), ShapeError, "[",
                op, "] out ", shape_str(out.sizes()), " does not match the result shape ",
                shape_str(keepdim ? r.keep_shape : r.out_shape), ".");
@@ -535,7 +547,14 @@ Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim
   profiler::RecordFunction record(op, {x});
   Tensor keep = keepdim_view(out, r, keepdim);
   TensorIter iter = TensorIterConfig(op).add_output(keep).add_input(x).is_reduction(true).build();
-  detail::dispatch_numeric_and_bool(x.dtype(), op, [&](auto tag) {
+  detail::run_kernel(op, x.device(), [&] { extreme_kernel_cpu<IsMax>(iter, x.dtype(), op); });
+  return out;
+}
+
+// The CPU kernel of amax / amin.
+template <bool IsMax>
+void extreme_kernel_cpu(const TensorIter& iter, ScalarType dtype, const char* op) {
+  detail::dispatch_numeric_and_bool(dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto better = [](T a, T b) {  // is b preferred over a?
       if (a != a) return false;   // NaN already won
@@ -558,7 +577,6 @@ Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim
         [&](T a, T b) { return better(a, b) ? b : a; },
         [](char** outs, T acc) { *reinterpret_cast<T*>(outs[0]) = acc; });
   });
-  return out;
 }
 
 // max/min along one dim with the index of the first extreme element.
@@ -576,8 +594,8 @@ std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x,
     return {v.to(x.dtype()), i};
   }
   profiler::RecordFunction record(op, {x});
-  Tensor values = empty(r.keep_shape, x.dtype());
-  Tensor indices = empty(r.keep_shape, kInt64);
+  Tensor values = empty(r.keep_shape, x.options());
+  Tensor indices = empty(r.keep_shape, x.options().dtype(kInt64));
   TensorIter iter = TensorIterConfig(op)
                         .add_output(values)
                         .add_output(indices)
@@ -585,7 +603,18 @@ std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x,
                         .is_reduction(true)
                         .check_all_same_dtype(false)
                         .build();
-  detail::dispatch_numeric_and_bool(x.dtype(), op, [&](auto tag) {
+  detail::run_kernel(op, x.device(), [&] { extreme_index_kernel_cpu<IsMax>(iter, x.dtype(), op); });
+  if (!keepdim) {
+    values = values.squeeze(d);
+    indices = indices.squeeze(d);
+  }
+  return {values, indices};
+}
+
+// The CPU kernel of max / min along a dim: values and first indices.
+template <bool IsMax>
+void extreme_index_kernel_cpu(const TensorIter& iter, ScalarType dtype, const char* op) {
+  detail::dispatch_numeric_and_bool(dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using Acc = std::pair<T, int64_t>;
     auto better = [](const Acc& a, const Acc& b) {
@@ -608,11 +637,6 @@ std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x,
           *reinterpret_cast<int64_t*>(outs[1]) = acc.second;
         });
   });
-  if (!keepdim) {
-    values = values.squeeze(d);
-    indices = indices.squeeze(d);
-  }
-  return {values, indices};
 }
 
 Tensor arg_extreme(const Tensor& x, std::optional<int64_t> dim, bool keepdim, bool is_max) {
@@ -675,7 +699,7 @@ std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim, bool keepdim
       if (scalar) return autograd::Grads{gs[0]};
       Tensor g = keepdim ? gs[0] : gs[0].unsqueeze(d);
       Tensor i = keepdim ? idx : idx.unsqueeze(d);
-      return autograd::Grads{zeros(shape, g.dtype()).scatter_add(d, i, g)};
+      return autograd::Grads{zeros(shape, g.options()).scatter_add(d, i, g)};
     });
   }
   return r;
@@ -712,7 +736,7 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   Tensor xf = x.is_floating_point() ? x : x.to(kFloat32);
   if (ReduceDims r = reduce_dims(xf, dims, "logsumexp"); r.count == 0) {  // log of an empty sum
     return full(keepdim ? r.keep_shape : r.out_shape, -std::numeric_limits<double>::infinity(),
-                xf.dtype());
+                xf.options());
   }
   // The shift by the max cancels in the gradient, so it is a constant.
   Tensor m;
@@ -720,7 +744,8 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
     NoGradGuard no_grad;
     m = amax(xf, dims, true);
     // An all -inf (or +inf) block would give inf - inf = NaN; shift by 0 there.
-    Tensor finite = m.abs().lt(scalar_tensor(std::numeric_limits<double>::infinity(), kFloat64));
+    Tensor finite = m.abs().lt(
+        scalar_tensor(std::numeric_limits<double>::infinity(), m.options().dtype(kFloat64)));
     m = where(finite, m, zeros_like(m));
   }
   Tensor out = sum(exp(xf - m), dims, true).log() + m;

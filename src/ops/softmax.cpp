@@ -13,6 +13,7 @@
 #include "autograd/node.h"
 #include "backends/cpu/vec_math.h"
 #include "core/dispatch.h"
+#include "ops/device_kernel.h"
 #include "ops/elementwise_common.h"
 #include "stride/parallel.h"
 #include "stride/profiler.h"
@@ -128,9 +129,11 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, bool log) {
   Tensor out = empty(xc.sizes(), xc.options());
   const int64_t len = xc.size(-1);
   const int64_t rows = len == 0 ? 0 : xc.numel() / len;
-  detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    softmax_rows<T>(xc.data_ptr<T>(), out.data_ptr<T>(), rows, len, log);
+  detail::run_kernel(op, x.device(), [&] {
+    detail::dispatch_floating(x.dtype(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      softmax_rows<T>(xc.data_ptr<T>(), out.data_ptr<T>(), rows, len, log);
+    });
   });
   return last ? out : out.transpose(dim, -1).contiguous();
 }

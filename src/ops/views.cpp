@@ -35,7 +35,7 @@ Tensor embed(const Tensor& g, const DimVector& shape, const ViewFn& select) {
   Tensor out;
   {
     NoGradGuard no_grad;
-    out = zeros(shape, g.dtype());
+    out = zeros(shape, g.options());
     select(out).copy_(g);
   }
   if (auto node = make_node("view_backward", {&g}, {&out})) {
@@ -59,15 +59,15 @@ Tensor as_strided_backward(const Tensor& g,
                            int64_t capacity) {
   const auto& [in_sizes, in_strides, in_offset] = self_geom;
   const auto& [out_sizes, out_strides, out_offset] = out_geom;
-  Tensor probe = empty(in_sizes);
+  Tensor probe = empty(in_sizes, Device(kMeta));  // its strides only
   STRIDE_CHECK(!detail::has_internal_overlap(detail::make_view(probe, in_sizes, in_strides, 0)),
                NotImplementedError,
                "[as_strided] backward through an as_strided view of a tensor whose own elements "
                "overlap (e.g. an expanded tensor) is not supported. Hint: call contiguous() "
                "before as_strided.");
-  Tensor positions = arange(capacity).as_strided(out_sizes, out_strides, out_offset);
+  Tensor positions = arange(capacity).to(g.device()).as_strided(out_sizes, out_strides, out_offset);
   Tensor storage_grad =
-      zeros({capacity}, g.dtype()).scatter_add(0, positions.reshape({-1}), g.reshape({-1}));
+      zeros({capacity}, g.options()).scatter_add(0, positions.reshape({-1}), g.reshape({-1}));
   return storage_grad.as_strided(in_sizes, in_strides, in_offset);
 }
 

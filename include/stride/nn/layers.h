@@ -32,7 +32,7 @@ class Linear : public Module {
   Linear(int64_t in_features, int64_t out_features, bool bias = true, Generator* gen = nullptr);
   Tensor forward(const Tensor& x) override;
   // Re-draws weight and bias with PyTorch's default initialisation.
-  void reset_parameters(Generator* gen = nullptr);
+  void reset_parameters(Generator* gen = nullptr) override;
   std::string extra_repr() const override;
 
   int64_t in_features;
@@ -48,7 +48,7 @@ class Embedding : public Module {
  public:
   Embedding(int64_t num_embeddings, int64_t embedding_dim, Generator* gen = nullptr);
   Tensor forward(const Tensor& ids) override;
-  void reset_parameters(Generator* gen = nullptr);
+  void reset_parameters(Generator* gen = nullptr) override;
   std::string extra_repr() const override;
 
   int64_t num_embeddings;
@@ -64,6 +64,7 @@ class RMSNorm : public Module {
  public:
   explicit RMSNorm(int64_t dim, double eps = 1e-6);
   Tensor forward(const Tensor& x) override;
+  void reset_parameters(Generator* gen = nullptr) override;  // weight = ones
   std::string extra_repr() const override;
 
   int64_t dim;
@@ -86,6 +87,7 @@ class LayerNorm : public Module {
                      bool elementwise_affine = true,
                      bool bias = true);
   Tensor forward(const Tensor& x) override;
+  void reset_parameters(Generator* gen = nullptr) override;  // ones and zeros
   std::string extra_repr() const override;
 
   std::vector<int64_t> normalized_shape;

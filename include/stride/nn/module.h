@@ -306,9 +306,24 @@ class Module : public std::enable_shared_from_this<Module> {
   // dense view (e.g. stored transposed) keeps its strides in new memory.
   Module& to(ScalarType dtype);
   // Moves parameters, buffers and gradients to `device`, with the same
-  // identity rule. stride has only the CPU backend today: another device
-  // throws DeviceError.
+  // identity rule. A device without a backend in this build throws
+  // DeviceError; a meta module cannot be moved (it has no values): use
+  // to_empty.
   Module& to(Device device);
+  // Gives every parameter and buffer new, uninitialised memory on `device`
+  // (PyTorch's to_empty), with the same identity rule and each tensor's
+  // layout: how a model built on meta is materialised, followed by
+  // reset_all_parameters().
+  Module& to_empty(Device device);
+
+  // Re-initialises this module's own parameters and buffers as its
+  // constructor does; modules without any do nothing.
+  virtual void reset_parameters(Generator* gen = nullptr) { (void)gen; }
+  // reset_parameters() on every module of the tree in pre-order, the order in
+  // which a model's constructor creates its modules: after to_empty(device)
+  // and the same manual_seed, the model holds the values it would have had
+  // if built on `device`.
+  void reset_all_parameters(Generator* gen = nullptr);
 
   // Note [Packed parameters]
   // ~~~~~~~~~~~~~~~~~~~~~~~~
