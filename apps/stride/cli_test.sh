@@ -57,6 +57,12 @@ grep -q "FAIL  logits into cross_entropy" broken.log || fail "doctor missed prob
 
 # The ladder: parameter table, and a tiny run of two stages.
 "$stride" ladder --params | grep -q "2370246 *2370246" || fail "ladder --params"
+
+# inspect: a 7B Llama sized on meta, instantly and without its 25 GiB.
+"$stride" inspect --config "$src/configs/llama-7b.json" > inspect.log
+grep -q "^llama-7b (llama): 6,738,415,616 parameters" inspect.log || fail "inspect's 7B count"
+grep -q "layers.31.feed_forward.w2.weight *(4096, 11008)" inspect.log || fail "inspect's shapes"
+grep -q "optimizer state *50.21 GiB" inspect.log || fail "inspect's optimizer state"
 "$stride" ladder --stages 1,3 --steps-scale 0.005 --data corpus.txt --out ladder > ladder.log
 grep -q "SimpleModel_RMS .* NOT causal" ladder.log || fail "ladder did not flag SimpleModel_RMS"
 [ -s ladder/ladder.md ] && [ -s ladder/ladder.json ] || fail "ladder wrote no table"

@@ -50,6 +50,11 @@ struct InitArgs {
 };
 int run_init(const InitArgs& args);
 
+struct InspectArgs {
+  std::string config;
+};
+int run_inspect(const InspectArgs& args);
+
 struct LadderArgs {
   double steps_scale = 1.0;
   std::string out = "runs/ladder";

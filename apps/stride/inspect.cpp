@@ -1,107 +1,76 @@
-// stride eval / generate / attention / init: using a trained (or fresh) model.
-#include <iostream>
+// stride inspect: a model's parameters and the memory a training step needs,
+// from its config alone, measured on the meta device (nothing is allocated).
+#include <chrono>
+#include <cstdio>
+#include <string>
 
 #include "commands.h"
-#include "llama/generate.h"
-#include "llama/train.h"
-#include "run_dir.h"
-#include "stride/autocast.h"
-#include "stride/autograd.h"
-#include "stride/doctor.h"
-#include "stride/io.h"
-#include "stride/ops.h"
-#include "support/heatmap.h"
+#include "llama/inspect.h"
+#include "support/text.h"
 
 namespace stride::app {
 
-int run_eval(const EvalArgs& args) {
-  LoadedRun run = load_run(args.ckpt);
-  data::CharCorpus corpus = load_corpus(args.data, &run.tokenizer);
-  const data::Split split = args.split == "test" ? data::Split::Test : data::Split::Val;
-  llama::LanguageModel& model = *run.model;
-  const int64_t B = run.config.train.batch_size;
-  std::cout << run.config.name << " (" << llama::arch_name(run.config.model.arch) << ", step "
-            << run.state.step << ") on the " << args.split << " split ("
-            << corpus.data.bounds(split).size() << " characters)\n";
-  const llama::SplitLoss whole = llama::evaluate_split(model, corpus.data, split, B);
-  std::cout << "  loss over the whole split, sequential windows: " << whole.loss << " ("
-            << whole.positions << " positions)\n";
-  Generator gen(run.config.train.seed);
-  const double estimate = llama::estimate_loss(model, corpus.data, split, 10, B, gen);
-  std::cout << "  article-style estimate, 10 random batches:     " << estimate << "\n";
-  // A model that reads the future scores better on whole windows than it
-  // can when generating: give the loss it has when the future is absent.
-  model.eval();
-  const auto causal = doctor::check_causality([&](const Tensor& ids) { return model.forward(ids); },
-                                              run.config.model.vocab_size, run.config.model.context,
-                                              {.batch = 2, .trials = 1});
-  if (!causal.causal) {
-    const llama::SplitLoss honest =
-        llama::evaluate_split(model, corpus.data, split, B, /*prefix_only=*/true);
-    std::cout << "  the model is NOT causal (it reads later tokens); the loss it has when the\n"
-              << "  future is absent (each position from its prefix only): " << honest.loss << "\n";
+namespace {
+
+// 6738415616 -> "6,738,415,616"
+std::string with_commas(int64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0 && digits[i - 1] != '-') out += ',';
+    out += digits[i];
   }
-  return 0;
+  return out;
 }
 
-int run_generate(const GenerateArgs& args) {
-  LoadedRun run = load_run(args.ckpt);
-  const std::vector<int64_t> prompt = encode_prompt(run.tokenizer, args.prompt);
-  if (prompt.empty())
-    throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
-  llama::GenerateOptions opt;
-  opt.max_new_tokens = args.tokens;
-  opt.seed = args.seed;
-  opt.sampling = {args.temperature, args.top_k, args.top_p};
-  std::cout << args.prompt << std::flush;
-  AutocastGuard autocast(args.precision == "bf16");
-  llama::generate(*run.model, prompt, opt,
-                  [&](int64_t id) { std::cout << run.tokenizer.symbol(id) << std::flush; });
-  std::cout << "\n";
-  return 0;
+std::string bytes_str(size_t bytes) {
+  const double b = double(bytes);
+  if (b >= double(1ull << 30)) return format("%.2f GiB", b / double(1ull << 30));
+  if (b >= double(1ull << 20)) return format("%.2f MiB", b / double(1ull << 20));
+  return format("%.1f KiB", b / 1024.0);
 }
 
-int run_attention(const AttentionArgs& args) {
-  LoadedRun run = load_run(args.ckpt);
-  std::vector<int64_t> ids = encode_prompt(run.tokenizer, args.prompt);
-  const int64_t context = run.config.model.context;
-  if (ids.empty()) throw ValueError("the prompt is empty.");
-  if (int64_t(ids.size()) > context) ids.erase(ids.begin(), ids.end() - context);
-  llama::LanguageModel& model = *run.model;
-  model.eval();
-  model.record_attention(true);
-  {
-    NoGradGuard no_grad;
-    model.forward(tensor<int64_t>(ids, {1, int64_t(ids.size())}));
+void print_parameters(const llama::ModelInspection& r) {
+  size_t width = 0;
+  for (const auto& p : r.parameters) width = std::max(width, p.name.size());
+  for (const auto& p : r.parameters) {
+    std::printf("  %-*s %-16s %15s\n", int(width), p.name.c_str(), shape_str(p.shape).c_str(),
+                with_commas(p.numel).c_str());
   }
-  const auto& maps = model.attention_maps();
-  if (maps.empty()) {
-    throw ValueError("the model (" + std::string(llama::arch_name(run.config.model.arch)) +
-                     ") has no attention layers.");
-  }
-  std::vector<Heatmap> cells;
-  const int64_t H = maps.front().size(1), T = maps.front().size(2);
-  for (const Tensor& layer : maps) {
-    for (int64_t h = 0; h < H; ++h) {
-      cells.push_back(
-          {layer.select(0, 0).select(0, h).to(kFloat32).contiguous().to_vector<float>(), T, T});
-    }
-  }
-  write_heatmap_grid_png(args.out, cells, {.grid_cols = H});
-  std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
-            << " heads (columns), each " << T << " x " << T
-            << " (query row attends to key column) for \"" << run.tokenizer.decode(ids) << "\"\n";
-  return 0;
 }
 
-int run_init(const InitArgs& args) {
-  llama::RunConfig cfg = llama::load_config(args.config);
-  manual_seed(args.seed.value_or(cfg.train.seed));
-  auto model = llama::build_model(cfg.model);
-  io::save_safetensors(args.out, model->state_dict().items(),
-                       {{"stride.config", llama::to_json(cfg)}});
-  std::cout << "wrote " << args.out << ": " << model->name() << ", " << model->num_parameters(true)
-            << " parameters\n";
+void print_step_memory(const llama::RunConfig& config, const llama::ModelInspection& r) {
+  std::printf("\nOne training step at batch %lld x context %lld (float32, %s):\n",
+              static_cast<long long>(config.train.batch_size),
+              static_cast<long long>(config.model.context), config.train.optimizer.c_str());
+  std::printf("  parameters       %12s\n", bytes_str(r.parameter_bytes).c_str());
+  std::printf("  gradients        %12s\n", bytes_str(r.gradient_bytes).c_str());
+  std::printf("  optimizer state  %12s  (exp_avg and exp_avg_sq)\n",
+              bytes_str(r.optimizer_bytes).c_str());
+  std::printf("  activations      %12s  (saved by the forward for the backward)\n",
+              bytes_str(r.activation_bytes).c_str());
+  std::printf(
+      "  step peak        %12s  (parameters + optimizer state + the forward and "
+      "backward's peak)\n",
+      bytes_str(r.step_peak_bytes).c_str());
+}
+
+}  // namespace
+
+int run_inspect(const InspectArgs& args) {
+  const auto start = std::chrono::steady_clock::now();
+  const llama::RunConfig config = llama::load_config(args.config);
+  const llama::ModelInspection r = llama::inspect_model(config);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%s (%s): %s parameters\n", config.name.c_str(),
+              std::string(llama::arch_name(config.model.arch)).c_str(),
+              with_commas(r.parameter_count).c_str());
+  print_parameters(r);
+  print_step_memory(config, r);
+  std::printf(
+      "\nMeasured on the meta device in %.0f ms: no parameter or activation memory was "
+      "allocated.\n",
+      ms);
   return 0;
 }
 

@@ -92,6 +92,8 @@ int run_ladder(const LadderArgs& args) {
   using Clock = std::chrono::steady_clock;
   const auto& stages = llama::ladder_stages();
   if (args.params_only) {
+    // Counted on meta: the models are built without memory or initial values.
+    DefaultDeviceGuard on_meta(kMeta);
     std::printf("%-22s %12s %12s\n", "stage", "ours", "article");
     for (const auto& s : stages) {
       auto model = llama::build_model(llama::article_run_config(s).model);

@@ -62,6 +62,11 @@ int main(int argc, char** argv) {
   i->add_option("--out", init.out, "safetensors file")->required();
   i->add_option("--seed", init.seed, "override train.seed");
 
+  InspectArgs inspect;
+  auto* in = app.add_subcommand(
+      "inspect", "a config's parameters and the memory a training step needs (on meta, instantly)");
+  in->add_option("--config", inspect.config, "config file, e.g. configs/llama-7b.json")->required();
+
   LadderArgs ladder;
   auto* l = app.add_subcommand("ladder", "train every stage of the article's ladder");
   l->add_option("--steps-scale", ladder.steps_scale, "multiply the article's step counts")
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
     if (*a) return run_attention(attn);
     if (*i) return run_init(init);
     if (*l) return run_ladder(ladder);
+    if (*in) return run_inspect(inspect);
     if (*d) {
       if (!doc.config && !doc.ckpt)
         throw stride::ValueError("doctor needs --config FILE or --ckpt DIR.");

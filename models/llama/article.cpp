@@ -90,8 +90,9 @@ Tensor ArticleMultiheadAttention::attend(const Tensor& q, const Tensor& k, const
   const int64_t T = q.size(-2);
   Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(q.size(-1))));
   if (causal) {
-    scores = scores.masked_fill(ones({T, T}, kBool).tril().eq(false),
-                                -std::numeric_limits<double>::infinity());
+    scores =
+        scores.masked_fill(ones({T, T}, TensorOptions(kBool).device(q.device())).tril().eq(false),
+                           -std::numeric_limits<double>::infinity());
   }
   Tensor probs = scores.softmax(-1);
   last_probs = probs.detach();

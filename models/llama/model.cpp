@@ -83,8 +83,11 @@ std::vector<Tensor> project(const Tensor& x, std::initializer_list<nn::Linear*> 
 
 // ---- attention ----
 
-Positions::Positions(int64_t T, const ModelConfig& config, int64_t first) : offset(first) {
+Positions::Positions(int64_t T, const ModelConfig& config, int64_t first, Device device)
+    : offset(first) {
   std::tie(cos, sin) = F::rotary_tables(T, config.head_dim(), first, config.rope_theta);
+  cos = cos.to(device);
+  sin = sin.to(device);
 }
 
 Attention::Attention(const ModelConfig& config)
@@ -125,7 +128,7 @@ Tensor Attention::forward(
       // math as SDPA, written out.
       const int64_t S = k.size(2);
       Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(head_dim)));
-      Tensor keep = ones({T, S}, kBool).tril(S - T);
+      Tensor keep = ones({T, S}, TensorOptions(kBool).device(x.device())).tril(S - T);
       *probs =
           scores.masked_fill(keep.eq(false), -std::numeric_limits<double>::infinity()).softmax(-1);
       y = probs->matmul(v);
@@ -207,10 +210,10 @@ KVCache Llama::make_cache(int64_t batch, int64_t capacity) const {
   const ModelConfig& c = config();
   if (capacity <= 0) capacity = c.context;
   KVCache cache;
-  const ScalarType dtype = tok_embeddings->weight.dtype();
+  const TensorOptions options = tok_embeddings->weight.options();
   for (int64_t l = 0; l < c.n_layers; ++l) {
-    cache.k.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, dtype));
-    cache.v.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, dtype));
+    cache.k.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
+    cache.v.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
   }
   return cache;
 }
@@ -222,7 +225,7 @@ Tensor Llama::run(const Tensor& ids, KVCache* cache) {
   if (cache == nullptr) check_ids(ids);
   attention_maps_.clear();
   Tensor h = tok_embeddings->call(ids);
-  const Positions at(ids.size(1), config(), offset);
+  const Positions at(ids.size(1), config(), offset, ids.device());
   for (int64_t l = 0; l < int64_t(layers->size()); ++l) {
     Tensor probs;
     auto& block = *layers->at<TransformerBlock>(l);

@@ -59,7 +59,8 @@ struct KVCache {
 // The positions [offset, offset + T) a forward runs at, with their RoPE
 // tables (F::rotary_tables, (T, head_dim / 2) each), made once for all layers.
 struct Positions {
-  Positions(int64_t T, const ModelConfig& config, int64_t first);
+  // The tables live on `device`, the device of the model's activations.
+  Positions(int64_t T, const ModelConfig& config, int64_t first, Device device = Device(kCPU));
   int64_t offset;
   Tensor cos, sin;
 };

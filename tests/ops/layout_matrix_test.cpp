@@ -533,6 +533,84 @@ TEST(LayoutMatrix, EveryOpEveryLayout) {
   EXPECT_GT(cases, 1000);
 }
 
+// The same view of t's memory on meta: sizes, strides and offset kept.
+Tensor meta_view(const Tensor& t) {
+  const auto elements = int64_t(t.storage()->nbytes() / t.element_size());
+  return empty({elements}, t.options().device(kMeta))
+      .as_strided(t.sizes(), t.strides(), t.storage_offset());
+}
+
+void expect_same_geometry(const Tensor& meta, const Tensor& cpu, const std::string& what) {
+  EXPECT_TRUE(meta.device().is_meta()) << what;
+  EXPECT_EQ(meta.dtype(), cpu.dtype()) << what;
+  EXPECT_EQ(meta.sizes(), cpu.sizes()) << what;
+  EXPECT_EQ(meta.strides(), cpu.strides()) << what;
+  EXPECT_EQ(meta.storage_offset(), cpu.storage_offset()) << what;
+}
+
+// Every op of the matrix, every layout, out= and in-place forms, on meta:
+// the outputs' shapes, dtypes and strides are the CPU's, and an in-place op
+// bumps the version counter as often.
+TEST(LayoutMatrix, MetaAgreesWithTheCpuOnShapesDtypesAndStrides) {
+  Generator gen(1234);
+  int64_t cases = 0;
+  for (const OpCase& c : op_table()) {
+    for (const auto& layouts : input_layout_combos(c.shapes.size())) {
+      Inputs in, meta_in;
+      for (size_t i = 0; i < c.shapes.size(); ++i) {
+        in.push_back(make_input(c.shapes[i], c.dtype, layouts[i], c.domain, gen));
+        meta_in.push_back(meta_view(in.back()));
+      }
+      const std::string what = describe(c, layouts) + " on meta";
+      const Tensor cpu_result = c.fn(in);
+      Tensor meta_result;
+      {
+        DefaultDeviceGuard on_meta(kMeta);  // what the op makes itself goes to meta too
+        meta_result = c.fn(meta_in);
+      }
+      expect_same_geometry(meta_result, cpu_result, what);
+      ++cases;
+      if (c.out_fn && layouts[0] == Layout::Contiguous) {
+        for (Layout ol : kOutputLayouts) {
+          Tensor base;
+          Tensor out = make_output(cpu_result.sizes(), cpu_result.dtype(), ol, base);
+          Tensor meta_out = meta_view(out);
+          c.out_fn(out, in);
+          {
+            DefaultDeviceGuard on_meta(kMeta);
+            c.out_fn(meta_out, meta_in);
+          }
+          expect_same_geometry(meta_out, out, what + " out=" + layout_name(ol));
+          ++cases;
+        }
+      }
+      if (c.inplace_fn && layouts[0] != Layout::Expanded) {
+        for (Layout sl : kOutputLayouts) {
+          Tensor base;
+          Tensor self = make_output(in[0].sizes(), in[0].dtype(), sl, base);
+          self.copy_(in[0]);
+          Tensor meta_self = meta_view(self);
+          const uint64_t cpu_version = self.version(), meta_version = meta_self.version();
+          Inputs args = in, meta_args = meta_in;
+          args[0] = self;
+          meta_args[0] = meta_self;
+          c.inplace_fn(self, args);
+          {
+            DefaultDeviceGuard on_meta(kMeta);
+            c.inplace_fn(meta_self, meta_args);
+          }
+          const std::string where = what + " in-place self=" + layout_name(sl);
+          expect_same_geometry(meta_self, self, where);
+          EXPECT_EQ(meta_self.version() - meta_version, self.version() - cpu_version) << where;
+          ++cases;
+        }
+      }
+    }
+  }
+  std::printf("layout matrix on meta: %lld op x layout cases ran\n", static_cast<long long>(cases));
+  EXPECT_GT(cases, 1000);
+}
+
 // Writing through an expanded view is refused, never silently racy.
 TEST(LayoutMatrix, InPlaceOnExpandedViewThrows) {
   Tensor base = zeros({1, 6});

@@ -322,7 +322,9 @@ class Module : public std::enable_shared_from_this<Module> {
   // reset_parameters() on every module of the tree in pre-order, the order in
   // which a model's constructor creates its modules: after to_empty(device)
   // and the same manual_seed, the model holds the values it would have had
-  // if built on `device`.
+  // if built on `device`. Modules created in another order than they are
+  // registered (e.g. as arguments of one call, which C++ evaluates in an
+  // unspecified order) get their initial distributions but other draws.
   void reset_all_parameters(Generator* gen = nullptr);
 
   // Note [Packed parameters]

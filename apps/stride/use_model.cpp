@@ -1,0 +1,108 @@
+// stride eval / generate / attention / init: using a trained (or fresh) model.
+#include <iostream>
+
+#include "commands.h"
+#include "llama/generate.h"
+#include "llama/train.h"
+#include "run_dir.h"
+#include "stride/autocast.h"
+#include "stride/autograd.h"
+#include "stride/doctor.h"
+#include "stride/io.h"
+#include "stride/ops.h"
+#include "support/heatmap.h"
+
+namespace stride::app {
+
+int run_eval(const EvalArgs& args) {
+  LoadedRun run = load_run(args.ckpt);
+  data::CharCorpus corpus = load_corpus(args.data, &run.tokenizer);
+  const data::Split split = args.split == "test" ? data::Split::Test : data::Split::Val;
+  llama::LanguageModel& model = *run.model;
+  const int64_t B = run.config.train.batch_size;
+  std::cout << run.config.name << " (" << llama::arch_name(run.config.model.arch) << ", step "
+            << run.state.step << ") on the " << args.split << " split ("
+            << corpus.data.bounds(split).size() << " characters)\n";
+  const llama::SplitLoss whole = llama::evaluate_split(model, corpus.data, split, B);
+  std::cout << "  loss over the whole split, sequential windows: " << whole.loss << " ("
+            << whole.positions << " positions)\n";
+  Generator gen(run.config.train.seed);
+  const double estimate = llama::estimate_loss(model, corpus.data, split, 10, B, gen);
+  std::cout << "  article-style estimate, 10 random batches:     " << estimate << "\n";
+  // A model that reads the future scores better on whole windows than it
+  // can when generating: give the loss it has when the future is absent.
+  model.eval();
+  const auto causal = doctor::check_causality([&](const Tensor& ids) { return model.forward(ids); },
+                                              run.config.model.vocab_size, run.config.model.context,
+                                              {.batch = 2, .trials = 1});
+  if (!causal.causal) {
+    const llama::SplitLoss honest =
+        llama::evaluate_split(model, corpus.data, split, B, /*prefix_only=*/true);
+    std::cout << "  the model is NOT causal (it reads later tokens); the loss it has when the\n"
+              << "  future is absent (each position from its prefix only): " << honest.loss << "\n";
+  }
+  return 0;
+}
+
+int run_generate(const GenerateArgs& args) {
+  LoadedRun run = load_run(args.ckpt);
+  const std::vector<int64_t> prompt = encode_prompt(run.tokenizer, args.prompt);
+  if (prompt.empty())
+    throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
+  llama::GenerateOptions opt;
+  opt.max_new_tokens = args.tokens;
+  opt.seed = args.seed;
+  opt.sampling = {args.temperature, args.top_k, args.top_p};
+  std::cout << args.prompt << std::flush;
+  AutocastGuard autocast(args.precision == "bf16");
+  llama::generate(*run.model, prompt, opt,
+                  [&](int64_t id) { std::cout << run.tokenizer.symbol(id) << std::flush; });
+  std::cout << "\n";
+  return 0;
+}
+
+int run_attention(const AttentionArgs& args) {
+  LoadedRun run = load_run(args.ckpt);
+  std::vector<int64_t> ids = encode_prompt(run.tokenizer, args.prompt);
+  const int64_t context = run.config.model.context;
+  if (ids.empty()) throw ValueError("the prompt is empty.");
+  if (int64_t(ids.size()) > context) ids.erase(ids.begin(), ids.end() - context);
+  llama::LanguageModel& model = *run.model;
+  model.eval();
+  model.record_attention(true);
+  {
+    NoGradGuard no_grad;
+    model.forward(tensor<int64_t>(ids, {1, int64_t(ids.size())}));
+  }
+  const auto& maps = model.attention_maps();
+  if (maps.empty()) {
+    throw ValueError("the model (" + std::string(llama::arch_name(run.config.model.arch)) +
+                     ") has no attention layers.");
+  }
+  std::vector<Heatmap> cells;
+  const int64_t H = maps.front().size(1), T = maps.front().size(2);
+  for (const Tensor& layer : maps) {
+    for (int64_t h = 0; h < H; ++h) {
+      cells.push_back(
+          {layer.select(0, 0).select(0, h).to(kFloat32).contiguous().to_vector<float>(), T, T});
+    }
+  }
+  write_heatmap_grid_png(args.out, cells, {.grid_cols = H});
+  std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
+            << " heads (columns), each " << T << " x " << T
+            << " (query row attends to key column) for \"" << run.tokenizer.decode(ids) << "\"\n";
+  return 0;
+}
+
+int run_init(const InitArgs& args) {
+  llama::RunConfig cfg = llama::load_config(args.config);
+  manual_seed(args.seed.value_or(cfg.train.seed));
+  auto model = llama::build_model(cfg.model);
+  io::save_safetensors(args.out, model->state_dict().items(),
+                       {{"stride.config", llama::to_json(cfg)}});
+  std::cout << "wrote " << args.out << ": " << model->name() << ", " << model->num_parameters(true)
+            << " parameters\n";
+  return 0;
+}
+
+}  // namespace stride::app
