@@ -4,7 +4,7 @@
 
 #include "core/check.h"
 #include "core/overlap.h"
-#include "stride/ops.h"
+#include "stride/factory.h"
 #include "stride/parallel.h"
 
 namespace stride {
