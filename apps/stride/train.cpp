@@ -41,21 +41,29 @@ void write_curves(const fs::path& dir, const Curves& curves, const std::string& 
   write_line_chart_svg(dir / "loss.svg", {curves.train, curves.val}, {.title = title});
 }
 
-}  // namespace
-
-int run_train(const TrainArgs& args) {
-  using Clock = std::chrono::steady_clock;
+// What a run starts from: a fresh config, or a saved run to continue.
+struct RunStart {
   llama::RunConfig cfg;
   std::optional<CheckpointState> resume_state;
   std::optional<data::CharTokenizer> tokenizer;
+};
+
+RunStart load_run_start(const TrainArgs& args) {
+  RunStart start;
   if (args.resume) {
     LoadedRun run = load_run(*args.resume);
-    cfg = run.config;
-    tokenizer = run.tokenizer;
-    resume_state = std::move(run.state);
+    start.cfg = run.config;
+    start.tokenizer = run.tokenizer;
+    start.resume_state = std::move(run.state);
   } else {
-    cfg = llama::load_config(args.config);
+    start.cfg = llama::load_config(args.config);
   }
+  return start;
+}
+
+// Command-line flags win over the config; a warm-up longer than a shortened
+// run would leave the schedule nothing to decay, so it shrinks with it.
+void apply_overrides(const TrainArgs& args, llama::RunConfig& cfg) {
   if (args.steps) {
     cfg.train.steps = *args.steps;
     if (cfg.train.schedule == "cosine" && cfg.train.warmup_steps >= cfg.train.steps) {
@@ -68,32 +76,143 @@ int run_train(const TrainArgs& args) {
   if (args.seed) cfg.train.seed = *args.seed;
   if (args.precision) cfg.train.precision = *args.precision;
   cfg.train.validate();
-  const fs::path dir = args.out      ? fs::path(*args.out)
-                       : args.resume ? fs::path(*args.resume)
-                                     : fs::path("runs") / cfg.name;
+}
 
-  data::CharCorpus corpus = load_corpus(args.data, tokenizer ? &*tokenizer : nullptr);
-  if (corpus.tokenizer.vocab_size() != cfg.model.vocab_size) {
-    std::cout << "note: the corpus has " << corpus.tokenizer.vocab_size()
-              << " distinct characters; model.vocab_size set to that (config said "
-              << cfg.model.vocab_size << ")\n";
-    cfg.model.vocab_size = corpus.tokenizer.vocab_size();
-  }
+fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg) {
+  return args.out      ? fs::path(*args.out)
+         : args.resume ? fs::path(*args.resume)
+                       : fs::path("runs") / cfg.name;
+}
+
+// The model's vocabulary must be the corpus's, whatever the config said.
+void fit_vocab_to_corpus(const data::CharCorpus& corpus, llama::RunConfig& cfg) {
+  if (corpus.tokenizer.vocab_size() == cfg.model.vocab_size) return;
+  std::cout << "note: the corpus has " << corpus.tokenizer.vocab_size()
+            << " distinct characters; model.vocab_size set to that (config said "
+            << cfg.model.vocab_size << ")\n";
+  cfg.model.vocab_size = corpus.tokenizer.vocab_size();
+}
+
+// Writes config.json and the tokenizer, so the run can be resumed or
+// inspected; returns the config as saved (checkpoints embed it).
+std::string write_run_files(const fs::path& dir,
+                            const llama::RunConfig& cfg,
+                            const data::CharCorpus& corpus) {
   fs::create_directories(dir);
   const std::string config_json = llama::to_json(cfg);
   std::cout << "config (saved to " << (dir / "config.json").string() << "):\n"
             << config_json << "\n";
   { std::ofstream(dir / "config.json") << config_json << "\n"; }
   corpus.tokenizer.save(tokenizer_path(dir));
+  return config_json;
+}
+
+void print_model_summary(const llama::LanguageModel& model, const llama::RunConfig& cfg) {
+  std::cout << model.name() << " (" << llama::arch_name(cfg.model.arch)
+            << "): " << model.num_parameters(true) << " parameters, " << get_num_threads()
+            << " threads, batch " << cfg.train.batch_size << " x context " << cfg.model.context
+            << ", " << cfg.train.steps << " steps\n";
+}
+
+// Tokens per second over windows of at least a second, so that the number
+// shown is steady yet recent.
+class Throughput {
+ public:
+  using Clock = std::chrono::steady_clock;
+  explicit Throughput(double tokens_per_step)
+      : tokens_per_step_(tokens_per_step), start_(Clock::now()), window_start_(start_) {}
+
+  // Counts one step ending at `now`; returns the current rate.
+  double step(Clock::time_point now) {
+    ++window_steps_;
+    const double window = std::chrono::duration<double>(now - window_start_).count();
+    if (window >= 1.0 || tokens_per_s_ == 0) {
+      tokens_per_s_ = tokens_per_step_ * double(window_steps_) / window;
+      window_start_ = now;
+      window_steps_ = 0;
+    }
+    return tokens_per_s_;
+  }
+  double seconds_since_start(Clock::time_point now) const {
+    return std::chrono::duration<double>(now - start_).count();
+  }
+
+ private:
+  double tokens_per_step_;
+  Clock::time_point start_;
+  Clock::time_point window_start_;
+  int64_t window_steps_ = 0;
+  double tokens_per_s_ = 0;
+};
+
+// Ends the profile of the first `profile_steps` steps once they are done.
+void finish_profile(std::optional<profiler::Profiler>& prof,
+                    int64_t profile_steps,
+                    const fs::path& dir,
+                    Progress& progress) {
+  prof->stop();
+  prof->export_chrome_trace((dir / "trace.json").string());
+  progress.message(prof->key_averages().table("self_cpu_time_total", 25));
+  progress.message("profile of " + std::to_string(profile_steps) + " steps written to " +
+                   (dir / "trace.json").string());
+  prof.reset();
+}
+
+nlohmann::json metrics_line(const llama::StepResult& r, double tokens_per_s, double elapsed) {
+  return {{"step", r.step},           {"train_loss", r.loss},         {"lr", r.lr},
+          {"grad_norm", r.grad_norm}, {"tokens_per_s", tokens_per_s}, {"elapsed", elapsed},
+          {"val_loss", nullptr}};
+}
+
+// The loss over the whole val split, not a 10-batch estimate.
+void print_final_report(llama::LanguageModel& model,
+                        const data::CharCorpus& corpus,
+                        const llama::RunConfig& cfg,
+                        const fs::path& dir,
+                        int64_t steps_trained,
+                        double seconds,
+                        int64_t first_step,
+                        double first_val_loss) {
+  const llama::SplitLoss honest =
+      llama::evaluate_split(model, corpus.data, data::Split::Val, cfg.train.batch_size);
+  std::cout << "trained " << steps_trained << " steps in " << format_duration(seconds) << "\n"
+            << "val loss over the whole split (" << honest.positions
+            << " positions, sequential windows): " << honest.loss << "   (step " << first_step
+            << ": " << first_val_loss << ")\n"
+            << "wrote " << checkpoint_path(dir).string() << ", metrics.jsonl, loss.svg\n";
+}
+
+void print_sample(llama::LanguageModel& model,
+                  const data::CharCorpus& corpus,
+                  const llama::RunConfig& cfg,
+                  int64_t sample_tokens) {
+  llama::GenerateOptions gen;
+  gen.max_new_tokens = sample_tokens;
+  gen.sampling.temperature = 0.8;
+  gen.seed = cfg.train.seed;
+  const auto ids = llama::generate(model, corpus.tokenizer.encode_ids("\n"), gen);
+  std::cout << "sample (temperature 0.8):\n"
+            << "----------------------------------------\n"
+            << corpus.tokenizer.decode(ids) << "\n"
+            << "----------------------------------------\n";
+}
+
+}  // namespace
+
+int run_train(const TrainArgs& args) {
+  RunStart run = load_run_start(args);
+  llama::RunConfig& cfg = run.cfg;
+  apply_overrides(args, cfg);
+  const fs::path dir = run_directory(args, cfg);
+  data::CharCorpus corpus = load_corpus(args.data, run.tokenizer ? &*run.tokenizer : nullptr);
+  fit_vocab_to_corpus(corpus, cfg);
+  const std::string config_json = write_run_files(dir, cfg, corpus);
 
   manual_seed(cfg.train.seed);
   auto model = llama::build_model(cfg.model);
   llama::Trainer trainer(model, cfg.train, corpus.data);
-  if (resume_state) trainer.restore(*resume_state);
-  std::cout << model->name() << " (" << llama::arch_name(cfg.model.arch)
-            << "): " << model->num_parameters(true) << " parameters, " << get_num_threads()
-            << " threads, batch " << cfg.train.batch_size << " x context " << cfg.model.context
-            << ", " << cfg.train.steps << " steps\n";
+  if (run.resume_state) trainer.restore(*run.resume_state);
+  print_model_summary(*model, cfg);
 
   Curves curves;
   auto evaluate = [&](int64_t step) {
@@ -119,35 +238,16 @@ int run_train(const TrainArgs& args) {
   }
   g_interrupted = false;
   auto previous = std::signal(SIGINT, on_sigint);
-  const auto start = Clock::now();
-  auto window_start = start;
-  int64_t window_steps = 0;
-  double tokens_per_s = 0;
-  const double tokens_per_step = double(cfg.train.batch_size * cfg.model.context);
+  Throughput throughput(double(cfg.train.batch_size * cfg.model.context));
   while (trainer.steps_done() < cfg.train.steps && !g_interrupted) {
     const llama::StepResult r = trainer.step();
-    ++window_steps;
-    const auto now = Clock::now();
-    const double window = std::chrono::duration<double>(now - window_start).count();
-    if (window >= 1.0 || tokens_per_s == 0) {
-      tokens_per_s = tokens_per_step * double(window_steps) / window;
-      window_start = now;
-      window_steps = 0;
-    }
-    const double elapsed = std::chrono::duration<double>(now - start).count();
+    const auto now = Throughput::Clock::now();
+    const double tokens_per_s = throughput.step(now);
+    const double elapsed = throughput.seconds_since_start(now);
     progress.update(r.step - first_step, r.loss, tokens_per_s, elapsed);
-    if (prof && r.step - first_step == args.profile_steps) {
-      prof->stop();
-      prof->export_chrome_trace((dir / "trace.json").string());
-      progress.message(prof->key_averages().table("self_cpu_time_total", 25));
-      progress.message("profile of " + std::to_string(args.profile_steps) + " steps written to " +
-                       (dir / "trace.json").string());
-      prof.reset();
-    }
-    nlohmann::json line = {
-        {"step", r.step},           {"train_loss", r.loss},         {"lr", r.lr},
-        {"grad_norm", r.grad_norm}, {"tokens_per_s", tokens_per_s}, {"elapsed", elapsed},
-        {"val_loss", nullptr}};
+    if (prof && r.step - first_step == args.profile_steps)
+      finish_profile(prof, args.profile_steps, dir, progress);
+    nlohmann::json line = metrics_line(r, tokens_per_s, elapsed);
     const bool eval_now = r.step % cfg.train.eval_interval == 0 || r.step == cfg.train.steps;
     if (eval_now) {
       const auto [train_loss, val_loss] = evaluate(r.step);
@@ -172,26 +272,10 @@ int run_train(const TrainArgs& args) {
               << ")\n";
     return 130;
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  const llama::SplitLoss honest =
-      llama::evaluate_split(*model, corpus.data, data::Split::Val, cfg.train.batch_size);
-  std::cout << "trained " << trainer.steps_done() - first_step << " steps in "
-            << format_duration(seconds) << "\n"
-            << "val loss over the whole split (" << honest.positions
-            << " positions, sequential windows): " << honest.loss << "   (step " << first_step
-            << ": " << val0 << ")\n"
-            << "wrote " << checkpoint_path(dir).string() << ", metrics.jsonl, loss.svg\n";
-  if (args.sample_tokens > 0) {
-    llama::GenerateOptions gen;
-    gen.max_new_tokens = args.sample_tokens;
-    gen.sampling.temperature = 0.8;
-    gen.seed = cfg.train.seed;
-    const auto ids = llama::generate(*model, corpus.tokenizer.encode_ids("\n"), gen);
-    std::cout << "sample (temperature 0.8):\n"
-              << "----------------------------------------\n"
-              << corpus.tokenizer.decode(ids) << "\n"
-              << "----------------------------------------\n";
-  }
+  const double seconds = throughput.seconds_since_start(Throughput::Clock::now());
+  print_final_report(*model, corpus, cfg, dir, trainer.steps_done() - first_step, seconds,
+                     first_step, val0);
+  if (args.sample_tokens > 0) print_sample(*model, corpus, cfg, args.sample_tokens);
   return 0;
 }
 

@@ -13,22 +13,13 @@
 #include <utility>
 #include <vector>
 
+#include "stride/factory.h"  // empty, empty_strided, empty_packed, empty_like
 #include "stride/tensor.h"
 
 namespace stride {
 
-// ---- factories ----
-Tensor empty(IntArrayRef shape, TensorOptions options = {});
-Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options = {});
+// ---- factories (the ones that only allocate are in factory.h) ----
 Tensor zeros(IntArrayRef shape, TensorOptions options = {});
-// Uninitialised contiguous tensors of the given shapes carved out of one
-// allocation, in order, each 64-byte aligned. Each has a storage of its own
-// (so its own version counter, as from empty()); the allocation lives until
-// the last of them is gone. One allocation of 2 MiB or more is backed by
-// huge pages (Note [Huge pages] in src/core/allocator.cpp), which tensors
-// allocated one by one under that size never are: for weights streamed
-// whole (Module::pack_parameters).
-std::vector<Tensor> empty_packed(const std::vector<DimVector>& shapes, TensorOptions options = {});
 Tensor ones(IntArrayRef shape, TensorOptions options = {});
 Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options = {});
 // int64 when every argument is an integer, else float32 (as torch.arange),
@@ -39,7 +30,6 @@ Tensor arange(const Scalar& start,
               const Scalar& step = 1,
               std::optional<ScalarType> dtype = std::nullopt);
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, TensorOptions options = {});
-Tensor empty_like(const Tensor& t);
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor full_like(const Tensor& t, const Scalar& value);

@@ -29,7 +29,6 @@ class HookHandle;
 class Tensor;
 namespace autograd {
 class Node;
-struct AutogradMeta;
 }  // namespace autograd
 
 struct TensorOptions {
@@ -56,6 +55,16 @@ struct TensorOptions {
   Device device_ = default_device();
 };
 
+// A tensor's autograd state as core sees it (c10's AutogradMetaInterface):
+// core owns it and frees it with the tensor, and only autograd, whose
+// AutogradMeta implements it, knows what it holds; so core needs no autograd
+// header. Core reads nothing through it yet, hence no virtuals beyond the
+// destructor.
+class AutogradMetaInterface {
+ public:
+  virtual ~AutogradMetaInterface() = default;
+};
+
 class TensorImpl {
  public:
   TensorImpl(Storage storage,
@@ -63,7 +72,6 @@ class TensorImpl {
              IntArrayRef sizes,
              IntArrayRef strides,
              int64_t storage_offset);
-  ~TensorImpl();
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
 
@@ -93,14 +101,17 @@ class TensorImpl {
   void set_data(const TensorImpl& src);
 
   // Autograd state; null for tensors that never took part in autograd.
-  autograd::AutogradMeta* autograd_meta() const { return autograd_meta_.get(); }
-  autograd::AutogradMeta& ensure_autograd_meta();
+  // Autograd reads it as its AutogradMeta (autograd::get_autograd_meta).
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> meta) {
+    autograd_meta_ = std::move(meta);
+  }
   // True for tensors made by a view op: they alias another tensor's memory.
   bool is_view() const { return is_view_; }
   void set_is_view(bool v) { is_view_ = v; }
 
  private:
-  std::unique_ptr<autograd::AutogradMeta> autograd_meta_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   Storage storage_;
   DimVector sizes_;
   DimVector strides_;  // in elements

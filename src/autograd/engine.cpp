@@ -175,7 +175,7 @@ void run(const std::vector<Edge>& roots,
     for (const auto& [nr, weak] : node->retained) {
       auto impl = weak.lock();
       if (!impl || !grads[nr].defined()) continue;
-      AutogradMeta& m = impl->ensure_autograd_meta();
+      AutogradMeta& m = materialize_autograd_meta(*impl);
       Tensor g = create_graph ? grads[nr] : grads[nr].detach();
       m.grad = m.grad.defined() ? m.grad + g : (create_graph ? g : g.clone());
     }

@@ -28,6 +28,11 @@ std::string backward_name(const char* op) {
 
 }  // namespace
 
+AutogradMeta& materialize_autograd_meta(TensorImpl& impl) {
+  if (!impl.autograd_meta()) impl.set_autograd_meta(std::make_unique<AutogradMeta>());
+  return *get_autograd_meta(impl);
+}
+
 Node::Node(std::string name) : name_(std::move(name)), sequence_nr_(next_sequence_nr++) {}
 
 // Destroying the head of a 100k-node chain would recurse 100k deep through
@@ -76,7 +81,7 @@ AccumulateGrad::AccumulateGrad(Tensor variable)
 Grads AccumulateGrad::apply(Grads&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
-  AutogradMeta& meta = variable_.impl()->ensure_autograd_meta();
+  AutogradMeta& meta = materialize_autograd_meta(*variable_.impl());
   for (const auto& hook : meta.hooks) {
     Tensor replaced = hook.fn(g);
     if (replaced.defined()) g = replaced;
@@ -109,7 +114,7 @@ SavedTensor SavedTensor::output(const Tensor& t) {
   s.data_ = t.detach();
   s.version_ = t.version();
   s.is_output_ = true;
-  if (auto* m = t.impl()->autograd_meta()) {
+  if (auto* m = get_autograd_meta(*t.impl())) {
     s.node_ = m->grad_fn;
     s.output_nr_ = m->output_nr;
   }
@@ -129,14 +134,14 @@ Tensor SavedTensor::get() const {
   auto node = node_.lock();
   if (!node) return data_;
   Tensor t = detail::make_view(data_, data_.sizes(), data_.strides(), data_.storage_offset());
-  AutogradMeta& m = t.impl()->ensure_autograd_meta();
+  AutogradMeta& m = materialize_autograd_meta(*t.impl());
   m.grad_fn = std::move(node);
   m.output_nr = output_nr_;
   return t;
 }
 
 Edge gradient_edge(const Tensor& t) {
-  AutogradMeta* m = t.impl()->autograd_meta();
+  AutogradMeta* m = get_autograd_meta(*t.impl());
   if (!m) return {};
   if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
@@ -185,7 +190,7 @@ std::shared_ptr<FunctionNode> make_node_for(const char* op,
   }
   uint32_t nr = 0;
   for (const Tensor* t : outputs) {
-    AutogradMeta& m = t->impl()->ensure_autograd_meta();
+    AutogradMeta& m = materialize_autograd_meta(*t->impl());
     m.grad_fn = node;
     m.output_nr = nr++;
     m.requires_grad = true;
@@ -256,8 +261,8 @@ void rebase_history(Tensor& self, const Tensor& result) {
     NoGradGuard no_grad;
     self.copy_(result);
   }
-  AutogradMeta& m = self.impl()->ensure_autograd_meta();
-  if (AutogradMeta* rm = result.impl()->autograd_meta(); rm && rm->grad_fn) {
+  AutogradMeta& m = materialize_autograd_meta(*self.impl());
+  if (AutogradMeta* rm = get_autograd_meta(*result.impl()); rm && rm->grad_fn) {
     m.grad_fn = rm->grad_fn;
     m.output_nr = rm->output_nr;
     m.requires_grad = true;

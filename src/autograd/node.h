@@ -14,7 +14,7 @@
 
 namespace stride::autograd {
 
-struct AutogradMeta {
+struct AutogradMeta final : AutogradMetaInterface {
   bool requires_grad = false;
   Tensor grad;
   std::shared_ptr<Node> grad_fn;  // null for leaves
@@ -27,6 +27,14 @@ struct AutogradMeta {
   };
   std::vector<LeafHook> hooks;  // leaves only; non-leaf hooks live on grad_fn
 };
+
+// t's AutogradMeta, or null (c10's get_autograd_meta). Only autograd sets a
+// tensor's AutogradMetaInterface, always to an AutogradMeta.
+inline AutogradMeta* get_autograd_meta(const TensorImpl& impl) {
+  return static_cast<AutogradMeta*>(impl.autograd_meta());
+}
+// As get_autograd_meta, creating an empty AutogradMeta on first use.
+AutogradMeta& materialize_autograd_meta(TensorImpl& impl);
 
 // The backward of an op, as a closure over what it saved.
 class FunctionNode final : public Node {
@@ -77,7 +85,7 @@ class SavedTensor {
 // ---- helpers used by op definitions ----
 
 inline bool requires_grad(const Tensor& t) {
-  auto* m = t.defined() ? t.impl()->autograd_meta() : nullptr;
+  auto* m = t.defined() ? get_autograd_meta(*t.impl()) : nullptr;
   return m && (m->requires_grad || m->grad_fn);
 }
 

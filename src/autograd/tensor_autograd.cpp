@@ -8,20 +8,15 @@
 namespace stride {
 
 using autograd::AutogradMeta;
-
-TensorImpl::~TensorImpl() = default;
-
-AutogradMeta& TensorImpl::ensure_autograd_meta() {
-  if (!autograd_meta_) autograd_meta_ = std::make_unique<AutogradMeta>();
-  return *autograd_meta_;
-}
+using autograd::get_autograd_meta;
+using autograd::materialize_autograd_meta;
 
 bool Tensor::requires_grad() const {
   return autograd::requires_grad(*this);
 }
 
 Tensor& Tensor::requires_grad_(bool requires_grad) {
-  AutogradMeta* m = impl_->autograd_meta();
+  AutogradMeta* m = get_autograd_meta(*impl_);
   STRIDE_CHECK(!(m && m->grad_fn) || requires_grad, Error,
                "[requires_grad_] you can only change requires_grad of leaf tensors. Hint: use "
                "detach() to get a leaf that does not require grad.");
@@ -29,32 +24,32 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
                "[requires_grad_] only floating-point tensors can require gradients; got ",
                to_string(dtype()), ".");
   if (!m && !requires_grad) return *this;
-  impl_->ensure_autograd_meta().requires_grad = requires_grad;
+  materialize_autograd_meta(*impl_).requires_grad = requires_grad;
   return *this;
 }
 
 bool Tensor::is_leaf() const {
-  AutogradMeta* m = impl_->autograd_meta();
+  AutogradMeta* m = get_autograd_meta(*impl_);
   return !m || !m->grad_fn;
 }
 
 const Tensor& Tensor::grad() const {
   static const Tensor undefined;
-  AutogradMeta* m = impl_->autograd_meta();
+  AutogradMeta* m = get_autograd_meta(*impl_);
   return m ? m->grad : undefined;
 }
 
 Tensor& Tensor::mutable_grad() {
-  return impl_->ensure_autograd_meta().grad;
+  return materialize_autograd_meta(*impl_).grad;
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
-  AutogradMeta* m = impl_->autograd_meta();
+  AutogradMeta* m = get_autograd_meta(*impl_);
   return m ? m->grad_fn : nullptr;
 }
 
 uint32_t Tensor::output_nr() const {
-  AutogradMeta* m = impl_->autograd_meta();
+  AutogradMeta* m = get_autograd_meta(*impl_);
   return m ? m->output_nr : 0;
 }
 
@@ -67,7 +62,7 @@ Tensor Tensor::detach() const {
 Tensor& Tensor::detach_() {
   STRIDE_CHECK(!is_view() || !requires_grad(), Error,
                "[detach_] cannot detach a view in place. Hint: use detach().");
-  if (AutogradMeta* m = impl_->autograd_meta()) {
+  if (AutogradMeta* m = get_autograd_meta(*impl_)) {
     m->grad_fn = nullptr;
     m->requires_grad = false;
     m->output_nr = 0;
@@ -78,14 +73,14 @@ Tensor& Tensor::detach_() {
 void Tensor::retain_grad() {
   STRIDE_CHECK(requires_grad(), Error,
                "[retain_grad] can't retain_grad on a tensor that does not require grad.");
-  AutogradMeta& m = impl_->ensure_autograd_meta();
+  AutogradMeta& m = materialize_autograd_meta(*impl_);
   if (!m.grad_fn || m.retains_grad) return;  // leaves keep their grad anyway
   m.retains_grad = true;
   m.grad_fn->retained.push_back({m.output_nr, std::weak_ptr<TensorImpl>(impl_)});
 }
 
 bool Tensor::retains_grad() const {
-  AutogradMeta* m = impl_->autograd_meta();
+  AutogradMeta* m = get_autograd_meta(*impl_);
   return m && m->retains_grad;
 }
 
@@ -100,7 +95,7 @@ HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
                "[register_hook] cannot register a hook on a tensor that does not require grad.");
   static std::atomic<int> next_id{0};
   const int id = next_id++;
-  AutogradMeta& m = impl_->ensure_autograd_meta();
+  AutogradMeta& m = materialize_autograd_meta(*impl_);
   if (m.grad_fn) {
     m.grad_fn->pre_hooks.push_back({m.output_nr, id, std::move(hook)});
     std::weak_ptr<autograd::Node> weak = m.grad_fn;
@@ -114,7 +109,8 @@ HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
   std::weak_ptr<TensorImpl> weak = impl_;
   return HookHandle([weak, id] {
     if (auto impl = weak.lock()) {
-      std::erase_if(impl->ensure_autograd_meta().hooks, [id](const auto& h) { return h.id == id; });
+      std::erase_if(materialize_autograd_meta(*impl).hooks,
+                    [id](const auto& h) { return h.id == id; });
     }
   });
 }

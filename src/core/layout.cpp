@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "stride/ops.h"
+#include "stride/factory.h"
 
 namespace stride::detail {
 

@@ -4,7 +4,7 @@
 
 #include "core/check.h"
 #include "core/overlap.h"
-#include "stride/ops.h"
+#include "stride/factory.h"
 #include "stride/parallel.h"
 
 namespace stride {
@@ -29,25 +29,21 @@ TensorIter TensorIterConfig::build() {
   return iter;
 }
 
-namespace {
+// What build() works out before the iterator's own members are final; it
+// lives on build()'s stack, so the steps share it without allocating.
+struct TensorIter::Plan {
+  DimVector shape;  // the broadcast shape, outermost dim first
+  ScalarType common_dtype = kFloat32;
+  Device device = Device(kCPU);
+  // Outputs that build() allocates: undefined ones and empty out= tensors.
+  std::array<bool, kMaxIterOperands> allocate{};
+  SmallVector<size_t, 8> perm;  // iteration dim i is dim perm[i] of shape_ before reordering
+};
 
-// Every operand on `device` (the first operand's): one op runs on one device.
-void check_device(const Tensor& t, Device device, const char* op) {
-  STRIDE_CHECK(t.device() == device, DeviceError, "[", op,
-               "] expected all tensors on one device; got ", device.str(), " and ",
-               t.device().str(), ". Hint: move them with .to(", device.str(), ") first.");
-}
-
-}  // namespace
-
-void TensorIter::build(TensorIterConfig& c) {
+// The shape comes from the inputs only; outputs must match it.
+inline void TensorIter::compute_shape(const TensorIterConfig& c, Plan& plan) {
   const char* op = c.op_;
-  noutputs_ = c.noutputs_;
-  ntensors_ = c.noutputs_ + c.ninputs_;
-  STRIDE_ASSERT(noutputs_ > 0, "a TensorIter needs an output");
-
-  // ---- shape: from the inputs only ----
-  DimVector shape;
+  DimVector& shape = plan.shape;
   if (c.static_shape_) {
     shape = *c.static_shape_;
     for (int i = 0; i < c.ninputs_; ++i) {
@@ -66,83 +62,109 @@ void TensorIter::build(TensorIterConfig& c) {
     for (int i = 1; i < c.ninputs_; ++i)
       shape = broadcast_shapes(shape, c.inputs_[size_t(i)].sizes(), op);
   }
+}
 
-  // ---- dtypes and devices of inputs ----
-  const Device device = c.outputs_[0]->defined() ? c.outputs_[0]->device()
-                        : c.ninputs_ > 0         ? c.inputs_[0].device()
-                                                 : Device(kCPU);
-  for (int i = 0; i < c.ninputs_; ++i) {
-    const Tensor& in = c.inputs_[size_t(i)];
-    check_device(in, device, op);
-    if (c.check_same_dtype_) {
-      STRIDE_CHECK(in.dtype() == c.inputs_[0].dtype(), DTypeError, "[", op,
-                   "] expected inputs of one dtype; got ", to_string(c.inputs_[0].dtype()), " and ",
-                   to_string(in.dtype()), ". Hint: convert with .to(dtype).");
+// Every defined operand must be on one device, which allocated outputs then
+// share. Which devices have kernels is the kernels' business, not this one's.
+inline void TensorIter::compute_device(const TensorIterConfig& c, Plan& plan) {
+  bool found = false;
+  auto check = [&](const Tensor& t) {
+    if (!found) {
+      plan.device = t.device();
+      found = true;
+      return;
     }
+    STRIDE_CHECK(t.device() == plan.device, DeviceError, "[", c.op_,
+                 "] expected all tensors on one device; got ", plan.device.str(), " and ",
+                 t.device().str(), ". Hint: move them to one device with .to(device).");
+  };
+  for (int i = 0; i < c.ninputs_; ++i) check(c.inputs_[size_t(i)]);
+  for (int i = 0; i < noutputs_; ++i) {
+    if (c.outputs_[size_t(i)]->defined()) check(*c.outputs_[size_t(i)]);
   }
-  const ScalarType common = c.output_dtype_
-                                ? *c.output_dtype_
-                                : (c.ninputs_ > 0 ? c.inputs_[0].dtype() : c.outputs_[0]->dtype());
+}
 
-  // ---- outputs: check shape and dtype, or mark for allocation (Note [Output layout]) ----
-  std::array<bool, kMaxIterOperands> allocate{};
+// Checks that inputs share a dtype (unless the op asked not to) and picks the
+// dtype of the result.
+inline void TensorIter::compute_types(const TensorIterConfig& c, Plan& plan) {
+  for (int i = 0; c.check_same_dtype_ && i < c.ninputs_; ++i) {
+    const Tensor& in = c.inputs_[size_t(i)];
+    STRIDE_CHECK(in.dtype() == c.inputs_[0].dtype(), DTypeError, "[", c.op_,
+                 "] expected inputs of one dtype; got ", to_string(c.inputs_[0].dtype()), " and ",
+                 to_string(in.dtype()), ". Hint: convert with .to(dtype).");
+  }
+  plan.common_dtype = c.output_dtype_
+                          ? *c.output_dtype_
+                          : (c.ninputs_ > 0 ? c.inputs_[0].dtype() : c.outputs_[0]->dtype());
+}
+
+// Checks the shape and dtype of given outputs, or marks them for allocation
+// (Note [Output layout]); a given output is about to be written, so its
+// version moves.
+inline void TensorIter::check_outputs(const TensorIterConfig& c, Plan& plan) {
+  const char* op = c.op_;
+  const DimVector& shape = plan.shape;
+  const ScalarType common = plan.common_dtype;
   for (int i = 0; i < noutputs_; ++i) {
     Tensor& out = *c.outputs_[size_t(i)];
     if (!out.defined()) {
       STRIDE_ASSERT(!c.is_reduction_, "reduction outputs are allocated by the op");
-      allocate[size_t(i)] = true;
-    } else {
-      check_device(out, device, op);
-      if (c.check_same_dtype_ || c.output_dtype_) {
-        STRIDE_CHECK(out.dtype() == common, DTypeError, "[", op, "] out has dtype ",
-                     to_string(out.dtype()), " but the result is ", to_string(common),
-                     ". Hint: pass an out tensor of dtype ", to_string(common), ".");
+      plan.allocate[size_t(i)] = true;
+      continue;
+    }
+    if (c.check_same_dtype_ || c.output_dtype_) {
+      STRIDE_CHECK(out.dtype() == common, DTypeError, "[", op, "] out has dtype ",
+                   to_string(out.dtype()), " but the result is ", to_string(common),
+                   ". Hint: pass an out tensor of dtype ", to_string(common), ".");
+    }
+    if (c.is_reduction_) {
+      bool ok = out.dim() == int64_t(shape.size());
+      for (size_t d = 0; ok && d < shape.size(); ++d) {
+        ok = out.sizes()[d] == shape[d] || out.sizes()[d] == 1;
       }
-      if (c.is_reduction_) {
-        bool ok = out.dim() == int64_t(shape.size());
-        for (size_t d = 0; ok && d < shape.size(); ++d) {
-          ok = out.sizes()[d] == shape[d] || out.sizes()[d] == 1;
-        }
-        STRIDE_ASSERT(ok, "reduction output ", shape_str(out.sizes()), " does not fit input ",
-                      shape_str(shape));
-      } else if (!(out.sizes() == IntArrayRef(shape))) {
-        STRIDE_CHECK(out.numel() == 0, ShapeError, "[", op, "] out ", shape_str(out.sizes()),
-                     " does not match the broadcast shape ", shape_str(shape),
-                     "; outputs with elements are never resized (in-place ops cannot broadcast "
-                     "their self). Hint: pass an out of shape ",
-                     shape_str(shape), ".");
-        allocate[size_t(i)] = true;  // resized below, like a new output
-        continue;
-      }
-      out.storage()->bump_version();  // a write to an existing tensor
+      STRIDE_ASSERT(ok, "reduction output ", shape_str(out.sizes()), " does not fit input ",
+                    shape_str(shape));
+    } else if (!(out.sizes() == IntArrayRef(shape))) {
+      STRIDE_CHECK(out.numel() == 0, ShapeError, "[", op, "] out ", shape_str(out.sizes()),
+                   " does not match the broadcast shape ", shape_str(shape),
+                   "; outputs with elements are never resized (in-place ops cannot broadcast "
+                   "their self). Hint: pass an out of shape ",
+                   shape_str(shape), ".");
+      plan.allocate[size_t(i)] = true;  // resized later, like a new output
+      continue;
+    }
+    out.storage()->bump_version();  // a write to an existing tensor
+  }
+}
+
+// Outputs about to be allocated overlap nothing, so only given ones are checked.
+inline void TensorIter::check_overlap(const TensorIterConfig& c, const Plan& plan) const {
+  const char* op = c.op_;
+  for (int i = 0; i < noutputs_; ++i) {
+    if (plan.allocate[size_t(i)]) continue;
+    const Tensor& out = *c.outputs_[size_t(i)];
+    STRIDE_CHECK(!detail::has_internal_overlap(out), OverlapError, "[", op, "] the output (shape ",
+                 shape_str(out.sizes()), ", strides ", shape_str(out.strides()),
+                 ") has several elements at one memory location (e.g. an expanded view), so "
+                 "writing it is ill-defined. Hint: clone() it first.");
+    for (int j = 0; j < c.ninputs_; ++j) {
+      STRIDE_CHECK(!detail::partially_overlap(out, c.inputs_[size_t(j)]), OverlapError, "[", op,
+                   "] the output partially overlaps input ", j,
+                   " in memory, so results would depend on the order of writes. Hint: clone() "
+                   "the input first.");
     }
   }
+}
 
-  // ---- memory overlap (outputs about to be allocated overlap nothing) ----
-  if (c.check_overlap_) {
-    for (int i = 0; i < noutputs_; ++i) {
-      if (allocate[size_t(i)]) continue;
-      const Tensor& out = *c.outputs_[size_t(i)];
-      STRIDE_CHECK(!detail::has_internal_overlap(out), OverlapError, "[", op,
-                   "] the output (shape ", shape_str(out.sizes()), ", strides ",
-                   shape_str(out.strides()),
-                   ") has several elements at one memory location (e.g. an expanded view), so "
-                   "writing it is ill-defined. Hint: clone() it first.");
-      for (int j = 0; j < c.ninputs_; ++j) {
-        STRIDE_CHECK(!detail::partially_overlap(out, c.inputs_[size_t(j)]), OverlapError, "[", op,
-                     "] the output partially overlaps input ", j,
-                     " in memory, so results would depend on the order of writes. Hint: clone() "
-                     "the input first.");
-      }
-    }
-  }
-
-  // ---- operands and byte strides aligned to `shape`, innermost dim first ----
+// Fills operands_ and their byte strides aligned to the shape, innermost dim
+// first, 0 for broadcast dims. An output still to be allocated gets zeros
+// here and its strides once the dim order is known.
+inline void TensorIter::compute_strides(const TensorIterConfig& c, const Plan& plan) {
+  const DimVector& shape = plan.shape;
   const size_t n = shape.size();
   for (int k = 0; k < ntensors_; ++k) {
     DimVector st(n);
-    // An output still to be allocated gets its strides once the order is known.
-    if (k < noutputs_ && allocate[size_t(k)]) {
+    if (k < noutputs_ && plan.allocate[size_t(k)]) {
       strides_[size_t(k)] = std::move(st);
       continue;
     }
@@ -164,35 +186,42 @@ void TensorIter::build(TensorIterConfig& c) {
   }
   shape_ = DimVector(shape.rbegin(), shape.rend());
   numel_ = numel_of(shape_);
+}
 
-  // ---- order dims: reduced dims innermost (reductions), then by strides ----
-  // As PyTorch's reorder_dimensions: the first operand whose strides tell two
-  // dims apart decides (outputs still to be allocated have no say, broadcast
-  // dims tell nothing); equal strides put the smaller dim inside. Undecided
-  // pairs keep the row-major order.
-  auto is_reduced = [&](size_t d) { return c.is_reduction_ && strides_[0][d] == 0; };
-  // For dim a placed inside dim b: > 0 when b should be inside a instead,
-  // < 0 when a is rightly inside, 0 when undecided.
-  auto should_swap = [&](size_t a, size_t b) {
-    if (is_reduced(a) != is_reduced(b)) return is_reduced(b) ? 1 : -1;
-    const int first = is_reduced(a) ? noutputs_ : 0;  // reduced dims follow the input
-    for (int k = first; k < ntensors_; ++k) {
-      if (k < noutputs_ && allocate[size_t(k)]) continue;
-      const int64_t sa = strides_[size_t(k)][a], sb = strides_[size_t(k)][b];
-      if (sa == 0 || sb == 0) continue;
-      if (sa != sb) return sa < sb ? -1 : 1;
-      if (shape_[a] > shape_[b]) return 1;
-    }
-    return 0;
-  };
-  SmallVector<size_t, 8> perm;
+inline bool TensorIter::is_reduced(size_t d) const {
+  return is_reduction_ && strides_[0][d] == 0;
+}
+
+// For dim a placed inside dim b: > 0 when b should be inside a instead, < 0
+// when a is rightly inside, 0 when undecided. The first operand whose strides
+// tell the dims apart decides (outputs still to be allocated have no say,
+// broadcast dims tell nothing); equal strides put the smaller dim inside.
+inline int TensorIter::compare_dims(const Plan& plan, size_t a, size_t b) const {
+  if (is_reduced(a) != is_reduced(b)) return is_reduced(b) ? 1 : -1;
+  const int first = is_reduced(a) ? noutputs_ : 0;  // reduced dims follow the input
+  for (int k = first; k < ntensors_; ++k) {
+    if (k < noutputs_ && plan.allocate[size_t(k)]) continue;
+    const int64_t sa = strides_[size_t(k)][a], sb = strides_[size_t(k)][b];
+    if (sa == 0 || sb == 0) continue;
+    if (sa != sb) return sa < sb ? -1 : 1;
+    if (shape_[a] > shape_[b]) return 1;
+  }
+  return 0;
+}
+
+// Orders dims as PyTorch's reorder_dimensions: reduced dims innermost
+// (reductions), then by strides (compare_dims); undecided pairs keep the
+// row-major order. Records the permutation for allocate_or_resize_outputs.
+inline void TensorIter::reorder_dimensions(Plan& plan) {
+  const size_t n = shape_.size();
+  SmallVector<size_t, 8>& perm = plan.perm;
   for (size_t i = 0; i < n; ++i) perm.push_back(i);
   // PyTorch's insertion sort: it steps over undecided dims (the comparison
   // need not be a strict weak order), swapping with the first dim that decides.
   for (size_t i = 1; i < n; ++i) {
     size_t at = i;
     for (size_t j = i; j-- > 0;) {
-      const int cmp = should_swap(perm[j], perm[at]);
+      const int cmp = compare_dims(plan, perm[j], perm[at]);
       if (cmp > 0) {
         std::swap(perm[j], perm[at]);
         at = j;
@@ -201,27 +230,33 @@ void TensorIter::build(TensorIterConfig& c) {
       }
     }
   }
-  {
-    DimVector sh(n);
-    for (size_t i = 0; i < n; ++i) sh[i] = shape_[perm[i]];
-    for (int k = 0; k < ntensors_; ++k) {
-      DimVector st(n);
-      for (size_t i = 0; i < n; ++i) st[i] = strides_[size_t(k)][perm[i]];
-      strides_[size_t(k)] = std::move(st);
-    }
-    shape_ = std::move(sh);
+  DimVector sh(n);
+  for (size_t i = 0; i < n; ++i) sh[i] = shape_[perm[i]];
+  for (int k = 0; k < ntensors_; ++k) {
+    DimVector st(n);
+    for (size_t i = 0; i < n; ++i) st[i] = strides_[size_t(k)][perm[i]];
+    strides_[size_t(k)] = std::move(st);
   }
+  shape_ = std::move(sh);
+}
 
-  // ---- allocate outputs dense in that order (Note [Output layout]) ----
+// Allocates outputs dense in the chosen dim order (Note [Output layout]); an
+// out= with no elements is resized in place so every handle to it sees the
+// result.
+inline void TensorIter::allocate_or_resize_outputs(TensorIterConfig& c, const Plan& plan) {
+  const DimVector& shape = plan.shape;
+  const SmallVector<size_t, 8>& perm = plan.perm;
+  const size_t n = shape.size();
   bool row_major = true;
   for (size_t i = 0; i < n; ++i) row_major = row_major && perm[i] == i;
   for (int k = 0; k < noutputs_; ++k) {
-    if (!allocate[size_t(k)]) continue;
+    if (!plan.allocate[size_t(k)]) continue;
     Tensor& out = *c.outputs_[size_t(k)];
-    const ScalarType dt = out.defined() ? out.dtype() : common;
+    const TensorOptions options =
+        TensorOptions(out.defined() ? out.dtype() : plan.common_dtype).device(plan.device);
     Tensor fresh;
     if (row_major || numel_ == 0) {
-      fresh = empty(shape, TensorOptions(dt).device(device));
+      fresh = empty(shape, options);
     } else {
       DimVector st(n);
       int64_t next = 1;
@@ -229,9 +264,9 @@ void TensorIter::build(TensorIterConfig& c) {
         st[n - 1 - perm[i]] = next;
         next *= shape_[i];
       }
-      fresh = empty_strided(shape, st, TensorOptions(dt).device(device));
+      fresh = empty_strided(shape, st, options);
     }
-    if (out.defined()) {  // an out= with no elements: resized in place
+    if (out.defined()) {
       out.impl()->set_geometry(fresh.storage(), fresh.sizes(), fresh.strides(), 0);
       out.storage()->bump_version();
     } else {
@@ -241,10 +276,11 @@ void TensorIter::build(TensorIterConfig& c) {
     for (size_t i = 0; i < n; ++i)
       strides_[size_t(k)][i] = out.strides()[n - 1 - perm[i]] * int64_t(out.element_size());
   }
-  for (int k = 0; k < ntensors_; ++k)
-    data_[size_t(k)] = static_cast<char*>(operands_[size_t(k)].data_ptr());
+}
 
-  // ---- drop size-1 dims (they move no pointer) ----
+// Size-1 dims move no pointer, so they are dropped (unless the iteration is
+// empty, where shapes still tell the kernel nothing runs).
+inline void TensorIter::drop_size_one_dimensions() {
   if (numel_ > 0) {
     size_t w = 0;
     for (size_t i = 0; i < shape_.size(); ++i) {
@@ -258,39 +294,74 @@ void TensorIter::build(TensorIterConfig& c) {
   }
   nreduce_ = 0;
   for (size_t i = 0; i < shape_.size(); ++i) nreduce_ += is_reduced(i) ? 1 : 0;
+}
 
-  // ---- coalesce neighbours that every operand walks as one dim ----
-  if (numel_ > 0 && shape_.size() > 1) {
-    size_t w = 0;
-    int nreduce = is_reduced(0) ? 1 : 0;
-    for (size_t i = 1; i < shape_.size(); ++i) {
-      bool can = is_reduced(i) == is_reduced(w);
-      for (int k = 0; can && k < ntensors_; ++k) {
-        can = strides_[size_t(k)][i] == shape_[w] * strides_[size_t(k)][w];
-      }
-      if (can) {
-        shape_[w] *= shape_[i];
-        continue;
-      }
-      ++w;
-      shape_[w] = shape_[i];
-      for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)][w] = strides_[size_t(k)][i];
-      nreduce += is_reduced(w) ? 1 : 0;
+// Merges neighbouring dims that every operand walks as one, so kernels see
+// as few and as long runs as possible.
+inline void TensorIter::coalesce_dimensions() {
+  if (numel_ == 0 || shape_.size() <= 1) return;
+  size_t w = 0;
+  int nreduce = is_reduced(0) ? 1 : 0;
+  for (size_t i = 1; i < shape_.size(); ++i) {
+    bool can = is_reduced(i) == is_reduced(w);
+    for (int k = 0; can && k < ntensors_; ++k) {
+      can = strides_[size_t(k)][i] == shape_[w] * strides_[size_t(k)][w];
     }
-    shape_.resize(w + 1);
-    for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)].resize(w + 1);
-    nreduce_ = nreduce;
+    if (can) {
+      shape_[w] *= shape_[i];
+      continue;
+    }
+    ++w;
+    shape_[w] = shape_[i];
+    for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)][w] = strides_[size_t(k)][i];
+    nreduce += is_reduced(w) ? 1 : 0;
   }
-  if (shape_.empty()) {  // a single element
+  shape_.resize(w + 1);
+  for (int k = 0; k < ntensors_; ++k) strides_[size_t(k)].resize(w + 1);
+  nreduce_ = nreduce;
+}
+
+// Splits the elements into output elements and reduced blocks; a single
+// element still gets one dim, since kernels walk at least one.
+inline void TensorIter::compute_reduction_sizes() {
+  if (shape_.empty()) {
     shape_.push_back(1);
     for (int k = 0; k < ntensors_; ++k)
       strides_[size_t(k)].push_back(int64_t(operands_[size_t(k)].element_size()));
   }
-
   reduce_numel_ = 1;
   output_numel_ = 1;
   for (int d = 0; d < int(shape_.size()); ++d)
     (d < nreduce_ ? reduce_numel_ : output_numel_) *= shape_[size_t(d)];
+}
+
+// The steps above are `inline` because the library is built as position-
+// independent code, where an exported member function is never inlined and
+// the calls cost small ops about a tenth of their time.
+//
+// The order follows PyTorch's TensorIteratorBase::build: shape and types
+// first, then outputs (checked or marked for allocation), overlap, operand
+// strides, dim order, allocation in that order, and last the simplification
+// of the dims that the kernels walk.
+void TensorIter::build(TensorIterConfig& c) {
+  noutputs_ = c.noutputs_;
+  ntensors_ = c.noutputs_ + c.ninputs_;
+  is_reduction_ = c.is_reduction_;
+  STRIDE_ASSERT(noutputs_ > 0, "a TensorIter needs an output");
+  Plan plan;
+  compute_shape(c, plan);
+  compute_device(c, plan);
+  compute_types(c, plan);
+  check_outputs(c, plan);
+  if (c.check_overlap_) check_overlap(c, plan);
+  compute_strides(c, plan);
+  reorder_dimensions(plan);
+  allocate_or_resize_outputs(c, plan);
+  for (int k = 0; k < ntensors_; ++k)
+    data_[size_t(k)] = static_cast<char*>(operands_[size_t(k)].data_ptr());
+  drop_size_one_dimensions();
+  coalesce_dimensions();
+  compute_reduction_sizes();
 }
 
 bool TensorIter::is_contiguous() const {

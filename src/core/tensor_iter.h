@@ -136,11 +136,28 @@ class TensorIter {
 
  private:
   friend class TensorIterConfig;
+  struct Plan;
   TensorIter() = default;
+  // The steps of build(), in order.
   void build(TensorIterConfig& config);
+  void compute_shape(const TensorIterConfig& c, Plan& plan);
+  void compute_device(const TensorIterConfig& c, Plan& plan);
+  void compute_types(const TensorIterConfig& c, Plan& plan);
+  void check_outputs(const TensorIterConfig& c, Plan& plan);
+  void check_overlap(const TensorIterConfig& c, const Plan& plan) const;
+  void compute_strides(const TensorIterConfig& c, const Plan& plan);
+  void reorder_dimensions(Plan& plan);
+  void allocate_or_resize_outputs(TensorIterConfig& c, const Plan& plan);
+  void drop_size_one_dimensions();
+  void coalesce_dimensions();
+  void compute_reduction_sizes();
+  // True when iteration dim d is reduced (the output's stride is 0).
+  bool is_reduced(size_t d) const;
+  int compare_dims(const Plan& plan, size_t a, size_t b) const;
 
   int ntensors_ = 0;
   int noutputs_ = 0;
+  bool is_reduction_ = false;
   std::array<Tensor, kMaxIterOperands> operands_;
   std::array<char*, kMaxIterOperands> data_{};
   DimVector shape_;  // innermost first

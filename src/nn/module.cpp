@@ -71,7 +71,7 @@ std::string demangled_class_name(const std::type_info& type) {
 void set_data(const Tensor& dst, const Tensor& src) {
   TensorImpl* impl = dst.impl();
   // The leaf's accumulator (if a graph still holds it) expects the old dtype.
-  if (auto* meta = impl->autograd_meta(); meta && src.dtype() != dst.dtype()) {
+  if (auto* meta = autograd::get_autograd_meta(*impl); meta && src.dtype() != dst.dtype()) {
     meta->grad_accumulator.reset();
   }
   impl->set_data(*src.impl());

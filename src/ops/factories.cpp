@@ -16,66 +16,12 @@ namespace stride {
 
 namespace {
 
-void check_shape(IntArrayRef shape, const char* op) {
-  for (int64_t s : shape) {
-    STRIDE_CHECK(s >= 0, ShapeError, "[", op, "] sizes must be non-negative; got ",
-                 shape_str(shape), ".");
-  }
-}
-
 // The device's default generator (backend.h) when none is given.
 Generator& gen_or_default(Generator* gen, Device device) {
   return gen ? *gen : default_generator(device);
 }
 
 }  // namespace
-
-Tensor empty(IntArrayRef shape, TensorOptions options) {
-  check_shape(shape, "empty");
-  const size_t nbytes = size_t(numel_of(shape)) * element_size(options.dtype());
-  auto storage = std::make_shared<StorageImpl>(nbytes, options.device());
-  return detail::make_tensor(std::move(storage), options.dtype(), shape, contiguous_strides(shape),
-                             0);
-}
-
-std::vector<Tensor> empty_packed(const std::vector<DimVector>& shapes, TensorOptions options) {
-  auto aligned = [](size_t n) { return (n + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment; };
-  size_t total = 0;
-  for (const DimVector& shape : shapes) {
-    check_shape(shape, "empty_packed");
-    total += aligned(size_t(numel_of(shape)) * element_size(options.dtype()));
-  }
-  const Storage block = std::make_shared<StorageImpl>(total, options.device());
-  std::vector<Tensor> out;
-  size_t offset = 0;
-  for (const DimVector& shape : shapes) {
-    const size_t nbytes = size_t(numel_of(shape)) * element_size(options.dtype());
-    // The tensor's own storage over its part of the block holds the block.
-    char* const base = static_cast<char*>(block->data());  // null on meta
-    auto storage = std::make_shared<StorageImpl>(
-        base == nullptr ? nullptr : base + offset, nbytes, options.device(),
-        [](void*, void* ctx) { delete static_cast<Storage*>(ctx); }, new Storage(block));
-    out.push_back(detail::make_tensor(std::move(storage), options.dtype(), shape,
-                                      contiguous_strides(shape), 0));
-    offset += aligned(nbytes);
-  }
-  return out;
-}
-
-Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, TensorOptions options) {
-  check_shape(shape, "empty_strided");
-  STRIDE_CHECK(shape.size() == strides.size(), ShapeError, "[empty_strided] sizes ",
-               shape_str(shape), " and strides ", shape_str(strides), " differ in length.");
-  int64_t extent = numel_of(shape) == 0 ? 0 : 1;
-  for (size_t i = 0; i < shape.size() && extent > 0; ++i) {
-    STRIDE_CHECK(strides[i] >= 0, ValueError, "[empty_strided] negative stride in ",
-                 shape_str(strides), ".");
-    extent += (shape[i] - 1) * strides[i];
-  }
-  auto storage = std::make_shared<StorageImpl>(size_t(extent) * element_size(options.dtype()),
-                                               options.device());
-  return detail::make_tensor(std::move(storage), options.dtype(), shape, strides, 0);
-}
 
 Tensor full(IntArrayRef shape, const Scalar& value, TensorOptions options) {
   Tensor t = empty(shape, options);
@@ -88,9 +34,6 @@ Tensor zeros(IntArrayRef shape, TensorOptions options) {
 }
 Tensor ones(IntArrayRef shape, TensorOptions options) {
   return full(shape, 1, options);
-}
-Tensor empty_like(const Tensor& t) {
-  return empty(t.sizes(), t.options());
 }
 Tensor zeros_like(const Tensor& t) {
   return zeros(t.sizes(), t.options());

@@ -373,7 +373,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
       }
       return grads;
     });
-    autograd::AutogradMeta& m = out.impl()->ensure_autograd_meta();
+    autograd::AutogradMeta& m = autograd::materialize_autograd_meta(*out.impl());
     m.grad_fn = node;
     m.output_nr = 0;
     m.requires_grad = true;

@@ -6,6 +6,7 @@
 
 #include <stride/stride.h>
 
+#include "core/tensor_impl_utils.h"
 #include "core/tensor_iter.h"
 #include "support/layouts.h"
 
@@ -187,6 +188,39 @@ TEST(OutputLayout, SixteenBitOpsOnTransposedInputsAreCorrect) {
   const Tensor y = a.t() + b.t();
   EXPECT_EQ(y.dtype(), kBFloat16);
   EXPECT_TRUE(equal(y, a.t().contiguous() + b.t().contiguous()));
+}
+
+// A tensor that claims to live on `device` while `owner`'s CPU memory backs
+// it: TensorIter compares devices and leaves kernels to know where memory is.
+Tensor claimed_on(const Tensor& owner, Device device) {
+  auto storage =
+      std::make_shared<StorageImpl>(owner.data_ptr(), owner.nbytes(), device, nullptr, nullptr);
+  return detail::make_tensor(std::move(storage), owner.dtype(), owner.sizes(), owner.strides(), 0);
+}
+
+TEST(TensorIterDevices, AMismatchNamesTheOpAndBothDevices) {
+  const Tensor a = ones({4}), backing = ones({4});
+  const Tensor b = claimed_on(backing, Device(kCUDA));
+  try {
+    (void)add(a, b);
+    FAIL() << "expected a DeviceError";
+  } catch (const DeviceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("[add] expected all tensors on one device; got cpu and cuda"),
+              std::string::npos)
+        << what;
+  }
+  // An out= on another device than its inputs is a mismatch as well.
+  const Tensor out_backing = zeros({4});
+  Tensor out = claimed_on(out_backing, Device(kCUDA));
+  EXPECT_THROW(add_out(out, a, a), DeviceError);
+}
+
+TEST(TensorIterDevices, OperandsOnOneDeviceOtherThanTheCpuAreAccepted) {
+  const Tensor in_backing = ones({4}), out_backing = zeros({4});
+  Tensor out = claimed_on(out_backing, Device(kCUDA));
+  const Tensor in = claimed_on(in_backing, Device(kCUDA));
+  EXPECT_NO_THROW((void)TensorIterConfig("copy_").add_output(out).add_input(in).build());
 }
 
 }  // namespace

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Checks that stride's layers point one way: a file may include its own layer
+# and the layers below it, never one above. Usage: check_layers.sh [REPO_ROOT]
+# Exit 0 when clean (known exceptions are printed as warnings), 1 on any new
+# violation (printed as file:line and the rule broken).
+set -euo pipefail
+
+# ---- the layers, lowest first: "name: path patterns" (globs on repo paths;
+# `*` also matches `/`). A path takes the first layer that matches it. ----
+LAYERS=(
+  "core: src/core/* include/stride/device.h include/stride/dtype.h include/stride/error.h
+         include/stride/shape.h include/stride/storage.h include/stride/allocator.h
+         include/stride/tensor.h include/stride/scalar.h include/stride/generator.h
+         include/stride/parallel.h include/stride/logging.h include/stride/function_ref.h
+         include/stride/profiler.h include/stride/factory.h include/stride/backend.h"
+  "backends: src/backends/*"
+  "autograd: src/autograd/* include/stride/autograd.h"
+  "ops: src/ops/* include/stride/ops.h include/stride/autocast.h"
+  "nn: src/nn/* include/stride/nn.h include/stride/nn/*"
+  "optim: src/optim/* include/stride/optim.h include/stride/optim/*"
+  "data-io-profiler-doctor: src/data/* src/io/* src/profiler/* src/doctor/*
+         include/stride/data.h include/stride/data/* include/stride/io.h
+         include/stride/checkpoint.h include/stride/doctor.h"
+  "umbrella: include/stride/stride.h"
+  "models: models/*"
+  "apps: apps/*"
+)
+
+# ---- includes forbidden even though they point down: "from -> to" ----
+FORBIDDEN=(
+  "src/nn/* -> src/backends/*"
+  "src/optim/* -> src/backends/*"
+)
+
+# ---- known exceptions, reported as warnings: "file -> included header",
+# exact, one a line. Tracked by the "kernels live in backends" work, which
+# moves these nn/optim kernels into src/backends/cpu; delete a line once its
+# include is gone. A new include is never covered by these. ----
+KNOWN_EXCEPTIONS=(
+  # -- tracked by the "kernels live in backends" work --
+  "src/nn/attention.cpp -> backends/cpu/blas.h"
+  "src/nn/attention.cpp -> backends/cpu/vec_math.h"
+  "src/nn/cross_entropy.cpp -> backends/cpu/vec_math.h"
+  "src/nn/functional.cpp -> backends/cpu/blas.h"
+  "src/nn/rms_norm.cpp -> backends/cpu/vec_math.h"
+  "src/nn/rope.cpp -> backends/cpu/vec_math.h"
+  "src/nn/swiglu.cpp -> backends/cpu/vec_math.h"
+  # -- autograd computes with ops (the engine sums gradients, nodes make
+  # zeros and views), while ops record autograd nodes: the two layers depend
+  # on each other until autograd reaches ops through an interface (as
+  # PyTorch's autograd sits above ATen). Tracked as "autograd below ops". --
+  "src/autograd/engine.cpp -> stride/ops.h"
+  "src/autograd/gradcheck.cpp -> stride/ops.h"
+  "src/autograd/node.cpp -> stride/ops.h"
+  "src/autograd/tensor_autograd.cpp -> stride/ops.h"
+)
+
+# Directories scanned, relative to the root.
+SCANNED=(src include/stride models apps)
+
+root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+cd "$root"
+
+# Sets REPLY to the layer index of repo path $1, or to "" when no layer
+# claims it. Cached: the check runs in CTest on every build.
+declare -A LAYER_CACHE=()
+layer_of() {
+  local i entry pattern
+  if [[ -v "LAYER_CACHE[$1]" ]]; then
+    REPLY="${LAYER_CACHE[$1]}"
+    return
+  fi
+  REPLY=""
+  for i in "${!LAYERS[@]}"; do
+    entry="${LAYERS[$i]}"
+    for pattern in ${entry#*:}; do
+      # shellcheck disable=SC2053  # the pattern is a glob on purpose
+      if [[ "$1" == $pattern ]]; then
+        REPLY="$i"
+        break 2
+      fi
+    done
+  done
+  LAYER_CACHE[$1]="$REPLY"
+}
+
+layer_name() { echo "${LAYERS[$1]%%:*}"; }
+
+# Sets REPLY to the repo path that `#include "$2"` in file $1 names, as the
+# build's include path finds it (include/, src/, models/, then the file's own
+# folder), or to "" for a header outside the repo.
+resolve() {
+  local candidate
+  REPLY=""
+  for candidate in "include/$2" "src/$2" "models/$2" "${1%/*}/$2"; do
+    if [[ -f "$candidate" ]]; then
+      REPLY="$candidate"
+      return
+    fi
+  done
+}
+
+# True when "$1 -> $2" matches a FORBIDDEN rule; prints the rule.
+forbidden_rule() {
+  local rule
+  for rule in "${FORBIDDEN[@]}"; do
+    # shellcheck disable=SC2053
+    if [[ "$1" == ${rule%% -> *} && "$2" == ${rule##* -> } ]]; then
+      echo "$rule"
+      return 0
+    fi
+  done
+  return 1
+}
+
+is_known_exception() {
+  local e
+  for e in "${KNOWN_EXCEPTIONS[@]}"; do
+    [[ "$e" == "$1 -> $2" ]] && return 0
+  done
+  return 1
+}
+
+failures=0
+warnings=0
+
+# Records a broken rule for the include of $2 at $1 (file:line).
+report() {
+  local where="$1" file="$2" header="$3" rule="$4"
+  if is_known_exception "$file" "$header"; then
+    echo "warning: $where: includes \"$header\" ($rule; known exception)"
+    warnings=$((warnings + 1))
+  else
+    echo "error: $where: includes \"$header\" ($rule)"
+    failures=$((failures + 1))
+  fi
+}
+
+check_include() {
+  local where="$1" file="$2" header="$3" target from to rule
+  resolve "$file" "$header"
+  target="$REPLY"
+  [[ -n "$target" ]] || return 0
+  layer_of "$file"
+  from="$REPLY"
+  layer_of "$target"
+  to="$REPLY"
+  if [[ -n "$from" && -n "$to" && "$to" -gt "$from" ]]; then
+    report "$where" "$file" "$header" \
+      "layer $(layer_name "$from") may not include layer $(layer_name "$to")"
+  fi
+  if rule="$(forbidden_rule "$file" "$target")"; then
+    report "$where" "$file" "$header" "forbidden: $rule"
+  fi
+}
+
+while IFS= read -r -d '' file; do
+  file="${file#./}"
+  lineno=0
+  while IFS= read -r line || [[ -n "$line" ]]; do
+    lineno=$((lineno + 1))
+    if [[ "$line" =~ ^[[:space:]]*#[[:space:]]*include[[:space:]]*\"([^\"]+)\" ]]; then
+      check_include "$file:$lineno" "$file" "${BASH_REMATCH[1]}"
+    fi
+  done <"$file"
+done < <(find "${SCANNED[@]}" -type f \( -name '*.h' -o -name '*.hpp' -o -name '*.cpp' \
+  -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \) -print0 2>/dev/null | sort -z)
+
+if ((failures > 0)); then
+  echo "check_layers: $failures violation(s), $warnings known exception(s)"
+  exit 1
+fi
+echo "check_layers: ok ($warnings known exception(s))"
