@@ -1,0 +1,34 @@
+// The kernels ops call through their device's backend: one dispatch stub a
+// kernel (Note [Dispatch stubs] in core/dispatch_stub.h). This header is the
+// whole contract between the ops above and the backends below it: a stub's
+// signature says what the op hands over, and each backend (src/backends/cpu,
+// later cuda) registers a function of that signature.
+//
+// A kernel reads its inputs and writes its outputs, which the op has
+// allocated on the kernel's device with the shapes, dtypes and layouts given
+// beside each stub; it allocates no outputs, records no autograd and calls no
+// op, so it does the same on every device.
+#pragma once
+
+#include "core/dispatch_stub.h"
+#include "stride/tensor.h"
+
+namespace stride::kernels {
+
+// ---- rms_norm (Note [RMSNorm backward] in src/backends/cpu/rms_norm.cpp) ----
+// x (R, D) contiguous, weight (D) contiguous or undefined -> y (R, D),
+// rstd (R): y = x * rstd * w, rstd = 1 / sqrt(mean(x^2) + eps) per row.
+using RmsNormForwardFn =
+    void (*)(const Tensor& x, const Tensor& weight, double eps, Tensor& y, Tensor& rstd);
+extern detail::DispatchStub<RmsNormForwardFn> rms_norm_forward;
+// g, x (R, D) contiguous, weight (D) or undefined, rstd (R) from the forward
+// -> grad_x (R, D) and grad_w (D), each written when defined.
+using RmsNormBackwardFn = void (*)(const Tensor& g,
+                                   const Tensor& x,
+                                   const Tensor& weight,
+                                   const Tensor& rstd,
+                                   Tensor& grad_x,
+                                   Tensor& grad_w);
+extern detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward;
+
+}  // namespace stride::kernels
