@@ -36,12 +36,12 @@
 // runs at a time: a parallel_for from inside a chunk, or from another thread
 // while the pool is busy (a DataLoader worker), runs inline on its thread.
 // Results never depend on that, since chunking is for speed only (kernels
-// that reduce choose fixed pieces, DESIGN.md invariant 5).
+// that reduce choose fixed pieces, docs/design.md invariant 5).
 //
 // oneDNN and OpenBLAS run single-threaded inside chunks (Note [Deterministic
 // GEMM]): workers set their OpenMP thread count to 1 once, so a library call
 // on a worker never opens an OpenMP team of its own, and the process has one
-// pool of threads as DESIGN.md asks.
+// pool of threads as docs/design.md asks.
 
 namespace stride {
 namespace {

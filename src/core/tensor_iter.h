@@ -1,5 +1,5 @@
 // TensorIter: the one way an elementwise, in-place, out= or reduction kernel
-// sees memory (DESIGN.md invariant 2).
+// sees memory (docs/design.md invariant 2).
 //
 // Note [Output layout]
 // ~~~~~~~~~~~~~~~~~~~~

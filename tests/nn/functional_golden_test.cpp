@@ -1,4 +1,4 @@
-// nn functional ops against PyTorch (DESIGN.md invariant 7):
+// nn functional ops against PyTorch (docs/design.md invariant 7):
 // tools/gen_nn_goldens.py writes inputs, PyTorch's outputs and input
 // gradients into tests/golden/nn_functional.safetensors; the table below
 // recomputes every case with stride. A differentiable case's last input is

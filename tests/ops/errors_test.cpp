@@ -1,4 +1,4 @@
-// Errors name the op, the shapes and the fix (DESIGN.md invariant 4).
+// Errors name the op, the shapes and the fix (docs/design.md invariant 4).
 #include <gtest/gtest.h>
 
 #include <functional>

@@ -1,4 +1,4 @@
-// Ops against PyTorch (DESIGN.md invariant 7). tools/gen_goldens.py builds
+// Ops against PyTorch (docs/design.md invariant 7). tools/gen_goldens.py builds
 // inputs and PyTorch's outputs into tests/golden/ops.safetensors as
 // CASE/in0.. and CASE/out0..; the table below recomputes every case with
 // stride. The GoldenFile tests keep the two tables in sync: a case on one

@@ -1,4 +1,4 @@
-// Optimizers, schedulers and clipping against PyTorch (DESIGN.md invariant 7).
+// Optimizers, schedulers and clipping against PyTorch (docs/design.md invariant 7).
 // tools/gen_optim_goldens.py writes tests/golden/optim.safetensors; its
 // "config" metadata describes every case, and the tests below build the same
 // objects from it, so the two sides cannot drift apart.

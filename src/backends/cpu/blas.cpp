@@ -29,7 +29,7 @@
 #endif
 
 // Note [Deterministic GEMM]
-// DESIGN.md invariant 5 asks for bit-identical results at every thread count.
+// docs/design.md invariant 5 asks for bit-identical results at every thread count.
 // The libraries' own threading does not give it: from 8 threads on, oneDNN
 // splits the k dimension of e.g. 128x128x4096 across threads and adds the
 // parts, which changes the rounding (its sgemm and its matmul primitive
@@ -56,7 +56,7 @@
 //    batched matmul primitive, cached by shape; OpenBLAS drops to ~33 there
 //    (256 x 16^3: 52 vs 33).
 //  - float64 (gradient checks): OpenBLAS, as oneDNN has no double GEMM.
-// Threads (DESIGN.md: one pool, no oversubscription): OpenBLAS's pthread pool
+// Threads (docs/design.md: one pool, no oversubscription): OpenBLAS's pthread pool
 // is kept at one thread and oneDNN sees one OpenMP thread during a call; all
 // parallelism is stride's parallel_for (Note [Deterministic GEMM]). Not
 // OpenBLAS's serial build, though it has no threads: Debian builds it without

@@ -6,7 +6,7 @@
 //
 // Every lane is computed by the same instructions, so a kernel that routes
 // its scalar tail through a padded vector (load_partial/store_partial) gives
-// each element the same bits wherever a thread split puts it (DESIGN.md:
+// each element the same bits wherever a thread split puts it (docs/design.md:
 // bit-identical across thread counts).
 #pragma once
 
