@@ -10,6 +10,7 @@
 
 #include "autograd/node.h"
 #include "ops/elementwise_common.h"
+#include "ops/unary_op_list.h"
 
 namespace stride {
 
@@ -153,23 +154,7 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 
 }  // namespace
 
-// ---- unary ops computing in floating point (integers -> float32) ----
-// X(name, scalar kernel of x, float32 vector kernel of v (or ScalarOnly{}),
-//   saved tensor (x = input, y = output), backward of g)
-#define STRIDE_FLOAT_UNARY_OPS(X)                                                                  \
-  X(exp, std::exp(x), vec::exp(v), y, g* y)                                                        \
-  X(log, std::log(x), vec::log(v), x, g / x)                                                       \
-  X(sqrt, std::sqrt(x), ScalarOnly{}, y, g / (y * 2.0))                                            \
-  X(rsqrt, T(1) / std::sqrt(x), ScalarOnly{}, y, g * y * y * y * -0.5)                             \
-  X(sin, std::sin(x), ScalarOnly{}, x, g* cos(x))                                                  \
-  X(cos, std::cos(x), ScalarOnly{}, x, -g* sin(x))                                                 \
-  X(tanh, std::tanh(x), vec::tanh(v), y, g*(1.0 - y * y))                                          \
-  X(sigmoid, sigmoid_fn(x), vec::sigmoid(v), y, g* y*(1.0 - y))                                    \
-  X(silu, x* sigmoid_fn(x), v* vec::sigmoid(v), x, g* sigmoid(x) * (1.0 + x * (1.0 - sigmoid(x)))) \
-  X(gelu, T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440))), vec::gelu(v), x,          \
-    gelu_backward(g, x))                                                                           \
-  X(reciprocal, T(1) / x, ScalarOnly{}, y, -g * y * y)
-
+// ---- unary ops (src/ops/unary_op_list.h) ----
 #define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
 #define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
 
@@ -224,20 +209,13 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
     name##_kernel(self, *this);                                                            \
     return *this;                                                                          \
   }
-#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, vexpr, which, backward)                  \
+#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, vexpr, which, backward, domain)          \
   STRIDE_DEFINE_UNARY(name, expr, vexpr, which, backward, float_result(input.dtype()), \
                       detail::DispatchFloating)
-#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward)                   \
+#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward, domain)           \
   STRIDE_DEFINE_UNARY(name, expr, ScalarOnly{}, which, backward, input.dtype(), \
                       detail::DispatchNumeric)
 STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
-
-// ---- unary ops keeping the dtype ----
-#define STRIDE_SAME_UNARY_OPS(X)      \
-  X(neg, T(-x), x, -g)                \
-  X(abs, abs_fn(x), x, g* sign_of(x)) \
-  X(square, T(x* x), x, g* x * 2.0)   \
-  X(relu, T(x < T(0) ? T(0) : x), y, g* mask_of(y.gt(0), y.dtype()))
 
 STRIDE_SAME_UNARY_OPS(STRIDE_DEFINE_SAME_UNARY)
 #undef STRIDE_DEFINE_SAME_UNARY

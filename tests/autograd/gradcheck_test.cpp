@@ -3,6 +3,7 @@
 // expanded), plus second derivatives through elementwise ops and matmul.
 #include <functional>
 
+#include "ops/unary_op_list.h"
 #include "support/layouts.h"
 
 namespace stride::testing {
@@ -25,21 +26,19 @@ Tensor idx(std::vector<int64_t> v, IntArrayRef shape = {}) {
 std::vector<GradCase> grad_table() {
   const DimVector m{3, 4};
   std::vector<GradCase> t = {
-      {"exp", {m}, [](const Inputs& x) { return exp(x[0]); }},
-      {"log", {m}, [](const Inputs& x) { return log(x[0]); }, Domain::Positive},
-      {"sqrt", {m}, [](const Inputs& x) { return sqrt(x[0]); }, Domain::Positive},
-      {"rsqrt", {m}, [](const Inputs& x) { return rsqrt(x[0]); }, Domain::Positive},
-      {"sin", {m}, [](const Inputs& x) { return sin(x[0]); }},
-      {"cos", {m}, [](const Inputs& x) { return cos(x[0]); }},
-      {"tanh", {m}, [](const Inputs& x) { return tanh(x[0]); }},
-      {"sigmoid", {m}, [](const Inputs& x) { return sigmoid(x[0]); }},
-      {"relu", {m}, [](const Inputs& x) { return relu(x[0]); }},
-      {"silu", {m}, [](const Inputs& x) { return silu(x[0]); }},
-      {"gelu", {m}, [](const Inputs& x) { return gelu(x[0]); }},
-      {"square", {m}, [](const Inputs& x) { return square(x[0]); }},
-      {"reciprocal", {m}, [](const Inputs& x) { return reciprocal(x[0]); }, Domain::Positive},
-      {"neg", {m}, [](const Inputs& x) { return -x[0]; }},
-      {"abs", {m}, [](const Inputs& x) { return abs(x[0]); }},
+  // Every unary op of the list (src/ops/unary_op_list.h).
+#define STRIDE_UNARY_GRAD_CASE(name, domain) \
+  {#name, {m}, [](const Inputs& x) { return name(x[0]); }, Domain::domain},
+#define STRIDE_FLOAT_UNARY_GRAD_CASE(name, expr, vexpr, which, backward, domain) \
+  STRIDE_UNARY_GRAD_CASE(name, domain)
+#define STRIDE_SAME_UNARY_GRAD_CASE(name, expr, which, backward, domain) \
+  STRIDE_UNARY_GRAD_CASE(name, domain)
+      STRIDE_FLOAT_UNARY_OPS(STRIDE_FLOAT_UNARY_GRAD_CASE)
+          STRIDE_SAME_UNARY_OPS(STRIDE_SAME_UNARY_GRAD_CASE)
+#undef STRIDE_SAME_UNARY_GRAD_CASE
+#undef STRIDE_FLOAT_UNARY_GRAD_CASE
+#undef STRIDE_UNARY_GRAD_CASE
+              {"operator-", {m}, [](const Inputs& x) { return -x[0]; }},
       {"add_alpha", {m, m}, [](const Inputs& x) { return add(x[0], x[1], 0.5); }},
       {"add_broadcast", {m, {4}}, [](const Inputs& x) { return x[0] + x[1]; }},
       {"sub_broadcast", {{3, 1}, m}, [](const Inputs& x) { return x[0] - x[1]; }},

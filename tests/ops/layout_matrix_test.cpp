@@ -6,6 +6,7 @@
 // size-1 dims.
 #include <functional>
 
+#include "ops/unary_op_list.h"
 #include "support/layouts.h"
 
 namespace stride::testing {
@@ -46,22 +47,14 @@ struct OpCase {
 
 std::vector<OpCase> op_table() {
   std::vector<OpCase> t = {
-      UNARY(exp, Domain::Unit),
-      UNARY(log, Domain::Positive),
-      UNARY(sqrt, Domain::Positive),
-      UNARY(rsqrt, Domain::Positive),
-      UNARY(sin, Domain::Any),
-      UNARY(cos, Domain::Any),
-      UNARY(tanh, Domain::Any),
-      UNARY(sigmoid, Domain::Any),
-      UNARY(relu, Domain::Any),
-      UNARY(silu, Domain::Any),
-      UNARY(gelu, Domain::Any),
-      UNARY(square, Domain::Any),
-      UNARY(reciprocal, Domain::Positive),
-      UNARY(neg, Domain::Any),
-      UNARY(abs, Domain::Any),
-      BINARY(mul, Domain::Any),
+  // Every unary op of the list (src/ops/unary_op_list.h).
+#define STRIDE_FLOAT_UNARY_CASE(name, expr, vexpr, which, backward, domain) \
+  UNARY(name, Domain::domain),
+#define STRIDE_SAME_UNARY_CASE(name, expr, which, backward, domain) UNARY(name, Domain::domain),
+      STRIDE_FLOAT_UNARY_OPS(STRIDE_FLOAT_UNARY_CASE) STRIDE_SAME_UNARY_OPS(STRIDE_SAME_UNARY_CASE)
+#undef STRIDE_SAME_UNARY_CASE
+#undef STRIDE_FLOAT_UNARY_CASE
+          BINARY(mul, Domain::Any),
       BINARY(div, Domain::Positive),
       BINARY(maximum, Domain::Any),
       BINARY(minimum, Domain::Any),
