@@ -13,10 +13,9 @@
 // When TensorIter's inner run has one index (stride 0) and contiguous data
 // on both sides -- a row of an embedding or of index_select along dim 0 --
 // the run is one id check and one copy (gather) or one vector add
-// (scatter_add) instead of a load and check per element: 512 embedding ids
-// of 128 floats went from 303 to ~12 us forward and from 120 to ~17 us
-// backward on one thread. Elements are visited in the same order, so
-// scatter_add's sums keep their bits.
+// (scatter_add) instead of a load and check per element, which dominated
+// embedding's forward and backward. Elements are visited in the same order,
+// so scatter_add's sums keep their bits.
 #include <cstring>
 
 #include "autograd/node.h"

@@ -131,15 +131,14 @@ template <class T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
 // Note [Float lanes]
-// Widening each float32 element to double made lane_sum bound by the
-// conversions (two cycles per 512-bit convert on Zen 4: ~53 GB/s from L3 on
-// one thread, where PyTorch's float cascade reads 80). So float32 runs add
+// Widening each float32 element to double would bind lane_sum to the
+// conversions, below the rate a float cascade reads memory at. So float32 runs add
 // the 64-element steps of a block of up to kFloatBlock elements in four
 // 16-lane float accumulators, lane i % 64 taking element i, and widen the 64
 // lane sums into the double accumulators once per block. A float lane sums
 // 16 terms before it is widened, so the error stays within a few float
 // roundings of those 16 (PyTorch's cascade: a few per level); all else adds
-// in double as before. The order still depends only on n.
+// in double. The order depends only on n.
 constexpr int64_t kFloatBlock = 1024;
 
 // kNativeDoubles elements at p as double, and the first n of them (the
@@ -178,9 +177,8 @@ inline cpu::vec::NativeVecd load_wide_n(const char* p, int64_t n) {
 
 // lane_sum's 64 float64 lanes, in vectors of the register width (Note
 // [Register width] in vec_math.h): lane l is lanes[l / W][l % W]. As eight
-// 8-double vectors, with the float lanes as four 16-float vectors, they went
-// through the stack on every step on AVX2: sum() of 512 x 1024 floats took
-// 200 us on one thread of a Zen 3 CPU.
+// 8-double vectors, with the float lanes as four 16-float vectors, they would
+// go through the stack on every step on AVX2.
 using Wide = cpu::vec::NativeVecd;
 constexpr int64_t kWide = cpu::vec::kNativeDoubles;
 constexpr int kWides = int(64 / kWide);

@@ -25,9 +25,9 @@ namespace {
 namespace vec = cpu::vec;
 
 // Blocks of 16 lanes summed in float before a row's sum widens them to
-// double: converting every block cost as much as its exp (two cycles per
-// 512-bit convert on Zen 4). A lane adds at most 16 terms in float, each in
-// (0, 1]; the order depends only on the row length.
+// double: converting every block would cost as much as its exp. A lane adds
+// at most 16 terms in float, each in (0, 1]; the order depends only on the
+// row length.
 constexpr int64_t kFloatBlocks = 16;
 
 // One float32 row x -> y (len elements). The max takes NaN like the scalar
@@ -36,9 +36,8 @@ constexpr int64_t kFloatBlocks = 16;
 // the register width (Note [Register width] in vec_math.h), its float lane
 // sums in kVecs of them and the float64 lane sums in NativeVecd, all held in
 // registers: as 16-float and 8-double vectors, or as arrays copied out lane
-// by lane, they went through the stack (softmax over 512 x 65 floats took
-// 220, then 120 us on one thread of a Zen 3 CPU). Every lane adds what it
-// added before, in the same order.
+// by lane, they would go through the stack on CPUs without AVX-512. Every
+// lane adds what the 16-lane form adds, in the same order.
 void softmax_row_f32(const float* x, float* y, int64_t len, bool log) {
   constexpr int64_t W = vec::kNativeLanes;
   constexpr int kVecs = int(vec::kLanes / W), kWides = 2 * kVecs;
