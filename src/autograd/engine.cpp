@@ -86,60 +86,111 @@ Tensor accumulate(Tensor a, const Tensor& b) {
   return a + b;
 }
 
+// The reachable graph: each node's owner and how many edges lead into it.
+struct GraphCounts {
+  std::unordered_map<Node*, int> deps;
+  std::unordered_map<Node*, std::shared_ptr<Node>> owner;
+};
+
+GraphCounts count_dependencies(const std::vector<Edge>& roots) {
+  GraphCounts g;
+  std::vector<Node*> stack;
+  for (const Edge& e : roots) {
+    if (e.valid() && g.owner.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next_edges) {
+      if (!e.valid()) continue;
+      ++g.deps[e.fn.get()];
+      if (g.owner.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
+    }
+  }
+  return g;
+}
+
+// With captures (autograd::grad), only nodes that lead to a captured edge
+// run: a node is needed if it is a target or any child is needed, found by
+// an iterative post-order walk.
+std::unordered_set<Node*> nodes_leading_to(const std::vector<Edge>& roots,
+                                           const std::vector<Capture>& captures) {
+  std::unordered_set<Node*> targets, needed, visited;
+  for (const Capture& c : captures) targets.insert(c.edge.fn.get());
+  std::vector<std::pair<Node*, size_t>> stack;
+  for (const Edge& e : roots) {
+    if (!e.valid() || !visited.insert(e.fn.get()).second) continue;
+    stack.push_back({e.fn.get(), 0});
+    while (!stack.empty()) {
+      auto& [n, i] = stack.back();
+      if (i < n->next_edges.size()) {
+        Node* child = n->next_edges[i++].fn.get();
+        if (child && visited.insert(child).second) stack.push_back({child, 0});
+        continue;
+      }
+      bool need = targets.count(n) > 0;
+      for (const Edge& next : n->next_edges) {
+        need = need || (next.valid() && needed.count(next.fn.get()));
+      }
+      if (need) needed.insert(n);
+      stack.pop_back();
+    }
+  }
+  return needed;
+}
+
+// Tensor hooks, retained grads and captures see a node's input gradients
+// before it runs.
+void run_pre_hooks(Node& node, Grads& grads, bool create_graph, std::vector<Capture>* captures) {
+  for (const auto& hook : node.pre_hooks) {
+    Tensor& g = grads[hook.output_nr];
+    if (!g.defined()) continue;
+    Tensor replaced = hook.fn(g);
+    if (replaced.defined()) g = replaced;
+  }
+  for (const auto& [nr, weak] : node.retained) {
+    auto impl = weak.lock();
+    if (!impl || !grads[nr].defined()) continue;
+    AutogradMeta& m = materialize_autograd_meta(*impl);
+    Tensor g = create_graph ? grads[nr] : grads[nr].detach();
+    m.grad = m.grad.defined() ? m.grad + g : (create_graph ? g : g.clone());
+  }
+  if (!captures) return;
+  for (Capture& c : *captures) {
+    if (c.edge.fn.get() == &node && grads[c.edge.input_nr].defined()) {
+      c.grad = accumulate(std::move(c.grad), grads[c.edge.input_nr]);
+    }
+  }
+}
+
+// The node's backward on its input gradients (nothing when none is defined);
+// frees its saved tensors unless the graph is kept.
+Grads apply_node(Node& node, Grads grads, bool keep_graph) {
+  Grads outputs;
+  bool any = false;
+  for (const Tensor& g : grads) any = any || g.defined();
+  if (any) {
+    profiler::RecordFunction record(node.name().c_str());
+    outputs = node.apply(std::move(grads));
+  }
+  if (!keep_graph) node.release_variables();
+  if (!outputs.empty()) {
+    STRIDE_ASSERT(outputs.size() == node.next_edges.size(), node.name(), " returned ",
+                  outputs.size(), " gradients for ", node.next_edges.size(), " inputs");
+  }
+  return outputs;
+}
+
 void run(const std::vector<Edge>& roots,
          const std::vector<Tensor>& root_grads,
          bool keep_graph,
          bool create_graph,
          std::vector<Capture>* captures) {
-  // ---- the reachable graph and its dependency counts ----
-  std::unordered_map<Node*, int> deps;
-  std::unordered_map<Node*, std::shared_ptr<Node>> owner;
-  {
-    std::vector<Node*> stack;
-    for (const Edge& e : roots) {
-      if (e.valid() && owner.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
-    }
-    while (!stack.empty()) {
-      Node* n = stack.back();
-      stack.pop_back();
-      for (const Edge& e : n->next_edges) {
-        if (!e.valid()) continue;
-        ++deps[e.fn.get()];
-        if (owner.emplace(e.fn.get(), e.fn).second) stack.push_back(e.fn.get());
-      }
-    }
-  }
-  // With captures (autograd::grad), only nodes that lead to a captured edge
-  // run, and leaves' .grad is left alone.
-  std::unordered_set<Node*> needed;
-  if (captures) {
-    std::unordered_set<Node*> targets;
-    for (const Capture& c : *captures) targets.insert(c.edge.fn.get());
-    // Reverse topological sweep: a node is needed if it is a target or any
-    // child is needed. Compute a post-order iteratively.
-    std::vector<std::pair<Node*, size_t>> stack;
-    std::unordered_set<Node*> visited;
-    for (const Edge& e : roots) {
-      if (!e.valid() || !visited.insert(e.fn.get()).second) continue;
-      stack.push_back({e.fn.get(), 0});
-      while (!stack.empty()) {
-        auto& [n, i] = stack.back();
-        if (i < n->next_edges.size()) {
-          Node* child = n->next_edges[i++].fn.get();
-          if (child && visited.insert(child).second) stack.push_back({child, 0});
-          continue;
-        }
-        bool need = targets.count(n) > 0;
-        for (const Edge& next : n->next_edges) {
-          need = need || (next.valid() && needed.count(next.fn.get()));
-        }
-        if (need) needed.insert(n);
-        stack.pop_back();
-      }
-    }
-  }
+  GraphCounts graph = count_dependencies(roots);
+  const std::unordered_set<Node*> needed =
+      captures ? nodes_leading_to(roots, *captures) : std::unordered_set<Node*>();
 
-  // ---- input buffers, seeded with the root gradients ----
+  // Input buffers, seeded with the root gradients.
   std::unordered_map<Node*, Grads> buffers;
   auto buffer_of = [&](Node* n) -> Grads& {
     Grads& b = buffers[n];
@@ -154,8 +205,8 @@ void run(const std::vector<Edge>& roots,
 
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr() < b->sequence_nr(); };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
-  for (auto& [n, _] : owner) {
-    if (deps[n] == 0) ready.push(n);
+  for (auto& [n, _] : graph.owner) {
+    if (graph.deps[n] == 0) ready.push(n);
   }
 
   GradMode::set_enabled(create_graph);
@@ -164,44 +215,10 @@ void run(const std::vector<Edge>& roots,
     ready.pop();
     Grads grads = std::move(buffer_of(node));
     buffers.erase(node);
-
-    // Tensor hooks, retained grads and captures see this node's inputs.
-    for (const auto& hook : node->pre_hooks) {
-      Tensor& g = grads[hook.output_nr];
-      if (!g.defined()) continue;
-      Tensor replaced = hook.fn(g);
-      if (replaced.defined()) g = replaced;
-    }
-    for (const auto& [nr, weak] : node->retained) {
-      auto impl = weak.lock();
-      if (!impl || !grads[nr].defined()) continue;
-      AutogradMeta& m = materialize_autograd_meta(*impl);
-      Tensor g = create_graph ? grads[nr] : grads[nr].detach();
-      m.grad = m.grad.defined() ? m.grad + g : (create_graph ? g : g.clone());
-    }
-    if (captures) {
-      for (Capture& c : *captures) {
-        if (c.edge.fn.get() == node && grads[c.edge.input_nr].defined()) {
-          c.grad = accumulate(std::move(c.grad), grads[c.edge.input_nr]);
-        }
-      }
-    }
-
+    run_pre_hooks(*node, grads, create_graph, captures);
+    // autograd::grad leaves leaves' .grad alone and skips what leads nowhere.
     const bool skip = captures && (!needed.count(node) || dynamic_cast<AccumulateGrad*>(node));
-    Grads outputs;
-    if (!skip) {
-      bool any = false;
-      for (const Tensor& g : grads) any = any || g.defined();
-      if (any) {
-        profiler::RecordFunction record(node->name().c_str());
-        outputs = node->apply(std::move(grads));
-      }
-      if (!keep_graph) node->release_variables();
-    }
-    if (!outputs.empty()) {
-      STRIDE_ASSERT(outputs.size() == node->next_edges.size(), node->name(), " returned ",
-                    outputs.size(), " gradients for ", node->next_edges.size(), " inputs");
-    }
+    Grads outputs = skip ? Grads() : apply_node(*node, std::move(grads), keep_graph);
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& e = node->next_edges[i];
       if (!e.valid()) continue;
@@ -211,7 +228,7 @@ void run(const std::vector<Edge>& roots,
         Tensor& slot = buffer_of(e.fn.get())[e.input_nr];
         slot = accumulate(std::move(slot), g);
       }
-      if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+      if (--graph.deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
 }

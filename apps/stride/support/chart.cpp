@@ -187,7 +187,9 @@ std::vector<double> nice_ticks(double lo, double hi, int target_count) {
   return ticks;
 }
 
-std::string line_chart_svg(const std::vector<Series>& series, const ChartOptions& options) {
+namespace {
+
+void check_chart_args(const std::vector<Series>& series, const ChartOptions& options) {
   if (options.width < 200 || options.height < 150) {
     throw ValueError(
         format("[line_chart_svg] the chart must be at least 200 x 150 pixels; got "
@@ -201,97 +203,135 @@ std::string line_chart_svg(const std::vector<Series>& series, const ChartOptions
                        " y values; they must pair up.");
     }
   }
-  const auto keep = [&](double x, double y) {
-    return plottable(x) && plottable(y) && (!options.log_y || y > 0.0);
-  };
+}
 
+// Whether a point is drawn: finite, and positive on a log y axis.
+bool drawable(double x, double y, const ChartOptions& options) {
+  return plottable(x) && plottable(y) && (!options.log_y || y > 0.0);
+}
+
+struct DataRange {
   double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+};
+
+DataRange data_range(const std::vector<Series>& series, const ChartOptions& options) {
+  DataRange r;
   for (const Series& s : series) {
     for (size_t i = 0; i < s.x.size(); ++i) {
-      if (!keep(s.x[i], s.y[i])) continue;
-      x_lo = std::min(x_lo, s.x[i]);
-      x_hi = std::max(x_hi, s.x[i]);
-      y_lo = std::min(y_lo, s.y[i]);
-      y_hi = std::max(y_hi, s.y[i]);
+      if (!drawable(s.x[i], s.y[i], options)) continue;
+      r.x_lo = std::min(r.x_lo, s.x[i]);
+      r.x_hi = std::max(r.x_hi, s.x[i]);
+      r.y_lo = std::min(r.y_lo, s.y[i]);
+      r.y_hi = std::max(r.y_hi, s.y[i]);
     }
   }
-  if (x_lo > x_hi) {  // nothing to plot: an empty chart over a default range
-    x_lo = 0.0;
-    x_hi = 1.0;
-    y_lo = options.log_y ? 1.0 : 0.0;
-    y_hi = options.log_y ? 10.0 : 1.0;
+  if (r.x_lo > r.x_hi) {  // nothing to plot: an empty chart over a default range
+    r = {0.0, 1.0, options.log_y ? 1.0 : 0.0, options.log_y ? 10.0 : 1.0};
   }
+  return r;
+}
 
-  const double width = options.width, height = options.height;
-  const double top = options.title.empty() ? 16.0 : 40.0;
+// The plot area inside the margins, its axes, and data -> pixel mappings.
+struct Frame {
+  double width, height, left, top, plot_w, plot_h;
+  Axis x_axis, y_axis;
+  double px(double x) const { return left + plot_w * x_axis.fraction(x); }
+  double py(double y) const { return top + plot_h * (1.0 - y_axis.fraction(y)); }
+};
+
+Frame layout_frame(const DataRange& r, const ChartOptions& options) {
+  Frame f;
+  f.width = options.width;
+  f.height = options.height;
+  f.top = options.title.empty() ? 16.0 : 40.0;
   const double bottom = 48.0, right = 16.0;
-  const double plot_h = height - top - bottom;
-  const Axis y_axis = options.log_y ? log_axis(y_lo, y_hi, std::max(2, int(plot_h / 50)))
-                                    : linear_axis(y_lo, y_hi, std::max(2, int(plot_h / 50)));
+  f.plot_h = f.height - f.top - bottom;
+  const int y_ticks = std::max(2, int(f.plot_h / 50));
+  f.y_axis =
+      options.log_y ? log_axis(r.y_lo, r.y_hi, y_ticks) : linear_axis(r.y_lo, r.y_hi, y_ticks);
+  // The left margin fits the longest y tick label.
   size_t label_chars = 1;
-  for (const Tick& t : y_axis.ticks) label_chars = std::max(label_chars, t.label.size());
-  const double left = std::clamp(36.0 + kCharWidth * double(label_chars), 56.0, width / 3.0);
-  const double plot_w = width - left - right;
-  const Axis x_axis = linear_axis(x_lo, x_hi, std::max(2, int(plot_w / 90)));
+  for (const Tick& t : f.y_axis.ticks) label_chars = std::max(label_chars, t.label.size());
+  f.left = std::clamp(36.0 + kCharWidth * double(label_chars), 56.0, f.width / 3.0);
+  f.plot_w = f.width - f.left - right;
+  f.x_axis = linear_axis(r.x_lo, r.x_hi, std::max(2, int(f.plot_w / 90)));
+  return f;
+}
 
-  const auto px = [&](double x) { return left + plot_w * x_axis.fraction(x); };
-  const auto py = [&](double y) { return top + plot_h * (1.0 - y_axis.fraction(y)); };
-
-  std::string svg;
-  svg += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(options.width) +
-         "\" height=\"" + std::to_string(options.height) + "\" viewBox=\"0 0 " +
-         std::to_string(options.width) + " " + std::to_string(options.height) +
-         "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+std::string svg_header(const ChartOptions& options, const Frame& f) {
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                    std::to_string(options.width) + "\" height=\"" +
+                    std::to_string(options.height) + "\" viewBox=\"0 0 " +
+                    std::to_string(options.width) + " " + std::to_string(options.height) +
+                    "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   if (!options.title.empty()) {
-    svg += "<text x=\"" + coord(width / 2) +
+    svg += "<text x=\"" + coord(f.width / 2) +
            "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">" +
            xml_escape(options.title) + "</text>\n";
   }
+  return svg;
+}
 
-  svg += "<g stroke=\"#e6e6e6\" stroke-width=\"1\">\n";
-  for (const Tick& t : x_axis.ticks) {
-    const std::string x = coord(px(t.value));
-    svg += "<line x1=\"" + x + "\" y1=\"" + coord(top) + "\" x2=\"" + x + "\" y2=\"" +
-           coord(top + plot_h) + "\"/>\n";
+// Grid lines at the ticks and the plot's border.
+std::string svg_grid(const Frame& f) {
+  std::string svg = "<g stroke=\"#e6e6e6\" stroke-width=\"1\">\n";
+  for (const Tick& t : f.x_axis.ticks) {
+    const std::string x = coord(f.px(t.value));
+    svg += "<line x1=\"" + x + "\" y1=\"" + coord(f.top) + "\" x2=\"" + x + "\" y2=\"" +
+           coord(f.top + f.plot_h) + "\"/>\n";
   }
-  for (const Tick& t : y_axis.ticks) {
-    const std::string y = coord(py(t.value));
-    svg += "<line x1=\"" + coord(left) + "\" y1=\"" + y + "\" x2=\"" + coord(left + plot_w) +
+  for (const Tick& t : f.y_axis.ticks) {
+    const std::string y = coord(f.py(t.value));
+    svg += "<line x1=\"" + coord(f.left) + "\" y1=\"" + y + "\" x2=\"" + coord(f.left + f.plot_w) +
            "\" y2=\"" + y + "\"/>\n";
   }
   svg += "</g>\n";
-  svg += "<rect x=\"" + coord(left) + "\" y=\"" + coord(top) + "\" width=\"" + coord(plot_w) +
-         "\" height=\"" + coord(plot_h) + "\" fill=\"none\" stroke=\"#333\"/>\n";
+  svg += "<rect x=\"" + coord(f.left) + "\" y=\"" + coord(f.top) + "\" width=\"" + coord(f.plot_w) +
+         "\" height=\"" + coord(f.plot_h) + "\" fill=\"none\" stroke=\"#333\"/>\n";
+  return svg;
+}
 
-  svg += "<g font-size=\"11\" fill=\"#333\" text-anchor=\"middle\">\n";
-  for (const Tick& t : x_axis.ticks) {
-    svg += "<text class=\"tick x\" x=\"" + coord(px(t.value)) + "\" y=\"" +
-           coord(top + plot_h + 16) + "\">" + xml_escape(t.label) + "</text>\n";
+// Tick labels and the two axis labels.
+std::string svg_axis_labels(const ChartOptions& options, const Frame& f) {
+  std::string svg = "<g font-size=\"11\" fill=\"#333\" text-anchor=\"middle\">\n";
+  for (const Tick& t : f.x_axis.ticks) {
+    svg += "<text class=\"tick x\" x=\"" + coord(f.px(t.value)) + "\" y=\"" +
+           coord(f.top + f.plot_h + 16) + "\">" + xml_escape(t.label) + "</text>\n";
   }
   svg += "</g>\n<g font-size=\"11\" fill=\"#333\" text-anchor=\"end\">\n";
-  for (const Tick& t : y_axis.ticks) {
-    svg += "<text class=\"tick y\" x=\"" + coord(left - 6) + "\" y=\"" + coord(py(t.value) + 4) +
-           "\">" + xml_escape(t.label) + "</text>\n";
+  for (const Tick& t : f.y_axis.ticks) {
+    svg += "<text class=\"tick y\" x=\"" + coord(f.left - 6) + "\" y=\"" +
+           coord(f.py(t.value) + 4) + "\">" + xml_escape(t.label) + "</text>\n";
   }
   svg += "</g>\n";
-  svg += "<text x=\"" + coord(left + plot_w / 2) + "\" y=\"" + coord(height - 10) +
+  svg += "<text x=\"" + coord(f.left + f.plot_w / 2) + "\" y=\"" + coord(f.height - 10) +
          "\" text-anchor=\"middle\">" + xml_escape(options.x_label) + "</text>\n";
-  const std::string y_label_x = "16", y_label_y = coord(top + plot_h / 2);
+  const std::string y_label_x = "16", y_label_y = coord(f.top + f.plot_h / 2);
   svg += "<text x=\"" + y_label_x + "\" y=\"" + y_label_y + "\" text-anchor=\"middle\" " +
          "transform=\"rotate(-90 " + y_label_x + " " + y_label_y + ")\">" +
          xml_escape(options.y_label) + "</text>\n";
+  return svg;
+}
 
+std::string series_color(const Series& s, size_t i) {
+  return xml_escape(s.color.empty() ? kPalette[i % std::size(kPalette)] : s.color);
+}
+
+// One polyline a series (a dot for a series of one point).
+std::string svg_lines(const std::vector<Series>& series,
+                      const ChartOptions& options,
+                      const Frame& f) {
+  std::string svg;
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
-    const std::string color =
-        xml_escape(s.color.empty() ? kPalette[i % std::size(kPalette)] : s.color);
+    const std::string color = series_color(s, i);
     std::string points;
     size_t count = 0;
     for (size_t j = 0; j < s.x.size(); ++j) {
-      if (!keep(s.x[j], s.y[j])) continue;
+      if (!drawable(s.x[j], s.y[j], options)) continue;
       if (count++) points += ' ';
-      points += coord(px(s.x[j])) + "," + coord(py(s.y[j]));
+      points += coord(f.px(s.x[j])) + "," + coord(f.py(s.y[j]));
     }
     if (count == 0) continue;
     svg += "<polyline fill=\"none\" stroke=\"" + color +
@@ -302,30 +342,38 @@ std::string line_chart_svg(const std::vector<Series>& series, const ChartOptions
              "\" r=\"3\" fill=\"" + color + "\"/>\n";
     }
   }
-
-  if (!series.empty()) {
-    size_t name_chars = 1;
-    for (const Series& s : series) name_chars = std::max(name_chars, s.name.size());
-    const double box_w = 42.0 + kCharWidth * double(name_chars);
-    const double box_h = 8.0 + 18.0 * double(series.size());
-    const double bx = left + plot_w - box_w - 8.0, by = top + 8.0;
-    svg += "<g class=\"legend\">\n<rect x=\"" + coord(bx) + "\" y=\"" + coord(by) + "\" width=\"" +
-           coord(box_w) + "\" height=\"" + coord(box_h) +
-           "\" fill=\"white\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>\n";
-    for (size_t i = 0; i < series.size(); ++i) {
-      const Series& s = series[i];
-      const std::string color =
-          xml_escape(s.color.empty() ? kPalette[i % std::size(kPalette)] : s.color);
-      const double cy = by + 13.0 + 18.0 * double(i);
-      svg += "<line x1=\"" + coord(bx + 8) + "\" y1=\"" + coord(cy) + "\" x2=\"" + coord(bx + 30) +
-             "\" y2=\"" + coord(cy) + "\" stroke=\"" + color + "\" stroke-width=\"2\"/>\n";
-      svg += "<text x=\"" + coord(bx + 36) + "\" y=\"" + coord(cy + 4) + "\">" +
-             xml_escape(s.name) + "</text>\n";
-    }
-    svg += "</g>\n";
-  }
-  svg += "</svg>\n";
   return svg;
+}
+
+// The legend box in the plot's top right corner.
+std::string svg_legend(const std::vector<Series>& series, const Frame& f) {
+  if (series.empty()) return {};
+  size_t name_chars = 1;
+  for (const Series& s : series) name_chars = std::max(name_chars, s.name.size());
+  const double box_w = 42.0 + kCharWidth * double(name_chars);
+  const double box_h = 8.0 + 18.0 * double(series.size());
+  const double bx = f.left + f.plot_w - box_w - 8.0, by = f.top + 8.0;
+  std::string svg = "<g class=\"legend\">\n<rect x=\"" + coord(bx) + "\" y=\"" + coord(by) +
+                    "\" width=\"" + coord(box_w) + "\" height=\"" + coord(box_h) +
+                    "\" fill=\"white\" fill-opacity=\"0.85\" stroke=\"#ccc\"/>\n";
+  for (size_t i = 0; i < series.size(); ++i) {
+    const std::string color = series_color(series[i], i);
+    const double cy = by + 13.0 + 18.0 * double(i);
+    svg += "<line x1=\"" + coord(bx + 8) + "\" y1=\"" + coord(cy) + "\" x2=\"" + coord(bx + 30) +
+           "\" y2=\"" + coord(cy) + "\" stroke=\"" + color + "\" stroke-width=\"2\"/>\n";
+    svg += "<text x=\"" + coord(bx + 36) + "\" y=\"" + coord(cy + 4) + "\">" +
+           xml_escape(series[i].name) + "</text>\n";
+  }
+  return svg + "</g>\n";
+}
+
+}  // namespace
+
+std::string line_chart_svg(const std::vector<Series>& series, const ChartOptions& options) {
+  check_chart_args(series, options);
+  const Frame f = layout_frame(data_range(series, options), options);
+  return svg_header(options, f) + svg_grid(f) + svg_axis_labels(options, f) +
+         svg_lines(series, options, f) + svg_legend(series, f) + "</svg>\n";
 }
 
 void write_line_chart_svg(const std::filesystem::path& path,
