@@ -345,142 +345,166 @@ std::string json_list(const std::vector<double>& v) {
   return s.str() + "]";
 }
 
-int run(const Options& o) {
-  stride::set_num_threads(o.threads);
-  stride::manual_seed(0);
-
+// What a workload measured: times per rep, the reported values, their unit,
+// and more JSON fields.
+struct Measured {
   std::vector<double> times, values;
   std::string unit;
   std::ostringstream extra;
-  extra.precision(10);
-  if (o.workload == "sgemm") {
-    const int64_t n = o.n.value_or(1024);
-    const Tensor a = stride::randn({n, n}), b = stride::randn({n, n});
-    Tensor c;
-    times = time_reps(o, [&] { c = a.matmul(b); });
-    unit = "GFLOP/s";
-    for (double t : times) values.push_back(2.0 * double(n * n * n) / (t * 1e6));
-    extra << ", \"n\": " << n;
-  } else if (o.workload == "fma") {
-    constexpr int64_t kSteps = 20'000'000;  // ~0.1 s
-    double flops = 0;
-    float checksum = 0;
-    times = time_reps(o, [&] { flops = fma_rep(o.threads, kSteps, checksum); });
-    unit = "GFLOP/s";
-    for (double t : times) values.push_back(flops / (t * 1e6));
-    extra << ", \"checksum\": " << checksum;
-  } else if (o.workload == "stream") {
-    constexpr int kPasses = 8;  // ~10 ms a rep at tens of GB/s
-    const int64_t n =
-        o.n ? *o.n : llama::build_model(workload_config("generate").model)->num_parameters();
-    // In stride's memory, as the weights are: on huge pages where the
-    // kernel grants them (Note [Huge pages]), which read faster.
-    const Tensor data = stride::ones({n});
-    double bytes = 0;
-    float checksum = 0;
-    times = time_reps(o, [&] { bytes = stream_rep(data, o.threads, kPasses, checksum); });
-    unit = "GB/s";
-    for (double t : times) values.push_back(bytes / (t * 1e6));
-    extra << ", \"n\": " << n << ", \"checksum\": " << checksum;
-  } else if (o.workload.rfind("attention-", 0) == 0) {
-    namespace F = stride::nn::functional;
-    const Workload w = workload_config(o.workload.substr(std::strlen("attention-")));
-    const llama::ModelConfig& m = w.model;
-    const bool article = m.arch == llama::Arch::ArticleLlama;  // heads as wide as the model
-    const int64_t B = w.train.batch_size, T = m.context, H = m.n_heads;
-    const int64_t E = article ? m.d_model : m.head_dim();
-    const double p = article ? m.dropout : 0.0;
-    std::vector<Tensor> proj;  // q, k, v of each layer
-    for (int64_t i = 0; i < 3 * m.n_layers; ++i) {
-      proj.push_back(stride::randn({B, T, H * E}).requires_grad_(true));
+  Measured() { extra.precision(10); }
+};
+
+void bench_sgemm(const Options& o, Measured& m) {
+  const int64_t n = o.n.value_or(1024);
+  const Tensor a = stride::randn({n, n}), b = stride::randn({n, n});
+  Tensor c;
+  m.times = time_reps(o, [&] { c = a.matmul(b); });
+  m.unit = "GFLOP/s";
+  for (double t : m.times) m.values.push_back(2.0 * double(n * n * n) / (t * 1e6));
+  m.extra << ", \"n\": " << n;
+}
+
+void bench_fma(const Options& o, Measured& m) {
+  constexpr int64_t kSteps = 20'000'000;  // ~0.1 s
+  double flops = 0;
+  float checksum = 0;
+  m.times = time_reps(o, [&] { flops = fma_rep(o.threads, kSteps, checksum); });
+  m.unit = "GFLOP/s";
+  for (double t : m.times) m.values.push_back(flops / (t * 1e6));
+  m.extra << ", \"checksum\": " << checksum;
+}
+
+void bench_stream(const Options& o, Measured& m) {
+  constexpr int kPasses = 8;  // ~10 ms a rep at tens of GB/s
+  const int64_t n =
+      o.n ? *o.n : llama::build_model(workload_config("generate").model)->num_parameters();
+  // In stride's memory, as the weights are: on huge pages where the
+  // kernel grants them (Note [Huge pages]), which read faster.
+  const Tensor data = stride::ones({n});
+  double bytes = 0;
+  float checksum = 0;
+  m.times = time_reps(o, [&] { bytes = stream_rep(data, o.threads, kPasses, checksum); });
+  m.unit = "GB/s";
+  for (double t : m.times) m.values.push_back(bytes / (t * 1e6));
+  m.extra << ", \"n\": " << n << ", \"checksum\": " << checksum;
+}
+
+void bench_attention(const Options& o, Measured& m) {
+  namespace F = stride::nn::functional;
+  const Workload w = workload_config(o.workload.substr(std::strlen("attention-")));
+  const llama::ModelConfig& c = w.model;
+  const bool article = c.arch == llama::Arch::ArticleLlama;  // heads as wide as the model
+  const int64_t B = w.train.batch_size, T = c.context, H = c.n_heads;
+  const int64_t E = article ? c.d_model : c.head_dim();
+  const double p = article ? c.dropout : 0.0;
+  std::vector<Tensor> proj;  // q, k, v of each layer
+  for (int64_t i = 0; i < 3 * c.n_layers; ++i) {
+    proj.push_back(stride::randn({B, T, H * E}).requires_grad_(true));
+  }
+  const auto [cos, sin] = F::rotary_tables(T, E, 0, c.rope_theta);
+  // As the model's: the gradient of y.transpose(1, 2).reshape({B, T, H E}).
+  const Tensor dy = stride::randn({B, T, H, E}).transpose(1, 2);
+  std::vector<double> forward_ms;
+  m.times = time_reps(o, [&] {
+    for (int64_t l = 0; l < c.n_layers; ++l) {
+      auto heads = [&](int64_t i) {
+        Tensor& x = proj[size_t(3 * l + i)];
+        x.mutable_grad() = Tensor();
+        return x.view({B, T, H, E}).transpose(1, 2);
+      };
+      const auto start = std::chrono::steady_clock::now();
+      const Tensor y = F::rotary_attention(heads(0), heads(1), heads(2), cos, sin,
+                                           F::RopeConvention::Interleaved, p, true);
+      forward_ms.push_back(ms_since(start));
+      y.backward(dy);
     }
-    const auto [cos, sin] = F::rotary_tables(T, E, 0, m.rope_theta);
-    // As the model's: the gradient of y.transpose(1, 2).reshape({B, T, H E}).
-    const Tensor dy = stride::randn({B, T, H, E}).transpose(1, 2);
-    std::vector<double> forward_ms;
-    times = time_reps(o, [&] {
-      for (int64_t l = 0; l < m.n_layers; ++l) {
-        auto heads = [&](int64_t i) {
-          Tensor& x = proj[size_t(3 * l + i)];
-          x.mutable_grad() = Tensor();
-          return x.view({B, T, H, E}).transpose(1, 2);
-        };
-        const auto start = std::chrono::steady_clock::now();
-        const Tensor y = F::rotary_attention(heads(0), heads(1), heads(2), cos, sin,
-                                             F::RopeConvention::Interleaved, p, true);
-        forward_ms.push_back(ms_since(start));
-        y.backward(dy);
-      }
-    });
-    unit = "ms";
-    for (double t : times) values.push_back(t / double(m.n_layers));
-    forward_ms.erase(forward_ms.begin(), forward_ms.end() - int64_t(times.size()) * m.n_layers);
-    extra << ", \"batch\": " << B << ", \"heads\": " << H << ", \"context\": " << T
+  });
+  m.unit = "ms";
+  for (double t : m.times) m.values.push_back(t / double(c.n_layers));
+  forward_ms.erase(forward_ms.begin(), forward_ms.end() - int64_t(m.times.size()) * c.n_layers);
+  m.extra << ", \"batch\": " << B << ", \"heads\": " << H << ", \"context\": " << T
           << ", \"head_dim\": " << E << ", \"dropout\": " << p
           << ", \"forward_ms\": " << median(forward_ms);
-  } else {
-    const Workload w = workload_config(o.workload);
-    auto model = llama::build_model(w.model);
-    int64_t params = 0, embedding = 0;
-    for (const auto& [name, p] : model->named_parameters()) {
-      params += p.numel();
-      if (name.find("embedding") != std::string::npos) embedding += p.numel();
-    }
-    extra << ", \"params\": " << params << ", \"params_embedding\": " << embedding
-          << ", \"linear_params\": " << linear_params(*model);
-    if (o.workload == "generate") {
-      auto* net = dynamic_cast<llama::Llama*>(model.get());
-      model->eval();
-      stride::NoGradGuard no_grad;
-      const int64_t prompt = token_stream(3, 1, w.model.vocab_size).front();
-      int64_t last = -1;
-      times = time_reps(o, [&] {
-        stride::AutocastGuard autocast(o.autocast);
-        llama::KVCache cache = net->make_cache(1, w.model.context);
-        int64_t next = prompt;
-        for (int64_t i = 0; i < o.tokens; ++i) {
-          const Tensor logits = net->forward(stride::tensor<int64_t>({next}, {1, 1}), cache);
-          next = logits.reshape({-1}).argmax().item<int64_t>();
-        }
-        last = next;
-      });
-      unit = "tok/s";
-      for (double t : times) values.push_back(double(o.tokens) / (t * 1e-3));
-      // What a token reads at the least: every float32 weight but the token
-      // embedding table (one row of it), and the cached keys and values of
-      // every position so far, 2 x n_layers x d_model floats each; token i
-      // (from 0) attends to i + 1 positions, (tokens + 1) / 2 on average.
-      const double d = double(w.model.d_model);
-      const double weights = double(params - embedding) + d;
-      const double cached = 2.0 * double(w.model.n_layers) * d * double(o.tokens + 1) / 2.0;
-      extra << ", \"new_tokens\": " << o.tokens << ", \"last_token\": " << last
-            << ", \"bytes_per_token\": " << (weights + cached) * double(sizeof(float));
-    } else {
-      const int64_t B = w.train.batch_size, T = w.model.context, V = w.model.vocab_size;
-      const Tensor x = stride::tensor<int64_t>(token_stream(1, B * T, V), {B, T});
-      const Tensor y = stride::tensor<int64_t>(token_stream(2, B * T, V), {B, T});
-      auto optimizer = llama::make_optimizer(*model, w.train);
-      model->train();
-      double loss = 0;
-      times = time_reps(o, [&] {
-        optimizer->zero_grad();
-        Tensor l;
-        {
-          stride::AutocastGuard autocast(o.autocast);
-          l = model->loss(x, y);
-        }
-        l.backward();
-        optimizer->step();
-        loss = l.item<double>();
-      });
-      unit = "ms";
-      values = times;
-      extra << ", \"batch\": " << B << ", \"context\": " << T << ", \"tokens_per_step\": " << B * T
-            << ", \"min_matmul_flops\": " << min_matmul_flops(*model, w.model, B)
-            << ", \"final_loss\": " << loss;
-    }
-  }
+}
 
+void bench_generate(const Options& o,
+                    const Workload& w,
+                    llama::LanguageModel& model,
+                    int64_t params,
+                    int64_t embedding,
+                    Measured& m) {
+  auto* net = dynamic_cast<llama::Llama*>(&model);
+  model.eval();
+  stride::NoGradGuard no_grad;
+  const int64_t prompt = token_stream(3, 1, w.model.vocab_size).front();
+  int64_t last = -1;
+  m.times = time_reps(o, [&] {
+    stride::AutocastGuard autocast(o.autocast);
+    llama::KVCache cache = net->make_cache(1, w.model.context);
+    int64_t next = prompt;
+    for (int64_t i = 0; i < o.tokens; ++i) {
+      const Tensor logits = net->forward(stride::tensor<int64_t>({next}, {1, 1}), cache);
+      next = logits.reshape({-1}).argmax().item<int64_t>();
+    }
+    last = next;
+  });
+  m.unit = "tok/s";
+  for (double t : m.times) m.values.push_back(double(o.tokens) / (t * 1e-3));
+  // What a token reads at the least: every float32 weight but the token
+  // embedding table (one row of it), and the cached keys and values of
+  // every position so far, 2 x n_layers x d_model floats each; token i
+  // (from 0) attends to i + 1 positions, (tokens + 1) / 2 on average.
+  const double d = double(w.model.d_model);
+  const double weights = double(params - embedding) + d;
+  const double cached = 2.0 * double(w.model.n_layers) * d * double(o.tokens + 1) / 2.0;
+  m.extra << ", \"new_tokens\": " << o.tokens << ", \"last_token\": " << last
+          << ", \"bytes_per_token\": " << (weights + cached) * double(sizeof(float));
+}
+
+void bench_train(const Options& o, const Workload& w, llama::LanguageModel& model, Measured& m) {
+  const int64_t B = w.train.batch_size, T = w.model.context, V = w.model.vocab_size;
+  const Tensor x = stride::tensor<int64_t>(token_stream(1, B * T, V), {B, T});
+  const Tensor y = stride::tensor<int64_t>(token_stream(2, B * T, V), {B, T});
+  auto optimizer = llama::make_optimizer(model, w.train);
+  model.train();
+  double loss = 0;
+  m.times = time_reps(o, [&] {
+    optimizer->zero_grad();
+    Tensor l;
+    {
+      stride::AutocastGuard autocast(o.autocast);
+      l = model.loss(x, y);
+    }
+    l.backward();
+    optimizer->step();
+    loss = l.item<double>();
+  });
+  m.unit = "ms";
+  m.values = m.times;
+  m.extra << ", \"batch\": " << B << ", \"context\": " << T << ", \"tokens_per_step\": " << B * T
+          << ", \"min_matmul_flops\": " << min_matmul_flops(model, w.model, B)
+          << ", \"final_loss\": " << loss;
+}
+
+// The model workloads: training steps and generation.
+void bench_model(const Options& o, Measured& m) {
+  const Workload w = workload_config(o.workload);
+  auto model = llama::build_model(w.model);
+  int64_t params = 0, embedding = 0;
+  for (const auto& [name, p] : model->named_parameters()) {
+    params += p.numel();
+    if (name.find("embedding") != std::string::npos) embedding += p.numel();
+  }
+  m.extra << ", \"params\": " << params << ", \"params_embedding\": " << embedding
+          << ", \"linear_params\": " << linear_params(*model);
+  if (o.workload == "generate") {
+    bench_generate(o, w, *model, params, embedding, m);
+  } else {
+    bench_train(o, w, *model, m);
+  }
+}
+
+void print_json(const Options& o, const Measured& m) {
   rusage usage_now{};
   getrusage(RUSAGE_SELF, &usage_now);
   std::ostringstream line;
@@ -488,11 +512,29 @@ int run(const Options& o) {
   line << "{\"system\": \"stride\", \"version\": \"stride\", \"mode\": \""
        << (o.autocast ? "eager, bf16 autocast" : "eager") << "\", \"workload\": \"" << o.workload
        << "\", \"threads\": " << o.threads << ", \"warmup\": " << o.warmup
-       << ", \"reps\": " << o.reps << ", \"unit\": \"" << unit
-       << "\", \"median\": " << median(values) << ", \"values\": " << json_list(values)
-       << ", \"times_ms\": " << json_list(times) << ", \"maxrss_kb\": " << usage_now.ru_maxrss
-       << extra.str() << "}";
+       << ", \"reps\": " << o.reps << ", \"unit\": \"" << m.unit
+       << "\", \"median\": " << median(m.values) << ", \"values\": " << json_list(m.values)
+       << ", \"times_ms\": " << json_list(m.times) << ", \"maxrss_kb\": " << usage_now.ru_maxrss
+       << m.extra.str() << "}";
   std::cout << line.str() << std::endl;
+}
+
+int run(const Options& o) {
+  stride::set_num_threads(o.threads);
+  stride::manual_seed(0);
+  Measured m;
+  if (o.workload == "sgemm") {
+    bench_sgemm(o, m);
+  } else if (o.workload == "fma") {
+    bench_fma(o, m);
+  } else if (o.workload == "stream") {
+    bench_stream(o, m);
+  } else if (o.workload.rfind("attention-", 0) == 0) {
+    bench_attention(o, m);
+  } else {
+    bench_model(o, m);
+  }
+  print_json(o, m);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include "core/check.h"
 #include "core/tensor_impl_utils.h"
+#include "stride/backend.h"
 
 namespace stride {
 
@@ -72,6 +73,8 @@ Scalar Tensor::item() const {
   STRIDE_CHECK(defined(), ValueError, "[item] the tensor is undefined.");
   STRIDE_CHECK(numel() == 1, ShapeError, "[item] expected a tensor with one element; got shape ",
                shape_str(sizes()), " with ", numel(), " elements.");
+  STRIDE_CHECK(device_backend(device()).has_data(), DeviceError, "[item] a ", device().str(),
+               " tensor has no value to read. Hint: compute on the cpu device.");
   const void* p = data_ptr();
   switch (dtype()) {
     case kBool:

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "stride/backend.h"
 #include "stride/ops.h"
 
 namespace stride {
@@ -71,6 +72,11 @@ std::string Tensor::str() const {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "tensor(undefined)";
+  if (!device_backend(t.device()).has_data()) {  // as PyTorch prints meta tensors
+    os << "tensor(..., device='" << t.device().str() << "', size=" << shape_str(t.sizes());
+    if (t.dtype() != kFloat32) os << ", dtype=" << to_string(t.dtype());
+    return os << ")";
+  }
   std::vector<double> vals = t.to_vector<double>();
   int64_t pos = 0;
   os << "tensor(";

@@ -1,11 +1,15 @@
 // Tensor::to_vector: reading a tensor's values converts and packs them, which
 // takes the copy kernels of ops, so it lives here rather than in core.
+#include "core/check.h"
+#include "stride/backend.h"
 #include "stride/ops.h"
 
 namespace stride {
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
+  STRIDE_CHECK(device_backend(device()).has_data(), DeviceError, "[to_vector] a ", device().str(),
+               " tensor has no values to read. Hint: compute on the cpu device.");
   Tensor c = to(scalar_type_of<T>).contiguous();
   const T* p = static_cast<const T*>(c.data_ptr());
   return std::vector<T>(p, p + c.numel());

@@ -103,7 +103,11 @@ TEST(MetaDevice, CopiesOutOfMetaAreRefused) {
   } catch (const DeviceError& e) {
     EXPECT_NE(std::string(e.what()).find("no data"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)meta.item(), Error);
+  const Tensor one = zeros({1}, TensorOptions().device(kMeta));
+  EXPECT_THROW((void)one.item(), DeviceError);
+  EXPECT_THROW((void)one.to_vector<float>(), DeviceError);
+  EXPECT_EQ(meta.str(), "tensor(..., device='meta', size=(4, 3))");
+  EXPECT_EQ(one.to(kInt64).str(), "tensor(..., device='meta', size=(1), dtype=int64)");
 }
 
 TEST(DeviceSeam, MixingDevicesInOneOpNamesBoth) {
