@@ -33,10 +33,10 @@ test: build
 	cd $(BUILD) && OMP_WAIT_POLICY=passive ctest --output-on-failure -j $(JOBS)
 
 # Sanitizer builds: -O1 with line tables only (-g1): reports still name file
-# and line, and a build compiles in about 15% less time than with full -g.
-# -O1 cut the ASan+UBSan build from ~2,100 to 1,610 s of CPU (cold) against
-# -O2. -fexpensive-optimizations keeps GCC's FMA contraction, which it does
-# only with that flag: the tests that bound the kernels' error in ulps need it.
+# and line, and a build compiles faster than with full -g. -O1 compiles the
+# ASan+UBSan build in much less time than -O2. -fexpensive-optimizations
+# keeps GCC's FMA contraction, which it does only with that flag: the tests
+# that bound the kernels' error in ulps need it.
 # The test files' own level is set in tests/CMakeLists.txt (-Og under ASan+UBSan).
 SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -fexpensive-optimizations -g1 -DNDEBUG" \

@@ -50,7 +50,8 @@ namespace {
 // linear_groups instead of one layer each:
 //  - Decoding a token, each projection is a matrix-vector product bound by
 //    reading its weight; grouped, one parallel region reads all three
-//    weights: the large Llama decodes ~5% more tokens/s (in-process A/B).
+//    weights, which saves the hand-offs between regions (measured: see
+//    bench/HISTORY.md).
 //    Each output is the same row's dot product either way (Note [Linear
 //    over concatenated weights]), so the bits do not change.
 //  - Training, x's gradient is summed by blocks of rows that stay in cache,

@@ -39,9 +39,9 @@ size_t size_class(size_t nbytes) {
 // transparent huge pages (madvise; the kernel's default "madvise" mode gives
 // them only where asked), as PyTorch does under THP_MEM_ALLOC_ENABLE. Read
 // in a stream, 4 KiB pages cost a TLB miss every 64 cache lines and stop the
-// hardware prefetchers at each page boundary: summing 45 MB of weights in
-// the large Llama's decoding order took 12-15% longer on 4 KiB pages than on
-// huge ones. The hint may be refused (then 4 KiB pages it is).
+// hardware prefetchers at each page boundary, which slows a model's decoding,
+// as each token streams every weight (measured: see bench/HISTORY.md). The
+// hint may be refused (then 4 KiB pages it is).
 constexpr size_t kHugePage = size_t(2) << 20;
 
 void* os_allocate(size_t capacity) {

@@ -24,11 +24,10 @@
 // Note [Thread pool]
 // parallel_for runs on stride's own pool: the calling thread takes the first
 // chunk and one worker per further chunk takes the others. A parallel region
-// of libgomp cost ~1.7 us on the 2-core machine (team hand-off and two
-// barriers, each a round trip of cache lines between the cores), and
-// decoding a token of the large Llama opens ~50 of them. Here a job is one
-// cache line that the workers watch and one counter that the caller watches:
-// ~0.3 us for two threads.
+// of libgomp costs a team hand-off and two barriers, each a round trip of
+// cache lines between the cores, and decoding a token of the large Llama
+// opens ~50 of them. Here a job is one cache line that the workers watch and
+// one counter that the caller watches, a fraction of libgomp's cost.
 //
 // Waiting threads spin for a while, then sleep on a condition variable, as
 // libgomp's do; the spin honours OMP_WAIT_POLICY (passive: sleep at once,

@@ -21,7 +21,7 @@ __extension__ typedef unsigned __int128 uint128;
 // in full into scratch; so no element's code path (vector body or scalar
 // remainder, FMA contraction or not) depends on the thread count.
 constexpr int kBatch = 64;
-constexpr int64_t kGrainBatches = 32;  // 2048 counters, ~10 us: amortises a task
+constexpr int64_t kGrainBatches = 32;  // 2048 counters: enough to amortise a task
 
 using Bits = PhiloxBatch<kBatch>;
 
@@ -179,13 +179,14 @@ void bernoulli_at(
 // r = sqrt(-2 log u1) and theta = 2 pi u2.
 //
 // Note [Float Box-Muller]
-// libm's logf and sincosf are scalar calls and cost ~10 ns per pair, so the
-// float kernel evaluates them with branch-free polynomials the compiler
-// vectorises: log by exponent split + Cephes' logf polynomial (~1 ulp), and
-// sincos of theta = 2 pi k / 2^24 by an exact integer reduction of k to the
-// nearest quarter turn plus Cephes' sinf/cosf polynomials on [-pi/4, pi/4]
-// (~1 ulp). u1 = (x + 1) 2^-32 keeps 32 bits (tails to 6.66 sigma, as in
-// cuRAND). Tests compare the result with a double-precision Box-Muller.
+// libm's logf and sincosf are scalar calls, which keep the loop from
+// vectorising, so the float kernel evaluates them with branch-free
+// polynomials the compiler vectorises: log by exponent split + Cephes' logf
+// polynomial (~1 ulp), and sincos of theta = 2 pi k / 2^24 by an exact
+// integer reduction of k to the nearest quarter turn plus Cephes' sinf/cosf
+// polynomials on [-pi/4, pi/4] (~1 ulp). u1 = (x + 1) 2^-32 keeps 32 bits
+// (tails to 6.66 sigma, as in cuRAND). Tests compare the result with a
+// double-precision Box-Muller.
 namespace {
 
 // log(x) for a positive normal float x.

@@ -336,8 +336,8 @@ class Module : public std::enable_shared_from_this<Module> {
   // counter, of its own: only the memory is shared. Large enough, the block
   // is backed by huge pages (Note [Huge pages] in src/core/allocator.cpp),
   // which parameters allocated one by one (each under 2 MiB in most models)
-  // never are: the large Llama decodes ~8% more tokens/s for it (in-process
-  // A/B), as each token streams every weight. The memory the parameters
+  // never are: decoding runs faster for it, as each token streams every
+  // weight (measured: see bench/HISTORY.md). The memory the parameters
   // leave goes back to the OS (empty_cpu_cache). A model whose parameters
   // mix dtypes or devices is left as it is.
   void pack_parameters();

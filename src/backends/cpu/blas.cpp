@@ -39,30 +39,28 @@
 // C then comes from the same call whatever the thread count.
 
 // Note [GEMM backend choice]
-// By measurement on a 2-core AVX-512 machine (bench/gemm_bench.cpp, medians,
-// GFLOP/s, one thread):
+// Each library runs the GEMMs it is fastest at (measured: bench/RESULTS.md,
+// GEMM backends; the mid-size comparison on packing kernels is in
+// bench/HISTORY.md):
 //  - float32, GEMMs of 2^20 multiply-adds (~100^3) and more: oneDNN's
-//    dnnl_sgemm, 5-15% faster than OpenBLAS 0.3.21 (512x128x128: 113 vs 100).
-//  - float32, smaller GEMMs: OpenBLAS. dnnl_sgemm costs ~0.3 us per call
-//    whatever the size: 16^3 runs at 22 vs 84, 32^3 at 77 vs 107. But where
+//    dnnl_sgemm, which outruns OpenBLAS there.
+//  - float32, smaller GEMMs: OpenBLAS, since dnnl_sgemm has a fixed cost per
+//    call whatever the size, which small GEMMs do not amortise. But where
 //    OpenBLAS's kernel packs even small matrices (its Haswell and Zen
 //    families, openblas_packs_small_sgemm()), the smallest GEMMs run in
-//    stride's own kernel (Note [Small GEMM]) and the rest in oneDNN: on a
-//    Zen 3 CPU, one thread, best of 7 interleaved rounds, 64x64x64 (NN, NT,
-//    TN) ran at 61-62 against OpenBLAS's 43-48, 64x192x64 NT 69 vs 52,
-//    192x64x64 TN 68 vs 53, 48^3 57 vs 42 (the large Llama's attention
-//    blocks are 64 x 64 x 64 to 64 x 256 x 64).
+//    stride's own kernel (Note [Small GEMM]) and the rest in oneDNN, which
+//    beats those packing kernels on mid-size shapes such as the large
+//    Llama's attention blocks (64 x 64 x 64 to 64 x 256 x 64).
 //  - float32 batches of small A @ B^T with k < 64 (attention scores): oneDNN's
-//    batched matmul primitive, cached by shape; OpenBLAS drops to ~33 there
-//    (256 x 16^3: 52 vs 33).
+//    batched matmul primitive, cached by shape; OpenBLAS is slow there.
 //  - float64 (gradient checks): OpenBLAS, as oneDNN has no double GEMM.
 // Threads (docs/design.md: one pool, no oversubscription): OpenBLAS's pthread pool
 // is kept at one thread and oneDNN sees one OpenMP thread during a call; all
 // parallelism is stride's parallel_for (Note [Deterministic GEMM]). Not
 // OpenBLAS's serial build, though it has no threads: Debian builds it without
-// USE_LOCKING, so calls from two threads at once share its buffers (tried:
-// the Llama goldens' gradients came out wrong). The pthread build's server
-// thread costs only its spin of ~0.1 s after the library loads.
+// USE_LOCKING, so calls from two threads at once share its buffers, which
+// corrupts their results. The pthread build's server thread costs only a
+// short spin after the library loads.
 
 namespace stride::cpu {
 namespace {
@@ -223,8 +221,8 @@ void gemm_openblas(bool trans_a,
 // Note [Decoding GEMM]
 // Decoding one token multiplies 1-4 rows by every weight matrix: the GEMM is
 // bound by reading B once, and the libraries' GEMM setup costs more than the
-// arithmetic (OpenBLAS's sgemm and oneDNN's matmul take ~3-5x the time of a
-// plain pass over B at 384x1024). So rows of A up to kDecodeRows are done
+// arithmetic (OpenBLAS's sgemm and oneDNN's matmul take several times as
+// long as a plain pass over B). So rows of A up to kDecodeRows are done
 // here, one pass over B: with B transposed (a linear layer's (out, in)
 // weight) as dot products over contiguous rows, otherwise as row updates.
 // Each C element is summed in a fixed order whatever the thread count.
@@ -290,17 +288,16 @@ inline Vec4f lane_sums4(Vec8f v0, Vec8f v1, Vec8f v2, Vec8f v3) {
 }
 
 // Note [Decode prefetch]
-// A decode GEMV reads its weight from memory once, yet the plain dot
-// products below took 25-30% longer than a bare sum over the same bytes, and
-// holding x in registers instead of reloading it with each weight line gained
-// only about half of that back (the likely cause: loads retire in order, and
-// the reloads of x take load-queue entries that would otherwise keep more
-// weight lines in flight). So each 64-float step also asks for the lines
-// 16 KiB ahead of it, into L2 (prefetcht1), and a tile asks for its first
-// 16 KiB up front. Into L1, or 4-8 KiB ahead, was slower; 32 KiB was about
-// the same, 64 KiB slower. The large Llama's GEMVs (each weight of a layer,
-// 2 threads) then take 0.72-0.79x the time, no longer than the bare sum,
-// and its decoding runs 18-26% more tokens/s (in-process A/B).
+// A decode GEMV reads its weight from memory once, yet plain dot products
+// run well behind a bare sum over the same bytes, and holding x in registers
+// instead of reloading it with each weight line closes only part of the gap
+// (the likely cause: loads retire in order, and the reloads of x take
+// load-queue entries that would otherwise keep more weight lines in flight).
+// So each 64-float step also asks for the lines 16 KiB ahead of it, into L2
+// (prefetcht1), and a tile asks for its first 16 KiB up front: nearer, or
+// into L1, the lines arrive too late; much further, they evict lines before
+// use. With it a GEMV runs as fast as the bare sum (measured: see
+// bench/HISTORY.md, with the distances tried).
 constexpr uintptr_t kPrefetchAheadBytes = 16 * 1024;
 
 // Asks for the cache line at `address` into L2 (prefetcht1 on x86).
@@ -364,10 +361,10 @@ inline DotVec dot_lanes(const float* a, const float* b, int64_t k, uintptr_t end
 
 // R (1 to 4) float32 dot products of a with consecutive rows of b, times
 // alpha, into out[0..R). Each row is read whole before the next (one
-// sequential stream, as the hardware prefetcher likes it; interleaving four
-// rows ran slower), and the R rows share one reduction: summing each row's
-// lanes on its own made a decoded token's 43 GEMVs of the large Llama ~15%
-// slower (0.96 vs 0.83 ms, interleaved). A row's sum does not depend on R.
+// sequential stream, as the hardware prefetcher likes it, rather than four
+// interleaved ones), and the R rows share one reduction, which costs less
+// than reducing each row's lanes on its own. A row's sum does not depend on
+// R.
 template <int R>
 void dot_rows(float alpha,
               const float* a,
@@ -504,8 +501,9 @@ void gemm_serial(bool trans_a,
 // Tiles of C, (bm, bn) each, chosen from the shape alone (Note [Deterministic
 // GEMM]). Small GEMMs stay whole; medium ones are halved so two threads share
 // them; large ones are cut into tiles of at most 2^22 multiply-adds, or into
-// at most ~64 tiles, halving the longer side while it exceeds 32. Measured
-// within ~10% of oneDNN's own threading at 2 threads at the model shapes.
+// at most ~64 tiles, halving the longer side while it exceeds 32. At the
+// model shapes this keeps up with oneDNN's own threading (measured: see
+// bench/RESULTS.md, GEMM backends).
 struct Tiling {
   int64_t bm, bn;
 };
@@ -571,24 +569,18 @@ float* copy_of_b_buffer(int64_t elements) {
 }
 
 // Note [Aliasing leading dimensions]
-// oneDNN 2.6's AVX2 sgemm (CPUs without AVX-512) runs at a third to two
-// thirds of its speed when the leading dimension of B, or of A^T, is a
-// multiple of 512 floats, 2 KiB: the rows it reads together then fall in
-// few cache sets. On a Zen 3 CPU, one thread, the tiles of Note [Deterministic GEMM],
-// GFLOP/s with the leading dimensions as they come vs 16 floats longer:
-// 1024^3 24 vs 81, 4096x1024x384 31 vs 77, 512x1024x128 25 vs 85 (B's rows
-// 1024 long), 128x1024x512 TN 25 vs 78, 1024x384x4096 TN (A^T's rows 1024
-// long) 28 vs 63; OpenBLAS's Zen kernel ran them at 50-72. A not
-// transposed lost only ~10% (512x128x1024 63 vs 72, 64x128x128 60 vs 66),
-// less than copying it costs when it comes from memory. The large Llama
-// (d = 384, FFN 1024) and the article's (1024-wide heads) hit this in every
-// layer. Rows 512 floats long cost less but still much: dnnl_sgemm on
-// 512^3 ran at 48-58 GFLOP/s with B's rows 512 long against 77-87 with
-// rows of 528, 640 or 768 (any d_model of 512 hits it). So there, a float
-// GEMM whose B, or transposed A, has such a
-// leading dimension copies it first into rows 16 floats longer (Note
-// [Transposed B]'s copy of B^T too), k*n or m*k copies against m*n*k
-// multiply-adds: only when the other side has at least kCopyMinRows.
+// oneDNN 2.6's AVX2 sgemm (CPUs without AVX-512) runs far below its speed
+// when the leading dimension of B, or of A^T, is a multiple of 512 floats,
+// 2 KiB: the rows it reads together then fall in few cache sets. Rows 1024
+// floats long cost it most, rows 512 long less but still much; OpenBLAS's
+// Zen kernel suffers far less. A not transposed loses little, less than
+// copying it costs when it comes from memory (measured: see
+// bench/HISTORY.md). The large Llama (d = 384, FFN 1024), the article's
+// (1024-wide heads) and any d_model of 512 hit this in every layer. So
+// there, a float GEMM whose B, or transposed A, has such a leading dimension
+// copies it first into rows 16 floats longer (Note [Transposed B]'s copy of
+// B^T too), k*n or m*k copies against m*n*k multiply-adds: only when the
+// other side has at least kCopyMinRows.
 constexpr int64_t kLdPadding = 16;
 constexpr int64_t kCopyMinRows = 32;
 
@@ -623,18 +615,14 @@ const float* copy_rows(const float* src, int64_t ld, int64_t rows, int64_t cols,
 
 // Note [Transposed B]
 // Both libraries' sgemm slow down when B is transposed (a linear layer's
-// (out, in) weight in x @ W^T) and k is long. One thread, GFLOP/s, NN vs NT:
-// oneDNN 2.6 at 32x64x1024 98 vs 21, 128x128x1024 104 vs 78, 256x128x1024
-// 106 vs 88 (OpenBLAS 0.3.21: 75 vs 43, 90 vs 76, 87 vs 85); at k = 128 the
-// two are within noise. The tiles of Note [Deterministic GEMM] are small
-// enough for that to matter: the article Llama's 1024 -> 128 projection
-// (512x128x1024) ran at 61-67 GFLOP/s on two threads against 187 for NN.
-// So a float GEMM with a transposed B, k >= 256 and at least 32 rows copies
-// B^T once into a row-major (k, n) buffer (Note [Transposed copy]) that all
-// its tiles share, and runs NN: 512x128x1024 2.0 -> 0.68 ms, the large
-// Llama's 4096x384x1024 19.8 -> 15.8 ms and 4096x384x384 6.5 -> 5.7 ms on
-// two threads. The copy moves n*k floats against m*n*k multiply-adds; with
-// fewer rows it did not pay (16x1024x256: 61 -> 74 us).
+// (out, in) weight in x @ W^T) and k is long; at short k the two layouts run
+// alike. The tiles of Note [Deterministic GEMM] are small enough for that to
+// matter, e.g. for the article Llama's 1024 -> 128 projection. So a float
+// GEMM with a transposed B, k >= 256 and at least 32 rows copies B^T once
+// into a row-major (k, n) buffer (Note [Transposed copy]) that all its tiles
+// share, and runs NN. The copy moves n*k floats against m*n*k multiply-adds,
+// which does not pay with fewer rows (measured: see bench/RESULTS.md, GEMM
+// backends, and bench/HISTORY.md).
 constexpr int64_t kTransposeBMinK = 256;
 constexpr int64_t kTransposeBMinRows = 32;
 
@@ -647,14 +635,13 @@ bool transposes_b(bool trans_b, int64_t m, int64_t n, int64_t k) {
 // Note [Split k]
 // Tiles of C (Note [Deterministic GEMM]) are at most ~1/64 of the work, so
 // when k is long against m x n -- weight gradients, where k counts tokens --
-// they come out narrow and each library call packs long, thin panels: the
-// large Llama's 384x384x4096 TN ran as 48 x 48 tiles at 53 GFLOP/s on one
-// thread of a Zen 3 CPU. Cutting k into chunks of kSplitDepth as well, each
-// chunk in tiles four times the area, ran at 68 (1024x384x4096 with
-// unaliased rows: 47-50 -> 65). So such a GEMM computes each chunk's
-// product into a buffer of its own and then sums the chunks, in order, into
-// C: the chunks and tiles are fixed by the shape, so the bits still do not
-// depend on the thread count.
+// they come out narrow and each library call packs long, thin panels (the
+// large Llama's 384x384x4096 TN as 48 x 48 tiles, 4096 deep). Cutting k into
+// chunks of kSplitDepth as well lets each chunk use tiles four times the
+// area, which packs less per multiply-add (measured: see bench/HISTORY.md).
+// So such a GEMM computes each chunk's product into a buffer of its own and
+// then sums the chunks, in order, into C: the chunks and tiles are fixed by
+// the shape, so the bits still do not depend on the thread count.
 constexpr int64_t kSplitDepth = 1024;
 
 // Whether a float GEMM splits k (Note [Split k]): the 64-tile rule, not the
@@ -861,7 +848,7 @@ std::shared_ptr<const Matmul> get_matmul(const MatmulKey& key) {
     auto it = cache.find(key);
     if (it != cache.end()) return it->second;
   }
-  auto made = make_matmul(key);  // outside the lock: creation takes ~100 us
+  auto made = make_matmul(key);  // outside the lock: creation is slow
   std::lock_guard<std::mutex> lock(mutex);
   if (cache.size() >= kMaxEntries) cache.clear();
   return cache.emplace(key, std::move(made)).first->second;
@@ -1003,8 +990,8 @@ bool has_bf16_gemm() {
 }
 
 bool prefers_bf16_gemm(int64_t batch, bool trans_a, int64_t m, int64_t n, int64_t k) {
-  // Measured with gemm_bench (bench/RESULTS.md, "Mixed precision"): 64^3
-  // runs at 95 GFLOP/s in bf16 against 112 in float32, 96^3 at 152 vs 114.
+  // Below ~2^19 multiply-adds oneDNN's per-call cost makes bf16 slower than
+  // float32 (measured: bench/RESULTS.md, "Mixed precision").
   constexpr double kMinMacs = double(int64_t(1) << 19);
   if (!has_bf16_gemm()) return false;
   if (m <= kDecodeRows && !trans_a) return true;
@@ -1048,9 +1035,9 @@ void gemm_batched_bf16(int64_t batch,
   const int64_t macs = macs_of(m, n, k);
   if (batch == 1 || macs >= kLargeMacs) {
     // Tiles of C as for float32 (Note [Deterministic GEMM]).
-    // Tiles 4x larger than float32's: the bf16 kernels run twice as fast,
-    // so per-call costs weigh more on small tiles (measured: 512x352x128
-    // goes from 1.2x to 1.6x of float32 at 2 threads).
+    // Tiles 4x larger than float32's: the bf16 kernels get through a tile
+    // faster, so per-call costs weigh more on small tiles (measured: see
+    // bench/RESULTS.md, "Mixed precision").
     const Tiling t = tiling_for(m, n, k, int64_t(1) << 24);
     const int64_t tiles_m = (m + t.bm - 1) / t.bm, tiles_n = (n + t.bn - 1) / t.bn;
     for (int64_t i = 0; i < batch; ++i) {

@@ -33,9 +33,8 @@ int64_t row_grain(int64_t len) {
 
 // The row sums below keep one float64 sum per lane of vec_math's 16-lane
 // blocks, in kParts vectors of the register width (vec::NativeVecd): as two
-// 8-double vectors they were spilled to the stack on every block on a Zen 3
-// CPU (AVX2), and rms_norm over 512 x 128 floats took 90 us on one thread
-// forward (now 25 us).
+// 8-double vectors, GCC spills them to the stack on every block on AVX2,
+// which dominated rms_norm's forward.
 using WideVec = vec::NativeVecd;
 constexpr int64_t kWide = vec::kNativeDoubles;
 constexpr int kParts = int(vec::kLanes / kWide);

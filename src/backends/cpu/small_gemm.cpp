@@ -21,10 +21,9 @@
 // head forward and backward, and the correct Llama's are 16 x 16 x 16. A
 // library GEMM packs both operands into its own layout before it
 // multiplies, and scales C by beta in a pass of its own: worth it when each
-// packed element is reused hundreds of times, not at these sizes. On a Zen 3 CPU (OpenBLAS's
-// Haswell-family "Zen" kernel) a profile of the article's attention put
-// OpenBLAS's copies and beta pass at ~40% of its time against ~17% in its
-// multiply kernel.
+// packed element is reused hundreds of times, not at these sizes, where
+// OpenBLAS's Haswell-family kernels spend more of attention's time in those
+// copies and that pass than in the multiply.
 //
 // So small float32 GEMMs run here, on one register tile of C at a time:
 // MR rows by NV vectors of columns held in registers while k runs, each
@@ -37,20 +36,17 @@
 // B is copied too when its rows are a multiple of 512 floats (2 KiB) apart
 // and more than one row tile reads them: a head's v or dout viewed in a
 // (B, T, H E) projection has rows 1024 floats apart, so a column block's 16
-// rows all fall in one of L1's 64 sets (8 ways) and each row tile fetched
-// them again from L2 (the article's attention forward 2.3-2.7 -> 2.0-2.4 ms
-// a layer on two threads, seven alternating pairs of processes).
+// rows all fall in one of L1's 64 sets (8 ways) and each row tile would
+// fetch them again from L2.
 //
-// Measured on that CPU (one thread, medians, against cblas_sgemm): 16 x 16 x
-// 16 in 0.31-0.45 us against 0.65-0.75 (every transpose), 16 x 128 x 16 (NN,
-// TN) 1.2-1.6x faster, 16 x 16 x 128 with B transposed at par (copying B^T
-// is ~0.8 us of its 2.4); the article Llama's attention backward went from
-// 3.5-4.1 to 2.9 ms a layer on two threads, its forward from 2.0-2.3 to 1.9.
+// This beats cblas_sgemm at these sizes for every transpose, except B
+// transposed with a long k, where copying B^T leaves it at par (measured:
+// see bench/HISTORY.md).
 //
 // OpenBLAS's SkylakeX-family kernels (AVX-512 Intel and Zen 4 CPUs) have a
 // small-matrix path of their own that does not pack; there the library
-// keeps these GEMMs (an own small kernel for attention measured slower than
-// it on a Zen 4 CPU in earlier work).
+// keeps these GEMMs, since an own small kernel for attention was slower
+// than that path (measured: see bench/HISTORY.md).
 
 namespace stride::cpu {
 namespace {

@@ -85,9 +85,9 @@ struct TransposeTile {
 
 #if defined(__AVX__) && !defined(__AVX512F__)
   // The 8 x 8 tile of 4-byte elements in ymm registers, by name: through
-  // the generic Row array, GCC 12 kept the rows on the stack and moved them
-  // in 16-byte halves (a 16 x 128 transpose took ~1 us on a Zen 3 CPU, a
-  // third of a 16 x 16 x 128 GEMM with B transposed). Unpacks pair rows,
+  // the generic Row array, GCC 12 keeps the rows on the stack and moves them
+  // in 16-byte halves, slow enough to be a large share of a small GEMM with
+  // B transposed. Unpacks pair rows,
   // shuffles make 2 x 2 blocks of pairs, 128-bit permutes swap the halves.
   static void transpose_8x8(const char* src, int64_t src_step, char* dst, int64_t dst_step) {
     const auto row = [&](int i) {

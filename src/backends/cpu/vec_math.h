@@ -50,7 +50,7 @@ inline void store_native(float* p, NativeVec v) {
 
 // Float64 vectors of the register width (4 doubles to a ymm register
 // without AVX-512), for float32 kernels that accumulate in double: written
-// as 8-double vectors, such accumulators were spilled to the stack through
+// as 8-double vectors, GCC spills such accumulators to the stack through
 // general registers on AVX2 (Note [Register width]).
 using NativeVecd = double __attribute__((vector_size(sizeof(NativeVec))));
 inline constexpr int64_t kNativeDoubles = int64_t(sizeof(NativeVecd) / sizeof(double));
@@ -202,12 +202,12 @@ inline Vec16f broadcast(float v) {
 // ~~~~~~~~~~~~~~~~~~~~~~
 // Without AVX-512 a Vec16f is two ymm registers. GCC 12 splits arithmetic on
 // it fine, but not always comparisons, selects (`c ? a : b`) or shuffles:
-// those it may lower lane by lane through the stack (in swiglu's kernels on
-// a Zen 3 CPU, exp's clamp and NaN check became 16 scalar compares a
-// vector). native(f, v...) applies f, a generic lambda, to the vectors the
-// CPU's registers hold: to v... themselves on AVX-512, else to their 8-lane
-// halves, whose results are joined. Every lane gets the same operations
-// either way, so the bits do not change.
+// those it may lower lane by lane through the stack (exp's clamp and NaN
+// check, for one, can become 16 scalar compares a vector). native(f, v...)
+// applies f, a generic lambda, to the vectors the CPU's registers hold: to
+// v... themselves on AVX-512, else to their 8-lane halves, whose results are
+// joined. Every lane gets the same operations either way, so the bits do not
+// change.
 #if defined(__AVX512F__)
 template <class F, class... V>
 inline auto native(F f, V... v) {
@@ -278,8 +278,8 @@ inline void store(float* p, Vec16f v) {
 }
 
 // The first n (< kLanes) lanes from p; the other lanes are `fill`. Masked
-// on AVX-512: through memory, the vector's halves came from a store of a
-// different width and stalled on store forwarding (~15 cycles a tail).
+// on AVX-512: through memory, the vector's halves would come from a store
+// of a different width and stall on store forwarding.
 inline Vec16f load_partial(const float* p, int64_t n, float fill = 0.0f) {
 #if defined(__AVX512F__)
   return _mm512_mask_loadu_ps(broadcast(fill), __mmask16((1u << n) - 1), p);
@@ -434,10 +434,10 @@ struct Range {
 // The range of p[0, n) (softmax and cross_entropy keep a NaN logit visible
 // through the max). Two running maxima and minima and a separate NaN flag
 // keep each step's dependency to one compare-select: a NaN-taking select in
-// a single chain ran 5x slower (softmax over rows of 256 spent as long on
-// the max as on the exps). At the register width (Note [Register width]):
-// in 16-lane vectors on AVX2, the maxima and the flag went through the stack
-// on every step.
+// a single chain makes each step wait on a longer one, enough for softmax's
+// max to cost as much as its exps. At the register width (Note [Register
+// width]): in 16-lane vectors on AVX2, the maxima and the flag would go
+// through the stack on every step.
 inline Range range_of(const float* p, int64_t n) {
   constexpr float kInf = __builtin_inff();
   constexpr int64_t W = kNativeLanes;
@@ -467,9 +467,9 @@ inline Range range_of(const float* p, int64_t n) {
 
 // The functions below are written once for any vector width (the *_lanes
 // templates in detail, V = Vec16f or Vec8f) and run through native() as a
-// whole (Note [Register width]): on a CPU without AVX-512, e^x at 8 lanes
-// per half took a quarter of the time of the same code on a 16-lane vector
-// (a swiglu forward over 65,536 floats: 58 against 232 us on a Zen 3 CPU).
+// whole (Note [Register width]): on a CPU without AVX-512, e^x on 8-lane
+// halves stays in registers, where the same code on a 16-lane vector goes
+// through the stack and takes several times as long.
 
 namespace detail {
 
@@ -565,8 +565,8 @@ inline V exp_any_lanes(V x) {
 // e^x is a normal float (nearly every vector in practice), takes 2^n as one
 // factor and skips the clamp and the NaN test: n is in [-126, 127] there,
 // so 2^n is a normal float and y 2^n rounds once, as y 2^n1 2^n2 does (the
-// same bits as exp_any_lanes). 9 cycles a vector against 15-17 on a Zen 3
-// CPU; the test is off the dependency chain and predicted.
+// same bits as exp_any_lanes). That is a much shorter path than
+// exp_any_lanes; the test is off the dependency chain and predicted.
 template <class V>
 inline V exp_lanes(V x) {
   if (!all_lanes((x >= -87.0f) & (x <= 88.0f))) return exp_any_lanes(x);
