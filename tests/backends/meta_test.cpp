@@ -11,6 +11,7 @@
 #include "llama/model.h"
 #include "stride/backend.h"
 #include "stride/nn/functional.h"
+#include "stride/nn/layers.h"
 #include "stride/ops.h"
 
 namespace stride {
@@ -156,6 +157,22 @@ TEST(DeviceSeam, DefaultDeviceGuardScopesFactories) {
     EXPECT_TRUE(tensor<float>({1, 2}).device().is_meta());
   }
   EXPECT_TRUE(zeros({2}).device().is_cpu());
+}
+
+// Module::to(Device) keeps each parameter's identity (an optimizer built
+// before still holds it), as Module::to(dtype) does.
+TEST(DeviceSeam, ModuleToDeviceKeepsParameterIdentity) {
+  nn::Linear linear(4, 3);
+  const TensorImpl* weight = linear.weight.impl();
+  linear.to(Device(kMeta));
+  EXPECT_EQ(linear.weight.impl(), weight);
+  EXPECT_TRUE(linear.weight.device().is_meta());
+  EXPECT_TRUE(linear.bias.device().is_meta());
+  EXPECT_TRUE(linear.weight.requires_grad());
+  EXPECT_THROW(linear.to(Device(kCPU)), DeviceError);  // meta has no values to move
+  linear.to_empty(Device(kCPU));
+  EXPECT_EQ(linear.weight.impl(), weight);
+  EXPECT_TRUE(linear.weight.device().is_cpu());
 }
 
 llama::ModelConfig correct_llama() {
