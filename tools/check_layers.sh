@@ -4,6 +4,9 @@
 # Exit 0 when clean (known exceptions are printed as warnings), 1 on any new
 # violation (printed as file:line and the rule broken).
 set -euo pipefail
+# The layer patterns below are globs on repository paths, matched with [[ ==
+# ]]: never expanded against the file system.
+set -f
 
 # ---- the layers, lowest first: "name: path patterns" (globs on repo paths;
 # `*` also matches `/`). A path takes the first layer that matches it. ----
