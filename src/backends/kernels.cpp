@@ -7,4 +7,7 @@ namespace stride::kernels {
 constinit detail::DispatchStub<RmsNormForwardFn> rms_norm_forward("rms_norm");
 constinit detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward("rms_norm_backward");
 
+constinit detail::DispatchStub<SwigluForwardFn> swiglu_forward("swiglu");
+constinit detail::DispatchStub<SwigluBackwardFn> swiglu_backward("swiglu_backward");
+
 }  // namespace stride::kernels

@@ -31,4 +31,24 @@ using RmsNormBackwardFn = void (*)(const Tensor& g,
                                    Tensor& grad_w);
 extern detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward;
 
+// ---- swiglu (src/backends/cpu/swiglu.cpp) ----
+// gate, up (N elements) contiguous, one dtype; beta one element or undefined
+// (beta = 1) -> y (N): y = gate * sigmoid(beta * gate) * up.
+using SwigluForwardFn = void (*)(const Tensor& gate,
+                                 const Tensor& up,
+                                 const Tensor& beta,
+                                 Tensor& y);
+extern detail::DispatchStub<SwigluForwardFn> swiglu_forward;
+// dy, gate, up (N) contiguous, beta as the forward's -> dgate, dup (N) and
+// dbeta (one element), each written when defined; dbeta sums its blocks of
+// elements in a fixed order, so its bits do not depend on the thread count.
+using SwigluBackwardFn = void (*)(const Tensor& dy,
+                                  const Tensor& gate,
+                                  const Tensor& up,
+                                  const Tensor& beta,
+                                  Tensor& dgate,
+                                  Tensor& dup,
+                                  Tensor& dbeta);
+extern detail::DispatchStub<SwigluBackwardFn> swiglu_backward;
+
 }  // namespace stride::kernels
