@@ -10,4 +10,8 @@ constinit detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward("rms_norm_ba
 constinit detail::DispatchStub<SwigluForwardFn> swiglu_forward("swiglu");
 constinit detail::DispatchStub<SwigluBackwardFn> swiglu_backward("swiglu_backward");
 
+constinit detail::DispatchStub<CrossEntropyForwardFn> cross_entropy_forward("cross_entropy");
+constinit detail::DispatchStub<CrossEntropyBackwardFn> cross_entropy_backward(
+    "cross_entropy_backward");
+
 }  // namespace stride::kernels

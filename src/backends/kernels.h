@@ -10,6 +10,9 @@
 // op, so it does the same on every device.
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "core/dispatch_stub.h"
 #include "stride/tensor.h"
 
@@ -50,5 +53,37 @@ using SwigluBackwardFn = void (*)(const Tensor& dy,
                                   Tensor& dup,
                                   Tensor& dbeta);
 extern detail::DispatchStub<SwigluBackwardFn> swiglu_backward;
+
+// ---- cross_entropy (Note [Fused cross-entropy] in src/nn/cross_entropy.cpp) ----
+// How a loss reduces its rows: nn's Reduction, which backends do not see.
+enum class LossReduction { None, Mean, Sum };
+// x (R, C) contiguous logits, targets (R) class indices on the host (rows
+// whose target is ignore_index add nothing), count the rows not ignored ->
+// lse (R), the log-sum-exp of each row, and out, the loss: (R) per row for
+// None, else 0-d, the rows' sum in row order (/ count for Mean). Sets
+// looks_like_probabilities when every row looks like a probability
+// distribution (values in [0, 1] summing to 1), which the op warns about.
+using CrossEntropyForwardFn = void (*)(const Tensor& x,
+                                       const std::vector<int64_t>& targets,
+                                       int64_t ignore_index,
+                                       double smoothing,
+                                       LossReduction reduction,
+                                       int64_t count,
+                                       Tensor& lse,
+                                       Tensor& out,
+                                       bool& looks_like_probabilities);
+extern detail::DispatchStub<CrossEntropyForwardFn> cross_entropy_forward;
+// g, the loss's gradient in float64, contiguous: (R) values for None, else
+// one; x, lse and the rest as the forward's -> grad_x (R, C).
+using CrossEntropyBackwardFn = void (*)(const Tensor& g,
+                                        const Tensor& x,
+                                        const Tensor& lse,
+                                        const std::vector<int64_t>& targets,
+                                        int64_t ignore_index,
+                                        double smoothing,
+                                        LossReduction reduction,
+                                        int64_t count,
+                                        Tensor& grad_x);
+extern detail::DispatchStub<CrossEntropyBackwardFn> cross_entropy_backward;
 
 }  // namespace stride::kernels
