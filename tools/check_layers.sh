@@ -42,7 +42,6 @@ KNOWN_EXCEPTIONS=(
   # -- tracked by the "kernels live in backends" work --
   "src/nn/attention.cpp -> backends/cpu/blas.h"
   "src/nn/attention.cpp -> backends/cpu/vec_math.h"
-  "src/nn/functional.cpp -> backends/cpu/blas.h"
   "src/nn/rope.cpp -> backends/cpu/vec_math.h"
   # -- autograd computes with ops (the engine sums gradients, nodes make
   # zeros and views), while ops record autograd nodes: the two layers depend

@@ -14,4 +14,8 @@ constinit detail::DispatchStub<CrossEntropyForwardFn> cross_entropy_forward("cro
 constinit detail::DispatchStub<CrossEntropyBackwardFn> cross_entropy_backward(
     "cross_entropy_backward");
 
+constinit detail::DispatchStub<LinearGroupsForwardFn> linear_groups_forward("linear_groups");
+constinit detail::DispatchStub<LinearGroupsBackwardFn> linear_groups_backward(
+    "linear_groups_backward");
+
 }  // namespace stride::kernels

@@ -10,6 +10,7 @@
 // op, so it does the same on every device.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -85,5 +86,36 @@ using CrossEntropyBackwardFn = void (*)(const Tensor& g,
                                         int64_t count,
                                         Tensor& grad_x);
 extern detail::DispatchStub<CrossEntropyBackwardFn> cross_entropy_backward;
+
+// ---- linear_concat, linear_groups (Note [Linear over concatenated weights] in
+// src/backends/cpu/linear.cpp) ----
+// Where each weight's product goes: weight i (in group order) gives columns
+// [column[i], column[i] + rows of weight i) of output group_of[i], whose rows
+// are width[group_of[i]] long; the weights of group g are [first[g],
+// first[g + 1]).
+struct LinearGroupsLayout {
+  std::vector<size_t> group_of, first{0};
+  std::vector<int64_t> column, width;  // width: each output's columns
+};
+// x (M, K) contiguous, float32 or float64; weights w_i (N_i, K) of x's dtype,
+// each row contiguous, rows stride(0) >= K apart -> ys[g] (..., width[g])
+// contiguous with M rows, whose columns [column[i], column[i] + N_i) are
+// x @ w_i^T for each weight i of group g.
+using LinearGroupsForwardFn = void (*)(const Tensor& x,
+                                       const std::vector<Tensor>& weights,
+                                       const LinearGroupsLayout& layout,
+                                       std::vector<Tensor>& ys);
+extern detail::DispatchStub<LinearGroupsForwardFn> linear_groups_forward;
+// x, weights and layout as the forward's; dys[g] (M, width[g]) contiguous,
+// defined for the groups in with_grad (those with a gradient, last first: the
+// order in which dx adds their sums) -> grads[0] = dx (M, K) and
+// grads[i + 1] = dw_i (N_i, K), each written when defined.
+using LinearGroupsBackwardFn = void (*)(const Tensor& x,
+                                        const std::vector<Tensor>& weights,
+                                        const std::vector<Tensor>& dys,
+                                        const LinearGroupsLayout& layout,
+                                        const std::vector<size_t>& with_grad,
+                                        std::vector<Tensor>& grads);
+extern detail::DispatchStub<LinearGroupsBackwardFn> linear_groups_backward;
 
 }  // namespace stride::kernels
