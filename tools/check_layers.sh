@@ -45,10 +45,7 @@ KNOWN_EXCEPTIONS=(
   # -- tracked by the "kernels live in backends" work --
   "src/nn/attention.cpp -> backends/cpu/blas.h"
   "src/nn/attention.cpp -> backends/cpu/vec_math.h"
-  "src/nn/cross_entropy.cpp -> backends/cpu/vec_math.h"
-  "src/nn/functional.cpp -> backends/cpu/blas.h"
   "src/nn/rope.cpp -> backends/cpu/vec_math.h"
-  "src/nn/swiglu.cpp -> backends/cpu/vec_math.h"
   # -- autograd computes with ops (the engine sums gradients, nodes make
   # zeros and views), while ops record autograd nodes: the two layers depend
   # on each other until autograd reaches ops through an interface (as

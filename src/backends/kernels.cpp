@@ -7,4 +7,15 @@ namespace stride::kernels {
 constinit detail::DispatchStub<RmsNormForwardFn> rms_norm_forward("rms_norm");
 constinit detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward("rms_norm_backward");
 
+constinit detail::DispatchStub<SwigluForwardFn> swiglu_forward("swiglu");
+constinit detail::DispatchStub<SwigluBackwardFn> swiglu_backward("swiglu_backward");
+
+constinit detail::DispatchStub<CrossEntropyForwardFn> cross_entropy_forward("cross_entropy");
+constinit detail::DispatchStub<CrossEntropyBackwardFn> cross_entropy_backward(
+    "cross_entropy_backward");
+
+constinit detail::DispatchStub<LinearGroupsForwardFn> linear_groups_forward("linear_groups");
+constinit detail::DispatchStub<LinearGroupsBackwardFn> linear_groups_backward(
+    "linear_groups_backward");
+
 }  // namespace stride::kernels

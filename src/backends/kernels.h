@@ -10,6 +10,10 @@
 // op, so it does the same on every device.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 #include "core/dispatch_stub.h"
 #include "stride/tensor.h"
 
@@ -30,5 +34,88 @@ using RmsNormBackwardFn = void (*)(const Tensor& g,
                                    Tensor& grad_x,
                                    Tensor& grad_w);
 extern detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward;
+
+// ---- swiglu (src/backends/cpu/swiglu.cpp) ----
+// gate, up (N elements) contiguous, one dtype; beta one element or undefined
+// (beta = 1) -> y (N): y = gate * sigmoid(beta * gate) * up.
+using SwigluForwardFn = void (*)(const Tensor& gate,
+                                 const Tensor& up,
+                                 const Tensor& beta,
+                                 Tensor& y);
+extern detail::DispatchStub<SwigluForwardFn> swiglu_forward;
+// dy, gate, up (N) contiguous, beta as the forward's -> dgate, dup (N) and
+// dbeta (one element), each written when defined; dbeta sums its blocks of
+// elements in a fixed order, so its bits do not depend on the thread count.
+using SwigluBackwardFn = void (*)(const Tensor& dy,
+                                  const Tensor& gate,
+                                  const Tensor& up,
+                                  const Tensor& beta,
+                                  Tensor& dgate,
+                                  Tensor& dup,
+                                  Tensor& dbeta);
+extern detail::DispatchStub<SwigluBackwardFn> swiglu_backward;
+
+// ---- cross_entropy (Note [Fused cross-entropy] in src/nn/cross_entropy.cpp) ----
+// How a loss reduces its rows: nn's Reduction, which backends do not see.
+enum class LossReduction { None, Mean, Sum };
+// x (R, C) contiguous logits, targets (R) class indices on the host (rows
+// whose target is ignore_index add nothing), count the rows not ignored ->
+// lse (R), the log-sum-exp of each row, and out, the loss: (R) per row for
+// None, else 0-d, the rows' sum in row order (/ count for Mean). Sets
+// looks_like_probabilities when every row looks like a probability
+// distribution (values in [0, 1] summing to 1), which the op warns about.
+using CrossEntropyForwardFn = void (*)(const Tensor& x,
+                                       const std::vector<int64_t>& targets,
+                                       int64_t ignore_index,
+                                       double smoothing,
+                                       LossReduction reduction,
+                                       int64_t count,
+                                       Tensor& lse,
+                                       Tensor& out,
+                                       bool& looks_like_probabilities);
+extern detail::DispatchStub<CrossEntropyForwardFn> cross_entropy_forward;
+// g, the loss's gradient in float64, contiguous: (R) values for None, else
+// one; x, lse and the rest as the forward's -> grad_x (R, C).
+using CrossEntropyBackwardFn = void (*)(const Tensor& g,
+                                        const Tensor& x,
+                                        const Tensor& lse,
+                                        const std::vector<int64_t>& targets,
+                                        int64_t ignore_index,
+                                        double smoothing,
+                                        LossReduction reduction,
+                                        int64_t count,
+                                        Tensor& grad_x);
+extern detail::DispatchStub<CrossEntropyBackwardFn> cross_entropy_backward;
+
+// ---- linear_concat, linear_groups (Note [Linear over concatenated weights] in
+// src/backends/cpu/linear.cpp) ----
+// Where each weight's product goes: weight i (in group order) gives columns
+// [column[i], column[i] + rows of weight i) of output group_of[i], whose rows
+// are width[group_of[i]] long; the weights of group g are [first[g],
+// first[g + 1]).
+struct LinearGroupsLayout {
+  std::vector<size_t> group_of, first{0};
+  std::vector<int64_t> column, width;  // width: each output's columns
+};
+// x (M, K) contiguous, float32 or float64; weights w_i (N_i, K) of x's dtype,
+// each row contiguous, rows stride(0) >= K apart -> ys[g] (..., width[g])
+// contiguous with M rows, whose columns [column[i], column[i] + N_i) are
+// x @ w_i^T for each weight i of group g.
+using LinearGroupsForwardFn = void (*)(const Tensor& x,
+                                       const std::vector<Tensor>& weights,
+                                       const LinearGroupsLayout& layout,
+                                       std::vector<Tensor>& ys);
+extern detail::DispatchStub<LinearGroupsForwardFn> linear_groups_forward;
+// x, weights and layout as the forward's; dys[g] (M, width[g]) contiguous,
+// defined for the groups in with_grad (those with a gradient, last first: the
+// order in which dx adds their sums) -> grads[0] = dx (M, K) and
+// grads[i + 1] = dw_i (N_i, K), each written when defined.
+using LinearGroupsBackwardFn = void (*)(const Tensor& x,
+                                        const std::vector<Tensor>& weights,
+                                        const std::vector<Tensor>& dys,
+                                        const LinearGroupsLayout& layout,
+                                        const std::vector<size_t>& with_grad,
+                                        std::vector<Tensor>& grads);
+extern detail::DispatchStub<LinearGroupsBackwardFn> linear_groups_backward;
 
 }  // namespace stride::kernels

@@ -6,26 +6,16 @@
 //
 // With s = sigmoid(beta g):  y = g s u,
 //   dy/dg = u s (1 + beta g (1 - s)),   dy/du = g s,   dy/dbeta = u g^2 s (1 - s).
-// beta's gradient sums over every element: fixed blocks of kGrain elements
-// are summed in float64 and then added in block order, so its bits do not
-// depend on the thread count. When the backward is recorded (create_graph)
-// it is written with public ops, so second derivatives are right.
-// swiglu_reference is the same from basic ops: the test oracle. float32 runs
-// 16 lanes at a time with the vector exp (backends/cpu/vec_math.h); float64
-// keeps the scalar loops and std::exp.
-#include <algorithm>
-#include <cmath>
+// When the backward is recorded (create_graph) it is written with public ops,
+// so second derivatives are right. swiglu_reference is the same from basic
+// ops: the test oracle. The kernels are in src/backends/cpu/swiglu.cpp.
 #include <optional>
-#include <type_traits>
-#include <vector>
 
 #include "autograd/node.h"
-#include "backends/cpu/vec_math.h"
-#include "core/dispatch.h"
+#include "backends/kernels.h"
 #include "ops/device_kernel.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
-#include "stride/parallel.h"
 #include "stride/profiler.h"
 
 namespace stride::nn::functional {
@@ -34,10 +24,6 @@ namespace {
 
 using autograd::Grads;
 using autograd::SavedTensor;
-namespace vec = ::stride::cpu::vec;
-
-// Elements per task, and per block of beta's gradient sum.
-constexpr int64_t kGrain = 4096;
 
 void check_args(const Tensor& gate, const Tensor& up, const Tensor& beta, const char* op) {
   STRIDE_CHECK(gate.is_floating_point() && up.dtype() == gate.dtype(), DTypeError, "[", op,
@@ -53,98 +39,6 @@ void check_args(const Tensor& gate, const Tensor& up, const Tensor& beta, const 
                to_string(beta.dtype()), ".");
   STRIDE_CHECK(beta.numel() == 1, ShapeError, "[", op, "] expected a one-element beta; got shape ",
                shape_str(beta.sizes()), ".");
-}
-
-// Note [Register-width swiglu]
-// The float kernels run their whole blocks of vec::kLanes in vectors of the
-// CPU's width (8 lanes without AVX-512) and only a last, partial block in
-// vec_math's 16-lane vectors. On a Zen 3 CPU (AVX2) the 16-lane code moved
-// its loads, stores and sigmoid's halves through the stack: the correct
-// Llama's swiglu (512 x 352, one thread, best of 300 calls with autograd)
-// took 404 us forward and 450 us backward, now 170 and 194. Every lane does
-// the same operations either way (Note [Register width]), so the bits do not
-// change.
-using NativeVec = vec::NativeVec;
-
-inline NativeVec sigmoid_of(float beta, NativeVec g) {
-  return 1.0f / (1.0f + vec::detail::exp_lanes(-(beta * g)));
-}
-
-// The end of [begin, end)'s whole blocks of vec::kLanes.
-inline int64_t whole_blocks_end(int64_t begin, int64_t end) {
-  return begin + (end - begin) / vec::kLanes * vec::kLanes;
-}
-
-template <class T>
-void forward_kernel(const T* g, const T* u, T beta, T* y, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
-      const int64_t whole = whole_blocks_end(begin, end);
-      for (int64_t i = begin; i < whole; i += vec::kNativeLanes) {
-        const NativeVec gv = vec::load_native(g + i);
-        vec::store_native(y + i, gv * sigmoid_of(beta, gv) * vec::load_native(u + i));
-      }
-      vec::for_each_block(whole, end, [&](int64_t i, int64_t m) {
-        const vec::Vec16f gv = vec::load_n(g + i, m);
-        vec::store_n(y + i, gv * vec::sigmoid(beta * gv) * vec::load_n(u + i, m), m);
-      });
-    });
-  } else {
-    parallel_for(0, n, kGrain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const T s = T(1) / (T(1) + std::exp(-(beta * g[i])));
-        y[i] = g[i] * s * u[i];
-      }
-    });
-  }
-}
-
-// dg, du and beta's gradient (a null pointer: not wanted). dbeta_blocks gets
-// one float64 partial sum per block of kGrain elements.
-template <class T>
-void backward_kernel(
-    const T* dy, const T* g, const T* u, T beta, T* dg, T* du, double* dbeta_blocks, int64_t n) {
-  const int64_t blocks = (n + kGrain - 1) / kGrain;
-  parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
-    for (int64_t b = first; b < last; ++b) {
-      const int64_t begin = b * kGrain, end = std::min(n, begin + kGrain);
-      if constexpr (std::is_same_v<T, float>) {
-        // beta's gradient sums in float64 lanes: the 16-lane path does it all.
-        const int64_t whole = dbeta_blocks == nullptr ? whole_blocks_end(begin, end) : begin;
-        for (int64_t i = begin; i < whole; i += vec::kNativeLanes) {
-          const NativeVec dyv = vec::load_native(dy + i), gv = vec::load_native(g + i);
-          const NativeVec uv = vec::load_native(u + i);
-          const NativeVec s = sigmoid_of(beta, gv);
-          if (dg) vec::store_native(dg + i, dyv * uv * s * (1.0f + beta * gv * (1.0f - s)));
-          if (du) vec::store_native(du + i, dyv * gv * s);
-        }
-        vec::Vec8d lo{}, hi{};
-        vec::for_each_block(whole, end, [&](int64_t i, int64_t m) {
-          // Padding lanes load dy = 0, so they add nothing to beta's sum.
-          const vec::Vec16f dyv = vec::load_n(dy + i, m), gv = vec::load_n(g + i, m);
-          const vec::Vec16f uv = vec::load_n(u + i, m);
-          const vec::Vec16f s = vec::sigmoid(beta * gv);
-          if (dg) vec::store_n(dg + i, dyv * uv * s * (1.0f + beta * gv * (1.0f - s)), m);
-          if (du) vec::store_n(du + i, dyv * gv * s, m);
-          if (dbeta_blocks) {
-            const vec::Vec16f t = dyv * uv * gv * gv * s * (1.0f - s);
-            lo += vec::low_f64(t);
-            hi += vec::high_f64(t);
-          }
-        });
-        if (dbeta_blocks) dbeta_blocks[b] = vec::sum(lo, hi);
-      } else {
-        double sum = 0;
-        for (int64_t i = begin; i < end; ++i) {
-          const T s = T(1) / (T(1) + std::exp(-(beta * g[i])));
-          if (dg) dg[i] = dy[i] * u[i] * s * (T(1) + beta * g[i] * (T(1) - s));
-          if (du) du[i] = dy[i] * g[i] * s;
-          if (dbeta_blocks) sum += double(dy[i] * u[i] * g[i] * g[i] * s * (T(1) - s));
-        }
-        if (dbeta_blocks) dbeta_blocks[b] = sum;
-      }
-    }
-  });
 }
 
 // The backward from public ops (create_graph); beta undefined is beta = 1.
@@ -175,13 +69,7 @@ Tensor swiglu_impl(const Tensor& gate, const Tensor& up, const Tensor& beta) {
   {
     NoGradGuard no_grad;
     const Tensor gc = gate.contiguous(), uc = up.contiguous();
-    ::stride::detail::run_kernel("swiglu", gate.device(), [&] {
-      ::stride::detail::dispatch_floating(gate.dtype(), "swiglu", [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        const T b = beta.defined() ? beta.item<T>() : T(1);
-        forward_kernel<T>(gc.data_ptr<T>(), uc.data_ptr<T>(), b, y.data_ptr<T>(), y.numel());
-      });
-    });
+    kernels::swiglu_forward(gate.device(), gc, uc, beta, y);
   }
   const bool need_g = autograd::requires_grad(gate);
   const bool need_u = autograd::requires_grad(up);
@@ -200,23 +88,7 @@ Tensor swiglu_impl(const Tensor& gate, const Tensor& up, const Tensor& beta) {
       Tensor dg = need_g ? empty(g.sizes(), g.options()) : Tensor();
       Tensor du = need_u ? empty(u.sizes(), u.options()) : Tensor();
       Tensor dbeta = need_beta ? empty(b.sizes(), g.options()) : Tensor();
-      ::stride::detail::run_kernel("swiglu_backward", g.device(), [&] {
-        std::vector<double> dbeta_blocks(need_beta ? size_t((dy.numel() + kGrain - 1) / kGrain)
-                                                   : 0);
-        ::stride::detail::dispatch_floating(g.dtype(), "swiglu_backward", [&](auto tag) {
-          using T = typename decltype(tag)::type;
-          const T bv = b.defined() ? b.item<T>() : T(1);
-          backward_kernel<T>(dy.data_ptr<T>(), gc.data_ptr<T>(), uc.data_ptr<T>(), bv,
-                             need_g ? dg.data_ptr<T>() : nullptr,
-                             need_u ? du.data_ptr<T>() : nullptr,
-                             need_beta ? dbeta_blocks.data() : nullptr, dy.numel());
-          if (need_beta) {
-            double sum = 0;
-            for (double part : dbeta_blocks) sum += part;
-            dbeta.fill_(T(sum));
-          }
-        });
-      });
+      kernels::swiglu_backward(g.device(), dy, gc, uc, b, dg, du, dbeta);
       return Grads{dg, du, dbeta};
     });
   }
