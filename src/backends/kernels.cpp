@@ -7,4 +7,11 @@ namespace stride::kernels {
 constinit detail::DispatchStub<RmsNormForwardFn> rms_norm_forward("rms_norm");
 constinit detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward("rms_norm_backward");
 
+constinit detail::DispatchStub<AttentionForwardFn> attention_forward(
+    "scaled_dot_product_attention");
+constinit detail::DispatchStub<AttentionBackwardFn> attention_backward(
+    "scaled_dot_product_attention_backward");
+constinit detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask(
+    "scaled_dot_product_attention");
+
 }  // namespace stride::kernels
