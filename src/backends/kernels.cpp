@@ -18,4 +18,11 @@ constinit detail::DispatchStub<LinearGroupsForwardFn> linear_groups_forward("lin
 constinit detail::DispatchStub<LinearGroupsBackwardFn> linear_groups_backward(
     "linear_groups_backward");
 
+constinit detail::DispatchStub<AttentionForwardFn> attention_forward(
+    "scaled_dot_product_attention");
+constinit detail::DispatchStub<AttentionBackwardFn> attention_backward(
+    "scaled_dot_product_attention_backward");
+constinit detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask(
+    "scaled_dot_product_attention");
+
 }  // namespace stride::kernels

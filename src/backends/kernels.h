@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/attention_args.h"
 #include "core/dispatch_stub.h"
 #include "stride/tensor.h"
 
@@ -117,5 +118,42 @@ using LinearGroupsBackwardFn = void (*)(const Tensor& x,
                                         const std::vector<size_t>& with_grad,
                                         std::vector<Tensor>& grads);
 extern detail::DispatchStub<LinearGroupsBackwardFn> linear_groups_backward;
+
+// ---- scaled_dot_product_attention, rotary_attention (Note [Fused attention]
+// in src/backends/cpu/attention.cpp) ----
+// With N = the product of the leading (batch) dims, all of one floating
+// dtype: q (..., L, E), k (..., S, E), v (..., S, Ev) with a row layout
+// (Note [Row layout] in backends/row_layout.h) -> out (..., L, Ev) with a row
+// layout, lse (N, L) contiguous, and when defined (the forward keeps them
+// for the backward) the probabilities probs (N, L, S) and, with dropout,
+// keep (N, L, S) uint8, contiguous.
+using AttentionForwardFn = void (*)(const AttentionShape& a,
+                                    const Tensor& q,
+                                    const Tensor& k,
+                                    const Tensor& v,
+                                    Tensor& out,
+                                    Tensor& lse,
+                                    Tensor& probs,
+                                    Tensor& keep);
+extern detail::DispatchStub<AttentionForwardFn> attention_forward;
+// q, k, v and the forward's lse, probs and keep (read when defined), dout
+// (..., L, Ev) with a row layout -> dq, dk, dv of q's, k's, v's shapes, with
+// a row layout.
+using AttentionBackwardFn = void (*)(const AttentionShape& a,
+                                     const Tensor& q,
+                                     const Tensor& k,
+                                     const Tensor& v,
+                                     const Tensor& lse,
+                                     const Tensor& probs,
+                                     const Tensor& keep,
+                                     const Tensor& dout,
+                                     Tensor& dq,
+                                     Tensor& dk,
+                                     Tensor& dv);
+extern detail::DispatchStub<AttentionBackwardFn> attention_backward;
+// -> mask (..., L, S) contiguous, floating: the dropout multipliers M of
+// Note [Fused attention] for a.dropout_p, a.key and a.base.
+using AttentionDropoutMaskFn = void (*)(const AttentionShape& a, Tensor& mask);
+extern detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask;
 
 }  // namespace stride::kernels

@@ -1,14 +1,7 @@
-// Strided batches of row-major matrices, so that the fused kernels (rope,
-// attention) read and write the heads view (B, T, H, Dh).transpose(1, 2) of
-// a projection, or a narrowed KV cache, where it lies instead of copying it.
+// The layout of the fused kernels' operands and outputs (Note [Row layout]
+// in backends/row_layout.h): an op brings its operands into it and allocates
+// outputs that keep it.
 //
-// Note [Row layout]
-// ~~~~~~~~~~~~~~~~~
-// A tensor (..., R, C) has a row layout when its last dim has unit stride
-// (or size <= 1) and its rows do not overlap (stride(-2) >= C, or R <= 1):
-// each matrix is then one GEMM operand with leading dimension ld, wherever
-// the leading dims put it. stride has no negative strides (as_strided
-// refuses them), so offsets are never negative.
 // Outputs follow their input's memory order when it is non-overlapping and
 // dense (PyTorch's empty_like with preserve_format), so heads views stay
 // heads views: the gradients reach the projection's (B, T, D) buffer as free
@@ -18,55 +11,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <type_traits>
 
+#include "backends/row_layout.h"
 #include "core/layout.h"
 #include "stride/ops.h"
 
 namespace stride::nn::functional::detail {
 
-// Whether t (at least 2-d) has a row layout.
-inline bool has_row_layout(const Tensor& t) {
-  const int64_t C = t.size(-1), R = t.size(-2);
-  return (t.stride(-1) == 1 || C <= 1) && (t.stride(-2) >= C || R <= 1);
-}
-
-// The matrices (R, C) of a tensor (..., R, C) with a row layout, numbered
-// row-major over the leading dims.
-class RowLayout {
- public:
-  explicit RowLayout(const Tensor& t)
-      : sizes_(t.sizes().begin(), t.sizes().end() - 2),
-        strides_(t.strides().begin(), t.strides().end() - 2),
-        ld_(t.size(-2) <= 1 ? t.size(-1) : t.stride(-2)) {}
-
-  // Elements from t.data_ptr() to matrix n's first element.
-  int64_t offset(int64_t n) const {
-    int64_t off = 0;
-    for (size_t d = sizes_.size(); d-- > 0;) {
-      off += n % sizes_[d] * strides_[d];
-      n /= sizes_[d];
-    }
-    return off;
-  }
-  // Elements between consecutive rows of a matrix.
-  int64_t ld() const { return ld_; }
-
- private:
-  DimVector sizes_, strides_;
-  int64_t ld_;
-};
-
-// t's matrices as pointers; T is const for tensors that are only read.
-template <class T>
-struct RowMatrices {
-  explicit RowMatrices(const Tensor& t) : data(t.data_ptr<std::remove_const_t<T>>()), layout(t) {}
-  T* operator[](int64_t n) const { return data + layout.offset(n); }
-  int64_t ld() const { return layout.ld(); }
-
-  T* data;
-  RowLayout layout;
-};
+using ::stride::detail::has_row_layout;
+using ::stride::detail::RowMatrices;
 
 // t itself when it has a row layout, else a contiguous copy.
 inline Tensor with_row_layout(const Tensor& t) {
