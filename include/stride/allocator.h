@@ -7,8 +7,8 @@
 // (activations, gradients, optimizer temporaries). Handed to malloc, buffers of
 // more than a few hundred KiB come from mmap or from the top of the heap, and
 // glibc returns them to the OS when they are freed; the next step then pays a
-// page fault (a trap plus zeroing 4 KiB) for every page it touches again: about
-// 6,500 faults, near a tenth of the step, for the article's Llama. So blocks
+// page fault (a trap plus zeroing 4 KiB) for every page it touches again, a
+// large share of a small model's step. So blocks
 // of at least kMinCachedBytes are rounded up to a size class (8 per power of
 // two, at most 12.5% more address space; untouched pages cost no memory) and,
 // when freed, kept on that class's free list for the next request of the same

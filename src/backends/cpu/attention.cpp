@@ -49,10 +49,9 @@
 // block's queries into its own buffers (L1/L2-sized) right before the GEMMs
 // that read them, and the backward rotates dq and dk back by -angle where it
 // writes them. The rotated q and k, each as large as q, are never written to
-// memory and read back: at the article Llama's heads (32 x 8 x 16 x 128) the
-// rope passes and their backwards, bound by memory, took 2.4-3.7 ms of a
-// ~60 ms step; fused, the step is ~1.5% faster (in-process A/B), as the
-// rotations still cost their arithmetic, twice in the backward. The
+// memory and read back: separate rope passes and their backwards are bound
+// by memory, while fused the rotations cost only their arithmetic (twice in
+// the backward; measured: bench/HISTORY.md). The
 // rotation is rotary_embedding's own row kernel (nn/rope_kernels.h), so the
 // results are those of the composition.
 #include <algorithm>
@@ -143,9 +142,8 @@ using Out = ::stride::detail::RowMatrices<T>;
 // the softmax took more time than the GEMMs around it. The kernels' (L, S)
 // buffers have rows padded to whole vectors (padded_row), so a row's last
 // vector is loaded whole and its lanes past the row's end replaced in
-// registers: masked loads of scores the GEMM had just stored stalled,
-// ~20% of the forward's profile at 16 x 16 x 16 heads on a Zen 3 CPU
-// (apparently no store forwarding into a masked load there). Rows are processed phase by phase
+// registers: masked loads of scores the GEMM had just stored stall on CPUs
+// that do not forward stores into masked loads. Rows are processed phase by phase
 // (every row's max, then every row's exponentials, ...), so the short
 // dependency chains of different rows overlap.
 using NVec = cpu::vec::NativeVec;
@@ -320,8 +318,7 @@ int64_t block_rows(const AttentionShape& a) {
 // rows (decoding a token) a head is bound by reading its K and V rows, which
 // a long generation's weight stream has pushed out of the caches: a row of
 // K or V costs about what 16 query rows' multiply-adds cost, so the cached
-// keys of a long context are spread over the threads' memory bandwidth
-// (6 heads of 1 x 128 x 64, cache-cold: 29 -> 22 us on 2 threads).
+// keys of a long context are spread over the threads' memory bandwidth.
 int64_t heads_per_task(const AttentionShape& a) {
   constexpr int64_t kRowsPerStreamedRow = 16;
   const int64_t work =
@@ -357,9 +354,9 @@ void prefetch_rows(const T* p, int64_t rows, int64_t ld, int64_t cols) {
 // queries at a time), so that the rotated q and k are never written out.
 // Row i of q and row i of k are position i (L == S). The rows to rotate are
 // prefetched first: the rotation reads one row at a time, mostly from
-// beyond L2, and asking for all of them at once overlaps their misses (the
-// article Llama's step ~1.5% faster, in-process A/B; prefetching v, out and
-// dout as well made no difference).
+// beyond L2, and asking for all of them at once overlaps their misses
+// (prefetching v, out and dout as well gains nothing: they are read in
+// whole rows by the GEMMs, which the hardware prefetchers follow).
 template <class T>
 class QkOperands {
  public:

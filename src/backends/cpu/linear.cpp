@@ -5,10 +5,10 @@
 // Note [Linear over concatenated weights]
 // The weights' products are independent GEMMs, so when there are enough of
 // them they are spread over the threads one weight per task (each GEMM's own
-// tiles then run on that thread), not split inside each GEMM: the article
-// Llama's 8 heads of 512 x 128 x 128 took ~20% longer one after another,
-// each halved between two threads, than the single GEMM over the
-// concatenated weight. The weights' gradients are spread alike, and the
+// tiles then run on that thread), not split inside each GEMM: small GEMMs
+// halved between threads one after another pay a hand-off each and run
+// slower than the single GEMM over the concatenated weight (measured:
+// bench/HISTORY.md). The weights' gradients are spread alike, and the
 // input's gradient, a sum over the weights, by fixed blocks of rows.
 // Decoding (at most kConcatDecodeRows float32 rows), each product is a pass
 // over its weight bound by reading it (Note [Decoding GEMM]), so one

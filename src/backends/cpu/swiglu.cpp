@@ -25,12 +25,10 @@ constexpr int64_t kGrain = 4096;
 // Note [Register-width swiglu]
 // The float kernels run their whole blocks of vec::kLanes in vectors of the
 // CPU's width (8 lanes without AVX-512) and only a last, partial block in
-// vec_math's 16-lane vectors. On a Zen 3 CPU (AVX2) the 16-lane code moved
-// its loads, stores and sigmoid's halves through the stack: the correct
-// Llama's swiglu (512 x 352, one thread, best of 300 calls with autograd)
-// took 404 us forward and 450 us backward, now 170 and 194. Every lane does
-// the same operations either way (Note [Register width]), so the bits do not
-// change.
+// vec_math's 16-lane vectors: on CPUs without AVX-512 the 16-lane code
+// moves its loads, stores and sigmoid's halves through the stack (measured:
+// bench/HISTORY.md). Every lane does the same operations either way (Note
+// [Register width]), so the bits do not change.
 using NativeVec = vec::NativeVec;
 
 inline NativeVec sigmoid_of(float beta, NativeVec g) {
