@@ -355,8 +355,8 @@ void prefetch_rows(const T* p, int64_t rows, int64_t ld, int64_t cols) {
 // Row i of q and row i of k are position i (L == S). The rows to rotate are
 // prefetched first: the rotation reads one row at a time, mostly from
 // beyond L2, and asking for all of them at once overlaps their misses
-// (prefetching v, out and dout as well gains nothing: they are read in
-// whole rows by the GEMMs, which the hardware prefetchers follow).
+// (measured, with prefetching v, out and dout as well, which gained
+// nothing: bench/HISTORY.md).
 template <class T>
 class QkOperands {
  public:
