@@ -88,7 +88,7 @@ void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Pa
 
   // The scalars exactly as torch/optim/adam.py (and adamw.py) compute them in
   // Python floats (doubles); the kernels see them rounded to the dtype.
-  detail::AdamScalars s{};
+  kernels::AdamStepScalars s{};
   s.beta1 = h.beta1;
   s.beta2 = h.beta2;
   s.eps = h.eps;

@@ -33,8 +33,8 @@ Optimizer::StateSchema SGD::state_schema() const {
 
 void SGD::update(Tensor& param, const Tensor& grad, const ParamGroup& group, ParamState& state) {
   const auto& o = static_cast<const SGDOptions&>(group.options());
-  const detail::SGDScalars s{o.lr(),           o.momentum(), o.dampening(),
-                             o.weight_decay(), o.nesterov(), o.maximize()};
+  const kernels::SGDStepScalars s{o.lr(),           o.momentum(), o.dampening(),
+                                  o.weight_decay(), o.nesterov(), o.maximize()};
   const bool has_momentum = s.momentum != 0;
   auto found = state.tensors.find("momentum_buffer");
   const bool first = has_momentum && found == state.tensors.end();
