@@ -29,6 +29,24 @@ class EvalScope {
   bool was_training_;
 };
 
+// Adam or AdamW with weight decay on the decay group only: the defaults, which
+// the no-decay group takes, have none.
+template <class Opt, class Options>
+std::unique_ptr<optim::Optimizer> make_adam(std::vector<Tensor> decay,
+                                            std::vector<Tensor> no_decay,
+                                            const TrainConfig& c) {
+  const Options defaults = Options(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(0.0);
+  std::vector<optim::ParamGroup> groups;
+  if (c.weight_decay > 0) {
+    groups.emplace_back(std::move(decay), Options(defaults).weight_decay(c.weight_decay));
+    if (!no_decay.empty()) groups.emplace_back(std::move(no_decay));
+  } else {
+    decay.insert(decay.end(), no_decay.begin(), no_decay.end());
+    groups.emplace_back(std::move(decay));
+  }
+  return std::make_unique<Opt>(std::move(groups), defaults);
+}
+
 }  // namespace
 
 std::unique_ptr<optim::Optimizer> make_optimizer(nn::Module& model, const TrainConfig& c) {
@@ -37,21 +55,10 @@ std::unique_ptr<optim::Optimizer> make_optimizer(nn::Module& model, const TrainC
     if (!p.requires_grad()) continue;
     (p.dim() >= 2 ? decay : no_decay).push_back(p);
   }
-  std::vector<optim::ParamGroup> groups;
-  if (c.weight_decay > 0) {
-    groups.emplace_back(decay, optim::GroupOptions{{"weight_decay", c.weight_decay}});
-    if (!no_decay.empty())
-      groups.emplace_back(no_decay, optim::GroupOptions{{"weight_decay", 0.0}});
-  } else {
-    decay.insert(decay.end(), no_decay.begin(), no_decay.end());
-    groups.emplace_back(decay);
-  }
   if (c.optimizer == "adamw") {
-    return std::make_unique<optim::AdamW>(
-        groups, optim::AdamWOptions(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(0.0));
+    return make_adam<optim::AdamW, optim::AdamWOptions>(std::move(decay), std::move(no_decay), c);
   }
-  return std::make_unique<optim::Adam>(
-      groups, optim::AdamOptions(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(0.0));
+  return make_adam<optim::Adam, optim::AdamOptions>(std::move(decay), std::move(no_decay), c);
 }
 
 std::unique_ptr<optim::LRScheduler> make_scheduler(optim::Optimizer& optimizer,

@@ -26,3 +26,12 @@ constinit detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask(
     "scaled_dot_product_attention");
 
 }  // namespace stride::kernels
+
+// ---- fused optimizer steps ----
+
+namespace stride::kernels {
+
+constinit detail::DispatchStub<AdamStepFn> adam_step("adam_step");
+constinit detail::DispatchStub<SGDStepFn> sgd_step("sgd_step");
+
+}  // namespace stride::kernels

@@ -157,3 +157,51 @@ using AttentionDropoutMaskFn = void (*)(const AttentionShape& a, Tensor& mask);
 extern detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask;
 
 }  // namespace stride::kernels
+
+// ---- fused optimizer steps (Note [Multi-tensor steps] in src/optim/fused.cpp) ----
+
+namespace stride {
+class TensorIter;
+}  // namespace stride
+
+namespace stride::kernels {
+
+// The scalar hyperparameters of one Adam/AdamW update, derived once in double
+// (as PyTorch's Python code does) and shared by the fused and op-by-op paths.
+struct AdamStepScalars {
+  double beta1, beta2, eps, weight_decay;
+  double one_minus_beta1, one_minus_beta2;
+  double decay;                  // AdamW: 1 - lr * weight_decay, else 1
+  double bias_correction2_sqrt;  // sqrt(1 - beta2^step)
+  double neg_step_size;          // -lr / (1 - beta1^step)
+  bool l2;                       // Adam with weight_decay != 0
+  bool decoupled, amsgrad, maximize;
+};
+// iter over outputs param, exp_avg, exp_avg_sq (and max_exp_avg_sq with
+// amsgrad) and input grad, one dtype (float32 or float64), any layout ->
+// elements [begin, end) of iter updated in place, rounded exactly as the
+// op-by-op path in src/optim/adam.cpp rounds them.
+using AdamStepFn = void (*)(const TensorIter& iter,
+                            const AdamStepScalars& s,
+                            int64_t begin,
+                            int64_t end);
+extern detail::DispatchStub<AdamStepFn> adam_step;
+
+struct SGDStepScalars {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov, maximize;
+};
+// The momentum buffer in one SGD update: none (momentum 0), first (only
+// written: the gradient after weight decay, as PyTorch clones it), or
+// updated.
+enum class SGDMomentum { None, First, Update };
+// iter over outputs param (and momentum_buffer unless SGDMomentum::None) and
+// input grad -> as adam_step, for src/optim/sgd.cpp's op-by-op path.
+using SGDStepFn = void (*)(const TensorIter& iter,
+                           const SGDStepScalars& s,
+                           SGDMomentum momentum,
+                           int64_t begin,
+                           int64_t end);
+extern detail::DispatchStub<SGDStepFn> sgd_step;
+
+}  // namespace stride::kernels

@@ -10,35 +10,34 @@ namespace stride::optim {
 
 namespace {
 
+// The hyperparameters of an Adam or AdamW group: AdamOptions and AdamWOptions
+// are different types with the same fields.
+struct Hyper {
+  double lr, beta1, beta2, eps, weight_decay;
+  bool amsgrad, maximize, fused;
+};
+
 template <class Options>
-GroupOptions adam_group_options(const Options& o) {
-  return {{"lr", o.lr()},
-          {"beta1", o.betas().first},
-          {"beta2", o.betas().second},
-          {"eps", o.eps()},
-          {"weight_decay", o.weight_decay()},
-          {"amsgrad", o.amsgrad() ? 1.0 : 0.0},
-          {"maximize", o.maximize() ? 1.0 : 0.0},
-          {"fused", o.fused() ? 1.0 : 0.0}};
+Hyper hyper_of(const Options& o) {
+  return {o.lr(),           o.betas().first, o.betas().second, o.eps(),
+          o.weight_decay(), o.amsgrad(),     o.maximize(),     o.fused()};
+}
+
+Hyper hyper_of(const OptimizerOptions& o, bool decoupled) {
+  return decoupled ? hyper_of(static_cast<const AdamWOptions&>(o))
+                   : hyper_of(static_cast<const AdamOptions&>(o));
 }
 
 }  // namespace
 
-GroupOptions AdamOptions::to_group_options() const {
-  return adam_group_options(*this);
-}
-GroupOptions AdamWOptions::to_group_options() const {
-  return adam_group_options(*this);
-}
-
-Adam::Adam(const char* name, bool decoupled, GroupOptions defaults)
-    : Optimizer(name, std::move(defaults)), decoupled_(decoupled) {}
+Adam::Adam(const char* name, bool decoupled, const OptimizerOptions& defaults)
+    : Optimizer(name, defaults), decoupled_(decoupled) {}
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
     : Adam(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
 
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options)
-    : Adam("Adam", false, options.to_group_options()) {
+    : Adam("Adam", false, options) {
   init(std::move(groups));
 }
 
@@ -46,14 +45,14 @@ AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
     : AdamW(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
 
 AdamW::AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options)
-    : Adam("AdamW", true, options.to_group_options()) {
+    : Adam("AdamW", true, options) {
   init(std::move(groups));
 }
 
-void Adam::check_options(const GroupOptions& o, size_t g) const {
+void Adam::check_options(const OptimizerOptions& options, size_t g) const {
   const std::string& n = name();
-  const double lr = o.at("lr"), eps = o.at("eps"), wd = o.at("weight_decay");
-  const double b1 = o.at("beta1"), b2 = o.at("beta2");
+  const Hyper h = hyper_of(options, decoupled_);
+  const double lr = h.lr, eps = h.eps, wd = h.weight_decay, b1 = h.beta1, b2 = h.beta2;
   STRIDE_CHECK(lr >= 0, ValueError, "[", n, "] param group ", g, ": lr must be >= 0; got ", lr,
                ".");
   STRIDE_CHECK(eps >= 0, ValueError, "[", n, "] param group ", g, ": eps must be >= 0; got ", eps,
@@ -71,8 +70,9 @@ Optimizer::StateSchema Adam::state_schema() const {
 }
 
 void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, ParamState& state) {
-  const double lr = group.get("lr"), wd = group.get("weight_decay");
-  const bool amsgrad = group.get("amsgrad") != 0;
+  const Hyper h = hyper_of(group.options(), decoupled_);
+  const double lr = h.lr, wd = h.weight_decay;
+  const bool amsgrad = h.amsgrad;
   if (state.tensors.empty()) {
     state.scalars["step"] = 0;
     state.tensors["exp_avg"] = zeros_like_param(param);
@@ -88,10 +88,10 @@ void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Pa
 
   // The scalars exactly as torch/optim/adam.py (and adamw.py) compute them in
   // Python floats (doubles); the kernels see them rounded to the dtype.
-  detail::AdamScalars s{};
-  s.beta1 = group.get("beta1");
-  s.beta2 = group.get("beta2");
-  s.eps = group.get("eps");
+  kernels::AdamStepScalars s{};
+  s.beta1 = h.beta1;
+  s.beta2 = h.beta2;
+  s.eps = h.eps;
   s.weight_decay = wd;
   s.one_minus_beta1 = 1 - s.beta1;
   s.one_minus_beta2 = 1 - s.beta2;
@@ -103,9 +103,9 @@ void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Pa
   s.l2 = !decoupled_ && wd != 0;
   s.decoupled = decoupled_;
   s.amsgrad = amsgrad;
-  s.maximize = group.get("maximize") != 0;
+  s.maximize = h.maximize;
 
-  if (group.get("fused") != 0 && detail::fused_supported(param, grad)) {
+  if (h.fused && detail::fused_supported(param, grad)) {
     fused_step().add_adam(param, exp_avg, exp_avg_sq, max_exp_avg_sq, grad, s);
     return;
   }

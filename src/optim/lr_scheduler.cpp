@@ -12,8 +12,9 @@ namespace stride::optim {
 
 LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(&optimizer) {
   for (ParamGroup& group : optimizer.param_groups()) {
-    if (!group.has("initial_lr")) group.set("initial_lr", group.lr());
-    base_lrs_.push_back(group.get("initial_lr"));
+    OptimizerOptions& o = group.options();
+    if (!o.initial_lr()) o.set_initial_lr(o.lr());
+    base_lrs_.push_back(*o.initial_lr());
   }
 }
 
@@ -214,7 +215,7 @@ SequentialLR::SequentialLR(Optimizer& optimizer,
   }
   // As PyTorch: undo the initial steps the schedulers took when they were
   // built, then let the first one take it again.
-  for (ParamGroup& group : optimizer.param_groups()) group.set_lr(group.get("initial_lr"));
+  for (ParamGroup& group : optimizer.param_groups()) group.set_lr(*group.options().initial_lr());
   for (const auto& s : schedulers_) s->last_epoch_ -= 1;
   schedulers_[0]->initial_step();
   last_epoch_ = 0;

@@ -1,7 +1,8 @@
 #include "stride/optim/optimizer.h"
 
 #include <algorithm>
-#include <sstream>
+#include <typeinfo>
+#include <utility>
 
 #include "core/check.h"
 #include "core/layout.h"
@@ -13,20 +14,30 @@
 
 namespace stride::optim {
 
-double ParamGroup::get(const std::string& key) const {
-  auto it = options_.find(key);
-  if (it == options_.end()) {
-    std::ostringstream known;
-    for (const auto& [k, v] : options_) known << (known.tellp() > 0 ? ", " : "") << k;
-    STRIDE_CHECK(false, ValueError, "[ParamGroup] has no option '", key, "'; it has: ", known.str(),
-                 ".");
-  }
-  return it->second;
+ParamGroup::ParamGroup(const ParamGroup& other)
+    : params_(other.params_),
+      options_(other.options_ ? other.options_->clone() : nullptr),
+      lr_(other.lr_) {}
+
+ParamGroup& ParamGroup::operator=(const ParamGroup& other) {
+  if (this != &other) *this = ParamGroup(other);
+  return *this;
 }
 
-Optimizer::Optimizer(std::string name, GroupOptions defaults)
+OptimizerOptions& ParamGroup::options() {
+  return const_cast<OptimizerOptions&>(std::as_const(*this).options());
+}
+
+const OptimizerOptions& ParamGroup::options() const {
+  STRIDE_CHECK(options_ != nullptr, ValueError,
+               "[ParamGroup] has no options until it is added to an optimizer, which gives it "
+               "its defaults. Hint: add it first, or construct it with options.");
+  return *options_;
+}
+
+Optimizer::Optimizer(std::string name, const OptimizerOptions& defaults)
     : name_(std::move(name)),
-      defaults_(std::move(defaults)),
+      defaults_(defaults.clone()),
       fused_(std::make_unique<detail::FusedStep>()) {}
 
 Optimizer::~Optimizer() = default;
@@ -73,15 +84,15 @@ void Optimizer::check_param(const Tensor& p, const Location& loc) const {
 
 void Optimizer::add_param_group(ParamGroup group) {
   const size_t g = groups_.size();
-  // Options: known names only, then the defaults fill the gaps.
-  for (const auto& [key, value] : group.options()) {
-    if (defaults_.count(key) || key == "initial_lr") continue;
-    std::ostringstream known;
-    for (const auto& [k, v] : defaults_) known << (known.tellp() > 0 ? ", " : "") << k;
-    STRIDE_CHECK(false, ValueError, "[", name_, "] param group ", g, " has an unknown option '",
-                 key, "'. Hint: ", name_, " options are: ", known.str(), ".");
+  if (!group.options_) {
+    group.options_ = defaults_->clone();
+    if (group.lr_) group.options_->set_lr(*group.lr_);
   }
-  for (const auto& [key, value] : defaults_) group.options().emplace(key, value);
+  const OptimizerOptions &given = *group.options_, &defaults = *defaults_;
+  STRIDE_CHECK(typeid(given) == typeid(defaults), ValueError, "[", name_, "] param group ", g,
+               " has ", given.name(), " but ", name_, " takes ", defaults.name(),
+               ". Hint: give it ", defaults.name(),
+               ", only an lr, or no options to use the optimizer's defaults.");
   check_options(group.options(), g);
 
   // Parameters: valid, and each only once across all groups.
@@ -232,7 +243,8 @@ OptimizerState Optimizer::state_dict() const {
   int64_t index = 0;
   for (size_t g = 0; g < groups_.size(); ++g) {
     const ParamGroup& group = groups_[g];
-    for (const auto& [key, value] : group.options()) out.scalars[group_key(g, key)] = value;
+    for (const auto& [key, value] : group.options().values())
+      out.scalars[group_key(g, key)] = value;
     out.scalars[group_key(g, "num_params")] = double(group.params().size());
     for (const Tensor& p : group.params()) {
       if (const ParamState* s = state(p)) {
@@ -258,8 +270,10 @@ void Optimizer::load_state_dict(const OptimizerState& saved) {
     return std::find(names.begin(), names.end(), n) != names.end();
   };
 
-  // Group options and parameter counts.
-  std::vector<GroupOptions> options(groups_.size());
+  // Group options (the current ones with the saved values applied) and
+  // parameter counts.
+  std::vector<std::unique_ptr<OptimizerOptions>> options;
+  for (const ParamGroup& group : groups_) options.push_back(group.options().clone());
   std::vector<int64_t> counts(groups_.size(), -1);
   std::vector<ParamState> states(params.size());
   // Groups first, so that a different layout is reported as such.
@@ -274,9 +288,8 @@ void Optimizer::load_state_dict(const OptimizerState& saved) {
     if (rest == "num_params") {
       counts[size_t(n)] = int64_t(value);
     } else {
-      STRIDE_CHECK(defaults_.count(rest) || rest == "initial_lr", ValueError, "[", name_, "::", op,
+      STRIDE_CHECK(options[size_t(n)]->set_value(rest, value), ValueError, "[", name_, "::", op,
                    "] unknown option '", key, "' in the state.");
-      options[size_t(n)][rest] = value;
     }
   }
   for (size_t g = 0; g < groups_.size(); ++g) {
@@ -340,13 +353,8 @@ void Optimizer::load_state_dict(const OptimizerState& saved) {
   }
 
   // Everything is valid: apply. Options first, validated like new groups.
-  for (size_t g = 0; g < groups_.size(); ++g) {
-    GroupOptions merged = groups_[g].options();
-    for (const auto& [key, value] : options[g]) merged[key] = value;
-    check_options(merged, g);
-    options[g] = std::move(merged);
-  }
-  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options() = std::move(options[g]);
+  for (size_t g = 0; g < groups_.size(); ++g) check_options(*options[g], g);
+  for (size_t g = 0; g < groups_.size(); ++g) groups_[g].options_ = std::move(options[g]);
   NoGradGuard no_grad;
   state_.clear();
   for (size_t i = 0; i < states.size(); ++i) {

@@ -6,35 +6,25 @@
 
 namespace stride::optim {
 
-GroupOptions SGDOptions::to_group_options() const {
-  return {{"lr", lr()},
-          {"momentum", momentum()},
-          {"dampening", dampening()},
-          {"weight_decay", weight_decay()},
-          {"nesterov", nesterov() ? 1.0 : 0.0},
-          {"maximize", maximize() ? 1.0 : 0.0},
-          {"fused", fused() ? 1.0 : 0.0}};
-}
-
 SGD::SGD(std::vector<Tensor> params, const SGDOptions& options)
     : SGD(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
 
-SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& options)
-    : Optimizer("SGD", options.to_group_options()) {
+SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& options) : Optimizer("SGD", options) {
   init(std::move(groups));
 }
 
-void SGD::check_options(const GroupOptions& o, size_t g) const {
-  const double lr = o.at("lr"), momentum = o.at("momentum"), wd = o.at("weight_decay");
+void SGD::check_options(const OptimizerOptions& options, size_t g) const {
+  const auto& o = static_cast<const SGDOptions&>(options);
+  const double lr = o.lr(), momentum = o.momentum(), wd = o.weight_decay();
   STRIDE_CHECK(lr >= 0, ValueError, "[SGD] param group ", g, ": lr must be >= 0; got ", lr, ".");
   STRIDE_CHECK(momentum >= 0, ValueError, "[SGD] param group ", g, ": momentum must be >= 0; got ",
                momentum, ".");
   STRIDE_CHECK(wd >= 0, ValueError, "[SGD] param group ", g, ": weight_decay must be >= 0; got ",
                wd, ".");
-  STRIDE_CHECK(o.at("nesterov") == 0 || (momentum > 0 && o.at("dampening") == 0), ValueError,
+  STRIDE_CHECK(!o.nesterov() || (momentum > 0 && o.dampening() == 0), ValueError,
                "[SGD] param group ", g,
                ": nesterov momentum needs momentum > 0 and dampening = 0; got momentum ", momentum,
-               " and dampening ", o.at("dampening"), ".");
+               " and dampening ", o.dampening(), ".");
 }
 
 Optimizer::StateSchema SGD::state_schema() const {
@@ -42,9 +32,9 @@ Optimizer::StateSchema SGD::state_schema() const {
 }
 
 void SGD::update(Tensor& param, const Tensor& grad, const ParamGroup& group, ParamState& state) {
-  const detail::SGDScalars s{
-      group.get("lr"),           group.get("momentum"),      group.get("dampening"),
-      group.get("weight_decay"), group.get("nesterov") != 0, group.get("maximize") != 0};
+  const auto& o = static_cast<const SGDOptions&>(group.options());
+  const kernels::SGDStepScalars s{o.lr(),           o.momentum(), o.dampening(),
+                                  o.weight_decay(), o.nesterov(), o.maximize()};
   const bool has_momentum = s.momentum != 0;
   auto found = state.tensors.find("momentum_buffer");
   const bool first = has_momentum && found == state.tensors.end();
@@ -54,7 +44,7 @@ void SGD::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Par
     if (first) state.tensors["momentum_buffer"] = buf;
   }
 
-  if (group.get("fused") != 0 && detail::fused_supported(param, grad)) {
+  if (o.fused() && detail::fused_supported(param, grad)) {
     fused_step().add_sgd(param, buf, first, grad, s);
     return;
   }

@@ -27,7 +27,6 @@ namespace stride {
 namespace {
 
 using json = nlohmann::json;
-using optim::GroupOptions;
 using optim::ParamGroup;
 
 const io::SafetensorsContents& golden() {
@@ -64,42 +63,47 @@ std::string diff_summary(const Tensor& got, const Tensor& want) {
 
 // ---- optimizers ----
 
+// The optimizer `c` describes over the groups {p0, p1} and {p2}; the second
+// group's options are c's with c["group1"]'s entries instead.
 std::unique_ptr<optim::Optimizer> make_optimizer(const json& c,
-                                                 std::vector<ParamGroup> groups,
+                                                 const std::vector<Tensor>& params,
                                                  bool fused) {
+  json c1 = c;
+  if (c.contains("group1")) c1.update(c["group1"]);
+  auto groups = [&](const optim::OptimizerOptions& group1) {
+    return std::vector<ParamGroup>{ParamGroup({params[0], params[1]}),
+                                   ParamGroup({params[2]}, group1)};
+  };
   const std::string kind = c.at("optimizer");
-  auto num = [&](const char* key, double fallback) { return c.value(key, fallback); };
-  auto flag = [&](const char* key) { return c.value(key, false); };
   if (kind == "SGD") {
-    return std::make_unique<optim::SGD>(std::move(groups), optim::SGDOptions(num("lr", 0))
-                                                               .momentum(num("momentum", 0))
-                                                               .dampening(num("dampening", 0))
-                                                               .weight_decay(num("weight_decay", 0))
-                                                               .nesterov(flag("nesterov"))
-                                                               .maximize(flag("maximize"))
-                                                               .fused(fused));
+    auto options = [&](const json& j) {
+      return optim::SGDOptions(j.value("lr", 0.0))
+          .momentum(j.value("momentum", 0.0))
+          .dampening(j.value("dampening", 0.0))
+          .weight_decay(j.value("weight_decay", 0.0))
+          .nesterov(j.value("nesterov", false))
+          .maximize(j.value("maximize", false))
+          .fused(fused);
+    };
+    return std::make_unique<optim::SGD>(groups(options(c1)), options(c));
   }
-  optim::Betas betas{0.9, 0.999};
-  if (c.contains("betas")) betas = {c["betas"][0], c["betas"][1]};
+  auto adam = [&](auto options, const json& j) {
+    optim::Betas betas{0.9, 0.999};
+    if (j.contains("betas")) betas = {j["betas"][0], j["betas"][1]};
+    return options.betas(betas)
+        .eps(j.value("eps", 1e-8))
+        .weight_decay(j.value("weight_decay", options.weight_decay()))
+        .amsgrad(j.value("amsgrad", false))
+        .maximize(j.value("maximize", false))
+        .fused(fused);
+  };
   if (kind == "Adam") {
-    return std::make_unique<optim::Adam>(std::move(groups),
-                                         optim::AdamOptions(num("lr", 1e-3))
-                                             .betas(betas)
-                                             .eps(num("eps", 1e-8))
-                                             .weight_decay(num("weight_decay", 0))
-                                             .amsgrad(flag("amsgrad"))
-                                             .maximize(flag("maximize"))
-                                             .fused(fused));
+    auto options = [&](const json& j) { return adam(optim::AdamOptions(j.value("lr", 1e-3)), j); };
+    return std::make_unique<optim::Adam>(groups(options(c1)), options(c));
   }
   EXPECT_EQ(kind, "AdamW");
-  return std::make_unique<optim::AdamW>(std::move(groups),
-                                        optim::AdamWOptions(num("lr", 1e-3))
-                                            .betas(betas)
-                                            .eps(num("eps", 1e-8))
-                                            .weight_decay(num("weight_decay", 1e-2))
-                                            .amsgrad(flag("amsgrad"))
-                                            .maximize(flag("maximize"))
-                                            .fused(fused));
+  auto options = [&](const json& j) { return adam(optim::AdamWOptions(j.value("lr", 1e-3)), j); };
+  return std::make_unique<optim::AdamW>(groups(options(c1)), options(c));
 }
 
 class OptimGolden : public ::testing::TestWithParam<bool> {};  // param: fused
@@ -119,12 +123,7 @@ TEST_P(OptimGolden, TrajectoriesAndStateMatchPyTorch) {
     for (int i = 0; i < 3; ++i) {
       params.push_back(file.at("params/p" + std::to_string(i)).to(dtype).clone().requires_grad_());
     }
-    GroupOptions group1;
-    if (c.contains("group1")) {
-      for (const auto& [key, value] : c["group1"].items()) group1[key] = value.get<double>();
-    }
-    auto opt = make_optimizer(
-        c, {ParamGroup({params[0], params[1]}), ParamGroup({params[2]}, group1)}, fused);
+    auto opt = make_optimizer(c, params, fused);
     for (int64_t t = 0; t < steps; ++t) {
       for (int i = 0; i < 3; ++i) {
         bool missing = false;
@@ -210,9 +209,7 @@ TEST(SchedulerGolden, LrSequencesMatchPyTorch) {
   for (const auto& [name, c] : cfg.at("schedulers").items()) {
     SCOPED_TRACE(name);
     std::vector<ParamGroup> groups;
-    for (double lr : lrs)
-      groups.emplace_back(std::vector<Tensor>{zeros({1}).requires_grad_()},
-                          GroupOptions{{"lr", lr}});
+    for (double lr : lrs) groups.emplace_back(std::vector<Tensor>{zeros({1}).requires_grad_()}, lr);
     optim::SGD opt(std::move(groups), optim::SGDOptions(1.0));
     auto sched = make_scheduler(c, opt);
     const Tensor want = golden().at("sched/" + name + "/lr");

@@ -16,7 +16,6 @@
 namespace stride {
 namespace {
 
-using optim::GroupOptions;
 using optim::ParamGroup;
 
 std::string message_of(const std::function<void()>& f) {
@@ -33,7 +32,7 @@ std::string message_of(const std::function<void()>& f) {
 std::unique_ptr<optim::SGD> make_sgd(std::vector<double> lrs = {0.1, 0.01}) {
   std::vector<ParamGroup> groups;
   for (double lr : lrs) {
-    groups.emplace_back(std::vector<Tensor>{zeros({1}).requires_grad_()}, GroupOptions{{"lr", lr}});
+    groups.emplace_back(std::vector<Tensor>{zeros({1}).requires_grad_()}, lr);
   }
   return std::make_unique<optim::SGD>(std::move(groups), optim::SGDOptions(1.0));
 }
@@ -44,7 +43,8 @@ TEST(Scheduler, ConstructorPerformsTheInitialStep) {
   EXPECT_EQ(warm.last_epoch(), 0);
   EXPECT_EQ(warm.get_last_lr(), (std::vector<double>{0.05, 0.005}));
   EXPECT_EQ(opt->param_groups()[0].lr(), 0.05);
-  EXPECT_EQ(opt->param_groups()[0].get("initial_lr"), 0.1) << "the base lr, as PyTorch";
+  EXPECT_EQ(opt->param_groups()[0].options().initial_lr().value_or(-1), 0.1)
+      << "the base lr, as PyTorch";
   EXPECT_EQ(warm.base_lrs(), (std::vector<double>{0.1, 0.01}));
   for (int i = 0; i < 4; ++i) warm.step();
   EXPECT_EQ(warm.get_last_lr(), (std::vector<double>{0.1, 0.01}));

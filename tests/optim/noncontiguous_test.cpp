@@ -191,12 +191,12 @@ TEST(AdamSeedBug, TransposedLeafFromTDetachIsANonContiguousParameter) {
 class ContiguousTemporarySGD : public optim::Optimizer {
  public:
   ContiguousTemporarySGD(std::vector<Tensor> params, double lr)
-      : Optimizer("ContiguousTemporarySGD", {{"lr", lr}}) {
+      : Optimizer("ContiguousTemporarySGD", optim::SGDOptions(lr)) {
     init({optim::ParamGroup(std::move(params))});
   }
 
  protected:
-  void check_options(const optim::GroupOptions&, size_t) const override {}
+  void check_options(const optim::OptimizerOptions&, size_t) const override {}
   void update(Tensor& param,
               const Tensor& grad,
               const optim::ParamGroup& group,

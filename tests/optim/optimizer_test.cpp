@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <cstdio>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,7 +26,6 @@ using optim::Adam;
 using optim::AdamOptions;
 using optim::AdamW;
 using optim::AdamWOptions;
-using optim::GroupOptions;
 using optim::ParamGroup;
 using optim::SGD;
 using optim::SGDOptions;
@@ -98,10 +98,10 @@ TEST(OptimizerErrors, ExpandedParameterIsRefused) {
   EXPECT_ERROR_CONTAINS(ValueError, SGD({e}, SGDOptions(0.1)), "parameter 0", "share memory");
 }
 
-TEST(OptimizerErrors, EmptyParameterListAndUnknownOptions) {
+TEST(OptimizerErrors, EmptyParameterListAndAnotherOptimizersOptions) {
   EXPECT_ERROR_CONTAINS(ValueError, Adam(std::vector<Tensor>{}), "empty parameter list");
-  EXPECT_ERROR_CONTAINS(ValueError, Adam({ParamGroup({leaf({2})}, {{"momentum", 0.9}})}),
-                        "unknown option 'momentum'", "beta1");
+  EXPECT_ERROR_CONTAINS(ValueError, Adam({ParamGroup({leaf({2})}, SGDOptions(0.1).momentum(0.9))}),
+                        "[Adam] param group 0 has SGDOptions", "takes AdamOptions");
 }
 
 TEST(OptimizerErrors, InvalidHyperparameters) {
@@ -110,7 +110,7 @@ TEST(OptimizerErrors, InvalidHyperparameters) {
   EXPECT_ERROR_CONTAINS(ValueError, SGD({p}, SGDOptions(0.1).nesterov(true)), "nesterov");
   EXPECT_ERROR_CONTAINS(ValueError, Adam({p}, AdamOptions().betas({0.9, 1.0})), "betas[1]");
   EXPECT_ERROR_CONTAINS(ValueError, AdamW({p}, AdamWOptions().eps(-1)), "eps");
-  EXPECT_ERROR_CONTAINS(ValueError, Adam({ParamGroup({p}, {{"weight_decay", -0.1}})}),
+  EXPECT_ERROR_CONTAINS(ValueError, Adam({ParamGroup({p}, AdamOptions().weight_decay(-0.1))}),
                         "param group 0", "weight_decay");
 }
 
@@ -154,10 +154,11 @@ TEST(Optimizer, ZeroGradSetsToNoneOrZeroesInPlace) {
 TEST(Optimizer, PerGroupOptionsApply) {
   Tensor a = leaf({4}, 1), b = leaf({4}, 2);
   const Tensor a0 = a.clone(), b0 = b.clone();
-  SGD opt({ParamGroup({a}), ParamGroup({b}, {{"lr", 0.5}})}, SGDOptions(0.1));
+  SGD opt({ParamGroup({a}), ParamGroup({b}, /*lr=*/0.5)}, SGDOptions(0.1).dampening(0.25));
   EXPECT_EQ(opt.param_groups()[0].lr(), 0.1);
   EXPECT_EQ(opt.param_groups()[1].lr(), 0.5);
-  EXPECT_EQ(opt.param_groups()[1].get("momentum"), 0.0) << "defaults fill the gaps";
+  EXPECT_EQ(static_cast<const SGDOptions&>(opt.param_groups()[1].options()).dampening(), 0.25)
+      << "the defaults give the rest";
   a.mutable_grad() = ones({4});
   b.mutable_grad() = ones({4});
   opt.step();
@@ -171,7 +172,7 @@ TEST(Optimizer, PerGroupOptionsApply) {
 TEST(Optimizer, AddParamGroupContinuesTheIndices) {
   Tensor a = leaf({2}, 1), b = leaf({3}, 2);
   Adam opt({a}, AdamOptions(0.1));
-  opt.add_param_group(ParamGroup({b}, {{"lr", 0.01}}));
+  opt.add_param_group(ParamGroup({b}, /*lr=*/0.01));
   EXPECT_EQ(opt.parameters().size(), 2u);
   a.mutable_grad() = ones({2});
   b.mutable_grad() = ones({3});
@@ -294,8 +295,9 @@ TEST(OptimizerStateDict, ResumeIsBitExactForAdam) {
   expect_resume_is_exact(
       [](std::vector<Tensor> p) {
         return std::make_unique<Adam>(
-            std::vector<ParamGroup>{ParamGroup({p[0], p[1]}),
-                                    ParamGroup({p[2]}, {{"lr", 0.02}, {"amsgrad", 1}})},
+            std::vector<ParamGroup>{
+                ParamGroup({p[0], p[1]}),
+                ParamGroup({p[2]}, AdamOptions(0.02).weight_decay(0.01).amsgrad(true))},
             AdamOptions(0.05).weight_decay(0.01));
       },
       [](std::vector<Tensor> p) {  // options differ: load restores them
@@ -381,6 +383,70 @@ TEST(OptimizerStateDict, LoadValidatesBeforeChangingAnything) {
   EXPECT_EQ(opt.param_groups()[0].lr(), 0.01);
   // The good state still loads.
   opt.load_state_dict(good);
+}
+
+// The group keys and values of every checkpoint written when options were a
+// map of doubles (flags as 0 or 1): typed options must write and read the same.
+TEST(OptimizerStateDict, GroupOptionsKeepTheirCheckpointKeys) {
+  Tensor a = leaf({2}), b = leaf({3});
+  Adam adam({ParamGroup({a}), ParamGroup({b}, AdamOptions(0.02).amsgrad(true))},
+            AdamOptions(0.05).betas({0.8, 0.99}).eps(1e-6).weight_decay(0.01));
+  optim::StepLR sched(adam, 10);
+  const std::map<std::string, double> adam_keys = {
+      {"param_groups.0.amsgrad", 0},    {"param_groups.0.beta1", 0.8},
+      {"param_groups.0.beta2", 0.99},   {"param_groups.0.eps", 1e-6},
+      {"param_groups.0.fused", 1},      {"param_groups.0.initial_lr", 0.05},
+      {"param_groups.0.lr", 0.05},      {"param_groups.0.maximize", 0},
+      {"param_groups.0.num_params", 1}, {"param_groups.0.weight_decay", 0.01},
+      {"param_groups.1.amsgrad", 1},    {"param_groups.1.beta1", 0.9},
+      {"param_groups.1.beta2", 0.999},  {"param_groups.1.eps", 1e-8},
+      {"param_groups.1.fused", 1},      {"param_groups.1.initial_lr", 0.02},
+      {"param_groups.1.lr", 0.02},      {"param_groups.1.maximize", 0},
+      {"param_groups.1.num_params", 1}, {"param_groups.1.weight_decay", 0}};
+  EXPECT_EQ(adam.state_dict().scalars, adam_keys);
+  SGD sgd({a}, SGDOptions(0.1).momentum(0.9).nesterov(true).fused(false));
+  const std::map<std::string, double> sgd_keys = {
+      {"param_groups.0.dampening", 0},  {"param_groups.0.fused", 0},
+      {"param_groups.0.lr", 0.1},       {"param_groups.0.maximize", 0},
+      {"param_groups.0.momentum", 0.9}, {"param_groups.0.nesterov", 1},
+      {"param_groups.0.num_params", 1}, {"param_groups.0.weight_decay", 0}};
+  EXPECT_EQ(sgd.state_dict().scalars, sgd_keys);
+
+  // Such a checkpoint loads into the typed fields.
+  optim::OptimizerState saved{"Adam", {}, adam_keys};
+  saved.scalars["param_groups.0.amsgrad"] = 1;
+  saved.scalars["param_groups.1.fused"] = 0;
+  Adam fresh({ParamGroup({leaf({2})}), ParamGroup({leaf({3})})}, AdamOptions());
+  fresh.load_state_dict(saved);
+  const auto& g0 = static_cast<const AdamOptions&>(fresh.param_groups()[0].options());
+  const auto& g1 = static_cast<const AdamOptions&>(fresh.param_groups()[1].options());
+  EXPECT_EQ(g0.betas(), (optim::Betas{0.8, 0.99}));
+  EXPECT_EQ(g0.eps(), 1e-6);
+  EXPECT_TRUE(g0.amsgrad());
+  EXPECT_EQ(g0.initial_lr().value_or(-1), 0.05);
+  EXPECT_FALSE(g1.fused());
+  EXPECT_EQ(g1.lr(), 0.02);
+  saved.scalars["param_groups.1.momentum"] = 0.9;
+  EXPECT_ERROR_CONTAINS(ValueError, fresh.load_state_dict(saved),
+                        "unknown option 'param_groups.1.momentum'");
+}
+
+TEST(Optimizer, GroupOptionsAreTheGroupsOwn) {
+  Tensor a = leaf({2}), b = leaf({2});
+  const AdamOptions defaults = AdamOptions(0.1).weight_decay(0.5);
+  ParamGroup unadded({a});
+  EXPECT_FALSE(unadded.has_options());
+  EXPECT_ERROR_CONTAINS(ValueError, unadded.options(), "no options until it is added");
+  Adam opt({unadded, ParamGroup({b}, AdamOptions(0.2))}, defaults);
+  auto& g0 = static_cast<AdamOptions&>(opt.param_groups()[0].options());
+  EXPECT_EQ(g0.weight_decay(), 0.5) << "a copy of the defaults";
+  g0.weight_decay(0.25);
+  EXPECT_EQ(static_cast<const AdamOptions&>(opt.defaults()).weight_decay(), 0.5);
+  EXPECT_EQ(static_cast<const AdamOptions&>(opt.param_groups()[1].options()).weight_decay(), 0.0)
+      << "options given with the group are complete";
+  const ParamGroup copy = opt.param_groups()[0];
+  g0.lr(0.3);
+  EXPECT_EQ(copy.lr(), 0.1) << "a copied group owns its options";
 }
 
 // ---- fused step == op-by-op reference, on every layout ----

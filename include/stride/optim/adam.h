@@ -19,38 +19,43 @@
 
 namespace stride::optim {
 
-// The fields of AdamOptions and AdamWOptions, which differ only in the
-// default weight decay (L2 for Adam, decoupled for AdamW).
-#define STRIDE_ADAM_OPTIONS_FIELDS(default_weight_decay)                          \
-  STRIDE_OPTIM_ARG(double, lr);                                                   \
-  STRIDE_OPTIM_ARG(Betas, betas) = {0.9, 0.999};                                  \
-  STRIDE_OPTIM_ARG(double, eps) = 1e-8;                                           \
-  STRIDE_OPTIM_ARG(double, weight_decay) = default_weight_decay;                  \
-  STRIDE_OPTIM_ARG(bool, amsgrad) = false;                                        \
-  STRIDE_OPTIM_ARG(bool, maximize) = false;                                       \
-  /* One TensorIter pass per parameter computing m, v and p for float32 and */    \
-  /* float64 parameters, a step's passes in one parallel region; bit- */          \
-  /* identical to the op-by-op reference path, which runs otherwise. */           \
-  STRIDE_OPTIM_ARG(bool, fused) = true;                                           \
-                                                                                  \
- public:                                                                          \
-  /* As group options: lr, beta1, beta2, eps, weight_decay, amsgrad, maximize, */ \
-  /* fused. */                                                                    \
-  GroupOptions to_group_options() const
-
 using Betas = std::pair<double, double>;
 
-struct AdamOptions {
-  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
-  STRIDE_ADAM_OPTIONS_FIELDS(0.0);
-};
+// AdamOptions and AdamWOptions, which differ only in the default weight decay
+// (L2 for Adam, decoupled for AdamW). State_dict keys: lr, beta1, beta2, eps,
+// weight_decay, amsgrad, maximize, fused.
+#define STRIDE_ADAM_OPTIONS(Options, default_weight_decay)                     \
+  struct Options : OptimizerCloneableOptions<Options> {                        \
+    explicit Options(double lr = 1e-3) : OptimizerCloneableOptions(lr) {}      \
+    STRIDE_OPTIM_ARG(Betas, betas) = {0.9, 0.999};                             \
+    STRIDE_OPTIM_ARG(double, eps) = 1e-8;                                      \
+    STRIDE_OPTIM_ARG(double, weight_decay) = default_weight_decay;             \
+    STRIDE_OPTIM_ARG(bool, amsgrad) = false;                                   \
+    STRIDE_OPTIM_ARG(bool, maximize) = false;                                  \
+    /* One TensorIter pass per parameter computing m, v and p for float32 */   \
+    /* and float64 parameters, a step's passes in one parallel region; bit- */ \
+    /* identical to the op-by-op reference path, which runs otherwise. */      \
+    STRIDE_OPTIM_ARG(bool, fused) = true;                                      \
+                                                                               \
+   private:                                                                    \
+    friend class OptimizerCloneableOptions<Options>;                           \
+    static constexpr const char* kName = #Options;                             \
+    template <class Self, class F>                                             \
+    static void visit(Self& self, F&& f) {                                     \
+      f("beta1", self.betas_.first);                                           \
+      f("beta2", self.betas_.second);                                          \
+      f("eps", self.eps_);                                                     \
+      f("weight_decay", self.weight_decay_);                                   \
+      f("amsgrad", self.amsgrad_);                                             \
+      f("maximize", self.maximize_);                                           \
+      f("fused", self.fused_);                                                 \
+    }                                                                          \
+  }
 
-struct AdamWOptions {
-  explicit AdamWOptions(double lr = 1e-3) : lr_(lr) {}
-  STRIDE_ADAM_OPTIONS_FIELDS(1e-2);
-};
+STRIDE_ADAM_OPTIONS(AdamOptions, 0.0);
+STRIDE_ADAM_OPTIONS(AdamWOptions, 1e-2);
 
-#undef STRIDE_ADAM_OPTIONS_FIELDS
+#undef STRIDE_ADAM_OPTIONS
 
 class Adam : public Optimizer {
  public:
@@ -59,8 +64,8 @@ class Adam : public Optimizer {
 
  protected:
   // For AdamW: decoupled weight decay, named "AdamW".
-  Adam(const char* name, bool decoupled, GroupOptions defaults);
-  void check_options(const GroupOptions& options, size_t group_index) const override;
+  Adam(const char* name, bool decoupled, const OptimizerOptions& defaults);
+  void check_options(const OptimizerOptions& options, size_t group_index) const override;
   void update(Tensor& param,
               const Tensor& grad,
               const ParamGroup& group,

@@ -17,7 +17,7 @@
 // PyTorch multiplies their effects, here the last to step wins — compose with
 // SequentialLR or LambdaLR instead.
 //
-// The base lr of a group is its "initial_lr" option, set from "lr" by the
+// The base lr of a group is its options' initial_lr, set from lr by the
 // first scheduler constructed on the optimizer (as PyTorch). A scheduler
 // keeps a pointer to its optimizer, which must outlive it. The constructor
 // performs the initial step: last_epoch becomes 0 and every group's lr is set.
@@ -58,7 +58,7 @@ class LRScheduler {
   virtual void load_state_dict(const std::map<std::string, double>& state);
 
  protected:
-  // Records the base lrs (setting each group's "initial_lr" if missing).
+  // Records the base lrs (setting each group's initial_lr if missing).
   // Derived constructors call initial_step() once their fields are set.
   explicit LRScheduler(Optimizer& optimizer);
   void initial_step();

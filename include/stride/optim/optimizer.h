@@ -22,7 +22,9 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -46,33 +48,130 @@
 
 namespace stride::optim {
 
-// The hyperparameters of one group by name, like a PyTorch param_group dict
-// without "params": "lr", "weight_decay", "momentum", "beta1", "beta2", ...
-// Flags are stored as 0 or 1. A scheduler adds "initial_lr".
-using GroupOptions = std::map<std::string, double>;
+// The hyperparameters of one param group, as torch::optim::OptimizerOptions:
+// each optimizer has its own typed options (AdamOptions, SGDOptions) deriving
+// from this, and every group owns a copy.
+class OptimizerOptions {
+ public:
+  virtual ~OptimizerOptions() = default;
+  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
+  // The options' type, for errors: "AdamOptions".
+  virtual const char* name() const = 0;
+  virtual double lr() const = 0;
+  virtual void set_lr(double lr) = 0;
 
-// Parameters that share hyperparameters. Options given here override the
-// optimizer's defaults; missing ones are filled in when the group is added.
+  // A scheduler's base lr: set from lr by the first scheduler built on the
+  // optimizer (PyTorch's "initial_lr").
+  const std::optional<double>& initial_lr() const { return initial_lr_; }
+  void set_initial_lr(std::optional<double> lr) { initial_lr_ = lr; }
+
+  // Every hyperparameter by its state_dict key, "lr" and (once set)
+  // "initial_lr" included; flags as 0 or 1.
+  virtual std::map<std::string, double> values() const = 0;
+  // Sets the hyperparameter named `key` (a flag to value != 0); false, and
+  // nothing changes, when these options have no such key.
+  virtual bool set_value(const std::string& key, double value) = 0;
+
+ protected:
+  OptimizerOptions() = default;
+  OptimizerOptions(const OptimizerOptions&) = default;
+  OptimizerOptions& operator=(const OptimizerOptions&) = default;
+
+ private:
+  std::optional<double> initial_lr_;
+};
+
+// The part every optimizer's options type Derived shares (CRTP, as libtorch's
+// OptimizerCloneableOptions): clone, name, a chainable lr and the state_dict's
+// access by key. Derived lists its other fields once, in a private
+//   template <class Self, class F> static void visit(Self& self, F&& f)
+// that calls f(key, field) for each (a double or a bool), names itself in
+// `static constexpr const char* kName`, and befriends this class.
+template <class Derived>
+class OptimizerCloneableOptions : public OptimizerOptions {
+ public:
+  std::unique_ptr<OptimizerOptions> clone() const override {
+    return std::make_unique<Derived>(self());
+  }
+  const char* name() const override { return Derived::kName; }
+  double lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  Derived& lr(double lr) {
+    lr_ = lr;
+    return self();
+  }
+
+  std::map<std::string, double> values() const override {
+    std::map<std::string, double> out{{"lr", lr_}};
+    if (initial_lr()) out["initial_lr"] = *initial_lr();
+    Derived::visit(self(), [&](const char* key, const auto& field) { out[key] = double(field); });
+    return out;
+  }
+  bool set_value(const std::string& key, double value) override {
+    if (key == "lr") {
+      lr_ = value;
+      return true;
+    }
+    if (key == "initial_lr") {
+      set_initial_lr(value);
+      return true;
+    }
+    bool found = false;
+    Derived::visit(self(), [&](const char* k, auto& field) {
+      if (key != k) return;
+      // Checkpoints store flags as numbers.
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(field)>, bool>) {
+        field = value != 0;
+      } else {
+        field = value;
+      }
+      found = true;
+    });
+    return found;
+  }
+
+ protected:
+  explicit OptimizerCloneableOptions(double lr) : lr_(lr) {}
+
+ private:
+  Derived& self() { return static_cast<Derived&>(*this); }
+  const Derived& self() const { return static_cast<const Derived&>(*this); }
+
+  double lr_;
+};
+
+// Parameters that share hyperparameters. A group takes the optimizer's
+// defaults when it is added, unless it has options of its own (of that
+// optimizer's kind, e.g. AdamOptions for Adam) or an lr of its own.
 class ParamGroup {
  public:
-  explicit ParamGroup(std::vector<Tensor> params, GroupOptions options = {})
-      : params_(std::move(params)), options_(std::move(options)) {}
+  explicit ParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
+  ParamGroup(std::vector<Tensor> params, const OptimizerOptions& options)
+      : params_(std::move(params)), options_(options.clone()) {}
+  // The optimizer's defaults with this lr.
+  ParamGroup(std::vector<Tensor> params, double lr) : params_(std::move(params)), lr_(lr) {}
+  ParamGroup(const ParamGroup& other);
+  ParamGroup& operator=(const ParamGroup& other);
+  ParamGroup(ParamGroup&&) = default;
+  ParamGroup& operator=(ParamGroup&&) = default;
+  ~ParamGroup() = default;
 
   std::vector<Tensor>& params() { return params_; }
   const std::vector<Tensor>& params() const { return params_; }
-  GroupOptions& options() { return options_; }
-  const GroupOptions& options() const { return options_; }
-
-  bool has(const std::string& key) const { return options_.count(key) != 0; }
-  // Throws ValueError naming the key when the group has no such option.
-  double get(const std::string& key) const;
-  void set(const std::string& key, double value) { options_[key] = value; }
-  double lr() const { return get("lr"); }
-  void set_lr(double lr) { options_["lr"] = lr; }
+  bool has_options() const { return options_ != nullptr; }
+  // Throws ValueError for a group given no options that is not yet added to
+  // an optimizer. Downcast to the optimizer's options for its fields:
+  // static_cast<AdamOptions&>(group.options()).betas().
+  OptimizerOptions& options();
+  const OptimizerOptions& options() const;
+  double lr() const { return options().lr(); }
+  void set_lr(double lr) { options().set_lr(lr); }
 
  private:
+  friend class Optimizer;
   std::vector<Tensor> params_;
-  GroupOptions options_;
+  std::unique_ptr<OptimizerOptions> options_;
+  std::optional<double> lr_;  // applied to the defaults when added
 };
 
 // What an optimizer remembers about one parameter: buffers of the
@@ -118,16 +217,16 @@ class Optimizer {
   // Clears every parameter's gradient: undefined (set_to_none), or zeroed in
   // place.
   void zero_grad(bool set_to_none = true);
-  // Adds a group; its parameters get the next indices. Missing options come
-  // from the optimizer's defaults; unknown option names and invalid values
-  // throw ValueError.
+  // Adds a group; its parameters get the next indices. A group without
+  // options gets a copy of the defaults (with its lr, if it has one); options
+  // of another optimizer and invalid values throw ValueError.
   void add_param_group(ParamGroup group);
 
   std::vector<ParamGroup>& param_groups() { return groups_; }
   const std::vector<ParamGroup>& param_groups() const { return groups_; }
   // All parameters, in index order.
   std::vector<Tensor> parameters() const;
-  const GroupOptions& defaults() const { return defaults_; }
+  const OptimizerOptions& defaults() const { return *defaults_; }
   const std::string& name() const { return name_; }
 
   // The state of `param`, or nullptr before its first update (or when
@@ -145,14 +244,14 @@ class Optimizer {
   void load_state_dict(const OptimizerState& state);
 
  protected:
-  Optimizer(std::string name, GroupOptions defaults);
+  Optimizer(std::string name, const OptimizerOptions& defaults);
   // Adds the constructor's groups (from the derived constructor, so that
   // check_options is the derived class's). Throws ValueError when they hold
   // no parameter at all.
   void init(std::vector<ParamGroup> groups);
 
   // Throws ValueError when a hyperparameter of group `group_index` is invalid.
-  virtual void check_options(const GroupOptions& options, size_t group_index) const = 0;
+  virtual void check_options(const OptimizerOptions& options, size_t group_index) const = 0;
   // Updates `param` in place from `grad` (same shape and dtype), reading and
   // writing `state` (empty before the first update). Runs under NoGradGuard.
   virtual void update(Tensor& param,
@@ -189,7 +288,7 @@ class Optimizer {
   std::string describe(const Location& loc) const;
 
   std::string name_;
-  GroupOptions defaults_;
+  std::unique_ptr<OptimizerOptions> defaults_;
   std::unique_ptr<detail::FusedStep> fused_;
   std::vector<ParamGroup> groups_;
   std::unordered_map<const TensorImpl*, Location> index_of_;

@@ -13,9 +13,10 @@
 
 namespace stride::optim {
 
-struct SGDOptions {
-  explicit SGDOptions(double lr) : lr_(lr) {}
-  STRIDE_OPTIM_ARG(double, lr);
+// State_dict keys: lr, momentum, dampening, weight_decay, nesterov, maximize,
+// fused.
+struct SGDOptions : OptimizerCloneableOptions<SGDOptions> {
+  explicit SGDOptions(double lr) : OptimizerCloneableOptions(lr) {}
   STRIDE_OPTIM_ARG(double, momentum) = 0;
   STRIDE_OPTIM_ARG(double, dampening) = 0;
   STRIDE_OPTIM_ARG(double, weight_decay) = 0;
@@ -25,10 +26,18 @@ struct SGDOptions {
   // (bit-identical to the op-by-op reference path, which runs otherwise).
   STRIDE_OPTIM_ARG(bool, fused) = true;
 
- public:
-  // As group options: lr, momentum, dampening, weight_decay, nesterov,
-  // maximize, fused.
-  GroupOptions to_group_options() const;
+ private:
+  friend class OptimizerCloneableOptions<SGDOptions>;
+  static constexpr const char* kName = "SGDOptions";
+  template <class Self, class F>
+  static void visit(Self& self, F&& f) {
+    f("momentum", self.momentum_);
+    f("dampening", self.dampening_);
+    f("weight_decay", self.weight_decay_);
+    f("nesterov", self.nesterov_);
+    f("maximize", self.maximize_);
+    f("fused", self.fused_);
+  }
 };
 
 class SGD : public Optimizer {
@@ -37,7 +46,7 @@ class SGD : public Optimizer {
   SGD(std::vector<ParamGroup> groups, const SGDOptions& options);
 
  protected:
-  void check_options(const GroupOptions& options, size_t group_index) const override;
+  void check_options(const OptimizerOptions& options, size_t group_index) const override;
   void update(Tensor& param,
               const Tensor& grad,
               const ParamGroup& group,
