@@ -34,4 +34,6 @@ namespace stride::kernels {
 constinit detail::DispatchStub<AdamStepFn> adam_step("adam_step");
 constinit detail::DispatchStub<SGDStepFn> sgd_step("sgd_step");
 
+constinit detail::DispatchStub<SoftmaxRowsFn> softmax_rows("softmax");
+
 }  // namespace stride::kernels

@@ -204,4 +204,10 @@ using SGDStepFn = void (*)(const TensorIter& iter,
                            int64_t end);
 extern detail::DispatchStub<SGDStepFn> sgd_step;
 
+// ---- softmax, log_softmax (src/backends/cpu/softmax.cpp) ----
+// x (R, D) contiguous, floating -> out (R, D) contiguous: each row's softmax
+// (log_softmax when `log`), max-shifted.
+using SoftmaxRowsFn = void (*)(const Tensor& x, Tensor& out, bool log);
+extern detail::DispatchStub<SoftmaxRowsFn> softmax_rows;
+
 }  // namespace stride::kernels
