@@ -36,4 +36,6 @@ constinit detail::DispatchStub<SGDStepFn> sgd_step("sgd_step");
 
 constinit detail::DispatchStub<SoftmaxRowsFn> softmax_rows("softmax");
 
+constinit detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16("autocast_bf16");
+
 }  // namespace stride::kernels

@@ -210,4 +210,10 @@ extern detail::DispatchStub<SGDStepFn> sgd_step;
 using SoftmaxRowsFn = void (*)(const Tensor& x, Tensor& out, bool log);
 extern detail::DispatchStub<SoftmaxRowsFn> softmax_rows;
 
+// ---- autocast (src/backends/cpu/autocast.cpp) ----
+// src float32 contiguous -> out bfloat16 contiguous of its shape, each value
+// rounded to nearest even.
+using RoundToBfloat16Fn = void (*)(const Tensor& src, Tensor& out);
+extern detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16;
+
 }  // namespace stride::kernels

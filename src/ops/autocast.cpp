@@ -1,12 +1,10 @@
 #include <unordered_map>
 
-#include "backends/cpu/blas.h"
+#include "backends/kernels.h"
 #include "ops/autocast_internal.h"
-#include "ops/device_kernel.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/ops.h"
-#include "stride/parallel.h"
 
 namespace stride {
 
@@ -33,15 +31,7 @@ namespace detail {
 Tensor autocast_bf16(const Tensor& t) {
   const Tensor src = t.contiguous();
   Tensor out = empty(t.sizes(), t.options().dtype(kBFloat16));
-  run_kernel("autocast_bf16", t.device(), [&] {
-    const float* from = src.data_ptr<float>();
-    BFloat16* to = out.data_ptr<BFloat16>();
-    // A pass over memory (a gradient of the large Llama is 4M floats): split
-    // only when large, as linalg's operand conversion.
-    parallel_for(0, src.numel(), int64_t(1) << 16, [&](int64_t begin, int64_t end) {
-      cpu::round_to_bf16(from + begin, to + begin, end - begin);
-    });
-  });
+  kernels::round_to_bfloat16(t.device(), src, out);
   return out;
 }
 

@@ -1,0 +1,25 @@
+// The CPU kernel of autocast's float32 -> bfloat16 rounding
+// (backends/kernels.h).
+#include "backends/cpu/blas.h"
+#include "backends/kernels.h"
+#include "stride/parallel.h"
+
+namespace stride::cpu {
+
+namespace {
+
+void round_to_bfloat16_kernel(const Tensor& src, Tensor& out) {
+  const float* from = src.data_ptr<float>();
+  BFloat16* to = out.data_ptr<BFloat16>();
+  // A pass over memory (a gradient of the large Llama is 4M floats): split
+  // only when large, as linalg's operand conversion.
+  parallel_for(0, src.numel(), int64_t(1) << 16, [&](int64_t begin, int64_t end) {
+    round_to_bf16(from + begin, to + begin, end - begin);
+  });
+}
+
+}  // namespace
+
+STRIDE_REGISTER_KERNEL(kernels::round_to_bfloat16, CPU, round_to_bfloat16_kernel);
+
+}  // namespace stride::cpu
