@@ -113,7 +113,7 @@ Tensor rotary_embedding(const Tensor& x,
 
 namespace detail {
 
-SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
+void check_tables(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
   const int64_t T = x.size(-2), half = x.size(-1) / 2;
   for (const Tensor* table : {&cos, &sin}) {
     STRIDE_CHECK(table->defined() && table->is_floating_point() && table->dim() == 2 &&
@@ -123,9 +123,15 @@ SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, 
                  table->defined() ? shape_str(table->sizes()) : std::string("undefined"), ".");
   }
   ::stride::detail::common_device(op, {&x, &cos, &sin});
+}
+
+SharedTables float64_tables(const Tensor& cos, const Tensor& sin) {
   auto tables = std::make_shared<AngleTables>();
-  if (x.device().is_meta()) return tables;  // no values to rotate by
-  const Tensor c = cos.to(kFloat64).contiguous(), s = sin.to(kFloat64).contiguous();
+  if (cos.device().is_meta()) return tables;
+  // Detached: the rotations take no gradient for their tables, so the copies
+  // need no graph.
+  const Tensor c = cos.detach().to(kFloat64).contiguous();
+  const Tensor s = sin.detach().to(kFloat64).contiguous();
   tables->cosines.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
   tables->sines.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
   return tables;
@@ -138,7 +144,8 @@ Tensor rotary_embedding(const Tensor& x,
                         const Tensor& sin,
                         RopeConvention convention) {
   check_args(x, 0, 1.0, "rotary_embedding");
-  const SharedTables tables = detail::checked_tables("rotary_embedding", x, cos, sin);
+  detail::check_tables("rotary_embedding", x, cos, sin);
+  const SharedTables tables = detail::float64_tables(cos, sin);
   return in_float32(x, [&](const Tensor& xf) {
     profiler::RecordFunction record("rotary_embedding", {xf});
     return rope(xf, tables, convention, 1.0);

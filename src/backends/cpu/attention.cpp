@@ -331,11 +331,7 @@ int64_t heads_per_task(const AttentionShape& a) {
 template <class T>
 std::optional<RowRotation<T>> rotation(const AttentionShape& a, double sign) {
   if (!a.rotary) return std::nullopt;
-  const Tensor &cos = a.rotary->cos64, &sin = a.rotary->sin64;
-  kernels::AngleTables tables;
-  tables.cosines.assign(cos.data_ptr<double>(), cos.data_ptr<double>() + cos.numel());
-  tables.sines.assign(sin.data_ptr<double>(), sin.data_ptr<double>() + sin.numel());
-  return RowRotation<T>(tables, sign, a.E, a.rotary->interleaved);
+  return RowRotation<T>(*a.rotary->tables, sign, a.E, a.rotary->interleaved);
 }
 
 // Asks for every cache line of rows [0, rows) of cols elements, ld apart.
