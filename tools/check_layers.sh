@@ -38,15 +38,9 @@ FORBIDDEN=(
 )
 
 # ---- known exceptions, reported as warnings: "file -> included header",
-# exact, one a line. Tracked by the "kernels live in backends" work, which
-# moves these nn/optim kernels into src/backends/cpu; delete a line once its
-# include is gone. A new include is never covered by these. ----
+# exact, one a line; delete a line once its include is gone. A new include is
+# never covered by these. ----
 KNOWN_EXCEPTIONS=(
-  # -- tracked by the "kernels live in backends" work --
-  "src/nn/rope.cpp -> backends/cpu/vec_math.h"
-  # -- rotary attention's kernel rotates with rope's row kernel, which still
-  # lives in src/nn with rope's op; it moves with rope's kernels --
-  "src/backends/cpu/attention.cpp -> nn/rope_kernels.h"
   # -- autograd computes with ops (the engine sums gradients, nodes make
   # zeros and views), while ops record autograd nodes: the two layers depend
   # on each other until autograd reaches ops through an interface (as

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "backends/rope_args.h"
 #include "stride/tensor.h"
 
 namespace stride::kernels {
@@ -23,12 +24,11 @@ struct AttentionShape {
   uint64_t key = 0, base = 0;
   // Rotary attention (Note [Rotary attention]): the rotation of q and k, or
   // null. cos and sin are the caller's, kept for the backward written with
-  // ops; the kernels rotate by cos64 and sin64, the same tables (L, E/2) in
-  // float64, contiguous.
+  // ops; the kernels rotate by tables, the same values (L, E/2) in float64.
   struct Rotary {
     Tensor cos, sin;
     bool interleaved;  // RopeConvention::Interleaved, else HalfSplit
-    Tensor cos64, sin64;
+    std::shared_ptr<const AngleTables> tables;
   };
   std::shared_ptr<const Rotary> rotary;
 };

@@ -25,6 +25,8 @@ constinit detail::DispatchStub<AttentionBackwardFn> attention_backward(
 constinit detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask(
     "scaled_dot_product_attention");
 
+constinit detail::DispatchStub<RotaryEmbeddingFn> rotary_embedding("rotary_embedding");
+
 }  // namespace stride::kernels
 
 // ---- fused optimizer steps ----

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backends/attention_args.h"
+#include "backends/rope_args.h"
 #include "core/dispatch_stub.h"
 #include "stride/tensor.h"
 
@@ -155,6 +156,16 @@ extern detail::DispatchStub<AttentionBackwardFn> attention_backward;
 // Note [Fused attention] for a.dropout_p, a.key and a.base.
 using AttentionDropoutMaskFn = void (*)(const AttentionShape& a, Tensor& mask);
 extern detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask;
+
+// ---- rotary_embedding (src/backends/cpu/rope.cpp) ----
+// x (..., T, D) float32 or float64 with a row layout, tables (T, D/2) ->
+// y (..., T, D) of x's dtype with a row layout: each pair of features of row
+// t rotated by +angle (sign = 1) or -angle (sign = -1, the backward) of
+// table row t; pairs are interleaved (x[2i], x[2i + 1]), else split in
+// halves (x[i], x[i + D/2]).
+using RotaryEmbeddingFn =
+    void (*)(const Tensor& x, const AngleTables& tables, double sign, bool interleaved, Tensor& y);
+extern detail::DispatchStub<RotaryEmbeddingFn> rotary_embedding;
 
 }  // namespace stride::kernels
 

@@ -31,6 +31,7 @@
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "core/random_fill.h"
+#include "nn/rope_tables.h"
 #include "nn/row_layout.h"
 #include "ops/device_kernel.h"
 #include "stride/autograd.h"
@@ -262,27 +263,6 @@ void check_attention_args(const Tensor& q,
   }
 }
 
-// rotary_embedding's checks of its tables (checked_tables in nn/rope.cpp),
-// naming rotary_attention: cos and sin (T, E/2), floating, on q's device.
-void check_rotary_tables(const Tensor& q, const Tensor& cos, const Tensor& sin) {
-  const char* op = "rotary_attention";
-  const int64_t T = q.size(-2), half = q.size(-1) / 2;
-  for (const Tensor* table : {&cos, &sin}) {
-    STRIDE_CHECK(table->defined() && table->is_floating_point() && table->dim() == 2 &&
-                     table->size(0) == T && table->size(1) == half,
-                 ShapeError, "[", op, "] expected floating cos and sin tables (T, D/2) = (", T,
-                 ", ", half, ") for x ", shape_str(q.sizes()), "; got ",
-                 table->defined() ? shape_str(table->sizes()) : std::string("undefined"), ".");
-  }
-  ::stride::detail::common_device(op, {&q, &cos, &sin});
-}
-
-// A rotation table as the kernels read it (AttentionShape::Rotary): the
-// values rotary_embedding rotates by, in float64, contiguous.
-Tensor float64_table(const Tensor& table) {
-  return table.detach().to(kFloat64).contiguous();
-}
-
 Tensor composed_attention(const Tensor& q,
                           const Tensor& k,
                           const Tensor& v,
@@ -345,7 +325,7 @@ Tensor rotary_attention(const Tensor& q,
                shape_str(q.sizes()), ", k ", shape_str(k.sizes()),
                ". Hint: with a KV cache, rotate with rotary_embedding and call "
                "scaled_dot_product_attention.");
-  check_rotary_tables(q, cos, sin);
+  detail::check_tables("rotary_attention", q, cos, sin);
   if (!fusable(q, k, v, {}, dropout_p)) {
     return scaled_dot_product_attention(rotary_embedding(q, cos, sin, convention),
                                         rotary_embedding(k, cos, sin, convention), v, {}, dropout_p,
@@ -354,7 +334,7 @@ Tensor rotary_attention(const Tensor& q,
   const double s = scale.value_or(1.0 / std::sqrt(double(q.size(-1))));
   AttentionShape a = fused_shape(q, k, v, dropout_p, is_causal, s, std::nullopt, gen);
   a.rotary = std::make_shared<const AttentionShape::Rotary>(AttentionShape::Rotary{
-      cos, sin, convention == RopeConvention::Interleaved, float64_table(cos), float64_table(sin)});
+      cos, sin, convention == RopeConvention::Interleaved, detail::float64_tables(cos, sin)});
   return fused_attention(q, k, v, a);
 }
 

@@ -2,27 +2,21 @@
 // the angle +p * theta_i, i.e. a + i b is multiplied by e^{i p theta_i} (Meta's
 // complex multiply, and what Hugging Face's rotate_half computes):
 //   a' = a cos - b sin,   b' = a sin + b cos.
-// The kernel reads x's rows where they lie when x has a row layout
-// (Note [Row layout]) and writes y in x's memory order; its backward is the
-// rotation by the opposite angle (the transpose of a rotation), which is the
-// same kernel, so it is differentiable to any order. Angles and cos/sin are
-// computed in float64, so the result does not lose precision at large
-// positions. float32 rotates whole vectors at a time with cos/sin rounded once to
-// float32 (backends/cpu/vec_math.h): the op is a pass over memory, and
-// widening every element to float64 made it several times slower than that;
-// the result stays within float32 rounding. float64 keeps the scalar loop.
+// The kernel (src/backends/cpu/rope.cpp) reads x's rows where they lie when x
+// has a row layout (Note [Row layout]) and writes y in x's memory order; its
+// backward is the rotation by the opposite angle (the transpose of a
+// rotation), which is the same kernel, so it is differentiable to any order.
+// Angles and cos/sin are computed in float64, so the result does not lose
+// precision at large positions.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <memory>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "autograd/node.h"
-#include "backends/cpu/vec_math.h"
-#include "core/dispatch.h"
-#include "nn/rope_kernels.h"
+#include "backends/kernels.h"
+#include "nn/rope_tables.h"
 #include "nn/row_layout.h"
 #include "ops/device_kernel.h"
 #include "stride/nn/functional.h"
@@ -34,11 +28,6 @@ namespace stride::nn::functional {
 
 namespace {
 
-namespace vec = ::stride::cpu::vec;
-
-// Elements per parallel chunk: enough work to pay for waking a thread, and
-// decoding's few rows (1, H, 1, D) run inline without a parallel region.
-constexpr int64_t kGrain = 16384;
 // Angles per chunk of a table (each a sincos, some 10 ns).
 constexpr int64_t kTableGrain = 512;
 
@@ -55,8 +44,8 @@ void check_args(const Tensor& x, int64_t position_offset, double base, const cha
   STRIDE_CHECK(base > 0, ValueError, "[", op, "] expected base > 0; got ", base, ".");
 }
 
-using detail::AngleTables;
 using detail::SharedTables;
+using kernels::AngleTables;
 
 // The angles (offset + t) * theta_i, theta_i = base^(-2i/D). A sincos costs
 // about as much as rotating a few dozen elements, so long sequences split
@@ -83,166 +72,14 @@ AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
   return tables;
 }
 
-// Rotations of interleaved pairs run in vectors of the CPU's width, on
-// tables expanded to the row's layout (RowRotation): C = (c0, c0, c1, c1,
-// ...) and S = (-s0, s0, -s1, s1, ...), so a vector is two products and a
-// pair swap within one register. Expanding compact tables in registers
-// took five shuffles a vector: on a Zen 3 CPU, rows in L1, 2.3-2.5 ns a
-// vector against 1.7-1.9 expanded (rows from memory cost ~6 ns either
-// way), and the standalone pass over the article's heads is no slower for
-// the tables' doubled size. 16-lane shuffles on a CPU without AVX-512 (two
-// ymm halves) compiled to scalar moves through the stack, hence the native
-// width.
-using RowVec = vec::NativeVec;
-constexpr int64_t kPairLanes = vec::kNativeLanes;
-
-template <size_t... I>
-RowVec rotate_pairs(RowVec x, RowVec c, RowVec s, std::index_sequence<I...>) {
-  return x * c + __builtin_shufflevector(x, x, (I ^ 1)...) * s;
-}
-
-// One row of D floats, pairs (x[2i], x[2i + 1]): y = x * C + swap_pairs(x) * S,
-// the same on every lane. Blocks start at even offsets and a partial block
-// has an even length, so both features of a pair are in one block (its
-// unused lanes are zeros).
-[[gnu::always_inline]] inline void rotate_interleaved(
-    const float* x, const float* c, const float* s, float* y, int64_t D) {
-  constexpr auto lanes = std::make_index_sequence<size_t(kPairLanes)>{};
-  int64_t j = 0;
-  for (; j + kPairLanes <= D; j += kPairLanes) {
-    RowVec xv, cv, sv;
-    std::memcpy(&xv, x + j, sizeof(xv));
-    std::memcpy(&cv, c + j, sizeof(cv));
-    std::memcpy(&sv, s + j, sizeof(sv));
-    const RowVec yv = rotate_pairs(xv, cv, sv, lanes);
-    std::memcpy(y + j, &yv, sizeof(yv));
-  }
-  if (j < D) {
-    const size_t bytes = size_t(D - j) * sizeof(float);
-    RowVec xv{}, cv{}, sv{};
-    std::memcpy(&xv, x + j, bytes);
-    std::memcpy(&cv, c + j, bytes);
-    std::memcpy(&sv, s + j, bytes);
-    const RowVec yv = rotate_pairs(xv, cv, sv, lanes);
-    std::memcpy(y + j, &yv, bytes);
-  }
-}
-
-// One row, pairs (x[i], x[i + half]).
-void rotate_half_split(const float* x, const float* c, const float* s, float* y, int64_t half) {
-  vec::for_each_block(0, half, [&](int64_t i, int64_t n) {
-    const vec::Vec16f a = vec::load_n(x + i, n), b = vec::load_n(x + half + i, n);
-    const vec::Vec16f cv = vec::load_n(c + i, n), sv = vec::load_n(s + i, n);
-    vec::store_n(y + i, a * cv - b * sv, n);
-    vec::store_n(y + half + i, a * sv + b * cv, n);
-  });
-}
-
-}  // namespace
-
-namespace detail {
-
-template <class T>
-RowRotation<T>::RowRotation(const AngleTables& tables,
-                            double sign,
-                            int64_t D,
-                            RopeConvention convention)
-    : D_(D), interleaved_(convention == RopeConvention::Interleaved) {
-  const size_t half = size_t(D / 2), angles = tables.cosines.size();
-  if (std::is_same_v<T, float> && interleaved_) {
-    // Expanded to the rows' layout (rotate_interleaved).
-    cosines_.resize(2 * angles);
-    sines_.resize(2 * angles);
-    for (size_t k = 0; k < angles; ++k) {
-      cosines_[2 * k] = cosines_[2 * k + 1] = T(tables.cosines[k]);
-      sines_[2 * k + 1] = T(sign * tables.sines[k]);
-      sines_[2 * k] = -sines_[2 * k + 1];
-    }
-    table_cols_ = int64_t(2 * half);
-  } else {
-    cosines_.resize(angles);
-    sines_.resize(angles);
-    for (size_t k = 0; k < angles; ++k) {
-      cosines_[k] = T(tables.cosines[k]);
-      sines_[k] = T(sign * tables.sines[k]);
-    }
-    table_cols_ = int64_t(half);
-  }
-}
-
-template <class T>
-void RowRotation<T>::rows(
-    const T* x, int64_t ldx, T* y, int64_t ldy, int64_t t0, int64_t count) const {
-  const int64_t half = D_ / 2;
-  // Pair i of a row: (a, b) = (x[2i], x[2i + 1]) or (x[i], x[i + D/2]).
-  const int64_t a_step = interleaved_ ? 2 : 1, b_off = interleaved_ ? 1 : half;
-  for (int64_t r = 0; r < count; ++r) {
-    const T* xr = x + r * ldx;
-    T* yr = y + r * ldy;
-    const T* cs = cosines_.data() + (t0 + r) * table_cols_;
-    const T* sn = sines_.data() + (t0 + r) * table_cols_;
-    if constexpr (std::is_same_v<T, float>) {
-      if (interleaved_) {
-        rotate_interleaved(xr, cs, sn, yr, D_);
-      } else {
-        rotate_half_split(xr, cs, sn, yr, half);
-      }
-    } else {
-      for (int64_t i = 0; i < half; ++i) {
-        const int64_t ia = i * a_step, ib = ia + b_off;
-        const T a = xr[ia], b = xr[ib], c = cs[i], s = sn[i];
-        yr[ia] = a * c - b * s;
-        yr[ib] = a * s + b * c;
-      }
-    }
-  }
-}
-
-template class RowRotation<float>;
-template class RowRotation<double>;
-
-}  // namespace detail
-
-namespace {
-
-// Rotates rows [begin, end), row r being row t = r % T of matrix r / T,
-// one run of a matrix's rows at a time. A matrix's address is found once
-// per matrix, not per row (RowLayout::offset divides by every leading dim).
-template <class S>
-void rotate_rows(const detail::RowRotation<S>& rotate,
-                 const detail::RowMatrices<const S>& xm,
-                 const detail::RowMatrices<S>& ym,
-                 int64_t T,
-                 int64_t begin,
-                 int64_t end) {
-  for (int64_t r = begin; r < end;) {
-    const int64_t n = r / T, t0 = r % T, t1 = std::min(T, t0 + (end - r));
-    rotate.rows(xm[n] + t0 * xm.ld(), xm.ld(), ym[n] + t0 * ym.ld(), ym.ld(), t0, t1 - t0);
-    r += t1 - t0;
-  }
-}
-
-// Rotates by +angle (sign = 1) or -angle (sign = -1). Row r of x is row
-// t = r % T of matrix r / T, as T = size(-2) is the innermost leading dim.
+// Rotates by +angle (sign = 1) or -angle (sign = -1).
 Tensor rope(const Tensor& x, const SharedTables& tables, RopeConvention conv, double sign) {
-  const int64_t T = x.size(-2), D = x.size(-1);
-  const int64_t rows = D == 0 ? 0 : x.numel() / D;
-  Tensor y = detail::empty_preserving_layout(x, D);
+  Tensor y = detail::empty_preserving_layout(x, x.size(-1));
   {
     NoGradGuard no_grad;
     const Tensor xr = detail::with_row_layout(x);
-    const int64_t grain = std::max<int64_t>(1, kGrain / std::max<int64_t>(D, 1));
-    ::stride::detail::run_kernel("rotary_embedding", x.device(), [&] {
-      ::stride::detail::dispatch_floating(x.dtype(), "rotary_embedding", [&](auto tag) {
-        using S = typename decltype(tag)::type;
-        const detail::RowMatrices<const S> xm(xr);
-        const detail::RowMatrices<S> ym(y);
-        const detail::RowRotation<S> rotate(*tables, sign, D, conv);
-        parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-          rotate_rows(rotate, xm, ym, T, begin, end);
-        });
-      });
-    });
+    kernels::rotary_embedding(x.device(), xr, *tables, sign, conv == RopeConvention::Interleaved,
+                              y);
   }
   if (auto node = autograd::make_node("rotary_embedding", {&x}, {&y})) {
     node->set_backward([tables, conv, sign](const autograd::Grads& gs) {
@@ -276,7 +113,7 @@ Tensor rotary_embedding(const Tensor& x,
 
 namespace detail {
 
-SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
+void check_tables(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin) {
   const int64_t T = x.size(-2), half = x.size(-1) / 2;
   for (const Tensor* table : {&cos, &sin}) {
     STRIDE_CHECK(table->defined() && table->is_floating_point() && table->dim() == 2 &&
@@ -286,9 +123,15 @@ SharedTables checked_tables(const char* op, const Tensor& x, const Tensor& cos, 
                  table->defined() ? shape_str(table->sizes()) : std::string("undefined"), ".");
   }
   ::stride::detail::common_device(op, {&x, &cos, &sin});
+}
+
+SharedTables float64_tables(const Tensor& cos, const Tensor& sin) {
   auto tables = std::make_shared<AngleTables>();
-  if (x.device().is_meta()) return tables;  // no values to rotate by
-  const Tensor c = cos.to(kFloat64).contiguous(), s = sin.to(kFloat64).contiguous();
+  if (cos.device().is_meta()) return tables;
+  // Detached: the rotations take no gradient for their tables, so the copies
+  // need no graph.
+  const Tensor c = cos.detach().to(kFloat64).contiguous();
+  const Tensor s = sin.detach().to(kFloat64).contiguous();
   tables->cosines.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
   tables->sines.assign(s.data_ptr<double>(), s.data_ptr<double>() + s.numel());
   return tables;
@@ -301,7 +144,8 @@ Tensor rotary_embedding(const Tensor& x,
                         const Tensor& sin,
                         RopeConvention convention) {
   check_args(x, 0, 1.0, "rotary_embedding");
-  const SharedTables tables = detail::checked_tables("rotary_embedding", x, cos, sin);
+  detail::check_tables("rotary_embedding", x, cos, sin);
+  const SharedTables tables = detail::float64_tables(cos, sin);
   return in_float32(x, [&](const Tensor& xf) {
     profiler::RecordFunction record("rotary_embedding", {xf});
     return rope(xf, tables, convention, 1.0);

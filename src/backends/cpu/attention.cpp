@@ -52,7 +52,7 @@
 // memory and read back: separate rope passes and their backwards are bound
 // by memory, while fused the rotations cost only their arithmetic (twice in
 // the backward; measured: bench/HISTORY.md). The
-// rotation is rotary_embedding's own row kernel (nn/rope_kernels.h), so the
+// rotation is rotary_embedding's own row kernel (rope_kernels.h), so the
 // results are those of the composition.
 #include <algorithm>
 #include <cmath>
@@ -65,12 +65,12 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/rope_kernels.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
 #include "backends/row_layout.h"
 #include "core/dispatch.h"
 #include "core/random_fill.h"
-#include "nn/rope_kernels.h"
 #include "stride/parallel.h"
 
 namespace stride::cpu {
@@ -78,9 +78,6 @@ namespace stride::cpu {
 namespace {
 
 using kernels::AttentionShape;
-using nn::functional::RopeConvention;
-using nn::functional::detail::AngleTables;
-using nn::functional::detail::RowRotation;
 
 // Keys [0, limit) are visible to query row i.
 int64_t key_limit(int64_t i, int64_t L, int64_t S, bool causal, bool bottom_right) {
@@ -331,13 +328,7 @@ int64_t heads_per_task(const AttentionShape& a) {
 template <class T>
 std::optional<RowRotation<T>> rotation(const AttentionShape& a, double sign) {
   if (!a.rotary) return std::nullopt;
-  const Tensor &cos = a.rotary->cos64, &sin = a.rotary->sin64;
-  AngleTables tables;
-  tables.cosines.assign(cos.data_ptr<double>(), cos.data_ptr<double>() + cos.numel());
-  tables.sines.assign(sin.data_ptr<double>(), sin.data_ptr<double>() + sin.numel());
-  return RowRotation<T>(
-      tables, sign, a.E,
-      a.rotary->interleaved ? RopeConvention::Interleaved : RopeConvention::HalfSplit);
+  return RowRotation<T>(*a.rotary->tables, sign, a.E, a.rotary->interleaved);
 }
 
 // Asks for every cache line of rows [0, rows) of cols elements, ld apart.
