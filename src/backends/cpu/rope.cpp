@@ -3,7 +3,7 @@
 // rows are read where they lie (Note [Row layout]) and y is written in its
 // own layout. float32 rotates whole vectors at a time with cos/sin rounded
 // once to float32 (vec_math.h): the op is a pass over memory, and widening
-// every element to float64 made it several times slower than that; the
+// every element to float64 would make it compute-bound instead; the
 // result stays within float32 rounding. float64 keeps the scalar loop.
 #include <algorithm>
 #include <cstring>
@@ -29,10 +29,9 @@ constexpr int64_t kGrain = 16384;
 // tables expanded to the row's layout (RowRotation): C = (c0, c0, c1, c1,
 // ...) and S = (-s0, s0, -s1, s1, ...), so a vector is two products and a
 // pair swap within one register. Expanding compact tables in registers
-// took five shuffles a vector: on a Zen 3 CPU, rows in L1, 2.3-2.5 ns a
-// vector against 1.7-1.9 expanded (rows from memory cost ~6 ns either
-// way), and the standalone pass over the article's heads is no slower for
-// the tables' doubled size. 16-lane shuffles on a CPU without AVX-512 (two
+// takes five shuffles a vector, more than the rotation itself when rows are
+// in L1, while the tables' doubled size costs nothing measurable (bench/
+// HISTORY.md, "rotations on expanded tables"). 16-lane shuffles on a CPU without AVX-512 (two
 // ymm halves) compiled to scalar moves through the stack, hence the native
 // width.
 using RowVec = vec::NativeVec;
