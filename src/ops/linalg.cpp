@@ -127,6 +127,7 @@ void mixed_gemm(const Tensor& a,
                          c.data_ptr<float>(), m, n * m);
 }
 
+// The CPU GEMM of one dtype: BLAS for floating point, a plain loop else.
 void gemm(const Tensor& a,
           GemmOperand la,
           int64_t sa,
@@ -134,7 +135,25 @@ void gemm(const Tensor& a,
           GemmOperand lb,
           int64_t sb,
           Tensor& c,
-          const char* op);
+          const char* op) {
+  const int64_t batch = c.size(0), n = c.size(1), m = c.size(2), k = a.size(2);
+  switch (a.dtype()) {
+    case kFloat32:
+      cpu::gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0f, a.data_ptr<float>(), la.ld, sa,
+                        b.data_ptr<float>(), lb.ld, sb, 0.0f, c.data_ptr<float>(), m, n * m);
+      break;
+    case kFloat64:
+      cpu::gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0, a.data_ptr<double>(), la.ld, sa,
+                        b.data_ptr<double>(), lb.ld, sb, 0.0, c.data_ptr<double>(), m, n * m);
+      break;
+    default:
+      detail::dispatch_numeric(a.dtype(), op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        naive_gemm<T>(batch, n, m, k, a.data_ptr<T>(), sa, la, b.data_ptr<T>(), sb, lb,
+                      c.data_ptr<T>());
+      });
+  }
+}
 
 // (B, n, k) @ (B, k, m) -> new contiguous (B, n, m); a or b may have batch
 // stride 0 (broadcast). mixed: float32/bfloat16 operands, float32 result
@@ -162,34 +181,6 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
     }
   });
   return c;
-}
-
-// The CPU GEMM of one dtype: BLAS for floating point, a plain loop else.
-void gemm(const Tensor& a,
-          GemmOperand la,
-          int64_t sa,
-          const Tensor& b,
-          GemmOperand lb,
-          int64_t sb,
-          Tensor& c,
-          const char* op) {
-  const int64_t batch = c.size(0), n = c.size(1), m = c.size(2), k = a.size(2);
-  switch (a.dtype()) {
-    case kFloat32:
-      cpu::gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0f, a.data_ptr<float>(), la.ld, sa,
-                        b.data_ptr<float>(), lb.ld, sb, 0.0f, c.data_ptr<float>(), m, n * m);
-      break;
-    case kFloat64:
-      cpu::gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0, a.data_ptr<double>(), la.ld, sa,
-                        b.data_ptr<double>(), lb.ld, sb, 0.0, c.data_ptr<double>(), m, n * m);
-      break;
-    default:
-      detail::dispatch_numeric(a.dtype(), op, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        naive_gemm<T>(batch, n, m, k, a.data_ptr<T>(), sa, la, b.data_ptr<T>(), sb, lb,
-                      c.data_ptr<T>());
-      });
-  }
 }
 
 // batched_matmul with autograd: dA = dC @ B^T, dB = A^T @ dC (themselves
