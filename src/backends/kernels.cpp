@@ -40,4 +40,8 @@ constinit detail::DispatchStub<SoftmaxRowsFn> softmax_rows("softmax");
 
 constinit detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16("autocast_bf16");
 
+constinit detail::DispatchStub<UniformFillFn> uniform_fill("uniform_");
+constinit detail::DispatchStub<NormalFillFn> normal_fill("normal_");
+constinit detail::DispatchStub<RandintFillFn> randint_fill("random_");
+
 }  // namespace stride::kernels

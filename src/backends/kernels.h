@@ -227,4 +227,23 @@ extern detail::DispatchStub<SoftmaxRowsFn> softmax_rows;
 using RoundToBfloat16Fn = void (*)(const Tensor& src, Tensor& out);
 extern detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16;
 
+// ---- random fills (src/backends/cpu/random_fill.h, Note [Counter-based
+// fills]) ----
+// Outputs per Philox counter (128 random bits) of each fill: what an op
+// reserves from a Generator for a fill of n elements, ceil(n / k) counters.
+inline constexpr int64_t kUniformFloatPerCounter = 4;   // 24 bits per value
+inline constexpr int64_t kUniformDoublePerCounter = 2;  // 53 bits per value
+inline constexpr int64_t kNormalFloatPerCounter = 4;    // Box-Muller: 2 pairs of 32-bit uniforms
+inline constexpr int64_t kNormalDoublePerCounter = 2;   // Box-Muller: 1 pair of 53-bit uniforms
+inline constexpr int64_t kRandintPerCounter = 2;        // 64 bits per value
+// out float32 or float64, contiguous: U[from, to) draws in element order.
+using UniformFillFn = void (*)(Tensor& out, double from, double to, Generator& gen);
+extern detail::DispatchStub<UniformFillFn> uniform_fill;
+// out float32 or float64, contiguous: N(mean, std^2) draws in element order.
+using NormalFillFn = void (*)(Tensor& out, double mean, double std, Generator& gen);
+extern detail::DispatchStub<NormalFillFn> normal_fill;
+// out int64 contiguous: integers uniform on [low, high) in element order.
+using RandintFillFn = void (*)(Tensor& out, int64_t low, int64_t high, Generator& gen);
+extern detail::DispatchStub<RandintFillFn> randint_fill;
+
 }  // namespace stride::kernels

@@ -30,7 +30,6 @@
 #include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/check.h"
-#include "core/random_fill.h"
 #include "nn/rope_tables.h"
 #include "nn/row_layout.h"
 #include "ops/device_kernel.h"
@@ -150,7 +149,7 @@ AttentionShape fused_shape(const Tensor& q,
   // would (none for an empty fill), so the generator ends in the same state.
   if (dropout_p > 0 && a.N * L * S > 0) {
     Generator& g = gen ? *gen : default_generator(q.device());
-    constexpr int64_t K = ::stride::detail::kUniformDoublePerCounter;
+    constexpr int64_t K = kernels::kUniformDoublePerCounter;
     a.dropout_p = dropout_p;
     a.base = g.reserve(uint64_t((a.N * L * S + K - 1) / K));
     a.key = g.key();

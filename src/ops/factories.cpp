@@ -3,9 +3,9 @@
 
 #include "autograd/node.h"
 #include "backends/cpu/loops.h"
+#include "backends/kernels.h"
 #include "core/check.h"
 #include "core/dispatch.h"
-#include "core/random_fill.h"
 #include "core/tensor_impl_utils.h"
 #include "ops/device_kernel.h"
 #include "stride/backend.h"
@@ -146,8 +146,9 @@ Tensor& Tensor::zero_() {
 namespace {
 
 // Random values are generated in row-major order into a contiguous float32 or
-// float64 buffer and copied into `self` (any layout, any floating dtype), so
-// the numbers depend on the seed and the logical index only.
+// float64 buffer by `fill(buf)` and copied into `self` (any layout, any
+// floating dtype), so the numbers depend on the seed and the logical index
+// only.
 template <class Fill>
 Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
   STRIDE_CHECK(self.is_floating_point(), DTypeError, "[", op,
@@ -162,12 +163,7 @@ Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
   Tensor buf = self.is_contiguous() && self.dtype() == work
                    ? self
                    : empty(self.sizes(), self.options().dtype(work));
-  detail::run_kernel(op, self.device(), [&] {
-    if (work == kFloat64)
-      fill(buf.data_ptr<double>(), buf.numel());
-    else
-      fill(buf.data_ptr<float>(), buf.numel());
-  });
+  fill(buf);
   if (!buf.is_same(self))
     self.copy_(buf);
   else
@@ -181,25 +177,24 @@ Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
   STRIDE_CHECK(from <= to, ValueError, "[uniform_] expected from <= to; got from=", from,
                ", to=", to, ".");
   Generator& g = gen_or_default(gen, device());
-  return random_floating(*this, "uniform_",
-                         [&](auto* p, int64_t n) { detail::fill_uniform(p, n, from, to, g); });
+  return random_floating(*this, "uniform_", [&](Tensor& buf) {
+    kernels::uniform_fill(buf.device(), buf, from, to, g);
+  });
 }
 
 Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
   STRIDE_CHECK(std >= 0, ValueError, "[normal_] expected std >= 0; got ", std, ".");
   Generator& g = gen_or_default(gen, device());
-  return random_floating(*this, "normal_",
-                         [&](auto* p, int64_t n) { detail::fill_normal(p, n, mean, std, g); });
+  return random_floating(*this, "normal_", [&](Tensor& buf) {
+    kernels::normal_fill(buf.device(), buf, mean, std, g);
+  });
 }
 
 Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
   STRIDE_CHECK(dtype() != kBool || (from >= 0 && to <= 2), ValueError,
                "[random_] a bool tensor needs a range within [0, 2); got [", from, ", ", to, ").");
   Tensor buf = empty(sizes(), options().dtype(kInt64));
-  detail::run_kernel("random_", device(), [&] {
-    detail::fill_randint(buf.data_ptr<int64_t>(), buf.numel(), from, to,
-                         gen_or_default(gen, device()));
-  });
+  kernels::randint_fill(device(), buf, from, to, gen_or_default(gen, device()));
   if (autograd::check_inplace(*this, "random_", {})) {
     autograd::rebase_history(*this, buf.to(dtype()));
     return *this;
@@ -210,9 +205,7 @@ Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
 Tensor& Tensor::bernoulli_(double p, Generator* gen) {
   STRIDE_CHECK(p >= 0 && p <= 1, ValueError, "[bernoulli_] expected 0 <= p <= 1; got ", p, ".");
   Tensor u = empty(sizes(), options().dtype(kFloat64));
-  detail::run_kernel("bernoulli_", device(), [&] {
-    detail::fill_uniform(u.data_ptr<double>(), u.numel(), 0, 1, gen_or_default(gen, device()));
-  });
+  kernels::uniform_fill(device(), u, 0.0, 1.0, gen_or_default(gen, device()));
   const Tensor draws = stride::lt(u, scalar_tensor(p, u.options()));
   if (autograd::check_inplace(*this, "bernoulli_", {})) {
     autograd::rebase_history(*this, draws.to(dtype()));

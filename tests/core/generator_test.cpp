@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "backends/cpu/random_fill.h"
 #include "core/philox.h"
-#include "core/random_fill.h"
 #include "stride/error.h"
 #include "stride/generator.h"
 #include "stride/parallel.h"

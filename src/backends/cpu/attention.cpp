@@ -65,12 +65,12 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/random_fill.h"
 #include "backends/cpu/rope_kernels.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
 #include "backends/row_layout.h"
 #include "core/dispatch.h"
-#include "core/random_fill.h"
 #include "stride/parallel.h"
 
 namespace stride::cpu {

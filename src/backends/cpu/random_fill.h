@@ -1,5 +1,6 @@
 // Raw random fills of contiguous buffers: the CPU kernels behind uniform_,
-// normal_, random_ (randint) and the ops built on them. They see no tensors.
+// normal_, random_ (randint) and the ops built on them (registered as the
+// random-fill stubs of backends/kernels.h in random_fill.cpp).
 //
 // Note [Counter-based fills]
 // A fill of n elements with k outputs per Philox counter reserves
@@ -14,16 +15,16 @@
 
 #include <cstdint>
 
+#include "backends/kernels.h"
 #include "stride/generator.h"
 
 namespace stride::detail {
 
-// Outputs per Philox counter (128 random bits) of each kernel.
-inline constexpr int64_t kUniformFloatPerCounter = 4;   // 24 bits per value
-inline constexpr int64_t kUniformDoublePerCounter = 2;  // 53 bits per value
-inline constexpr int64_t kNormalFloatPerCounter = 4;    // Box-Muller: 2 pairs of 32-bit uniforms
-inline constexpr int64_t kNormalDoublePerCounter = 2;   // Box-Muller: 1 pair of 53-bit uniforms
-inline constexpr int64_t kRandintPerCounter = 2;        // 64 bits per value
+using kernels::kNormalDoublePerCounter;
+using kernels::kNormalFloatPerCounter;
+using kernels::kRandintPerCounter;
+using kernels::kUniformDoublePerCounter;
+using kernels::kUniformFloatPerCounter;
 
 // out[i] ~ U[from, to) for i in [0, n), rounded to the output type and kept
 // strictly below `to` (in the output type) when from < to; from == to gives

@@ -1,4 +1,4 @@
-#include "core/random_fill.h"
+#include "backends/cpu/random_fill.h"
 
 #include <algorithm>
 #include <bit>
@@ -319,3 +319,34 @@ void fill_randint(int64_t* out, int64_t n, int64_t low, int64_t high, Generator&
 }
 
 }  // namespace stride::detail
+
+namespace stride::cpu {
+namespace {
+
+void uniform_fill_kernel(Tensor& out, double from, double to, Generator& gen) {
+  if (out.dtype() == kFloat64) {
+    detail::fill_uniform(out.data_ptr<double>(), out.numel(), from, to, gen);
+  } else {
+    detail::fill_uniform(out.data_ptr<float>(), out.numel(), from, to, gen);
+  }
+}
+
+void normal_fill_kernel(Tensor& out, double mean, double std, Generator& gen) {
+  if (out.dtype() == kFloat64) {
+    detail::fill_normal(out.data_ptr<double>(), out.numel(), mean, std, gen);
+  } else {
+    detail::fill_normal(out.data_ptr<float>(), out.numel(), mean, std, gen);
+  }
+}
+
+void randint_fill_kernel(Tensor& out, int64_t low, int64_t high, Generator& gen) {
+  detail::fill_randint(out.data_ptr<int64_t>(), out.numel(), low, high, gen);
+}
+
+}  // namespace
+
+STRIDE_REGISTER_KERNEL(kernels::uniform_fill, CPU, uniform_fill_kernel);
+STRIDE_REGISTER_KERNEL(kernels::normal_fill, CPU, normal_fill_kernel);
+STRIDE_REGISTER_KERNEL(kernels::randint_fill, CPU, randint_fill_kernel);
+
+}  // namespace stride::cpu
