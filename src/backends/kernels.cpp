@@ -44,4 +44,6 @@ constinit detail::DispatchStub<UniformFillFn> uniform_fill("uniform_");
 constinit detail::DispatchStub<NormalFillFn> normal_fill("normal_");
 constinit detail::DispatchStub<RandintFillFn> randint_fill("random_");
 
+constinit detail::DispatchStub<FillFn> fill("fill_");
+
 }  // namespace stride::kernels

@@ -17,6 +17,7 @@
 #include "backends/attention_args.h"
 #include "backends/rope_args.h"
 #include "core/dispatch_stub.h"
+#include "core/tensor_iter.h"
 #include "stride/tensor.h"
 
 namespace stride::kernels {
@@ -245,5 +246,11 @@ extern detail::DispatchStub<NormalFillFn> normal_fill;
 // out int64 contiguous: integers uniform on [low, high) in element order.
 using RandintFillFn = void (*)(Tensor& out, int64_t low, int64_t high, Generator& gen);
 extern detail::DispatchStub<RandintFillFn> randint_fill;
+
+// ---- fill_ (src/backends/cpu/fill.cpp) ----
+// iter: one output of any dtype and layout (TensorIter) -> every element set
+// to `value` converted to the output's dtype.
+using FillFn = void (*)(const TensorIter& iter, const Scalar& value);
+extern detail::DispatchStub<FillFn> fill;
 
 }  // namespace stride::kernels

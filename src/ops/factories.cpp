@@ -2,12 +2,10 @@
 #include <cmath>
 
 #include "autograd/node.h"
-#include "backends/cpu/loops.h"
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "core/dispatch.h"
 #include "core/tensor_impl_utils.h"
-#include "ops/device_kernel.h"
 #include "stride/backend.h"
 #include "stride/generator.h"
 #include "stride/ops.h"
@@ -127,15 +125,7 @@ Tensor& Tensor::fill_(const Scalar& value) {
   }
   Tensor self = *this;
   TensorIter iter = TensorIterConfig("fill_").add_output(self).build();
-  detail::run_kernel("fill_", device(), [&] {
-    detail::dispatch_all(dtype(), "fill_", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>
-                      ? T(float(value.to_double()))
-                      : value.to<T>();
-      cpu::cpu_kernel(iter, [v]() -> T { return v; });
-    });
-  });
+  kernels::fill(device(), iter, value);
   return *this;
 }
 
