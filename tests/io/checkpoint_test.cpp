@@ -44,8 +44,10 @@ struct TrainingRun {
   }
 };
 
+// Per process: two suites running at once (two build trees) must not share
+// a checkpoint file.
 std::string temp_path(const std::string& name) {
-  return ::testing::TempDir() + name;
+  return ::testing::TempDir() + std::to_string(getpid()) + "_" + name;
 }
 
 TEST(Checkpoint, ResumeIsBitForBit) {
