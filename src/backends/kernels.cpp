@@ -40,4 +40,6 @@ constinit detail::DispatchStub<SoftmaxRowsFn> softmax_rows("softmax");
 
 constinit detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16("autocast_bf16");
 
+constinit detail::DispatchStub<BatchedGemmFn> batched_gemm("matmul");
+
 }  // namespace stride::kernels

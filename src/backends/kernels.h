@@ -227,4 +227,27 @@ extern detail::DispatchStub<SoftmaxRowsFn> softmax_rows;
 using RoundToBfloat16Fn = void (*)(const Tensor& src, Tensor& out);
 extern detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16;
 
+// ---- matmul, mm, bmm (src/backends/cpu/matmul.cpp) ----
+// How a (rows, cols) matrix with strides (s0, s1) is handed to a row-major
+// GEMM: transposed or not, with its leading dimension.
+struct GemmOperand {
+  bool trans = false;
+  int64_t ld = 1;
+};
+// a (B or 1, n, k) and b (B or 1, k, m), each matrix read through its
+// GemmOperand, the batch sa and sb elements apart (0: one matrix broadcast)
+// -> c (B, n, m) contiguous, a @ b per batch. Not mixed: a, b and c of one
+// dtype (op names the op in a dtype error). mixed (autocast): a and b
+// float32 or bfloat16, rounded to bfloat16, c float32.
+using BatchedGemmFn = void (*)(const Tensor& a,
+                               GemmOperand la,
+                               int64_t sa,
+                               const Tensor& b,
+                               GemmOperand lb,
+                               int64_t sb,
+                               bool mixed,
+                               const char* op,
+                               Tensor& c);
+extern detail::DispatchStub<BatchedGemmFn> batched_gemm;
+
 }  // namespace stride::kernels
