@@ -42,4 +42,8 @@ constinit detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16("autocast_bf
 
 constinit detail::DispatchStub<BatchedGemmFn> batched_gemm("matmul");
 
+constinit detail::DispatchStub<ReduceSumFn> reduce_sum("sum");
+constinit detail::DispatchStub<ReduceExtremeFn> reduce_extreme("amax/amin");
+constinit detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index("max/min");
+
 }  // namespace stride::kernels

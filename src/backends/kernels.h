@@ -250,4 +250,29 @@ using BatchedGemmFn = void (*)(const Tensor& a,
                                Tensor& c);
 extern detail::DispatchStub<BatchedGemmFn> batched_gemm;
 
+// ---- sum, amax, amin, max, min, argmax, argmin (Note [Deterministic
+// reductions] in src/backends/cpu/reduce.cpp) ----
+// iter a reduction TensorIter (is_reduction) over output out (keepdim
+// form) and input x, any layouts; x of in_dtype, out of out_dtype (int64 for
+// integral and bool x, else x's) -> out = the sum of each output's block,
+// bit-identical on any thread count.
+using ReduceSumFn = void (*)(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype);
+extern detail::DispatchStub<ReduceSumFn> reduce_sum;
+// iter over output out and input x of one dtype, no block empty -> out = the
+// max (is_max) or min of each block; NaN wins. op names the op in a dtype
+// error.
+using ReduceExtremeFn = void (*)(const TensorIter& iter,
+                                 ScalarType dtype,
+                                 bool is_max,
+                                 const char* op);
+extern detail::DispatchStub<ReduceExtremeFn> reduce_extreme;
+// iter over outputs values (x's dtype) and indices (int64) and input x, no
+// block empty -> as reduce_extreme, with the index in its block of the first
+// extreme element (the first NaN).
+using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
+                                      ScalarType dtype,
+                                      bool is_max,
+                                      const char* op);
+extern detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index;
+
 }  // namespace stride::kernels
