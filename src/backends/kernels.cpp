@@ -46,4 +46,6 @@ constinit detail::DispatchStub<ReduceSumFn> reduce_sum("sum");
 constinit detail::DispatchStub<ReduceExtremeFn> reduce_extreme("amax/amin");
 constinit detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index("max/min");
 
+constinit detail::DispatchStub<CopyFn> copy("copy_");
+
 }  // namespace stride::kernels

@@ -275,4 +275,10 @@ using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
                                       const char* op);
 extern detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index;
 
+// ---- copy_ (src/backends/cpu/copy.cpp) ----
+// iter over output dst and input src, any dtypes and layouts, of one shape
+// -> dst = src converted to dst's dtype (to bool: != 0).
+using CopyFn = void (*)(const TensorIter& iter);
+extern detail::DispatchStub<CopyFn> copy;
+
 }  // namespace stride::kernels
