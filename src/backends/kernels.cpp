@@ -48,4 +48,7 @@ constinit detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index("max/m
 
 constinit detail::DispatchStub<CopyFn> copy("copy_");
 
+constinit detail::DispatchStub<GatherFn> gather("gather");
+constinit detail::DispatchStub<ScatterAddFn> scatter_add("scatter_add");
+
 }  // namespace stride::kernels

@@ -281,4 +281,29 @@ extern detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index;
 using CopyFn = void (*)(const TensorIter& iter);
 extern detail::DispatchStub<CopyFn> copy;
 
+// ---- index_select, gather, embedding, scatter_add (src/backends/cpu/indexing.cpp) ----
+// iter over output out and inputs src and index (int64 or int32, index_dtype)
+// of out's shape, src with stride 0 along dim -> out[...] = src[... with dim
+// at index[...]], src's elements dim_bytes apart along dim; an index outside
+// [0, src_dim_size) is an IndexError naming op.
+using GatherFn = void (*)(const TensorIter& iter,
+                          ScalarType index_dtype,
+                          int64_t dim,
+                          int64_t src_dim_size,
+                          int64_t dim_bytes,
+                          const char* op);
+extern detail::DispatchStub<GatherFn> gather;
+// iter over output dst (self with stride 0 along dim), inputs src and index
+// (int64 or int32, index_dtype) of index's shape, elements of dtype; no
+// overlap check -> self[... index[...] along dim ...] += src[...], serially
+// in iteration order, as entries may hit one element; an index outside
+// [0, size_d) is an IndexError.
+using ScatterAddFn = void (*)(const TensorIter& iter,
+                              ScalarType dtype,
+                              ScalarType index_dtype,
+                              int64_t dim,
+                              int64_t size_d,
+                              int64_t dim_bytes);
+extern detail::DispatchStub<ScatterAddFn> scatter_add;
+
 }  // namespace stride::kernels
