@@ -19,6 +19,9 @@ namespace stride {
 
 namespace {
 
+// How a (rows, cols) matrix with strides (s0, s1) can go to the GEMM as it
+// is; none when no orientation has a unit stride and non-overlapping rows,
+// and the caller then makes it contiguous.
 std::optional<kernels::GemmOperand> gemm_layout(int64_t rows,
                                                 int64_t cols,
                                                 int64_t s0,
