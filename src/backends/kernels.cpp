@@ -46,4 +46,15 @@ constinit detail::DispatchStub<RandintFillFn> randint_fill("random_");
 
 constinit detail::DispatchStub<FillFn> fill("fill_");
 
+constinit detail::DispatchStub<BatchedGemmFn> batched_gemm("matmul");
+
+constinit detail::DispatchStub<ReduceSumFn> reduce_sum("sum");
+constinit detail::DispatchStub<ReduceExtremeFn> reduce_extreme("amax/amin");
+constinit detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index("max/min");
+
+constinit detail::DispatchStub<CopyFn> copy("copy_");
+
+constinit detail::DispatchStub<GatherFn> gather("gather");
+constinit detail::DispatchStub<ScatterAddFn> scatter_add("scatter_add");
+
 }  // namespace stride::kernels

@@ -253,4 +253,83 @@ extern detail::DispatchStub<RandintFillFn> randint_fill;
 using FillFn = void (*)(const TensorIter& iter, const Scalar& value);
 extern detail::DispatchStub<FillFn> fill;
 
+// ---- matmul, mm, bmm (src/backends/cpu/matmul.cpp) ----
+// How a (rows, cols) matrix with strides (s0, s1) is handed to a row-major
+// GEMM: transposed or not, with its leading dimension.
+struct GemmOperand {
+  bool trans = false;
+  int64_t ld = 1;
+};
+// a (B or 1, n, k) and b (B or 1, k, m), each matrix read through its
+// GemmOperand, the batch sa and sb elements apart (0: one matrix broadcast)
+// -> c (B, n, m) contiguous, a @ b per batch. Not mixed: a, b and c of one
+// dtype (op names the op in a dtype error). mixed (autocast): a and b
+// float32 or bfloat16, rounded to bfloat16, c float32.
+using BatchedGemmFn = void (*)(const Tensor& a,
+                               GemmOperand la,
+                               int64_t sa,
+                               const Tensor& b,
+                               GemmOperand lb,
+                               int64_t sb,
+                               bool mixed,
+                               const char* op,
+                               Tensor& c);
+extern detail::DispatchStub<BatchedGemmFn> batched_gemm;
+
+// ---- sum, amax, amin, max, min, argmax, argmin (Note [Deterministic
+// reductions] in src/backends/cpu/reduce.cpp) ----
+// iter a reduction TensorIter (is_reduction) over output out (keepdim
+// form) and input x, any layouts; x of in_dtype, out of out_dtype (int64 for
+// integral and bool x, else x's) -> out = the sum of each output's block,
+// bit-identical on any thread count.
+using ReduceSumFn = void (*)(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype);
+extern detail::DispatchStub<ReduceSumFn> reduce_sum;
+// iter over output out and input x of one dtype, no block empty -> out = the
+// max (is_max) or min of each block; NaN wins. op names the op in a dtype
+// error.
+using ReduceExtremeFn = void (*)(const TensorIter& iter,
+                                 ScalarType dtype,
+                                 bool is_max,
+                                 const char* op);
+extern detail::DispatchStub<ReduceExtremeFn> reduce_extreme;
+// iter over outputs values (x's dtype) and indices (int64) and input x, no
+// block empty -> as reduce_extreme, with the index in its block of the first
+// extreme element (the first NaN).
+using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
+                                      ScalarType dtype,
+                                      bool is_max,
+                                      const char* op);
+extern detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index;
+
+// ---- copy_ (src/backends/cpu/copy.cpp) ----
+// iter over output dst and input src, any dtypes and layouts, of one shape
+// -> dst = src converted to dst's dtype (to bool: != 0).
+using CopyFn = void (*)(const TensorIter& iter);
+extern detail::DispatchStub<CopyFn> copy;
+
+// ---- index_select, gather, embedding, scatter_add (src/backends/cpu/indexing.cpp) ----
+// iter over output out and inputs src and index (int64 or int32, index_dtype)
+// of out's shape, src with stride 0 along dim -> out[...] = src[... with dim
+// at index[...]], src's elements dim_bytes apart along dim; an index outside
+// [0, src_dim_size) is an IndexError naming op.
+using GatherFn = void (*)(const TensorIter& iter,
+                          ScalarType index_dtype,
+                          int64_t dim,
+                          int64_t src_dim_size,
+                          int64_t dim_bytes,
+                          const char* op);
+extern detail::DispatchStub<GatherFn> gather;
+// iter over output dst (self with stride 0 along dim), inputs src and index
+// (int64 or int32, index_dtype) of index's shape, elements of dtype; no
+// overlap check -> self[... index[...] along dim ...] += src[...], serially
+// in iteration order, as entries may hit one element; an index outside
+// [0, size_d) is an IndexError.
+using ScatterAddFn = void (*)(const TensorIter& iter,
+                              ScalarType dtype,
+                              ScalarType index_dtype,
+                              int64_t dim,
+                              int64_t size_d,
+                              int64_t dim_bytes);
+extern detail::DispatchStub<ScatterAddFn> scatter_add;
+
 }  // namespace stride::kernels

@@ -16,14 +16,11 @@
 // (scatter_add) instead of a load and check per element, which dominated
 // embedding's forward and backward. Elements are visited in the same order,
 // so scatter_add's sums keep their bits.
-#include <cstring>
-
 #include "autograd/node.h"
-#include "backends/cpu/loops.h"
-#include "core/dispatch.h"
+#include "backends/kernels.h"
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
-#include "ops/device_kernel.h"
+#include "core/tensor_iter.h"
 #include "ops/elementwise_common.h"
 #include "stride/profiler.h"
 
@@ -43,22 +40,6 @@ Tensor restride(const Tensor& t, IntArrayRef shape, int64_t dim) {
   return detail::make_view(t, shape, st, t.storage_offset());
 }
 
-template <class I>
-inline int64_t load_index(const char* p) {
-  return int64_t(*reinterpret_cast<const I*>(p));
-}
-
-[[noreturn]] void index_out_of_range(const char* op, int64_t idx, int64_t dim, int64_t size) {
-  if (std::strcmp(op, "embedding") == 0) {
-    throw IndexError(detail::str_cat("[embedding] id ", idx,
-                                     " is out of range for a vocabulary of ", size,
-                                     " (ids must be in [0, ", size,
-                                     ")). Hint: check the tokenizer and the model's vocab_size."));
-  }
-  throw IndexError(detail::str_cat("[", op, "] index ", idx, " is out of range for dim ", dim,
-                                   " of size ", size, "."));
-}
-
 // out[...] = src[... with dim replaced by index[...]], all three walked by one
 // TensorIter (Note [Restrided indexing]).
 void gather_kernel(Tensor& out,
@@ -75,31 +56,9 @@ void gather_kernel(Tensor& out,
                         .add_input(index_restrided)
                         .check_all_same_dtype(false)
                         .build();
-  const int64_t elsize = int64_t(out.element_size());
-  const int64_t dim_bytes = src_dim_stride * elsize;
+  const int64_t dim_bytes = src_dim_stride * int64_t(out.element_size());
   // Indices are read by the kernel: on meta, which has none, nothing is checked.
-  auto run = [&](auto index_tag) {
-    using I = typename decltype(index_tag)::type;
-    iter.for_each([&](char** data, const int64_t* s, int64_t n) {
-      if (s[2] == 0 && s[0] == elsize && s[1] == elsize) {  // Note [Indexed runs]
-        const int64_t idx = load_index<I>(data[2]);
-        if (idx < 0 || idx >= src_dim_size) index_out_of_range(op, idx, dim, src_dim_size);
-        std::memcpy(data[0], data[1] + idx * dim_bytes, size_t(n * elsize));
-        return;
-      }
-      for (int64_t i = 0; i < n; ++i) {
-        const int64_t idx = load_index<I>(data[2] + i * s[2]);
-        if (idx < 0 || idx >= src_dim_size) index_out_of_range(op, idx, dim, src_dim_size);
-        std::memcpy(data[0] + i * s[0], data[1] + i * s[1] + idx * dim_bytes, size_t(elsize));
-      }
-    });
-  };
-  detail::run_kernel(op, out.device(), [&] {
-    if (index_restrided.dtype() == kInt64)
-      run(detail::TypeTag<int64_t>{});
-    else
-      run(detail::TypeTag<int32_t>{});
-  });
+  kernels::gather(out.device(), iter, index_restrided.dtype(), dim, src_dim_size, dim_bytes, op);
 }
 
 }  // namespace
@@ -141,13 +100,6 @@ static Tensor gather_values(const Tensor& x, int64_t dim, const Tensor& index) {
 
 namespace {
 
-void scatter_add_cpu(const TensorIter& iter,
-                     ScalarType dtype,
-                     ScalarType index_dtype,
-                     int64_t d0,
-                     int64_t size_d,
-                     int64_t dim_bytes);
-
 // The scatter-add kernel: self[..index..] += src, in place, not recorded.
 void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, const Tensor& src) {
   profiler::RecordFunction record("scatter_add", {self, index, src});
@@ -181,48 +133,7 @@ void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, cons
                         .build();
   const int64_t size_d = nd == 0 ? 1 : self.size(d0);
   const int64_t dim_bytes = (nd == 0 ? 0 : self.stride(d0)) * int64_t(self.element_size());
-  detail::run_kernel("scatter_add", self.device(), [&] {
-    scatter_add_cpu(iter, self.dtype(), index.dtype(), d0, size_d, dim_bytes);
-  });
-}
-
-// The CPU kernel of scatter_add: serial, as several index entries may hit one
-// element.
-void scatter_add_cpu(const TensorIter& iter,
-                     ScalarType dtype,
-                     ScalarType index_dtype,
-                     int64_t d0,
-                     int64_t size_d,
-                     int64_t dim_bytes) {
-  detail::dispatch_numeric(dtype, "scatter_add", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    auto run = [&](auto index_tag) {
-      using I = typename decltype(index_tag)::type;
-      iter.serial_for_each(
-          [&](char** data, const int64_t* s, int64_t n) {
-            const int64_t es = int64_t(sizeof(T));
-            if (s[2] == 0 && s[0] == es && s[1] == es) {  // Note [Indexed runs]
-              const int64_t idx = load_index<I>(data[2]);
-              if (idx < 0 || idx >= size_d) index_out_of_range("scatter_add", idx, d0, size_d);
-              T* to = reinterpret_cast<T*>(data[0] + idx * dim_bytes);
-              const T* from = reinterpret_cast<const T*>(data[1]);
-              for (int64_t i = 0; i < n; ++i) to[i] += from[i];
-              return;
-            }
-            for (int64_t i = 0; i < n; ++i) {
-              const int64_t idx = load_index<I>(data[2] + i * s[2]);
-              if (idx < 0 || idx >= size_d) index_out_of_range("scatter_add", idx, d0, size_d);
-              *reinterpret_cast<T*>(data[0] + i * s[0] + idx * dim_bytes) +=
-                  *reinterpret_cast<const T*>(data[1] + i * s[1]);
-            }
-          },
-          0, iter.numel());
-    };
-    if (index_dtype == kInt64)
-      run(detail::TypeTag<int64_t>{});
-    else
-      run(detail::TypeTag<int32_t>{});
-  });
+  kernels::scatter_add(self.device(), iter, self.dtype(), index.dtype(), d0, size_d, dim_bytes);
 }
 
 }  // namespace
