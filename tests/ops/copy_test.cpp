@@ -1,4 +1,4 @@
-// copy_ from a transposed source (Note [Transposed copy] in src/ops/copy.cpp):
+// copy_ from a transposed source (Note [Transposed copy] in src/backends/cpu/transpose.h):
 // the tiled path must copy exactly the bits the element-by-element walk of
 // the view reads, for every tile size, edge, batch and offset.
 #include <gtest/gtest.h>
