@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "backends/kernels.h"
 #include "llama/inspect.h"
 #include "llama/ladder.h"
 #include "llama/model.h"
@@ -157,6 +158,41 @@ TEST(DeviceSeam, DefaultDeviceGuardScopesFactories) {
     EXPECT_TRUE(tensor<float>({1, 2}).device().is_meta());
   }
   EXPECT_TRUE(zeros({2}).device().is_cpu());
+}
+
+// Every stub of backends/kernels.h has its CPU kernel registered (a backend
+// file dropped at link time would leave one empty), and a device without a
+// kernel is an error naming the op and the device.
+TEST(DeviceSeam, EveryStubHasACpuKernel) {
+  const bool registered[] = {
+#define STRIDE_HAS_CPU_KERNEL(stub) kernels::stub.has_kernel(kCPU),
+      STRIDE_HAS_CPU_KERNEL(rms_norm_forward) STRIDE_HAS_CPU_KERNEL(rms_norm_backward)
+          STRIDE_HAS_CPU_KERNEL(swiglu_forward) STRIDE_HAS_CPU_KERNEL(swiglu_backward)
+              STRIDE_HAS_CPU_KERNEL(cross_entropy_forward) STRIDE_HAS_CPU_KERNEL(
+                  cross_entropy_backward) STRIDE_HAS_CPU_KERNEL(linear_groups_forward)
+                  STRIDE_HAS_CPU_KERNEL(linear_groups_backward) STRIDE_HAS_CPU_KERNEL(
+                      attention_forward) STRIDE_HAS_CPU_KERNEL(attention_backward)
+                      STRIDE_HAS_CPU_KERNEL(attention_dropout_mask) STRIDE_HAS_CPU_KERNEL(
+                          rotary_embedding) STRIDE_HAS_CPU_KERNEL(adam_step)
+                          STRIDE_HAS_CPU_KERNEL(sgd_step) STRIDE_HAS_CPU_KERNEL(softmax_rows)
+                              STRIDE_HAS_CPU_KERNEL(round_to_bfloat16) STRIDE_HAS_CPU_KERNEL(
+                                  uniform_fill) STRIDE_HAS_CPU_KERNEL(normal_fill)
+                                  STRIDE_HAS_CPU_KERNEL(randint_fill) STRIDE_HAS_CPU_KERNEL(fill)
+                                      STRIDE_HAS_CPU_KERNEL(batched_gemm)
+                                          STRIDE_HAS_CPU_KERNEL(reduce_sum)
+                                              STRIDE_HAS_CPU_KERNEL(reduce_extreme)
+                                                  STRIDE_HAS_CPU_KERNEL(reduce_extreme_index)
+                                                      STRIDE_HAS_CPU_KERNEL(copy)
+                                                          STRIDE_HAS_CPU_KERNEL(gather)
+                                                              STRIDE_HAS_CPU_KERNEL(scatter_add)
+#undef STRIDE_HAS_CPU_KERNEL
+  };
+  for (size_t i = 0; i < std::size(registered); ++i) EXPECT_TRUE(registered[i]) << "stub " << i;
+  EXPECT_FALSE(kernels::softmax_rows.has_kernel(kCUDA));
+  Tensor x = ones({2, 3}), out = empty({2, 3});
+  expect_names_both([&] { kernels::softmax_rows(Device(kCUDA, 1), x, out, false); }, "softmax",
+                    "cuda:1");
+  kernels::softmax_rows(Device(kMeta), x, out, false);  // meta: nothing runs
 }
 
 // Module::to(Device) keeps each parameter's identity (an optimizer built
