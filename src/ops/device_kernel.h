@@ -1,16 +1,17 @@
-// The step of every op that touches memory: the kernel of the operands'
-// device.
+// The device step of the elementwise ops, whose CPU loops are still written
+// in src/ops/elementwise.cpp: every other op reaches its kernel through a
+// dispatch stub (Note [Dispatch stubs] in core/dispatch_stub.h), and these
+// move to stubs too (docs/design.md, "What is not there yet").
 //
 // Note [Device dispatch]
 // ~~~~~~~~~~~~~~~~~~~~~~
 // An op runs in the same steps on every device: its rule checks the operands
 // (one device, dtypes, shapes), computes the outputs' shapes, dtypes and
 // strides and allocates them on that device; autograd records the node; then
-// the device's kernel fills the outputs. run_kernel is that last step. On
-// meta it does nothing: meta tensors have no memory, and the rule, which has
-// already run, is the whole op, so shapes, dtypes, strides, views, version
-// counters and gradients' shapes come out exactly as on the CPU. A device
-// with no kernels in this build is a DeviceError naming the op.
+// the device's kernel fills the outputs. run_kernel is that last step for a
+// kernel given inline: the CPU's runs on the CPU, nothing on meta (meta
+// tensors have no memory, and the rule, which has already run, is the whole
+// op), and any other device is a DeviceError naming the op.
 #pragma once
 
 #include <initializer_list>
