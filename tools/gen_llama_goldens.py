@@ -24,7 +24,7 @@ not matter to the test: the golden files carry them.
 
 The two models, in the style of their own sources:
   * the article Llama ("Llama from scratch", Kitano 2023; see
-    ../shared/llama-article.md sections 1.4-1.8): per-head modules with a
+    the article's sections 1.4-1.8): per-head modules with a
     dense (context, d, d) rotation matrix R applied as q[:, p] @ R[p] via bmm,
     theta_i = 10000**(-2 (i - 1) / d); the sequence-wide RMSNorm over dims
     (1, 2) with a (context, d) scale and no eps; 8 full-width heads

@@ -1,7 +1,7 @@
 // The article's ladder ("Llama from scratch", Kitano 2023), reproduced
 // faithfully: the same math, parameter shapes, names and counts, including
 // the deviations and bugs the article's numbers depend on. See
-// ../shared/llama-article.md and docs/ladder.md; the correct model is in
+// the article "Llama from scratch" and docs/llama.md; the correct model is in
 // model.h.
 //
 // Shapes: B batch, T sequence length (<= context = 16), d = d_model = 128,

@@ -1,6 +1,6 @@
 // The article's ladder as data: each stage's model, the steps behind its
 // printed validation loss, its parameter count and its printed numbers
-// (../shared/llama-article.md, section 1).
+// (the article "Llama from scratch", section 1).
 #pragma once
 
 #include <cstdint>
