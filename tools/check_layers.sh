@@ -9,8 +9,11 @@ set -euo pipefail
 set -f
 
 # ---- the layers, lowest first: "name: path patterns" (globs on repo paths;
-# `*` also matches `/`). A path takes the first layer that matches it. ----
+# `*` also matches `/`). A path takes the first layer that matches it. The op
+# list is macros only, so every layer may expand it; as the lowest layer it
+# may include nothing of stride's. ----
 LAYERS=(
+  "op-list: src/ops/op_list.h"
   "core: src/core/* include/stride/device.h include/stride/dtype.h include/stride/error.h
          include/stride/shape.h include/stride/storage.h include/stride/allocator.h
          include/stride/tensor.h include/stride/scalar.h include/stride/generator.h

@@ -12,12 +12,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "backends/attention_args.h"
 #include "backends/rope_args.h"
 #include "core/dispatch_stub.h"
 #include "core/tensor_iter.h"
+#include "ops/op_list.h"
 #include "stride/tensor.h"
 
 namespace stride::kernels {
@@ -27,7 +29,6 @@ namespace stride::kernels {
 // rstd (R): y = x * rstd * w, rstd = 1 / sqrt(mean(x^2) + eps) per row.
 using RmsNormForwardFn =
     void (*)(const Tensor& x, const Tensor& weight, double eps, Tensor& y, Tensor& rstd);
-extern detail::DispatchStub<RmsNormForwardFn> rms_norm_forward;
 // g, x (R, D) contiguous, weight (D) or undefined, rstd (R) from the forward
 // -> grad_x (R, D) and grad_w (D), each written when defined.
 using RmsNormBackwardFn = void (*)(const Tensor& g,
@@ -36,7 +37,6 @@ using RmsNormBackwardFn = void (*)(const Tensor& g,
                                    const Tensor& rstd,
                                    Tensor& grad_x,
                                    Tensor& grad_w);
-extern detail::DispatchStub<RmsNormBackwardFn> rms_norm_backward;
 
 // ---- swiglu (src/backends/cpu/swiglu.cpp) ----
 // gate, up (N elements) contiguous, one dtype; beta one element or undefined
@@ -45,7 +45,6 @@ using SwigluForwardFn = void (*)(const Tensor& gate,
                                  const Tensor& up,
                                  const Tensor& beta,
                                  Tensor& y);
-extern detail::DispatchStub<SwigluForwardFn> swiglu_forward;
 // dy, gate, up (N) contiguous, beta as the forward's -> dgate, dup (N) and
 // dbeta (one element), each written when defined; dbeta sums its blocks of
 // elements in a fixed order, so its bits do not depend on the thread count.
@@ -56,7 +55,6 @@ using SwigluBackwardFn = void (*)(const Tensor& dy,
                                   Tensor& dgate,
                                   Tensor& dup,
                                   Tensor& dbeta);
-extern detail::DispatchStub<SwigluBackwardFn> swiglu_backward;
 
 // ---- cross_entropy (Note [Fused cross-entropy] in src/nn/cross_entropy.cpp) ----
 // How a loss reduces its rows: nn's Reduction, which backends do not see.
@@ -76,7 +74,6 @@ using CrossEntropyForwardFn = void (*)(const Tensor& x,
                                        Tensor& lse,
                                        Tensor& out,
                                        bool& looks_like_probabilities);
-extern detail::DispatchStub<CrossEntropyForwardFn> cross_entropy_forward;
 // g, the loss's gradient in float64, contiguous: (R) values for None, else
 // one; x, lse and the rest as the forward's -> grad_x (R, C).
 using CrossEntropyBackwardFn = void (*)(const Tensor& g,
@@ -88,7 +85,6 @@ using CrossEntropyBackwardFn = void (*)(const Tensor& g,
                                         LossReduction reduction,
                                         int64_t count,
                                         Tensor& grad_x);
-extern detail::DispatchStub<CrossEntropyBackwardFn> cross_entropy_backward;
 
 // ---- linear_concat, linear_groups (Note [Linear over concatenated weights] in
 // src/backends/cpu/linear.cpp) ----
@@ -108,7 +104,6 @@ using LinearGroupsForwardFn = void (*)(const Tensor& x,
                                        const std::vector<Tensor>& weights,
                                        const LinearGroupsLayout& layout,
                                        std::vector<Tensor>& ys);
-extern detail::DispatchStub<LinearGroupsForwardFn> linear_groups_forward;
 // x, weights and layout as the forward's; dys[g] (M, width[g]) contiguous,
 // defined for the groups in with_grad (those with a gradient, last first: the
 // order in which dx adds their sums) -> grads[0] = dx (M, K) and
@@ -119,7 +114,6 @@ using LinearGroupsBackwardFn = void (*)(const Tensor& x,
                                         const LinearGroupsLayout& layout,
                                         const std::vector<size_t>& with_grad,
                                         std::vector<Tensor>& grads);
-extern detail::DispatchStub<LinearGroupsBackwardFn> linear_groups_backward;
 
 // ---- scaled_dot_product_attention, rotary_attention (Note [Fused attention]
 // in src/backends/cpu/attention.cpp) ----
@@ -137,7 +131,6 @@ using AttentionForwardFn = void (*)(const AttentionShape& a,
                                     Tensor& lse,
                                     Tensor& probs,
                                     Tensor& keep);
-extern detail::DispatchStub<AttentionForwardFn> attention_forward;
 // q, k, v and the forward's lse, probs and keep (read when defined), dout
 // (..., L, Ev) with a row layout -> dq, dk, dv of q's, k's, v's shapes, with
 // a row layout.
@@ -152,11 +145,9 @@ using AttentionBackwardFn = void (*)(const AttentionShape& a,
                                      Tensor& dq,
                                      Tensor& dk,
                                      Tensor& dv);
-extern detail::DispatchStub<AttentionBackwardFn> attention_backward;
 // -> mask (..., L, S) contiguous, floating: the dropout multipliers M of
 // Note [Fused attention] for a.dropout_p, a.key and a.base.
 using AttentionDropoutMaskFn = void (*)(const AttentionShape& a, Tensor& mask);
-extern detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask;
 
 // ---- rotary_embedding (src/backends/cpu/rope.cpp) ----
 // x (..., T, D) float32 or float64 with a row layout, tables (T, D/2) ->
@@ -166,7 +157,6 @@ extern detail::DispatchStub<AttentionDropoutMaskFn> attention_dropout_mask;
 // halves (x[i], x[i + D/2]).
 using RotaryEmbeddingFn =
     void (*)(const Tensor& x, const AngleTables& tables, double sign, bool interleaved, Tensor& y);
-extern detail::DispatchStub<RotaryEmbeddingFn> rotary_embedding;
 
 }  // namespace stride::kernels
 
@@ -197,7 +187,6 @@ using AdamStepFn = void (*)(const TensorIter& iter,
                             const AdamStepScalars& s,
                             int64_t begin,
                             int64_t end);
-extern detail::DispatchStub<AdamStepFn> adam_step;
 
 struct SGDStepScalars {
   double lr, momentum, dampening, weight_decay;
@@ -214,19 +203,16 @@ using SGDStepFn = void (*)(const TensorIter& iter,
                            SGDMomentum momentum,
                            int64_t begin,
                            int64_t end);
-extern detail::DispatchStub<SGDStepFn> sgd_step;
 
 // ---- softmax, log_softmax (src/backends/cpu/softmax.cpp) ----
 // x (R, D) contiguous, floating -> out (R, D) contiguous: each row's softmax
 // (log_softmax when `log`), max-shifted.
 using SoftmaxRowsFn = void (*)(const Tensor& x, Tensor& out, bool log);
-extern detail::DispatchStub<SoftmaxRowsFn> softmax_rows;
 
 // ---- autocast (src/backends/cpu/autocast.cpp) ----
 // src float32 contiguous -> out bfloat16 contiguous of its shape, each value
 // rounded to nearest even.
 using RoundToBfloat16Fn = void (*)(const Tensor& src, Tensor& out);
-extern detail::DispatchStub<RoundToBfloat16Fn> round_to_bfloat16;
 
 // ---- random fills (src/backends/cpu/random_fill.h, Note [Counter-based
 // fills]) ----
@@ -239,19 +225,15 @@ inline constexpr int64_t kNormalDoublePerCounter = 2;   // Box-Muller: 1 pair of
 inline constexpr int64_t kRandintPerCounter = 2;        // 64 bits per value
 // out float32 or float64, contiguous: U[from, to) draws in element order.
 using UniformFillFn = void (*)(Tensor& out, double from, double to, Generator& gen);
-extern detail::DispatchStub<UniformFillFn> uniform_fill;
 // out float32 or float64, contiguous: N(mean, std^2) draws in element order.
 using NormalFillFn = void (*)(Tensor& out, double mean, double std, Generator& gen);
-extern detail::DispatchStub<NormalFillFn> normal_fill;
 // out int64 contiguous: integers uniform on [low, high) in element order.
 using RandintFillFn = void (*)(Tensor& out, int64_t low, int64_t high, Generator& gen);
-extern detail::DispatchStub<RandintFillFn> randint_fill;
 
 // ---- fill_ (src/backends/cpu/fill.cpp) ----
 // iter: one output of any dtype and layout (TensorIter) -> every element set
 // to `value` converted to the output's dtype.
 using FillFn = void (*)(const TensorIter& iter, const Scalar& value);
-extern detail::DispatchStub<FillFn> fill;
 
 // ---- matmul, mm, bmm (src/backends/cpu/matmul.cpp) ----
 // How a (rows, cols) matrix with strides (s0, s1) is handed to a row-major
@@ -274,7 +256,6 @@ using BatchedGemmFn = void (*)(const Tensor& a,
                                bool mixed,
                                const char* op,
                                Tensor& c);
-extern detail::DispatchStub<BatchedGemmFn> batched_gemm;
 
 // ---- sum, amax, amin, max, min, argmax, argmin (Note [Deterministic
 // reductions] in src/backends/cpu/reduce.cpp) ----
@@ -283,7 +264,6 @@ extern detail::DispatchStub<BatchedGemmFn> batched_gemm;
 // integral and bool x, else x's) -> out = the sum of each output's block,
 // bit-identical on any thread count.
 using ReduceSumFn = void (*)(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype);
-extern detail::DispatchStub<ReduceSumFn> reduce_sum;
 // iter over output out and input x of one dtype, no block empty -> out = the
 // max (is_max) or min of each block; NaN wins. op names the op in a dtype
 // error.
@@ -291,7 +271,6 @@ using ReduceExtremeFn = void (*)(const TensorIter& iter,
                                  ScalarType dtype,
                                  bool is_max,
                                  const char* op);
-extern detail::DispatchStub<ReduceExtremeFn> reduce_extreme;
 // iter over outputs values (x's dtype) and indices (int64) and input x, no
 // block empty -> as reduce_extreme, with the index in its block of the first
 // extreme element (the first NaN).
@@ -299,13 +278,11 @@ using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
                                       ScalarType dtype,
                                       bool is_max,
                                       const char* op);
-extern detail::DispatchStub<ReduceExtremeIndexFn> reduce_extreme_index;
 
 // ---- copy_ (src/backends/cpu/copy.cpp) ----
 // iter over output dst and input src, any dtypes and layouts, of one shape
 // -> dst = src converted to dst's dtype (to bool: != 0).
 using CopyFn = void (*)(const TensorIter& iter);
-extern detail::DispatchStub<CopyFn> copy;
 
 // ---- index_select, gather, embedding, scatter_add (src/backends/cpu/indexing.cpp) ----
 // iter over output out and inputs src and index (int64 or int32, index_dtype)
@@ -318,7 +295,6 @@ using GatherFn = void (*)(const TensorIter& iter,
                           int64_t src_dim_size,
                           int64_t dim_bytes,
                           const char* op);
-extern detail::DispatchStub<GatherFn> gather;
 // iter over output dst (self with stride 0 along dim), inputs src and index
 // (int64 or int32, index_dtype) of index's shape, elements of dtype; no
 // overlap check -> self[... index[...] along dim ...] += src[...], serially
@@ -330,6 +306,74 @@ using ScatterAddFn = void (*)(const TensorIter& iter,
                               int64_t dim,
                               int64_t size_d,
                               int64_t dim_bytes);
-extern detail::DispatchStub<ScatterAddFn> scatter_add;
+
+// ---- elementwise ops (src/ops/op_list.h, src/backends/cpu/elementwise.cpp) ----
+// iter: the op's TensorIter (operand 0 the output, any layouts), its inputs
+// already converted to `compute`, a 32- or 64-bit dtype (ops on 16-bit
+// floats compute in float32) -> the output, of the dtype iter was built
+// with. A kernel without a loop for `compute` is a DTypeError naming the op.
+using ElementwiseFn = void (*)(const TensorIter& iter, ScalarType compute);
+// ...with the op's scalar: add's and sub's alpha, lerp_'s weight,
+// addcmul_'s and addcdiv_'s value, converted to `compute`.
+using ElementwiseScalarFn = void (*)(const TensorIter& iter,
+                                     ScalarType compute,
+                                     const Scalar& scalar);
+// clamp: at least one of lo and hi; NaN stays NaN.
+using ClampFn = void (*)(const TensorIter& iter,
+                         ScalarType compute,
+                         const std::optional<Scalar>& lo,
+                         const std::optional<Scalar>& hi);
+// where: iter over out and inputs cond (bool), a and b (compute) -> cond ? a : b.
+
+// ---- every stub, once: X(stub, signature, the op named in errors); and
+// M(name, ...) for each op of the lists of ops/op_list.h, whose stub is
+// named after it and is an ElementwiseFn ----
+#define STRIDE_KERNEL_STUBS(X)                                                        \
+  X(rms_norm_forward, RmsNormForwardFn, "rms_norm")                                   \
+  X(rms_norm_backward, RmsNormBackwardFn, "rms_norm_backward")                        \
+  X(swiglu_forward, SwigluForwardFn, "swiglu")                                        \
+  X(swiglu_backward, SwigluBackwardFn, "swiglu_backward")                             \
+  X(cross_entropy_forward, CrossEntropyForwardFn, "cross_entropy")                    \
+  X(cross_entropy_backward, CrossEntropyBackwardFn, "cross_entropy_backward")         \
+  X(linear_groups_forward, LinearGroupsForwardFn, "linear_groups")                    \
+  X(linear_groups_backward, LinearGroupsBackwardFn, "linear_groups_backward")         \
+  X(attention_forward, AttentionForwardFn, "scaled_dot_product_attention")            \
+  X(attention_backward, AttentionBackwardFn, "scaled_dot_product_attention_backward") \
+  X(attention_dropout_mask, AttentionDropoutMaskFn, "scaled_dot_product_attention")   \
+  X(rotary_embedding, RotaryEmbeddingFn, "rotary_embedding")                          \
+  X(adam_step, AdamStepFn, "adam_step")                                               \
+  X(sgd_step, SGDStepFn, "sgd_step")                                                  \
+  X(softmax_rows, SoftmaxRowsFn, "softmax")                                           \
+  X(round_to_bfloat16, RoundToBfloat16Fn, "autocast_bf16")                            \
+  X(uniform_fill, UniformFillFn, "uniform_")                                          \
+  X(normal_fill, NormalFillFn, "normal_")                                             \
+  X(randint_fill, RandintFillFn, "random_")                                           \
+  X(fill, FillFn, "fill_")                                                            \
+  X(batched_gemm, BatchedGemmFn, "matmul")                                            \
+  X(reduce_sum, ReduceSumFn, "sum")                                                   \
+  X(reduce_extreme, ReduceExtremeFn, "amax/amin")                                     \
+  X(reduce_extreme_index, ReduceExtremeIndexFn, "max/min")                            \
+  X(copy, CopyFn, "copy_")                                                            \
+  X(gather, GatherFn, "gather")                                                       \
+  X(scatter_add, ScatterAddFn, "scatter_add")                                         \
+  X(div, ElementwiseFn, "div")                                                        \
+  X(pow, ElementwiseFn, "pow")                                                        \
+  X(where, ElementwiseFn, "where")                                                    \
+  X(gelu_backward, ElementwiseFn, "gelu_backward")                                    \
+  X(add, ElementwiseScalarFn, "add")                                                  \
+  X(sub, ElementwiseScalarFn, "sub")                                                  \
+  X(lerp, ElementwiseScalarFn, "lerp_")                                               \
+  X(addcmul, ElementwiseScalarFn, "addcmul_")                                         \
+  X(addcdiv, ElementwiseScalarFn, "addcdiv_")                                         \
+  X(clamp, ClampFn, "clamp")
+#define STRIDE_LISTED_ELEMENTWISE_OPS(M) \
+  STRIDE_FLOAT_UNARY_OPS(M) STRIDE_SAME_UNARY_OPS(M) STRIDE_BINARY_OPS(M) STRIDE_COMPARISON_OPS(M)
+
+#define STRIDE_DECLARE_STUB(stub, Fn, op) extern detail::DispatchStub<Fn> stub;
+#define STRIDE_DECLARE_LISTED_STUB(name, ...) STRIDE_DECLARE_STUB(name, ElementwiseFn, #name)
+STRIDE_KERNEL_STUBS(STRIDE_DECLARE_STUB)
+STRIDE_LISTED_ELEMENTWISE_OPS(STRIDE_DECLARE_LISTED_STUB)
+#undef STRIDE_DECLARE_LISTED_STUB
+#undef STRIDE_DECLARE_STUB
 
 }  // namespace stride::kernels

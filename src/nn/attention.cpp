@@ -32,7 +32,7 @@
 #include "core/check.h"
 #include "nn/rope_tables.h"
 #include "nn/row_layout.h"
-#include "ops/device_kernel.h"
+#include "ops/common_device.h"
 #include "stride/autograd.h"
 #include "stride/backend.h"
 #include "stride/nn/functional.h"

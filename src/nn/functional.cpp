@@ -11,7 +11,7 @@
 #include "core/check.h"
 #include "nn/functional_internal.h"
 #include "ops/autocast_internal.h"
-#include "ops/device_kernel.h"
+#include "ops/common_device.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/logging.h"

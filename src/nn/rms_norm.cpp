@@ -7,7 +7,7 @@
 // public ops and recomputes rstd from x, so that second derivatives are right.
 #include "autograd/node.h"
 #include "backends/kernels.h"
-#include "ops/device_kernel.h"
+#include "ops/common_device.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/profiler.h"

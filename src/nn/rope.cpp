@@ -18,7 +18,7 @@
 #include "backends/kernels.h"
 #include "nn/rope_tables.h"
 #include "nn/row_layout.h"
-#include "ops/device_kernel.h"
+#include "ops/common_device.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"

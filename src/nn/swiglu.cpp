@@ -13,7 +13,7 @@
 
 #include "autograd/node.h"
 #include "backends/kernels.h"
-#include "ops/device_kernel.h"
+#include "ops/common_device.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/profiler.h"

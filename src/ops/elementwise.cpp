@@ -1,16 +1,14 @@
-// Elementwise ops. Each op is defined once: a line of a table below gives
-// its name, its scalar kernel and its backward formula (written with ops, so
-// it is differentiable again); the macros expand it into the out-of-place
-// function (which records the graph), the out= function and the in-place
-// method — all through run_elementwise and so through TensorIter. float32
-// transcendentals run their vec_math.h form through cpu::vec_kernel (libm
-// calls do not vectorise); float64 keeps libm.
-#include <cmath>
+// Elementwise ops. The ops of the lists in ops/op_list.h are expanded here
+// from their lines (dtype rule, backward formula written with ops, so it is
+// differentiable again) into the out-of-place function (which records the
+// graph), the out= function and the in-place method; the others are written
+// out. All run through run_elementwise, so through TensorIter and the op's
+// kernel stub (the CPU's in src/backends/cpu/elementwise.cpp).
 #include <numbers>
 
 #include "autograd/node.h"
 #include "ops/elementwise_common.h"
-#include "ops/unary_op_list.h"
+#include "ops/op_list.h"
 
 namespace stride {
 
@@ -53,47 +51,10 @@ Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const
 
 }  // namespace detail
 
-using detail::dispatch_numeric_and_bool;
 using detail::float_result;
 using detail::result_type;
 using detail::run_elementwise;
 using detail::wrap_scalar;
-namespace vec = cpu::vec;
-
-namespace {
-
-// The vector column of an op with no vec_math.h form: it runs the scalar
-// kernel for float32 too.
-struct ScalarOnly {};
-
-template <class T>
-inline T sigmoid_fn(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
-
-// |x| with abs(-0.0) = +0.0, as fabs and PyTorch.
-template <class T>
-inline T abs_fn(T x) {
-  if constexpr (std::is_floating_point_v<T>)
-    return std::fabs(x);
-  else if constexpr (std::is_signed_v<T>)
-    return T(x < T(0) ? -x : x);
-  else
-    return x;
-}
-
-template <class T>
-inline T int_pow(T base, T exp) {
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result *= base;
-    base *= base;
-    exp >>= 1;
-  }
-  return result;
-}
-
-}  // namespace
 
 using autograd::Grads;
 using autograd::make_node;
@@ -112,27 +73,10 @@ Tensor mask_of(const Tensor& cond, ScalarType dtype) {
   return cond.to(dtype);
 }
 
-// d gelu / dx = Phi(x) + x phi(x), as an elementwise kernel of (g, x).
+// d gelu / dx = Phi(x) + x phi(x), as an elementwise op of (g, x).
 Tensor& gelu_backward_kernel(Tensor& out, const Tensor& g, const Tensor& x) {
   const ScalarType rt = result_type(g, x);
-  return run_elementwise(
-      "gelu_backward", out, {g, x}, rt, rt, detail::DispatchFloating{},
-      [](const TensorIter& iter, auto tag) {
-        using T = typename decltype(tag)::type;
-        constexpr T kInvSqrt2Pi = T(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
-        if constexpr (std::is_same_v<T, float>) {
-          cpu::vec_kernel(iter, [](vec::Vec16f gv, vec::Vec16f xv) {
-            const vec::Vec16f pdf = vec::exp(-0.5f * xv * xv) * kInvSqrt2Pi;
-            return gv * (vec::normal_cdf(xv) + xv * pdf);
-          });
-        } else {
-          cpu::cpu_kernel(iter, [](T gv, T xv) -> T {
-            const T cdf = T(0.5) * (T(1) + std::erf(xv * T(std::numbers::sqrt2 / 2)));
-            const T pdf = std::exp(T(-0.5) * xv * xv) * kInvSqrt2Pi;
-            return gv * (cdf + xv * pdf);
-          });
-        }
-      });
+  return run_elementwise("gelu_backward", out, {g, x}, rt, rt, kernels::gelu_backward);
 }
 
 Tensor gelu_backward(const Tensor& g, const Tensor& x) {
@@ -154,67 +98,54 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 
 }  // namespace
 
-// ---- unary ops (src/ops/unary_op_list.h) ----
+// ---- unary ops (src/ops/op_list.h) ----
 #define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
 #define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
 
-// One unary op: its kernel (result dtype `rt_expr` of `input`, dispatched by
-// `Dispatch`; float32 through `vexpr` unless it is ScalarOnly), out=, the
-// recorded out-of-place function and the in-place method.
-#define STRIDE_DEFINE_UNARY(name, expr, vexpr, which, backward, rt_expr, Dispatch)         \
-  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                         \
-    const ScalarType rt = rt_expr;                                                         \
-    return run_elementwise(                                                                \
-        #name, out, {input}, rt, rt, Dispatch{}, [](const TensorIter& iter, auto tag) {    \
-          using T = typename decltype(tag)::type;                                          \
-          [[maybe_unused]] auto vf = []([[maybe_unused]] vec::Vec16f v) { return vexpr; }; \
-          if constexpr (std::is_same_v<T, float> &&                                        \
-                        std::is_same_v<decltype(vf(vec::Vec16f{})), vec::Vec16f>) {        \
-            cpu::vec_kernel(iter, vf);                                                     \
-          } else {                                                                         \
-            cpu::cpu_kernel(iter, [](T x) -> T { return expr; });                          \
-          }                                                                                \
-        });                                                                                \
-  }                                                                                        \
-  Tensor& name##_out(Tensor& out, const Tensor& input) {                                   \
-    autograd::check_no_grad_out(#name, {&input});                                          \
-    return name##_kernel(out, input);                                                      \
-  }                                                                                        \
-  Tensor name(const Tensor& input) {                                                       \
-    Tensor out;                                                                            \
-    {                                                                                      \
-      NoGradGuard no_grad;                                                                 \
-      name##_kernel(out, input);                                                           \
-    }                                                                                      \
-    if (auto node = make_node(#name, {&input}, {&out})) {                                  \
-      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {          \
-        const Tensor& g = gs[0];                                                           \
-        const Tensor saved = s.get();                                                      \
-        [[maybe_unused]] const Tensor& x = saved;                                          \
-        [[maybe_unused]] const Tensor& y = saved;                                          \
-        return Grads{backward};                                                            \
-      });                                                                                  \
-    }                                                                                      \
-    return out;                                                                            \
-  }                                                                                        \
-  Tensor Tensor::name() const {                                                            \
-    return stride::name(*this);                                                            \
-  }                                                                                        \
-  Tensor& Tensor::name##_() {                                                              \
-    if (autograd::check_inplace(*this, #name "_", {})) {                                   \
-      autograd::rebase_history(*this, stride::name(clone()));                              \
-      return *this;                                                                        \
-    }                                                                                      \
-    Tensor self = *this;                                                                   \
-    name##_kernel(self, *this);                                                            \
-    return *this;                                                                          \
+// One unary op: its kernel call (result dtype `rt_expr` of `input`), out=,
+// the recorded out-of-place function and the in-place method.
+#define STRIDE_DEFINE_UNARY(name, which, backward, rt_expr)                       \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                \
+    const ScalarType rt = rt_expr;                                                \
+    return run_elementwise(#name, out, {input}, rt, rt, kernels::name);           \
+  }                                                                               \
+  Tensor& name##_out(Tensor& out, const Tensor& input) {                          \
+    autograd::check_no_grad_out(#name, {&input});                                 \
+    return name##_kernel(out, input);                                             \
+  }                                                                               \
+  Tensor name(const Tensor& input) {                                              \
+    Tensor out;                                                                   \
+    {                                                                             \
+      NoGradGuard no_grad;                                                        \
+      name##_kernel(out, input);                                                  \
+    }                                                                             \
+    if (auto node = make_node(#name, {&input}, {&out})) {                         \
+      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) { \
+        const Tensor& g = gs[0];                                                  \
+        const Tensor saved = s.get();                                             \
+        [[maybe_unused]] const Tensor& x = saved;                                 \
+        [[maybe_unused]] const Tensor& y = saved;                                 \
+        return Grads{backward};                                                   \
+      });                                                                         \
+    }                                                                             \
+    return out;                                                                   \
+  }                                                                               \
+  Tensor Tensor::name() const {                                                   \
+    return stride::name(*this);                                                   \
+  }                                                                               \
+  Tensor& Tensor::name##_() {                                                     \
+    if (autograd::check_inplace(*this, #name "_", {})) {                          \
+      autograd::rebase_history(*this, stride::name(clone()));                     \
+      return *this;                                                               \
+    }                                                                             \
+    Tensor self = *this;                                                          \
+    name##_kernel(self, *this);                                                   \
+    return *this;                                                                 \
   }
-#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, vexpr, which, backward, domain)          \
-  STRIDE_DEFINE_UNARY(name, expr, vexpr, which, backward, float_result(input.dtype()), \
-                      detail::DispatchFloating)
-#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward, domain)           \
-  STRIDE_DEFINE_UNARY(name, expr, ScalarOnly{}, which, backward, input.dtype(), \
-                      detail::DispatchNumeric)
+#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, vexpr, which, backward, domain) \
+  STRIDE_DEFINE_UNARY(name, which, backward, float_result(input.dtype()))
+#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward, domain) \
+  STRIDE_DEFINE_UNARY(name, which, backward, input.dtype())
 STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
 
 STRIDE_SAME_UNARY_OPS(STRIDE_DEFINE_SAME_UNARY)
@@ -225,20 +156,7 @@ STRIDE_SAME_UNARY_OPS(STRIDE_DEFINE_SAME_UNARY)
 // ---- binary arithmetic (promoting) ----
 static Tensor& add_kernel(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const ScalarType rt = result_type(a, b);
-  return run_elementwise("add", out, {a, b}, rt, rt, detail::DispatchNumericAndBool{},
-                         [&](const TensorIter& iter, auto tag) {
-                           using T = typename decltype(tag)::type;
-                           if constexpr (std::is_same_v<T, bool>) {
-                             cpu::cpu_kernel(iter, [](bool x, bool y) -> bool { return x || y; });
-                           } else {
-                             const T al = alpha.to<T>();
-                             if (al == T(1)) {
-                               cpu::cpu_kernel(iter, [](T x, T y) -> T { return T(x + y); });
-                             } else {
-                               cpu::cpu_kernel(iter, [al](T x, T y) -> T { return T(x + al * y); });
-                             }
-                           }
-                         });
+  return run_elementwise("add", out, {a, b}, rt, rt, kernels::add, alpha);
 }
 
 static Tensor& sub_kernel(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
@@ -246,63 +164,25 @@ static Tensor& sub_kernel(Tensor& out, const Tensor& a, const Tensor& b, const S
                "[sub] subtracting two bool tensors is not supported. Hint: use logical ops or "
                "convert with .to(kInt64).");
   const ScalarType rt = result_type(a, b);
-  return run_elementwise("sub", out, {a, b}, rt, rt, detail::DispatchNumeric{},
-                         [&](const TensorIter& iter, auto tag) {
-                           using T = typename decltype(tag)::type;
-                           const T al = alpha.to<T>();
-                           if (al == T(1)) {
-                             cpu::cpu_kernel(iter, [](T x, T y) -> T { return T(x - y); });
-                           } else {
-                             cpu::cpu_kernel(iter, [al](T x, T y) -> T { return T(x - al * y); });
-                           }
-                         });
+  return run_elementwise("sub", out, {a, b}, rt, rt, kernels::sub, alpha);
 }
 
-#define STRIDE_BINARY_OPS(X)                                                                     \
-  X(mul, detail::DispatchNumericAndBool{}, T(x* y))                                              \
-  X(maximum, detail::DispatchNumericAndBool{}, T((x != x) ? x : (y != y) ? y : (x > y ? x : y))) \
-  X(minimum, detail::DispatchNumericAndBool{}, T((x != x) ? x : (y != y) ? y : (x < y ? x : y)))
-
-#define STRIDE_DEFINE_BINARY(name, dispatch, expr)                                      \
-  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {         \
-    const ScalarType rt = result_type(a, b);                                            \
-    return run_elementwise(#name, out, {a, b}, rt, rt, dispatch,                        \
-                           [](const TensorIter& iter, auto tag) {                       \
-                             using T = typename decltype(tag)::type;                    \
-                             cpu::cpu_kernel(iter, [](T x, T y) -> T { return expr; }); \
-                           });                                                          \
+#define STRIDE_DEFINE_BINARY(name, dispatch, expr)                              \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) { \
+    const ScalarType rt = result_type(a, b);                                    \
+    return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);          \
   }
 STRIDE_BINARY_OPS(STRIDE_DEFINE_BINARY)
 #undef STRIDE_DEFINE_BINARY
 
 static Tensor& div_kernel(Tensor& out, const Tensor& a, const Tensor& b) {
   const ScalarType rt = float_result(result_type(a, b));  // true division
-  return run_elementwise("div", out, {a, b}, rt, rt, detail::DispatchFloating{},
-                         [](const TensorIter& iter, auto tag) {
-                           using T = typename decltype(tag)::type;
-                           cpu::cpu_kernel(iter, [](T x, T y) -> T { return x / y; });
-                         });
+  return run_elementwise("div", out, {a, b}, rt, rt, kernels::div);
 }
 
 static Tensor& pow_kernel(Tensor& out, const Tensor& a, const Tensor& e) {
   const ScalarType rt = result_type(a, e);
-  return run_elementwise("pow", out, {a, e}, rt, rt, detail::DispatchNumeric{},
-                         [](const TensorIter& iter, auto tag) {
-                           using T = typename decltype(tag)::type;
-                           if constexpr (std::is_floating_point_v<T>) {
-                             cpu::cpu_kernel(iter, [](T x, T y) -> T { return std::pow(x, y); });
-                           } else {
-                             cpu::cpu_kernel(iter, [](T x, T y) -> T {
-                               if constexpr (std::is_signed_v<T>) {
-                                 STRIDE_CHECK(y >= 0, ValueError,
-                                              "[pow] integers cannot be raised to a negative "
-                                              "power; got exponent ",
-                                              int64_t(y), ".");
-                               }
-                               return int_pow(x, y);
-                             });
-                           }
-                         });
+  return run_elementwise("pow", out, {a, e}, rt, rt, kernels::pow);
 }
 
 namespace {
@@ -446,32 +326,19 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 }
 
 // ---- comparisons -> bool ----
-#define STRIDE_COMPARISON_OPS(X) \
-  X(eq, x == y)                  \
-  X(ne, x != y)                  \
-  X(lt, x < y)                   \
-  X(le, x <= y)                  \
-  X(gt, x > y)                   \
-  X(ge, x >= y)
-
-#define STRIDE_DEFINE_COMPARISON(name, expr)                                               \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                      \
-    return run_elementwise(#name, out, {a, b}, result_type(a, b), kBool,                   \
-                           detail::DispatchNumericAndBool{},                               \
-                           [](const TensorIter& iter, auto tag) {                          \
-                             using T = typename decltype(tag)::type;                       \
-                             cpu::cpu_kernel(iter, [](T x, T y) -> bool { return expr; }); \
-                           });                                                             \
-  }                                                                                        \
-  Tensor name(const Tensor& a, const Tensor& b) {                                          \
-    Tensor out;                                                                            \
-    return name##_out(out, a, b);                                                          \
-  }                                                                                        \
-  Tensor Tensor::name(const Tensor& other) const {                                         \
-    return stride::name(*this, other);                                                     \
-  }                                                                                        \
-  Tensor Tensor::name(const Scalar& other) const {                                         \
-    return stride::name(*this, wrap_scalar(other, *this));                                 \
+#define STRIDE_DEFINE_COMPARISON(name, expr)                                             \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                    \
+    return run_elementwise(#name, out, {a, b}, result_type(a, b), kBool, kernels::name); \
+  }                                                                                      \
+  Tensor name(const Tensor& a, const Tensor& b) {                                        \
+    Tensor out;                                                                          \
+    return name##_out(out, a, b);                                                        \
+  }                                                                                      \
+  Tensor Tensor::name(const Tensor& other) const {                                       \
+    return stride::name(*this, other);                                                   \
+  }                                                                                      \
+  Tensor Tensor::name(const Scalar& other) const {                                       \
+    return stride::name(*this, wrap_scalar(other, *this));                               \
   }
 STRIDE_COMPARISON_OPS(STRIDE_DEFINE_COMPARISON)
 #undef STRIDE_DEFINE_COMPARISON
@@ -485,19 +352,7 @@ static Tensor& clamp_kernel(Tensor& out,
   ScalarType rt = x.dtype();
   if (lo) rt = result_type(x, wrap_scalar(*lo, x));
   if (hi) rt = promote_types(rt, result_type(x, wrap_scalar(*hi, x)));
-  return run_elementwise("clamp", out, {x}, rt, rt, detail::DispatchNumeric{},
-                         [&](const TensorIter& iter, auto tag) {
-                           using T = typename decltype(tag)::type;
-                           const bool has_lo = lo.has_value(), has_hi = hi.has_value();
-                           const T l = has_lo ? lo->to<T>() : T(0);
-                           const T h = has_hi ? hi->to<T>() : T(0);
-                           cpu::cpu_kernel(iter, [=](T v) -> T {
-                             if (v != v) return v;  // NaN propagates
-                             if (has_lo && v < l) v = l;
-                             if (has_hi && v > h) v = h;
-                             return v;
-                           });
-                         });
+  return run_elementwise("clamp", out, {x}, rt, rt, kernels::clamp, lo, hi);
 }
 
 Tensor& clamp_out(Tensor& out,
@@ -548,12 +403,7 @@ static Tensor& where_kernel(Tensor& out, const Tensor& cond, const Tensor& a, co
                         .output_dtype(rt)
                         .check_all_same_dtype(false)
                         .build();
-  detail::run_kernel("where", iter.output().device(), [&] {
-    dispatch_numeric_and_bool(rt, "where", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      cpu::cpu_kernel(iter, [](bool c, T x, T y) -> T { return c ? x : y; });
-    });
-  });
+  kernels::where(iter.output().device(), iter, rt);
   return out;
 }
 
@@ -656,15 +506,7 @@ Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
   }
   Tensor self = *this;
   const ScalarType rt = dtype();
-  run_elementwise("lerp_", self, {*this, end}, rt, rt, detail::DispatchFloating{},
-                  [&](const TensorIter& iter, auto tag) {
-                    using T = typename decltype(tag)::type;
-                    const T w = weight.to<T>();
-                    // PyTorch's two-sided form: exact at both ends.
-                    cpu::cpu_kernel(iter, [w](T s, T e) -> T {
-                      return w < T(0.5) ? s + w * (e - s) : e - (e - s) * (T(1) - w);
-                    });
-                  });
+  run_elementwise("lerp_", self, {*this, end}, rt, rt, kernels::lerp, weight);
   return *this;
 }
 
@@ -675,12 +517,7 @@ Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value
   }
   Tensor self = *this;
   const ScalarType rt = dtype();
-  run_elementwise("addcmul_", self, {*this, t1, t2}, rt, rt, detail::DispatchNumeric{},
-                  [&](const TensorIter& iter, auto tag) {
-                    using T = typename decltype(tag)::type;
-                    const T v = value.to<T>();
-                    cpu::cpu_kernel(iter, [v](T s, T a, T b) -> T { return T(s + v * a * b); });
-                  });
+  run_elementwise("addcmul_", self, {*this, t1, t2}, rt, rt, kernels::addcmul, value);
   return *this;
 }
 
@@ -691,12 +528,7 @@ Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value
   }
   Tensor self = *this;
   const ScalarType rt = dtype();
-  run_elementwise("addcdiv_", self, {*this, t1, t2}, rt, rt, detail::DispatchFloating{},
-                  [&](const TensorIter& iter, auto tag) {
-                    using T = typename decltype(tag)::type;
-                    const T v = value.to<T>();
-                    cpu::cpu_kernel(iter, [v](T s, T a, T b) -> T { return s + v * a / b; });
-                  });
+  run_elementwise("addcdiv_", self, {*this, t1, t2}, rt, rt, kernels::addcdiv, value);
   return *this;
 }
 

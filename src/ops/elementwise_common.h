@@ -1,12 +1,11 @@
 // Shared machinery of the elementwise ops: dtype rules and the one runner
-// that builds the TensorIter. 16-bit floats compute in float32.
+// that builds the TensorIter and calls the op's kernel stub. 16-bit floats
+// compute in float32.
 #pragma once
 
 #include <initializer_list>
 
-#include "backends/cpu/loops.h"
-#include "core/dispatch.h"
-#include "ops/device_kernel.h"
+#include "backends/kernels.h"
 #include "stride/ops.h"
 #include "stride/profiler.h"
 
@@ -39,42 +38,36 @@ inline ScalarType float_result(ScalarType t) {
 // has no elements, else checks shape and dtype. For the 16-bit compute path.
 Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const char* op);
 
-// Runs an elementwise op. Inputs are converted to `compute`; the result has
-// dtype `result`; `body(iter, tag)` runs the kernel for C++ type
-// TypeTag<compute type>. 16-bit compute/result dtypes go through float32.
-template <class Dispatch, class Body>
+// Runs an elementwise op: inputs are converted to `compute`, the result has
+// dtype `result`, and `stub` (backends/kernels.h) fills it on the operands'
+// device with `args` after the TensorIter and the compute dtype. 16-bit
+// compute/result dtypes go through float32.
+template <class Stub, class... Args>
 Tensor& run_elementwise(const char* op,
                         Tensor& out,
                         std::initializer_list<Tensor> inputs,
                         ScalarType compute,
                         ScalarType result,
-                        Dispatch dispatch,
-                        Body body) {
+                        const Stub& stub,
+                        const Args&... args) {
   profiler::RecordFunction record(op, inputs);
-  if (is_16bit(compute) || is_16bit(result)) {
-    Tensor tmp;
-    std::vector<Tensor> converted;
-    // As PyTorch: operands are first cast to the common dtype (a float32 0-d
-    // operand of a bfloat16 op is rounded to bfloat16), then computed in float32.
-    for (const Tensor& t : inputs) converted.push_back(t.to(compute).to(compute_type(compute)));
-    TensorIterConfig cfg(op);
-    cfg.add_output(tmp).output_dtype(compute_type(result)).check_all_same_dtype(false);
-    for (const Tensor& t : converted) cfg.add_input(t);
-    TensorIter iter = cfg.build();
-    run_kernel(op, iter.output().device(),
-               [&] { dispatch(compute_type(compute), op, [&](auto tag) { body(iter, tag); }); });
-    return assign_result(out, tmp, result, op);
-  }
+  const bool via_float32 = is_16bit(compute) || is_16bit(result);
+  Tensor tmp;
+  Tensor& target = via_float32 ? tmp : out;
   std::vector<Tensor> converted;
   converted.reserve(inputs.size());
-  for (const Tensor& t : inputs) converted.push_back(t.dtype() == compute ? t : t.to(compute));
+  // As PyTorch: operands are first cast to the common dtype (a float32 0-d
+  // operand of a bfloat16 op is rounded to bfloat16), then computed in float32.
+  for (const Tensor& t : inputs) {
+    const Tensor cast = t.dtype() == compute ? t : t.to(compute);
+    converted.push_back(via_float32 ? cast.to(compute_type(compute)) : cast);
+  }
   TensorIterConfig cfg(op);
-  cfg.add_output(out).output_dtype(result).check_all_same_dtype(false);
+  cfg.add_output(target).output_dtype(compute_type(result)).check_all_same_dtype(false);
   for (const Tensor& t : converted) cfg.add_input(t);
   TensorIter iter = cfg.build();
-  run_kernel(op, iter.output().device(),
-             [&] { dispatch(compute, op, [&](auto tag) { body(iter, tag); }); });
-  return out;
+  stub(iter.output().device(), iter, compute_type(compute), args...);
+  return via_float32 ? assign_result(out, tmp, result, op) : out;
 }
 
 }  // namespace stride::detail

@@ -3,7 +3,7 @@
 // expanded), plus second derivatives through elementwise ops and matmul.
 #include <functional>
 
-#include "ops/unary_op_list.h"
+#include "ops/op_list.h"
 #include "support/layouts.h"
 
 namespace stride::testing {
@@ -26,7 +26,7 @@ Tensor idx(std::vector<int64_t> v, IntArrayRef shape = {}) {
 std::vector<GradCase> grad_table() {
   const DimVector m{3, 4};
   std::vector<GradCase> t = {
-  // Every unary op of the list (src/ops/unary_op_list.h).
+  // Every unary op of the list (src/ops/op_list.h).
 #define STRIDE_UNARY_GRAD_CASE(name, domain) \
   {#name, {m}, [](const Inputs& x) { return name(x[0]); }, Domain::domain},
 #define STRIDE_FLOAT_UNARY_GRAD_CASE(name, expr, vexpr, which, backward, domain) \

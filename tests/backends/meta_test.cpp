@@ -164,30 +164,15 @@ TEST(DeviceSeam, DefaultDeviceGuardScopesFactories) {
 // file dropped at link time would leave one empty), and a device without a
 // kernel is an error naming the op and the device.
 TEST(DeviceSeam, EveryStubHasACpuKernel) {
-  const bool registered[] = {
-#define STRIDE_HAS_CPU_KERNEL(stub) kernels::stub.has_kernel(kCPU),
-      STRIDE_HAS_CPU_KERNEL(rms_norm_forward) STRIDE_HAS_CPU_KERNEL(rms_norm_backward)
-          STRIDE_HAS_CPU_KERNEL(swiglu_forward) STRIDE_HAS_CPU_KERNEL(swiglu_backward)
-              STRIDE_HAS_CPU_KERNEL(cross_entropy_forward) STRIDE_HAS_CPU_KERNEL(
-                  cross_entropy_backward) STRIDE_HAS_CPU_KERNEL(linear_groups_forward)
-                  STRIDE_HAS_CPU_KERNEL(linear_groups_backward) STRIDE_HAS_CPU_KERNEL(
-                      attention_forward) STRIDE_HAS_CPU_KERNEL(attention_backward)
-                      STRIDE_HAS_CPU_KERNEL(attention_dropout_mask) STRIDE_HAS_CPU_KERNEL(
-                          rotary_embedding) STRIDE_HAS_CPU_KERNEL(adam_step)
-                          STRIDE_HAS_CPU_KERNEL(sgd_step) STRIDE_HAS_CPU_KERNEL(softmax_rows)
-                              STRIDE_HAS_CPU_KERNEL(round_to_bfloat16) STRIDE_HAS_CPU_KERNEL(
-                                  uniform_fill) STRIDE_HAS_CPU_KERNEL(normal_fill)
-                                  STRIDE_HAS_CPU_KERNEL(randint_fill) STRIDE_HAS_CPU_KERNEL(fill)
-                                      STRIDE_HAS_CPU_KERNEL(batched_gemm)
-                                          STRIDE_HAS_CPU_KERNEL(reduce_sum)
-                                              STRIDE_HAS_CPU_KERNEL(reduce_extreme)
-                                                  STRIDE_HAS_CPU_KERNEL(reduce_extreme_index)
-                                                      STRIDE_HAS_CPU_KERNEL(copy)
-                                                          STRIDE_HAS_CPU_KERNEL(gather)
-                                                              STRIDE_HAS_CPU_KERNEL(scatter_add)
+  // Every stub of backends/kernels.h's list, the op list's included.
+  std::vector<std::pair<std::string, bool>> registered = {
+#define STRIDE_HAS_CPU_KERNEL(stub, ...) {#stub, kernels::stub.has_kernel(kCPU)},
+      STRIDE_KERNEL_STUBS(STRIDE_HAS_CPU_KERNEL)
+          STRIDE_LISTED_ELEMENTWISE_OPS(STRIDE_HAS_CPU_KERNEL)
 #undef STRIDE_HAS_CPU_KERNEL
   };
-  for (size_t i = 0; i < std::size(registered); ++i) EXPECT_TRUE(registered[i]) << "stub " << i;
+  EXPECT_GT(registered.size(), 60u);
+  for (const auto& [stub, has_kernel] : registered) EXPECT_TRUE(has_kernel) << stub;
   EXPECT_FALSE(kernels::softmax_rows.has_kernel(kCUDA));
   Tensor x = ones({2, 3}), out = empty({2, 3});
   expect_names_both([&] { kernels::softmax_rows(Device(kCUDA, 1), x, out, false); }, "softmax",

@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/unary_op_list.h"
+#include "ops/op_list.h"
 #include "stride/io.h"
 #include "stride/ops.h"
 
@@ -142,7 +142,7 @@ std::vector<GoldenCase> build_cases() {
   }
 
   // ---- elementwise: unary ----
-  // Every unary op of the list (src/ops/unary_op_list.h): an op without its
+  // Every unary op of the list (src/ops/op_list.h): an op without its
   // rows in tools/gen_goldens.py fails here.
   const std::vector<std::pair<std::string, UnaryFn>> unary = {
 #define STRIDE_FLOAT_UNARY_GOLDEN(name, expr, vexpr, which, backward, domain) {#name, name},

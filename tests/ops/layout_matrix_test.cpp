@@ -6,7 +6,7 @@
 // size-1 dims.
 #include <functional>
 
-#include "ops/unary_op_list.h"
+#include "ops/op_list.h"
 #include "support/layouts.h"
 
 namespace stride::testing {
@@ -47,7 +47,7 @@ struct OpCase {
 
 std::vector<OpCase> op_table() {
   std::vector<OpCase> t = {
-  // Every unary op of the list (src/ops/unary_op_list.h).
+  // Every unary op of the list (src/ops/op_list.h).
 #define STRIDE_FLOAT_UNARY_CASE(name, expr, vexpr, which, backward, domain) \
   UNARY(name, Domain::domain),
 #define STRIDE_SAME_UNARY_CASE(name, expr, which, backward, domain) UNARY(name, Domain::domain),
