@@ -38,18 +38,21 @@ std::vector<GradCase> grad_table() {
 #undef STRIDE_SAME_UNARY_GRAD_CASE
 #undef STRIDE_FLOAT_UNARY_GRAD_CASE
 #undef STRIDE_UNARY_GRAD_CASE
-              {"operator-", {m}, [](const Inputs& x) { return -x[0]; }},
+  // Every binary op of the list.
+#define STRIDE_BINARY_GRAD_CASE(name, dispatch, expr) \
+  {#name, {m, m}, [](const Inputs& x) { return name(x[0], x[1]); }},
+              STRIDE_BINARY_OPS(STRIDE_BINARY_GRAD_CASE)
+#undef STRIDE_BINARY_GRAD_CASE
+                  {"operator-", {m}, [](const Inputs& x) { return -x[0]; }},
       {"add_alpha", {m, m}, [](const Inputs& x) { return add(x[0], x[1], 0.5); }},
       {"add_broadcast", {m, {4}}, [](const Inputs& x) { return x[0] + x[1]; }},
       {"sub_broadcast", {{3, 1}, m}, [](const Inputs& x) { return x[0] - x[1]; }},
-      {"mul", {m, m}, [](const Inputs& x) { return x[0] * x[1]; }},
       {"mul_scalar", {m}, [](const Inputs& x) { return x[0] * 3.0 + 1.0; }},
       {"div", {m, m}, [](const Inputs& x) { return x[0] / x[1]; }, Domain::Positive},
       {"rdiv_scalar", {m}, [](const Inputs& x) { return 2.0 / x[0]; }, Domain::Positive},
       {"pow", {m, m}, [](const Inputs& x) { return pow(x[0], x[1]); }, Domain::Positive},
       {"pow_scalar", {m}, [](const Inputs& x) { return x[0].pow(2.5); }, Domain::Positive},
-      {"maximum", {m, m}, [](const Inputs& x) { return maximum(x[0], x[1]); }},
-      {"minimum", {m, {4}}, [](const Inputs& x) { return minimum(x[0], x[1]); }},
+      {"minimum_broadcast", {m, {4}}, [](const Inputs& x) { return minimum(x[0], x[1]); }},
       {"clamp", {m}, [](const Inputs& x) { return clamp(x[0], -0.5, 0.5); }},
       {"where", {m, m}, [](const Inputs& x) { return where(x[0].gt(0), x[0], x[1] * 2.0); }},
       {"masked_fill", {m}, [](const Inputs& x) { return masked_fill(x[0], x[0].lt(0), 3.0); }},

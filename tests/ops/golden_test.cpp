@@ -232,13 +232,12 @@ std::vector<GoldenCase> build_cases() {
     BinaryFn fn;
     Tensor (*scalar_fn)(const Tensor&, const Scalar&);
   };
+  // Every comparison of the list (src/ops/op_list.h).
   const Comparison comparisons[] = {
-      {"eq", eq, [](const Tensor& a, const Scalar& s) { return a.eq(s); }},
-      {"ne", ne, [](const Tensor& a, const Scalar& s) { return a.ne(s); }},
-      {"lt", lt, [](const Tensor& a, const Scalar& s) { return a.lt(s); }},
-      {"le", le, [](const Tensor& a, const Scalar& s) { return a.le(s); }},
-      {"gt", gt, [](const Tensor& a, const Scalar& s) { return a.gt(s); }},
-      {"ge", ge, [](const Tensor& a, const Scalar& s) { return a.ge(s); }},
+#define STRIDE_COMPARISON_GOLDEN(name, expr) \
+  {#name, name, [](const Tensor& a, const Scalar& s) { return a.name(s); }},
+      STRIDE_COMPARISON_OPS(STRIDE_COMPARISON_GOLDEN)
+#undef STRIDE_COMPARISON_GOLDEN
   };
   for (const Comparison& c : comparisons) {
     const std::string name = c.name;

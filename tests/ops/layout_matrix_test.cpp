@@ -54,10 +54,11 @@ std::vector<OpCase> op_table() {
       STRIDE_FLOAT_UNARY_OPS(STRIDE_FLOAT_UNARY_CASE) STRIDE_SAME_UNARY_OPS(STRIDE_SAME_UNARY_CASE)
 #undef STRIDE_SAME_UNARY_CASE
 #undef STRIDE_FLOAT_UNARY_CASE
-          BINARY(mul, Domain::Any),
-      BINARY(div, Domain::Positive),
-      BINARY(maximum, Domain::Any),
-      BINARY(minimum, Domain::Any),
+  // Every binary op of the list.
+#define STRIDE_BINARY_CASE(name, dispatch, expr) BINARY(name, Domain::Any),
+          STRIDE_BINARY_OPS(STRIDE_BINARY_CASE)
+#undef STRIDE_BINARY_CASE
+              BINARY(div, Domain::Positive),
       BINARY(pow, Domain::Positive),
   };
   auto add_case = [&](OpCase c) { t.push_back(std::move(c)); };

@@ -53,18 +53,18 @@ inline T int_pow(T base, T exp) {
 // ---- the listed ops ----
 
 // A unary kernel: float32 through `vexpr` unless it is ScalarOnly.
-#define STRIDE_CPU_UNARY_KERNEL(name, expr, vexpr, Dispatch)                                    \
-  void name##_kernel(const TensorIter& iter, ScalarType compute) {                              \
-    Dispatch{}(compute, #name, [&](auto tag) {                                                  \
-      using T = typename decltype(tag)::type;                                                   \
-      [[maybe_unused]] auto vf = []([[maybe_unused]] vec::Vec16f v) { return vexpr; };          \
-      if constexpr (std::is_same_v<T, float> &&                                                 \
-                    std::is_same_v<decltype(vf(vec::Vec16f{})), vec::Vec16f>) {                 \
-        vec_kernel(iter, vf);                                                                   \
-      } else {                                                                                  \
-        cpu_kernel(iter, [](T x) -> T { return expr; });                                        \
-      }                                                                                         \
-    });                                                                                         \
+#define STRIDE_CPU_UNARY_KERNEL(name, expr, vexpr, Dispatch)                           \
+  void name##_kernel(const TensorIter& iter, ScalarType compute) {                     \
+    Dispatch{}(compute, #name, [&](auto tag) {                                         \
+      using T = typename decltype(tag)::type;                                          \
+      [[maybe_unused]] auto vf = []([[maybe_unused]] vec::Vec16f v) { return vexpr; }; \
+      if constexpr (std::is_same_v<T, float> &&                                        \
+                    std::is_same_v<decltype(vf(vec::Vec16f{})), vec::Vec16f>) {        \
+        vec_kernel(iter, vf);                                                          \
+      } else {                                                                         \
+        cpu_kernel(iter, [](T x) -> T { return expr; });                               \
+      }                                                                                \
+    });                                                                                \
   }
 #define STRIDE_CPU_FLOAT_UNARY(name, expr, vexpr, ...) \
   STRIDE_CPU_UNARY_KERNEL(name, expr, vexpr, DispatchFloating)
@@ -76,22 +76,22 @@ STRIDE_SAME_UNARY_OPS(STRIDE_CPU_SAME_UNARY)
 #undef STRIDE_CPU_FLOAT_UNARY
 #undef STRIDE_CPU_UNARY_KERNEL
 
-#define STRIDE_CPU_BINARY(name, Dispatch, expr)                        \
-  void name##_kernel(const TensorIter& iter, ScalarType compute) {     \
-    Dispatch{}(compute, #name, [&](auto tag) {                         \
-      using T = typename decltype(tag)::type;                          \
-      cpu_kernel(iter, [](T x, T y) -> T { return expr; });            \
-    });                                                                \
+#define STRIDE_CPU_BINARY(name, Dispatch, expr)                    \
+  void name##_kernel(const TensorIter& iter, ScalarType compute) { \
+    Dispatch{}(compute, #name, [&](auto tag) {                     \
+      using T = typename decltype(tag)::type;                      \
+      cpu_kernel(iter, [](T x, T y) -> T { return expr; });        \
+    });                                                            \
   }
 STRIDE_BINARY_OPS(STRIDE_CPU_BINARY)
 #undef STRIDE_CPU_BINARY
 
-#define STRIDE_CPU_COMPARISON(name, expr)                              \
-  void name##_kernel(const TensorIter& iter, ScalarType compute) {     \
-    DispatchNumericAndBool{}(compute, #name, [&](auto tag) {           \
-      using T = typename decltype(tag)::type;                          \
-      cpu_kernel(iter, [](T x, T y) -> bool { return expr; });         \
-    });                                                                \
+#define STRIDE_CPU_COMPARISON(name, expr)                          \
+  void name##_kernel(const TensorIter& iter, ScalarType compute) { \
+    DispatchNumericAndBool{}(compute, #name, [&](auto tag) {       \
+      using T = typename decltype(tag)::type;                      \
+      cpu_kernel(iter, [](T x, T y) -> bool { return expr; });     \
+    });                                                            \
   }
 STRIDE_COMPARISON_OPS(STRIDE_CPU_COMPARISON)
 #undef STRIDE_CPU_COMPARISON
