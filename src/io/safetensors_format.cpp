@@ -70,31 +70,62 @@ std::optional<uint64_t> as_u64(const json& v) {
 }
 
 // nlohmann keeps the last of two equal keys without a word, so a file could
-// hide a tensor behind another of the same name; the parser callback sees
-// every key as it is read and catches the repeat.
-json parse_json(std::string_view text, const Where& where) {
-  std::vector<std::unordered_set<std::string>> open_objects;
-  std::string top_key;  // the tensor (or __metadata__) whose value is being read
-  std::optional<std::string> duplicate;
-  auto callback = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      open_objects.emplace_back();
-    } else if (event == json::parse_event_t::object_end && !open_objects.empty()) {
-      open_objects.pop_back();
-    } else if (event == json::parse_event_t::key && !open_objects.empty()) {
-      const auto& key = parsed.get_ref<const std::string&>();
-      if (depth == 1) top_key = key;
-      if (!open_objects.back().insert(key).second && !duplicate) {
-        duplicate = depth == 1 ? str_cat("tensor name ", quote_name(key), " appears twice")
-                               : str_cat("key ", quote_name(key),
-                                         " appears twice in the entry for ", quote_name(top_key));
-      }
+// hide a tensor behind another of the same name. This SAX pass over the
+// (already valid) text sees every key as it is read and catches the repeat.
+// It is a pass of its own because nlohmann's DOM parser with a callback
+// rescans the enclosing object at the end of each nested one, which is
+// quadratic in the number of tensors.
+class DuplicateKeyFinder : public nlohmann::json_sax<json> {
+ public:
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+
+  bool start_object(std::size_t) override {
+    open_objects_.emplace_back();
+    return true;
+  }
+  bool end_object() override {
+    open_objects_.pop_back();
+    return true;
+  }
+  bool key(string_t& key) override {
+    if (open_objects_.size() == 1) top_key_ = key;
+    if (!open_objects_.back().insert(key).second) {
+      duplicate_ = open_objects_.size() == 1
+                       ? str_cat("tensor name ", quote_name(key), " appears twice")
+                       : str_cat("key ", quote_name(key), " appears twice in the entry for ",
+                                 quote_name(top_key_));
+      return false;  // the first repeat is the one reported
     }
     return true;
-  };
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  std::vector<std::unordered_set<std::string>> open_objects_;
+  std::string top_key_;  // the tensor (or __metadata__) whose value is being read
+  std::optional<std::string> duplicate_;
+};
+
+json parse_json(std::string_view text, const Where& where) {
+  // nlohmann reads a NUL byte as the end of its input and would ignore what
+  // follows; JSON text never holds one (a string escapes it as \u0000).
+  const size_t nul = text.find('\0');
+  STRIDE_CHECK(nul == std::string_view::npos, IOError, where, "the header holds a NUL byte at ",
+               nul, "; JSON text cannot", kCorrupt);
   json root;
   try {
-    root = json::parse(text.data(), text.data() + text.size(), callback);
+    root = json::parse(text.data(), text.data() + text.size());
   } catch (const json::exception& e) {
     // nlohmann quotes the last token read, which an attacker controls.
     constexpr size_t kMaxShown = 200;
@@ -105,7 +136,10 @@ json parse_json(std::string_view text, const Where& where) {
     }
     throw IOError(str_cat(where, "the header is not valid JSON: ", what, kCorrupt));
   }
-  STRIDE_CHECK(!duplicate, IOError, where, "in the header, ", *duplicate, kCorrupt);
+  DuplicateKeyFinder finder;
+  json::sax_parse(text.data(), text.data() + text.size(), &finder);
+  STRIDE_CHECK(!finder.duplicate(), IOError, where, "in the header, ", *finder.duplicate(),
+               kCorrupt);
   return root;
 }
 

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -221,6 +222,38 @@ TEST(SafetensorsFormat, SerializeRejectsBadNames) {
   e = one("neg");
   e[0].shape = {2, -1};
   EXPECT_THROW(serialize_header(e, {}), ValueError);
+}
+
+// nlohmann's callback parser rescanned the whole header at the end of every
+// entry: 200,000 entries took longer than any test could wait.
+TEST(SafetensorsFormat, ParsesAHugeHeaderInLinearTime) {
+  constexpr int kEntries = 200'000;
+  std::string header = "{";
+  for (int i = 0; i < kEntries; ++i) {
+    if (i > 0) header += ',';
+    header += f32_entry("w" + std::to_string(i), "[0]", 0, 0);
+  }
+  header += '}';
+  const auto start = std::chrono::steady_clock::now();
+  const Header h = parse_file_bytes(make_file(header), "huge.safetensors");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(h.entries.size(), size_t(kEntries));
+  // About a second in a Release build; the quadratic parser took over 20 minutes.
+  EXPECT_LT(seconds, 60.0) << "a " << header.size() << "-byte header";
+}
+
+TEST(SafetensorsFormat, DuplicateNamesAreFoundInAHugeHeader) {
+  std::string header = "{";
+  for (int i = 0; i < 50'000; ++i) header += f32_entry("w" + std::to_string(i), "[0]", 0, 0) + ",";
+  header += f32_entry("w17", "[0]", 0, 0) + "}";
+  try {
+    parse_file_bytes(make_file(header), "dup.safetensors");
+    FAIL() << "accepted a duplicate name";
+  } catch (const IOError& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor name \"w17\" appears twice"), std::string::npos)
+        << e.what();
+  }
 }
 
 class SafetensorsFormatMalformed : public ::testing::TestWithParam<MalformedCase> {};

@@ -118,6 +118,7 @@ inline std::vector<MalformedCase> malformed_cases() {
   c.push_back({"EmptyHeader", make_file(""), "not valid JSON"});
   c.push_back({"InvalidJson", make_file("{\"w\":"), "not valid JSON"});
   c.push_back({"TrailingGarbage", make_file("{} x"), "not valid JSON"});
+  c.push_back({"NulThenGarbage", make_file(std::string("{}\0 x", 5)), "holds a NUL byte at 2"});
   c.push_back({"InvalidUtf8", make_file("{\"\xff\":1}"), "ill-formed UTF-8"});
   c.push_back({"NumberOverflow", make_file("{\"w\":1e999}"), "not valid JSON"});
   c.push_back({"ArrayHeader", make_file("[]"), "must be a JSON object; got array"});
