@@ -58,7 +58,7 @@ namespace detail {
 // 64-byte aligned, uninitialised; `capacity` receives the block's size, which
 // cpu_free needs back.
 void* cpu_allocate(size_t nbytes, size_t* capacity);
-void cpu_free(void* data, size_t capacity);
+void cpu_free(void* data, size_t capacity) noexcept;
 }  // namespace detail
 
 }  // namespace stride

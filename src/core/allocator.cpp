@@ -1,12 +1,12 @@
 #include "stride/allocator.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
-#include <unordered_map>
-#include <vector>
 
 #include "stride/storage.h"
 
@@ -32,6 +32,16 @@ namespace {
 size_t size_class(size_t nbytes) {
   const size_t step = (size_t(1) << std::bit_width(nbytes - 1)) / 16;
   return (nbytes + step - 1) / step * step;
+}
+
+// The index of size class `capacity` (a value of size_class): with k =
+// bit_width(capacity - 1) and step 2^k / 16, capacity is 2^(k-1) + m * step
+// for m in [1, 8].
+constexpr size_t kNumSizeClasses = 65 * 8;
+size_t class_index(size_t capacity) {
+  const int k = std::bit_width(capacity - 1);
+  const size_t step = (size_t(1) << k) / 16;
+  return size_t(k) * 8 + capacity / step - 9;
 }
 
 // Note [Huge pages]
@@ -73,19 +83,18 @@ void set_poisoned(void* p, size_t n, bool poisoned) {
 #endif
 }
 
+// Free blocks of each size class, linked through their own first bytes:
+// freeing never allocates, so it cannot fail when memory is exhausted (a
+// free that threw would escape a destructor and end the process).
 class CachingAllocator {
  public:
   void* allocate(size_t capacity) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       note_allocated(capacity);
-      auto it = free_.find(capacity);
-      if (it != free_.end() && !it->second.empty()) {
-        void* p = it->second.back();
-        it->second.pop_back();
+      if (void* p = pop(capacity)) {
         stats_.cached_bytes -= capacity;
         ++stats_.hits;
-        set_poisoned(p, capacity, false);
         return p;
       }
       ++stats_.misses;
@@ -99,13 +108,12 @@ class CachingAllocator {
     }
   }
 
-  void free(void* p, size_t capacity) {
+  void free(void* p, size_t capacity) noexcept {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.allocated_bytes -= capacity;
       if (stats_.cached_bytes + capacity <= stats_.peak_allocated_bytes) {
-        set_poisoned(p, capacity, true);
-        free_[capacity].push_back(p);
+        push(p, capacity);
         stats_.cached_bytes += capacity;
         return;
       }
@@ -114,16 +122,19 @@ class CachingAllocator {
   }
 
   void empty_cache() {
-    std::unordered_map<size_t, std::vector<void*>> released;
+    std::array<void*, kNumSizeClasses> released;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      released.swap(free_);
+      released = heads_;
+      heads_.fill(nullptr);
       stats_.cached_bytes = 0;
     }
-    for (auto& [capacity, blocks] : released) {
-      for (void* p : blocks) {
-        set_poisoned(p, capacity, false);
+    for (void* p : released) {
+      while (p != nullptr) {
+        set_poisoned(p, sizeof(void*), false);
+        void* next = load_next(p);
         std::free(p);
+        p = next;
       }
     }
   }
@@ -134,13 +145,35 @@ class CachingAllocator {
   }
 
  private:
+  static void* load_next(void* block) {
+    void* next;
+    std::memcpy(&next, block, sizeof(next));
+    return next;
+  }
+
+  void push(void* p, size_t capacity) {
+    void*& head = heads_[class_index(capacity)];
+    std::memcpy(p, &head, sizeof(head));
+    head = p;
+    set_poisoned(p, capacity, true);
+  }
+
+  void* pop(size_t capacity) {
+    void*& head = heads_[class_index(capacity)];
+    void* p = head;
+    if (p == nullptr) return nullptr;
+    set_poisoned(p, capacity, false);
+    head = load_next(p);
+    return p;
+  }
+
   void note_allocated(size_t capacity) {
     stats_.allocated_bytes += capacity;
     stats_.peak_allocated_bytes = std::max(stats_.peak_allocated_bytes, stats_.allocated_bytes);
   }
 
   std::mutex mu_;
-  std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> free blocks
+  std::array<void*, kNumSizeClasses> heads_{};  // size class -> first free block
   CpuAllocatorStats stats_;
 };
 
@@ -175,7 +208,7 @@ void* cpu_allocate(size_t nbytes, size_t* capacity) {
   return os_allocate(rounded);
 }
 
-void cpu_free(void* data, size_t capacity) {
+void cpu_free(void* data, size_t capacity) noexcept {
   if (capacity >= kMinCachedBytes) {
     allocator().free(data, capacity);
   } else {

@@ -3,7 +3,13 @@
 // empty_cpu_cache and thread safety; empty_packed's blocks.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -149,6 +155,80 @@ TEST(EmptyPacked, TensorsFollowEachOtherInOneBlockWithStoragesOfTheirOwn) {
   t.clear();
   EXPECT_TRUE(equal(last, full({2, 1, 3}, 2.0, kFloat64)));
   EXPECT_TRUE(empty_packed({}, kFloat32).empty());
+}
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;  // their shadow memory needs an unlimited address space
+#else
+constexpr bool kSanitized = false;
+#endif
+
+// The process's virtual size in bytes (/proc/self/statm counts pages).
+size_t virtual_size() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages = 0;
+  statm >> pages;
+  return pages * size_t(sysconf(_SC_PAGESIZE));
+}
+
+// Fills `held` with tensors of `numel` floats until allocation fails.
+void allocate_until_exhausted(std::vector<Tensor>& held, int64_t numel) {
+  try {
+    while (held.size() < held.capacity()) held.push_back(empty({numel}));
+  } catch (const std::exception&) {
+    // memory is exhausted: what the test wants
+  }
+}
+
+// Takes malloc's last crumbs, so that the next allocation of any size fails.
+void take_crumbs(std::vector<void*>& crumbs) {
+  while (crumbs.size() < crumbs.capacity()) {
+    void* p = std::malloc(16);
+    if (p == nullptr) return;
+    crumbs.push_back(p);
+  }
+}
+
+// The child of a fork caps its address space, fills it with cached blocks
+// and then malloc's memory, and frees the cached blocks one at a time, each
+// with nothing left to allocate: a free that allocated (a free list growing)
+// would throw out of a destructor and abort the child. The freed blocks must
+// then serve new requests.
+int exhaust_then_free_everything() {
+  set_num_threads(1);  // no OpenMP pool in a forked child
+  empty_cpu_cache();   // room under the cache's cap for every block freed below
+  // A size class no other test uses, so that its free list starts empty.
+  constexpr int64_t kBigNumel = (int64_t(1) << 18) + 4099;
+  std::vector<Tensor> big, small;
+  std::vector<void*> crumbs;
+  big.reserve(1 << 16);
+  small.reserve(1 << 18);
+  crumbs.reserve(1 << 22);
+  const rlimit cap{virtual_size() + (size_t(256) << 20), RLIM_INFINITY};
+  if (setrlimit(RLIMIT_AS, &cap) != 0) return 10;
+  allocate_until_exhausted(big, kBigNumel);
+  allocate_until_exhausted(small, 1 << 10);
+  if (big.size() < 16) return 11;
+  const size_t filled = big.size();
+  while (!big.empty()) {
+    take_crumbs(crumbs);
+    big.pop_back();
+  }
+  for (void* p : crumbs) std::free(p);
+  small.clear();
+  allocate_until_exhausted(big, kBigNumel);
+  return big.size() >= filled ? 0 : 12;
+}
+
+TEST(CachingAllocator, FreeingNeverAllocatesEvenWhenMemoryIsExhausted) {
+  if (kSanitized) GTEST_SKIP() << "sanitizers cannot run under an address-space cap";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(exhaust_then_free_everything());
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace
