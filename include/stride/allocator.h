@@ -43,6 +43,14 @@ CpuAllocatorStats cpu_allocator_stats();
 // Returns every cached block to the OS (live blocks are untouched).
 void empty_cpu_cache();
 
+// The bytes this process can still allocate, as far as the system tells:
+// the least of the kernel's MemAvailable estimate, the room left under a
+// cgroup v2 memory limit and under an address-space rlimit, plus what the
+// cache holds; SIZE_MAX when none is known. Loaders check a file's claims
+// against it before they allocate, so that an oversized (or hostile) file
+// is an error that says so rather than an out-of-memory abort.
+size_t available_cpu_memory();
+
 // The bytes held by meta storages (Note [Meta memory] in src/core/backend.cpp):
 // what the same program would hold on a device with memory, without a
 // caching allocator's rounding.

@@ -5,13 +5,18 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <optional>
+#include <string>
 
 #include "stride/storage.h"
 
 #if defined(__linux__)
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 #endif
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -184,7 +189,41 @@ CachingAllocator& allocator() {
   return *instance;
 }
 
+// The first number of the file at `path` (times `unit`) after the word
+// `key` (the whole file when key is empty), or nullopt.
+std::optional<size_t> read_number(const char* path, const std::string& key, size_t unit) {
+  std::ifstream in(path);
+  std::string word;
+  if (!key.empty()) {
+    while (in >> word && word != key) {
+    }
+  }
+  size_t value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value * unit;
+}
+
 }  // namespace
+
+size_t available_cpu_memory() {
+  size_t available = SIZE_MAX;
+#if defined(__linux__)
+  auto limit = [&](std::optional<size_t> room) {
+    if (room) available = std::min(available, *room);
+  };
+  limit(read_number("/proc/meminfo", "MemAvailable:", 1024));
+  const auto cgroup_max = read_number("/sys/fs/cgroup/memory.max", "", 1);  // "max": none
+  const auto cgroup_used = read_number("/sys/fs/cgroup/memory.current", "", 1);
+  if (cgroup_max && cgroup_used) limit(*cgroup_max > *cgroup_used ? *cgroup_max - *cgroup_used : 0);
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    const auto used = read_number("/proc/self/statm", "", size_t(sysconf(_SC_PAGESIZE)));
+    if (used) limit(as.rlim_cur > *used ? as.rlim_cur - *used : 0);
+  }
+#endif
+  const size_t cached = cpu_allocator_stats().cached_bytes;
+  return available > SIZE_MAX - cached ? SIZE_MAX : available + cached;
+}
 
 CpuAllocatorStats cpu_allocator_stats() {
   return allocator().stats();

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <mutex>
+#include <new>
 #include <set>
 #include <string>
 #include <system_error>
@@ -16,6 +17,7 @@
 
 #include "core/check.h"
 #include "io/safetensors_format.h"
+#include "stride/allocator.h"
 #include "stride/io.h"
 #include "stride/ops.h"
 
@@ -173,6 +175,43 @@ class AtomicFile {
   bool committed_ = false;
 };
 
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a plain file";
+}
+
+std::string gib_text(uint64_t bytes) {
+  return ::stride::detail::str_cat(double(bytes) / double(uint64_t(1) << 30), " GiB");
+}
+
+[[noreturn]] void too_large(uint64_t data_bytes, size_t available, const std::string& path) {
+  throw IOError(::stride::detail::str_cat(
+      "[load_safetensors] ", path, ": its tensors hold ", data_bytes, " bytes (",
+      gib_text(data_bytes), "), more than the ", available, " bytes (", gib_text(available),
+      ") of memory this process can allocate. Hint: the file is too large for this machine, or "
+      "its header is corrupt."));
+}
+
+// Every tensor's bytes are read into memory: a file whose tensors cannot fit
+// is refused before the first allocation (a sparse file can claim a terabyte
+// in a few bytes of disk).
+void check_fits_in_memory(uint64_t data_bytes, const std::string& path) {
+  const size_t available = available_cpu_memory();
+  if (data_bytes > available) too_large(data_bytes, available, path);
+}
+
+Tensor allocate_for(const detail::TensorEntry& e, uint64_t data_bytes, const std::string& path) {
+  try {
+    return empty(e.shape, TensorOptions(e.dtype));
+  } catch (const std::bad_alloc&) {
+    too_large(data_bytes, available_cpu_memory(), path);
+  }
+}
+
 }  // namespace
 
 const Tensor& SafetensorsContents::at(const std::string& name) const {
@@ -191,14 +230,18 @@ const Tensor& SafetensorsContents::at(const std::string& name) const {
 }
 
 SafetensorsContents load_safetensors(const std::string& path) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+  // writer forever; the file is refused below unless it is a regular one,
+  // on which the flag changes nothing.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   const int open_error = errno;
   STRIDE_CHECK(fd.ok(), IOError, "[load_safetensors] ", path,
                ": cannot open: ", errno_text(open_error));
   struct stat st {};
   STRIDE_CHECK(::fstat(fd.get(), &st) == 0, IOError, "[load_safetensors] ", path,
                ": cannot stat: ", errno_text(errno));
-  STRIDE_CHECK(S_ISREG(st.st_mode), IOError, "[load_safetensors] ", path, ": not a regular file");
+  STRIDE_CHECK(S_ISREG(st.st_mode), IOError, "[load_safetensors] ", path, ": not a regular file (",
+               file_kind(st.st_mode), "). Hint: pass the path of a .safetensors file.");
   const auto file_size = uint64_t(st.st_size);
 
   unsigned char prefix[detail::kLengthPrefixBytes] = {};
@@ -209,11 +252,13 @@ SafetensorsContents load_safetensors(const std::string& path) {
   detail::Header header = detail::parse_header(header_text, file_size, path);
   header_text = std::string();
 
+  const uint64_t data_bytes = file_size - header.data_start;
+  check_fits_in_memory(data_bytes, path);
   SafetensorsContents out;
   out.metadata = std::move(header.metadata);
   out.tensors.reserve(header.entries.size());
   for (detail::TensorEntry& e : header.entries) {
-    Tensor t = empty(e.shape, TensorOptions(e.dtype));
+    Tensor t = allocate_for(e, data_bytes, path);
     const uint64_t nbytes = e.end - e.begin;
     STRIDE_ASSERT(t.is_contiguous() && t.nbytes() == nbytes, "[load_safetensors] tensor \"", e.name,
                   "\" allocated ", t.nbytes(), " bytes for a ", nbytes, "-byte range");

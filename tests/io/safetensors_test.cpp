@@ -306,7 +306,29 @@ TEST_F(SafetensorsLoad, MissingFileThrowsIOError) {
 }
 
 TEST_F(SafetensorsLoad, DirectoryThrowsIOError) {
-  expect_io_error([&] { load_safetensors(dir_); }, "not a regular file");
+  expect_io_error([&] { load_safetensors(dir_); }, "not a regular file (a directory)");
+}
+
+// Opening a FIFO for reading waits for a writer: the load must not.
+TEST_F(SafetensorsLoad, FifoThrowsIOErrorWithoutWaiting) {
+  const std::string p = path("pipe.safetensors");
+  ASSERT_EQ(mkfifo(p.c_str(), 0600), 0);
+  expect_io_error([&] { load_safetensors(p); }, "not a regular file (a FIFO)");
+}
+
+// A sparse file takes no disk yet holds a terabyte-sized tensor whose
+// header is valid: the load refuses it before allocating.
+TEST_F(SafetensorsLoad, ATensorLargerThanMemoryThrowsIOError) {
+  const std::string p = path("sparse.safetensors");
+  const uint64_t numel = uint64_t(1) << 38, nbytes = numel * 4;  // 1 TiB of float32
+  const std::string header = R"({"w":{"dtype":"F32","shape":[)" + std::to_string(numel) +
+                             R"(],"data_offsets":[0,)" + std::to_string(nbytes) + "]}}";
+  write_bytes(p, le64(header.size()) + header);
+  std::error_code err;
+  std::filesystem::resize_file(p, 8 + header.size() + nbytes, err);
+  if (err) GTEST_SKIP() << "this file system cannot hold a 1 TiB sparse file: " << err.message();
+  expect_io_error([&] { load_safetensors(p); }, "its tensors hold 1099511627776 bytes");
+  expect_io_error([&] { load_safetensors(p); }, "of memory this process can allocate");
 }
 
 TEST_F(SafetensorsLoad, BoolBytesOtherThanZeroOrOneThrow) {
