@@ -1,5 +1,9 @@
 #include "stride/checkpoint.h"
 
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
@@ -26,6 +30,29 @@ nlohmann::json generators_to_json(const std::map<std::string, GeneratorState>& g
   return j;
 }
 
+// Steps are counted on as a run resumes and written to metrics as JSON
+// numbers, which most readers hold as doubles: 2^53 keeps them exact.
+constexpr uint64_t kMaxStep = uint64_t(1) << 53;
+
+// A metadata number: decimal digits only (no sign, space or suffix, which
+// stoll would accept or wrap), at most `max`.
+uint64_t parse_count(const std::string& text,
+                     uint64_t max,
+                     const std::string& what,
+                     const std::string& path) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, err] = std::from_chars(text.data(), end, value);
+  const bool digits_only = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return c >= '0' && c <= '9';
+  });
+  STRIDE_CHECK(digits_only && err == std::errc() && stop == end && value <= max, IOError,
+               "[load_checkpoint] ", path, " has ", what, " \"", text.substr(0, 40),
+               "\"; expected an integer in [0, ", max,
+               "]. Hint: the metadata is corrupt or was edited by hand.");
+  return value;
+}
+
 }  // namespace
 
 void save_checkpoint(const std::string& path, const CheckpointState& state) {
@@ -37,6 +64,8 @@ void save_checkpoint(const std::string& path, const CheckpointState& state) {
       tensors.push_back({kOptimizerPrefix + key, t});
     optimizer = {{"name", state.optimizer->optimizer}, {"scalars", state.optimizer->scalars}};
   }
+  STRIDE_CHECK(state.step >= 0 && uint64_t(state.step) <= kMaxStep, ValueError,
+               "[save_checkpoint] step must be in [0, 2^53]; got ", state.step, ".");
   STRIDE_CHECK(nlohmann::json::accept(state.config), ValueError,
                "[save_checkpoint] config must be JSON text; got: ", state.config.substr(0, 80));
   io::Metadata meta = {
@@ -63,7 +92,7 @@ CheckpointState load_checkpoint(const std::string& path) {
                " has format \"", meta("stride.format"), "\"; this stride reads \"", kFormat, "\".");
   CheckpointState state;
   try {
-    state.step = std::stoll(meta("stride.step"));
+    state.step = int64_t(parse_count(meta("stride.step"), kMaxStep, "step", path));
     state.config = meta("stride.config");
     const auto optimizer = nlohmann::json::parse(meta("stride.optimizer"));
     if (!optimizer.is_null()) {
@@ -75,15 +104,14 @@ CheckpointState load_checkpoint(const std::string& path) {
         nlohmann::json::parse(meta("stride.scheduler")).get<std::map<std::string, double>>();
     const auto rng = nlohmann::json::parse(meta("stride.rng"));
     for (const auto& [name, g] : rng.items()) {
-      state.generators[name] = {std::stoull(g.at("seed").get<std::string>()),
-                                std::stoull(g.at("offset").get<std::string>())};
+      const uint64_t kAny = std::numeric_limits<uint64_t>::max();
+      state.generators[name] = {
+          parse_count(g.at("seed").get<std::string>(), kAny, "generator seed", path),
+          parse_count(g.at("offset").get<std::string>(), kAny, "generator offset", path)};
     }
   } catch (const nlohmann::json::exception& e) {
     throw IOError(
         detail::str_cat("[load_checkpoint] ", path, " has malformed metadata: ", e.what()));
-  } catch (const std::logic_error& e) {  // stoll / stoull
-    throw IOError(
-        detail::str_cat("[load_checkpoint] ", path, " has a malformed number: ", e.what()));
   }
   for (auto& [key, t] : file.tensors) {
     if (starts_with(key, kModelPrefix)) {

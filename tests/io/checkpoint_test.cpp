@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include <stride/checkpoint.h>
+#include <stride/io.h>
 #include <stride/nn.h>
 #include <stride/optim.h>
 #include <stride/stride.h>
@@ -199,6 +200,54 @@ TEST(Checkpoint, ClearErrors) {
   bad.config = "{not json";
   EXPECT_THROW(save_checkpoint(path, bad), ValueError);
   std::remove(plain.c_str());
+  std::remove(path.c_str());
+}
+
+// Rewrites one metadata entry of the checkpoint at `path`.
+void set_metadata(const std::string& path, const std::string& key, const std::string& value) {
+  io::SafetensorsContents file = io::load_safetensors(path);
+  file.metadata[key] = value;
+  io::save_safetensors(path, file.tensors, file.metadata);
+}
+
+// Numbers that stoll and stoull would take (a sign, a suffix, a wrap) or
+// that no run reaches.
+TEST(Checkpoint, MalformedNumbersInTheMetadataAreErrors) {
+  const std::string path = temp_path("stride_numbers.safetensors");
+  auto model = std::make_shared<nn::Linear>(2, 2);
+  const CheckpointState good = capture_checkpoint(*model, nullptr, nullptr, 7);
+  const std::string seed_json = R"({"default":{"seed":"SEED","offset":"0"}})";
+  struct Case {
+    std::string key, value, expected;
+  };
+  const Case cases[] = {
+      {"stride.step", "-5", "step \"-5\""},
+      {"stride.step", "5abc", "step \"5abc\""},
+      {"stride.step", " 5", "step \" 5\""},
+      {"stride.step", "", "step \"\""},
+      {"stride.step", "9223372036854775807", "expected an integer in [0, 9007199254740992]"},
+      {"stride.step", "99999999999999999999999", "step \"99999999999999999999999\""},
+      {"stride.rng", std::string(seed_json).replace(seed_json.find("SEED"), 4, "-1"),
+       "generator seed \"-1\""},
+      {"stride.rng", std::string(seed_json).replace(seed_json.find("SEED"), 4, "0x10"),
+       "generator seed \"0x10\""},
+  };
+  for (const Case& c : cases) {
+    save_checkpoint(path, good);
+    set_metadata(path, c.key, c.value);
+    try {
+      (void)load_checkpoint(path);
+      ADD_FAILURE() << c.key << " = " << c.value << " was accepted";
+    } catch (const IOError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what();
+    }
+  }
+  save_checkpoint(path, good);
+  set_metadata(path, "stride.step", "9007199254740992");
+  EXPECT_EQ(load_checkpoint(path).step, int64_t(1) << 53);
+  CheckpointState negative = good;
+  negative.step = -1;
+  EXPECT_THROW(save_checkpoint(path, negative), ValueError);
   std::remove(path.c_str());
 }
 
