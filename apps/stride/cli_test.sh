@@ -98,6 +98,16 @@ echo '{"model": {"d_modle": 3}}' > typo.json
 expect_error 'unknown key "d_modle"' "$stride" train --config typo.json --data corpus.txt
 expect_error "not in the model's vocabulary" "$stride" generate --ckpt run --prompt "XYZ"
 expect_error "no trained run" "$stride" generate --ckpt nowhere
+# A run that cannot fit is refused before it starts, with what it would need.
+sed "s/\"d_model\": 32/\"d_model\": 65536/" tiny.json > huge_model.json
+expect_error "a training step of this config needs" \
+  "$stride" train --config huge_model.json --data corpus.txt --out huge
+[ ! -e huge ] || fail "a refused run left a directory"
+# A FIFO in place of the checkpoint is refused at once, not waited on.
+mkdir fifo_run
+cp run/tokenizer.json fifo_run/
+mkfifo fifo_run/checkpoint.safetensors
+expect_error "not a regular file (a FIFO)" timeout 20 "$stride" eval --ckpt fifo_run --data corpus.txt
 "$stride" init --config tiny.json --out w.safetensors > /dev/null
 [ -s w.safetensors ] || fail "init wrote nothing"
 echo "cli ok"

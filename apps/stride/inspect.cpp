@@ -22,13 +22,6 @@ std::string with_commas(int64_t n) {
   return out;
 }
 
-std::string bytes_str(size_t bytes) {
-  const double b = double(bytes);
-  if (b >= double(1ull << 30)) return format("%.2f GiB", b / double(1ull << 30));
-  if (b >= double(1ull << 20)) return format("%.2f MiB", b / double(1ull << 20));
-  return format("%.1f KiB", b / 1024.0);
-}
-
 void print_parameters(const llama::ModelInspection& r) {
   size_t width = 0;
   for (const auto& p : r.parameters) width = std::max(width, p.name.size());
@@ -42,16 +35,16 @@ void print_step_memory(const llama::RunConfig& config, const llama::ModelInspect
   std::printf("\nOne training step at batch %lld x context %lld (float32, %s):\n",
               static_cast<long long>(config.train.batch_size),
               static_cast<long long>(config.model.context), config.train.optimizer.c_str());
-  std::printf("  parameters       %12s\n", bytes_str(r.parameter_bytes).c_str());
-  std::printf("  gradients        %12s\n", bytes_str(r.gradient_bytes).c_str());
+  std::printf("  parameters       %12s\n", bytes_text(r.parameter_bytes).c_str());
+  std::printf("  gradients        %12s\n", bytes_text(r.gradient_bytes).c_str());
   std::printf("  optimizer state  %12s  (exp_avg and exp_avg_sq)\n",
-              bytes_str(r.optimizer_bytes).c_str());
+              bytes_text(r.optimizer_bytes).c_str());
   std::printf("  activations      %12s  (saved by the forward for the backward)\n",
-              bytes_str(r.activation_bytes).c_str());
+              bytes_text(r.activation_bytes).c_str());
   std::printf(
       "  step peak        %12s  (parameters + optimizer state + the forward and "
       "backward's peak)\n",
-      bytes_str(r.step_peak_bytes).c_str());
+      bytes_text(r.step_peak_bytes).c_str());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "run_dir.h"
 
+#include "llama/inspect.h"
 #include "stride/data/tiny_shakespeare.h"
 
 namespace stride::app {
@@ -12,7 +13,8 @@ LoadedRun load_run(const fs::path& dir) {
                   "). Hint: pass the --out directory of `stride train`, e.g. --ckpt runs/demo.");
   }
   CheckpointState state = load_checkpoint(checkpoint_path(dir).string());
-  llama::RunConfig config = llama::parse_config(state.config, checkpoint_path(dir).string());
+  llama::RunConfig config = llama::parse_saved_config(state.config, checkpoint_path(dir).string());
+  llama::check_config_fits_checkpoint(config, state, checkpoint_path(dir).string());
   data::CharTokenizer tokenizer = data::CharTokenizer::load(tokenizer_path(dir));
   if (tokenizer.vocab_size() != config.model.vocab_size) {
     throw ValueError(

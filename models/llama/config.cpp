@@ -253,6 +253,24 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   return cfg;
 }
 
+RunConfig parse_saved_config(std::string_view json_text, std::string_view source) {
+  RunConfig cfg = parse_config(json_text, source);
+  const json root = json::parse(json_text);  // parse_config has checked it
+  const json model = root.contains("model") ? root.at("model") : json::object();
+  const json keys = model_json(cfg.model);
+  std::string missing;
+  for (const auto& [key, value] : keys.items()) {
+    if (!model.contains(key)) missing += (missing.empty() ? "" : ", ") + key;
+  }
+  if (!missing.empty()) {
+    throw ConfigError(std::string(source) + ": the saved config lacks model." +
+                      (missing.find(',') == std::string::npos ? "" : "{") + missing +
+                      (missing.find(',') == std::string::npos ? "" : "}") +
+                      ". Hint: the run's metadata is corrupt or was edited.");
+  }
+  return cfg;
+}
+
 RunConfig load_config(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {

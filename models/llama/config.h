@@ -97,6 +97,10 @@ struct RunConfig {
 
 // Parses a config; `source` names the file in messages.
 RunConfig parse_config(std::string_view json_text, std::string_view source = "config");
+// A config saved with a run (to_json): as parse_config, and every model key
+// must be present, since the model is rebuilt from it (an empty or cut
+// config would otherwise build a default model).
+RunConfig parse_saved_config(std::string_view json_text, std::string_view source);
 // Reads and parses a file; IOError when it cannot be read.
 RunConfig load_config(const std::filesystem::path& path);
 // Every field, so that a saved config reproduces the run exactly.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "llama/config.h"
+#include "stride/checkpoint.h"
 #include "stride/shape.h"
 
 namespace stride::llama {
@@ -38,5 +39,26 @@ struct ModelInspection {
 // The byte counts are those of the tensors the CPU would allocate, without
 // its allocator's rounding.
 ModelInspection inspect_model(const RunConfig& config);
+
+// What a model of `config` needs, without building it at its size: measured
+// on meta at one and two layers and extrapolated to model.n_layers (layers
+// are alike), so a config of any size, a hostile one read from a file
+// included, costs two small meta builds. Sums saturate at UINT64_MAX.
+struct MemoryEstimate {
+  uint64_t model_bytes = 0;       // parameters and buffers, as built
+  uint64_t state_tensors = 0;     // entries of its state_dict
+  uint64_t state_bytes = 0;       // their bytes, as a checkpoint holds them
+  uint64_t train_step_bytes = 0;  // inspect_model's step_peak_bytes (when asked)
+};
+MemoryEstimate estimate_memory(const RunConfig& config, bool with_train_step);
+
+// A model is built from a checkpoint's config before the checkpoint's
+// tensors are restored into it. This checks first that the config describes
+// the tensors the checkpoint holds (their count and bytes) and that the
+// model fits in the memory available: an IOError naming `path` otherwise,
+// where an edited n_layers of 10^6 would exhaust memory building the model.
+void check_config_fits_checkpoint(const RunConfig& config,
+                                  const CheckpointState& state,
+                                  const std::string& path);
 
 }  // namespace stride::llama

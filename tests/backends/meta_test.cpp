@@ -11,6 +11,7 @@
 #include "llama/ladder.h"
 #include "llama/model.h"
 #include "stride/backend.h"
+#include "stride/checkpoint.h"
 #include "stride/nn/functional.h"
 #include "stride/nn/layers.h"
 #include "stride/ops.h"
@@ -280,6 +281,63 @@ TEST(MetaModels, InspectSizesA7BLlamaWithoutItsMemory) {
   // one layer's weight: the parameters were never allocated.
   EXPECT_LT(cpu_allocator_stats().peak_allocated_bytes - cpu_before.peak_allocated_bytes,
             size_t(64) << 20);
+}
+
+// The estimate from one and two layers equals a build at full depth, for
+// every stage of the ladder and the correct Llama.
+TEST(MetaModels, MemoryEstimateEqualsAFullBuild) {
+  std::vector<llama::RunConfig> configs;
+  for (const auto& stage : llama::ladder_stages())
+    configs.push_back(llama::article_run_config(stage));
+  configs.push_back(llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json"));
+  for (const llama::RunConfig& config : configs) {
+    SCOPED_TRACE(llama::arch_name(config.model.arch));
+    const llama::MemoryEstimate estimate = llama::estimate_memory(config, false);
+    DefaultDeviceGuard on_meta(kMeta);
+    const size_t before = meta_memory_stats().allocated_bytes;
+    const auto model = llama::build_model(config.model);
+    EXPECT_EQ(estimate.model_bytes, meta_memory_stats().allocated_bytes - before);
+    const nn::StateDict state = model->state_dict();
+    uint64_t bytes = 0;
+    for (const auto& [name, t] : state) bytes += t.nbytes();
+    EXPECT_EQ(estimate.state_tensors, state.size());
+    EXPECT_EQ(estimate.state_bytes, bytes);
+  }
+}
+
+// A checkpoint whose config was edited is refused before the model is
+// built: an n_layers of a million costs two small meta builds, not memory.
+TEST(MetaModels, ACheckpointConfigMustDescribeItsTensors) {
+  llama::RunConfig config = llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json");
+  config.model.d_model = 32;
+  config.model.n_heads = 4;
+  config.model.n_layers = 2;
+  const auto model = llama::build_model(config.model);
+  CheckpointState state = capture_checkpoint(*model, nullptr, nullptr, 0, llama::to_json(config));
+  EXPECT_NO_THROW(llama::check_config_fits_checkpoint(config, state, "ckpt"));
+  const auto expect_refused = [&](llama::RunConfig edited, const std::string& expected) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      llama::check_config_fits_checkpoint(edited, state, "ckpt");
+      ADD_FAILURE() << "accepted " << llama::to_json(edited);
+    } catch (const IOError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  };
+  llama::RunConfig deep = config;
+  deep.model.n_layers = 1'000'000;
+  expect_refused(deep, "describes a model of 9000003 tensors");
+  llama::RunConfig wide = config;
+  wide.model.d_model = 1 << 20;
+  wide.model.n_heads = 1 << 10;
+  expect_refused(wide, "but the file holds 21 model tensors");
+  llama::RunConfig huge = config;
+  huge.model.ffn_hidden = int64_t(1) << 40;
+  expect_refused(huge, "Hint: the checkpoint's metadata is corrupt or was edited.");
+  // A saved config must describe the model in full.
+  EXPECT_THROW(llama::parse_saved_config("{}", "ckpt"), llama::ConfigError);
+  EXPECT_NO_THROW(llama::parse_saved_config(llama::to_json(config), "ckpt"));
 }
 
 }  // namespace

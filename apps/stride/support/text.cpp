@@ -15,4 +15,11 @@ std::string format(const char* fmt, ...) {
   return n < 0 ? std::string() : std::string(buf, std::min(size_t(n), sizeof buf - 1));
 }
 
+std::string bytes_text(uint64_t bytes) {
+  const double b = double(bytes);
+  if (b >= double(1ull << 30)) return format("%.2f GiB", b / double(1ull << 30));
+  if (b >= double(1ull << 20)) return format("%.2f MiB", b / double(1ull << 20));
+  return format("%.1f KiB", b / 1024.0);
+}
+
 }  // namespace stride::app
