@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,6 +13,7 @@
 #include "llama/train.h"
 #include "run_dir.h"
 #include "stride/doctor.h"
+#include "stride/io.h"
 #include "support/progress.h"
 #include "support/text.h"
 
@@ -67,7 +67,8 @@ std::string markdown(const std::vector<Row>& rows, double scale) {
 }
 
 void write_results(const std::vector<Row>& rows, const LadderArgs& args) {
-  std::ofstream(fs::path(args.out) / "ladder.md") << markdown(rows, args.steps_scale);
+  io::write_file_atomically((fs::path(args.out) / "ladder.md").string(),
+                            markdown(rows, args.steps_scale), "ladder");
   nlohmann::json j = nlohmann::json::array();
   for (const Row& r : rows) {
     j.push_back({{"stage", r.stage},
@@ -82,8 +83,9 @@ void write_results(const std::vector<Row>& rows, const LadderArgs& args) {
                  {"causal", r.causal},
                  {"seconds", r.seconds}});
   }
-  std::ofstream(fs::path(args.out) / "ladder.json")
-      << nlohmann::json{{"steps_scale", args.steps_scale}, {"stages", j}}.dump(2) << "\n";
+  io::write_file_atomically(
+      (fs::path(args.out) / "ladder.json").string(),
+      nlohmann::json{{"steps_scale", args.steps_scale}, {"stages", j}}.dump(2) + "\n", "ladder");
 }
 
 }  // namespace

@@ -105,7 +105,7 @@ std::string write_run_files(const fs::path& dir,
   const std::string config_json = llama::to_json(cfg);
   std::cout << "config (saved to " << (dir / "config.json").string() << "):\n"
             << config_json << "\n";
-  { std::ofstream(dir / "config.json") << config_json << "\n"; }
+  io::write_file_atomically((dir / "config.json").string(), config_json + "\n", "train");
   corpus.tokenizer.save(tokenizer_path(dir));
   return config_json;
 }

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -44,5 +45,13 @@ void save_safetensors(const std::string& path,
 // IOError naming the file (and the tensor) when it cannot be read or is
 // malformed; BOOL data must hold only bytes 0 and 1.
 SafetensorsContents load_safetensors(const std::string& path);
+
+// Writes `bytes` to `path` as save_safetensors writes its files: whole or not
+// at all (a temporary file beside it, fsync, rename, fsync of the directory),
+// after removing the temporaries of `path` that writers killed mid-write
+// left behind. IOError beginning "[op] path: " when it cannot.
+void write_file_atomically(const std::string& path,
+                           std::string_view bytes,
+                           const std::string& op = "write_file_atomically");
 
 }  // namespace stride::io

@@ -10,6 +10,7 @@
 
 #include "core/check.h"
 #include "stride/data/sampler.h"
+#include "stride/io.h"
 #include "stride/ops.h"
 
 namespace stride::data {
@@ -211,11 +212,8 @@ CharTokenizer CharTokenizer::from_json(std::string_view text) {
 }
 
 void CharTokenizer::save(const std::filesystem::path& path) const {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  STRIDE_CHECK(out.good(), IOError, "[CharTokenizer::save] cannot open ", path, " for writing.");
-  out << to_json() << '\n';
-  out.close();
-  STRIDE_CHECK(out.good(), IOError, "[CharTokenizer::save] failed writing ", path, ".");
+  // Atomically: an interrupted save must not leave a run without its tokenizer.
+  io::write_file_atomically(path.string(), to_json() + '\n', "CharTokenizer::save");
 }
 
 CharTokenizer CharTokenizer::load(const std::filesystem::path& path) {

@@ -7,15 +7,12 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <filesystem>
-#include <mutex>
 #include <new>
-#include <set>
 #include <string>
-#include <system_error>
 #include <utility>
 
 #include "core/check.h"
+#include "io/atomic_file.h"
 #include "io/safetensors_format.h"
 #include "stride/allocator.h"
 #include "stride/io.h"
@@ -24,33 +21,9 @@
 namespace stride::io {
 namespace {
 
-// POSIX calls move at most ~2 GiB at once; larger tensors go in chunks.
-constexpr size_t kMaxChunk = size_t(1) << 30;
-
-std::string errno_text(int err) {
-  return std::error_code(err, std::generic_category()).message();
-}
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  ~FileDescriptor() { close(); }
-  int get() const { return fd_; }
-  bool ok() const { return fd_ >= 0; }
-  // Returns 0 or the errno of close(), which can be the first report of a
-  // failed write.
-  int close() {
-    if (fd_ < 0) return 0;
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    return rc == 0 ? 0 : errno;
-  }
-
- private:
-  int fd_;
-};
+using detail::errno_text;
+using detail::FileDescriptor;
+using detail::kMaxChunk;
 
 // Reads exactly n bytes at `offset`. The header was validated against the
 // size fstat reported; a file that shrinks meanwhile ends the read early and
@@ -69,111 +42,6 @@ void read_exact(int fd, void* dst, uint64_t n, uint64_t offset, const std::strin
     offset += uint64_t(got);
   }
 }
-
-// Temporary names are `path.tmp.<pid>`; a second save of the same path
-// running concurrently in this process gets a suffix so that the two never
-// write into one file.
-class TempNames {
- public:
-  static std::string claim(const std::string& path) {
-    const std::string base = path + ".tmp." + std::to_string(::getpid());
-    std::lock_guard lock(mutex());
-    std::string name = base;
-    for (int i = 1; in_use().count(name); ++i) name = base + "." + std::to_string(i);
-    in_use().insert(name);
-    return name;
-  }
-  static void release(const std::string& name) {
-    std::lock_guard lock(mutex());
-    in_use().erase(name);
-  }
-
- private:
-  static std::mutex& mutex() {
-    static std::mutex m;
-    return m;
-  }
-  static std::set<std::string>& in_use() {
-    static std::set<std::string> names;
-    return names;
-  }
-};
-
-// Writes into a temporary file beside `path` and renames it over `path` on
-// commit(), so a crash or error leaves either the old file or the new one.
-// Until commit() succeeds, the destructor removes the temporary file.
-class AtomicFile {
- public:
-  explicit AtomicFile(std::string path)
-      : path_(std::move(path)), tmp_(TempNames::claim(path_)), fd_(open_tmp()) {
-    if (!fd_.ok()) {
-      const int err = errno;
-      TempNames::release(tmp_);
-      fail(err, "cannot create the temporary file ", tmp_);
-    }
-  }
-  AtomicFile(const AtomicFile&) = delete;
-  AtomicFile& operator=(const AtomicFile&) = delete;
-  ~AtomicFile() {
-    if (!committed_) {
-      fd_.close();
-      ::unlink(tmp_.c_str());
-    }
-    TempNames::release(tmp_);
-  }
-
-  void write(const void* data, size_t n) {
-    const auto* p = static_cast<const unsigned char*>(data);
-    while (n > 0) {
-      const ssize_t put = ::write(fd_.get(), p, std::min(n, kMaxChunk));
-      if (put < 0 && errno == EINTR) continue;
-      if (put < 0) fail(errno, "cannot write ", tmp_);
-      p += put;
-      n -= size_t(put);
-    }
-  }
-
-  void commit() {
-    // Writes go straight to the kernel (no stdio buffer to flush); fsync
-    // makes them durable before the rename can expose the file.
-    if (::fsync(fd_.get()) != 0) fail(errno, "cannot fsync ", tmp_);
-    if (const int err = fd_.close()) fail(err, "cannot close ", tmp_);
-    if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
-      fail(errno, "cannot rename ", tmp_, " over the destination");
-    }
-    committed_ = true;
-    sync_directory();
-  }
-
- private:
-  int open_tmp() const {
-    return ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  }
-
-  // The rename lives in the directory; without this fsync a crash can
-  // forget it and bring the old file back.
-  void sync_directory() const {
-    const std::filesystem::path parent = std::filesystem::path(path_).parent_path();
-    const std::filesystem::path dir = parent.empty() ? std::filesystem::path(".") : parent;
-    FileDescriptor d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!d.ok()) fail(errno, "saved, but cannot open directory ", dir.string(), " to fsync it");
-    // EINVAL: this file system cannot sync directories; nothing more to do.
-    if (::fsync(d.get()) != 0 && errno != EINVAL) {
-      fail(errno, "saved, but cannot fsync directory ", dir.string());
-    }
-  }
-
-  template <class... Args>
-  [[noreturn]] void fail(int err, const Args&... what) const {
-    throw IOError(::stride::detail::str_cat("[save_safetensors] ", path_, ": ", what..., ": ",
-                                            errno_text(err)));
-  }
-
-  std::string path_;
-  std::string tmp_;
-  FileDescriptor fd_;
-  bool committed_ = false;
-};
 
 const char* file_kind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -288,7 +156,7 @@ void save_safetensors(const std::string& path,
   // Validates names and metadata before anything touches the disk.
   const std::string prefix = detail::serialize_header(entries, metadata);
 
-  AtomicFile file(path);
+  detail::AtomicFile file(path, "save_safetensors");
   file.write(prefix.data(), prefix.size());
   // One contiguous copy at a time: a view is written in row-major order
   // without holding a second copy of the whole model.

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
+#include "stride/io.h"
 #include "stride/tensor.h"
 
 namespace stride::profiler {
@@ -254,15 +254,7 @@ void Profiler::export_chrome_trace(const std::string& path) const {
   }
   const std::string text =
       nlohmann::json{{"traceEvents", events}, {"displayTimeUnit", "ms"}}.dump();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    STRIDE_CHECK(f.good(), IOError, "[export_chrome_trace] cannot write ", tmp, ".");
-    f << text;
-    STRIDE_CHECK(f.good(), IOError, "[export_chrome_trace] writing ", tmp, " failed.");
-  }
-  STRIDE_CHECK(std::rename(tmp.c_str(), path.c_str()) == 0, IOError,
-               "[export_chrome_trace] cannot rename ", tmp, " to ", path, ".");
+  io::write_file_atomically(path, text, "export_chrome_trace");
 }
 
 }  // namespace stride::profiler

@@ -2,11 +2,14 @@
 // header layer has its own tests in safetensors_format_test.cpp.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -216,6 +219,37 @@ TEST_F(SafetensorsSave, ReplacesAnExistingFileAndLeavesNoTempFile) {
   EXPECT_EQ(load_safetensors(path("m.safetensors")).at("w").to_vector<float>(),
             (std::vector<float>{3, 4, 5}));
   EXPECT_EQ(listing(), std::vector<std::string>{"m.safetensors"});
+}
+
+// kill -9 during a save leaves `path.tmp.<pid>` behind: the next save of the
+// same path removes those of dead processes, and only those.
+TEST_F(SafetensorsSave, RemovesTheTemporariesOfDeadWriters) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);  // a pid that no longer runs
+  const std::string p = path("m.safetensors");
+  const std::string dead = p + ".tmp." + std::to_string(child);
+  const std::string dead_second = dead + ".2";
+  const std::string live = p + ".tmp." + std::to_string(getppid());
+  const std::string other = path("other.safetensors.tmp." + std::to_string(child));
+  for (const std::string& f : {dead, dead_second, live, other}) write_bytes(f, "partial");
+  save_safetensors(p, {{"w", ones({2})}});
+  EXPECT_FALSE(std::filesystem::exists(dead));
+  EXPECT_FALSE(std::filesystem::exists(dead_second));
+  EXPECT_TRUE(std::filesystem::exists(live));   // its writer may still be at work
+  EXPECT_TRUE(std::filesystem::exists(other));  // another file's
+}
+
+TEST_F(SafetensorsSave, WriteFileAtomicallyReplacesWholeFiles) {
+  const std::string p = path("notes.txt");
+  write_file_atomically(p, "first");
+  write_file_atomically(p, "second, longer");
+  std::ifstream in(p);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "second, longer");
+  EXPECT_EQ(listing(), std::vector<std::string>{"notes.txt"});
+  expect_io_error([&] { write_file_atomically(path("no/such/dir.txt"), "x", "notes"); },
+                  "[notes] " + path("no/such/dir.txt") + ": cannot create the temporary file");
 }
 
 TEST_F(SafetensorsSave, MissingDirectoryThrowsIOError) {

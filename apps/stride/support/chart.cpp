@@ -2,17 +2,15 @@
 #include "support/chart.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <string_view>
-#include <system_error>
 
 #include "stride/error.h"
+#include "stride/io.h"
 #include "support/text.h"
 
 namespace stride::app {
@@ -161,10 +159,6 @@ Axis log_axis(double lo_value, double hi_value, int target) {
     if (v > 0 && inside(v)) axis.ticks.push_back({v, tick_label(v, step)});
   }
   return axis;
-}
-
-std::string errno_text(int err) {
-  return err ? std::strerror(err) : "unknown error";
 }
 
 }  // namespace
@@ -379,26 +373,7 @@ std::string line_chart_svg(const std::vector<Series>& series, const ChartOptions
 void write_line_chart_svg(const std::filesystem::path& path,
                           const std::vector<Series>& series,
                           const ChartOptions& options) {
-  const std::string svg = line_chart_svg(series, options);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  const auto fail = [&](const std::string& what) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw IOError("[write_line_chart_svg] " + path.string() + ": " + what);
-  };
-  {
-    errno = 0;
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("cannot open " + tmp.string() + " for writing: " + errno_text(errno));
-    errno = 0;
-    out.write(svg.data(), std::streamsize(svg.size()));
-    out.close();
-    if (!out) fail("cannot write " + tmp.string() + ": " + errno_text(errno));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) fail("cannot rename " + tmp.string() + " over it: " + ec.message());
+  io::write_file_atomically(path.string(), line_chart_svg(series, options), "write_line_chart_svg");
 }
 
 }  // namespace stride::app
