@@ -25,7 +25,7 @@ build: configure
 # Trains the correct Llama (configs/llama.json) on TinyShakespeare, a few
 # minutes on 2 cores, then prints its val loss beside step 0's and a sample.
 demo: build
-	$(BUILD)/apps/stride/stride train --config configs/llama.json --out runs/demo
+	$(BUILD)/apps/stride/stride train --config configs/llama.json --out runs/demo --force
 
 # OMP_WAIT_POLICY=passive: ctest runs test processes side by side, and
 # libgomp's spinning threads would otherwise fight over the cores.

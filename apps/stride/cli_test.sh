@@ -81,6 +81,33 @@ set -e
 [ -s interrupted/checkpoint.safetensors ] || fail "no checkpoint after Ctrl-C"
 grep -q "resume" int.log || fail "no resume hint after Ctrl-C"
 
+# SIGTERM (timeout, Slurm, Kubernetes) stops a run like Ctrl-C; resumed, its
+# metrics equal an uninterrupted run's line for line, timings aside.
+"$stride" train --config tiny.json --data corpus.txt --out straight --steps 2000 --sample 0 > straight.log
+"$stride" train --config tiny.json --data corpus.txt --out stopped --steps 2000 --sample 0 > stopped.log &
+pid=$!
+for _ in $(seq 100); do grep -q "step 0:" stopped.log 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[ "$rc" -eq 143 ] || fail "a run sent SIGTERM exited $rc, expected 143"
+grep -q "stopped by SIGTERM" stopped.log || fail "no word of SIGTERM"
+"$stride" train --resume stopped --data corpus.txt --sample 0 > resumed.log
+grep -q "^resuming stopped at step" resumed.log || fail "resume did not say where it starts"
+untimed() { sed -E 's/"(elapsed|tokens_per_s)":[^,}]*,?//g' "$1"; }
+untimed straight/metrics.jsonl > straight.metrics
+untimed stopped/metrics.jsonl > stopped.metrics
+cmp -s straight.metrics stopped.metrics ||
+  fail "resumed metrics differ from the uninterrupted run's: $(diff straight.metrics stopped.metrics | head -5)"
+
+# OMP_NUM_THREADS is honoured when neither --threads nor STRIDE_NUM_THREADS is given.
+env -u STRIDE_NUM_THREADS OMP_NUM_THREADS=1 "$stride" train --config tiny.json --data corpus.txt \
+  --out omp --steps 2 --sample 0 > omp.log
+grep -q ", 1 threads," omp.log || fail "OMP_NUM_THREADS=1 was ignored: $(grep threads omp.log)"
+
 # User errors: one line on stderr, exit code 2.
 expect_error() {
   local pattern="$1"; shift
@@ -98,6 +125,12 @@ echo '{"model": {"d_modle": 3}}' > typo.json
 expect_error 'unknown key "d_modle"' "$stride" train --config typo.json --data corpus.txt
 expect_error "not in the model's vocabulary" "$stride" generate --ckpt run --prompt "XYZ"
 expect_error "no trained run" "$stride" generate --ckpt nowhere
+expect_error "already holds a run" "$stride" train --config tiny.json --data corpus.txt --out run
+expect_error "is already at step 40; --steps is the step to end at" \
+  "$stride" train --resume run --steps 3 --data corpus.txt
+if "$stride" train --resume run --config tiny.json --data corpus.txt > both.log 2>&1; then
+  fail "train took --resume with --config"
+fi
 # A run that cannot fit is refused before it starts, with what it would need.
 sed "s/\"d_model\": 32/\"d_model\": 65536/" tiny.json > huge_model.json
 expect_error "a training step of this config needs" \

@@ -17,6 +17,8 @@ struct TrainArgs {
   std::optional<std::string> precision;
   int64_t profile_steps = 0;
   int64_t sample_tokens = 300;
+  double checkpoint_minutes = 10;  // 0: only every train.checkpoint_interval steps
+  bool force = false;              // overwrite a run already in --out
 };
 int run_train(const TrainArgs& args);
 

@@ -17,14 +17,23 @@ int main(int argc, char** argv) {
 
   TrainArgs train;
   auto* t = app.add_subcommand("train", "train a model from a config");
-  t->add_option("--config", train.config, "config file, e.g. configs/llama.json");
+  auto* train_config =
+      t->add_option("--config", train.config, "config file, e.g. configs/llama.json");
   t->add_option("--data", train.data, "TinyShakespeare path (else $STRIDE_DATA, data/, download)");
-  t->add_option("--steps", train.steps, "override train.steps")->check(CLI::NonNegativeNumber);
+  t->add_option("--steps", train.steps,
+                "override train.steps, the step the run ends at (with --resume too)")
+      ->check(CLI::NonNegativeNumber);
   t->add_option("--out", train.out, "run directory (default runs/<config name>)");
   t->add_option("--seed", train.seed, "override train.seed");
   t->add_option("--precision", train.precision, "override train.precision (bf16: autocast)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
-  t->add_option("--resume", train.resume, "continue the run in this directory");
+  t->add_option("--resume", train.resume, "continue the run in this directory, with its config")
+      ->excludes(train_config);
+  t->add_flag("--force", train.force, "overwrite the run already in --out");
+  t->add_option("--checkpoint-minutes", train.checkpoint_minutes,
+                "also save a checkpoint every this many minutes (0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   t->add_option("--profile", train.profile_steps,
                 "profile this many steps: DIR/trace.json and a table")
       ->check(CLI::NonNegativeNumber);

@@ -26,11 +26,36 @@ namespace stride::app {
 
 namespace {
 
-std::atomic<bool> g_interrupted{false};
+// The signal that stopped the run (0: none). SIGINT is Ctrl-C; SIGTERM is
+// what timeout, systemd, Slurm and Kubernetes send; SIGHUP, a closed
+// terminal. Each ends the run as Ctrl-C does: after the current step, with
+// a checkpoint.
+std::atomic<int> g_stop_signal{0};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
-extern "C" void on_sigint(int) {
-  g_interrupted = true;
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
 }
+
+// Installs on_stop_signal for the run's loop, and restores the previous
+// handlers after it.
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    for (size_t i = 0; i < std::size(kStopSignals); ++i)
+      previous_[i] = std::signal(kStopSignals[i], on_stop_signal);
+  }
+  ~StopSignals() {
+    for (size_t i = 0; i < std::size(kStopSignals); ++i) std::signal(kStopSignals[i], previous_[i]);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  static int received() { return g_stop_signal; }
+
+ private:
+  void (*previous_[std::size(kStopSignals)])(int);
+};
 
 // Steps between metrics lines: every step is too much for long runs.
 constexpr int64_t kMetricsEvery = 10;
@@ -65,11 +90,24 @@ RunStart load_run_start(const TrainArgs& args) {
 }
 
 // Command-line flags win over the config; a warm-up longer than a shortened
-// run would leave the schedule nothing to decay, so it shrinks with it.
-void apply_overrides(const TrainArgs& args, llama::RunConfig& cfg) {
+// run would leave the schedule nothing to decay, so it shrinks with it. On
+// resume, --steps is the step to end at (as most tools count), and the
+// learning-rate schedule keeps the length it started with, so the lr goes
+// on where it was rather than jumping to another curve.
+void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg) {
   if (args.steps) {
+    if (run.resume_state) {
+      const int64_t done = run.resume_state->step;
+      if (*args.steps <= done) {
+        throw ValueError("the run in " + *args.resume + " is already at step " +
+                         std::to_string(done) + "; --steps is the step to end at, not a count " +
+                         "of more steps. Hint: --steps " + std::to_string(done + *args.steps) +
+                         " trains " + std::to_string(*args.steps) + " more.");
+      }
+      if (cfg.train.decay_steps == 0) cfg.train.decay_steps = cfg.train.steps;
+    }
     cfg.train.steps = *args.steps;
-    if (cfg.train.schedule == "cosine" && cfg.train.warmup_steps >= cfg.train.steps) {
+    if (cfg.train.schedule == "cosine" && cfg.train.warmup_steps >= cfg.train.schedule_steps()) {
       cfg.train.warmup_steps = cfg.train.steps / 10;
       std::cout << "note: --steps " << cfg.train.steps
                 << " is shorter than the warm-up; warmup_steps set to " << cfg.train.warmup_steps
@@ -81,10 +119,37 @@ void apply_overrides(const TrainArgs& args, llama::RunConfig& cfg) {
   cfg.train.validate();
 }
 
+// On resume, what the command line changed in the run's config.
+void print_config_changes(const llama::RunConfig& saved, const llama::RunConfig& now) {
+  const auto before = nlohmann::json::parse(llama::to_json(saved));
+  const auto after = nlohmann::json::parse(llama::to_json(now));
+  for (const auto& [section, values] : after.items()) {
+    if (!values.is_object()) continue;
+    for (const auto& [key, value] : values.items()) {
+      const auto& old_value =
+          before.at(section).contains(key) ? before.at(section).at(key) : nlohmann::json();
+      if (old_value != value) {
+        std::cout << "note: " << section << "." << key << " " << old_value.dump() << " -> "
+                  << value.dump() << "\n";
+      }
+    }
+  }
+}
+
+// A new run never overwrites another silently: its checkpoint and metrics
+// would be lost.
 fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg) {
-  return args.out      ? fs::path(*args.out)
-         : args.resume ? fs::path(*args.resume)
-                       : fs::path("runs") / cfg.name;
+  const fs::path dir = args.out      ? fs::path(*args.out)
+                       : args.resume ? fs::path(*args.resume)
+                                     : fs::path("runs") / cfg.name;
+  std::error_code ec;
+  const bool continues_it = args.resume && fs::equivalent(dir, *args.resume, ec);
+  if (!continues_it && !args.force && fs::exists(checkpoint_path(dir))) {
+    throw ValueError(dir.string() + " already holds a run (" +
+                     checkpoint_path(dir).filename().string() + "). Hint: continue it with " +
+                     "--resume " + dir.string() + ", or overwrite it with --force.");
+  }
+  return dir;
 }
 
 // The model's vocabulary must be the corpus's, whatever the config said.
@@ -167,6 +232,48 @@ nlohmann::json metrics_line(const llama::StepResult& r, double tokens_per_s, dou
           {"val_loss", nullptr}};
 }
 
+// What metrics.jsonl says of a run up to its checkpoint.
+struct MetricsHistory {
+  std::string lines;   // the lines of steps <= the checkpoint's, each with its "\n"
+  Curves curves;       // their evaluations
+  double elapsed = 0;  // the last line's elapsed seconds
+  double first_val_loss = std::nan("");  // the run's first evaluation
+  int64_t first_val_step = 0;
+};
+
+// On resume, metrics.jsonl keeps the lines up to the checkpoint's step: the
+// steps after it (written before a kill) are trained again and would
+// otherwise appear twice. The kept history also continues the loss curve
+// and the elapsed time.
+MetricsHistory truncate_metrics(const fs::path& file, int64_t checkpoint_step) {
+  MetricsHistory h;
+  std::ifstream in(file);
+  std::string text;
+  while (std::getline(in, text)) {
+    const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!line.is_object() || !line.contains("step") || !line["step"].is_number_integer()) continue;
+    const int64_t step = line["step"].get<int64_t>();
+    if (step > checkpoint_step) break;
+    h.lines += text + "\n";
+    if (line.contains("elapsed") && line["elapsed"].is_number()) {
+      h.elapsed = line["elapsed"].get<double>();
+    }
+    if (line.contains("val_loss") && line["val_loss"].is_number()) {
+      const double val = line["val_loss"].get<double>();
+      if (h.curves.val.x.empty()) {
+        h.first_val_loss = val;
+        h.first_val_step = step;
+      }
+      h.curves.val.x.push_back(double(step));
+      h.curves.val.y.push_back(val);
+      h.curves.train.x.push_back(double(step));
+      h.curves.train.y.push_back(line.value("train_loss_estimate", line.value("train_loss", 0.0)));
+    }
+  }
+  io::write_file_atomically(file.string(), h.lines, "train");
+  return h;
+}
+
 // The loss over the whole val split, not a 10-batch estimate.
 void print_final_report(llama::LanguageModel& model,
                         const data::CharCorpus& corpus,
@@ -216,12 +323,30 @@ void check_step_fits_in_memory(const llama::RunConfig& cfg) {
   }
 }
 
+// The first lines of a run: where it starts and what it will do.
+void print_plan(const llama::RunConfig& cfg,
+                const fs::path& dir,
+                int64_t first_step,
+                bool resumed,
+                double checkpoint_minutes) {
+  std::cout << (resumed ? "resuming " : "starting ") << dir.string() << " at step " << first_step
+            << ": " << cfg.train.steps - first_step << " steps to step " << cfg.train.steps;
+  if (cfg.train.schedule == "cosine") {
+    std::cout << "; cosine lr schedule over " << cfg.train.schedule_steps() << " steps";
+  }
+  std::cout << "; checkpoints every " << cfg.train.checkpoint_interval << " steps";
+  if (checkpoint_minutes > 0) std::cout << " and " << checkpoint_minutes << " minutes";
+  std::cout << "\n";
+}
+
 }  // namespace
 
 int run_train(const TrainArgs& args) {
   RunStart run = load_run_start(args);
   llama::RunConfig& cfg = run.cfg;
-  apply_overrides(args, cfg);
+  const llama::RunConfig saved = cfg;
+  apply_overrides(args, run, cfg);
+  if (run.resume_state) print_config_changes(saved, cfg);
   const fs::path dir = run_directory(args, cfg);
   data::CharCorpus corpus = load_corpus(args.data, run.tokenizer ? &*run.tokenizer : nullptr);
   fit_vocab_to_corpus(corpus, cfg);
@@ -233,68 +358,97 @@ int run_train(const TrainArgs& args) {
   llama::Trainer trainer(model, cfg.train, corpus.data);
   if (run.resume_state) trainer.restore(*run.resume_state);
   print_model_summary(*model, cfg);
+  const int64_t first_step = trainer.steps_done();
+  print_plan(cfg, dir, first_step, run.resume_state.has_value(), args.checkpoint_minutes);
 
-  Curves curves;
+  MetricsHistory history;
+  if (run.resume_state) history = truncate_metrics(dir / "metrics.jsonl", first_step);
+  Curves& curves = history.curves;
   auto evaluate = [&](int64_t step) {
     const auto [train_loss, val_loss] = trainer.estimate_train_val();
     curves.train.x.push_back(double(step));
     curves.train.y.push_back(train_loss);
     curves.val.x.push_back(double(step));
     curves.val.y.push_back(val_loss);
+    if (std::isnan(history.first_val_loss)) {
+      history.first_val_loss = val_loss;
+      history.first_val_step = step;
+    }
     return std::pair{train_loss, val_loss};
   };
-  const int64_t first_step = trainer.steps_done();
-  const auto [train0, val0] = evaluate(first_step);
-  std::cout << "step " << first_step << ": train loss " << train0 << ", val loss " << val0
-            << " (uniform guess: " << std::log(double(cfg.model.vocab_size)) << ")\n";
+  // A resumed run does not evaluate at its first step: the uninterrupted run
+  // did not either (or did before saving), and an extra evaluation would
+  // move the evaluation generator and change every later val_loss.
+  if (!run.resume_state) {
+    const auto [train0, val0] = evaluate(first_step);
+    std::cout << "step " << first_step << ": train loss " << train0 << ", val loss " << val0
+              << " (uniform guess: " << std::log(double(cfg.model.vocab_size)) << ")\n";
+  }
 
-  std::ofstream metrics(dir / "metrics.jsonl", args.resume ? std::ios::app : std::ios::trunc);
-  Progress progress(cfg.train.steps - first_step, std::cout, stdout_is_terminal());
-  auto save = [&] { save_checkpoint(checkpoint_path(dir).string(), trainer.capture(config_json)); };
+  std::ofstream metrics(dir / "metrics.jsonl", run.resume_state ? std::ios::app : std::ios::trunc);
+  Progress progress(cfg.train.steps, std::cout, stdout_is_terminal());
+  using Clock = Throughput::Clock;
+  Clock::time_point last_save = Clock::now();
+  auto save = [&] {
+    save_checkpoint(checkpoint_path(dir).string(), trainer.capture(config_json));
+    last_save = Clock::now();
+  };
+  const auto save_is_due = [&](int64_t step, Clock::time_point now) {
+    const bool by_steps =
+        cfg.train.checkpoint_interval > 0 && step % cfg.train.checkpoint_interval == 0;
+    const bool by_time =
+        args.checkpoint_minutes > 0 &&
+        std::chrono::duration<double>(now - last_save).count() >= args.checkpoint_minutes * 60;
+    return by_steps || by_time;
+  };
   std::optional<profiler::Profiler> prof;
   if (args.profile_steps > 0) {
     prof.emplace(profiler::ProfilerOptions{.record_shapes = false});
     prof->start();
   }
-  g_interrupted = false;
-  auto previous = std::signal(SIGINT, on_sigint);
   Throughput throughput(double(cfg.train.batch_size * cfg.model.context));
-  while (trainer.steps_done() < cfg.train.steps && !g_interrupted) {
-    const llama::StepResult r = trainer.step();
-    const auto now = Throughput::Clock::now();
-    const double tokens_per_s = throughput.step(now);
-    const double elapsed = throughput.seconds_since_start(now);
-    progress.update(r.step - first_step, r.loss, tokens_per_s, elapsed);
-    if (prof && r.step - first_step == args.profile_steps)
-      finish_profile(prof, args.profile_steps, dir, progress);
-    nlohmann::json line = metrics_line(r, tokens_per_s, elapsed);
-    const bool eval_now = r.step % cfg.train.eval_interval == 0 || r.step == cfg.train.steps;
-    if (eval_now) {
-      const auto [train_loss, val_loss] = evaluate(r.step);
-      line["val_loss"] = val_loss;
-      line["train_loss_estimate"] = train_loss;
-      char text[160];
-      std::snprintf(text, sizeof text, "step %lld: train loss %.4f, val loss %.4f, lr %.2e",
-                    static_cast<long long>(r.step), train_loss, val_loss, r.lr);
-      progress.message(text);
+  {
+    StopSignals stop_signals;
+    while (trainer.steps_done() < cfg.train.steps && !StopSignals::received()) {
+      const llama::StepResult r = trainer.step();
+      const auto now = Clock::now();
+      const double tokens_per_s = throughput.step(now);
+      const double elapsed = history.elapsed + throughput.seconds_since_start(now);
+      progress.update(r.step, r.loss, tokens_per_s, elapsed);
+      if (prof && r.step - first_step == args.profile_steps)
+        finish_profile(prof, args.profile_steps, dir, progress);
+      nlohmann::json line = metrics_line(r, tokens_per_s, elapsed);
+      const bool eval_now = r.step % cfg.train.eval_interval == 0 || r.step == cfg.train.steps;
+      if (eval_now) {
+        const auto [train_loss, val_loss] = evaluate(r.step);
+        line["val_loss"] = val_loss;
+        line["train_loss_estimate"] = train_loss;
+        char text[160];
+        std::snprintf(text, sizeof text, "step %lld: train loss %.4f, val loss %.4f, lr %.2e",
+                      static_cast<long long>(r.step), train_loss, val_loss, r.lr);
+        progress.message(text);
+      }
+      if (eval_now || r.step % kMetricsEvery == 0) metrics << line.dump() << "\n" << std::flush;
+      if (save_is_due(r.step, now)) save();
     }
-    if (eval_now || r.step % kMetricsEvery == 0) metrics << line.dump() << "\n" << std::flush;
-    if (cfg.train.checkpoint_interval > 0 && r.step % cfg.train.checkpoint_interval == 0) save();
   }
-  std::signal(SIGINT, previous);
   progress.finish();
   if (prof) prof->stop();
   save();
   write_curves(dir, curves, cfg.name);
-  if (g_interrupted) {
-    std::cout << "interrupted at step " << trainer.steps_done() << ": checkpoint saved to "
+  if (const int sig = StopSignals::received()) {
+    std::cout << "stopped by "
+              << (sig == SIGINT    ? "Ctrl-C"
+                  : sig == SIGTERM ? "SIGTERM"
+                                   : "SIGHUP")
+              << " at step " << trainer.steps_done() << ": checkpoint saved to "
               << checkpoint_path(dir).string() << " (continue with --resume " << dir.string()
               << ")\n";
-    return 130;
+    return 128 + sig;
   }
-  const double seconds = throughput.seconds_since_start(Throughput::Clock::now());
+  const double seconds = throughput.seconds_since_start(Clock::now());
   print_final_report(*model, corpus, cfg, dir, trainer.steps_done() - first_step, seconds,
-                     first_step, val0);
+                     history.first_val_step, history.first_val_loss);
   if (args.sample_tokens > 0) print_sample(*model, corpus, cfg, args.sample_tokens);
   return 0;
 }

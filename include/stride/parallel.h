@@ -10,7 +10,7 @@
 namespace stride {
 
 // Threads used by stride kernels (and the BLAS). Defaults to the core count,
-// or to $STRIDE_NUM_THREADS when set.
+// or to $STRIDE_NUM_THREADS when set (else $OMP_NUM_THREADS).
 int get_num_threads();
 void set_num_threads(int n);
 

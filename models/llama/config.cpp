@@ -106,6 +106,7 @@ json train_json(const TrainConfig& t) {
           {"weight_decay", t.weight_decay},
           {"schedule", t.schedule},
           {"warmup_steps", t.warmup_steps},
+          {"decay_steps", t.decay_steps},
           {"min_lr_ratio", t.min_lr_ratio},
           {"grad_clip", t.grad_clip},
           {"precision", t.precision},
@@ -175,8 +176,10 @@ void TrainConfig::validate() const {
           "train.beta1/beta2 must be in [0, 1)");
   require(eps >= 0 && weight_decay >= 0 && grad_clip >= 0, "eps, weight_decay, grad_clip >= 0");
   require(warmup_steps >= 0, "train.warmup_steps must be >= 0");
-  require(schedule != "cosine" || warmup_steps < std::max<int64_t>(steps, 1),
-          "train.warmup_steps must be below train.steps for the cosine schedule");
+  require(decay_steps >= 0, "train.decay_steps must be >= 0 (0: train.steps)");
+  require(schedule != "cosine" || warmup_steps < std::max<int64_t>(schedule_steps(), 1),
+          "train.warmup_steps must be below the schedule's length (train.decay_steps, else "
+          "train.steps) for the cosine schedule");
   require(min_lr_ratio >= 0 && min_lr_ratio <= 1, "train.min_lr_ratio must be in [0, 1]");
   require(eval_interval > 0 && eval_batches > 0, "eval_interval and eval_batches must be positive");
   require(checkpoint_interval >= 0, "train.checkpoint_interval must be >= 0");
@@ -236,6 +239,7 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   train.read("weight_decay", t.weight_decay);
   train.read("schedule", t.schedule);
   train.read("warmup_steps", t.warmup_steps);
+  train.read("decay_steps", t.decay_steps);
   train.read("min_lr_ratio", t.min_lr_ratio);
   train.read("grad_clip", t.grad_clip);
   train.read("precision", t.precision);

@@ -76,6 +76,9 @@ struct TrainConfig {
   double weight_decay = 0.0;
   std::string schedule = "constant";  // "constant" or "cosine" (linear warm-up, cosine decay)
   int64_t warmup_steps = 0;
+  // The cosine schedule's length (0: steps). A run resumed with more steps
+  // keeps the length it started with; past it the lr stays at its floor.
+  int64_t decay_steps = 0;
   double min_lr_ratio = 0.1;  // cosine floor, as a fraction of lr
   double grad_clip = 0.0;     // max global gradient norm; 0 turns clipping off
   // "fp32", or "bf16": training steps and their loss estimates run under
@@ -86,6 +89,7 @@ struct TrainConfig {
   int64_t checkpoint_interval = 1000;
   uint64_t seed = 1337;
 
+  int64_t schedule_steps() const { return decay_steps > 0 ? decay_steps : steps; }
   void validate() const;
 };
 

@@ -65,7 +65,8 @@ std::unique_ptr<optim::LRScheduler> make_scheduler(optim::Optimizer& optimizer,
                                                    const TrainConfig& c) {
   if (c.schedule != "cosine") return nullptr;
   return std::make_unique<optim::WarmupCosineLR>(
-      optimizer, c.warmup_steps, std::max<int64_t>(c.steps, c.warmup_steps + 1), c.min_lr_ratio);
+      optimizer, c.warmup_steps, std::max<int64_t>(c.schedule_steps(), c.warmup_steps + 1),
+      c.min_lr_ratio);
 }
 
 double estimate_loss(LanguageModel& model,

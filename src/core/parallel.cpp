@@ -48,10 +48,15 @@ namespace {
 // A job's chunk count fits the low bits of its ticket (ThreadPool).
 constexpr int kMaxThreads = 1 << 16;
 
+// $STRIDE_NUM_THREADS, else $OMP_NUM_THREADS (as every OpenMP program
+// honours it; its first entry when it lists one per nesting level), else the
+// cores. A value that is not a positive count is ignored.
 int initial_threads() {
-  if (const char* env = std::getenv("STRIDE_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return std::min(n, kMaxThreads - 1);
+  for (const char* name : {"STRIDE_NUM_THREADS", "OMP_NUM_THREADS"}) {
+    if (const char* env = std::getenv(name)) {
+      const int n = std::atoi(env);
+      if (n > 0) return std::min(n, kMaxThreads - 1);
+    }
   }
   return std::max(1, int(std::thread::hardware_concurrency()));
 }

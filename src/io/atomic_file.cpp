@@ -136,8 +136,8 @@ void AtomicFile::sync_directory() const {
 }
 
 void AtomicFile::fail(int err, const std::string& what) const {
-  throw IOError(::stride::detail::str_cat("[", op_, "] ", path_, ": ", what, ": ",
-                                          errno_text(err)));
+  throw IOError(
+      ::stride::detail::str_cat("[", op_, "] ", path_, ": ", what, ": ", errno_text(err)));
 }
 
 }  // namespace detail
