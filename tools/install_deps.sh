@@ -7,7 +7,7 @@ set -euo pipefail
 # Recommends of libdnnl-dev, which --no-install-recommends skips.
 packages=(
   g++ cmake ninja-build ccache pkg-config make
-  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format
 )
 

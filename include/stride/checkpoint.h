@@ -6,8 +6,10 @@
 // Layout: tensors "model.<name>" (the module's state_dict) and
 // "optimizer.<key>" (its OptimizerState tensors); "__metadata__" holds
 // "stride.format" = "checkpoint-v1", "stride.step", "stride.config" (the JSON
-// config), "stride.optimizer", "stride.scheduler" and "stride.rng" (JSON).
-// Saves are atomic (see io.h): a crash mid-save leaves the previous file.
+// config), "stride.optimizer", "stride.scheduler", "stride.rng" (JSON) and
+// "stride.crc32" (each tensor's CRC-32, checked on load: damaged bytes are
+// an IOError naming the tensor). Saves are atomic (see io.h): a crash
+// mid-save leaves the previous file.
 #pragma once
 
 #include <cstdint>

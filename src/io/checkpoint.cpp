@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <limits>
 
+#include <zlib.h>
 #include <nlohmann/json.hpp>
 
 #include "core/check.h"
@@ -53,6 +55,46 @@ uint64_t parse_count(const std::string& text,
   return value;
 }
 
+// CRC-32 (zlib's) of a tensor's bytes in row-major order, as the file holds
+// them; 8 hex digits.
+std::string crc32_text(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  const auto* p = static_cast<const unsigned char*>(c.data_ptr());
+  uLong crc = crc32_z(0L, Z_NULL, 0);
+  if (c.nbytes() > 0) crc = crc32_z(crc, p, c.nbytes());
+  char text[9];
+  std::snprintf(text, sizeof text, "%08lx", static_cast<unsigned long>(crc));
+  return text;
+}
+
+// Note [Checkpoint checksums]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// safetensors has no checksum, and bytes damaged after a save (a disk, a
+// copy, a hand) load as weights: generate printed "zzzz", eval "nan". So
+// "stride.crc32" maps each tensor's name to the CRC-32 of its bytes; a load
+// recomputes them and names the first tensor that differs. It is metadata
+// only: other safetensors readers ignore it. Checkpoints without it (written
+// before it existed) load unchecked.
+void verify_checksums(const io::SafetensorsContents& file, const std::string& path) {
+  const auto it = file.metadata.find("stride.crc32");
+  if (it == file.metadata.end()) return;
+  const auto sums = nlohmann::json::parse(it->second, nullptr, /*allow_exceptions=*/false);
+  STRIDE_CHECK(sums.is_object(), IOError, "[load_checkpoint] ", path,
+               " has malformed metadata: stride.crc32 is not a JSON object.");
+  for (const auto& [name, t] : file.tensors) {
+    STRIDE_CHECK(sums.contains(name) && sums[name].is_string(), IOError, "[load_checkpoint] ", path,
+                 ": tensor \"", name, "\" has no checksum in stride.crc32.");
+    const std::string actual = crc32_text(t), expected = sums[name].get<std::string>();
+    STRIDE_CHECK(actual == expected, IOError, "[load_checkpoint] ", path, ": tensor \"", name,
+                 "\" is corrupt: its bytes have CRC-32 ", actual, " but were saved with ", expected,
+                 ". Hint: the file was damaged after it was written; use a copy or an "
+                 "earlier checkpoint.");
+  }
+  STRIDE_CHECK(sums.size() == file.tensors.size(), IOError, "[load_checkpoint] ", path,
+               ": stride.crc32 lists ", sums.size(), " tensors but the file holds ",
+               file.tensors.size(), ".");
+}
+
 }  // namespace
 
 void save_checkpoint(const std::string& path, const CheckpointState& state) {
@@ -68,7 +110,10 @@ void save_checkpoint(const std::string& path, const CheckpointState& state) {
                "[save_checkpoint] step must be in [0, 2^53]; got ", state.step, ".");
   STRIDE_CHECK(nlohmann::json::accept(state.config), ValueError,
                "[save_checkpoint] config must be JSON text; got: ", state.config.substr(0, 80));
+  nlohmann::json sums = nlohmann::json::object();
+  for (const auto& [name, t] : tensors) sums[name] = crc32_text(t);
   io::Metadata meta = {
+      {"stride.crc32", sums.dump()},
       {"stride.format", kFormat},
       {"stride.step", std::to_string(state.step)},
       {"stride.config", state.config},
@@ -90,6 +135,7 @@ CheckpointState load_checkpoint(const std::string& path) {
   };
   STRIDE_CHECK(meta("stride.format") == kFormat, IOError, "[load_checkpoint] ", path,
                " has format \"", meta("stride.format"), "\"; this stride reads \"", kFormat, "\".");
+  verify_checksums(file, path);
   CheckpointState state;
   try {
     state.step = int64_t(parse_count(meta("stride.step"), kMaxStep, "step", path));

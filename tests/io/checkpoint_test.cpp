@@ -7,12 +7,16 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include <stride/checkpoint.h>
+
 #include <stride/io.h>
 #include <stride/nn.h>
 #include <stride/optim.h>
 #include <stride/stride.h>
+#include "io/safetensors_format.h"
 
 namespace stride {
 namespace {
@@ -248,6 +252,44 @@ TEST(Checkpoint, MalformedNumbersInTheMetadataAreErrors) {
   CheckpointState negative = good;
   negative.step = -1;
   EXPECT_THROW(save_checkpoint(path, negative), ValueError);
+  std::remove(path.c_str());
+}
+
+// Random bytes over a tensor's data load as weights unless checked: each
+// tensor of a checkpoint, damaged in turn, is named as corrupt.
+TEST(Checkpoint, DamagedTensorBytesAreFoundAndNamed) {
+  const std::string path = temp_path("stride_crc.safetensors");
+  auto model = std::make_shared<nn::Linear>(3, 2);
+  auto opt = optim::Adam(model->parameters(), optim::AdamOptions(0.1));
+  model->forward(ones({1, 3})).sum().backward();
+  opt.step();
+  save_checkpoint(path, capture_checkpoint(*model, &opt, nullptr, 1));
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const io::detail::Header header = io::detail::parse_file_bytes(bytes, path);
+  int damaged = 0;
+  for (const io::detail::TensorEntry& e : header.entries) {
+    if (e.end == e.begin) continue;
+    std::string broken = bytes;
+    broken[header.data_start + e.begin + (e.end - e.begin) / 2] ^= 0x5a;
+    {
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << broken;
+    }
+    try {
+      (void)load_checkpoint(path);
+      ADD_FAILURE() << "damage to " << e.name << " went unnoticed";
+    } catch (const IOError& err) {
+      EXPECT_NE(std::string(err.what()).find("tensor \"" + e.name + "\" is corrupt"),
+                std::string::npos)
+          << err.what();
+    }
+    ++damaged;
+  }
+  EXPECT_GE(damaged, 4);  // weight, bias and Adam's moments
   std::remove(path.c_str());
 }
 
