@@ -24,7 +24,10 @@ build: configure
 
 # Trains the correct Llama (configs/llama.json) on TinyShakespeare, a few
 # minutes on 2 cores, then prints its val loss beside step 0's and a sample.
-demo: build
+# Builds the command line alone, not the tests. Offline, pass the text with
+# STRIDE_DATA=/path/to/tinyshakespeare.txt (or put it in data/).
+demo: configure
+	@cmake --build $(BUILD) -j $(JOBS) --target stride_cli
 	$(BUILD)/apps/stride/stride train --config configs/llama.json --out runs/demo --force
 
 # OMP_WAIT_POLICY=passive: ctest runs test processes side by side, and

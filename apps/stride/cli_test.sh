@@ -141,6 +141,22 @@ mkdir fifo_run
 cp run/tokenizer.json fifo_run/
 mkfifo fifo_run/checkpoint.safetensors
 expect_error "not a regular file (a FIFO)" timeout 20 "$stride" eval --ckpt fifo_run --data corpus.txt
+"$stride" --version | grep -q "^stride [0-9]" || fail "--version"
+set +e
+"$stride" trian > out.txt 2> err.txt
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q 'Did you mean "train"' err.txt || fail "a misspelled command: $(cat err.txt)"
+for bad in "train --steps 99999999999999999999 --config tiny.json" "--threads -1 train" \
+  "generate --ckpt run --temperature -1" "generate --ckpt run --top-p 0"; do
+  set +e
+  # shellcheck disable=SC2086  # the words are the arguments
+  "$stride" $bad > out.txt 2> err.txt
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "'$bad' exited $rc, expected 2"
+  grep -q "must be\|too large" err.txt || fail "'$bad' said: $(cat err.txt)"
+done
 "$stride" init --config tiny.json --out w.safetensors > /dev/null
 [ -s w.safetensors ] || fail "init wrote nothing"
 echo "cli ok"

@@ -1,19 +1,115 @@
 // stride: train, evaluate, sample and inspect the Llama of "Llama from
 // scratch" and the article's ladder. `stride --help` lists the commands.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 #include "stride/error.h"
 #include "stride/parallel.h"
 
+namespace {
+
+// Option checks whose messages read as sentences, where CLI11's own print
+// the whole range of a double; an integer that overflows is an error, not
+// INT64_MAX.
+template <class Int>
+CLI::Validator whole_number(Int min) {
+  return CLI::Validator(
+      [min](std::string& text) -> std::string {
+        Int v{};
+        const char* end = text.data() + text.size();
+        const auto [stop, err] = std::from_chars(text.data(), end, v);
+        if (err == std::errc::result_out_of_range) {
+          return "is too large (at most " + std::to_string(std::numeric_limits<Int>::max()) +
+                 "); got " + text;
+        }
+        if (err != std::errc() || stop != end) return "must be a whole number; got " + text;
+        if (v < min) return "must be " + std::to_string(min) + " or more; got " + text;
+        return "";
+      },
+      ">= " + std::to_string(min));
+}
+const CLI::Validator kCount = whole_number<int64_t>(0);
+const CLI::Validator kSeed = whole_number<uint64_t>(0);
+
+// A finite number in [min, max] (or (min, max] when min_open).
+CLI::Validator number_in(double min, double max, bool min_open = false) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* stop = nullptr;
+        const double v = std::strtod(text.c_str(), &stop);
+        if (text.empty() || *stop != '\0' || !std::isfinite(v)) {
+          return "must be a number; got " + text;
+        }
+        const std::string range = std::string(min_open ? "(" : "[") + CLI::detail::to_string(min) +
+                                  ", " + (std::isinf(max) ? "inf" : CLI::detail::to_string(max)) +
+                                  (std::isinf(max) ? ")" : "]");
+        if (v < min || (min_open && v == min) || v > max) {
+          return "must be in " + range + "; got " + text;
+        }
+        return "";
+      },
+      "number");
+}
+const CLI::Validator kNonNegative = number_in(0, std::numeric_limits<double>::infinity());
+
+// Levenshtein distance, for "did you mean".
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The first word that is not an option or an option's value, when it names
+// no command: an error that suggests the closest command.
+bool reject_unknown_command(const CLI::App& app, int argc, char** argv) {
+  for (int k = 1; k < argc; ++k) {
+    const std::string word = argv[k];
+    if (word == "--threads") {
+      ++k;
+      continue;
+    }
+    if (word.empty() || word[0] == '-') continue;
+    std::string best;
+    size_t best_distance = std::numeric_limits<size_t>::max();
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_name() == word) return false;
+      const size_t d = edit_distance(word, sub->get_name());
+      if (d < best_distance) best = sub->get_name(), best_distance = d;
+    }
+    std::fprintf(stderr, "stride: unknown command \"%s\".%s Run stride --help for the list.\n",
+                 word.c_str(),
+                 best_distance <= 2 ? (" Did you mean \"" + best + "\"?").c_str() : "");
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace stride::app;
   CLI::App app{"stride: Llama from scratch on TinyShakespeare, in C++"};
+  app.set_version_flag("--version", "stride " STRIDE_VERSION);
+  app.option_defaults()->always_capture_default();
   app.require_subcommand(1);
   int threads = 0;
-  app.add_option("--threads", threads, "threads for the kernels (default: all cores)")
-      ->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", threads, "threads for the kernels (0: all cores)")->check(kCount);
 
   TrainArgs train;
   auto* t = app.add_subcommand("train", "train a model from a config");
@@ -22,9 +118,9 @@ int main(int argc, char** argv) {
   t->add_option("--data", train.data, "TinyShakespeare path (else $STRIDE_DATA, data/, download)");
   t->add_option("--steps", train.steps,
                 "override train.steps, the step the run ends at (with --resume too)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kCount);
   t->add_option("--out", train.out, "run directory (default runs/<config name>)");
-  t->add_option("--seed", train.seed, "override train.seed");
+  t->add_option("--seed", train.seed, "override train.seed")->check(kSeed);
   t->add_option("--precision", train.precision, "override train.precision (bf16: autocast)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   t->add_option("--resume", train.resume, "continue the run in this directory, with its config")
@@ -32,13 +128,12 @@ int main(int argc, char** argv) {
   t->add_flag("--force", train.force, "overwrite the run already in --out");
   t->add_option("--checkpoint-minutes", train.checkpoint_minutes,
                 "also save a checkpoint every this many minutes (0: off)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+      ->check(kNonNegative);
   t->add_option("--profile", train.profile_steps,
                 "profile this many steps: DIR/trace.json and a table")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kCount);
   t->add_option("--sample", train.sample_tokens, "characters to generate at the end")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kCount);
 
   EvalArgs eval;
   auto* e = app.add_subcommand("eval", "loss of a trained model over a whole split");
@@ -50,12 +145,12 @@ int main(int argc, char** argv) {
   auto* g = app.add_subcommand("generate", "sample text from a trained model");
   g->add_option("--ckpt", gen.ckpt, "run directory")->required();
   g->add_option("--prompt", gen.prompt, "text to continue (default: a newline)");
-  g->add_option("--tokens", gen.tokens, "characters to generate")->check(CLI::NonNegativeNumber);
-  g->add_option("--temperature", gen.temperature, "0 = greedy")->check(CLI::NonNegativeNumber);
+  g->add_option("--tokens", gen.tokens, "characters to generate")->check(kCount);
+  g->add_option("--temperature", gen.temperature, "0 = greedy")->check(kNonNegative);
   g->add_option("--top-k", gen.top_k, "keep the k most likely (0 = all)")
-      ->check(CLI::NonNegativeNumber);
-  g->add_option("--top-p", gen.top_p, "nucleus mass (1 = all)")->check(CLI::Range(1e-9, 1.0));
-  g->add_option("--seed", gen.seed, "sampling seed");
+      ->check(kCount);
+  g->add_option("--top-p", gen.top_p, "nucleus mass (1 = all)")->check(number_in(0, 1, /*min_open=*/true));
+  g->add_option("--seed", gen.seed, "sampling seed")->check(kSeed);
   g->add_option("--precision", gen.precision, "fp32, or bf16 (autocast: bfloat16 matmuls)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
 
@@ -69,7 +164,7 @@ int main(int argc, char** argv) {
   auto* i = app.add_subcommand("init", "write a freshly initialised model's weights");
   i->add_option("--config", init.config, "config file")->required();
   i->add_option("--out", init.out, "safetensors file")->required();
-  i->add_option("--seed", init.seed, "override train.seed");
+  i->add_option("--seed", init.seed, "override train.seed")->check(kSeed);
 
   InspectArgs inspect;
   auto* in = app.add_subcommand(
@@ -79,7 +174,7 @@ int main(int argc, char** argv) {
   LadderArgs ladder;
   auto* l = app.add_subcommand("ladder", "train every stage of the article's ladder");
   l->add_option("--steps-scale", ladder.steps_scale, "multiply the article's step counts")
-      ->check(CLI::PositiveNumber);
+      ->check(number_in(0, std::numeric_limits<double>::infinity(), /*min_open=*/true));
   l->add_option("--out", ladder.out, "where ladder.md and ladder.json go");
   l->add_flag("--params", ladder.params_only, "print only the parameter table");
   l->add_option("--stages", ladder.stages,
@@ -96,7 +191,14 @@ int main(int argc, char** argv) {
   d->add_flag("--anomaly", doc.anomaly, "run the step under anomaly detection");
   d->add_flag("--verbose", doc.verbose, "print the gradient-flow table of every parameter");
 
-  CLI11_PARSE(app, argc, argv);
+  if (reject_unknown_command(app, argc, argv)) return 2;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    // --help and --version exit 0; every mistake in the arguments is a user
+    // error, exit 2 as the commands' own.
+    return app.exit(err) == 0 ? 0 : 2;
+  }
   try {
     if (threads > 0) stride::set_num_threads(threads);
     if (*t) {
