@@ -147,9 +147,9 @@ int main(int argc, char** argv) {
   g->add_option("--prompt", gen.prompt, "text to continue (default: a newline)");
   g->add_option("--tokens", gen.tokens, "characters to generate")->check(kCount);
   g->add_option("--temperature", gen.temperature, "0 = greedy")->check(kNonNegative);
-  g->add_option("--top-k", gen.top_k, "keep the k most likely (0 = all)")
-      ->check(kCount);
-  g->add_option("--top-p", gen.top_p, "nucleus mass (1 = all)")->check(number_in(0, 1, /*min_open=*/true));
+  g->add_option("--top-k", gen.top_k, "keep the k most likely (0 = all)")->check(kCount);
+  g->add_option("--top-p", gen.top_p, "nucleus mass (1 = all)")
+      ->check(number_in(0, 1, /*min_open=*/true));
   g->add_option("--seed", gen.seed, "sampling seed")->check(kSeed);
   g->add_option("--precision", gen.precision, "fp32, or bf16 (autocast: bfloat16 matmuls)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
