@@ -4,12 +4,14 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 600
 JOBS       ?= $(shell nproc)
 PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan test-tsan install-check bench format format-check clean
+.PHONY: all deps configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
 
 all: build
 
@@ -77,6 +79,15 @@ install-check: build
 	PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig sh -c \
 	  'g++ examples/consumer/main.cpp $$(pkg-config --cflags --libs stride) -o $(BUILD)/consumer/consumer_pc'
 	LD_LIBRARY_PATH=$(PREFIX)/lib $(BUILD)/consumer/consumer_pc
+
+# libFuzzer (clang) on the safetensors header parser and the checkpoint
+# loader of the installed stride, FUZZ_SECONDS each (CI: 30), after replaying
+# fuzz/regressions/ (tools/run_fuzz.sh says where findings go).
+fuzz: install-check
+	@cmake -S fuzz -B $(FUZZ_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_PREFIX_PATH=$(PREFIX) >/dev/null
+	@cmake --build $(FUZZ_BUILD)
+	tools/run_fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: deps
 	@cmake -S . -B $(BUILD)-bench -G Ninja -DCMAKE_BUILD_TYPE=Release -DSTRIDE_BUILD_BENCH=ON \

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
-  libgtest-dev libbenchmark-dev clang-format
+  libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev
 )
 
 missing=()

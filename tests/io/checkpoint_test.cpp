@@ -255,6 +255,21 @@ TEST(Checkpoint, MalformedNumbersInTheMetadataAreErrors) {
   std::remove(path.c_str());
 }
 
+// The inputs that once got past the loader (fuzz/regressions/checkpoint,
+// which `make fuzz` replays too) are refused with an IOError.
+TEST(Checkpoint, FuzzRegressionsAreRefused) {
+  int files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(STRIDE_SOURCE_DIR "/fuzz/regressions/checkpoint")) {
+    SCOPED_TRACE(entry.path().string());
+    EXPECT_THROW((void)load_checkpoint(entry.path().string()), IOError);
+    ++files;
+  }
+  EXPECT_GE(files, 4);
+  EXPECT_NO_THROW(
+      (void)load_checkpoint(STRIDE_SOURCE_DIR "/fuzz/corpus/checkpoint/linear.safetensors"));
+}
+
 // Random bytes over a tensor's data load as weights unless checked: each
 // tensor of a checkpoint, damaged in turn, is named as corrupt.
 TEST(Checkpoint, DamagedTensorBytesAreFoundAndNamed) {

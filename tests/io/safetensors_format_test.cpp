@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -253,6 +256,23 @@ TEST(SafetensorsFormat, DuplicateNamesAreFoundInAHugeHeader) {
   } catch (const IOError& e) {
     EXPECT_NE(std::string(e.what()).find("tensor name \"w17\" appears twice"), std::string::npos)
         << e.what();
+  }
+}
+
+// The inputs that once got past the parser (fuzz/regressions), and the seed
+// corpus, which parses.
+TEST(SafetensorsFormat, FuzzRegressionsAreRefusedAndSeedsParse) {
+  const auto bytes_of = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string fuzz = STRIDE_SOURCE_DIR "/fuzz/";
+  for (const auto& e :
+       std::filesystem::directory_iterator(fuzz + "regressions/safetensors_header")) {
+    EXPECT_THROW(parse_file_bytes(bytes_of(e.path()), "regression"), IOError) << e.path();
+  }
+  for (const auto& e : std::filesystem::directory_iterator(fuzz + "corpus/safetensors_header")) {
+    EXPECT_NO_THROW(parse_file_bytes(bytes_of(e.path()), "seed")) << e.path();
   }
 }
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the fuzz targets (fuzz/corpus/*): small valid
+files that libFuzzer mutates. Rerun after a format change; the output is
+deterministic."""
+import json
+import struct
+import zlib
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def safetensors(tensors, metadata=None):
+    """tensors: list of (name, dtype, shape, raw bytes)."""
+    header, data = {}, b""
+    if metadata:
+        header["__metadata__"] = metadata
+    for name, dtype, shape, raw in tensors:
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def f32(*values):
+    return struct.pack(f"<{len(values)}f", *values)
+
+
+def checkpoint():
+    tensors = [("model.bias", "F32", [2], f32(0.5, -0.25)),
+               ("model.weight", "F32", [2, 2], f32(1, 2, 3, 4))]
+    crc = {name: f"{zlib.crc32(raw):08x}" for name, _, _, raw in tensors}
+    metadata = {
+        "stride.format": "checkpoint-v1",
+        "stride.step": "3",
+        "stride.config": json.dumps({"model": {"d_model": 2}}),
+        "stride.optimizer": "null",
+        "stride.scheduler": "{}",
+        "stride.rng": json.dumps({"default": {"seed": "1", "offset": "4"}}),
+        "stride.crc32": json.dumps(crc),
+    }
+    return safetensors(tensors, metadata)
+
+
+def regressions():
+    """Inputs that once got past stride, kept so that they never do again."""
+    header = HERE / "regressions" / "safetensors_header"
+    header.mkdir(parents=True, exist_ok=True)
+    text = b'{}\x00 garbage after a NUL, once ignored'
+    (header / "nul_then_garbage.safetensors").write_bytes(struct.pack("<Q", len(text)) + text)
+    ckpt = HERE / "regressions" / "checkpoint"
+    ckpt.mkdir(parents=True, exist_ok=True)
+    good = checkpoint()
+    for name, old, new in [("negative_step", b'"stride.step":"3"', b'"stride.step":"-5"'),
+                           ("suffixed_step", b'"stride.step":"3"', b'"stride.step":"5abc"'),
+                           ("negative_seed", b'\\"seed\\": \\"1\\"', b'\\"seed\\": \\"-1\\"')]:
+        assert old in good, name
+        bad = good.replace(old, new)
+        length = struct.unpack("<Q", bad[:8])[0] + len(new) - len(old)
+        (ckpt / f"{name}.safetensors").write_bytes(struct.pack("<Q", length) + bad[8:])
+    flipped = bytearray(good)
+    flipped[-3] ^= 0x5A  # a byte of model.weight: its CRC-32 no longer matches
+    (ckpt / "damaged_weight.safetensors").write_bytes(bytes(flipped))
+
+
+def main():
+    header = HERE / "corpus" / "safetensors_header"
+    header.mkdir(parents=True, exist_ok=True)
+    (header / "empty.safetensors").write_bytes(safetensors([]))
+    (header / "two_tensors.safetensors").write_bytes(safetensors(
+        [("a", "F32", [2], f32(1, 2)), ("b", "I64", [1, 1], struct.pack("<q", 7)),
+         ("c", "BOOL", [0], b"")], {"note": "seed"}))
+    (header / "every_dtype.safetensors").write_bytes(safetensors(
+        [(t, t, [1], b"\x00" * n) for t, n in
+         [("BOOL", 1), ("U8", 1), ("I32", 4), ("I64", 8), ("F16", 2), ("BF16", 2), ("F32", 4),
+          ("F64", 8)]]))
+    ckpt = HERE / "corpus" / "checkpoint"
+    ckpt.mkdir(parents=True, exist_ok=True)
+    (ckpt / "linear.safetensors").write_bytes(checkpoint())
+    regressions()
+
+
+if __name__ == "__main__":
+    main()
