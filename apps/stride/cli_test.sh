@@ -119,6 +119,16 @@ expect_error() {
   [ "$(wc -l < err.txt)" -eq 1 ] || fail "'$*' printed more than one line: $(cat err.txt)"
   grep -q "$pattern" err.txt || fail "'$*' said: $(cat err.txt)"
 }
+# Text is UTF-8: a corpus of multi-byte characters trains and generates
+# valid UTF-8; bytes that are not UTF-8 are refused with their offset.
+for i in $(seq 300); do echo "café — naïve façade, ünïcödé ok…"; done > utf8.txt
+"$stride" train --config tiny.json --data utf8.txt --out utf8_run --steps 3 --sample 0 > utf8.log
+"$stride" generate --ckpt utf8_run --prompt "café" --tokens 40 --seed 1 > utf8_gen.txt
+iconv -f UTF-8 -t UTF-8 utf8_gen.txt > /dev/null || fail "generate wrote invalid UTF-8"
+printf 'abc\xff\n' > latin1.txt
+expect_error "not valid UTF-8: byte 0xff at offset 3" \
+  "$stride" train --config tiny.json --data latin1.txt --out latin1_run
+
 expect_error "Hint" "$stride" train --config tiny.json --data missing.txt --out run2
 expect_error "cannot read config" "$stride" train --config nope.json
 echo '{"model": {"d_modle": 3}}' > typo.json

@@ -40,13 +40,12 @@ data::CharCorpus load_corpus(const std::optional<std::string>& data_path,
 
 std::vector<int64_t> encode_prompt(const data::CharTokenizer& tokenizer,
                                    const std::string& prompt) {
-  for (char c : prompt) {
-    if (!tokenizer.contains(c)) {
-      throw ValueError("the prompt contains " + data::escape_char(c) +
-                       ", which is not in the model's vocabulary of " +
-                       std::to_string(tokenizer.vocab_size()) +
-                       " characters. Hint: use only characters of the training text.");
-    }
+  if (const auto unknown = tokenizer.first_unknown(prompt)) {
+    throw ValueError("the prompt contains " + data::escape_char(unknown->first) + " at byte " +
+                     std::to_string(unknown->second) +
+                     ", which is not in the model's vocabulary of " +
+                     std::to_string(tokenizer.vocab_size()) +
+                     " characters. Hint: use only characters of the training text.");
   }
   return tokenizer.encode_ids(prompt);
 }

@@ -20,7 +20,7 @@ using stride::detail::str_cat;
 namespace {
 
 constexpr const char* kTokenizerFormat = "stride.CharTokenizer";
-constexpr int kTokenizerVersion = 1;
+constexpr int kTokenizerVersion = 2;
 
 // The checks shared by the window makers: a 1-d int64 token tensor.
 Tensor as_token_tensor(const Tensor& tokens, const char* op) {
@@ -42,35 +42,108 @@ void check_random_window_fits(int64_t length, int64_t context, const char* op) {
                "shorter context.");
 }
 
-[[noreturn]] void throw_unknown_char(char c, size_t position, int64_t vocab_size) {
-  throw ValueError(str_cat("[CharTokenizer::encode] character ", escape_char(c), " (byte ",
-                           unsigned(uint8_t(c)), ") at position ", position,
+// The code point starting at text[*pos], advancing *pos past it; nullopt
+// for a byte sequence that is not UTF-8 (a stray continuation byte, a
+// truncated or overlong sequence, a surrogate, a value past U+10FFFF).
+std::optional<char32_t> next_code_point(std::string_view text, size_t* pos) {
+  const auto byte = [&](size_t k) { return uint8_t(text[*pos + k]); };
+  const uint8_t b0 = byte(0);
+  if (b0 < 0x80) {
+    *pos += 1;
+    return b0;
+  }
+  const int extra = b0 >= 0xf0 ? 3 : b0 >= 0xe0 ? 2 : b0 >= 0xc0 ? 1 : -1;
+  if (extra < 0 || b0 > 0xf4 || text.size() - *pos <= size_t(extra)) return std::nullopt;
+  char32_t c = b0 & (0x3f >> extra);
+  for (int k = 1; k <= extra; ++k) {
+    if ((byte(size_t(k)) & 0xc0) != 0x80) return std::nullopt;
+    c = (c << 6) | (byte(size_t(k)) & 0x3f);
+  }
+  constexpr char32_t kMinOf[] = {0, 0x80, 0x800, 0x10000};
+  if (c < kMinOf[extra] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff)) return std::nullopt;
+  *pos += size_t(extra) + 1;
+  return c;
+}
+
+// Calls f(code point, byte offset) for each character of UTF-8 `text`.
+template <class F>
+void for_each_code_point(std::string_view text, const char* op, F&& f) {
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t start = pos;
+    const std::optional<char32_t> c = next_code_point(text, &pos);
+    if (!c) [[unlikely]] {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02x", unsigned(uint8_t(text[start])));
+      throw ValueError(str_cat("[", op, "] the text is not valid UTF-8: byte ", byte, " at offset ",
+                               start,
+                               " does not start a well-formed character. Hint: convert the file "
+                               "to UTF-8 (e.g. iconv -f latin1 -t utf-8)."));
+    }
+    f(*c, start);
+  }
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += char(c);
+  } else if (c < 0x800) {
+    out += char(0xc0 | (c >> 6));
+    out += char(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    out += char(0xe0 | (c >> 12));
+    out += char(0x80 | ((c >> 6) & 0x3f));
+    out += char(0x80 | (c & 0x3f));
+  } else {
+    out += char(0xf0 | (c >> 18));
+    out += char(0x80 | ((c >> 12) & 0x3f));
+    out += char(0x80 | ((c >> 6) & 0x3f));
+    out += char(0x80 | (c & 0x3f));
+  }
+}
+
+std::string code_point_name(char32_t c) {
+  char name[16];
+  std::snprintf(name, sizeof name, "U+%04X", unsigned(c));
+  return name;
+}
+
+[[noreturn]] void throw_unknown_char(char32_t c, size_t offset, int64_t vocab_size) {
+  throw ValueError(str_cat("[CharTokenizer::encode] character ", escape_char(c), " (",
+                           code_point_name(c), ") at byte ", offset,
                            " is not in the vocabulary of ", vocab_size,
                            " symbols. Hint: build the tokenizer from a text that contains it."));
 }
 
 }  // namespace
 
-std::string escape_char(char c) {
-  const auto u = uint8_t(c);
+std::string escape_char(char32_t c) {
   switch (c) {
-    case '\n':
+    case U'\n':
       return "'\\n'";
-    case '\t':
+    case U'\t':
       return "'\\t'";
-    case '\r':
+    case U'\r':
       return "'\\r'";
-    case '\'':
+    case U'\'':
       return "'\\''";
-    case '\\':
+    case U'\\':
       return "'\\\\'";
     default:
       break;
   }
-  if (u >= 0x20 && u < 0x7f) return std::string("'") + c + "'";
-  char buf[8];
-  std::snprintf(buf, sizeof(buf), "'\\x%02x'", unsigned(u));
-  return buf;
+  char buf[16];
+  if (c < 0x20 || c == 0x7f) {
+    std::snprintf(buf, sizeof buf, "'\\x%02x'", unsigned(c));
+    return buf;
+  }
+  if (c >= 0x80 && c < 0xa0) {  // C1 controls print as nothing
+    std::snprintf(buf, sizeof buf, "'\\u%04x'", unsigned(c));
+    return buf;
+  }
+  std::string out = "'";
+  append_utf8(out, c);
+  return out + "'";
 }
 
 // ---- CharTokenizer ----
@@ -78,79 +151,113 @@ std::string escape_char(char c) {
 CharTokenizer::CharTokenizer(std::string_view text) {
   STRIDE_CHECK(!text.empty(), ValueError,
                "[CharTokenizer] cannot build a vocabulary from an empty text.");
-  std::array<bool, 256> seen{};
-  for (char c : text) seen[uint8_t(c)] = true;
-  for (int b = 0; b < 256; ++b) {
-    if (seen[size_t(b)]) symbols_.push_back(char(b));
+  std::array<bool, 128> ascii{};
+  std::vector<char32_t> others;
+  for_each_code_point(text, "CharTokenizer", [&](char32_t c, size_t) {
+    if (c < 128) {
+      ascii[c] = true;
+    } else {
+      others.push_back(c);
+    }
+  });
+  for (char32_t c = 0; c < 128; ++c) {
+    if (ascii[c]) symbols_.push_back(c);
   }
+  std::sort(others.begin(), others.end());
+  others.erase(std::unique(others.begin(), others.end()), others.end());
+  symbols_.append(others.begin(), others.end());
   index();
 }
 
-CharTokenizer CharTokenizer::from_vocab(std::string_view symbols) {
+CharTokenizer CharTokenizer::from_vocab(std::u32string_view symbols) {
   STRIDE_CHECK(!symbols.empty(), ValueError,
                "[CharTokenizer::from_vocab] the vocabulary is empty.");
-  for (size_t i = 1; i < symbols.size(); ++i) {
-    STRIDE_CHECK(uint8_t(symbols[i - 1]) < uint8_t(symbols[i]), ValueError,
-                 "[CharTokenizer::from_vocab] symbols must be distinct and sorted by byte value; "
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    const char32_t c = symbols[i];
+    STRIDE_CHECK(c <= 0x10ffff && (c < 0xd800 || c > 0xdfff), ValueError,
+                 "[CharTokenizer::from_vocab] ", code_point_name(c), " at id ", i,
+                 " is not a Unicode scalar value.");
+    STRIDE_CHECK(i == 0 || symbols[i - 1] < c, ValueError,
+                 "[CharTokenizer::from_vocab] symbols must be distinct and sorted by code point; "
                  "got ",
-                 escape_char(symbols[i]), " at id ", i, " after ", escape_char(symbols[i - 1]),
-                 ".");
+                 escape_char(c), " at id ", i, " after ", escape_char(symbols[i - 1]), ".");
   }
   CharTokenizer t;
-  t.symbols_ = std::string(symbols);
+  t.symbols_ = std::u32string(symbols);
   t.index();
   return t;
 }
 
 void CharTokenizer::index() {
-  ids_.fill(-1);
-  for (size_t i = 0; i < symbols_.size(); ++i) ids_[uint8_t(symbols_[i])] = int16_t(i);
+  ascii_ids_.fill(-1);
+  for (size_t i = 0; i < symbols_.size() && symbols_[i] < 128; ++i) {
+    ascii_ids_[symbols_[i]] = int32_t(i);
+  }
 }
 
-int64_t CharTokenizer::id(char c) const {
-  const int16_t v = ids_[uint8_t(c)];
-  STRIDE_CHECK(v >= 0, ValueError, "[CharTokenizer] character ", escape_char(c), " (byte ",
-               unsigned(uint8_t(c)), ") is not in the vocabulary of ", vocab_size(), " symbols.");
+int64_t CharTokenizer::lookup(char32_t c) const {
+  if (c < 128) return ascii_ids_[c];
+  const auto it = std::lower_bound(symbols_.begin(), symbols_.end(), c);
+  return it != symbols_.end() && *it == c ? int64_t(it - symbols_.begin()) : -1;
+}
+
+int64_t CharTokenizer::id(char32_t c) const {
+  const int64_t v = lookup(c);
+  STRIDE_CHECK(v >= 0, ValueError, "[CharTokenizer] character ", escape_char(c), " (",
+               code_point_name(c), ") is not in the vocabulary of ", vocab_size(), " symbols.");
   return v;
 }
 
-char CharTokenizer::symbol(int64_t id) const {
+std::string CharTokenizer::symbol(int64_t id) const {
   STRIDE_CHECK(id >= 0 && id < vocab_size(), IndexError, "[CharTokenizer] id ", id,
                " is out of range for a vocabulary of ", vocab_size(), " symbols.");
-  return symbols_[size_t(id)];
+  std::string out;
+  append_utf8(out, symbols_[size_t(id)]);
+  return out;
+}
+
+std::optional<std::pair<char32_t, size_t>> CharTokenizer::first_unknown(
+    std::string_view text) const {
+  std::optional<std::pair<char32_t, size_t>> unknown;
+  for_each_code_point(text, "CharTokenizer", [&](char32_t c, size_t offset) {
+    if (!unknown && lookup(c) < 0) unknown.emplace(c, offset);
+  });
+  return unknown;
+}
+
+template <class Emit>
+void CharTokenizer::encode_each(std::string_view text, const char* op, Emit&& emit) const {
+  for_each_code_point(text, op, [&](char32_t c, size_t offset) {
+    const int64_t v = lookup(c);
+    if (v < 0) [[unlikely]]
+      throw_unknown_char(c, offset, vocab_size());
+    emit(v);
+  });
 }
 
 std::vector<int64_t> CharTokenizer::encode_ids(std::string_view text) const {
-  std::vector<int64_t> out(text.size());
-  for (size_t i = 0; i < text.size(); ++i) {
-    const int16_t v = ids_[uint8_t(text[i])];
-    if (v < 0) [[unlikely]]
-      throw_unknown_char(text[i], i, vocab_size());
-    out[i] = v;
-  }
+  std::vector<int64_t> out;
+  out.reserve(text.size());
+  encode_each(text, "CharTokenizer::encode", [&](int64_t v) { out.push_back(v); });
   return out;
 }
 
 Tensor CharTokenizer::encode(std::string_view text) const {
-  Tensor out = empty({int64_t(text.size())}, kInt64);
-  int64_t* p = out.data_ptr<int64_t>();
-  for (size_t i = 0; i < text.size(); ++i) {
-    const int16_t v = ids_[uint8_t(text[i])];
-    if (v < 0) [[unlikely]]
-      throw_unknown_char(text[i], i, vocab_size());
-    p[i] = v;
-  }
+  const std::vector<int64_t> ids = encode_ids(text);
+  Tensor out = empty({int64_t(ids.size())}, kInt64);
+  std::copy(ids.begin(), ids.end(), out.data_ptr<int64_t>());
   return out;
 }
 
 std::string CharTokenizer::decode(const std::vector<int64_t>& ids) const {
-  std::string out(ids.size(), '\0');
+  std::string out;
+  out.reserve(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     const int64_t id = ids[i];
     STRIDE_CHECK(id >= 0 && id < vocab_size(), IndexError, "[CharTokenizer::decode] id ", id,
                  " at position ", i, " is out of range for a vocabulary of ", vocab_size(),
                  " symbols.");
-    out[i] = symbols_[size_t(id)];
+    append_utf8(out, symbols_[size_t(id)]);
   }
   return out;
 }
@@ -168,10 +275,8 @@ std::string CharTokenizer::to_json() const {
   j["format"] = kTokenizerFormat;
   j["version"] = kTokenizerVersion;
   j["vocab_size"] = vocab_size();
-  std::vector<int> bytes;
-  bytes.reserve(symbols_.size());
-  for (char c : symbols_) bytes.push_back(int(uint8_t(c)));
-  j["vocab"] = bytes;
+  std::vector<uint32_t> code_points(symbols_.begin(), symbols_.end());
+  j["vocab"] = code_points;
   return j.dump(1);
 }
 
@@ -185,18 +290,25 @@ CharTokenizer CharTokenizer::from_json(std::string_view text) {
   STRIDE_CHECK(j.is_object() && j.contains("format") && j["format"] == kTokenizerFormat, IOError,
                "[CharTokenizer::from_json] expected an object with \"format\": \"",
                kTokenizerFormat, "\".");
-  STRIDE_CHECK(j.contains("version") && j["version"] == kTokenizerVersion, IOError,
+  const bool bytes = j.contains("version") && j["version"] == 1;
+  STRIDE_CHECK(bytes || (j.contains("version") && j["version"] == kTokenizerVersion), IOError,
                "[CharTokenizer::from_json] unsupported version ",
                j.contains("version") ? j["version"].dump() : std::string("(missing)"),
-               "; expected ", kTokenizerVersion, ".");
+               "; expected 1 or ", kTokenizerVersion, ".");
   STRIDE_CHECK(j.contains("vocab") && j["vocab"].is_array(), IOError,
-               "[CharTokenizer::from_json] \"vocab\" must be an array of byte values.");
-  std::string symbols;
+               "[CharTokenizer::from_json] \"vocab\" must be an array of code points.");
+  // Version 1 held bytes: for ASCII they are the code points; a byte above
+  // 127 was part of a UTF-8 character that the model saw byte by byte.
+  const int64_t max = bytes ? 127 : 0x10ffff;
+  std::u32string symbols;
   for (const auto& v : j["vocab"]) {
-    STRIDE_CHECK(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= 255, IOError,
-                 "[CharTokenizer::from_json] vocab entry ", v.dump(),
-                 " is not a byte value (0..255).");
-    symbols.push_back(char(uint8_t(v.get<int64_t>())));
+    STRIDE_CHECK(v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= max, IOError,
+                 "[CharTokenizer::from_json] vocab entry ", v.dump(), " is not ",
+                 bytes ? "an ASCII byte (a version 1 tokenizer of non-ASCII text tokenized "
+                         "bytes; retrain the run with this stride)"
+                       : "a code point (0..0x10FFFF)",
+                 ".");
+    symbols.push_back(char32_t(v.get<int64_t>()));
   }
   if (j.contains("vocab_size")) {
     STRIDE_CHECK(j["vocab_size"].is_number_integer() &&

@@ -37,13 +37,13 @@ std::optional<std::string> real_corpus_path() {
 
 // ---- CharTokenizer ----
 
-TEST(CharTokenizer, VocabularyIsTheSortedDistinctBytes) {
+TEST(CharTokenizer, VocabularyIsTheSortedDistinctCodePoints) {
   const CharTokenizer tok("hello world\n");
-  EXPECT_EQ(tok.vocab(), std::string("\n dehlorw"));
+  EXPECT_EQ(tok.vocab(), std::u32string(U"\n dehlorw"));
   EXPECT_EQ(tok.vocab_size(), 9);
   EXPECT_EQ(tok.id('\n'), 0);
   EXPECT_EQ(tok.id('w'), 8);
-  EXPECT_EQ(tok.symbol(1), ' ');
+  EXPECT_EQ(tok.symbol(1), " ");
   EXPECT_TRUE(tok.contains('h'));
   EXPECT_FALSE(tok.contains('z'));
   EXPECT_THROW(CharTokenizer(""), ValueError);
@@ -69,14 +69,13 @@ TEST(CharTokenizer, UnknownCharacterNamesItAndItsPosition) {
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("character '\\x01' (byte 1) at position 4"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("character '\\x01' (U+0001) at byte 4"), std::string::npos) << msg;
   }
   try {
     tok.encode_ids("ab\ncz");
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
-    EXPECT_NE(std::string(e.what()).find("character '\\n' (byte 10) at position 2"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("character '\\n' (U+000A) at byte 2"), std::string::npos)
         << e.what();
   }
   EXPECT_THROW(tok.id('z'), ValueError);
@@ -90,17 +89,63 @@ TEST(CharTokenizer, UnknownCharacterNamesItAndItsPosition) {
   EXPECT_THROW(tok.decode(zeros({2})), DTypeError);
 }
 
-TEST(CharTokenizer, EscapesNonPrintableBytes) {
+TEST(CharTokenizer, EscapesNonPrintableCharacters) {
   EXPECT_EQ(escape_char('a'), "'a'");
   EXPECT_EQ(escape_char('\n'), "'\\n'");
   EXPECT_EQ(escape_char('\''), "'\\''");
   EXPECT_EQ(escape_char('\0'), "'\\x00'");
-  EXPECT_EQ(escape_char(char(0xc3)), "'\\xc3'");
+  EXPECT_EQ(escape_char(0x85), "'\\u0085'");  // a C1 control
+  EXPECT_EQ(escape_char(U'é'), "'\xc3\xa9'");
+}
+
+// Text is UTF-8: a character is a code point, whatever its bytes, and
+// decode gives the UTF-8 back; ids follow code point order, as Python's
+// sorted(set(text)).
+TEST(CharTokenizer, WorksOnCodePoints) {
+  const std::string text =
+      "caf\xc3\xa9 \xe2\x80\x94 na\xc3\xafve \xf0\x9f\x98\x80";  // café — naïve 😀
+  const CharTokenizer tok(text);
+  EXPECT_EQ(tok.vocab(), std::u32string(U" acefnv\u00e9\u00ef\u2014\U0001F600"));
+  const std::vector<int64_t> ids = tok.encode_ids(text);
+  EXPECT_EQ(ids.size(), 14u);
+  EXPECT_EQ(tok.decode(ids), text);
+  EXPECT_EQ(tok.symbol(tok.id(U'\u2014')), "\xe2\x80\x94");
+  EXPECT_EQ(tok.encode(text).numel(), 14);
+  EXPECT_EQ(tok.first_unknown("caf\xc3\xa9!"), (std::pair<char32_t, size_t>{U'!', 5}));
+  EXPECT_FALSE(tok.first_unknown("naïve").has_value());
+}
+
+// Bytes that are not UTF-8 are an error naming the first bad byte's offset,
+// never characters of their own (decoding them would write invalid UTF-8).
+TEST(CharTokenizer, RejectsInvalidUtf8WithItsOffset) {
+  const struct {
+    std::string text;
+    const char* expected;
+  } cases[] = {
+      {"ab\xff"
+       "cd",
+       "byte 0xff at offset 2"},                        // never in UTF-8
+      {"abc\x80", "byte 0x80 at offset 3"},             // a stray continuation byte
+      {"a\xc3", "byte 0xc3 at offset 1"},               // truncated
+      {"a\xc0\xaf", "byte 0xc0 at offset 1"},           // overlong '/'
+      {"\xed\xa0\x80", "byte 0xed at offset 0"},        // a surrogate
+      {"ok\xf4\x90\x80\x80", "byte 0xf4 at offset 2"},  // past U+10FFFF
+  };
+  const CharTokenizer tok("abcdok");
+  for (const auto& c : cases) {
+    try {
+      CharTokenizer built(c.text);
+      ADD_FAILURE() << "accepted " << c.expected;
+    } catch (const ValueError& e) {
+      EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(tok.encode(c.text), ValueError) << c.expected;
+  }
 }
 
 TEST(CharTokenizer, SavesAndLoadsJson) {
   TempDir dir;
-  const CharTokenizer tok(std::string("caf\xc3\xa9 \x00!", 8));  // non-ASCII and NUL bytes
+  const CharTokenizer tok(std::string("caf\xc3\xa9 \x00!", 8));  // non-ASCII and NUL
   tok.save(dir.path() / "tok.json");
   const CharTokenizer back = CharTokenizer::load(dir.path() / "tok.json");
   EXPECT_EQ(back, tok);
@@ -112,20 +157,31 @@ TEST(CharTokenizer, SavesAndLoadsJson) {
   EXPECT_THROW(CharTokenizer::from_json(R"({"format": "other", "version": 1, "vocab": [1]})"),
                IOError);
   EXPECT_THROW(
-      CharTokenizer::from_json(R"({"format": "stride.CharTokenizer", "version": 2, "vocab": [1]})"),
+      CharTokenizer::from_json(R"({"format": "stride.CharTokenizer", "version": 3, "vocab": [1]})"),
       IOError);
   EXPECT_THROW(CharTokenizer::from_json(
-                   R"({"format": "stride.CharTokenizer", "version": 1, "vocab": [2, 1]})"),
+                   R"({"format": "stride.CharTokenizer", "version": 2, "vocab": [2, 1]})"),
                IOError);
   EXPECT_THROW(CharTokenizer::from_json(
-                   R"({"format": "stride.CharTokenizer", "version": 1, "vocab": [300]})"),
+                   R"({"format": "stride.CharTokenizer", "version": 2, "vocab": [55296]})"),
+               IOError);  // a surrogate
+  EXPECT_THROW(CharTokenizer::from_json(
+                   R"({"format": "stride.CharTokenizer", "version": 2, "vocab": [1114112]})"),
+               IOError);
+  // Version 1 held bytes: ASCII ones load as the same code points, others
+  // (parts of UTF-8 characters) cannot.
+  EXPECT_EQ(CharTokenizer::from_json(
+                R"({"format": "stride.CharTokenizer", "version": 1, "vocab": [10, 97]})"),
+            CharTokenizer("a\n"));
+  EXPECT_THROW(CharTokenizer::from_json(
+                   R"({"format": "stride.CharTokenizer", "version": 1, "vocab": [97, 195]})"),
                IOError);
   EXPECT_THROW(CharTokenizer::from_json(R"({"format": "stride.CharTokenizer", "version": 1,
                                             "vocab_size": 3, "vocab": [1, 2]})"),
                IOError);
   EXPECT_THROW(CharTokenizer::load(dir.path() / "missing.json"), IOError);
-  EXPECT_THROW(CharTokenizer::from_vocab("ba"), ValueError);
-  EXPECT_EQ(CharTokenizer::from_vocab("ab").id('b'), 1);
+  EXPECT_THROW(CharTokenizer::from_vocab(U"ba"), ValueError);
+  EXPECT_EQ(CharTokenizer::from_vocab(U"ab").id('b'), 1);
 }
 
 TEST(CharTokenizer, RoundTripsTheRealCorpus) {
@@ -134,9 +190,9 @@ TEST(CharTokenizer, RoundTripsTheRealCorpus) {
   ASSERT_EQ(int64_t(text.size()), kTinyShakespeareBytes);
   const CharTokenizer tok(text);
   EXPECT_EQ(tok.vocab_size(), 65);
-  EXPECT_EQ(tok.symbol(0), '\n');
-  EXPECT_EQ(tok.symbol(1), ' ');
-  EXPECT_EQ(tok.symbol(64), 'z');
+  EXPECT_EQ(tok.symbol(0), "\n");
+  EXPECT_EQ(tok.symbol(1), " ");
+  EXPECT_EQ(tok.symbol(64), "z");
   const Tensor ids = tok.encode(text);
   EXPECT_EQ(ids.size(0), kTinyShakespeareBytes);
   EXPECT_EQ(tok.decode(ids), text);
@@ -338,7 +394,7 @@ TEST(TokenDatasetCorpus, EmptyAndUnmappableCorporaFailClearly) {
   } catch (const ValueError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("other.txt"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("'\\xe2' (byte 226) at position 6"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'\xe2\x80\x94' (U+2014) at byte 6"), std::string::npos) << msg;
   }
   EXPECT_THROW(load_char_corpus(dir.path() / "missing.txt"), IOError);
   const CharCorpus ok = make_char_corpus("abcabc\n", &tok);

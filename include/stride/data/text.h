@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,42 +19,48 @@
 
 namespace stride::data {
 
-// A character (byte) tokenizer: the vocabulary is the sorted set of distinct
-// bytes of a text, and a byte's id is its rank. For TinyShakespeare that is 65
-// symbols with id 0 = '\n', as in the article (Python's sorted(set(text)) gives
-// the same order for ASCII text; non-ASCII text is tokenized byte by byte).
+// A character tokenizer over Unicode code points: text is UTF-8, the
+// vocabulary is the sorted set of distinct code points of a text, and a
+// character's id is its rank. For TinyShakespeare that is 65 symbols with
+// id 0 = '\n', as in the article (Python's sorted(set(text)) orders code
+// points the same way). Text that is not valid UTF-8 is a ValueError naming
+// the byte offset.
 class CharTokenizer {
  public:
-  // The vocabulary of `text`; throws ValueError if it is empty.
+  // The vocabulary of `text`; throws ValueError if it is empty or not UTF-8.
   explicit CharTokenizer(std::string_view text);
-  // A tokenizer over exactly these symbols, which must be distinct and sorted
-  // by byte value.
-  static CharTokenizer from_vocab(std::string_view symbols);
+  // A tokenizer over exactly these code points, which must be distinct,
+  // sorted, and Unicode scalar values.
+  static CharTokenizer from_vocab(std::u32string_view symbols);
 
   int64_t vocab_size() const { return int64_t(symbols_.size()); }
-  // The symbols in id order.
-  const std::string& vocab() const { return symbols_; }
-  // The id of a byte; throws ValueError naming it when it is not in the vocab.
-  int64_t id(char c) const;
-  // The byte of an id; throws IndexError when out of range.
-  char symbol(int64_t id) const;
-  bool contains(char c) const { return ids_[uint8_t(c)] >= 0; }
+  // The code points in id order.
+  const std::u32string& vocab() const { return symbols_; }
+  // The id of a code point; throws ValueError naming it when it is not in the vocab.
+  int64_t id(char32_t c) const;
+  // The UTF-8 text of an id; throws IndexError when out of range.
+  std::string symbol(int64_t id) const;
+  bool contains(char32_t c) const { return lookup(c) >= 0; }
+  // The first character of UTF-8 `text` that is not in the vocabulary and its
+  // byte offset, or nullopt; throws ValueError when the text is not UTF-8.
+  std::optional<std::pair<char32_t, size_t>> first_unknown(std::string_view text) const;
 
-  // 1-d int64 tensor of ids (N). An unknown byte throws ValueError naming it
-  // (escaped when not printable) and its position in `text`.
+  // 1-d int64 tensor of ids (N characters). An unknown character throws
+  // ValueError naming it and its byte offset in `text`.
   Tensor encode(std::string_view text) const;
   std::vector<int64_t> encode_ids(std::string_view text) const;
-  // The text of integer ids (any shape, read in row-major order); an id
+  // The UTF-8 text of integer ids (any shape, read in row-major order); an id
   // outside [0, vocab_size) throws IndexError naming it and its position.
   std::string decode(const Tensor& ids) const;
   std::string decode(const std::vector<int64_t>& ids) const;
 
-  // JSON: {"format": "stride.CharTokenizer", "version": 1, "vocab_size": V,
-  //        "vocab": [byte values in id order]}
-  // (bytes as numbers, so that any vocabulary is valid JSON).
+  // JSON: {"format": "stride.CharTokenizer", "version": 2, "vocab_size": V,
+  //        "vocab": [code points in id order]}
+  // (numbers, so that any vocabulary is valid JSON). Version 1 files (byte
+  // values) load when every byte is ASCII, the same code points.
   std::string to_json() const;
   static CharTokenizer from_json(std::string_view json);
-  // Writes to_json() to `path`; throws IOError.
+  // Writes to_json() to `path` atomically; throws IOError.
   void save(const std::filesystem::path& path) const;
   static CharTokenizer load(const std::filesystem::path& path);
 
@@ -64,12 +71,16 @@ class CharTokenizer {
  private:
   CharTokenizer() = default;
   void index();
-  std::string symbols_;
-  std::array<int16_t, 256> ids_{};  // byte -> id, -1 when absent
+  int64_t lookup(char32_t c) const;  // -1 when absent
+  template <class Emit>
+  void encode_each(std::string_view text, const char* op, Emit&& emit) const;
+
+  std::u32string symbols_;
+  std::array<int32_t, 128> ascii_ids_{};  // ASCII code point -> id, -1 when absent
 };
 
-// Escapes a byte for messages: 'a', '\n', '\x00', '\xc3'.
-std::string escape_char(char c);
+// Escapes a code point for messages: 'a', '\n', '\x00', 'é'.
+std::string escape_char(char32_t c);
 
 // ---- the article's split ----
 
