@@ -32,7 +32,12 @@ grep -q "Self CPU" train.log || grep -q "self" train.log || fail "no profile tab
 grep -q "step 30:" resume.log || fail "resume did not start at step 30"
 [ "$(grep -c '"step":40' run/metrics.jsonl)" -ge 1 ] || fail "resume did not reach step 40"
 
-"$stride" eval --ckpt run --data corpus.txt | grep -q "whole split" || fail "eval"
+"$stride" eval --ckpt run --data corpus.txt > eval.log
+grep -q "whole split" eval.log || fail "eval"
+grep -q "bits per character, perplexity" eval.log || fail "eval gave no bits per character"
+grep -q "last position of each window" eval.log || fail "eval gave no last-position loss"
+"$stride" eval --ckpt run --data corpus.txt --split train | grep -q "on the train split" ||
+  fail "eval --split train"
 "$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 > g1.txt
 "$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 > g2.txt
 cmp -s g1.txt g2.txt || fail "generate is not reproducible with a seed"

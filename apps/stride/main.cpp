@@ -138,7 +138,8 @@ int main(int argc, char** argv) {
   EvalArgs eval;
   auto* e = app.add_subcommand("eval", "loss of a trained model over a whole split");
   e->add_option("--ckpt", eval.ckpt, "run directory")->required();
-  e->add_option("--split", eval.split, "val or test")->check(CLI::IsMember({"val", "test"}));
+  e->add_option("--split", eval.split, "val, test or train")
+      ->check(CLI::IsMember({"val", "test", "train"}));
   e->add_option("--data", eval.data, "TinyShakespeare path");
 
   GenerateArgs gen;

@@ -1,5 +1,7 @@
 // stride eval / generate / attention / init: using a trained (or fresh) model.
+#include <cmath>
 #include <iostream>
+#include <numbers>
 
 #include "commands.h"
 #include "llama/generate.h"
@@ -17,7 +19,9 @@ namespace stride::app {
 int run_eval(const EvalArgs& args) {
   LoadedRun run = load_run(args.ckpt);
   data::CharCorpus corpus = load_corpus(args.data, &run.tokenizer);
-  const data::Split split = args.split == "test" ? data::Split::Test : data::Split::Val;
+  const data::Split split = args.split == "test"    ? data::Split::Test
+                            : args.split == "train" ? data::Split::Train
+                                                    : data::Split::Val;
   llama::LanguageModel& model = *run.model;
   const int64_t B = run.config.train.batch_size;
   std::cout << run.config.name << " (" << llama::arch_name(run.config.model.arch) << ", step "
@@ -25,7 +29,11 @@ int run_eval(const EvalArgs& args) {
             << corpus.data.bounds(split).size() << " characters)\n";
   const llama::SplitLoss whole = llama::evaluate_split(model, corpus.data, split, B);
   std::cout << "  loss over the whole split, sequential windows: " << whole.loss << " ("
-            << whole.positions << " positions)\n";
+            << whole.positions << " positions): " << whole.loss / std::numbers::ln2
+            << " bits per character, perplexity " << std::exp(whole.loss) << "\n"
+            << "  loss at the last position of each window:     " << whole.last_position_loss
+            << " (" << whole.last_positions << " positions, each from a full context, as in "
+            << "generation)\n";
   Generator gen(run.config.train.seed);
   const double estimate = llama::estimate_loss(model, corpus.data, split, 10, B, gen);
   std::cout << "  article-style estimate, 10 random batches:     " << estimate << "\n";

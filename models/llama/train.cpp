@@ -85,6 +85,27 @@ double estimate_loss(LanguageModel& model,
   return total / double(batches);
 }
 
+namespace {
+
+// The logits of windows x (b, L): one forward pass, or with prefix_only one
+// per position t over tokens 0..t alone.
+Tensor window_logits(LanguageModel& model, const Tensor& x, bool prefix_only) {
+  if (!prefix_only) return model.forward(x);
+  std::vector<Tensor> per_position;
+  for (int64_t t = 0; t < x.size(1); ++t) {
+    per_position.push_back(model.forward(x.narrow(1, 0, t + 1).contiguous()).select(1, t));
+  }
+  return stack(per_position, 1);
+}
+
+double summed_loss(const Tensor& logits, const Tensor& targets) {
+  return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), targets.reshape({-1}),
+                          data::kIgnoreIndex, F::Reduction::Sum)
+      .item<double>();
+}
+
+}  // namespace
+
 SplitLoss evaluate_split(LanguageModel& model,
                          const data::TokenDataset& data,
                          data::Split split,
@@ -94,37 +115,38 @@ SplitLoss evaluate_split(LanguageModel& model,
   EvalScope eval(model);
   NoGradGuard no_grad;
   const int64_t T = model.config().context;
-  const data::SequentialWindows windows = data.sequential_windows(split, T, data::Tail::Pad);
+  const data::SequentialWindows windows = data.sequential_windows(split, T, data::Tail::Shorter);
   const int64_t n = max_windows > 0 ? std::min(max_windows, windows.size()) : windows.size();
-  double total = 0;
-  int64_t counted = 0;
-  for (int64_t begin = 0; begin < n; begin += batch_size) {
-    std::vector<Tensor> xs, ys;
-    for (int64_t w = begin; w < std::min(n, begin + batch_size); ++w) {
-      auto [x, y] = windows.get(w);
-      xs.push_back(x);
-      ys.push_back(y);
+  SplitLoss r;
+  double total = 0, last_total = 0;
+  std::vector<Tensor> xs, ys;
+  // Runs the windows gathered so far: all of one length.
+  const auto flush = [&] {
+    if (xs.empty()) return;
+    const Tensor x = stack(xs), y = stack(ys);  // (b, L)
+    const Tensor logits = window_logits(model, x, prefix_only);
+    total += summed_loss(logits, y);
+    r.positions += y.numel();
+    if (x.size(1) == T) {
+      last_total += summed_loss(logits.select(1, T - 1), y.select(1, T - 1));
+      r.last_positions += y.size(0);
     }
-    const Tensor x = stack(xs), y = stack(ys);  // (b, T)
-    Tensor logits;
-    if (!prefix_only) {
-      logits = model.forward(x);
-    } else {
-      // Position t sees tokens 0..t only.
-      std::vector<Tensor> per_position;
-      for (int64_t t = 0; t < T; ++t) {
-        per_position.push_back(model.forward(x.narrow(1, 0, t + 1).contiguous()).select(1, t));
-      }
-      logits = stack(per_position, 1);
+    xs.clear();
+    ys.clear();
+  };
+  for (int64_t w = 0; w < n; ++w) {
+    auto [x, y] = windows.get(w);
+    if (!xs.empty() && (x.size(0) != xs.front().size(0) || int64_t(xs.size()) == batch_size)) {
+      flush();
     }
-    const Tensor flat_y = y.reshape({-1});
-    total += F::cross_entropy(logits.reshape({-1, logits.size(-1)}), flat_y, data::kIgnoreIndex,
-                              F::Reduction::Sum)
-                 .item<double>();
-    counted += flat_y.ne(data::kIgnoreIndex).sum().item<int64_t>();
+    xs.push_back(x);
+    ys.push_back(y);
   }
-  return {counted > 0 ? total / double(counted) : std::numeric_limits<double>::quiet_NaN(),
-          counted};
+  flush();
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  r.loss = r.positions > 0 ? total / double(r.positions) : kNaN;
+  r.last_position_loss = r.last_positions > 0 ? last_total / double(r.last_positions) : kNaN;
+  return r;
 }
 
 Trainer::Trainer(std::shared_ptr<LanguageModel> model,

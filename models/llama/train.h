@@ -40,11 +40,17 @@ double estimate_loss(LanguageModel& model,
 struct SplitLoss {
   double loss = 0;        // mean over every counted position
   int64_t positions = 0;  // targets counted
+  // The loss at the last position of the full windows alone: each predicts
+  // from a whole context, as generation does once it has context tokens.
+  double last_position_loss = 0;
+  int64_t last_positions = 0;
 };
 
 // The honest loss: every position of the split predicted once, from
 // non-overlapping windows of `context` tokens (data::SequentialWindows), in
-// eval mode without grad. With prefix_only, the logits of position t come
+// eval mode without grad. The final window, when shorter, runs at its own
+// length: padding it would feed a model that reads the future a token that
+// is not in the text. With prefix_only, the logits of position t come
 // from a forward pass over the window's tokens 0..t alone, so a model that
 // reads the future (the article's RMSNorm) is scored as it generates: the
 // future does not exist at sampling time. max_windows > 0 evaluates only the

@@ -11,6 +11,7 @@
 #include "llama/model.h"
 #include "llama/train.h"
 #include "stride/doctor.h"
+#include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/optim/adam.h"
 
@@ -501,6 +502,48 @@ TEST(Training, LossFallsWellBelowItsStart) {
   const SplitLoss val = evaluate_split(trainer.model(), corpus.data, data::Split::Val, 8);
   EXPECT_LT(val.loss, 0.25 * initial);
   EXPECT_EQ(val.positions, corpus.data.bounds(data::Split::Val).size() - 1);
+}
+
+// The whole-split loss is the mean over every window run alone at its own
+// length: the shorter final window is not padded, which would feed a model
+// that reads the future (the article's no-mask stage) a token that is not in
+// the text. The last-position loss is that of each full window's last target.
+TEST(Training, WholeSplitLossRunsTheFinalWindowUnpadded) {
+  namespace F = nn::functional;
+  data::CharCorpus corpus = fox_corpus();
+  // SimpleModel_RMS: its RMSNorm over the whole window reads the future, and
+  // it has no dropout (the article's attention stages drop out even in eval).
+  RunConfig cfg = article_run_config(ladder_stages()[2]);
+  ASSERT_EQ(std::string(ladder_stages()[2].article_class), "SimpleModel_RMS");
+  cfg.model.vocab_size = corpus.tokenizer.vocab_size();
+  manual_seed(5);
+  auto model = build_model(cfg.model);
+  const int64_t T = cfg.model.context;
+  const Tensor tokens = corpus.data.split(data::Split::Val);
+  ASSERT_NE((tokens.size(0) - 1) % T, 0) << "the split must end in a shorter window";
+  double total = 0, last = 0;
+  int64_t positions = 0, lasts = 0;
+  model->eval();
+  {
+    NoGradGuard no_grad;
+    for (int64_t begin = 0; begin + 1 < tokens.size(0); begin += T) {
+      const int64_t len = std::min(T, tokens.size(0) - 1 - begin);
+      const Tensor x = tokens.narrow(0, begin, len).view({1, len});
+      const Tensor y = tokens.narrow(0, begin + 1, len);
+      const Tensor logits = model->forward(x).view({len, -1});
+      total += F::cross_entropy(logits, y, -100, F::Reduction::Sum).item<double>();
+      positions += len;
+      if (len == T) {
+        last += F::cross_entropy(logits.narrow(0, T - 1, 1), y.narrow(0, T - 1, 1)).item<double>();
+        ++lasts;
+      }
+    }
+  }
+  const SplitLoss r = evaluate_split(*model, corpus.data, data::Split::Val, 8);
+  EXPECT_EQ(r.positions, positions);
+  EXPECT_NEAR(r.loss, total / double(positions), 1e-5);
+  EXPECT_EQ(r.last_positions, lasts);
+  EXPECT_NEAR(r.last_position_loss, last / double(lasts), 1e-5);
 }
 
 // Mixed precision follows the float32 run closely from the same seed: only
