@@ -41,6 +41,13 @@ grep -q "last position of each window" eval.log || fail "eval gave no last-posit
 "$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 > g1.txt
 "$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 > g2.txt
 cmp -s g1.txt g2.txt || fail "generate is not reproducible with a seed"
+# Past the context (16): a window sliding by one gives the same text as by a
+# quarter only by chance, but each is reproducible; temperature 0 says it is greedy.
+"$stride" generate --ckpt run --prompt "the " --tokens 40 --seed 1 --window 1 > w1.txt
+"$stride" generate --ckpt run --prompt "the " --tokens 40 --seed 1 --window 1 > w1b.txt
+cmp -s w1.txt w1b.txt || fail "generate --window 1 is not reproducible"
+"$stride" generate --ckpt run --prompt "the " --tokens 10 --temperature 0 2> greedy.err > /dev/null
+grep -q "greedy" greedy.err || fail "temperature 0 did not say it is greedy"
 "$stride" generate --ckpt run --prompt "the " --tokens 20 --seed 1 --precision bf16 > g3.txt
 [ "$(head -c 4 g3.txt)" = "the " ] || fail "generate --precision bf16 did not continue the prompt"
 "$stride" train --config tiny.json --data corpus.txt --out run_bf16 --steps 5 --sample 0 \

@@ -38,6 +38,7 @@ struct GenerateArgs {
   double top_p = 1.0;
   uint64_t seed = 0;
   std::string precision = "fp32";
+  int64_t window = 0;  // llama::GenerateOptions::slide; 0: a quarter of the context
 };
 int run_generate(const GenerateArgs& args);
 

@@ -152,6 +152,11 @@ int main(int argc, char** argv) {
   g->add_option("--top-p", gen.top_p, "nucleus mass (1 = all)")
       ->check(number_in(0, 1, /*min_open=*/true));
   g->add_option("--seed", gen.seed, "sampling seed")->check(kSeed);
+  g->add_option("--window", gen.window,
+                "once the context is full, slide it by this many tokens (1: always the last "
+                "context tokens, as a plain sliding window, at a prefill per token; 0: a "
+                "quarter of the context)")
+      ->check(kCount);
   g->add_option("--precision", gen.precision, "fp32, or bf16 (autocast: bfloat16 matmuls)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
 

@@ -61,6 +61,11 @@ int run_generate(const GenerateArgs& args) {
   opt.max_new_tokens = args.tokens;
   opt.seed = args.seed;
   opt.sampling = {args.temperature, args.top_k, args.top_p};
+  opt.slide = args.window;
+  if (args.temperature == 0) {
+    std::cerr << "note: temperature 0 is greedy decoding (the most likely character each "
+                 "time); --seed, --top-k and --top-p have no effect\n";
+  }
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
   llama::generate(*run.model, prompt, opt,

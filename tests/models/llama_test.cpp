@@ -125,6 +125,30 @@ TEST(Llama, KVCacheDecodingEqualsTheFullForward) {
   }
 }
 
+// A window that slides by one token is the plain sliding window of PyTorch
+// style sampling: every token past the context is predicted from exactly the
+// last `context` tokens, as a full forward over them predicts it.
+TEST(Llama, GenerationSlidingByOneKeepsTheLastContextTokens) {
+  manual_seed(3);
+  auto model = build_model(tiny_llama(8));
+  model->to(kFloat64);
+  GenerateOptions options;
+  options.sampling.temperature = 0;  // greedy: the argmax, comparable token by token
+  options.max_new_tokens = 20;
+  options.slide = 1;
+  const std::vector<int64_t> prompt = {1, 2, 3};
+  const std::vector<int64_t> cached = generate(*model, prompt, options);
+  std::vector<int64_t> ids = prompt;
+  model->eval();
+  NoGradGuard no_grad;
+  for (int i = 0; i < 20; ++i) {
+    const int64_t n = std::min<int64_t>(int64_t(ids.size()), 8);
+    const Tensor window = tensor<int64_t>(std::vector<int64_t>(ids.end() - n, ids.end()), {1, n});
+    ids.push_back(model->forward(window).select(1, n - 1).argmax(-1).item<int64_t>());
+  }
+  EXPECT_EQ(cached, std::vector<int64_t>(ids.begin() + 3, ids.end()));
+}
+
 // Decoding a token groups q, k, v (and w1, w3) into one linear_concat (Note
 // [Grouped decode projections]) only where nothing can tell: the logits are
 // the bits of separate calls, which a hook forces, and the hook still runs
