@@ -147,6 +147,14 @@ echo '{"model": {"d_modle": 3}}' > typo.json
 expect_error 'unknown key "d_modle"' "$stride" train --config typo.json --data corpus.txt
 expect_error "not in the model's vocabulary" "$stride" generate --ckpt run --prompt "XYZ"
 expect_error "no trained run" "$stride" generate --ckpt nowhere
+"$stride" train --config tiny.json --data corpus.txt --out set_run --steps 2 --sample 0 \
+  --set train.lr=0.002 --set model.d_model=48 > set.log
+grep -q '"lr": 0.002' set_run/config.json && grep -q '"d_model": 48' set_run/config.json ||
+  fail "--set did not reach the saved config"
+expect_error 'unknown key "lrr"' "$stride" train --config tiny.json --data corpus.txt --out set2 \
+  --set train.lrr=1
+expect_error "only train.\* keys can change" "$stride" train --resume set_run --data corpus.txt \
+  --set model.d_model=64
 expect_error "already holds a run" "$stride" train --config tiny.json --data corpus.txt --out run
 expect_error "is already at step 40; --steps is the step to end at" \
   "$stride" train --resume run --steps 3 --data corpus.txt

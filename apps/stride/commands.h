@@ -15,6 +15,7 @@ struct TrainArgs {
   std::optional<int64_t> steps;
   std::optional<uint64_t> seed;
   std::optional<std::string> precision;
+  std::vector<std::string> settings;  // --set SECTION.KEY=VALUE, in order
   int64_t profile_steps = 0;
   int64_t sample_tokens = 300;
   double checkpoint_minutes = 10;  // 0: only every train.checkpoint_interval steps

@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
   t->add_option("--resume", train.resume, "continue the run in this directory, with its config")
       ->excludes(train_config);
   t->add_flag("--force", train.force, "overwrite the run already in --out");
+  t->add_option("--set", train.settings,
+                "override any config key, e.g. --set train.lr=1e-3 (repeatable; with --resume, "
+                "train keys only)");
   t->add_option("--checkpoint-minutes", train.checkpoint_minutes,
                 "also save a checkpoint every this many minutes (0: off)")
       ->check(kNonNegative);

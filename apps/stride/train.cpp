@@ -95,6 +95,14 @@ RunStart load_run_start(const TrainArgs& args) {
 // learning-rate schedule keeps the length it started with, so the lr goes
 // on where it was rather than jumping to another curve.
 void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg) {
+  for (const std::string& setting : args.settings) {
+    if (run.resume_state && setting.rfind("train.", 0) != 0) {
+      throw ValueError("--set " + setting +
+                       ": a resumed run keeps its model and name; only "
+                       "train.* keys can change.");
+    }
+    cfg = llama::with_setting(cfg, setting);
+  }
   if (args.steps) {
     if (run.resume_state) {
       const int64_t done = run.resume_state->step;

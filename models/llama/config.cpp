@@ -287,6 +287,25 @@ RunConfig load_config(const std::filesystem::path& path) {
   return parse_config(text.str(), path.string());
 }
 
+RunConfig with_setting(const RunConfig& config, std::string_view setting) {
+  const std::string source = "--set " + std::string(setting);
+  const size_t eq = setting.find('=');
+  const size_t dot = setting.find('.');
+  if (eq == std::string_view::npos || dot == std::string_view::npos || dot > eq) {
+    throw ConfigError(source + ": expected SECTION.KEY=VALUE, e.g. --set train.lr=1e-3");
+  }
+  const std::string section(setting.substr(0, dot)), key(setting.substr(dot + 1, eq - dot - 1));
+  const std::string text(setting.substr(eq + 1));
+  json root = json::parse(to_json(config));
+  if (!root.contains(section) || !root[section].is_object()) {
+    throw ConfigError(source + ": unknown section \"" + section + "\"; known: model, train");
+  }
+  json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;  // a bare word: a string
+  root[section][key] = value;
+  return parse_config(root.dump(), source);
+}
+
 std::string to_json(const RunConfig& config, int indent) {
   const json root = {{"name", config.name},
                      {"model", model_json(config.model)},

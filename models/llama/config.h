@@ -107,6 +107,11 @@ RunConfig parse_config(std::string_view json_text, std::string_view source = "co
 RunConfig parse_saved_config(std::string_view json_text, std::string_view source);
 // Reads and parses a file; IOError when it cannot be read.
 RunConfig load_config(const std::filesystem::path& path);
+// A command-line override `section.key=value` (--set train.lr=1e-3): the
+// value is read as JSON when it is JSON, else as a string, and the result is
+// checked as a config file is (unknown keys, types, ranges). ConfigError
+// naming the setting otherwise.
+RunConfig with_setting(const RunConfig& config, std::string_view setting);
 // Every field, so that a saved config reproduces the run exactly.
 std::string to_json(const RunConfig& config, int indent = 2);
 

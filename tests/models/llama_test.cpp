@@ -618,6 +618,34 @@ TEST(Configs, ShippedLlamaConfigsParse) {
   EXPECT_EQ(article.train.batch_size, 32);
 }
 
+// --set SECTION.KEY=VALUE: JSON values, bare words as strings, and the same
+// checks as a config file.
+TEST(Configs, SettingsOverrideAnyKeyWithTheFilesChecks) {
+  const RunConfig base = load_config(STRIDE_SOURCE_DIR "/configs/llama.json");
+  RunConfig c = with_setting(base, "train.lr=0.002");
+  EXPECT_EQ(c.train.lr, 0.002);
+  c = with_setting(c, "train.schedule=constant");
+  EXPECT_EQ(c.train.schedule, "constant");
+  c = with_setting(c, "model.tie_embeddings=true");
+  EXPECT_TRUE(c.model.tie_embeddings);
+  EXPECT_EQ(c.model.d_model, base.model.d_model);
+  const auto expect_refused = [&](const char* setting, const char* expected) {
+    try {
+      with_setting(base, setting);
+      ADD_FAILURE() << setting << " was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(setting), std::string::npos) << e.what();
+    }
+  };
+  expect_refused("train.lr", "expected SECTION.KEY=VALUE");
+  expect_refused("lr=1", "expected SECTION.KEY=VALUE");
+  expect_refused("optim.lr=1", "unknown section \"optim\"");
+  expect_refused("train.lrr=1", "unknown key \"lrr\"");
+  expect_refused("model.n_heads=x", "must be an integer");
+  expect_refused("model.d_model=100", "divisible by n_heads");
+}
+
 TEST(Configs, UnknownKeysAndBadValuesAreNamed) {
   try {
     parse_config(R"({"model": {"d_modle": 64}})", "x.json");
