@@ -77,7 +77,7 @@ install-check: build
 	@cmake --build $(BUILD)/consumer
 	LD_LIBRARY_PATH=$(PREFIX)/lib $(BUILD)/consumer/consumer
 	PKG_CONFIG_PATH=$(PREFIX)/lib/pkgconfig sh -c \
-	  'g++ examples/consumer/main.cpp $$(pkg-config --cflags --libs stride) -o $(BUILD)/consumer/consumer_pc'
+	  'g++ examples/consumer/main.cpp $$(pkg-config --cflags --libs stride-llama) -o $(BUILD)/consumer/consumer_pc'
 	LD_LIBRARY_PATH=$(PREFIX)/lib $(BUILD)/consumer/consumer_pc
 
 # libFuzzer (clang) on the safetensors header parser and the checkpoint
