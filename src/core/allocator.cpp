@@ -48,6 +48,11 @@ size_t class_index(size_t capacity) {
   const size_t step = (size_t(1) << k) / 16;
   return size_t(k) * 8 + capacity / step - 9;
 }
+// The capacity of size class `index` (class_index's inverse).
+size_t class_capacity(size_t index) {
+  const size_t k = index / 8, m = index % 8 + 1;
+  return (size_t(1) << (k - 1)) + m * ((size_t(1) << k) / 16);
+}
 
 // Note [Huge pages]
 // Blocks of at least 2 MiB start on a 2 MiB boundary and ask Linux for
@@ -134,10 +139,10 @@ class CachingAllocator {
       heads_.fill(nullptr);
       stats_.cached_bytes = 0;
     }
-    for (void* p : released) {
-      while (p != nullptr) {
-        set_poisoned(p, sizeof(void*), false);
+    for (size_t index = 0; index < released.size(); ++index) {
+      for (void* p = released[index]; p != nullptr;) {
         void* next = load_next(p);
+        set_poisoned(p, class_capacity(index), false);
         std::free(p);
         p = next;
       }
@@ -156,11 +161,14 @@ class CachingAllocator {
     return next;
   }
 
+  // Under ASan the block is poisoned but for its link: LeakSanitizer does
+  // not read pointers in poisoned memory, and would report every cached
+  // block after the first as leaked.
   void push(void* p, size_t capacity) {
     void*& head = heads_[class_index(capacity)];
     std::memcpy(p, &head, sizeof(head));
     head = p;
-    set_poisoned(p, capacity, true);
+    set_poisoned(static_cast<char*>(p) + sizeof(void*), capacity - sizeof(void*), true);
   }
 
   void* pop(size_t capacity) {
