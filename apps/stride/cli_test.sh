@@ -161,6 +161,26 @@ expect_error "is already at step 40; --steps is the step to end at" \
 if "$stride" train --resume run --config tiny.json --data corpus.txt > both.log 2>&1; then
   fail "train took --resume with --config"
 fi
+# Weights out and in: export writes the state dict with the config and the
+# tokenizer as metadata; --weights then evaluates, samples and trains from it
+# as --ckpt does.
+"$stride" export --ckpt run --out exported.safetensors > export.log
+grep -q "with its config and tokenizer as metadata" export.log || fail "export"
+"$stride" eval --ckpt run --data corpus.txt | grep "whole split" > eval_ckpt.txt
+"$stride" eval --weights exported.safetensors --data corpus.txt | grep "whole split" > eval_weights.txt
+cmp -s eval_ckpt.txt eval_weights.txt || fail "eval --weights differs from eval --ckpt"
+"$stride" generate --weights exported.safetensors --prompt "the " --tokens 20 --seed 1 > g4.txt
+cmp -s g1.txt g4.txt || fail "generate --weights differs from generate --ckpt"
+"$stride" train --config tiny.json --data corpus.txt --out from_weights --weights exported.safetensors \
+  --steps 2 --sample 0 > from_weights.log
+sed 's/"d_model": 32/"d_model": 48/' tiny.json > wide.json
+set +e
+"$stride" eval --weights exported.safetensors --config wide.json --data corpus.txt > out.txt 2> err.txt
+rc=$?
+set -e
+[ "$rc" -eq 2 ] && grep -q "tok_embeddings.weight expects" err.txt ||
+  fail "weights of another config: exit $rc, $(head -c 300 err.txt)"
+
 # A run that cannot fit is refused before it starts, with what it would need.
 sed "s/\"d_model\": 32/\"d_model\": 65536/" tiny.json > huge_model.json
 expect_error "a training step of this config needs" \

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "run_dir.h"
+
 namespace stride::app {
 
 struct TrainArgs {
@@ -15,7 +17,8 @@ struct TrainArgs {
   std::optional<int64_t> steps;
   std::optional<uint64_t> seed;
   std::optional<std::string> precision;
-  std::vector<std::string> settings;  // --set SECTION.KEY=VALUE, in order
+  std::vector<std::string> settings;   // --set SECTION.KEY=VALUE, in order
+  std::optional<std::string> weights;  // start from these weights
   int64_t profile_steps = 0;
   int64_t sample_tokens = 300;
   double checkpoint_minutes = 10;  // 0: only every train.checkpoint_interval steps
@@ -24,14 +27,14 @@ struct TrainArgs {
 int run_train(const TrainArgs& args);
 
 struct EvalArgs {
-  std::string ckpt;
+  ModelSource model;
   std::string split = "val";
   std::optional<std::string> data;
 };
 int run_eval(const EvalArgs& args);
 
 struct GenerateArgs {
-  std::string ckpt;
+  ModelSource model;
   std::string prompt = "\n";
   int64_t tokens = 300;
   double temperature = 1.0;
@@ -44,9 +47,15 @@ struct GenerateArgs {
 int run_generate(const GenerateArgs& args);
 
 struct AttentionArgs {
-  std::string ckpt, prompt, out;
+  ModelSource model;
+  std::string prompt, out;
 };
 int run_attention(const AttentionArgs& args);
+
+struct ExportArgs {
+  std::string ckpt, out;
+};
+int run_export(const ExportArgs& args);
 
 struct InitArgs {
   std::string config, out;
@@ -69,7 +78,7 @@ struct LadderArgs {
 int run_ladder(const LadderArgs& args);
 
 struct DoctorArgs {
-  std::optional<std::string> config, ckpt, data;
+  std::optional<std::string> config, ckpt, weights, data;
   bool anomaly = false;
   bool verbose = false;
 };

@@ -14,8 +14,8 @@ int run_doctor(const DoctorArgs& args) {
   llama::RunConfig cfg;
   std::shared_ptr<llama::LanguageModel> model;
   std::optional<data::CharTokenizer> tokenizer;
-  if (args.ckpt) {
-    LoadedRun run = load_run(*args.ckpt);
+  if (args.ckpt || args.weights) {
+    LoadedRun run = load_model({args.ckpt, args.weights, args.config}, args.data);
     cfg = run.config;
     model = run.model;
     tokenizer = run.tokenizer;

@@ -100,6 +100,16 @@ bool reject_unknown_command(const CLI::App& app, int argc, char** argv) {
   return false;
 }
 
+// --ckpt DIR or --weights FILE (with --config when the file carries none).
+void add_model_source(CLI::App* command, stride::app::ModelSource& source) {
+  auto* ckpt = command->add_option("--ckpt", source.ckpt, "run directory");
+  auto* weights = command->add_option("--weights", source.weights,
+                                      "a safetensors file of weights (stride export, or PyTorch)");
+  weights->excludes(ckpt);
+  command->add_option("--config", source.config, "the model's config, for --weights without one")
+      ->needs(weights);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -126,6 +136,9 @@ int main(int argc, char** argv) {
   t->add_option("--resume", train.resume, "continue the run in this directory, with its config")
       ->excludes(train_config);
   t->add_flag("--force", train.force, "overwrite the run already in --out");
+  t->add_option("--weights", train.weights,
+                "start from these weights (a safetensors file of the config's model)")
+      ->excludes("--resume");
   t->add_option("--set", train.settings,
                 "override any config key, e.g. --set train.lr=1e-3 (repeatable; with --resume, "
                 "train keys only)");
@@ -140,14 +153,14 @@ int main(int argc, char** argv) {
 
   EvalArgs eval;
   auto* e = app.add_subcommand("eval", "loss of a trained model over a whole split");
-  e->add_option("--ckpt", eval.ckpt, "run directory")->required();
+  add_model_source(e, eval.model);
   e->add_option("--split", eval.split, "val, test or train")
       ->check(CLI::IsMember({"val", "test", "train"}));
   e->add_option("--data", eval.data, "TinyShakespeare path");
 
   GenerateArgs gen;
   auto* g = app.add_subcommand("generate", "sample text from a trained model");
-  g->add_option("--ckpt", gen.ckpt, "run directory")->required();
+  add_model_source(g, gen.model);
   g->add_option("--prompt", gen.prompt, "text to continue (default: a newline)");
   g->add_option("--tokens", gen.tokens, "characters to generate")->check(kCount);
   g->add_option("--temperature", gen.temperature, "0 = greedy")->check(kNonNegative);
@@ -165,9 +178,15 @@ int main(int argc, char** argv) {
 
   AttentionArgs attn;
   auto* a = app.add_subcommand("attention", "attention maps of every layer and head as a PNG");
-  a->add_option("--ckpt", attn.ckpt, "run directory")->required();
+  add_model_source(a, attn.model);
   a->add_option("--prompt", attn.prompt, "text (its last `context` characters)")->required();
   a->add_option("--out", attn.out, "PNG file")->required();
+
+  ExportArgs exp;
+  auto* x = app.add_subcommand(
+      "export", "write a run's weights for PyTorch and Hugging Face tools (safetensors)");
+  x->add_option("--ckpt", exp.ckpt, "run directory")->required();
+  x->add_option("--out", exp.out, "safetensors file")->required();
 
   InitArgs init;
   auto* i = app.add_subcommand("init", "write a freshly initialised model's weights");
@@ -195,7 +214,9 @@ int main(int argc, char** argv) {
   DoctorArgs doc;
   auto* d = app.add_subcommand("doctor", "check a model for silent training bugs");
   auto* doc_config = d->add_option("--config", doc.config, "config file");
-  d->add_option("--ckpt", doc.ckpt, "run directory")->excludes(doc_config);
+  auto* doc_ckpt = d->add_option("--ckpt", doc.ckpt, "run directory")->excludes(doc_config);
+  d->add_option("--weights", doc.weights, "a safetensors file of weights, with --config")
+      ->excludes(doc_ckpt);
   d->add_option("--data", doc.data, "TinyShakespeare path");
   d->add_flag("--anomaly", doc.anomaly, "run the step under anomaly detection");
   d->add_flag("--verbose", doc.verbose, "print the gradient-flow table of every parameter");
@@ -222,6 +243,7 @@ int main(int argc, char** argv) {
     if (*g) return run_generate(gen);
     if (*a) return run_attention(attn);
     if (*i) return run_init(init);
+    if (*x) return run_export(exp);
     if (*l) return run_ladder(ladder);
     if (*in) return run_inspect(inspect);
     if (*d) {

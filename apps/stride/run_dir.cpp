@@ -2,6 +2,7 @@
 
 #include "llama/inspect.h"
 #include "stride/data/tiny_shakespeare.h"
+#include "stride/io.h"
 
 namespace stride::app {
 
@@ -31,6 +32,102 @@ LoadedRun load_run(const fs::path& dir) {
                      std::string(llama::arch_name(config.model.arch)) + "): " + e.what());
   }
   return {std::move(config), std::move(tokenizer), std::move(model), std::move(state)};
+}
+
+namespace {
+
+// When a config and a weights file disagree and the config's model is about
+// the file's size, a build on meta lists every missing, unexpected and
+// mis-shaped key (load_state_dict checks them all before it copies). A
+// config far larger than the file (a hostile one) is not built even there.
+void list_key_mismatches(const llama::RunConfig& config,
+                         const nn::StateDict& weights,
+                         const std::string& path) {
+  const llama::MemoryEstimate estimate = llama::estimate_memory(config, false);
+  if (estimate.state_tensors > 2 * weights.size() + 16) return;
+  DefaultDeviceGuard on_meta(kMeta);
+  const auto model = llama::build_model(config.model);
+  try {
+    model->load_state_dict(weights, /*strict=*/true);
+  } catch (const nn::StateDictError& e) {
+    throw ValueError(path + " does not hold the weights of the config's model (" +
+                     std::string(llama::arch_name(config.model.arch)) + "): " + e.what());
+  } catch (const Error&) {
+    // The keys fit; only the copy onto meta failed.
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<llama::LanguageModel> build_with_weights(const llama::RunConfig& config,
+                                                         const nn::StateDict& weights,
+                                                         const std::string& path) {
+  CheckpointState state;
+  state.model = weights;
+  try {
+    llama::check_config_fits_checkpoint(config, state, path);
+  } catch (const IOError&) {
+    list_key_mismatches(config, weights, path);
+    throw;
+  }
+  auto model = llama::build_model(config.model);
+  try {
+    model->load_state_dict(weights, /*strict=*/true);
+  } catch (const Error& e) {
+    throw ValueError(path + " does not hold the weights of the config's model (" +
+                     std::string(llama::arch_name(config.model.arch)) + "): " + e.what());
+  }
+  return model;
+}
+
+namespace {
+
+// The run of a weights file: its tensors as the checkpoint's model state.
+LoadedRun load_weights(const ModelSource& source, const std::optional<std::string>& data) {
+  const std::string& path = *source.weights;
+  io::SafetensorsContents file = io::load_safetensors(path);
+  const auto meta = [&](const char* key) -> const std::string* {
+    const auto it = file.metadata.find(key);
+    return it == file.metadata.end() ? nullptr : &it->second;
+  };
+  llama::RunConfig config;
+  if (source.config) {
+    config = llama::load_config(*source.config);
+  } else if (const std::string* saved = meta("stride.config")) {
+    config = llama::parse_saved_config(*saved, path);
+  } else {
+    throw ValueError(path +
+                     " carries no config (\"stride.config\" metadata). Hint: pass "
+                     "--config FILE describing its model.");
+  }
+  std::optional<data::CharTokenizer> tokenizer;
+  if (const std::string* saved = meta("stride.tokenizer")) {
+    tokenizer = data::CharTokenizer::from_json(*saved);
+  } else {
+    tokenizer = load_corpus(data).tokenizer;
+  }
+  config.model.vocab_size = tokenizer->vocab_size();
+  CheckpointState state;
+  for (auto& [name, t] : file.tensors) state.model.insert(name, std::move(t));
+  auto model = build_with_weights(config, state.model, path);
+  return {std::move(config), std::move(*tokenizer), std::move(model), std::move(state)};
+}
+
+}  // namespace
+
+LoadedRun load_model(const ModelSource& source, const std::optional<std::string>& data) {
+  if (source.weights) return load_weights(source, data);
+  if (source.ckpt) return load_run(*source.ckpt);
+  throw ValueError(
+      "this command needs a model: --ckpt DIR (a run of stride train) or "
+      "--weights FILE (a safetensors file of weights).");
+}
+
+void export_weights(const LoadedRun& run, const std::string& path) {
+  io::save_safetensors(path, run.model->state_dict().items(),
+                       {{"format", "pt"},
+                        {"stride.config", llama::to_json(run.config)},
+                        {"stride.tokenizer", run.tokenizer.to_json()}});
 }
 
 data::CharCorpus load_corpus(const std::optional<std::string>& data_path,

@@ -42,6 +42,33 @@ struct LoadedRun {
 // ValueError naming the keys when the checkpoint does not fit its config.
 LoadedRun load_run(const fs::path& dir);
 
+// Where a command's model comes from: a run directory (--ckpt), or a
+// weights-only safetensors file (--weights: what `stride export` writes, or
+// a state dict saved from PyTorch with stride's parameter names).
+struct ModelSource {
+  std::optional<std::string> ckpt, weights;
+  std::optional<std::string> config;  // for weights whose file carries none
+};
+
+// load_run for --ckpt. For --weights: the config from the file's
+// "stride.config" metadata, else --config; the tokenizer from its
+// "stride.tokenizer", else built from the corpus at `data`; the model
+// checked against the file's tensors before it is built, then loaded
+// strictly (a name mismatch lists every key).
+LoadedRun load_model(const ModelSource& source, const std::optional<std::string>& data);
+
+// The model of `config` holding `weights` (read from `path`): checked against
+// them before it is built, then loaded strictly.
+std::shared_ptr<llama::LanguageModel> build_with_weights(const llama::RunConfig& config,
+                                                         const nn::StateDict& weights,
+                                                         const std::string& path);
+
+// The weights of `run` in a safetensors file that PyTorch and Hugging Face
+// tooling read: the state dict under its names (Meta's for the Llama), with
+// the config and the tokenizer as metadata, so that --weights needs nothing
+// else.
+void export_weights(const LoadedRun& run, const std::string& path);
+
 // The corpus for a run: TinyShakespeare found by --data / $STRIDE_DATA /
 // data/ (or downloaded), tokenized with `tokenizer` when given.
 data::CharCorpus load_corpus(const std::optional<std::string>& data_path,

@@ -331,6 +331,13 @@ void check_step_fits_in_memory(const llama::RunConfig& cfg) {
   }
 }
 
+// The tensors of a weights file (train --weights), under their names.
+nn::StateDict weights_of(const std::string& path) {
+  nn::StateDict weights;
+  for (auto& [name, t] : io::load_safetensors(path).tensors) weights.insert(name, std::move(t));
+  return weights;
+}
+
 // The first lines of a run: where it starts and what it will do.
 void print_plan(const llama::RunConfig& cfg,
                 const fs::path& dir,
@@ -362,7 +369,8 @@ int run_train(const TrainArgs& args) {
   const std::string config_json = write_run_files(dir, cfg, corpus);
 
   manual_seed(cfg.train.seed);
-  auto model = llama::build_model(cfg.model);
+  auto model = args.weights ? build_with_weights(cfg, weights_of(*args.weights), *args.weights)
+                            : llama::build_model(cfg.model);
   llama::Trainer trainer(model, cfg.train, corpus.data);
   if (run.resume_state) trainer.restore(*run.resume_state);
   print_model_summary(*model, cfg);

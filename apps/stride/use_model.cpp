@@ -17,7 +17,7 @@
 namespace stride::app {
 
 int run_eval(const EvalArgs& args) {
-  LoadedRun run = load_run(args.ckpt);
+  LoadedRun run = load_model(args.model, args.data);
   data::CharCorpus corpus = load_corpus(args.data, &run.tokenizer);
   const data::Split split = args.split == "test"    ? data::Split::Test
                             : args.split == "train" ? data::Split::Train
@@ -53,7 +53,7 @@ int run_eval(const EvalArgs& args) {
 }
 
 int run_generate(const GenerateArgs& args) {
-  LoadedRun run = load_run(args.ckpt);
+  LoadedRun run = load_model(args.model, std::nullopt);
   const std::vector<int64_t> prompt = encode_prompt(run.tokenizer, args.prompt);
   if (prompt.empty())
     throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
@@ -75,7 +75,7 @@ int run_generate(const GenerateArgs& args) {
 }
 
 int run_attention(const AttentionArgs& args) {
-  LoadedRun run = load_run(args.ckpt);
+  LoadedRun run = load_model(args.model, std::nullopt);
   std::vector<int64_t> ids = encode_prompt(run.tokenizer, args.prompt);
   const int64_t context = run.config.model.context;
   if (ids.empty()) throw ValueError("the prompt is empty.");
@@ -104,6 +104,15 @@ int run_attention(const AttentionArgs& args) {
   std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
             << " heads (columns), each " << T << " x " << T
             << " (query row attends to key column) for \"" << run.tokenizer.decode(ids) << "\"\n";
+  return 0;
+}
+
+int run_export(const ExportArgs& args) {
+  const LoadedRun run = load_run(args.ckpt);
+  export_weights(run, args.out);
+  std::cout << "wrote " << args.out << ": " << run.model->state_dict().size() << " tensors of "
+            << run.model->name() << " at step " << run.state.step
+            << ", with its config and tokenizer as metadata\n";
   return 0;
 }
 
