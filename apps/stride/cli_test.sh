@@ -25,7 +25,7 @@ for f in config.json tokenizer.json checkpoint.safetensors metrics.jsonl loss.sv
   [ -s "run/$f" ] || fail "train did not write run/$f"
 done
 grep -q '"val_loss"' run/metrics.jsonl || fail "metrics.jsonl has no val_loss"
-grep -q "<polyline" run/loss.svg || fail "loss.svg has no curve"
+[ "$(grep -c "<polyline" run/loss.svg)" -eq 3 ] || fail "loss.svg lacks the per-step and eval curves"
 grep -q "Self CPU" train.log || grep -q "self" train.log || fail "no profile table"
 
 "$stride" train --resume run --steps 40 --data corpus.txt --sample 0 > resume.log

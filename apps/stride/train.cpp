@@ -60,13 +60,27 @@ class StopSignals {
 // Steps between metrics lines: every step is too much for long runs.
 constexpr int64_t kMetricsEvery = 10;
 
+// What loss.svg plots: the training loss of the logged steps (every
+// kMetricsEvery), smoothed, beside the evaluations.
 struct Curves {
+  Series steps{"train loss (logged steps, smoothed)", {}, {}, ""};
   Series train{"train loss (10-batch estimate)", {}, {}, ""};
   Series val{"val loss (10-batch estimate)", {}, {}, ""};
+
+  // An exponential moving average over the logged steps: one batch's loss
+  // is noisy, and a fresh run and a resumed one smooth the same points.
+  void add_step_loss(int64_t step, double loss) {
+    constexpr double kWeight = 0.2;  // of the newest point
+    const double smoothed =
+        steps.y.empty() ? loss : steps.y.back() + kWeight * (loss - steps.y.back());
+    steps.x.push_back(double(step));
+    steps.y.push_back(smoothed);
+  }
 };
 
 void write_curves(const fs::path& dir, const Curves& curves, const std::string& title) {
-  write_line_chart_svg(dir / "loss.svg", {curves.train, curves.val}, {.title = title});
+  write_line_chart_svg(dir / "loss.svg", {curves.steps, curves.train, curves.val},
+                       {.title = title});
 }
 
 // What a run starts from: a fresh config, or a saved run to continue.
@@ -266,6 +280,9 @@ MetricsHistory truncate_metrics(const fs::path& file, int64_t checkpoint_step) {
     if (line.contains("elapsed") && line["elapsed"].is_number()) {
       h.elapsed = line["elapsed"].get<double>();
     }
+    if (line.contains("train_loss") && line["train_loss"].is_number()) {
+      h.curves.add_step_loss(step, line["train_loss"].get<double>());
+    }
     if (line.contains("val_loss") && line["val_loss"].is_number()) {
       const double val = line["val_loss"].get<double>();
       if (h.curves.val.x.empty()) {
@@ -444,7 +461,10 @@ int run_train(const TrainArgs& args) {
                       static_cast<long long>(r.step), train_loss, val_loss, r.lr);
         progress.message(text);
       }
-      if (eval_now || r.step % kMetricsEvery == 0) metrics << line.dump() << "\n" << std::flush;
+      if (eval_now || r.step % kMetricsEvery == 0) {
+        metrics << line.dump() << "\n" << std::flush;
+        curves.add_step_loss(r.step, r.loss);
+      }
       if (save_is_due(r.step, now)) save();
     }
   }
