@@ -75,6 +75,33 @@ Bf16Operand to_bf16_operand(const Tensor& t, GemmOperand l, int64_t s) {
   return {out, GemmOperand{l.trans, std::max<int64_t>(row_len, 1)}, s == 0 ? 0 : matrix};
 }
 
+// t (B, rows, cols), float32 or bfloat16, any strides -> its values rounded
+// to bfloat16 and widened back to float32, contiguous. Rounds as the dtype
+// conversion does (BFloat16::round), so its numbers are those of
+// t.to(kBFloat16).to(kFloat32), bit for bit.
+Tensor rounded_to_bf16_as_float(const Tensor& t) {
+  Tensor out = empty(t.sizes(), t.options().dtype(kFloat32));
+  const int64_t rows = t.size(1), cols = t.size(2);
+  const int64_t s0 = t.stride(0), s1 = t.stride(1), s2 = t.stride(2);
+  float* dst = out.data_ptr<float>();
+  const auto widen_rows = [&](auto* src) {
+    parallel_for(0, t.size(0) * rows, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(cols, 1)),
+                 [&](int64_t begin, int64_t end) {
+                   for (int64_t r = begin; r < end; ++r) {
+                     const auto* row = src + (r / rows) * s0 + (r % rows) * s1;
+                     float* to = dst + r * cols;
+                     for (int64_t j = 0; j < cols; ++j) to[j] = float(BFloat16(row[j * s2]));
+                   }
+                 });
+  };
+  if (t.dtype() == kBFloat16) {
+    widen_rows(t.data_ptr<BFloat16>());
+  } else {
+    widen_rows(t.data_ptr<float>());
+  }
+  return out;
+}
+
 // The mixed GEMM: bfloat16-rounded operands, float32 c.
 void mixed_gemm(const Tensor& a,
                 GemmOperand la,
@@ -87,13 +114,8 @@ void mixed_gemm(const Tensor& a,
   if (!prefers_bf16_gemm(batch, la.trans, n, m, k)) {
     // bf16 x bf16 products are exact in float32: the float32 GEMM on the
     // rounded operands, widened back (row-major), gives the same numbers up
-    // to summation order. The rounding and widening are Tensor::to, an op
-    // call kept in the kernel so that its numbers stay those of the
-    // conversion ops, bit for bit.
-    auto rounded = [](const Tensor& t) {
-      return (t.dtype() == kBFloat16 ? t : t.to(kBFloat16)).to(kFloat32);
-    };
-    const Tensor wa = rounded(a), wb = rounded(b);
+    // to summation order.
+    const Tensor wa = rounded_to_bf16_as_float(a), wb = rounded_to_bf16_as_float(b);
     gemm_batched(batch, false, false, n, m, k, 1.0f, wa.data_ptr<float>(), k,
                  wa.size(0) == 1 ? 0 : n * k, wb.data_ptr<float>(), m, wb.size(0) == 1 ? 0 : k * m,
                  0.0f, c.data_ptr<float>(), m, n * m);
