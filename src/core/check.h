@@ -5,6 +5,7 @@
 
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include "stride/error.h"
 
@@ -16,6 +17,12 @@ std::string str_cat(const Args&... args) {
   (os << ... << args);
   return os.str();
 }
+
+// Text from an untrusted file (a parser's message quotes what it read), made
+// safe to print: cut to `max_chars` and every byte outside printable ASCII
+// replaced by '?', so a hostile file cannot flood a message or send
+// terminal escape sequences.
+std::string printable_excerpt(std::string_view text, size_t max_chars = 200);
 
 [[noreturn]] void throw_internal(const char* cond,
                                  const char* file,

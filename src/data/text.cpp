@@ -285,7 +285,8 @@ CharTokenizer CharTokenizer::from_json(std::string_view text) {
   try {
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(str_cat("[CharTokenizer::from_json] not valid JSON: ", e.what()));
+    throw IOError(str_cat("[CharTokenizer::from_json] not valid JSON: ",
+                          stride::detail::printable_excerpt(e.what())));
   }
   STRIDE_CHECK(j.is_object() && j.contains("format") && j["format"] == kTokenizerFormat, IOError,
                "[CharTokenizer::from_json] expected an object with \"format\": \"",

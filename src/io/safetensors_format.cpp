@@ -128,13 +128,8 @@ json parse_json(std::string_view text, const Where& where) {
     root = json::parse(text.data(), text.data() + text.size());
   } catch (const json::exception& e) {
     // nlohmann quotes the last token read, which an attacker controls.
-    constexpr size_t kMaxShown = 200;
-    std::string what = e.what();
-    if (what.size() > kMaxShown) what = what.substr(0, kMaxShown) + "...";
-    for (char& ch : what) {
-      if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
-    }
-    throw IOError(str_cat(where, "the header is not valid JSON: ", what, kCorrupt));
+    throw IOError(str_cat(where, "the header is not valid JSON: ",
+                          stride::detail::printable_excerpt(e.what()), kCorrupt));
   }
   DuplicateKeyFinder finder;
   json::sax_parse(text.data(), text.data() + text.size(), &finder);

@@ -154,6 +154,12 @@ TEST(CharTokenizer, SavesAndLoadsJson) {
   EXPECT_NE(tok.to_json().find("\"format\": \"stride.CharTokenizer\""), std::string::npos);
 
   EXPECT_THROW(CharTokenizer::from_json("{not json"), IOError);
+  try {  // a hostile file's bytes never reach the terminal raw
+    CharTokenizer::from_json("\x1b[2J\xff\xfe");
+    ADD_FAILURE() << "accepted garbage";
+  } catch (const IOError& e) {
+    for (char c : std::string(e.what())) EXPECT_TRUE(c >= 0x20 && c < 0x7f) << int(c);
+  }
   EXPECT_THROW(CharTokenizer::from_json(R"({"format": "other", "version": 1, "vocab": [1]})"),
                IOError);
   EXPECT_THROW(
