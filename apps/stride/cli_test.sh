@@ -186,6 +186,9 @@ sed "s/\"d_model\": 32/\"d_model\": 65536/" tiny.json > huge_model.json
 expect_error "a training step of this config needs" \
   "$stride" train --config huge_model.json --data corpus.txt --out huge
 [ ! -e huge ] || fail "a refused run left a directory"
+expect_error "the model of this config needs" "$stride" init --config huge_model.json --out huge.safetensors
+sed 's/"n_layers": 2/"n_layers": 100000000/' tiny.json > deep.json
+expect_error "more than the 1000000 stride lists" timeout 20 "$stride" inspect --config deep.json
 # A FIFO in place of the checkpoint is refused at once, not waited on.
 mkdir fifo_run
 cp run/tokenizer.json fifo_run/

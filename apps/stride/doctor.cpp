@@ -25,6 +25,7 @@ int run_doctor(const DoctorArgs& args) {
   data::CharCorpus corpus = load_corpus(args.data, tokenizer ? &*tokenizer : nullptr);
   cfg.model.vocab_size = corpus.tokenizer.vocab_size();
   if (!model) {
+    check_fits_in_memory(cfg, /*with_train_step=*/true);
     manual_seed(cfg.train.seed);
     model = llama::build_model(cfg.model);
   }

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "llama/inspect.h"
+#include "run_dir.h"
 #include "support/text.h"
 
 namespace stride::app {
@@ -52,6 +53,7 @@ void print_step_memory(const llama::RunConfig& config, const llama::ModelInspect
 int run_inspect(const InspectArgs& args) {
   const auto start = std::chrono::steady_clock::now();
   const llama::RunConfig config = llama::load_config(args.config);
+  check_fits_on_meta(config);
   const llama::ModelInspection r = llama::inspect_model(config);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -1,8 +1,10 @@
 #include "run_dir.h"
 
 #include "llama/inspect.h"
+#include "stride/allocator.h"
 #include "stride/data/tiny_shakespeare.h"
 #include "stride/io.h"
+#include "support/text.h"
 
 namespace stride::app {
 
@@ -114,6 +116,35 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
 }
 
 }  // namespace
+
+void check_fits_in_memory(const llama::RunConfig& config, bool with_train_step) {
+  const llama::MemoryEstimate need = llama::estimate_memory(config, with_train_step);
+  const uint64_t bytes = with_train_step ? need.train_step_bytes : need.model_bytes;
+  const size_t available = available_cpu_memory();
+  if (bytes <= available) return;
+  throw ValueError(
+      std::string(with_train_step ? "a training step of this config needs "
+                                  : "the model of this config needs ") +
+      bytes_text(bytes) +
+      (with_train_step ? " (parameters, gradients, Adam state and activations at batch_size " +
+                             std::to_string(config.train.batch_size) + " and context " +
+                             std::to_string(config.model.context) + ")"
+                       : std::string()) +
+      ", but " + bytes_text(available) +
+      " is available. Hint: lower train.batch_size, model.context or the model's size; "
+      "`stride inspect --config FILE` shows where the memory goes.");
+}
+
+void check_fits_on_meta(const llama::RunConfig& config) {
+  constexpr uint64_t kMaxTensors = 1'000'000;
+  const llama::MemoryEstimate need = llama::estimate_memory(config, /*with_train_step=*/false);
+  if (need.state_tensors > kMaxTensors) {
+    throw ValueError("this config's model has " + std::to_string(need.state_tensors) +
+                     " tensors (" + std::to_string(config.model.n_layers) +
+                     " layers), more than the " + std::to_string(kMaxTensors) +
+                     " stride lists. Hint: check model.n_layers.");
+  }
+}
 
 LoadedRun load_model(const ModelSource& source, const std::optional<std::string>& data) {
   if (source.weights) return load_weights(source, data);

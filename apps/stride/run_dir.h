@@ -63,6 +63,16 @@ std::shared_ptr<llama::LanguageModel> build_with_weights(const llama::RunConfig&
                                                          const nn::StateDict& weights,
                                                          const std::string& path);
 
+// Refuses, before anything is built, a config whose model (and with
+// with_train_step, whose training step: parameters, gradients, Adam state,
+// activations at its batch and context) needs more memory than is available,
+// or, for a meta build, more tensors than can be listed. Measured on meta
+// (llama::estimate_memory), so any config is checked in milliseconds.
+void check_fits_in_memory(const llama::RunConfig& config, bool with_train_step);
+// Refuses a config too large to build even on meta (inspect): one whose
+// model has more than a million tensors.
+void check_fits_on_meta(const llama::RunConfig& config);
+
 // The weights of `run` in a safetensors file that PyTorch and Hugging Face
 // tooling read: the state dict under its names (Meta's for the Llama), with
 // the config and the tokenizer as metadata, so that --weights needs nothing

@@ -11,16 +11,13 @@
 
 #include "commands.h"
 #include "llama/generate.h"
-#include "llama/inspect.h"
 #include "llama/train.h"
 #include "run_dir.h"
-#include "stride/allocator.h"
 #include "stride/io.h"
 #include "stride/parallel.h"
 #include "stride/profiler.h"
 #include "support/chart.h"
 #include "support/progress.h"
-#include "support/text.h"
 
 namespace stride::app {
 
@@ -332,22 +329,6 @@ void print_sample(llama::LanguageModel& model,
             << "----------------------------------------\n";
 }
 
-// A run that cannot fit is refused before it builds anything: the step's
-// memory is measured on meta (llama::estimate_memory), not found out by the
-// out-of-memory killer minutes later.
-void check_step_fits_in_memory(const llama::RunConfig& cfg) {
-  const uint64_t need = llama::estimate_memory(cfg, /*with_train_step=*/true).train_step_bytes;
-  const size_t available = available_cpu_memory();
-  if (need > available) {
-    throw ValueError("a training step of this config needs " + bytes_text(need) +
-                     " (parameters, gradients, Adam state and activations at batch_size " +
-                     std::to_string(cfg.train.batch_size) + " and context " +
-                     std::to_string(cfg.model.context) + "), but " + bytes_text(available) +
-                     " is available. Hint: lower train.batch_size, model.context or the model's "
-                     "size; `stride inspect --config FILE` shows where the memory goes.");
-  }
-}
-
 // The tensors of a weights file (train --weights), under their names.
 nn::StateDict weights_of(const std::string& path) {
   nn::StateDict weights;
@@ -382,7 +363,7 @@ int run_train(const TrainArgs& args) {
   const fs::path dir = run_directory(args, cfg);
   data::CharCorpus corpus = load_corpus(args.data, run.tokenizer ? &*run.tokenizer : nullptr);
   fit_vocab_to_corpus(corpus, cfg);
-  check_step_fits_in_memory(cfg);
+  check_fits_in_memory(cfg, /*with_train_step=*/true);
   const std::string config_json = write_run_files(dir, cfg, corpus);
 
   manual_seed(cfg.train.seed);

@@ -118,6 +118,7 @@ int run_export(const ExportArgs& args) {
 
 int run_init(const InitArgs& args) {
   llama::RunConfig cfg = llama::load_config(args.config);
+  check_fits_in_memory(cfg, /*with_train_step=*/false);
   manual_seed(args.seed.value_or(cfg.train.seed));
   auto model = llama::build_model(cfg.model);
   io::save_safetensors(args.out, model->state_dict().items(),
