@@ -61,7 +61,8 @@ void remove_stale_temporaries(const std::string& path) {
     const std::string rest = name.substr(prefix.size());
     const size_t digits = std::min(rest.find('.'), rest.size());
     if (digits == 0 || digits > 9 ||
-        !std::all_of(rest.begin(), rest.begin() + long(digits), ::isdigit)) {
+        !std::all_of(rest.begin(), rest.begin() + long(digits),
+                     [](char c) { return c >= '0' && c <= '9'; })) {
       continue;
     }
     const pid_t pid = pid_t(std::stol(rest.substr(0, digits)));
