@@ -55,6 +55,9 @@ grep -q "greedy" greedy.err || fail "temperature 0 did not say it is greedy"
 grep -q '"precision": "bf16"' run_bf16/config.json || fail "train --precision bf16 not recorded"
 "$stride" attention --ckpt run --prompt "the quick" --out attn.png > /dev/null
 [ "$(head -c 4 attn.png | tail -c 3)" = "PNG" ] || fail "attention wrote no PNG"
+"$stride" attention --ckpt run --prompt "the quick" --out attn.svg > /dev/null
+grep -q ">layer 1, head 3</text>" attn.svg || fail "attention.svg has no map titles"
+grep -q ">q</text>" attn.svg || fail "attention.svg has no prompt characters on its axes"
 "$stride" doctor --ckpt run --data corpus.txt > doctor.log || fail "doctor flags the correct Llama: $(cat doctor.log)"
 grep -q "PASS  causality" doctor.log || fail "doctor causality"
 # The article's leaky stage fails the doctor (exit 1).

@@ -180,7 +180,8 @@ int main(int argc, char** argv) {
   auto* a = app.add_subcommand("attention", "attention maps of every layer and head as a PNG");
   add_model_source(a, attn.model);
   a->add_option("--prompt", attn.prompt, "text (its last `context` characters)")->required();
-  a->add_option("--out", attn.out, "PNG file")->required();
+  a->add_option("--out", attn.out, "PNG file, or .svg for one labelled with the prompt")
+      ->required();
 
   ExportArgs exp;
   auto* x = app.add_subcommand(

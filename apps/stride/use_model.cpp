@@ -74,6 +74,38 @@ int run_generate(const GenerateArgs& args) {
   return 0;
 }
 
+namespace {
+
+// A prompt character as an axis label: newline and space made visible.
+std::string axis_label(const std::string& symbol) {
+  if (symbol == "\n") return "\u23ce";  // ⏎
+  if (symbol == " ") return "\u2423";   // ␣
+  if (symbol == "\t") return "\u21e5";  // ⇥
+  return symbol;
+}
+
+// The labels of an attention grid: the prompt's characters on both axes
+// (queries down, keys across), "layer L, head H" over each map.
+HeatmapLabels attention_labels(const LoadedRun& run,
+                               const std::vector<int64_t>& ids,
+                               size_t layers,
+                               int64_t heads) {
+  HeatmapLabels labels;
+  labels.title = run.config.name + " (" + std::string(llama::arch_name(run.config.model.arch)) +
+                 "), step " + std::to_string(run.state.step) +
+                 ": attention of each query (row) to each key (column)";
+  for (int64_t id : ids) labels.row_labels.push_back(axis_label(run.tokenizer.symbol(id)));
+  labels.col_labels = labels.row_labels;
+  for (size_t l = 0; l < layers; ++l) {
+    for (int64_t h = 0; h < heads; ++h) {
+      labels.map_titles.push_back("layer " + std::to_string(l) + ", head " + std::to_string(h));
+    }
+  }
+  return labels;
+}
+
+}  // namespace
+
 int run_attention(const AttentionArgs& args) {
   LoadedRun run = load_model(args.model, std::nullopt);
   std::vector<int64_t> ids = encode_prompt(run.tokenizer, args.prompt);
@@ -100,7 +132,12 @@ int run_attention(const AttentionArgs& args) {
           {layer.select(0, 0).select(0, h).to(kFloat32).contiguous().to_vector<float>(), T, T});
     }
   }
-  write_heatmap_grid_png(args.out, cells, {.grid_cols = H});
+  if (fs::path(args.out).extension() == ".svg") {
+    write_heatmap_grid_svg(args.out, cells, attention_labels(run, ids, maps.size(), H),
+                           {.grid_cols = H});
+  } else {
+    write_heatmap_grid_png(args.out, cells, {.grid_cols = H});
+  }
   std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
             << " heads (columns), each " << T << " x " << T
             << " (query row attends to key column) for \"" << run.tokenizer.decode(ids) << "\"\n";

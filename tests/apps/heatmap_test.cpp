@@ -162,6 +162,38 @@ TEST(Heatmap, UnwritablePathThrowsIOErrorNamingIt) {
   }
 }
 
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// The labelled SVG: every entry a rect of its colour, each map's title, the
+// labels of both axes (escaped), and a colour bar.
+TEST(HeatmapSvg, LabelsEveryMapAndBothAxes) {
+  std::vector<Heatmap> maps = {filled(3, 3, 0.0f), filled(3, 3, 1.0f)};
+  HeatmapLabels labels;
+  labels.title = "attention <of> \"a & b\"";
+  labels.map_titles = {"layer 0, head 0", "layer 0, head 1"};
+  labels.row_labels = {"a", "<", "&"};
+  labels.col_labels = labels.row_labels;
+  const std::string svg = heatmap_grid_svg(maps, labels, {.grid_cols = 2});
+  EXPECT_EQ(svg.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  EXPECT_EQ(count(svg, "<rect"), 1u + 2 * 9 + 20);  // background, entries, colour bar
+  EXPECT_EQ(count(svg, "fill=\"#440154\""), 9u);    // map 0's entries: colormap(0)
+  EXPECT_EQ(count(svg, "fill=\"#fde725\""), 9u);    // map 1's entries: colormap(1)
+  EXPECT_NE(svg.find(">attention &lt;of&gt; &quot;a &amp; b&quot;</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">layer 0, head 1</text>"), std::string::npos);
+  EXPECT_EQ(count(svg, ">&lt;</text>"), 4u);  // a row and a column label in each map
+  EXPECT_EQ(count(svg, ">&amp;</text>"), 4u);
+  EXPECT_NE(svg.find(">1</text>"), std::string::npos);  // the colour bar's ends
+  EXPECT_NE(svg.find(">0</text>"), std::string::npos);
+  EXPECT_THROW(heatmap_grid_svg({}, labels), ValueError);
+  TempDir dir;
+  write_heatmap_grid_svg(dir.path() / "grid.svg", maps, labels, {.grid_cols = 2});
+  EXPECT_TRUE(fs::exists(dir.path() / "grid.svg"));
+}
+
 TEST(HeatmapColormap, IsViridisWithRisingBrightness) {
   EXPECT_EQ(colormap(0.0f), (Rgb{68, 1, 84}));
   EXPECT_EQ(colormap(0.5f), (Rgb{33, 144, 140}));

@@ -26,34 +26,6 @@ std::string coord(double v) {
   return format("%.2f", v);
 }
 
-// XML 1.0 forbids most control characters even when escaped; they are dropped.
-std::string xml_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        if (uint8_t(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += c;
-    }
-  }
-  return out;
-}
-
 bool plottable(double v) {
   return std::isfinite(v) && std::abs(v) <= kMaxMagnitude;
 }

@@ -13,6 +13,8 @@
 #include <system_error>
 
 #include "stride/error.h"
+#include "stride/io.h"
+#include "support/text.h"
 
 namespace stride::app {
 
@@ -106,9 +108,11 @@ bool write_png_rgb(FILE* file, const Grid& grid, uint8_t* row, PngError* error) 
   return true;
 }
 
-Grid make_grid(const std::vector<Heatmap>& maps, const HeatmapGridOptions& options) {
-  const auto fail = [](const std::string& what) {
-    throw ValueError("[write_heatmap_grid_png] " + what);
+Grid make_grid(const std::vector<Heatmap>& maps,
+               const HeatmapGridOptions& options,
+               const char* op) {
+  const auto fail = [op](const std::string& what) {
+    throw ValueError("[" + std::string(op) + "] " + what);
   };
   if (maps.empty()) fail("expected at least one heatmap; got none.");
   for (size_t k = 0; k < maps.size(); ++k) {
@@ -195,7 +199,7 @@ std::array<uint8_t, 3> colormap(float v) {
 void write_heatmap_grid_png(const std::filesystem::path& path,
                             const std::vector<Heatmap>& maps,
                             const HeatmapGridOptions& options) {
-  const Grid grid = make_grid(maps, options);
+  const Grid grid = make_grid(maps, options, "write_heatmap_grid_png");
   std::vector<uint8_t> row(size_t(grid.width) * 3);
   std::filesystem::path tmp = path;
   tmp += ".tmp";
@@ -229,6 +233,110 @@ void write_heatmap_grid_png(const std::filesystem::path& path,
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) fail("cannot rename " + tmp.string() + " over it: " + ec.message());
+}
+
+namespace {
+
+std::string hex_color(float v) {
+  const auto rgb = colormap(v);
+  return format("#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+}
+
+// The SVG layout: each map is a panel of a title line, a row of column
+// labels, then its cells with the row labels at their left.
+struct SvgLayout {
+  int64_t block = 0;   // pixels per entry
+  int64_t label = 0;   // width of a row label, height of a column label
+  int64_t title = 18;  // height of a map title
+  int64_t gap = 0;
+  int64_t panel_w = 0, panel_h = 0;
+  int64_t bar_x = 0;  // the colour bar's left edge
+  int64_t width = 0, height = 0;
+};
+
+SvgLayout svg_layout(const Grid& g, const HeatmapLabels& labels, const HeatmapGridOptions& o) {
+  SvgLayout l;
+  l.block = o.cell_pixels > 0 ? o.cell_pixels
+                              : std::clamp<int64_t>(448 / std::max(g.rows, g.cols), 2, 14);
+  l.label = labels.row_labels.empty() && labels.col_labels.empty() ? 0 : 14;
+  l.gap = std::max<int64_t>(g.gap, 12);
+  l.panel_w = l.label + g.cols * l.block;
+  l.panel_h = l.title + l.label + g.rows * l.block;
+  const int64_t top = labels.title.empty() ? 0 : 28;
+  l.bar_x = l.gap + g.grid_cols * (l.panel_w + l.gap);
+  l.width = l.bar_x + 60;
+  l.height = std::max<int64_t>(top + l.gap + g.grid_rows * (l.panel_h + l.gap), top + 140);
+  return l;
+}
+
+void svg_text(std::string& out, double x, double y, const std::string& text, const char* extra) {
+  out += format("<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, extra) + xml_escape(text) + "</text>\n";
+}
+
+}  // namespace
+
+std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
+                             const HeatmapLabels& labels,
+                             const HeatmapGridOptions& options) {
+  const Grid g = make_grid(maps, options, "heatmap_grid_svg");
+  const SvgLayout l = svg_layout(g, labels, options);
+  const int64_t top = labels.title.empty() ? 0 : 28;
+  std::string out = format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n",
+      static_cast<long long>(l.width), static_cast<long long>(l.height));
+  out += format("<rect width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n",
+                static_cast<long long>(l.width), static_cast<long long>(l.height));
+  if (!labels.title.empty()) svg_text(out, double(l.gap), 18, labels.title, "font-size=\"14\"");
+  for (size_t k = 0; k < maps.size(); ++k) {
+    const int64_t px = l.gap + int64_t(k) % g.grid_cols * (l.panel_w + l.gap);
+    const int64_t py = top + l.gap + int64_t(k) / g.grid_cols * (l.panel_h + l.gap);
+    const int64_t cx = px + l.label, cy = py + l.title + l.label;
+    if (k < labels.map_titles.size()) {
+      svg_text(out, double(cx), double(py + 12), labels.map_titles[k], "");
+    }
+    for (int64_t j = 0; j < g.cols && size_t(j) < labels.col_labels.size(); ++j) {
+      svg_text(out, double(cx) + (double(j) + 0.5) * double(l.block), double(cy - 3),
+               labels.col_labels[size_t(j)], "text-anchor=\"middle\" font-family=\"monospace\"");
+    }
+    for (int64_t i = 0; i < g.rows && size_t(i) < labels.row_labels.size(); ++i) {
+      svg_text(out, double(cx - 3), double(cy) + (double(i) + 0.8) * double(l.block),
+               labels.row_labels[size_t(i)], "text-anchor=\"end\" font-family=\"monospace\"");
+    }
+    const std::vector<float>& values = maps[k].values;
+    for (int64_t i = 0; i < g.rows; ++i) {
+      for (int64_t j = 0; j < g.cols; ++j) {
+        const float v = float((double(values[size_t(i * g.cols + j)]) - g.offset[k]) * g.scale[k]);
+        out += format("<rect x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%lld\" fill=\"",
+                      static_cast<long long>(cx + j * l.block),
+                      static_cast<long long>(cy + i * l.block), static_cast<long long>(l.block),
+                      static_cast<long long>(l.block)) +
+               hex_color(v) + "\"/>\n";
+      }
+    }
+  }
+  // The colour bar: 0 at the bottom, 1 at the top.
+  constexpr int kSteps = 20;
+  const int64_t bar_top = top + l.gap + 10, step_h = 5;
+  for (int s = 0; s < kSteps; ++s) {
+    out += format("<rect x=\"%lld\" y=\"%lld\" width=\"12\" height=\"%lld\" fill=\"",
+                  static_cast<long long>(l.bar_x), static_cast<long long>(bar_top + s * step_h),
+                  static_cast<long long>(step_h)) +
+           hex_color(1.0f - (float(s) + 0.5f) / kSteps) + "\"/>\n";
+  }
+  const bool probabilities = !options.normalize_each;
+  svg_text(out, double(l.bar_x + 16), double(bar_top + 8), probabilities ? "1" : "max", "");
+  svg_text(out, double(l.bar_x + 16), double(bar_top + kSteps * step_h),
+           probabilities ? "0" : "min", "");
+  return out + "</svg>\n";
+}
+
+void write_heatmap_grid_svg(const std::filesystem::path& path,
+                            const std::vector<Heatmap>& maps,
+                            const HeatmapLabels& labels,
+                            const HeatmapGridOptions& options) {
+  io::write_file_atomically(path.string(), heatmap_grid_svg(maps, labels, options),
+                            "write_heatmap_grid_svg");
 }
 
 }  // namespace stride::app

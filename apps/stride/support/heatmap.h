@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <vector>
 
 namespace stride::app {
@@ -46,6 +47,30 @@ std::array<uint8_t, 3> colormap(float v);
 // 1,000,000 px; IOError naming the path when the file cannot be written.
 void write_heatmap_grid_png(const std::filesystem::path& path,
                             const std::vector<Heatmap>& maps,
+                            const HeatmapGridOptions& options = {});
+
+// What an SVG grid labels: each map's title (e.g. "layer 0, head 3"), the
+// labels of its rows and columns (e.g. the prompt's characters, one per
+// position), and the figure's title. Empty vectors or strings draw nothing.
+struct HeatmapLabels {
+  std::string title;
+  std::vector<std::string> map_titles;  // one per map, or empty
+  std::vector<std::string> row_labels;  // one per row, or empty
+  std::vector<std::string> col_labels;  // one per column, or empty
+};
+
+// The maps as an SVG document: the cells of write_heatmap_grid_png's layout
+// (cell_pixels defaults to 14 per entry, less for large maps), each map
+// with its title above and its row and column labels beside it, and a
+// colour bar of the colormap from 0 to 1 at the right. Labels are
+// XML-escaped. Same checks and ValueErrors as the PNG.
+std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
+                             const HeatmapLabels& labels,
+                             const HeatmapGridOptions& options = {});
+// Writes heatmap_grid_svg atomically; IOError naming the path.
+void write_heatmap_grid_svg(const std::filesystem::path& path,
+                            const std::vector<Heatmap>& maps,
+                            const HeatmapLabels& labels,
                             const HeatmapGridOptions& options = {});
 
 }  // namespace stride::app
