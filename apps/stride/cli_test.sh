@@ -96,27 +96,32 @@ set -e
 [ -s interrupted/checkpoint.safetensors ] || fail "no checkpoint after Ctrl-C"
 grep -q "resume" int.log || fail "no resume hint after Ctrl-C"
 
-# SIGTERM (timeout, Slurm, Kubernetes) stops a run like Ctrl-C; resumed, its
-# metrics equal an uninterrupted run's line for line, timings aside.
+# SIGTERM (timeout, Slurm, Kubernetes) and SIGHUP (a closed terminal) stop a
+# run like Ctrl-C, at a random step; resumed, its metrics equal an
+# uninterrupted run's line for line, timings aside.
 "$stride" train --config tiny.json --data corpus.txt --out straight --steps 2000 --sample 0 > straight.log
-"$stride" train --config tiny.json --data corpus.txt --out stopped --steps 2000 --sample 0 > stopped.log &
-pid=$!
-for _ in $(seq 100); do grep -q "step 0:" stopped.log 2>/dev/null && break; sleep 0.1; done
-sleep 0.3
-kill -TERM "$pid"
-set +e
-wait "$pid"
-rc=$?
-set -e
-[ "$rc" -eq 143 ] || fail "a run sent SIGTERM exited $rc, expected 143"
-grep -q "stopped by SIGTERM" stopped.log || fail "no word of SIGTERM"
-"$stride" train --resume stopped --data corpus.txt --sample 0 > resumed.log
-grep -q "^resuming stopped at step" resumed.log || fail "resume did not say where it starts"
 untimed() { sed -E 's/"(elapsed|tokens_per_s)":[^,}]*,?//g' "$1"; }
 untimed straight/metrics.jsonl > straight.metrics
-untimed stopped/metrics.jsonl > stopped.metrics
-cmp -s straight.metrics stopped.metrics ||
-  fail "resumed metrics differ from the uninterrupted run's: $(diff straight.metrics stopped.metrics | head -5)"
+for sig in TERM HUP; do
+  "$stride" train --config tiny.json --data corpus.txt --out "stopped_$sig" --steps 2000 \
+    --sample 0 > "stopped_$sig.log" &
+  pid=$!
+  for _ in $(seq 100); do grep -q "step 0:" "stopped_$sig.log" 2>/dev/null && break; sleep 0.1; done
+  sleep "0.$((RANDOM % 5 + 1))"
+  kill "-$sig" "$pid"
+  set +e
+  wait "$pid"
+  rc=$?
+  set -e
+  expected=$((128 + $(kill -l "$sig")))
+  [ "$rc" -eq "$expected" ] || fail "a run sent SIG$sig exited $rc, expected $expected"
+  grep -q "stopped by SIG$sig" "stopped_$sig.log" || fail "no word of SIG$sig"
+  "$stride" train --resume "stopped_$sig" --data corpus.txt --sample 0 > "resumed_$sig.log"
+  grep -q "^resuming stopped_$sig at step" "resumed_$sig.log" || fail "resume did not say where it starts"
+  untimed "stopped_$sig/metrics.jsonl" > stopped.metrics
+  cmp -s straight.metrics stopped.metrics ||
+    fail "metrics resumed after SIG$sig differ: $(diff straight.metrics stopped.metrics | head -5)"
+done
 
 # OMP_NUM_THREADS is honoured when neither --threads nor STRIDE_NUM_THREADS is given.
 env -u STRIDE_NUM_THREADS OMP_NUM_THREADS=1 "$stride" train --config tiny.json --data corpus.txt \
