@@ -248,6 +248,7 @@ struct SvgLayout {
   int64_t block = 0;   // pixels per entry
   int64_t label = 0;   // width of a row label, height of a column label
   int64_t title = 18;  // height of a map title
+  int64_t top = 0;     // height of the figure's title
   int64_t gap = 0;
   int64_t panel_w = 0, panel_h = 0;
   int64_t bar_x = 0;  // the colour bar's left edge
@@ -262,10 +263,10 @@ SvgLayout svg_layout(const Grid& g, const HeatmapLabels& labels, const HeatmapGr
   l.gap = std::max<int64_t>(g.gap, 12);
   l.panel_w = l.label + g.cols * l.block;
   l.panel_h = l.title + l.label + g.rows * l.block;
-  const int64_t top = labels.title.empty() ? 0 : 28;
+  l.top = labels.title.empty() ? 0 : 28;
   l.bar_x = l.gap + g.grid_cols * (l.panel_w + l.gap);
   l.width = l.bar_x + 60;
-  l.height = std::max<int64_t>(top + l.gap + g.grid_rows * (l.panel_h + l.gap), top + 140);
+  l.height = std::max<int64_t>(l.top + l.gap + g.grid_rows * (l.panel_h + l.gap), l.top + 140);
   return l;
 }
 
@@ -280,7 +281,6 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
                              const HeatmapGridOptions& options) {
   const Grid g = make_grid(maps, options, "heatmap_grid_svg");
   const SvgLayout l = svg_layout(g, labels, options);
-  const int64_t top = labels.title.empty() ? 0 : 28;
   std::string out = format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n",
@@ -290,7 +290,7 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
   if (!labels.title.empty()) svg_text(out, double(l.gap), 18, labels.title, "font-size=\"14\"");
   for (size_t k = 0; k < maps.size(); ++k) {
     const int64_t px = l.gap + int64_t(k) % g.grid_cols * (l.panel_w + l.gap);
-    const int64_t py = top + l.gap + int64_t(k) / g.grid_cols * (l.panel_h + l.gap);
+    const int64_t py = l.top + l.gap + int64_t(k) / g.grid_cols * (l.panel_h + l.gap);
     const int64_t cx = px + l.label, cy = py + l.title + l.label;
     if (k < labels.map_titles.size()) {
       svg_text(out, double(cx), double(py + 12), labels.map_titles[k], "");
@@ -317,7 +317,7 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
   }
   // The colour bar: 0 at the bottom, 1 at the top.
   constexpr int kSteps = 20;
-  const int64_t bar_top = top + l.gap + 10, step_h = 5;
+  const int64_t bar_top = l.top + l.gap + 10, step_h = 5;
   for (int s = 0; s < kSteps; ++s) {
     out += format("<rect x=\"%lld\" y=\"%lld\" width=\"12\" height=\"%lld\" fill=\"",
                   static_cast<long long>(l.bar_x), static_cast<long long>(bar_top + s * step_h),

@@ -76,25 +76,22 @@ STRIDE_SAME_UNARY_OPS(STRIDE_CPU_SAME_UNARY)
 #undef STRIDE_CPU_FLOAT_UNARY
 #undef STRIDE_CPU_UNARY_KERNEL
 
-#define STRIDE_CPU_BINARY(name, Dispatch, expr)                    \
+// A binary kernel of result type R (T, or bool for comparisons).
+#define STRIDE_CPU_BINARY_KERNEL(name, Dispatch, R, expr)          \
   void name##_kernel(const TensorIter& iter, ScalarType compute) { \
     Dispatch{}(compute, #name, [&](auto tag) {                     \
       using T = typename decltype(tag)::type;                      \
-      cpu_kernel(iter, [](T x, T y) -> T { return expr; });        \
+      cpu_kernel(iter, [](T x, T y) -> R { return expr; });        \
     });                                                            \
   }
+#define STRIDE_CPU_BINARY(name, Dispatch, expr) STRIDE_CPU_BINARY_KERNEL(name, Dispatch, T, expr)
+#define STRIDE_CPU_COMPARISON(name, expr) \
+  STRIDE_CPU_BINARY_KERNEL(name, DispatchNumericAndBool, bool, expr)
 STRIDE_BINARY_OPS(STRIDE_CPU_BINARY)
-#undef STRIDE_CPU_BINARY
-
-#define STRIDE_CPU_COMPARISON(name, expr)                          \
-  void name##_kernel(const TensorIter& iter, ScalarType compute) { \
-    DispatchNumericAndBool{}(compute, #name, [&](auto tag) {       \
-      using T = typename decltype(tag)::type;                      \
-      cpu_kernel(iter, [](T x, T y) -> bool { return expr; });     \
-    });                                                            \
-  }
 STRIDE_COMPARISON_OPS(STRIDE_CPU_COMPARISON)
 #undef STRIDE_CPU_COMPARISON
+#undef STRIDE_CPU_BINARY
+#undef STRIDE_CPU_BINARY_KERNEL
 
 // ---- the ops written out ----
 
