@@ -11,12 +11,21 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
+.PHONY: all deps venv configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
 
 all: build
 
 deps:
 	@tools/install_deps.sh
+
+# A Python virtual environment with PyTorch (from PyPI) for the tests that
+# check stride against it; they skip themselves without it. About 5 GB.
+VENV ?= build-venv
+venv: $(VENV)/.installed
+$(VENV)/.installed: tools/requirements-torch.txt
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q -r tools/requirements-torch.txt
+	@touch $@
 
 configure: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) >/dev/null

@@ -1,8 +1,7 @@
-#!/usr/bin/python3
 """Checks that PyTorch's safetensors reader opens a stride checkpoint and sees
 the values stride wrote.
 
-    PYTHONPATH=build-pydeps /usr/bin/python3 tools/check_checkpoint_torch.py PATH
+    build-venv/bin/python tools/check_checkpoint_torch.py PATH   (make venv)
 
 tests/io/checkpoint_test.cpp (Checkpoint.PyTorchReadsIt) writes PATH with every
 floating tensor filled with arange(numel) * 0.25 in row-major order, then runs

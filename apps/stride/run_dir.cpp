@@ -1,6 +1,7 @@
 #include "run_dir.h"
 
 #include "llama/inspect.h"
+#include "llama/weights.h"
 #include "stride/allocator.h"
 #include "stride/data/tiny_shakespeare.h"
 #include "stride/io.h"
@@ -38,52 +39,6 @@ LoadedRun load_run(const fs::path& dir) {
 
 namespace {
 
-// When a config and a weights file disagree and the config's model is about
-// the file's size, a build on meta lists every missing, unexpected and
-// mis-shaped key (load_state_dict checks them all before it copies). A
-// config far larger than the file (a hostile one) is not built even there.
-void list_key_mismatches(const llama::RunConfig& config,
-                         const nn::StateDict& weights,
-                         const std::string& path) {
-  const llama::MemoryEstimate estimate = llama::estimate_memory(config, false);
-  if (estimate.state_tensors > 2 * weights.size() + 16) return;
-  DefaultDeviceGuard on_meta(kMeta);
-  const auto model = llama::build_model(config.model);
-  try {
-    model->load_state_dict(weights, /*strict=*/true);
-  } catch (const nn::StateDictError& e) {
-    throw ValueError(path + " does not hold the weights of the config's model (" +
-                     std::string(llama::arch_name(config.model.arch)) + "): " + e.what());
-  } catch (const Error&) {
-    // The keys fit; only the copy onto meta failed.
-  }
-}
-
-}  // namespace
-
-std::shared_ptr<llama::LanguageModel> build_with_weights(const llama::RunConfig& config,
-                                                         const nn::StateDict& weights,
-                                                         const std::string& path) {
-  CheckpointState state;
-  state.model = weights;
-  try {
-    llama::check_config_fits_checkpoint(config, state, path);
-  } catch (const IOError&) {
-    list_key_mismatches(config, weights, path);
-    throw;
-  }
-  auto model = llama::build_model(config.model);
-  try {
-    model->load_state_dict(weights, /*strict=*/true);
-  } catch (const Error& e) {
-    throw ValueError(path + " does not hold the weights of the config's model (" +
-                     std::string(llama::arch_name(config.model.arch)) + "): " + e.what());
-  }
-  return model;
-}
-
-namespace {
-
 // The run of a weights file: its tensors as the checkpoint's model state.
 LoadedRun load_weights(const ModelSource& source, const std::optional<std::string>& data) {
   const std::string& path = *source.weights;
@@ -111,7 +66,7 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
   config.model.vocab_size = tokenizer->vocab_size();
   CheckpointState state;
   for (auto& [name, t] : file.tensors) state.model.insert(name, std::move(t));
-  auto model = build_with_weights(config, state.model, path);
+  auto model = llama::build_with_weights(config, state.model, path);
   return {std::move(config), std::move(*tokenizer), std::move(model), std::move(state)};
 }
 
@@ -155,10 +110,8 @@ LoadedRun load_model(const ModelSource& source, const std::optional<std::string>
 }
 
 void export_weights(const LoadedRun& run, const std::string& path) {
-  io::save_safetensors(path, run.model->state_dict().items(),
-                       {{"format", "pt"},
-                        {"stride.config", llama::to_json(run.config)},
-                        {"stride.tokenizer", run.tokenizer.to_json()}});
+  llama::save_weights(path, *run.model, run.config,
+                      {{"stride.tokenizer", run.tokenizer.to_json()}});
 }
 
 data::CharCorpus load_corpus(const std::optional<std::string>& data_path,

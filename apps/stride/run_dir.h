@@ -57,12 +57,6 @@ struct ModelSource {
 // strictly (a name mismatch lists every key).
 LoadedRun load_model(const ModelSource& source, const std::optional<std::string>& data);
 
-// The model of `config` holding `weights` (read from `path`): checked against
-// them before it is built, then loaded strictly.
-std::shared_ptr<llama::LanguageModel> build_with_weights(const llama::RunConfig& config,
-                                                         const nn::StateDict& weights,
-                                                         const std::string& path);
-
 // Refuses, before anything is built, a config whose model (and with
 // with_train_step, whose training step: parameters, gradients, Adam state,
 // activations at its batch and context) needs more memory than is available,

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "llama/generate.h"
 #include "llama/train.h"
+#include "llama/weights.h"
 #include "run_dir.h"
 #include "stride/io.h"
 #include "stride/parallel.h"
@@ -367,8 +368,9 @@ int run_train(const TrainArgs& args) {
   const std::string config_json = write_run_files(dir, cfg, corpus);
 
   manual_seed(cfg.train.seed);
-  auto model = args.weights ? build_with_weights(cfg, weights_of(*args.weights), *args.weights)
-                            : llama::build_model(cfg.model);
+  auto model = args.weights
+                   ? llama::build_with_weights(cfg, weights_of(*args.weights), *args.weights)
+                   : llama::build_model(cfg.model);
   llama::Trainer trainer(model, cfg.train, corpus.data);
   if (run.resume_state) trainer.restore(*run.resume_state);
   print_model_summary(*model, cfg);

@@ -17,6 +17,7 @@
 #include <stride/optim.h>
 #include <stride/stride.h>
 #include "io/safetensors_format.h"
+#include "support/torch_python.h"
 
 namespace stride {
 namespace {
@@ -153,15 +154,10 @@ TEST(Checkpoint, AKillMidSaveLeavesThePreviousCheckpointLoadable) {
 }
 
 // PyTorch's safetensors reader opens what stride writes, with the same values.
-// Runs when /usr/bin/python3 has torch and the safetensors package (CI puts it
-// in build-pydeps when it can).
+// Runs when a Python with torch and safetensors is found (make venv).
 TEST(Checkpoint, PyTorchReadsIt) {
-  const std::string pythonpath = std::string(STRIDE_SOURCE_DIR) + "/build-pydeps";
-  const std::string env = "PYTHONPATH=" + pythonpath + " ";
-  if (std::system((env + "/usr/bin/python3 -c 'import torch, safetensors' 2>/dev/null").c_str()) !=
-      0) {
-    GTEST_SKIP() << "no /usr/bin/python3 with torch and safetensors";
-  }
+  const std::string python = testing::torch_python();
+  if (python.empty()) GTEST_SKIP() << "no Python with torch and safetensors (make venv)";
   auto model = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(3, 4),
                                                 std::make_shared<nn::Linear>(4, 2, /*bias=*/false));
   for (Tensor& p : model->parameters()) {
@@ -173,7 +169,7 @@ TEST(Checkpoint, PyTorchReadsIt) {
   CheckpointState state = capture_checkpoint(*model, &opt, nullptr, 7, R"({"source":"stride"})");
   save_checkpoint(path, state);
   const std::string script = std::string(STRIDE_SOURCE_DIR) + "/tools/check_checkpoint_torch.py";
-  EXPECT_EQ(std::system((env + "/usr/bin/python3 " + script + " " + path).c_str()), 0);
+  EXPECT_EQ(std::system((python + " " + script + " " + path).c_str()), 0);
   std::remove(path.c_str());
 }
 

@@ -1,0 +1,35 @@
+// Weights in and out: a model's state dict as a plain safetensors file that
+// PyTorch and Hugging Face tooling read (what `stride export` writes), and a
+// model built to hold a weights file's tensors (what `--weights` reads,
+// whether stride or PyTorch wrote it).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "llama/config.h"
+#include "llama/model.h"
+#include "stride/nn/module.h"
+
+namespace stride::llama {
+
+// Writes `model`'s state dict under its own names (Meta's for the Llama, the
+// article's for its ladder) with "format": "pt" and the config as
+// "stride.config" metadata, plus `extra_metadata`; atomically, as every
+// safetensors file stride writes.
+void save_weights(const std::string& path,
+                  const nn::Module& model,
+                  const RunConfig& config,
+                  const std::map<std::string, std::string>& extra_metadata = {});
+
+// The model of `config` holding `weights` (read from `path`, named in
+// errors). The config is checked against the tensors before anything is
+// built (a config implying more tensors or bytes than the file holds is an
+// IOError); a name or shape mismatch is a ValueError listing every missing,
+// unexpected and mis-shaped key, as load_state_dict(strict) does.
+std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
+                                                  const nn::StateDict& weights,
+                                                  const std::string& path);
+
+}  // namespace stride::llama
