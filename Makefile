@@ -11,19 +11,25 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
+.PHONY: all deps venv venv-torch python-test configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
 
 all: build
 
 deps:
 	@tools/install_deps.sh
 
-# A Python virtual environment with PyTorch (from PyPI) for the tests that
-# check stride against it; they skip themselves without it. About 5 GB.
+# The Python virtual environment the Python package is built and tested in
+# (python/requirements-test.txt: nanobind, scikit-build-core, NumPy, pytest,
+# Hypothesis). `make venv-torch` adds PyTorch (about 5 GB, from PyPI) for the
+# tests that check stride against it; they skip themselves without it.
 VENV ?= build-venv
 venv: $(VENV)/.installed
-$(VENV)/.installed: tools/requirements-torch.txt
+$(VENV)/.installed: python/requirements-test.txt
 	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q -r python/requirements-test.txt
+	@touch $@
+venv-torch: $(VENV)/.installed-torch
+$(VENV)/.installed-torch: tools/requirements-torch.txt $(VENV)/.installed
 	$(VENV)/bin/pip install -q -r tools/requirements-torch.txt
 	@touch $@
 
@@ -45,6 +51,16 @@ demo: configure
 # libgomp's spinning threads would otherwise fight over the cores.
 test: build
 	cd $(BUILD) && OMP_WAIT_POLICY=passive ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory python-test
+
+# The Python package: `pip install .` into the virtual environment (the
+# build directory build-python/ persists, so a second install is quick), then
+# its tests with pytest, from outside the source tree so that they import the
+# installed package.
+python-test: venv
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(VENV)/bin/pip install -q --no-build-isolation \
+	  --config-settings=cmake.define.STRIDE_WERROR=$(if $(findstring STRIDE_WERROR=ON,$(CMAKE_FLAGS)),ON,OFF) .
+	cd python/tests && OMP_WAIT_POLICY=passive ../../$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
 
 # Sanitizer builds: -O1 with line tables only (-g1): reports still name file
 # and line, and a build compiles faster than with full -g. -O1 compiles the

@@ -9,6 +9,7 @@ packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev
+  python3-dev python3-venv
 )
 
 missing=()

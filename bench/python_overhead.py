@@ -1,0 +1,79 @@
+"""Python-side overhead per op, stride beside PyTorch in the same run:
+`a + b` on 128 floats without and with autograd, and one training step of a
+small MLP written in plain ops (matmul, relu, mean, backward, SGD update).
+
+    OMP_NUM_THREADS=1 build-venv/bin/python bench/python_overhead.py [--rounds 7]
+
+Each round times every case on both sides back to back (alternating which
+goes first) and records stride's time / torch's; the table shows the
+median of the paired ratios and each side's median time per call.
+"""
+
+import argparse
+import statistics
+import time
+
+
+def per_call(fn, calls):
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls
+
+
+def cases(lib):
+    a = lib.randn(128)
+    b = lib.randn(128)
+    ag = lib.randn(128, requires_grad=True)
+    w1 = (lib.randn(32, 64) * 0.1).requires_grad_()
+    w2 = (lib.randn(64, 10) * 0.1).requires_grad_()
+    x = lib.randn(16, 32)
+
+    def mlp_step():
+        loss = (x @ w1).relu().matmul(w2).square().mean()
+        loss.backward()
+        with lib.no_grad():
+            for w in (w1, w2):
+                w.sub_(w.grad * 0.01)
+                w.grad = None
+
+    return {
+        "a + b (128 floats)": (lambda: a + b, 20000),
+        "a + b, a requires grad": (lambda: ag + b, 20000),
+        "MLP step (16x32 -> 64 -> 10)": (mlp_step, 2000),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    opts = parser.parse_args()
+    import stride
+    import torch
+
+    torch.set_num_threads(1)
+    sides = {"stride": cases(stride), "torch": cases(torch)}
+    names = list(sides["stride"])
+    times = {(side, n): [] for side in sides for n in names}
+    ratios = {n: [] for n in names}
+    for r in range(opts.rounds):
+        for n in names:
+            order = ["stride", "torch"] if r % 2 == 0 else ["torch", "stride"]
+            got = {}
+            for side in order:
+                fn, calls = sides[side][n]
+                per_call(fn, calls // 10)  # warm up
+                got[side] = per_call(fn, calls)
+                times[(side, n)].append(got[side])
+            ratios[n].append(got["stride"] / got["torch"])
+    print(f"torch {torch.__version__}, {opts.rounds} rounds, one thread")
+    print(f"| case | stride (us/call) | torch (us/call) | stride / torch (median of paired ratios) |")
+    print("|---|---:|---:|---:|")
+    for n in names:
+        s = statistics.median(times[("stride", n)]) * 1e6
+        t = statistics.median(times[("torch", n)]) * 1e6
+        print(f"| {n} | {s:.2f} | {t:.2f} | {statistics.median(ratios[n]):.2f} |")
+
+
+if __name__ == "__main__":
+    main()

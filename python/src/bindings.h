@@ -1,0 +1,65 @@
+// The pieces of the extension stride._stride and what they share: nanobind
+// casters for stride's Scalar, the parsing of shapes, dtypes and devices as
+// Python code writes them, and one bind_* function per part of the API.
+#pragma once
+
+#include <nanobind/nanobind.h>
+
+#include <optional>
+#include <vector>
+
+#include "stride/stride.h"
+
+namespace nb = nanobind;
+
+namespace nanobind::detail {
+
+// Python bool, int and float (and NumPy's scalars) as stride::Scalar, which
+// keeps the kind: `int_tensor + 1` stays integral, `int_tensor + 1.5`
+// promotes, as in PyTorch.
+template <>
+struct type_caster<stride::Scalar> {
+  NB_TYPE_CASTER(stride::Scalar, const_name("float | int | bool"))
+
+  bool from_python(handle src, uint8_t flags, cleanup_list*) noexcept;
+  static handle from_cpp(const stride::Scalar& value, rv_policy, cleanup_list*) noexcept;
+};
+
+}  // namespace nanobind::detail
+
+namespace stride::python {
+
+// A shape as PyTorch's functions take it: `f(2, 3)`, `f((2, 3))` or
+// `f([2, 3])`. TypeError for anything else.
+std::vector<int64_t> shape_from_args(const nb::args& args);
+std::vector<int64_t> int_list(nb::handle sequence, const char* what);
+
+// dtype= and device= arguments: None (the default), a stride.dtype, a
+// string ("cpu", "cuda:0", "meta") or a stride.device.
+std::optional<ScalarType> optional_dtype(nb::handle obj);
+bool is_dtype(nb::handle obj);
+std::optional<Device> optional_device(nb::handle obj);
+TensorOptions options_from(nb::handle dtype, nb::handle device);
+
+// Converts nested Python lists and numbers (or a NumPy array, which is
+// copied) to a new tensor, as torch.tensor does: the dtype is inferred
+// (bool, int64, float32) unless given.
+Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype);
+// The tensor as nested Python lists (a number for a 0-d tensor).
+nb::object tensor_to_list(const Tensor& t);
+
+// The singleton Python object of a dtype (stride.float32, ...).
+nb::object dtype_object(ScalarType type);
+
+// The buffer protocol's slots for stride.Tensor (memoryview(t), np.asarray(t)).
+PyType_Slot* tensor_buffer_slots();
+
+void bind_errors(nb::module_& m);
+void bind_dtypes(nb::module_& m);
+void bind_tensor(nb::module_& m);
+void bind_indexing(nb::class_<Tensor>& cls);
+void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
+void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls);
+void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
+
+}  // namespace stride::python

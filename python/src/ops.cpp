@@ -1,0 +1,440 @@
+// Every op of the C++ API as a Tensor method and a stride.* function, with
+// PyTorch's argument names, and the Python operators. The elementwise ops
+// come from the op list (src/ops/op_list.h), so a new one is bound here
+// without an edit.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+#include "bindings.h"
+#include "ops/op_list.h"
+
+namespace stride::python {
+
+namespace {
+
+using TensorClass = nb::class_<Tensor>;
+
+// Binds `f(const Tensor& self, args...)` as a method and as a function whose
+// first argument is `input`.
+template <class F, class... Extra>
+void def_both(nb::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
+  cls.def(name, f, extra...);
+  m.def(name, f, nb::arg("input"), extra...);
+}
+
+// An in-place method returns the very object it was called on, as in
+// PyTorch (`y = x.add_(1)` makes `y is x`).
+template <class F, class R, class... Args>
+auto in_place_with(F f, R (F::*)(Tensor&, Args...) const) {
+  return [f](nb::object self, Args... args) {
+    f(nb::cast<Tensor&>(self), std::forward<Args>(args)...);
+    return self;
+  };
+}
+template <class F>
+auto in_place(F f) {
+  return in_place_with(f, &F::operator());
+}
+
+// dim= as PyTorch takes it: None (every dim), an int, or a sequence of ints.
+std::vector<int64_t> dims_arg(nb::handle dim) {
+  if (dim.is_none()) return {};
+  if (PyIndex_Check(dim.ptr())) return {nb::cast<int64_t>(dim)};
+  return int_list(dim, "dim");
+}
+
+Tensor to_any(const Tensor& t, nb::handle target, nb::handle dtype, nb::handle device) {
+  Tensor out = t;
+  if (!target.is_none()) {
+    if (nb::isinstance<Tensor>(target)) {
+      const Tensor& other = nb::cast<const Tensor&>(target);
+      return t.to(other.dtype()).to(other.device());
+    }
+    out = is_dtype(target) ? out.to(*optional_dtype(target)) : out.to(*optional_device(target));
+  }
+  if (const auto d = optional_dtype(dtype)) out = out.to(*d);
+  if (const auto d = optional_device(device)) out = out.to(*d);
+  return out;
+}
+
+void bind_elementwise(nb::module_& m, TensorClass& cls) {
+#define STRIDE_BIND_UNARY(name, ...)                                 \
+  def_both(m, cls, #name, [](const Tensor& t) { return t.name(); }); \
+  cls.def(#name "_", in_place([](Tensor& t) { t.name##_(); }));
+  STRIDE_FLOAT_UNARY_OPS(STRIDE_BIND_UNARY)
+  STRIDE_SAME_UNARY_OPS(STRIDE_BIND_UNARY)
+#undef STRIDE_BIND_UNARY
+
+#define STRIDE_BIND_BINARY(name, ...)                                             \
+  def_both(                                                                       \
+      m, cls, #name, [](const Tensor& a, const Tensor& b) { return name(a, b); }, \
+      nb::arg("other"));
+  STRIDE_BINARY_OPS(STRIDE_BIND_BINARY)
+#undef STRIDE_BIND_BINARY
+
+#define STRIDE_BIND_COMPARISON(name, ...)                                        \
+  def_both(                                                                      \
+      m, cls, #name, [](const Tensor& a, const Tensor& b) { return a.name(b); }, \
+      nb::arg("other"));                                                         \
+  def_both(                                                                      \
+      m, cls, #name, [](const Tensor& a, const Scalar& b) { return a.name(b); }, \
+      nb::arg("other"));
+  STRIDE_COMPARISON_OPS(STRIDE_BIND_COMPARISON)
+#undef STRIDE_BIND_COMPARISON
+
+  def_both(
+      m, cls, "add",
+      [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return a.add(b, alpha); },
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  def_both(
+      m, cls, "add",
+      [](const Tensor& a, const Scalar& b, const Scalar& alpha) {
+        return a.add(Scalar(b.to_double() * alpha.to_double()));
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  def_both(
+      m, cls, "sub",
+      [](const Tensor& a, const Tensor& b, const Scalar& alpha) { return a.sub(b, alpha); },
+      nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  def_both(
+      m, cls, "sub", [](const Tensor& a, const Scalar& b) { return a.sub(b); }, nb::arg("other"));
+  def_both(
+      m, cls, "mul", [](const Tensor& a, const Scalar& b) { return a.mul(b); }, nb::arg("other"));
+  def_both(
+      m, cls, "div", [](const Tensor& a, const Tensor& b) { return a.div(b); }, nb::arg("other"));
+  def_both(
+      m, cls, "div", [](const Tensor& a, const Scalar& b) { return a.div(b); }, nb::arg("other"));
+  def_both(
+      m, cls, "pow", [](const Tensor& a, const Tensor& b) { return a.pow(b); },
+      nb::arg("exponent"));
+  def_both(
+      m, cls, "pow", [](const Tensor& a, const Scalar& b) { return a.pow(b); },
+      nb::arg("exponent"));
+  cls.def("add_",
+          in_place([](Tensor& a, const Tensor& b, const Scalar& alpha) { a.add_(b, alpha); }),
+          nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  cls.def("add_", in_place([](Tensor& a, const Scalar& b) { a.add_(b); }), nb::arg("other"));
+  cls.def("sub_",
+          in_place([](Tensor& a, const Tensor& b, const Scalar& alpha) { a.sub_(b, alpha); }),
+          nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  cls.def("sub_", in_place([](Tensor& a, const Scalar& b) { a.sub_(b); }), nb::arg("other"));
+  cls.def("mul_", in_place([](Tensor& a, const Tensor& b) { a.mul_(b); }), nb::arg("other"));
+  cls.def("mul_", in_place([](Tensor& a, const Scalar& b) { a.mul_(b); }), nb::arg("other"));
+  cls.def("div_", in_place([](Tensor& a, const Tensor& b) { a.div_(b); }), nb::arg("other"));
+  cls.def("div_", in_place([](Tensor& a, const Scalar& b) { a.div_(b); }), nb::arg("other"));
+  cls.def("pow_", in_place([](Tensor& a, const Scalar& b) { a.pow_(b); }), nb::arg("exponent"));
+  cls.def("lerp_", in_place([](Tensor& a, const Tensor& end, const Scalar& w) { a.lerp_(end, w); }),
+          nb::arg("end"), nb::arg("weight"));
+  cls.def("addcmul_",
+          in_place([](Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+            a.addcmul_(t1, t2, value);
+          }),
+          nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  cls.def("addcdiv_",
+          in_place([](Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+            a.addcdiv_(t1, t2, value);
+          }),
+          nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  def_both(
+      m, cls, "lerp",
+      [](const Tensor& a, const Tensor& end, const Scalar& w) { return lerp(a, end, w); },
+      nb::arg("end"), nb::arg("weight"));
+  def_both(
+      m, cls, "clamp",
+      [](const Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+        return t.clamp(lo, hi);
+      },
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  cls.def("clamp_", in_place([](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+            t.clamp_(lo, hi);
+          }),
+          nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  def_both(
+      m, cls, "masked_fill",
+      [](const Tensor& t, const Tensor& mask, const Scalar& v) { return t.masked_fill(mask, v); },
+      nb::arg("mask"), nb::arg("value"));
+  cls.def("masked_fill_",
+          in_place([](Tensor& t, const Tensor& mask, const Scalar& v) { t.masked_fill_(mask, v); }),
+          nb::arg("mask"), nb::arg("value"));
+  def_both(
+      m, cls, "tril", [](const Tensor& t, int64_t d) { return t.tril(d); },
+      nb::arg("diagonal") = 0);
+  def_both(
+      m, cls, "triu", [](const Tensor& t, int64_t d) { return t.triu(d); },
+      nb::arg("diagonal") = 0);
+  cls.def("tril_", in_place([](Tensor& t, int64_t d) { t.tril_(d); }), nb::arg("diagonal") = 0);
+  cls.def("triu_", in_place([](Tensor& t, int64_t d) { t.triu_(d); }), nb::arg("diagonal") = 0);
+  m.def("where", &where, nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  m.def(
+      "where",
+      [](const Tensor& c, const Tensor& a, const Scalar& b) {
+        return where(c, a, full_like(a, b));
+      },
+      nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  cls.def("fill_", in_place([](Tensor& t, const Scalar& v) { t.fill_(v); }), nb::arg("value"));
+  cls.def("zero_", in_place([](Tensor& t) { t.zero_(); }));
+  cls.def("uniform_", in_place([](Tensor& t, double a, double b) { t.uniform_(a, b); }),
+          nb::arg("from") = 0.0, nb::arg("to") = 1.0);
+  cls.def("normal_", in_place([](Tensor& t, double mean, double std) { t.normal_(mean, std); }),
+          nb::arg("mean") = 0.0, nb::arg("std") = 1.0);
+  cls.def("bernoulli_", in_place([](Tensor& t, double p) { t.bernoulli_(p); }), nb::arg("p") = 0.5);
+  cls.def("copy_", in_place([](Tensor& t, const Tensor& src) { t.copy_(src); }), nb::arg("src"));
+}
+
+void bind_operators(TensorClass& cls) {
+  cls.def("__add__", [](const Tensor& a, const Tensor& b) { return a + b; })
+      .def("__add__", [](const Tensor& a, const Scalar& b) { return a + b; })
+      .def("__radd__", [](const Tensor& a, const Scalar& b) { return b + a; })
+      .def("__sub__", [](const Tensor& a, const Tensor& b) { return a - b; })
+      .def("__sub__", [](const Tensor& a, const Scalar& b) { return a - b; })
+      .def("__rsub__", [](const Tensor& a, const Scalar& b) { return b - a; })
+      .def("__mul__", [](const Tensor& a, const Tensor& b) { return a * b; })
+      .def("__mul__", [](const Tensor& a, const Scalar& b) { return a * b; })
+      .def("__rmul__", [](const Tensor& a, const Scalar& b) { return b * a; })
+      .def("__truediv__", [](const Tensor& a, const Tensor& b) { return a / b; })
+      .def("__truediv__", [](const Tensor& a, const Scalar& b) { return a / b; })
+      .def("__rtruediv__", [](const Tensor& a, const Scalar& b) { return b / a; })
+      .def("__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); })
+      .def("__pow__", [](const Tensor& a, const Tensor& b) { return a.pow(b); })
+      .def("__pow__", [](const Tensor& a, const Scalar& b) { return a.pow(b); })
+      .def("__rpow__", [](const Tensor& a, const Scalar& b) { return full_like(a, b).pow(a); })
+      .def("__neg__", [](const Tensor& a) { return -a; })
+      .def("__pos__", [](const Tensor& a) { return a; })
+      .def("__abs__", [](const Tensor& a) { return a.abs(); })
+      .def("__iadd__", in_place([](Tensor& a, const Tensor& b) { a += b; }))
+      .def("__iadd__", in_place([](Tensor& a, const Scalar& b) { a += b; }))
+      .def("__isub__", in_place([](Tensor& a, const Tensor& b) { a -= b; }))
+      .def("__isub__", in_place([](Tensor& a, const Scalar& b) { a -= b; }))
+      .def("__imul__", in_place([](Tensor& a, const Tensor& b) { a *= b; }))
+      .def("__imul__", in_place([](Tensor& a, const Scalar& b) { a *= b; }))
+      .def("__itruediv__", in_place([](Tensor& a, const Tensor& b) { a /= b; }))
+      .def("__itruediv__", in_place([](Tensor& a, const Scalar& b) { a /= b; }));
+#define STRIDE_BIND_COMPARISON_OPERATOR(op, name)                          \
+  cls.def(op, [](const Tensor& a, const Tensor& b) { return a.name(b); }); \
+  cls.def(op, [](const Tensor& a, const Scalar& b) { return a.name(b); });
+  STRIDE_BIND_COMPARISON_OPERATOR("__eq__", eq)
+  STRIDE_BIND_COMPARISON_OPERATOR("__ne__", ne)
+  STRIDE_BIND_COMPARISON_OPERATOR("__lt__", lt)
+  STRIDE_BIND_COMPARISON_OPERATOR("__le__", le)
+  STRIDE_BIND_COMPARISON_OPERATOR("__gt__", gt)
+  STRIDE_BIND_COMPARISON_OPERATOR("__ge__", ge)
+#undef STRIDE_BIND_COMPARISON_OPERATOR
+}
+
+nb::object values_indices(std::pair<Tensor, Tensor> p) {
+  return nb::make_tuple(p.first, p.second);
+}
+
+void bind_reductions(nb::module_& m, TensorClass& cls) {
+  def_both(
+      m, cls, "sum",
+      [](const Tensor& t, nb::handle dim, bool keepdim, nb::handle dtype) {
+        return sum(t, dims_arg(dim), keepdim, optional_dtype(dtype));
+      },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
+      nb::arg("dtype") = nb::none());
+  def_both(
+      m, cls, "mean",
+      [](const Tensor& t, nb::handle dim, bool keepdim) { return mean(t, dims_arg(dim), keepdim); },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "var",
+      [](const Tensor& t, nb::handle dim, std::optional<bool> unbiased,
+         std::optional<int64_t> correction, bool keepdim) {
+        const int64_t c = correction ? *correction : (unbiased.value_or(true) ? 1 : 0);
+        return var(t, dims_arg(dim), c, keepdim);
+      },
+      nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::kw_only(),
+      nb::arg("correction") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "std",
+      [](const Tensor& t, nb::handle dim, std::optional<bool> unbiased,
+         std::optional<int64_t> correction, bool keepdim) {
+        const int64_t c = correction ? *correction : (unbiased.value_or(true) ? 1 : 0);
+        return var(t, dims_arg(dim), c, keepdim).sqrt();
+      },
+      nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::kw_only(),
+      nb::arg("correction") = nb::none(), nb::arg("keepdim") = false);
+  for (const bool is_max : {true, false}) {
+    def_both(
+        m, cls, is_max ? "max" : "min",
+        [is_max](const Tensor& t, std::optional<int64_t> dim, bool keepdim) -> nb::object {
+          if (!dim) return nb::cast(is_max ? t.max() : t.min());
+          return values_indices(is_max ? t.max(*dim, keepdim) : t.min(*dim, keepdim));
+        },
+        nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  }
+  def_both(
+      m, cls, "amax",
+      [](const Tensor& t, nb::handle dim, bool keepdim) { return amax(t, dims_arg(dim), keepdim); },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "amin",
+      [](const Tensor& t, nb::handle dim, bool keepdim) { return amin(t, dims_arg(dim), keepdim); },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "argmax",
+      [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+        return t.argmax(dim, keepdim);
+      },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "argmin",
+      [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+        return t.argmin(dim, keepdim);
+      },
+      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "logsumexp",
+      [](const Tensor& t, nb::handle dim, bool keepdim) {
+        return logsumexp(t, dims_arg(dim), keepdim);
+      },
+      nb::arg("dim"), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "norm",
+      [](const Tensor& t, double p, nb::handle dim, bool keepdim) {
+        return norm(t, p, dims_arg(dim), keepdim);
+      },
+      nb::arg("p") = 2.0, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  def_both(
+      m, cls, "softmax", [](const Tensor& t, int64_t dim) { return t.softmax(dim); },
+      nb::arg("dim"));
+  def_both(
+      m, cls, "log_softmax", [](const Tensor& t, int64_t dim) { return t.log_softmax(dim); },
+      nb::arg("dim"));
+}
+
+void bind_views(nb::module_& m, TensorClass& cls) {
+  cls.def("view", [](const Tensor& t, nb::args shape) { return t.view(shape_from_args(shape)); });
+  cls.def("reshape",
+          [](const Tensor& t, nb::args shape) { return t.reshape(shape_from_args(shape)); });
+  m.def(
+      "reshape",
+      [](const Tensor& t, nb::handle shape) { return t.reshape(int_list(shape, "shape")); },
+      nb::arg("input"), nb::arg("shape"));
+  cls.def(
+      "view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); },
+      nb::arg("other"));
+  cls.def(
+      "reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); },
+      nb::arg("other"));
+  cls.def("permute",
+          [](const Tensor& t, nb::args dims) { return t.permute(shape_from_args(dims)); });
+  m.def(
+      "permute", [](const Tensor& t, nb::handle dims) { return t.permute(int_list(dims, "dims")); },
+      nb::arg("input"), nb::arg("dims"));
+  cls.def("expand", [](const Tensor& t, nb::args size) { return t.expand(shape_from_args(size)); });
+  cls.def("expand_as", &Tensor::expand_as, nb::arg("other"));
+  def_both(
+      m, cls, "transpose", [](const Tensor& t, int64_t a, int64_t b) { return t.transpose(a, b); },
+      nb::arg("dim0"), nb::arg("dim1"));
+  def_both(m, cls, "t", [](const Tensor& t) { return t.t(); });
+  def_both(
+      m, cls, "unsqueeze", [](const Tensor& t, int64_t d) { return t.unsqueeze(d); },
+      nb::arg("dim"));
+  def_both(
+      m, cls, "squeeze",
+      [](const Tensor& t, std::optional<int64_t> d) { return d ? t.squeeze(*d) : t.squeeze(); },
+      nb::arg("dim") = nb::none());
+  def_both(
+      m, cls, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return t.flatten(s, e); },
+      nb::arg("start_dim") = 0, nb::arg("end_dim") = -1);
+  def_both(
+      m, cls, "narrow",
+      [](const Tensor& t, int64_t d, int64_t s, int64_t n) { return t.narrow(d, s, n); },
+      nb::arg("dim"), nb::arg("start"), nb::arg("length"));
+  def_both(
+      m, cls, "select", [](const Tensor& t, int64_t d, int64_t i) { return t.select(d, i); },
+      nb::arg("dim"), nb::arg("index"));
+  def_both(
+      m, cls, "chunk", [](const Tensor& t, int64_t n, int64_t d) { return t.chunk(n, d); },
+      nb::arg("chunks"), nb::arg("dim") = 0);
+  def_both(
+      m, cls, "split", [](const Tensor& t, int64_t n, int64_t d) { return t.split(n, d); },
+      nb::arg("split_size"), nb::arg("dim") = 0);
+  def_both(
+      m, cls, "diagonal",
+      [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return t.diagonal(o, a, b); },
+      nb::arg("offset") = 0, nb::arg("dim1") = 0, nb::arg("dim2") = 1);
+  def_both(
+      m, cls, "as_strided",
+      [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> offset) {
+        return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
+      },
+      nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
+  cls.def("contiguous", &Tensor::contiguous);
+  def_both(m, cls, "clone", [](const Tensor& t) { return t.clone(); });
+  cls.def("detach", &Tensor::detach);
+  cls.def("detach_", in_place([](Tensor& t) { t.detach_(); }));
+  cls.def(
+      "to",
+      [](const Tensor& t, nb::handle target, nb::handle dtype, nb::handle device) {
+        return to_any(t, target, dtype, device);
+      },
+      nb::arg("target") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none());
+  const auto cast = [&cls](const char* name, ScalarType type) {
+    cls.def(name, [type](const Tensor& t) { return t.to(type); });
+  };
+  cast("float", kFloat32);
+  cast("double", kFloat64);
+  cast("half", kFloat16);
+  cast("bfloat16", kBFloat16);
+  cast("long", kInt64);
+  cast("int", kInt32);
+  cast("bool", kBool);
+  cls.def("cpu", [](const Tensor& t) { return t.to(Device(kCPU)); });
+  cls.def(
+      "type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); },
+      nb::arg("other"));
+}
+
+void bind_linalg_and_indexing_ops(nb::module_& m, TensorClass& cls) {
+  def_both(
+      m, cls, "matmul", [](const Tensor& a, const Tensor& b) { return matmul(a, b); },
+      nb::arg("other"));
+  def_both(
+      m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, nb::arg("mat2"));
+  def_both(
+      m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, nb::arg("mat2"));
+  m.def("cat", &cat, nb::arg("tensors"), nb::arg("dim") = 0);
+  m.def("stack", &stack, nb::arg("tensors"), nb::arg("dim") = 0);
+  def_both(
+      m, cls, "index_select",
+      [](const Tensor& t, int64_t d, const Tensor& i) { return t.index_select(d, i); },
+      nb::arg("dim"), nb::arg("index"));
+  def_both(
+      m, cls, "gather", [](const Tensor& t, int64_t d, const Tensor& i) { return t.gather(d, i); },
+      nb::arg("dim"), nb::arg("index"));
+  def_both(
+      m, cls, "scatter_add",
+      [](const Tensor& t, int64_t d, const Tensor& i, const Tensor& s) {
+        return t.scatter_add(d, i, s);
+      },
+      nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  cls.def("scatter_add_", in_place([](Tensor& t, int64_t d, const Tensor& i, const Tensor& s) {
+            t.scatter_add_(d, i, s);
+          }),
+          nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  m.def("allclose", &allclose, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5,
+        nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
+  def_both(
+      m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); },
+      nb::arg("other"));
+}
+
+}  // namespace
+
+void bind_ops(nb::module_& m, TensorClass& cls) {
+  bind_elementwise(m, cls);
+  bind_operators(cls);
+  bind_reductions(m, cls);
+  bind_views(m, cls);
+  bind_linalg_and_indexing_ops(m, cls);
+}
+
+}  // namespace stride::python

@@ -1,0 +1,284 @@
+// stride.Tensor: properties, conversions, printing, and the factories.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+#include "bindings.h"
+
+namespace stride::python {
+
+namespace {
+
+nb::tuple size_tuple(IntArrayRef sizes) {
+  nb::list out;
+  for (int64_t s : sizes) out.append(s);
+  return nb::tuple(out);
+}
+
+int64_t wrap_dim(const Tensor& t, int64_t dim) {
+  const int64_t n = std::max<int64_t>(t.dim(), 1);
+  if (dim < -n || dim >= n) {
+    throw nb::index_error(("dimension out of range (expected to be in range of [" +
+                           std::to_string(-n) + ", " + std::to_string(n - 1) + "], but got " +
+                           std::to_string(dim) + ")")
+                              .c_str());
+  }
+  return dim < 0 ? dim + n : dim;
+}
+
+// A backward node as Python sees it: t.grad_fn prints <MulBackward>.
+struct GradFn {
+  std::shared_ptr<autograd::Node> node;
+};
+
+std::string tensor_repr(const Tensor& t) {
+  std::string s = t.str();
+  // stride prints "dtype=float64"; Python code spells it stride.float64.
+  const std::string marker = ", dtype=";
+  if (const size_t at = s.rfind(marker); at != std::string::npos) {
+    s.insert(at + marker.size(), "stride.");
+  }
+  s.pop_back();  // the closing parenthesis
+  if (!t.device().is_cpu() && device_backend(t.device()).has_data()) {
+    s += ", device='" + t.device().str() + "'";
+  }
+  if (const auto fn = t.grad_fn()) {
+    s += ", grad_fn=<" + fn->name() + ">";
+  } else if (t.requires_grad()) {
+    s += ", requires_grad=True";
+  }
+  return s + ")";
+}
+
+template <class F>
+Tensor with_requires_grad(F&& make, bool requires_grad) {
+  Tensor t = make();
+  if (requires_grad) t.requires_grad_(true);
+  return t;
+}
+
+void bind_factories_on(nb::module_& m) {
+  const auto shaped = [&m](const char* name, Tensor (*fn)(IntArrayRef, TensorOptions),
+                           const char* doc) {
+    m.def(
+        name,
+        [fn](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {
+          const std::vector<int64_t> shape = shape_from_args(size);
+          return with_requires_grad([&] { return fn(shape, options_from(dtype, device)); },
+                                    requires_grad);
+        },
+        nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, doc);
+  };
+  shaped("zeros", &zeros, "A tensor of zeros: zeros(2, 3) or zeros((2, 3)).");
+  shaped("ones", &ones, "A tensor of ones: ones(2, 3) or ones((2, 3)).");
+  shaped("empty", &zeros, "A new tensor (stride zero-fills it): empty(2, 3).");
+  const auto random = [&m](const char* name, Tensor (*fn)(IntArrayRef, TensorOptions, Generator*),
+                           const char* doc) {
+    m.def(
+        name,
+        [fn](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {
+          const std::vector<int64_t> shape = shape_from_args(size);
+          return with_requires_grad([&] { return fn(shape, options_from(dtype, device), nullptr); },
+                                    requires_grad);
+        },
+        nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, doc);
+  };
+  random("rand", &rand, "Uniform samples in [0, 1) from the default generator.");
+  random("randn", &randn, "Standard normal samples from the default generator.");
+  m.def(
+      "full",
+      [](nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
+        const std::vector<int64_t> shape = int_list(size, "size");
+        return with_requires_grad([&] { return full(shape, value, options_from(dtype, device)); },
+                                  requires_grad);
+      },
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      "A tensor filled with fill_value (its dtype from the value unless given).");
+  m.def(
+      "arange",
+      [](const Scalar& a, std::optional<Scalar> b, const Scalar& step, nb::handle dtype,
+         nb::handle device, bool requires_grad) {
+        const Scalar start = b ? a : Scalar(int64_t(0));
+        const Scalar end = b ? *b : a;
+        Tensor t = arange(start, end, step, optional_dtype(dtype));
+        if (const auto d = optional_device(device)) t = t.to(*d);
+        if (requires_grad) t.requires_grad_(true);
+        return t;
+      },
+      nb::arg("start"), nb::arg("end") = nb::none(), nb::arg("step") = 1, nb::kw_only(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false,
+      "Values from start to end (excluded) by step: arange(5), arange(1, 4, 0.5).");
+  m.def(
+      "randint",
+      [](int64_t low, std::optional<int64_t> high, nb::handle size, nb::handle dtype,
+         nb::handle device) {
+        const int64_t lo = high ? low : 0, hi = high ? *high : low;
+        TensorOptions options = options_from(dtype, device);
+        if (dtype.is_none()) options = options.dtype(kInt64);
+        return randint(lo, hi, int_list(size, "size"), options, nullptr);
+      },
+      nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      "Integers uniform in [low, high): randint(10, (2, 3)) or randint(0, 10, (2, 3)).");
+  m.def(
+      "eye",
+      [](int64_t n, std::optional<int64_t> cols, nb::handle dtype, nb::handle device) {
+        return eye(n, cols, options_from(dtype, device));
+      },
+      nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), "The identity matrix.");
+  m.def(
+      "tensor",
+      [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
+        Tensor t = tensor_from_data(data, optional_dtype(dtype));
+        if (const auto d = optional_device(device)) t = t.to(*d);
+        if (requires_grad) t.requires_grad_(true);
+        return t;
+      },
+      nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false,
+      "A new tensor holding a copy of data (a number or nested lists), as torch.tensor.");
+  m.def("zeros_like", &zeros_like, nb::arg("input"));
+  m.def("ones_like", &ones_like, nb::arg("input"));
+  m.def("full_like", &full_like, nb::arg("input"), nb::arg("fill_value"));
+  m.def(
+      "rand_like", [](const Tensor& t) { return rand_like(t); }, nb::arg("input"));
+  m.def(
+      "randn_like", [](const Tensor& t) { return randn_like(t); }, nb::arg("input"));
+  m.def(
+      "manual_seed", [](uint64_t seed) { manual_seed(seed); }, nb::arg("seed"),
+      "Seeds the default generator (the same seed gives the C++ API's numbers).");
+}
+
+}  // namespace
+
+void bind_tensor(nb::module_& m) {
+  nb::class_<GradFn>(m, "GradFn", "A backward function of the autograd graph (t.grad_fn).")
+      .def("name", [](const GradFn& g) { return g.node->name(); })
+      .def_prop_ro(
+          "next_functions",
+          [](const GradFn& g) {
+            nb::list out;
+            for (const auto& e : g.node->next_edges) {
+              out.append(nb::make_tuple(e.fn ? nb::cast(GradFn{e.fn}) : nb::none(), e.input_nr));
+            }
+            return nb::tuple(out);
+          })
+      .def("__repr__", [](const GradFn& g) { return "<" + g.node->name() + ">"; });
+
+  nb::class_<Tensor> cls(m, "Tensor", nb::type_slots(tensor_buffer_slots()),
+                         "A strided view of memory on a device, as torch.Tensor.");
+  cls.def_prop_ro("shape", [](const Tensor& t) { return size_tuple(t.sizes()); })
+      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
+      .def_prop_ro("device", &Tensor::device)
+      .def_prop_ro("ndim", &Tensor::dim)
+      .def_prop_ro("is_leaf", &Tensor::is_leaf)
+      .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
+      .def_prop_ro("is_meta", [](const Tensor& t) { return t.device().is_meta(); })
+      .def_prop_ro("T",
+                   [](const Tensor& t) {
+                     std::vector<int64_t> dims;
+                     for (int64_t d = t.dim() - 1; d >= 0; --d) dims.push_back(d);
+                     return t.permute(dims);
+                   })
+      .def_prop_rw(
+          "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
+          [](Tensor& t, bool on) { t.requires_grad_(on); })
+      .def_prop_rw(
+          "grad",
+          [](const Tensor& t) -> nb::object {
+            const Tensor& g = t.grad();
+            return g.defined() ? nb::cast(g) : nb::none();
+          },
+          [](Tensor& t, std::optional<Tensor> g) { t.mutable_grad() = g ? *g : Tensor(); },
+          nb::arg("value").none())
+      .def_prop_ro("grad_fn",
+                   [](const Tensor& t) -> nb::object {
+                     auto fn = t.grad_fn();
+                     return fn ? nb::cast(GradFn{std::move(fn)}) : nb::none();
+                   })
+      .def_prop_rw(
+          "data", [](const Tensor& t) { return t.detach(); },
+          [](Tensor& t, const Tensor& src) {
+            NoGradGuard no_grad;
+            t.impl()->set_data(*src.impl());
+          })
+      .def(
+          "size",
+          [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+            if (dim) return nb::int_(t.size(wrap_dim(t, *dim)));
+            return size_tuple(t.sizes());
+          },
+          nb::arg("dim") = nb::none())
+      .def(
+          "stride",
+          [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
+            if (dim) return nb::int_(t.stride(wrap_dim(t, *dim)));
+            return size_tuple(t.strides());
+          },
+          nb::arg("dim") = nb::none())
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("is_floating_point", &Tensor::is_floating_point)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("numel", &Tensor::numel)
+      .def("dim", &Tensor::dim)
+      .def("element_size", &Tensor::element_size)
+      .def("item",
+           [](const Tensor& t) {
+             if (t.numel() != 1) {
+               throw nb::value_error(("a Tensor with " + std::to_string(t.numel()) +
+                                      " elements cannot be converted to a Python number.")
+                                         .c_str());
+             }
+             return t.item();
+           })
+      .def("tolist", &tensor_to_list)
+      .def("__repr__", &tensor_repr)
+      .def("__len__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) throw nb::type_error("len() of a 0-d tensor");
+             return t.size(0);
+           })
+      .def("__iter__",
+           [](const Tensor& t) {
+             if (t.dim() == 0) throw nb::type_error("iteration over a 0-d tensor");
+             nb::list rows;
+             for (int64_t i = 0; i < t.size(0); ++i) rows.append(t.select(0, i));
+             return nb::iter(rows);
+           })
+      .def("__bool__",
+           [](const Tensor& t) {
+             if (t.numel() != 1) {
+               throw nb::value_error(
+                   "the truth value of a tensor with more than one element is ambiguous.");
+             }
+             return t.item().to_bool();
+           })
+      .def("__float__", [](const Tensor& t) { return t.item().to_double(); })
+      .def("__int__", [](const Tensor& t) { return t.item().to_int64(); })
+      .def("__index__",
+           [](const Tensor& t) {
+             if (t.numel() != 1 || t.is_floating_point()) {
+               throw nb::type_error("only integer tensors of a single element can be an index.");
+             }
+             return t.item().to_int64();
+           })
+      .def("__hash__", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()); });
+
+  bind_factories_on(m);
+  bind_indexing(cls);
+  bind_ops(m, cls);
+  bind_numpy(m, cls);
+  bind_autograd(m, cls);
+}
+
+}  // namespace stride::python

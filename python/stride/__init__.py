@@ -1,0 +1,74 @@
+"""stride from Python: PyTorch's core rebuilt small, fast and correct in C++.
+
+    import stride
+    x = stride.randn(4, 3, requires_grad=True)
+    y = (x @ x.T).relu().sum()
+    y.backward()
+    x.grad            # the same numbers as torch on the same inputs
+
+The names are PyTorch's (`stride.tensor`, `stride.zeros`, `Tensor.view`,
+`stride.no_grad`, ...), so code written for torch runs with its imports
+changed. Tensors share memory with NumPy (`t.numpy()`, `stride.from_numpy`)
+and with any DLPack framework (`stride.from_dlpack`).
+"""
+
+from . import _stride
+from ._stride import (  # noqa: F401  (the public API, re-exported)
+    Tensor,
+    device,
+    dtype,
+    bool,
+    uint8,
+    int32,
+    int64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    tensor,
+    zeros,
+    ones,
+    empty,
+    full,
+    arange,
+    rand,
+    randn,
+    randint,
+    eye,
+    zeros_like,
+    ones_like,
+    full_like,
+    rand_like,
+    randn_like,
+    manual_seed,
+    from_numpy,
+    from_dlpack,
+    cat,
+    stack,
+    where,
+    allclose,
+)
+from . import autograd  # noqa: F401
+from .autograd import no_grad, enable_grad, inference_mode, set_grad_enabled, is_grad_enabled  # noqa: F401
+
+# PyTorch's aliases of the dtypes.
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+
+__version__ = "0.1.0"
+
+
+def _export_ops():
+    """Every op the extension binds as a function (stride.exp, stride.matmul,
+    ...) becomes an attribute of this module."""
+    namespace = globals()
+    for name in dir(_stride):
+        if not name.startswith("_") and name not in namespace:
+            namespace[name] = getattr(_stride, name)
+
+
+_export_ops()
+del _export_ops
