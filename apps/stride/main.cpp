@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   auto* a = app.add_subcommand("attention", "attention maps of every layer and head as a PNG");
   add_model_source(a, attn.model);
   a->add_option("--prompt", attn.prompt, "text (its last `context` characters)")->required();
-  a->add_option("--out", attn.out, "PNG file, or .svg for one labelled with the prompt")
+  a->add_option("--out", attn.out, "the grid, labelled with the prompt: a PNG file, or .svg")
       ->required();
 
   ExportArgs exp;

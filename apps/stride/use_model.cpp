@@ -132,11 +132,11 @@ int run_attention(const AttentionArgs& args) {
           {layer.select(0, 0).select(0, h).to(kFloat32).contiguous().to_vector<float>(), T, T});
     }
   }
+  const HeatmapLabels labels = attention_labels(run, ids, maps.size(), H);
   if (fs::path(args.out).extension() == ".svg") {
-    write_heatmap_grid_svg(args.out, cells, attention_labels(run, ids, maps.size(), H),
-                           {.grid_cols = H});
+    write_heatmap_grid_svg(args.out, cells, labels, {.grid_cols = H});
   } else {
-    write_heatmap_grid_png(args.out, cells, {.grid_cols = H});
+    write_heatmap_grid_png(args.out, cells, labels, {.grid_cols = H});
   }
   std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
             << " heads (columns), each " << T << " x " << T

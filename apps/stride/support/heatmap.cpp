@@ -1,24 +1,27 @@
-// PNG heatmap grids (heatmap.h).
+// PNG and SVG heatmap grids (heatmap.h).
 #include "support/heatmap.h"
 
 #include <png.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <string>
-#include <system_error>
+#include <string_view>
 
 #include "stride/error.h"
 #include "stride/io.h"
+#include "support/bitmap_font.h"
 #include "support/text.h"
 
 namespace stride::app {
 
 namespace {
+
+using Rgb = std::array<uint8_t, 3>;
 
 // viridis (matplotlib's default map) sampled at i / 8; linear interpolation
 // between these stays within a few levels of the full 256-entry table.
@@ -28,84 +31,31 @@ constexpr uint8_t kViridis[9][3] = {
 };
 
 constexpr int64_t kMaxSide = 1'000'000;  // libpng's default read limit per side
-constexpr int64_t kMaxPixels = int64_t(1) << 30;
+// A PNG is drawn whole in memory before it is encoded: at most 384 MiB of
+// RGB, and the encoded bytes beside it.
+constexpr int64_t kMaxPixels = int64_t(1) << 27;
 
-std::string errno_text(int err) {
-  return err ? std::strerror(err) : "unknown error";
-}
+// Text in a PNG: near black, darker than every colour of the colormap.
+constexpr Rgb kInk = {24, 24, 24};
 
-// What fill_row needs to draw one image row; see the geometry in heatmap.h.
+// The maps, checked, and what drawing them needs beyond a layout.
 struct Grid {
   const std::vector<Heatmap>* maps = nullptr;
   std::vector<double> offset, scale;  // per map: drawn value = (v - offset) * scale
-  int64_t rows = 0, cols = 0, block = 0, gap = 0, grid_cols = 0, grid_rows = 0;
-  int64_t width = 0, height = 0;
+  int64_t rows = 0, cols = 0, grid_cols = 0, grid_rows = 0;
+  int64_t block = 0, gap = 0;  // of the unlabelled PNG; see heatmap.h
 };
 
-void fill_row(int64_t y, uint8_t* row, const Grid& g) {
-  std::memset(row, 255, size_t(g.width) * 3);
-  const int64_t pitch_y = g.rows * g.block + g.gap;
-  if (y < g.gap) return;
-  const int64_t r = (y - g.gap) / pitch_y, within = (y - g.gap) % pitch_y;
-  if (within >= g.rows * g.block) return;
-  const int64_t i = within / g.block;
-  const int64_t pitch_x = g.cols * g.block + g.gap;
-  for (int64_t c = 0; c < g.grid_cols; ++c) {
-    const size_t k = size_t(r * g.grid_cols + c);
-    if (k >= g.maps->size()) break;
-    const float* values = (*g.maps)[k].values.data() + i * g.cols;
-    uint8_t* out = row + 3 * (g.gap + c * pitch_x);
-    for (int64_t j = 0; j < g.cols; ++j) {
-      const auto rgb = colormap(float((double(values[j]) - g.offset[k]) * g.scale[k]));
-      for (int64_t p = 0; p < g.block; ++p, out += 3) std::memcpy(out, rgb.data(), 3);
-    }
+// Sides in doubles: callers check sizes whose exact products may overflow.
+void check_image_size(double width, double height, const char* op) {
+  if (width > double(kMaxSide) || height > double(kMaxSide) ||
+      width * height > double(kMaxPixels)) {
+    throw ValueError("[" + std::string(op) + "] the image would be " +
+                     std::to_string(int64_t(std::min(width, 9e18))) + " x " +
+                     std::to_string(int64_t(std::min(height, 9e18))) +
+                     " pixels; the limit is 1000000 per side and 2^27 in all. Hint: lower "
+                     "cell_pixels or draw fewer or smaller maps.");
   }
-}
-
-struct PngError {
-  char message[256] = "unknown libpng error";
-};
-
-void on_png_error(png_structp png, png_const_charp message) {
-  auto* error = static_cast<PngError*>(png_get_error_ptr(png));
-  std::snprintf(error->message, sizeof error->message, "%s", message);
-  png_longjmp(png, 1);
-}
-
-void on_png_warning(png_structp, png_const_charp) {}
-
-// Writes an 8-bit RGB image row by row; false with `error` set when libpng
-// fails. libpng reports errors by longjmp back to the setjmp below, which
-// skips destructors, so no object with one may live in this frame, and `row`
-// (width * 3 bytes) comes from the caller.
-bool write_png_rgb(FILE* file, const Grid& grid, uint8_t* row, PngError* error) {
-  png_structp png =
-      png_create_write_struct(PNG_LIBPNG_VER_STRING, error, on_png_error, on_png_warning);
-  if (!png) {
-    std::snprintf(error->message, sizeof error->message, "libpng could not start (out of memory)");
-    return false;
-  }
-  png_infop info = png_create_info_struct(png);
-  if (!info) {
-    png_destroy_write_struct(&png, nullptr);
-    std::snprintf(error->message, sizeof error->message, "libpng could not start (out of memory)");
-    return false;
-  }
-  if (setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    return false;
-  }
-  png_init_io(png, file);
-  png_set_IHDR(png, info, png_uint_32(grid.width), png_uint_32(grid.height), 8, PNG_COLOR_TYPE_RGB,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  for (int64_t y = 0; y < grid.height; ++y) {
-    fill_row(y, row, grid);
-    png_write_row(png, row);
-  }
-  png_write_end(png, nullptr);
-  png_destroy_write_struct(&png, &info);
-  return true;
 }
 
 Grid make_grid(const std::vector<Heatmap>& maps,
@@ -150,20 +100,11 @@ Grid make_grid(const std::vector<Heatmap>& maps,
   g.block = options.cell_pixels > 0 ? options.cell_pixels
                                     : std::max<int64_t>(1, 128 / std::max(g.rows, g.cols));
   g.gap = options.gap_pixels;
-  // In doubles first: the exact products below could overflow int64.
-  const double width =
-      double(g.gap) + double(g.grid_cols) * (double(g.cols) * double(g.block) + double(g.gap));
-  const double height =
-      double(g.gap) + double(g.grid_rows) * (double(g.rows) * double(g.block) + double(g.gap));
-  if (width > double(kMaxSide) || height > double(kMaxSide) ||
-      width * height > double(kMaxPixels)) {
-    fail("the image would be " + std::to_string(int64_t(std::min(width, 9e18))) + " x " +
-         std::to_string(int64_t(std::min(height, 9e18))) +
-         " pixels; the limit is 1000000 per side and 2^30 in all. Hint: lower cell_pixels or "
-         "draw fewer or smaller maps.");
-  }
-  g.width = int64_t(width);
-  g.height = int64_t(height);
+  // The unlabelled image's size, in doubles: the exact products could
+  // overflow int64. Within the limits, every layout's arithmetic fits.
+  check_image_size(
+      double(g.gap) + double(g.grid_cols) * (double(g.cols) * double(g.block) + double(g.gap)),
+      double(g.gap) + double(g.grid_rows) * (double(g.rows) * double(g.block) + double(g.gap)), op);
 
   g.offset.assign(maps.size(), 0.0);
   g.scale.assign(maps.size(), 1.0);
@@ -180,6 +121,245 @@ Grid make_grid(const std::vector<Heatmap>& maps,
     }
   }
   return g;
+}
+
+// The colormap's input for entry (i, j) of map k.
+float drawn_value(const Grid& g, size_t k, int64_t i, int64_t j) {
+  const double v = (*g.maps)[k].values[size_t(i * g.cols + j)];
+  return float((v - g.offset[k]) * g.scale[k]);
+}
+
+// Where a grid image puts everything, for the PNGs and the SVG alike: each
+// map is a panel of a title line, a row of column labels, then its cells
+// with the row labels at their left; the colour bar is at the right. The
+// unlabelled PNG is the case with none of these, only cells and gaps.
+struct Layout {
+  int64_t block = 0;  // pixels per entry
+  int64_t label = 0;  // width of a row label, height of a column label
+  int64_t title = 0;  // height of a map title
+  int64_t top = 0;    // height of the figure's title
+  int64_t gap = 0;
+  int64_t grid_cols = 1;
+  int64_t panel_w = 0, panel_h = 0;
+  int64_t bar_x = 0, bar_top = 0;  // the colour bar's top left corner
+  static constexpr int64_t kBarWidth = 12, kBarHeight = 100;
+  int64_t width = 0, height = 0;
+
+  int64_t panel_x(size_t k) const { return gap + int64_t(k) % grid_cols * (panel_w + gap); }
+  int64_t panel_y(size_t k) const { return top + gap + int64_t(k) / grid_cols * (panel_h + gap); }
+  int64_t cells_x(size_t k) const { return panel_x(k) + label; }
+  int64_t cells_y(size_t k) const { return panel_y(k) + title + label; }
+  // The left edge of the colour bar's "0" and "1".
+  int64_t tick_x() const { return bar_x + kBarWidth + 4; }
+};
+
+// write_heatmap_grid_png(path, maps, options)'s geometry (heatmap.h).
+Layout unlabelled_layout(const Grid& g) {
+  Layout l;
+  l.block = g.block;
+  l.gap = g.gap;
+  l.grid_cols = g.grid_cols;
+  l.panel_w = g.cols * l.block;
+  l.panel_h = g.rows * l.block;
+  l.width = l.gap + g.grid_cols * (l.panel_w + l.gap);
+  l.height = l.gap + g.grid_rows * (l.panel_h + l.gap);
+  return l;
+}
+
+// The labelled geometry: entries of 14 px (less for large maps) unless
+// cell_pixels says otherwise, room for labels only where there are some.
+Layout labelled_layout(const Grid& g, const HeatmapLabels& labels, const HeatmapGridOptions& o) {
+  Layout l;
+  l.block = o.cell_pixels > 0 ? o.cell_pixels
+                              : std::clamp<int64_t>(448 / std::max(g.rows, g.cols), 2, 14);
+  l.label = labels.row_labels.empty() && labels.col_labels.empty() ? 0 : 14;
+  l.title = 18;
+  l.top = labels.title.empty() ? 0 : 28;
+  l.gap = std::max<int64_t>(g.gap, 12);
+  l.grid_cols = g.grid_cols;
+  l.panel_w = l.label + g.cols * l.block;
+  l.panel_h = l.title + l.label + g.rows * l.block;
+  l.bar_x = l.gap + g.grid_cols * (l.panel_w + l.gap);
+  l.bar_top = l.top + l.gap + 10;
+  l.width = l.bar_x + 60;
+  l.height = std::max<int64_t>(l.top + l.gap + g.grid_rows * (l.panel_h + l.gap), l.top + 140);
+  return l;
+}
+
+const char* bar_top_tick(const HeatmapGridOptions& options) {
+  return options.normalize_each ? "max" : "1";
+}
+const char* bar_bottom_tick(const HeatmapGridOptions& options) {
+  return options.normalize_each ? "min" : "0";
+}
+
+// ---- PNG ----
+
+// An 8-bit RGB image in memory, white until drawn on. Drawing outside it is
+// clipped, so labels may run past the edge as they do in the SVG.
+class Raster {
+ public:
+  Raster(int64_t width, int64_t height)
+      : width_(width), height_(height), rgb_(size_t(width * height) * 3, 255) {}
+
+  int64_t width() const { return width_; }
+  int64_t height() const { return height_; }
+  const uint8_t* row(int64_t y) const { return rgb_.data() + size_t(y * width_) * 3; }
+
+  void fill(int64_t x, int64_t y, int64_t w, int64_t h, const Rgb& colour) {
+    const int64_t x0 = std::max<int64_t>(x, 0), x1 = std::min(x + w, width_);
+    const int64_t y0 = std::max<int64_t>(y, 0), y1 = std::min(y + h, height_);
+    for (int64_t yy = y0; yy < y1; ++yy) {
+      uint8_t* out = rgb_.data() + size_t(yy * width_ + x0) * 3;
+      for (int64_t xx = x0; xx < x1; ++xx, out += 3) std::memcpy(out, colour.data(), 3);
+    }
+  }
+
+ private:
+  int64_t width_, height_;
+  std::vector<uint8_t> rgb_;
+};
+
+void draw_cells(Raster& raster, const Grid& g, const Layout& l) {
+  for (size_t k = 0; k < g.maps->size(); ++k) {
+    for (int64_t i = 0; i < g.rows; ++i) {
+      for (int64_t j = 0; j < g.cols; ++j) {
+        raster.fill(l.cells_x(k) + j * l.block, l.cells_y(k) + i * l.block, l.block, l.block,
+                    colormap(drawn_value(g, k, i, j)));
+      }
+    }
+  }
+}
+
+// From the left edge of the first glyph to the right edge of the last.
+int64_t text_width(std::string_view text, int scale) {
+  const size_t glyphs = glyphs_of(text).size();
+  return glyphs == 0 ? 0 : (int64_t(glyphs) * kGlyphAdvance - 1) * scale;
+}
+
+// Draws text with its top left corner at (x, y), each font pixel a
+// scale x scale square; the baseline is kGlyphHeight * scale below y.
+void draw_text(Raster& raster, int64_t x, int64_t y, std::string_view text, int scale) {
+  for (const Glyph& glyph : glyphs_of(text)) {
+    for (size_t r = 0; r < glyph.size(); ++r) {
+      for (int c = 0; c < kGlyphWidth; ++c) {
+        if (glyph[r] >> (kGlyphWidth - 1 - c) & 1) {
+          raster.fill(x + c * scale, y + int64_t(r) * scale, scale, scale, kInk);
+        }
+      }
+    }
+    x += kGlyphAdvance * scale;
+  }
+}
+
+// The figure's title at twice the size of the other text where it fits
+// within the image's margins.
+void draw_figure_title(Raster& raster, const Layout& l, const std::string& title) {
+  const int scale = text_width(title, 2) <= l.width - 2 * l.gap ? 2 : 1;
+  draw_text(raster, l.gap, (l.top - kGlyphHeight * scale) / 2, title, scale);
+}
+
+// Each map's title over its cells, the column labels centred over their
+// columns just above the cells, and the row labels ending 3 px left of the
+// cells, centred on their rows: where the SVG puts them.
+void draw_panel_labels(
+    Raster& raster, const Grid& g, const Layout& l, const HeatmapLabels& labels, size_t k) {
+  const int64_t cx = l.cells_x(k), cy = l.cells_y(k);
+  if (k < labels.map_titles.size()) {
+    draw_text(raster, cx, l.panel_y(k) + (l.title - kGlyphHeight) / 2, labels.map_titles[k], 1);
+  }
+  for (int64_t j = 0; j < g.cols && size_t(j) < labels.col_labels.size(); ++j) {
+    const std::string& text = labels.col_labels[size_t(j)];
+    draw_text(raster, cx + j * l.block + (l.block - text_width(text, 1)) / 2, cy - 3 - kGlyphHeight,
+              text, 1);
+  }
+  for (int64_t i = 0; i < g.rows && size_t(i) < labels.row_labels.size(); ++i) {
+    const std::string& text = labels.row_labels[size_t(i)];
+    draw_text(raster, cx - 3 - text_width(text, 1), cy + i * l.block + (l.block - kGlyphHeight) / 2,
+              text, 1);
+  }
+}
+
+// The colormap from 1 at the top row to 0 at the bottom one, its ends
+// marked at its right.
+void draw_colour_bar(Raster& raster, const Layout& l, const HeatmapGridOptions& options) {
+  for (int64_t y = 0; y < Layout::kBarHeight; ++y) {
+    raster.fill(l.bar_x, l.bar_top + y, Layout::kBarWidth, 1,
+                colormap(1.0f - float(y) / float(Layout::kBarHeight - 1)));
+  }
+  draw_text(raster, l.tick_x(), l.bar_top, bar_top_tick(options), 1);
+  draw_text(raster, l.tick_x(), l.bar_top + Layout::kBarHeight - kGlyphHeight,
+            bar_bottom_tick(options), 1);
+}
+
+struct PngError {
+  char message[256] = "unknown libpng error";
+};
+
+void on_png_error(png_structp png, png_const_charp message) {
+  auto* error = static_cast<PngError*>(png_get_error_ptr(png));
+  std::snprintf(error->message, sizeof error->message, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void on_png_warning(png_structp, png_const_charp) {}
+
+// libpng's write callback: appends to the std::string behind the io pointer.
+void append_png_bytes(png_structp png, png_bytep data, size_t n) {
+  bool appended = false;
+  try {
+    static_cast<std::string*>(png_get_io_ptr(png))->append(reinterpret_cast<char*>(data), n);
+    appended = true;
+  } catch (const std::bad_alloc&) {
+    // png_error longjmps; leaving a catch block that way would never free
+    // the exception, so it is called after the block.
+  }
+  if (!appended) png_error(png, "out of memory for the encoded image");
+}
+
+void flush_nothing(png_structp) {}
+
+// Encodes the raster as an 8-bit RGB PNG into `out`; false with `error` set
+// when libpng fails. libpng reports errors by longjmp back to the setjmp
+// below, which skips destructors, so no object with one may live in this
+// frame: `out` belongs to the caller.
+bool encode_png(const Raster& raster, std::string* out, PngError* error) {
+  png_structp png =
+      png_create_write_struct(PNG_LIBPNG_VER_STRING, error, on_png_error, on_png_warning);
+  if (!png) {
+    std::snprintf(error->message, sizeof error->message, "libpng could not start (out of memory)");
+    return false;
+  }
+  png_infop info = png_create_info_struct(png);
+  if (!info) {
+    png_destroy_write_struct(&png, nullptr);
+    std::snprintf(error->message, sizeof error->message, "libpng could not start (out of memory)");
+    return false;
+  }
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    return false;
+  }
+  png_set_write_fn(png, out, append_png_bytes, flush_nothing);
+  png_set_IHDR(png, info, png_uint_32(raster.width()), png_uint_32(raster.height()), 8,
+               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  for (int64_t y = 0; y < raster.height(); ++y) png_write_row(png, raster.row(y));
+  png_write_end(png, nullptr);
+  png_destroy_write_struct(&png, &info);
+  return true;
+}
+
+void write_png(const std::filesystem::path& path, const Raster& raster) {
+  constexpr const char* kOp = "write_heatmap_grid_png";
+  std::string bytes;
+  PngError error;
+  if (!encode_png(raster, &bytes, &error)) {
+    throw IOError(std::string("[") + kOp + "] " + path.string() +
+                  ": cannot encode the image as PNG: " + error.message);
+  }
+  io::write_file_atomically(path.string(), bytes, kOp);
 }
 
 }  // namespace
@@ -200,39 +380,26 @@ void write_heatmap_grid_png(const std::filesystem::path& path,
                             const std::vector<Heatmap>& maps,
                             const HeatmapGridOptions& options) {
   const Grid grid = make_grid(maps, options, "write_heatmap_grid_png");
-  std::vector<uint8_t> row(size_t(grid.width) * 3);
-  std::filesystem::path tmp = path;
-  tmp += ".tmp";
-  const auto fail = [&](const std::string& what) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw IOError("[write_heatmap_grid_png] " + path.string() + ": " + what);
-  };
+  const Layout layout = unlabelled_layout(grid);
+  Raster raster(layout.width, layout.height);
+  draw_cells(raster, grid, layout);
+  write_png(path, raster);
+}
 
-  FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (!file) fail("cannot open " + tmp.string() + " for writing: " + errno_text(errno));
-  PngError error;
-  errno = 0;
-  bool ok = write_png_rgb(file, grid, row.data(), &error);
-  const int write_errno = errno;  // libpng's "Write Error" does not say why
-  std::string what;
-  if (!ok) {
-    what = "cannot write " + tmp.string() + ": " + error.message;
-    if (write_errno) what += std::string(" (") + std::strerror(write_errno) + ")";
-  }
-  // Write errors may surface only when buffered bytes reach the disk.
-  if (ok && std::fflush(file) != 0) {
-    ok = false;
-    what = "cannot write " + tmp.string() + ": " + errno_text(errno);
-  }
-  if (std::fclose(file) != 0 && ok) {
-    ok = false;
-    what = "cannot close " + tmp.string() + ": " + errno_text(errno);
-  }
-  if (!ok) fail(what);
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) fail("cannot rename " + tmp.string() + " over it: " + ec.message());
+void write_heatmap_grid_png(const std::filesystem::path& path,
+                            const std::vector<Heatmap>& maps,
+                            const HeatmapLabels& labels,
+                            const HeatmapGridOptions& options) {
+  constexpr const char* kOp = "write_heatmap_grid_png";
+  const Grid grid = make_grid(maps, options, kOp);
+  const Layout layout = labelled_layout(grid, labels, options);
+  check_image_size(double(layout.width), double(layout.height), kOp);
+  Raster raster(layout.width, layout.height);
+  draw_cells(raster, grid, layout);
+  if (!labels.title.empty()) draw_figure_title(raster, layout, labels.title);
+  for (size_t k = 0; k < maps.size(); ++k) draw_panel_labels(raster, grid, layout, labels, k);
+  draw_colour_bar(raster, layout, options);
+  write_png(path, raster);
 }
 
 namespace {
@@ -240,34 +407,6 @@ namespace {
 std::string hex_color(float v) {
   const auto rgb = colormap(v);
   return format("#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
-}
-
-// The SVG layout: each map is a panel of a title line, a row of column
-// labels, then its cells with the row labels at their left.
-struct SvgLayout {
-  int64_t block = 0;   // pixels per entry
-  int64_t label = 0;   // width of a row label, height of a column label
-  int64_t title = 18;  // height of a map title
-  int64_t top = 0;     // height of the figure's title
-  int64_t gap = 0;
-  int64_t panel_w = 0, panel_h = 0;
-  int64_t bar_x = 0;  // the colour bar's left edge
-  int64_t width = 0, height = 0;
-};
-
-SvgLayout svg_layout(const Grid& g, const HeatmapLabels& labels, const HeatmapGridOptions& o) {
-  SvgLayout l;
-  l.block = o.cell_pixels > 0 ? o.cell_pixels
-                              : std::clamp<int64_t>(448 / std::max(g.rows, g.cols), 2, 14);
-  l.label = labels.row_labels.empty() && labels.col_labels.empty() ? 0 : 14;
-  l.gap = std::max<int64_t>(g.gap, 12);
-  l.panel_w = l.label + g.cols * l.block;
-  l.panel_h = l.title + l.label + g.rows * l.block;
-  l.top = labels.title.empty() ? 0 : 28;
-  l.bar_x = l.gap + g.grid_cols * (l.panel_w + l.gap);
-  l.width = l.bar_x + 60;
-  l.height = std::max<int64_t>(l.top + l.gap + g.grid_rows * (l.panel_h + l.gap), l.top + 140);
-  return l;
 }
 
 void svg_text(std::string& out, double x, double y, const std::string& text, const char* extra) {
@@ -280,7 +419,7 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
                              const HeatmapLabels& labels,
                              const HeatmapGridOptions& options) {
   const Grid g = make_grid(maps, options, "heatmap_grid_svg");
-  const SvgLayout l = svg_layout(g, labels, options);
+  const Layout l = labelled_layout(g, labels, options);
   std::string out = format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n",
@@ -289,11 +428,9 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
                 static_cast<long long>(l.width), static_cast<long long>(l.height));
   if (!labels.title.empty()) svg_text(out, double(l.gap), 18, labels.title, "font-size=\"14\"");
   for (size_t k = 0; k < maps.size(); ++k) {
-    const int64_t px = l.gap + int64_t(k) % g.grid_cols * (l.panel_w + l.gap);
-    const int64_t py = l.top + l.gap + int64_t(k) / g.grid_cols * (l.panel_h + l.gap);
-    const int64_t cx = px + l.label, cy = py + l.title + l.label;
+    const int64_t cx = l.cells_x(k), cy = l.cells_y(k);
     if (k < labels.map_titles.size()) {
-      svg_text(out, double(cx), double(py + 12), labels.map_titles[k], "");
+      svg_text(out, double(cx), double(l.panel_y(k) + 12), labels.map_titles[k], "");
     }
     for (int64_t j = 0; j < g.cols && size_t(j) < labels.col_labels.size(); ++j) {
       svg_text(out, double(cx) + (double(j) + 0.5) * double(l.block), double(cy - 3),
@@ -303,31 +440,29 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
       svg_text(out, double(cx - 3), double(cy) + (double(i) + 0.8) * double(l.block),
                labels.row_labels[size_t(i)], "text-anchor=\"end\" font-family=\"monospace\"");
     }
-    const std::vector<float>& values = maps[k].values;
     for (int64_t i = 0; i < g.rows; ++i) {
       for (int64_t j = 0; j < g.cols; ++j) {
-        const float v = float((double(values[size_t(i * g.cols + j)]) - g.offset[k]) * g.scale[k]);
         out += format("<rect x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%lld\" fill=\"",
                       static_cast<long long>(cx + j * l.block),
                       static_cast<long long>(cy + i * l.block), static_cast<long long>(l.block),
                       static_cast<long long>(l.block)) +
-               hex_color(v) + "\"/>\n";
+               hex_color(drawn_value(g, k, i, j)) + "\"/>\n";
       }
     }
   }
-  // The colour bar: 0 at the bottom, 1 at the top.
+  // The colour bar: 1 at the top, 0 at the bottom, in steps.
   constexpr int kSteps = 20;
-  const int64_t bar_top = l.top + l.gap + 10, step_h = 5;
+  constexpr int64_t kStepHeight = Layout::kBarHeight / kSteps;
   for (int s = 0; s < kSteps; ++s) {
-    out += format("<rect x=\"%lld\" y=\"%lld\" width=\"12\" height=\"%lld\" fill=\"",
-                  static_cast<long long>(l.bar_x), static_cast<long long>(bar_top + s * step_h),
-                  static_cast<long long>(step_h)) +
-           hex_color(1.0f - (float(s) + 0.5f) / kSteps) + "\"/>\n";
+    out +=
+        format("<rect x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%lld\" fill=\"",
+               static_cast<long long>(l.bar_x), static_cast<long long>(l.bar_top + s * kStepHeight),
+               static_cast<long long>(Layout::kBarWidth), static_cast<long long>(kStepHeight)) +
+        hex_color(1.0f - (float(s) + 0.5f) / kSteps) + "\"/>\n";
   }
-  const bool probabilities = !options.normalize_each;
-  svg_text(out, double(l.bar_x + 16), double(bar_top + 8), probabilities ? "1" : "max", "");
-  svg_text(out, double(l.bar_x + 16), double(bar_top + kSteps * step_h),
-           probabilities ? "0" : "min", "");
+  svg_text(out, double(l.tick_x()), double(l.bar_top + 8), bar_top_tick(options), "");
+  svg_text(out, double(l.tick_x()), double(l.bar_top + Layout::kBarHeight),
+           bar_bottom_tick(options), "");
   return out + "</svg>\n";
 }
 

@@ -1,4 +1,4 @@
-// PNG grids of heatmaps (`stride attention` draws one cell per (layer, head),
+// PNG and SVG grids of heatmaps (`stride attention` draws one cell per (layer, head),
 // each the (T, T) attention probabilities of that head).
 #pragma once
 
@@ -35,22 +35,24 @@ struct HeatmapGridOptions {
 std::array<uint8_t, 3> colormap(float v);
 
 // Writes the maps as an 8-bit RGB PNG, cells in row-major order, grid_cols
-// per row. With B = cell_pixels (or its default), G = gap_pixels, C =
-// grid_cols and R = ceil(maps / C), the image is
+// per row, without labels. With B = cell_pixels (or its default), G =
+// gap_pixels, C = grid_cols and R = ceil(maps / C), the image is
 //   width  = G + C * (cols * B + G),  height = G + R * (rows * B + G)
 // and entry (i, j) of map k fills the B x B block at
 //   x = G + (k % C) * (cols * B + G) + j * B,  y = G + (k / C) * (rows * B + G) + i * B.
-// Gaps and unused cells are white. The file is written to `path` + ".tmp"
-// and renamed over `path`.
+// Gaps and unused cells are white. The image is drawn and encoded in memory,
+// then written with io::write_file_atomically: `path` holds the whole PNG or
+// is left as it was.
 // Throws ValueError for an empty list, maps of different sizes, a values
-// vector that is not rows * cols, a negative option or an image side over
-// 1,000,000 px; IOError naming the path when the file cannot be written.
+// vector that is not rows * cols, a negative option or an image over
+// 1,000,000 px a side or 2^27 px in all; IOError naming the path when the
+// file cannot be written.
 void write_heatmap_grid_png(const std::filesystem::path& path,
                             const std::vector<Heatmap>& maps,
                             const HeatmapGridOptions& options = {});
 
-// What an SVG grid labels: each map's title (e.g. "layer 0, head 3"), the
-// labels of its rows and columns (e.g. the prompt's characters, one per
+// What a labelled grid labels: each map's title (e.g. "layer 0, head 3"),
+// the labels of its rows and columns (e.g. the prompt's characters, one per
 // position), and the figure's title. Empty vectors or strings draw nothing.
 struct HeatmapLabels {
   std::string title;
@@ -59,11 +61,22 @@ struct HeatmapLabels {
   std::vector<std::string> col_labels;  // one per column, or empty
 };
 
-// The maps as an SVG document: the cells of write_heatmap_grid_png's layout
-// (cell_pixels defaults to 14 per entry, less for large maps), each map
-// with its title above and its row and column labels beside it, and a
-// colour bar of the colormap from 0 to 1 at the right. Labels are
-// XML-escaped. Same checks and ValueErrors as the PNG.
+// Writes the maps as a PNG laid out as heatmap_grid_svg lays them out (the
+// same width, height and positions), its text in a 5 x 7 pixel font
+// (bitmap_font.h): printable ASCII as itself, any other UTF-8 code point as
+// a hollow box. The colour bar runs from colormap(1) in its top row to
+// colormap(0) in its bottom one. Written as the unlabelled PNG is, with the
+// same checks and errors; the labelled image must fit the same limits.
+void write_heatmap_grid_png(const std::filesystem::path& path,
+                            const std::vector<Heatmap>& maps,
+                            const HeatmapLabels& labels,
+                            const HeatmapGridOptions& options = {});
+
+// The maps as an SVG document: the cells in a grid as in the unlabelled PNG
+// (cell_pixels defaults to 14 px per entry, less for large maps, and gaps
+// are at least 12 px), each map with its title above and its row and column
+// labels beside it, and a colour bar of the colormap from 0 to 1 at the
+// right. Labels are XML-escaped. Same checks and ValueErrors as the PNG.
 std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
                              const HeatmapLabels& labels,
                              const HeatmapGridOptions& options = {});
