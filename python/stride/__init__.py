@@ -12,6 +12,8 @@ changed. Tensors share memory with NumPy (`t.numpy()`, `stride.from_numpy`)
 and with any DLPack framework (`stride.from_dlpack`).
 """
 
+from importlib import metadata as _metadata
+
 from . import _stride
 from ._stride import (  # noqa: F401  (the public API, re-exported)
     Tensor,
@@ -58,7 +60,8 @@ half = float16
 long = int64
 int = int32  # noqa: A001
 
-__version__ = "0.1.0"
+# The version pip installed, which pyproject.toml reads from CMakeLists.txt.
+__version__ = _metadata.version("stride")
 
 
 def _export_ops():
