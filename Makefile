@@ -57,9 +57,13 @@ test: build
 # build directory build-python/ persists, so a second install is quick), then
 # its tests with pytest, from outside the source tree so that they import the
 # installed package.
+empty :=
+space := $(empty) $(empty)
+# CMAKE_FLAGS reach the package's configure too (CI's -DSTRIDE_WERROR=ON),
+# as scikit-build-core's cmake.args list (';'-separated).
+PIP_CMAKE_ARGS = $(if $(strip $(CMAKE_FLAGS)),--config-settings=cmake.args="$(subst $(space),;,$(strip $(CMAKE_FLAGS)))")
 python-test: venv
-	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(VENV)/bin/pip install -q --no-build-isolation \
-	  --config-settings=cmake.define.STRIDE_WERROR=$(if $(findstring STRIDE_WERROR=ON,$(CMAKE_FLAGS)),ON,OFF) .
+	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(VENV)/bin/pip install -q --no-build-isolation $(PIP_CMAKE_ARGS) .
 	cd python/tests && OMP_WAIT_POLICY=passive ../../$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
 
 # Sanitizer builds: -O1 with line tables only (-g1): reports still name file

@@ -15,15 +15,12 @@ namespace stride::python {
 namespace {
 
 // A Python callable held by C++ (a hook, a gradcheck function). The graph
-// that holds it may be freed wherever its last tensor dies, so the
-// reference is dropped with the GIL held.
+// that holds a hook may be freed wherever its last tensor dies, so the
+// reference is dropped with the GIL held. Callers hold the GIL to call it.
 class PyCallable {
  public:
-  explicit PyCallable(nb::object fn) : fn_(new nb::object(std::move(fn))) {}
-  nb::object operator()(nb::handle arg) const {
-    nb::gil_scoped_acquire gil;
-    return (*fn_)(arg);
-  }
+  explicit PyCallable(nb::object fn) : fn_(new nb::object(std::move(fn)), Release{}) {}
+  nb::object operator()(nb::handle arg) const { return (*fn_)(arg); }
 
  private:
   struct Release {
@@ -32,10 +29,7 @@ class PyCallable {
       delete o;
     }
   };
-  std::shared_ptr<nb::object> fn_{nullptr, Release{}};
-
- public:
-  PyCallable(const PyCallable&) = default;
+  std::shared_ptr<nb::object> fn_;
 };
 
 std::vector<Tensor> tensors_of(nb::handle obj, const char* what) {

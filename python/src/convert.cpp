@@ -1,6 +1,7 @@
 // Python values to and from stride: numbers (Scalar), shapes, and nested
 // lists of numbers (torch.tensor, tolist).
 #include <string>
+#include <type_traits>
 
 #include "bindings.h"
 
@@ -134,31 +135,32 @@ void scan(nb::handle obj, size_t depth, DataLayout& layout) {
   for (nb::handle item : nb::borrow<nb::sequence>(obj)) scan(item, depth + 1, layout);
 }
 
-void flatten(nb::handle obj, std::vector<double>& out) {
+// One number of the nested lists, as T. scan() has checked the kinds: only
+// integers (and bools) reach the int64 version.
+template <class T>
+T read_number(PyObject* o) {
+  if constexpr (std::is_same_v<T, double>) {
+    const double v = PyFloat_AsDouble(o);
+    if (PyErr_Occurred()) throw nb::python_error();
+    return v;
+  } else {
+    PyObject* i = PyNumber_Index(o);
+    if (!i) throw nb::python_error();
+    const long long v = PyLong_AsLongLong(i);
+    Py_DECREF(i);
+    if (PyErr_Occurred()) throw nb::python_error();
+    return v;
+  }
+}
+
+template <class T>
+void flatten(nb::handle obj, std::vector<T>& out) {
   PyObject* o = obj.ptr();
   if (PyList_Check(o) || PyTuple_Check(o)) {
     for (nb::handle item : nb::borrow<nb::sequence>(obj)) flatten(item, out);
     return;
   }
-  out.push_back(PyFloat_AsDouble(o));
-  if (PyErr_Occurred()) throw nb::python_error();
-}
-
-void flatten_ints(nb::handle obj, std::vector<int64_t>& out) {
-  PyObject* o = obj.ptr();
-  if (PyList_Check(o) || PyTuple_Check(o)) {
-    for (nb::handle item : nb::borrow<nb::sequence>(obj)) flatten_ints(item, out);
-    return;
-  }
-  if (PyFloat_Check(o)) {
-    out.push_back(int64_t(PyFloat_AS_DOUBLE(o)));
-    return;
-  }
-  PyObject* i = PyNumber_Index(o);
-  if (!i) throw nb::python_error();
-  out.push_back(PyLong_AsLongLong(i));
-  Py_DECREF(i);
-  if (PyErr_Occurred()) throw nb::python_error();
+  out.push_back(read_number<T>(o));
 }
 
 }  // namespace
@@ -179,7 +181,7 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
   if (!is_floating_point(inferred) && !is_floating_point(target)) {
     // Integers go through int64 so that values past 2^53 stay exact.
     std::vector<int64_t> values;
-    flatten_ints(data, values);
+    flatten(data, values);
     out = tensor(values, layout.shape);
   } else {
     std::vector<double> values;

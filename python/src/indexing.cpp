@@ -91,16 +91,9 @@ Tensor true_positions(const Tensor& mask) {
 Tensor gather_dim(const Tensor& x, int64_t d, const Tensor& index) {
   const int64_t size = x.size(d);
   const Tensor flat = index.reshape({index.numel()});
+  // Python's negative indices count from the end; index_select's kernel
+  // refuses what is still out of range with an IndexError.
   const Tensor wrapped = where(flat.lt(Scalar(int64_t(0))), flat + Scalar(size), flat);
-  if (wrapped.numel() > 0) {
-    const int64_t lo = wrapped.min().item<int64_t>(), hi = wrapped.max().item<int64_t>();
-    if (lo < 0 || hi >= size) {
-      throw nb::index_error(("index " + std::to_string(lo < 0 ? lo - size : hi) +
-                             " is out of bounds for dimension " + std::to_string(d) +
-                             " with size " + std::to_string(size))
-                                .c_str());
-    }
-  }
   const Tensor picked = x.index_select(d, wrapped);
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + d);
   shape.insert(shape.end(), index.sizes().begin(), index.sizes().end());

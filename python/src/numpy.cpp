@@ -14,44 +14,37 @@ namespace {
 
 using AnyArray = nb::ndarray<nb::ro, nb::device::cpu>;
 
-nb::dlpack::dtype dlpack_dtype(ScalarType t) {
-  using Code = nb::dlpack::dtype_code;
-  const auto make = [](Code code, int bits) {
-    return nb::dlpack::dtype{uint8_t(code), uint8_t(bits), 1};
-  };
-  switch (t) {
-    case kBool:
-      return make(Code::Bool, 8);
-    case kUInt8:
-      return make(Code::UInt, 8);
-    case kInt32:
-      return make(Code::Int, 32);
-    case kInt64:
-      return make(Code::Int, 64);
-    case kFloat16:
-      return make(Code::Float, 16);
-    case kBFloat16:
-      return make(Code::Bfloat, 16);
-    case kFloat32:
-      return make(Code::Float, 32);
-    case kFloat64:
-      return make(Code::Float, 64);
+// stride's dtypes as DLPack codes (read both ways) and as buffer-protocol
+// formats (bfloat16 has none).
+struct ForeignType {
+  ScalarType type;
+  nb::dlpack::dtype_code code;
+  uint8_t bits;
+  const char* buffer_format;
+};
+using Code = nb::dlpack::dtype_code;
+constexpr ForeignType kForeignTypes[] = {
+    {kBool, Code::Bool, 8, "?"},      {kUInt8, Code::UInt, 8, "B"},
+    {kInt32, Code::Int, 32, "i"},     {kInt64, Code::Int, 64, "q"},
+    {kFloat16, Code::Float, 16, "e"}, {kBFloat16, Code::Bfloat, 16, nullptr},
+    {kFloat32, Code::Float, 32, "f"}, {kFloat64, Code::Float, 64, "d"},
+};
+
+const ForeignType& foreign_type(ScalarType t) {
+  for (const ForeignType& f : kForeignTypes) {
+    if (f.type == t) return f;
   }
   throw nb::type_error("unknown dtype");
 }
 
+nb::dlpack::dtype dlpack_dtype(ScalarType t) {
+  const ForeignType& f = foreign_type(t);
+  return {uint8_t(f.code), f.bits, 1};
+}
+
 ScalarType scalar_type_of(nb::dlpack::dtype d) {
-  using Code = nb::dlpack::dtype_code;
-  const auto code = Code(d.code);
-  if (d.lanes == 1) {
-    if (code == Code::Bool && d.bits == 8) return kBool;
-    if (code == Code::UInt && d.bits == 8) return kUInt8;
-    if (code == Code::Int && d.bits == 32) return kInt32;
-    if (code == Code::Int && d.bits == 64) return kInt64;
-    if (code == Code::Float && d.bits == 16) return kFloat16;
-    if (code == Code::Bfloat && d.bits == 16) return kBFloat16;
-    if (code == Code::Float && d.bits == 32) return kFloat32;
-    if (code == Code::Float && d.bits == 64) return kFloat64;
+  for (const ForeignType& known : kForeignTypes) {
+    if (d.lanes == 1 && d.code == uint8_t(known.code) && d.bits == known.bits) return known.type;
   }
   throw nb::type_error(("stride has no dtype for this array's elements (DLPack code " +
                         std::to_string(int(d.code)) + ", " + std::to_string(int(d.bits)) +
@@ -113,27 +106,6 @@ Tensor wrap_array(const AnyArray& array, const char* what) {
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
 }
 
-const char* buffer_format(ScalarType t) {
-  switch (t) {
-    case kBool:
-      return "?";
-    case kUInt8:
-      return "B";
-    case kInt32:
-      return "i";
-    case kInt64:
-      return "q";
-    case kFloat16:
-      return "e";
-    case kFloat32:
-      return "f";
-    case kFloat64:
-      return "d";
-    default:
-      return nullptr;
-  }
-}
-
 // The shape and strides (in bytes) a Py_buffer points at, freed on release.
 struct BufferGeometry {
   std::vector<Py_ssize_t> shape, strides;
@@ -141,7 +113,7 @@ struct BufferGeometry {
 
 int get_buffer(PyObject* self, Py_buffer* view, int flags) noexcept {
   const Tensor* t = nb::inst_ptr<Tensor>(self);
-  const char* format = buffer_format(t->dtype());
+  const char* format = foreign_type(t->dtype()).buffer_format;
   if (!t->device().is_cpu() || format == nullptr) {
     PyErr_SetString(PyExc_BufferError,
                     "only CPU tensors of a NumPy dtype export a buffer (not bfloat16).");

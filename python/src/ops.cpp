@@ -241,24 +241,19 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
       m, cls, "mean",
       [](const Tensor& t, nb::handle dim, bool keepdim) { return mean(t, dims_arg(dim), keepdim); },
       nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  def_both(
-      m, cls, "var",
-      [](const Tensor& t, nb::handle dim, std::optional<bool> unbiased,
-         std::optional<int64_t> correction, bool keepdim) {
-        const int64_t c = correction ? *correction : (unbiased.value_or(true) ? 1 : 0);
-        return var(t, dims_arg(dim), c, keepdim);
-      },
-      nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::kw_only(),
-      nb::arg("correction") = nb::none(), nb::arg("keepdim") = false);
-  def_both(
-      m, cls, "std",
-      [](const Tensor& t, nb::handle dim, std::optional<bool> unbiased,
-         std::optional<int64_t> correction, bool keepdim) {
-        const int64_t c = correction ? *correction : (unbiased.value_or(true) ? 1 : 0);
-        return var(t, dims_arg(dim), c, keepdim).sqrt();
-      },
-      nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::kw_only(),
-      nb::arg("correction") = nb::none(), nb::arg("keepdim") = false);
+  for (const bool is_std : {false, true}) {
+    // correction= wins over the older unbiased= (default: Bessel's, 1).
+    def_both(
+        m, cls, is_std ? "std" : "var",
+        [is_std](const Tensor& t, nb::handle dim, std::optional<bool> unbiased,
+                 std::optional<int64_t> correction, bool keepdim) {
+          const int64_t c = correction.value_or(unbiased.value_or(true) ? 1 : 0);
+          const Tensor v = var(t, dims_arg(dim), c, keepdim);
+          return is_std ? v.sqrt() : v;
+        },
+        nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::kw_only(),
+        nb::arg("correction") = nb::none(), nb::arg("keepdim") = false);
+  }
   for (const bool is_max : {true, false}) {
     def_both(
         m, cls, is_max ? "max" : "min",
@@ -267,27 +262,19 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
           return values_indices(is_max ? t.max(*dim, keepdim) : t.min(*dim, keepdim));
         },
         nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+    def_both(
+        m, cls, is_max ? "amax" : "amin",
+        [is_max](const Tensor& t, nb::handle dim, bool keepdim) {
+          return is_max ? amax(t, dims_arg(dim), keepdim) : amin(t, dims_arg(dim), keepdim);
+        },
+        nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+    def_both(
+        m, cls, is_max ? "argmax" : "argmin",
+        [is_max](const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
+          return is_max ? t.argmax(dim, keepdim) : t.argmin(dim, keepdim);
+        },
+        nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
-  def_both(
-      m, cls, "amax",
-      [](const Tensor& t, nb::handle dim, bool keepdim) { return amax(t, dims_arg(dim), keepdim); },
-      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  def_both(
-      m, cls, "amin",
-      [](const Tensor& t, nb::handle dim, bool keepdim) { return amin(t, dims_arg(dim), keepdim); },
-      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  def_both(
-      m, cls, "argmax",
-      [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
-        return t.argmax(dim, keepdim);
-      },
-      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
-  def_both(
-      m, cls, "argmin",
-      [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) {
-        return t.argmin(dim, keepdim);
-      },
-      nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   def_both(
       m, cls, "logsumexp",
       [](const Tensor& t, nb::handle dim, bool keepdim) {

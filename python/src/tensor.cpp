@@ -18,17 +18,6 @@ nb::tuple size_tuple(IntArrayRef sizes) {
   return nb::tuple(out);
 }
 
-int64_t wrap_dim(const Tensor& t, int64_t dim) {
-  const int64_t n = std::max<int64_t>(t.dim(), 1);
-  if (dim < -n || dim >= n) {
-    throw nb::index_error(("dimension out of range (expected to be in range of [" +
-                           std::to_string(-n) + ", " + std::to_string(n - 1) + "], but got " +
-                           std::to_string(dim) + ")")
-                              .c_str());
-  }
-  return dim < 0 ? dim + n : dim;
-}
-
 // A backward node as Python sees it: t.grad_fn prints <MulBackward>.
 struct GradFn {
   std::shared_ptr<autograd::Node> node;
@@ -61,13 +50,13 @@ Tensor with_requires_grad(F&& make, bool requires_grad) {
 }
 
 void bind_factories_on(nb::module_& m) {
-  const auto shaped = [&m](const char* name, Tensor (*fn)(IntArrayRef, TensorOptions),
-                           const char* doc) {
+  // A factory of a shape, as torch's: f(2, 3) or f((2, 3)), with options.
+  const auto shaped = [&m](const char* name, auto make, const char* doc) {
     m.def(
         name,
-        [fn](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {
+        [make](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {
           const std::vector<int64_t> shape = shape_from_args(size);
-          return with_requires_grad([&] { return fn(shape, options_from(dtype, device)); },
+          return with_requires_grad([&] { return make(shape, options_from(dtype, device)); },
                                     requires_grad);
         },
         nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
@@ -75,21 +64,13 @@ void bind_factories_on(nb::module_& m) {
   };
   shaped("zeros", &zeros, "A tensor of zeros: zeros(2, 3) or zeros((2, 3)).");
   shaped("ones", &ones, "A tensor of ones: ones(2, 3) or ones((2, 3)).");
-  shaped("empty", &zeros, "A new tensor (stride zero-fills it): empty(2, 3).");
-  const auto random = [&m](const char* name, Tensor (*fn)(IntArrayRef, TensorOptions, Generator*),
-                           const char* doc) {
-    m.def(
-        name,
-        [fn](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {
-          const std::vector<int64_t> shape = shape_from_args(size);
-          return with_requires_grad([&] { return fn(shape, options_from(dtype, device), nullptr); },
-                                    requires_grad);
-        },
-        nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, doc);
-  };
-  random("rand", &rand, "Uniform samples in [0, 1) from the default generator.");
-  random("randn", &randn, "Standard normal samples from the default generator.");
+  shaped("empty", &empty, "A new tensor whose values are unspecified: empty(2, 3).");
+  shaped(
+      "rand", [](IntArrayRef shape, TensorOptions options) { return rand(shape, options); },
+      "Uniform samples in [0, 1) from the default generator.");
+  shaped(
+      "randn", [](IntArrayRef shape, TensorOptions options) { return randn(shape, options); },
+      "Standard normal samples from the default generator.");
   m.def(
       "full",
       [](nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
@@ -214,14 +195,14 @@ void bind_tensor(nb::module_& m) {
       .def(
           "size",
           [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
-            if (dim) return nb::int_(t.size(wrap_dim(t, *dim)));
+            if (dim) return nb::int_(t.size(*dim));
             return size_tuple(t.sizes());
           },
           nb::arg("dim") = nb::none())
       .def(
           "stride",
           [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
-            if (dim) return nb::int_(t.stride(wrap_dim(t, *dim)));
+            if (dim) return nb::int_(t.stride(*dim));
             return size_tuple(t.strides());
           },
           nb::arg("dim") = nb::none())
