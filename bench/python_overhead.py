@@ -5,8 +5,9 @@ small MLP written in plain ops (matmul, relu, mean, backward, SGD update).
     OMP_NUM_THREADS=1 build-venv/bin/python bench/python_overhead.py [--rounds 7]
 
 Each round times every case on both sides back to back (alternating which
-goes first) and records stride's time / torch's; the table shows the
-median of the paired ratios and each side's median time per call.
+goes first) and records torch's time / stride's (above 1: stride is
+faster, as bench/RESULTS.md reads every ratio); the table shows the median
+of the paired ratios and each side's median time per call.
 """
 
 import argparse
@@ -65,9 +66,9 @@ def main():
                 per_call(fn, calls // 10)  # warm up
                 got[side] = per_call(fn, calls)
                 times[(side, n)].append(got[side])
-            ratios[n].append(got["stride"] / got["torch"])
+            ratios[n].append(got["torch"] / got["stride"])
     print(f"torch {torch.__version__}, {opts.rounds} rounds, one thread")
-    print(f"| case | stride (us/call) | torch (us/call) | stride / torch (median of paired ratios) |")
+    print("| case | stride (us/call) | torch (us/call) | torch / stride (median of paired ratios) |")
     print("|---|---:|---:|---:|")
     for n in names:
         s = statistics.median(times[("stride", n)]) * 1e6

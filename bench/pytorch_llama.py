@@ -24,7 +24,7 @@ Same CLI and the same one-line JSON output as llama_bench. Workloads:
             as a plain eager loop (Meta's reference style): tokens/s
   sgemm     torch.mm of two (n, n) float32 matrices, n = --n (1024): GFLOP/s
 
-The correct Llama follows Meta's reference model (as tools/gen_llama_goldens.py
+The correct Llama follows Meta's reference model (as tools/torch_llama.py
 does, from which the architecture is taken) except that RoPE is written with
 real cos/sin tables instead of view_as_complex (same numbers; torch.compile
 handles it) and attention uses F.scaled_dot_product_attention where it exists.
