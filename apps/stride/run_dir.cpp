@@ -65,7 +65,7 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
   }
   config.model.vocab_size = tokenizer->vocab_size();
   CheckpointState state;
-  for (auto& [name, t] : file.tensors) state.model.insert(name, std::move(t));
+  state.model = llama::state_dict_from(std::move(file));
   auto model = llama::build_with_weights(config, state.model, path);
   return {std::move(config), std::move(*tokenizer), std::move(model), std::move(state)};
 }

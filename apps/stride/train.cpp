@@ -330,13 +330,6 @@ void print_sample(llama::LanguageModel& model,
             << "----------------------------------------\n";
 }
 
-// The tensors of a weights file (train --weights), under their names.
-nn::StateDict weights_of(const std::string& path) {
-  nn::StateDict weights;
-  for (auto& [name, t] : io::load_safetensors(path).tensors) weights.insert(name, std::move(t));
-  return weights;
-}
-
 // The first lines of a run: where it starts and what it will do.
 void print_plan(const llama::RunConfig& cfg,
                 const fs::path& dir,
@@ -368,9 +361,10 @@ int run_train(const TrainArgs& args) {
   const std::string config_json = write_run_files(dir, cfg, corpus);
 
   manual_seed(cfg.train.seed);
-  auto model = args.weights
-                   ? llama::build_with_weights(cfg, weights_of(*args.weights), *args.weights)
-                   : llama::build_model(cfg.model);
+  auto model = args.weights ? llama::build_with_weights(
+                                  cfg, llama::state_dict_from(io::load_safetensors(*args.weights)),
+                                  *args.weights)
+                            : llama::build_model(cfg.model);
   llama::Trainer trainer(model, cfg.train, corpus.data);
   if (run.resume_state) trainer.restore(*run.resume_state);
   print_model_summary(*model, cfg);

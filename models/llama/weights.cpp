@@ -17,6 +17,12 @@ void save_weights(const std::string& path,
   io::save_safetensors(path, model.state_dict().items(), metadata);
 }
 
+nn::StateDict state_dict_from(io::SafetensorsContents file) {
+  nn::StateDict weights;
+  for (auto& [name, t] : file.tensors) weights.insert(name, std::move(t));
+  return weights;
+}
+
 namespace {
 
 std::string not_the_model_of(const RunConfig& config, const std::string& path) {

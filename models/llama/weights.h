@@ -10,6 +10,7 @@
 
 #include "llama/config.h"
 #include "llama/model.h"
+#include "stride/io.h"
 #include "stride/nn/module.h"
 
 namespace stride::llama {
@@ -22,6 +23,9 @@ void save_weights(const std::string& path,
                   const nn::Module& model,
                   const RunConfig& config,
                   const std::map<std::string, std::string>& extra_metadata = {});
+
+// A safetensors file's tensors as a state dict, under their stored names.
+nn::StateDict state_dict_from(io::SafetensorsContents file);
 
 // The model of `config` holding `weights` (read from `path`, named in
 // errors). The config is checked against the tensors before anything is

@@ -93,11 +93,9 @@ void check_pytorch_weights_run_in_stride(Arch arch) {
   ASSERT_EQ(run_roundtrip_script(python, "make " + config_path + " " + weights + " " + expected),
             0);
 
-  const io::SafetensorsContents file = io::load_safetensors(weights);
+  io::SafetensorsContents file = io::load_safetensors(weights);
   EXPECT_EQ(file.metadata.count("stride.config"), 0u) << "PyTorch's file is plain safetensors";
-  nn::StateDict state;
-  for (const auto& [name, t] : file.tensors) state.insert(name, t);
-  auto model = build_with_weights(config, state, weights);
+  auto model = build_with_weights(config, state_dict_from(std::move(file)), weights);
   model->eval();
   const io::SafetensorsContents want = io::load_safetensors(expected);
   Tensor logits;

@@ -4,8 +4,10 @@
 #include <algorithm>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/loops.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
+#include "core/tensor_iter.h"
 #include "stride/factory.h"
 #include "stride/parallel.h"
 
@@ -75,29 +77,17 @@ Bf16Operand to_bf16_operand(const Tensor& t, GemmOperand l, int64_t s) {
   return {out, GemmOperand{l.trans, std::max<int64_t>(row_len, 1)}, s == 0 ? 0 : matrix};
 }
 
-// t (B, rows, cols), float32 or bfloat16, any strides -> its values rounded
-// to bfloat16 and widened back to float32, contiguous. Rounds as the dtype
-// conversion does (BFloat16::round), so its numbers are those of
-// t.to(kBFloat16).to(kFloat32), bit for bit.
+// t, float32 or bfloat16, any layout -> its values rounded to bfloat16 and
+// widened back to float32, contiguous: t.to(kBFloat16).to(kFloat32) bit for
+// bit (BFloat16's rounding is the conversion's), without calling an op.
 Tensor rounded_to_bf16_as_float(const Tensor& t) {
   Tensor out = empty(t.sizes(), t.options().dtype(kFloat32));
-  const int64_t rows = t.size(1), cols = t.size(2);
-  const int64_t s0 = t.stride(0), s1 = t.stride(1), s2 = t.stride(2);
-  float* dst = out.data_ptr<float>();
-  const auto widen_rows = [&](auto* src) {
-    parallel_for(0, t.size(0) * rows, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(cols, 1)),
-                 [&](int64_t begin, int64_t end) {
-                   for (int64_t r = begin; r < end; ++r) {
-                     const auto* row = src + (r / rows) * s0 + (r % rows) * s1;
-                     float* to = dst + r * cols;
-                     for (int64_t j = 0; j < cols; ++j) to[j] = float(BFloat16(row[j * s2]));
-                   }
-                 });
-  };
+  const TensorIter iter =
+      TensorIterConfig("matmul").add_output(out).add_input(t).check_all_same_dtype(false).build();
   if (t.dtype() == kBFloat16) {
-    widen_rows(t.data_ptr<BFloat16>());
+    cpu_kernel(iter, [](BFloat16 v) -> float { return float(v); });
   } else {
-    widen_rows(t.data_ptr<float>());
+    cpu_kernel(iter, [](float v) -> float { return float(BFloat16(v)); });
   }
   return out;
 }
@@ -147,7 +137,7 @@ void gemm(const Tensor& a,
                    b.data_ptr<double>(), lb.ld, sb, 0.0, c.data_ptr<double>(), m, n * m);
       break;
     default:
-      detail::dispatch_numeric(a.dtype(), op, [&](auto tag) {
+      stride::detail::dispatch_numeric(a.dtype(), op, [&](auto tag) {
         using T = typename decltype(tag)::type;
         naive_gemm<T>(batch, n, m, k, a.data_ptr<T>(), sa, la, b.data_ptr<T>(), sb, lb,
                       c.data_ptr<T>());
