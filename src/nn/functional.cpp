@@ -445,4 +445,55 @@ Tensor layer_norm(const Tensor& x,
   return y;
 }
 
+Tensor batch_norm(const Tensor& x,
+                  const Tensor& running_mean,
+                  const Tensor& running_var,
+                  const Tensor& weight,
+                  const Tensor& bias,
+                  bool training,
+                  double momentum,
+                  double eps) {
+  check_floating(x, "batch_norm", "input");
+  STRIDE_CHECK(x.dim() == 2 || x.dim() == 3, ShapeError,
+               "[batch_norm] expected input (N, C) or (N, C, L); got ", shape_str(x.sizes()),
+               ". Hint: channels are dim 1; a (N, L, C) sequence needs .transpose(1, 2) first.");
+  const int64_t c = x.size(1);
+  for (const Tensor* p : {&running_mean, &running_var, &weight, &bias}) {
+    STRIDE_CHECK(!p->defined() || p->sizes() == IntArrayRef{c}, ShapeError,
+                 "[batch_norm] running statistics, weight and bias must have shape (", c,
+                 "), the input's channels; got ", shape_str(p->sizes()), ".");
+    STRIDE_CHECK(!p->defined() || p->dtype() == x.dtype(), DTypeError,
+                 "[batch_norm] running statistics, weight and bias must have the input's dtype ",
+                 to_string(x.dtype()), "; got ", to_string(p->dtype()), ".");
+  }
+  const bool tracked = running_mean.defined() && running_var.defined();
+  STRIDE_CHECK(training || tracked, ValueError,
+               "[batch_norm] evaluation (training=false) normalises with running_mean and "
+               "running_var, which were not given.");
+  const DimVector param_shape = x.dim() == 2 ? DimVector{c} : DimVector{c, 1};
+  const DimVector reduce_dims = x.dim() == 2 ? DimVector{0} : DimVector{0, 2};
+  Tensor y;
+  if (training) {
+    const int64_t n = c > 0 ? x.numel() / c : 0;
+    STRIDE_CHECK(n > 1, ValueError,
+                 "[batch_norm] expected more than 1 value per channel when training; got input ",
+                 shape_str(x.sizes()),
+                 ". Hint: use a batch of at least 2 (or length > 1), or evaluate.");
+    const Tensor mean = x.mean(reduce_dims, /*keepdim=*/true);
+    const Tensor var = x.var(reduce_dims, /*correction=*/0, /*keepdim=*/true);
+    if (tracked) {
+      NoGradGuard no_grad;
+      const double unbias = double(n) / double(n - 1);
+      Tensor(running_mean).mul_(1.0 - momentum).add_(mean.detach().reshape({c}), momentum);
+      Tensor(running_var).mul_(1.0 - momentum).add_(var.detach().reshape({c}), momentum * unbias);
+    }
+    y = (x - mean) * (var + eps).rsqrt();
+  } else {
+    y = (x - running_mean.view(param_shape)) * (running_var.view(param_shape) + eps).rsqrt();
+  }
+  if (weight.defined()) y = y * weight.view(param_shape);
+  if (bias.defined()) y = y + bias.view(param_shape);
+  return y;
+}
+
 }  // namespace stride::nn::functional

@@ -214,35 +214,20 @@ Tensor BatchNorm1d::forward(const Tensor& x) {
                ", L); got ", shape_str(x.sizes()),
                ". Hint: channels are dim 1; a (N, L, C) sequence needs .transpose(1, 2) first.");
   check_dtype_matches(x, track_running_stats ? running_mean : weight, "BatchNorm1d");
-  const int64_t c = num_features;
-  const DimVector param_shape = x.dim() == 2 ? DimVector{c} : DimVector{c, 1};
-  const DimVector reduce_dims = x.dim() == 2 ? DimVector{0} : DimVector{0, 2};
   const bool batch_stats = is_training() || !track_running_stats;
-
-  Tensor y;
-  if (batch_stats) {
-    const int64_t n = c > 0 ? x.numel() / c : 0;
-    STRIDE_CHECK(n > 1, ValueError,
-                 "[BatchNorm1d] expected more than 1 value per channel when training; got input ",
-                 shape_str(x.sizes()),
-                 ". Hint: use a batch of at least 2 (or length > 1), or call eval().");
-    Tensor mean = x.mean(reduce_dims, /*keepdim=*/true);
-    Tensor var = x.var(reduce_dims, /*correction=*/0, /*keepdim=*/true);
-    if (is_training() && track_running_stats) {
-      NoGradGuard no_grad;
-      num_batches_tracked.add_(1);
-      const double factor =
-          momentum ? *momentum : 1.0 / double(num_batches_tracked.item<int64_t>());
-      const double unbias = double(n) / double(n - 1);
-      running_mean.mul_(1.0 - factor).add_(mean.detach().reshape({c}), factor);
-      running_var.mul_(1.0 - factor).add_(var.detach().reshape({c}), factor * unbias);
-    }
-    y = (x - mean) * (var + eps).rsqrt();
-  } else {
-    y = (x - running_mean.view(param_shape)) * (running_var.view(param_shape) + eps).rsqrt();
+  // PyTorch's exponential_average_factor: momentum, or the cumulative
+  // average (1 / batches seen) when momentum is None.
+  double factor = 0.0;
+  if (is_training() && track_running_stats) {
+    NoGradGuard no_grad;
+    num_batches_tracked.add_(1);
+    factor = momentum ? *momentum : 1.0 / double(num_batches_tracked.item<int64_t>());
   }
-  if (affine) y = y * weight.view(param_shape) + bias.view(param_shape);
-  return y;
+  // Untracked statistics are not passed, so that batch_norm neither reads
+  // nor updates them.
+  return F::batch_norm(x, track_running_stats ? running_mean : Tensor(),
+                       track_running_stats ? running_var : Tensor(), weight, bias, batch_stats,
+                       factor, eps);
 }
 
 std::string BatchNorm1d::extra_repr() const {

@@ -314,6 +314,23 @@ TEST(LayersBatchNorm, EvalUsesRunningStatsAndLeavesThemAlone) {
                        "more than 1 value per channel"));
 }
 
+TEST(LayersBatchNorm, FunctionalFormNeedsRunningStatsOnlyToEvaluate) {
+  Tensor x = randn({5, 3}, kFloat64);
+  Tensor mean = x.mean({0}), biased = x.var({0}, 0);
+  // Training without running statistics: batch statistics, nothing updated.
+  EXPECT_TRUE(testing::close(nn::functional::batch_norm(x, {}, {}, {}, {}, /*training=*/true),
+                             (x - mean) / (biased + 1e-5).sqrt(), 1e-12, 1e-12));
+  EXPECT_TRUE(contains(message_of<ValueError>([&] { nn::functional::batch_norm(x, {}, {}); }),
+                       "running_mean and running_var"));
+  EXPECT_THROW(nn::functional::batch_norm(x, zeros({3}), ones({3})), DTypeError);
+  EXPECT_THROW(nn::functional::batch_norm(x, zeros({4}, kFloat64), ones({4}, kFloat64)),
+               ShapeError);
+  // The update uses the momentum given.
+  Tensor rm = zeros({3}, kFloat64), rv = ones({3}, kFloat64);
+  nn::functional::batch_norm(x, rm, rv, {}, {}, /*training=*/true, /*momentum=*/0.25);
+  EXPECT_TRUE(testing::close(rm, mean * 0.25, 1e-12, 1e-12));
+}
+
 TEST(LayersBatchNorm, ThreeDimInputReducesOverBatchAndLength) {
   nn::BatchNorm1d bn(4, 1e-5, 0.5);
   bn.to(kFloat64);

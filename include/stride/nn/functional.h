@@ -110,6 +110,23 @@ Tensor layer_norm(const Tensor& x,
                   const Tensor& bias = {},
                   double eps = 1e-5);
 
+// Batch normalisation over dim 1 (channels C) of x (N, C) or (N, C, L), as
+// torch.nn.functional.batch_norm. With `training`, normalises with the batch's
+// mean and biased variance over N (and L) and, when running_mean and
+// running_var are given, updates them in place:
+//   running = (1 - momentum) * running + momentum * batch statistic
+// (the variance's batch statistic unbiased, n / (n - 1)). Without `training`
+// it normalises with running_mean and running_var, which must then be given.
+// weight and bias (C) are optional; every given tensor has x's dtype.
+Tensor batch_norm(const Tensor& x,
+                  const Tensor& running_mean,
+                  const Tensor& running_var,
+                  const Tensor& weight = {},
+                  const Tensor& bias = {},
+                  bool training = false,
+                  double momentum = 0.1,
+                  double eps = 1e-5);
+
 // Where a causal mask puts the diagonal when the query length L differs from
 // the key length S. PyTorch's is_causal is TopLeft (query i sees keys <= i);
 // incremental decoding with a KV cache needs BottomRight (query i sees keys
