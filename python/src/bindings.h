@@ -61,5 +61,8 @@ void bind_indexing(nb::class_<Tensor>& cls);
 void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
+void bind_nn(nb::module_& m);
+void bind_optim(nb::module_& m);
+void bind_doctor(nb::module_& m);
 
 }  // namespace stride::python

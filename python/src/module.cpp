@@ -4,7 +4,15 @@
 
 NB_MODULE(_stride, m) {
   m.doc() = "stride's C++ core (tensors, ops, autograd); import stride, not this module.";
+  // The dtype singletons are owned by stride's Python modules, which the
+  // interpreter may tear down after this extension (torch's import makes it
+  // do so), and nanobind would report them as leaked at every exit.
+  // Reference-count bugs are caught by the lifetime tests instead.
+  nb::set_leak_warnings(false);
   stride::python::bind_errors(m);
   stride::python::bind_dtypes(m);
   stride::python::bind_tensor(m);
+  stride::python::bind_nn(m);
+  stride::python::bind_optim(m);
+  stride::python::bind_doctor(m);
 }

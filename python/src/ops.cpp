@@ -225,6 +225,38 @@ void bind_operators(TensorClass& cls) {
 #undef STRIDE_BIND_COMPARISON_OPERATOR
 }
 
+// The logical operators of boolean masks (`~mask`, `a & b`, `a | b`,
+// `a ^ b`), as PyTorch's on bool tensors. stride has no bitwise kernels, so
+// integer and floating operands are refused rather than misread.
+void check_bool_operand(const Tensor& t, const char* op) {
+  if (t.dtype() != kBool) {
+    throw nb::type_error((std::string("operator ") + op +
+                          " is defined for bool tensors (masks) only; got a " +
+                          std::string(to_string(t.dtype())) + " tensor.")
+                             .c_str());
+  }
+}
+
+template <class F>
+auto logical(const char* op, F f) {
+  return [op, f](const Tensor& a, const Tensor& b) {
+    check_bool_operand(a, op);
+    check_bool_operand(b, op);
+    return f(a, b);
+  };
+}
+
+void bind_logical_operators(TensorClass& cls) {
+  cls.def("__invert__",
+          [](const Tensor& a) {
+            check_bool_operand(a, "~");
+            return a.eq(Scalar(false));
+          })
+      .def("__and__", logical("&", [](const Tensor& a, const Tensor& b) { return a * b; }))
+      .def("__or__", logical("|", [](const Tensor& a, const Tensor& b) { return a + b; }))
+      .def("__xor__", logical("^", [](const Tensor& a, const Tensor& b) { return a.ne(b); }));
+}
+
 nb::object values_indices(std::pair<Tensor, Tensor> p) {
   return nb::make_tuple(p.first, p.second);
 }
@@ -419,6 +451,7 @@ void bind_linalg_and_indexing_ops(nb::module_& m, TensorClass& cls) {
 void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_elementwise(m, cls);
   bind_operators(cls);
+  bind_logical_operators(cls);
   bind_reductions(m, cls);
   bind_views(m, cls);
   bind_linalg_and_indexing_ops(m, cls);

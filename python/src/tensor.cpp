@@ -157,7 +157,11 @@ void bind_tensor(nb::module_& m) {
 
   nb::class_<Tensor> cls(m, "Tensor", nb::type_slots(tensor_buffer_slots()),
                          "A strided view of memory on a device, as torch.Tensor.");
-  cls.def_prop_ro("shape", [](const Tensor& t) { return size_tuple(t.sizes()); })
+  // stride.Tensor(t) is another handle on t's tensor (same memory, same
+  // autograd identity); it is what Python subclasses such as
+  // stride.nn.Parameter build on.
+  cls.def(nb::init<const Tensor&>(), nb::arg("data"))
+      .def_prop_ro("shape", [](const Tensor& t) { return size_tuple(t.sizes()); })
       .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
       .def_prop_ro("device", &Tensor::device)
       .def_prop_ro("ndim", &Tensor::dim)

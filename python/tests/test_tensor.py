@@ -164,3 +164,14 @@ def test_errors_are_the_right_python_exceptions():
         stride.ones(2, 3).select(0, 5)
     with pytest.raises(TypeError):
         stride.ones(2) + "a"
+
+
+def test_mask_operators_are_logical_and_refuse_other_dtypes():
+    a = stride.tensor([True, False, True, False])
+    b = stride.tensor([True, True, False, False])
+    assert (~a).tolist() == [False, True, False, True]
+    assert (a & b).tolist() == [True, False, False, False]
+    assert (a | b).tolist() == [True, True, True, False]
+    assert (a ^ b).tolist() == [False, True, True, False]
+    with pytest.raises(TypeError, match="bool tensors"):
+        ~stride.tensor([1, 2])

@@ -1,0 +1,282 @@
+// stride._stride._nn: the C++ kernels under stride.nn — the functional ops
+// (torch.nn.functional's names and arguments), the initialisers of
+// torch.nn.init and gradient clipping. The modules themselves are Python
+// classes (python/stride/nn/), as PyTorch's are, over these functions.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+
+#include "bindings.h"
+
+namespace stride::python {
+
+namespace {
+
+namespace F = nn::functional;
+namespace init = nn::init;
+
+// A tensor argument that may be None.
+Tensor or_undefined(const std::optional<Tensor>& t) {
+  return t ? *t : Tensor();
+}
+
+F::Reduction reduction_from(const std::string& name) {
+  if (name == "mean") return F::Reduction::Mean;
+  if (name == "sum") return F::Reduction::Sum;
+  if (name == "none") return F::Reduction::None;
+  throw nb::value_error(("reduction must be 'mean', 'sum' or 'none'; got '" + name + "'.").c_str());
+}
+
+F::RopeConvention convention_from(const std::string& name) {
+  if (name == "interleaved") return F::RopeConvention::Interleaved;
+  if (name == "half_split") return F::RopeConvention::HalfSplit;
+  throw nb::value_error(("convention must be 'interleaved' (Meta's Llama) or 'half_split' "
+                         "(Hugging Face's); got '" +
+                         name + "'.")
+                            .c_str());
+}
+
+std::optional<F::CausalAlignment> alignment_from(const std::optional<std::string>& name) {
+  if (!name) return std::nullopt;
+  if (*name == "top_left") return F::CausalAlignment::TopLeft;
+  if (*name == "bottom_right") return F::CausalAlignment::BottomRight;
+  throw nb::value_error(
+      ("alignment must be 'top_left' or 'bottom_right'; got '" + *name + "'.").c_str());
+}
+
+// PyTorch's class weights for the losses: stride has none, so a given one
+// is refused instead of ignored.
+void refuse_class_weights(const std::optional<Tensor>& weight, const char* op) {
+  if (weight) {
+    throw nb::value_error((std::string(op) + ": per-class weights are not supported; pass "
+                                             "weight=None and weight the loss yourself.")
+                              .c_str());
+  }
+}
+
+init::Nonlinearity nonlinearity_from(const std::string& name) {
+  static const std::pair<const char*, init::Nonlinearity> kNames[] = {
+      {"linear", init::Nonlinearity::Linear},   {"conv1d", init::Nonlinearity::Conv1d},
+      {"conv2d", init::Nonlinearity::Conv2d},   {"conv3d", init::Nonlinearity::Conv3d},
+      {"sigmoid", init::Nonlinearity::Sigmoid}, {"tanh", init::Nonlinearity::Tanh},
+      {"relu", init::Nonlinearity::ReLU},       {"leaky_relu", init::Nonlinearity::LeakyReLU},
+      {"selu", init::Nonlinearity::SELU},
+  };
+  for (const auto& [key, value] : kNames) {
+    if (name == key) return value;
+  }
+  throw nb::value_error(("unsupported nonlinearity '" + name + "'.").c_str());
+}
+
+init::FanMode fan_mode_from(const std::string& mode) {
+  if (mode == "fan_in") return init::FanMode::FanIn;
+  if (mode == "fan_out") return init::FanMode::FanOut;
+  throw nb::value_error(("mode must be 'fan_in' or 'fan_out'; got '" + mode + "'.").c_str());
+}
+
+void bind_activations(nb::module_& m) {
+  m.def("relu", &F::relu, nb::arg("input"));
+  m.def("silu", &F::silu, nb::arg("input"));
+  m.def(
+      "gelu",
+      [](const Tensor& x, const std::string& approximate) {
+        if (approximate != "none") {
+          throw nb::value_error("gelu: only approximate='none' (the exact erf form) is supported.");
+        }
+        return F::gelu(x);
+      },
+      nb::arg("input"), nb::arg("approximate") = "none");
+  m.def("softmax", &F::softmax, nb::arg("input"), nb::arg("dim"));
+  m.def("log_softmax", &F::log_softmax, nb::arg("input"), nb::arg("dim"));
+  m.def(
+      "swiglu",
+      [](const Tensor& gate, const Tensor& up, const std::optional<Tensor>& beta) {
+        return beta ? F::swiglu(gate, up, *beta) : F::swiglu(gate, up);
+      },
+      nb::arg("gate"), nb::arg("up"), nb::arg("beta") = nb::none(),
+      "silu(gate) * up, fused with its backward; with beta, gate * sigmoid(beta * gate) * up.");
+  m.def("dropout", &F::dropout, nb::arg("input"), nb::arg("p") = 0.5, nb::arg("training") = true,
+        nb::arg("generator").none() = nb::none());
+}
+
+void bind_layers(nb::module_& m) {
+  m.def(
+      "linear",
+      [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
+        return F::linear(x, w, or_undefined(b));
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none());
+  m.def("linear_concat", &F::linear_concat, nb::arg("input"), nb::arg("weights"),
+        "torch.cat([linear(input, w) for w in weights], -1) as one op.");
+  m.def("linear_groups", &F::linear_groups, nb::arg("input"), nb::arg("groups"),
+        "[linear_concat(input, g) for g in groups] as one op (attention's q, k, v).");
+  m.def("embedding", &F::embedding, nb::arg("input"), nb::arg("weight"));
+  m.def(
+      "layer_norm",
+      [](const Tensor& x, nb::handle shape, const std::optional<Tensor>& w,
+         const std::optional<Tensor>& b, double eps) {
+        return F::layer_norm(x, int_list(shape, "normalized_shape"), or_undefined(w),
+                             or_undefined(b), eps);
+      },
+      nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight") = nb::none(),
+      nb::arg("bias") = nb::none(), nb::arg("eps") = 1e-5);
+  m.def(
+      "rms_norm",
+      [](const Tensor& x, const std::optional<Tensor>& w, double eps) {
+        return F::rms_norm(x, or_undefined(w), eps);
+      },
+      nb::arg("input"), nb::arg("weight") = nb::none(), nb::arg("eps") = 1e-6);
+  m.def(
+      "batch_norm",
+      [](const Tensor& x, const std::optional<Tensor>& running_mean,
+         const std::optional<Tensor>& running_var, const std::optional<Tensor>& w,
+         const std::optional<Tensor>& b, bool training, double momentum, double eps) {
+        return F::batch_norm(x, or_undefined(running_mean), or_undefined(running_var),
+                             or_undefined(w), or_undefined(b), training, momentum, eps);
+      },
+      nb::arg("input"), nb::arg("running_mean").none(), nb::arg("running_var").none(),
+      nb::arg("weight") = nb::none(), nb::arg("bias") = nb::none(), nb::arg("training") = false,
+      nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5);
+}
+
+void bind_losses(nb::module_& m) {
+  m.def(
+      "cross_entropy",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         int64_t ignore_index, const std::string& reduction, double label_smoothing) {
+        refuse_class_weights(weight, "cross_entropy");
+        return F::cross_entropy(input, target, ignore_index, reduction_from(reduction),
+                                label_smoothing);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
+      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean",
+      nb::arg("label_smoothing") = 0.0,
+      "Fused log-softmax + NLL of logits (N, C, ...) against class indices (N, ...).");
+  m.def(
+      "nll_loss",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         int64_t ignore_index, const std::string& reduction) {
+        refuse_class_weights(weight, "nll_loss");
+        return F::nll_loss(input, target, ignore_index, reduction_from(reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
+      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean");
+  m.def(
+      "mse_loss",
+      [](const Tensor& input, const Tensor& target, const std::string& reduction) {
+        return F::mse_loss(input, target, reduction_from(reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean");
+}
+
+void bind_attention(nb::module_& m) {
+  m.def(
+      "scaled_dot_product_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, const std::optional<Tensor>& mask,
+         double dropout_p, bool is_causal, std::optional<double> scale,
+         const std::optional<std::string>& alignment, Generator* gen) {
+        return F::scaled_dot_product_attention(q, k, v, or_undefined(mask), dropout_p, is_causal,
+                                               scale, alignment_from(alignment), gen);
+      },
+      nb::arg("query"), nb::arg("key"), nb::arg("value"), nb::arg("attn_mask") = nb::none(),
+      nb::arg("dropout_p") = 0.0, nb::arg("is_causal") = false, nb::arg("scale") = nb::none(),
+      nb::kw_only(), nb::arg("alignment") = nb::none(), nb::arg("generator").none() = nb::none(),
+      "softmax(q k^T * scale + mask) v; fused when there is no attn_mask. With is_causal and "
+      "query and key lengths that differ, alignment='top_left' or 'bottom_right' is required.");
+  m.def(
+      "rotary_embedding",
+      [](const Tensor& x, int64_t position_offset, double base, const std::string& convention) {
+        return F::rotary_embedding(x, position_offset, base, convention_from(convention));
+      },
+      nb::arg("input"), nb::arg("position_offset") = 0, nb::arg("base") = 10000.0,
+      nb::arg("convention") = "interleaved");
+  m.def(
+      "rotary_embedding_tables",
+      [](const Tensor& x, const Tensor& cos, const Tensor& sin, const std::string& convention) {
+        return F::rotary_embedding(x, cos, sin, convention_from(convention));
+      },
+      nb::arg("input"), nb::arg("cos"), nb::arg("sin"), nb::arg("convention") = "interleaved");
+  m.def(
+      "rotary_attention",
+      [](const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos, const Tensor& sin,
+         const std::string& convention, double dropout_p, bool is_causal,
+         std::optional<double> scale, Generator* gen) {
+        return F::rotary_attention(q, k, v, cos, sin, convention_from(convention), dropout_p,
+                                   is_causal, scale, gen);
+      },
+      nb::arg("query"), nb::arg("key"), nb::arg("value"), nb::arg("cos"), nb::arg("sin"),
+      nb::arg("convention") = "interleaved", nb::arg("dropout_p") = 0.0,
+      nb::arg("is_causal") = false, nb::arg("scale") = nb::none(),
+      nb::arg("generator").none() = nb::none());
+  m.def("rotary_tables", &F::rotary_tables, nb::arg("length"), nb::arg("dim"),
+        nb::arg("position_offset") = 0, nb::arg("base") = 10000.0,
+        "(cos, sin) float64 tables (length, dim / 2) of the standard RoPE angles.");
+}
+
+void bind_init(nb::module_& m) {
+  m.def("calculate_fan_in_and_fan_out", &init::calculate_fan_in_and_fan_out, nb::arg("tensor"));
+  m.def(
+      "calculate_gain",
+      [](const std::string& nonlinearity, std::optional<double> param) {
+        return init::calculate_gain(nonlinearity_from(nonlinearity), param);
+      },
+      nb::arg("nonlinearity"), nb::arg("param") = nb::none());
+  m.def("uniform_", &init::uniform_, nb::arg("tensor"), nb::arg("a") = 0.0, nb::arg("b") = 1.0,
+        nb::arg("generator").none() = nb::none());
+  m.def("normal_", &init::normal_, nb::arg("tensor"), nb::arg("mean") = 0.0, nb::arg("std") = 1.0,
+        nb::arg("generator").none() = nb::none());
+  m.def("constant_", &init::constant_, nb::arg("tensor"), nb::arg("val"));
+  m.def("zeros_", &init::zeros_, nb::arg("tensor"));
+  m.def("ones_", &init::ones_, nb::arg("tensor"));
+  m.def("xavier_uniform_", &init::xavier_uniform_, nb::arg("tensor"), nb::arg("gain") = 1.0,
+        nb::arg("generator").none() = nb::none());
+  m.def("xavier_normal_", &init::xavier_normal_, nb::arg("tensor"), nb::arg("gain") = 1.0,
+        nb::arg("generator").none() = nb::none());
+  const auto kaiming = [&m](const char* name, auto fill) {
+    m.def(
+        name,
+        [fill](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity,
+               Generator* gen) {
+          return fill(t, a, fan_mode_from(mode), nonlinearity_from(nonlinearity), gen);
+        },
+        nb::arg("tensor"), nb::arg("a") = 0.0, nb::arg("mode") = "fan_in",
+        nb::arg("nonlinearity") = "leaky_relu", nb::arg("generator").none() = nb::none());
+  };
+  kaiming("kaiming_uniform_", &init::kaiming_uniform_);
+  kaiming("kaiming_normal_", &init::kaiming_normal_);
+}
+
+void bind_clip_grad(nb::module_& m) {
+  m.def(
+      "clip_grad_norm_",
+      [](const std::vector<Tensor>& params, double max_norm, double norm_type,
+         bool error_if_nonfinite) {
+        return optim::clip_grad_norm_(params, max_norm, norm_type, error_if_nonfinite);
+      },
+      nb::arg("parameters"), nb::arg("max_norm"), nb::arg("norm_type") = 2.0,
+      nb::arg("error_if_nonfinite") = false);
+  m.def(
+      "clip_grad_value_",
+      [](const std::vector<Tensor>& params, double clip_value) {
+        optim::clip_grad_value_(params, clip_value);
+      },
+      nb::arg("parameters"), nb::arg("clip_value"));
+}
+
+}  // namespace
+
+void bind_nn(nb::module_& m) {
+  nb::module_ nn = m.def_submodule("_nn", "The kernels under stride.nn.");
+  bind_activations(nn);
+  bind_layers(nn);
+  bind_losses(nn);
+  bind_attention(nn);
+  nb::module_ init_module = nn.def_submodule("init", "torch.nn.init's initialisers.");
+  bind_init(init_module);
+  bind_clip_grad(nn);
+}
+
+}  // namespace stride::python

@@ -1,0 +1,35 @@
+"""stride.nn: modules, parameters and the functional ops (torch.nn).
+
+    class Block(stride.nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.norm = stride.nn.RMSNorm(d)
+            self.ffn = stride.nn.Sequential(stride.nn.Linear(d, 4 * d), stride.nn.SiLU(),
+                                            stride.nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            return x + self.ffn(self.norm(x))
+
+Modules are Python classes, as PyTorch's are; the work runs in stride's C++
+ops (stride.nn.functional).
+"""
+
+from . import functional, init, utils  # noqa: F401
+from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .layers import (  # noqa: F401
+    GELU,
+    BatchNorm1d,
+    CrossEntropyLoss,
+    Dropout,
+    Embedding,
+    Identity,
+    LayerNorm,
+    Linear,
+    MSELoss,
+    ReLU,
+    RMSNorm,
+    SiLU,
+    Softmax,
+)
+from .module import Module, RemovableHandle  # noqa: F401
+from .parameter import Buffer, Parameter  # noqa: F401

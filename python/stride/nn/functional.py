@@ -1,0 +1,84 @@
+"""stride.nn.functional: the stateless layer functions (torch.nn.functional),
+with PyTorch's names and arguments. The fused ones (cross_entropy,
+rms_norm, rotary_embedding, swiglu, scaled_dot_product_attention) run one
+kernel forward and one backward instead of a chain of ops.
+
+    import stride.nn.functional as F
+    loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
+"""
+
+from .._stride import _nn
+
+linear = _nn.linear
+linear_concat = _nn.linear_concat
+linear_groups = _nn.linear_groups
+embedding = _nn.embedding
+relu = _nn.relu
+silu = _nn.silu
+gelu = _nn.gelu
+log_softmax = _nn.log_softmax
+swiglu = _nn.swiglu
+dropout = _nn.dropout
+layer_norm = _nn.layer_norm
+batch_norm = _nn.batch_norm
+cross_entropy = _nn.cross_entropy
+nll_loss = _nn.nll_loss
+mse_loss = _nn.mse_loss
+scaled_dot_product_attention = _nn.scaled_dot_product_attention
+rotary_attention = _nn.rotary_attention
+rotary_tables = _nn.rotary_tables
+
+
+def softmax(input, dim=None, dtype=None):
+    """exp(x) / sum(exp(x)) along dim (required, as in PyTorch's current
+    API); dtype= casts the input first."""
+    if dim is None:
+        raise TypeError("softmax() needs dim=: the dimension to normalise over.")
+    if dtype is not None:
+        input = input.to(dtype)
+    return _nn.softmax(input, dim)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """x / sqrt(mean(x^2) + eps) * weight over the last dim, fused
+    (torch.nn.functional.rms_norm). normalized_shape must be the last dim;
+    eps=None is the dtype's machine epsilon, as in PyTorch."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if len(shape) != 1 or input.ndim == 0 or input.shape[-1] != shape[0]:
+        raise ValueError(
+            f"rms_norm normalises the last dim: normalized_shape must be ({input.shape[-1]},) "
+            f"for an input of shape {tuple(input.shape)}; got {shape}."
+        )
+    if eps is None:
+        eps = _machine_epsilon(input.dtype)
+    return _nn.rms_norm(input, weight, eps)
+
+
+def _machine_epsilon(dtype):
+    import stride
+
+    return {
+        stride.float64: 2.0**-52,
+        stride.float32: 2.0**-23,
+        stride.bfloat16: 2.0**-7,
+        stride.float16: 2.0**-10,
+    }.get(dtype, 2.0**-23)
+
+
+def rotary_embedding(input, cos=None, sin=None, *, position_offset=0, base=10000.0,
+                     convention="interleaved"):
+    """Rotary position embedding of input (..., T, D), fused.
+
+    Without tables, pair i at position p = position_offset + t is rotated by
+    p * base^(-2i/D); with cos and sin (T, D/2) it is rotated by those
+    angles (any schedule, e.g. the "Llama from scratch" article's).
+    convention: 'interleaved' pairs (x[2i], x[2i+1]) as Meta's Llama,
+    'half_split' pairs (x[i], x[i + D/2]) as Hugging Face's."""
+    if (cos is None) != (sin is None):
+        raise TypeError("rotary_embedding takes both cos and sin tables, or neither.")
+    if cos is not None:
+        return _nn.rotary_embedding_tables(input, cos, sin, convention)
+    return _nn.rotary_embedding(input, position_offset, base, convention)
+
+
+rope = rotary_embedding

@@ -1,0 +1,294 @@
+"""The layers of stride.nn, each a Module over one stride.nn.functional op,
+with PyTorch's constructor arguments, parameter names, shapes and default
+initialisation (drawn in PyTorch's order from the default generator, so the
+same seed gives the same weights as stride's C++ layers)."""
+
+import math
+
+from .. import _stride
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+def _factory_kwargs(device, dtype):
+    return {"device": device, "dtype": dtype}
+
+
+class Identity(Module):
+    """Returns its input."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x W^T + b: (..., in_features) -> (..., out_features).
+    weight (out_features, in_features) and bias (out_features) are drawn
+    from U(-1/sqrt(in_features), 1/sqrt(in_features)), as in PyTorch."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        kw = _factory_kwargs(device, dtype)
+        self.weight = Parameter(_stride.empty(out_features, in_features, **kw))
+        if bias:
+            self.bias = Parameter(_stride.empty(out_features, **kw))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")
+
+
+class Embedding(Module):
+    """A lookup table: integer ids (...) -> (..., embedding_dim); weight
+    (num_embeddings, embedding_dim) ~ N(0, 1)."""
+
+    def __init__(self, num_embeddings, embedding_dim, device=None, dtype=None):
+        super().__init__()
+        self.num_embeddings = num_embeddings
+        self.embedding_dim = embedding_dim
+        self.weight = Parameter(
+            _stride.empty(num_embeddings, embedding_dim, **_factory_kwargs(device, dtype))
+        )
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight)
+
+    def extra_repr(self):
+        return f"{self.num_embeddings}, {self.embedding_dim}"
+
+
+def _as_shape(normalized_shape):
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(normalized_shape)
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2 over the last dims) + eps) * weight (torch.nn.RMSNorm).
+    stride's fused kernel normalises the last dim, so normalized_shape is
+    one dim. eps=None takes the dtype's machine epsilon, as PyTorch."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        self.normalized_shape = _as_shape(normalized_shape)
+        if len(self.normalized_shape) != 1:
+            raise ValueError(
+                f"RMSNorm normalises the last dim; got normalized_shape {self.normalized_shape}."
+            )
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(
+                _stride.ones(self.normalized_shape, **_factory_kwargs(device, dtype))
+            )
+        else:
+            self.register_parameter("weight", None)
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class LayerNorm(Module):
+    """(x - mean) / sqrt(var + eps) * weight + bias over the trailing
+    normalized_shape dims (torch.nn.LayerNorm)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = _as_shape(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        kw = _factory_kwargs(device, dtype)
+        if elementwise_affine:
+            self.weight = Parameter(_stride.ones(self.normalized_shape, **kw))
+            if bias:
+                self.bias = Parameter(_stride.zeros(self.normalized_shape, **kw))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class BatchNorm1d(Module):
+    """Batch normalisation of (N, C) or (N, C, L) per channel
+    (torch.nn.BatchNorm1d): batch statistics in training (updating the
+    running ones), running statistics in eval. momentum=None keeps a
+    cumulative average."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        kw = _factory_kwargs(device, dtype)
+        if affine:
+            self.weight = Parameter(_stride.ones(num_features, **kw))
+            self.bias = Parameter(_stride.zeros(num_features, **kw))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", _stride.zeros(num_features, **kw))
+            self.register_buffer("running_var", _stride.ones(num_features, **kw))
+            self.register_buffer("num_batches_tracked",
+                                 _stride.tensor(0, dtype=_stride.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def forward(self, x):
+        factor = 0.0
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                factor = 1.0 / self.num_batches_tracked.item()
+            else:
+                factor = self.momentum
+        batch_stats = self.training or not self.track_running_stats
+        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                            batch_stats, factor, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+
+
+class Dropout(Module):
+    """Zeroes elements with probability p and scales the rest by 1/(1-p) in
+    training; the identity in eval."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}.")
+        if inplace:
+            raise ValueError("Dropout(inplace=True) is not supported; stride's dropout returns "
+                             "a new tensor.")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"
+
+
+class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.relu(input)
+
+
+class SiLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input)
+
+
+class GELU(Module):
+    """The exact (erf) GELU, PyTorch's default."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate='{self.approximate}'"
+
+
+class Softmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class CrossEntropyLoss(Module):
+    """F.cross_entropy as a module."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__()
+        self.weight = weight
+        self.ignore_index = ignore_index
+        self.reduction = reduction
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class MSELoss(Module):
+    """F.mse_loss as a module."""
+
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
