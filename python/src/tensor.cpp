@@ -137,6 +137,9 @@ void bind_factories_on(nb::module_& m) {
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, nb::arg("seed"),
       "Seeds the default generator (the same seed gives the C++ API's numbers).");
+  m.def("set_num_threads", &set_num_threads, nb::arg("num_threads"),
+        "The number of threads stride's kernels use (torch.set_num_threads).");
+  m.def("get_num_threads", &get_num_threads);
 }
 
 }  // namespace
