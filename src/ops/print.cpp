@@ -1,9 +1,14 @@
-// Printing tensors the way PyTorch does, closely enough to compare by eye:
-// tensor([[1.0000, 2.0000], ...], dtype=float64).
+// Printing tensors the way PyTorch does: tensor([[1., 2.], ...],
+// dtype=torch.float64) is tensor([[1., 2.], ...], dtype=float64) here.
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iomanip>
+#include <limits>
 #include <ostream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "stride/backend.h"
 #include "stride/ops.h"
@@ -12,54 +17,121 @@ namespace stride {
 
 namespace {
 
+// PyTorch's print options: precision 4, 3 edge items, summarise above 1000
+// elements, 80 columns.
+constexpr int kPrecision = 4;
 constexpr int64_t kEdgeItems = 3;
 constexpr int64_t kSummarizeAbove = 1000;
+constexpr int64_t kLineWidth = 80;
 
-void print_rec(std::ostream& os,
-               const Tensor& t,
-               const std::vector<double>& vals,
-               int64_t& pos,
-               int64_t depth,
-               bool floating,
-               bool summarize) {
-  if (t.dim() == depth) {
-    const double v = vals[size_t(pos++)];
-    if (!floating) {
-      os << (t.dtype() == kBool ? (v != 0 ? "True" : "False") : std::to_string(int64_t(v)));
-    } else if (std::isnan(v)) {
-      os << "nan";
-    } else if (std::isinf(v)) {
-      os << (v > 0 ? "inf" : "-inf");
-    } else {
-      os << std::fixed << std::setprecision(4) << v;
+// `format` takes a precision and a double: "%.*f" or "%.*e".
+std::string printf_double(const char* format, int precision, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, precision, v);
+  return buf;
+}
+
+// PyTorch's _Formatter: one style and one width for every element, chosen
+// from the finite non-zero values: integers print as "1." unless their range
+// needs scientific notation, other values with 4 decimals, or as 1.0000e+10
+// when the magnitudes span more than 1000x, exceed 1e8 or go below 1e-4.
+class Formatter {
+ public:
+  Formatter(const std::vector<double>& vals, ScalarType dtype)
+      : floating_(is_floating_point(dtype)), boolean_(dtype == kBool) {
+    if (!floating_) {
+      for (double v : vals) width_ = std::max(width_, format_plain(v).size());
+      return;
     }
-    return;
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    bool any = false;
+    for (double v : vals) {
+      if (!std::isfinite(v) || v == 0) continue;
+      any = true;
+      lo = std::min(lo, std::abs(v));
+      hi = std::max(hi, std::abs(v));
+      int_mode_ = int_mode_ && v == std::ceil(v);
+    }
+    if (!any) return;
+    sci_mode_ = hi / lo > 1000 || hi > 1e8 || (!int_mode_ && lo < 1e-4);
+    for (double v : vals) {
+      if (std::isfinite(v) && v != 0) width_ = std::max(width_, format_plain(v).size());
+    }
   }
+
+  size_t width() const { return width_; }
+
+  std::string format(double v) const {
+    const std::string s = format_plain(v);
+    std::string out(width_ > s.size() ? width_ - s.size() : 0, ' ');
+    out.append(s);
+    return out;
+  }
+
+ private:
+  std::string format_plain(double v) const {
+    if (!floating_) {
+      return boolean_ ? (v != 0 ? "True" : "False") : std::to_string(int64_t(v));
+    }
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (sci_mode_) return printf_double("%.*e", kPrecision, v);
+    if (int_mode_) return printf_double("%.*f.", 0, v);
+    return printf_double("%.*f", kPrecision, v);
+  }
+
+  bool floating_, boolean_;
+  bool int_mode_ = true, sci_mode_ = false;
+  size_t width_ = 1;
+};
+
+// The elements of t (row-major `vals`) from `pos`, as PyTorch's _tensor_str:
+// a vector wraps at 80 columns, rows are joined by ",\n" (plus a blank line
+// per extra dimension) and indented under their bracket; with `summarize`,
+// only the first and last 3 items of each dimension.
+std::string tensor_str(const Tensor& t,
+                       const std::vector<double>& vals,
+                       int64_t pos,
+                       int64_t depth,
+                       int64_t indent,
+                       const Formatter& fmt,
+                       bool summarize) {
   const int64_t n = t.size(depth);
   int64_t inner = 1;
   for (int64_t d = depth + 1; d < t.dim(); ++d) inner *= t.size(d);
-  os << "[";
+  const bool cut = summarize && n > 2 * kEdgeItems;
+  std::vector<std::string> items;
   for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
-      os << "...";
-      pos += (n - 2 * kEdgeItems) * inner;
+    if (cut && i == kEdgeItems) {
+      items.push_back(depth + 1 == t.dim() ? " ..." : "...");
       i = n - kEdgeItems - 1;
-      if (depth + 1 < t.dim())
-        os << ",\n" << std::string(size_t(depth + 8), ' ');
-      else
-        os << ", ";
       continue;
     }
-    if (i > 0) {
-      os << ",";
-      if (depth + 1 < t.dim())
-        os << "\n" << std::string(size_t(depth + 8), ' ');
-      else
-        os << " ";
-    }
-    print_rec(os, t, vals, pos, depth + 1, floating, summarize);
+    items.push_back(depth + 1 == t.dim() ? fmt.format(vals[size_t(pos + i)])
+                                         : tensor_str(t, vals, pos + i * inner, depth + 1,
+                                                      indent + 1, fmt, summarize));
   }
-  os << "]";
+  std::string out = "[";
+  if (depth + 1 == t.dim()) {
+    const auto per_line = std::max<int64_t>(1, (kLineWidth - indent) / int64_t(fmt.width() + 2));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0 && int64_t(i) % per_line == 0) {
+        out.append(",\n").append(size_t(indent + 1), ' ');
+      } else if (i > 0) {
+        out.append(", ");
+      }
+      out.append(items[i]);
+    }
+  } else {
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) {
+        out.append(",").append(size_t(t.dim() - depth - 1), '\n').append(size_t(indent + 1), ' ');
+      }
+      out.append(items[i]);
+    }
+  }
+  out.append("]");
+  return out;
 }
 
 }  // namespace
@@ -77,13 +149,16 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     if (t.dtype() != kFloat32) os << ", dtype=" << to_string(t.dtype());
     return os << ")";
   }
-  std::vector<double> vals = t.to_vector<double>();
-  int64_t pos = 0;
+  const std::vector<double> vals = t.to_vector<double>();
+  const Formatter fmt(vals, t.dtype());
   os << "tensor(";
   if (t.numel() == 0) {
     os << "[], size=" << shape_str(t.sizes());
+  } else if (t.dim() == 0) {
+    os << fmt.format(vals[0]);
   } else {
-    print_rec(os, t, vals, pos, 0, t.is_floating_point(), t.numel() > kSummarizeAbove);
+    constexpr int64_t kIndent = 7;  // "tensor("
+    os << tensor_str(t, vals, 0, 0, kIndent, fmt, t.numel() > kSummarizeAbove);
   }
   if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) {
     os << ", dtype=" << to_string(t.dtype());

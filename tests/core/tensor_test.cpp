@@ -167,8 +167,35 @@ TEST(Devices, CudaIsNamedButRefusedClearly) {
 TEST(Printing, LooksLikePyTorch) {
   EXPECT_EQ(tensor<float>({1, 2.5}).str(), "tensor([1.0000, 2.5000])");
   EXPECT_EQ(tensor<int64_t>({1, 2, 3, 4}, {2, 2}).str(), "tensor([[1, 2],\n        [3, 4]])");
-  EXPECT_EQ(tensor<double>({1}).str(), "tensor([1.0000], dtype=float64)");
+  EXPECT_EQ(tensor<double>({1}).str(), "tensor([1.], dtype=float64)");
   EXPECT_EQ(zeros({0, 2}).str(), "tensor([], size=(0, 2))");
+}
+
+// Strings printed by torch 2.15 for the same tensors.
+TEST(Printing, ChoosesPyTorchsStyleAndWidth) {
+  EXPECT_EQ(tensor<float>({1, -2, 30}).str(), "tensor([ 1., -2., 30.])");
+  EXPECT_EQ(tensor<float>({0.5, -1e-5}).str(), "tensor([ 5.0000e-01, -1.0000e-05])");
+  EXPECT_EQ(tensor<float>({1e10, 1}).str(), "tensor([1.0000e+10, 1.0000e+00])");
+  EXPECT_EQ(tensor<bool>({true, false}).str(), "tensor([ True, False])");
+  EXPECT_EQ(tensor<int64_t>({1, -20, 3}).str(), "tensor([  1, -20,   3])");
+  EXPECT_EQ(scalar_tensor(3.0, kFloat32).str(), "tensor(3.)");
+  EXPECT_EQ(zeros({2}).str(), "tensor([0., 0.])");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(tensor<float>({float(nan), 1.5f, float(inf)}).str(),
+            "tensor([   nan, 1.5000,    inf])");
+  EXPECT_EQ(arange(1, 9).to(kFloat32).view({2, 2, 2}).str(),
+            "tensor([[[1., 2.],\n         [3., 4.]],\n\n        [[5., 6.],\n         [7., 8.]]])");
+  EXPECT_EQ((arange(0, 30).to(kFloat32) / 7).str(),
+            "tensor([0.0000, 0.1429, 0.2857, 0.4286, 0.5714, 0.7143, 0.8571, 1.0000, 1.1429,\n"
+            "        1.2857, 1.4286, 1.5714, 1.7143, 1.8571, 2.0000, 2.1429, 2.2857, 2.4286,\n"
+            "        2.5714, 2.7143, 2.8571, 3.0000, 3.1429, 3.2857, 3.4286, 3.5714, 3.7143,\n"
+            "        3.8571, 4.0000, 4.1429])");
+  EXPECT_EQ(arange(0, 2000).to(kFloat32).view({2, 1000}).str(),
+            "tensor([[0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 9.9700e+02, 9.9800e+02,\n"
+            "         9.9900e+02],\n"
+            "        [1.0000e+03, 1.0010e+03, 1.0020e+03,  ..., 1.9970e+03, 1.9980e+03,\n"
+            "         1.9990e+03]])");
 }
 
 }  // namespace
