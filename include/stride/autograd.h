@@ -168,6 +168,92 @@ class GradcheckError : public Error {
   using Error::Error;
 };
 
+// Note [Custom functions]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// A differentiable function whose backward the caller writes, as libtorch's
+// torch::autograd::Function<T> with its AutogradContext, and what
+// stride.autograd.Function in Python is built on. The forward runs without
+// recording; record_function then makes one node, named as given
+// ("ExpBackward"), the grad_fn of the outputs:
+//
+//   auto ctx = std::make_shared<autograd::AutogradContext>(std::vector<Tensor>{x});
+//   Tensor y;
+//   {
+//     NoGradGuard no_grad;
+//     y = exp(x);
+//   }
+//   ctx->save_for_backward({y});
+//   y = autograd::record_function("ExpBackward", ctx, {x}, {y},
+//                                 [](autograd::AutogradContext& c, const Grads& g) {
+//                                   return Grads{g[0] * c.saved_tensors()[0]};
+//                                 })[0];
+//
+// or, the same in one call, apply_function("ExpBackward", {x}, forward,
+// backward). Backward gets one gradient per output and returns one per
+// input (undefined where there is none); it runs with grad mode on under
+// create_graph, so a backward written with ops can be differentiated again.
+// Saved tensors are checked against in-place changes (as ops' saved tensors
+// are) and freed with the graph. An output that is an input, or that already
+// requires grad, is recorded as an alias of it, so that the input keeps its
+// own place in the graph.
+class AutogradContext;
+using CustomBackward = std::function<Grads(AutogradContext& ctx, const Grads& grad_outputs)>;
+
+// What a custom function's forward and backward share (torch's ctx).
+class AutogradContext {
+ public:
+  // `inputs` are the forward's arguments, undefined for those that are not
+  // tensors (a Python float); needs_input_grad is decided here.
+  explicit AutogradContext(const std::vector<Tensor>& inputs);
+  ~AutogradContext();
+  AutogradContext(const AutogradContext&) = delete;
+  AutogradContext& operator=(const AutogradContext&) = delete;
+
+  // Per input: grad mode is on and the input requires grad.
+  const std::vector<bool>& needs_input_grad() const;
+  // Keeps tensors for backward: inputs, outputs or intermediates (undefined
+  // allowed). A second call replaces the first.
+  void save_for_backward(std::vector<Tensor> tensors);
+  // The saved tensors. Throws if one was modified in place after the
+  // function was recorded, or once backward has freed the graph.
+  std::vector<Tensor> saved_tensors() const;
+  // Outputs that get no grad_fn and do not require grad (indices, masks).
+  void mark_non_differentiable(const std::vector<Tensor>& outputs);
+  // True by default: an output that receives no gradient reaches backward
+  // as zeros of its shape; false passes it undefined.
+  void set_materialize_grads(bool value);
+  bool materialize_grads() const;
+
+  struct State;  // src/autograd/custom_function.cpp
+
+ private:
+  friend std::vector<Tensor> record_function(const std::string& name,
+                                             const std::shared_ptr<AutogradContext>& ctx,
+                                             const std::vector<Tensor>& inputs,
+                                             std::vector<Tensor> outputs,
+                                             CustomBackward backward);
+  std::unique_ptr<State> state_;
+};
+
+// Records `outputs`, computed from `inputs` without recording, as the
+// outputs of a function whose backward is `backward`, under a node named
+// `name`. Returns the outputs as recorded (an output that is an input comes
+// back as an alias). Nothing is recorded when grad mode is off or no input
+// requires grad. Each context records once.
+std::vector<Tensor> record_function(const std::string& name,
+                                    const std::shared_ptr<AutogradContext>& ctx,
+                                    const std::vector<Tensor>& inputs,
+                                    std::vector<Tensor> outputs,
+                                    CustomBackward backward);
+
+// Makes the context, runs `forward` under NoGradGuard and records it.
+std::vector<Tensor> apply_function(
+    const std::string& name,
+    const std::vector<Tensor>& inputs,
+    const std::function<std::vector<Tensor>(AutogradContext& ctx,
+                                            const std::vector<Tensor>& inputs)>& forward,
+    CustomBackward backward);
+
 }  // namespace autograd
 
 // A hook registered on a tensor; `remove()` unregisters it (idempotent).

@@ -172,6 +172,29 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+// Advanced indexing, as PyTorch's aten::index and index_put. `indices` has
+// one entry per leading dim of `self` (fewer leave the trailing dims whole);
+// an undefined entry takes its dim whole (a `:`), an int64/int32 tensor
+// picks positions along its dim (negative ones count from the end), and a
+// bool mask picks the positions of its true entries along as many dims as
+// it has. The index tensors broadcast together to a shape B. The result has
+// B in place of the indexed dims when those are adjacent, and in front of
+// the remaining dims when a whole dim separates them: self (5, 6, 7) with
+// indices {i, {}, j} of shape (2,) gives (2, 6). An index outside
+// [-size, size) is an IndexError naming the index, the dim and its size.
+// `index` gathers a new tensor (x[i, :, j]); its gradient is scattered back,
+// summing duplicates.
+Tensor index(const Tensor& self, const std::vector<Tensor>& indices);
+// self with the indexed elements replaced by `values` (x[i, j] = v), or
+// increased by them when `accumulate` (duplicate indices then add up; without
+// it the last write of a duplicate wins). `values` has self's dtype and
+// broadcasts to the indexed shape. Gradients: for values, the gradient
+// gathered at the indices; for self, the gradient with the indexed elements
+// zeroed (unchanged when accumulating).
+Tensor index_put(const Tensor& self,
+                 const std::vector<Tensor>& indices,
+                 const Tensor& values,
+                 bool accumulate = false);
 // Rows of `weight` (V, D) picked by integer `ids` of any shape: (..., D).
 // Throws IndexError naming the id and V when an id is out of range.
 Tensor embedding(const Tensor& weight, const Tensor& ids);

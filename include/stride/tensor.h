@@ -346,6 +346,15 @@ class Tensor {
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  // Advanced indexing (stride::index, stride::index_put in ops.h); index_put_
+  // writes into self.
+  Tensor index(const std::vector<Tensor>& indices) const;
+  Tensor index_put(const std::vector<Tensor>& indices,
+                   const Tensor& values,
+                   bool accumulate = false) const;
+  Tensor& index_put_(const std::vector<Tensor>& indices,
+                     const Tensor& values,
+                     bool accumulate = false);
 
   Tensor softmax(int64_t dim) const;
   Tensor log_softmax(int64_t dim) const;

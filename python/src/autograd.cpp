@@ -1,6 +1,7 @@
 // Autograd from Python: backward, stride.autograd.grad, hooks, grad and
-// anomaly modes, gradcheck. The context managers (no_grad, ...) are Python
-// classes over the mode switches (python/stride/autograd.py).
+// anomaly modes, gradcheck, and the C++ half of custom functions. The
+// context managers (no_grad, ...) and stride.autograd.Function are Python
+// classes over these (python/stride/autograd.py).
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
@@ -49,6 +50,99 @@ std::vector<Tensor> tensors_of(nb::handle obj, const char* what) {
     out.push_back(nb::cast<Tensor>(item));
   }
   return out;
+}
+
+// The C++ context of one call of a stride.autograd.Function (its ctx keeps
+// it as ctx._cpp). Python owns this wrapper; the node shares the context
+// itself, which holds no Python object.
+struct FunctionContextPy {
+  std::shared_ptr<autograd::AutogradContext> ctx;
+};
+
+// What a Python backward returned, as one gradient per forward input.
+autograd::Grads grads_from_python(nb::handle result, const std::string& name) {
+  autograd::Grads grads;
+  size_t position = 0;
+  for (nb::handle item : result) {
+    ++position;
+    if (item.is_none()) {
+      grads.emplace_back();
+    } else if (nb::isinstance<Tensor>(item)) {
+      grads.push_back(nb::cast<Tensor>(item));
+    } else {
+      throw nb::type_error(("function " + name + " returned a " + nb::inst_name(item).c_str() +
+                            " as gradient " + std::to_string(position) +
+                            "; expected a tensor or None.")
+                               .c_str());
+    }
+  }
+  return grads;
+}
+
+// A Python backward as the C++ custom function's: called with the GIL taken
+// (autograd may run it from any C++ caller), with the output gradients as a
+// tuple (None where undefined). A Python exception it raises propagates out
+// of backward() as itself.
+autograd::CustomBackward python_backward(nb::object fn, std::string name) {
+  PyCallable call(std::move(fn));
+  return [call, name = std::move(name)](autograd::AutogradContext&, const autograd::Grads& grads) {
+    nb::gil_scoped_acquire gil;
+    nb::list args;
+    for (const Tensor& g : grads) args.append(g.defined() ? nb::cast(g) : nb::none());
+    nb::object result = call(nb::tuple(args));
+    return grads_from_python(result, name);
+  };
+}
+
+void bind_custom_functions(nb::module_& ag) {
+  nb::class_<FunctionContextPy>(ag, "_FunctionContext",
+                                "The C++ state of a custom function's ctx: saved tensors, "
+                                "needs_input_grad, non-differentiable outputs.")
+      .def(
+          "__init__",
+          [](FunctionContextPy* self, nb::handle inputs) {
+            new (self) FunctionContextPy{
+                std::make_shared<autograd::AutogradContext>(tensors_of(inputs, "inputs"))};
+          },
+          nb::arg("inputs"))
+      .def_prop_ro("needs_input_grad",
+                   [](const FunctionContextPy& c) {
+                     nb::list out;
+                     for (bool b : c.ctx->needs_input_grad()) out.append(nb::bool_(b));
+                     return nb::tuple(out);
+                   })
+      .def("save_for_backward",
+           [](FunctionContextPy& c, nb::handle tensors) {
+             c.ctx->save_for_backward(tensors_of(tensors, "save_for_backward"));
+           })
+      .def_prop_ro("saved_tensors",
+                   [](const FunctionContextPy& c) {
+                     nb::list out;
+                     for (const Tensor& t : c.ctx->saved_tensors()) {
+                       out.append(t.defined() ? nb::cast(t) : nb::none());
+                     }
+                     return nb::tuple(out);
+                   })
+      .def("mark_non_differentiable",
+           [](FunctionContextPy& c, nb::handle tensors) {
+             c.ctx->mark_non_differentiable(tensors_of(tensors, "mark_non_differentiable"));
+           })
+      .def("set_materialize_grads",
+           [](FunctionContextPy& c, bool value) { c.ctx->set_materialize_grads(value); });
+  ag.def(
+      "_record_function",
+      [](const std::string& name, FunctionContextPy& c, nb::handle inputs, nb::handle outputs,
+         nb::object backward) {
+        const std::vector<Tensor> recorded = autograd::record_function(
+            name, c.ctx, tensors_of(inputs, "inputs"), tensors_of(outputs, "outputs"),
+            python_backward(std::move(backward), name));
+        nb::list out;
+        for (const Tensor& t : recorded) out.append(t);
+        return nb::tuple(out);
+      },
+      nb::arg("name"), nb::arg("ctx"), nb::arg("inputs"), nb::arg("outputs"), nb::arg("backward"),
+      "Records outputs (computed under no_grad) as a function of inputs (None for "
+      "non-tensors) whose backward is backward(grads) -> one gradient per input.");
 }
 
 struct HookHandlePy {
@@ -137,6 +231,7 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       },
       nb::arg("func"), nb::arg("inputs"), nb::arg("eps") = 1e-6, nb::arg("atol") = 1e-5,
       nb::arg("rtol") = 1e-3);
+  bind_custom_functions(ag);
 }
 
 }  // namespace stride::python

@@ -58,6 +58,7 @@ void bind_errors(nb::module_& m);
 void bind_dtypes(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_indexing(nb::class_<Tensor>& cls);
+void bind_indexing_functions(nb::module_& m);
 void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);

@@ -1,8 +1,9 @@
 // Indexing as Python code writes it. Ints, slices (any positive step), None
 // and ... give views of the same memory, as in PyTorch; integer tensors
-// (and lists of ints) and boolean masks gather a copy (index_select, so the
-// gradient flows back). Assignment writes through the view, or through the
-// mask.
+// (and lists of ints) and boolean masks are advanced indices: they gather a
+// copy (stride::index, through which the gradient flows back), broadcast
+// together when there are several, with PyTorch's rule for where their dims
+// go. Assignment writes through the view, or through stride::index_put_.
 #include <nanobind/stl/vector.h>
 
 #include <numeric>
@@ -19,7 +20,7 @@ enum class Kind { Int, Slice, None, Ellipsis, IntTensor, Mask };
 struct Item {
   Kind kind;
   nb::handle obj;
-  Tensor index;  // IntTensor, Mask
+  Tensor index;  // IntTensor, Mask, and Int given as a 0-d tensor
 };
 
 bool is_int_like(nb::handle h) {
@@ -50,6 +51,8 @@ Item classify(nb::handle h) {
                            std::string(to_string(index.dtype())) + " tensor.")
                               .c_str());
   }
+  // A 0-d integer tensor indexes as the int it holds (a view), as in PyTorch.
+  if (index.dim() == 0) return {Kind::Int, h, index};
   return {Kind::IntTensor, h, index.to(kInt64)};
 }
 
@@ -74,52 +77,6 @@ int64_t dims_consumed(const Item& item) {
     default:
       return 0;
   }
-}
-
-// The flat positions of the true entries of a mask.
-Tensor true_positions(const Tensor& mask) {
-  const std::vector<uint8_t> bits = mask.contiguous().to_vector<uint8_t>();
-  std::vector<int64_t> positions;
-  for (size_t i = 0; i < bits.size(); ++i) {
-    if (bits[i]) positions.push_back(int64_t(i));
-  }
-  return tensor(positions, {int64_t(positions.size())});
-}
-
-// x[..., index, ...] for one integer tensor at dim d: the index's shape
-// replaces that dim.
-Tensor gather_dim(const Tensor& x, int64_t d, const Tensor& index) {
-  const int64_t size = x.size(d);
-  const Tensor flat = index.reshape({index.numel()});
-  // Python's negative indices count from the end; index_select's kernel
-  // refuses what is still out of range with an IndexError.
-  const Tensor wrapped = where(flat.lt(Scalar(int64_t(0))), flat + Scalar(size), flat);
-  const Tensor picked = x.index_select(d, wrapped);
-  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().begin() + d);
-  shape.insert(shape.end(), index.sizes().begin(), index.sizes().end());
-  shape.insert(shape.end(), x.sizes().begin() + d + 1, x.sizes().end());
-  return picked.reshape(shape);
-}
-
-// x with dims [d, d + mask.dim()) selected by `mask`: they become one dim of
-// the true entries.
-Tensor gather_mask(const Tensor& x, int64_t d, const Tensor& mask) {
-  for (int64_t k = 0; k < mask.dim(); ++k) {
-    if (mask.size(k) != x.size(d + k)) {
-      throw nb::index_error(("the shape of the mask " + shape_str(mask.sizes()) + " at index " +
-                             std::to_string(k) +
-                             " does not match the shape of the indexed tensor " +
-                             shape_str(x.sizes()) + " at dim " + std::to_string(d + k) + ".")
-                                .c_str());
-    }
-  }
-  Tensor flat = x;
-  if (mask.dim() == 0) {
-    flat = x.unsqueeze(d);  // x[True] adds a dim of 1, x[False] one of 0
-  } else if (mask.dim() > 1) {
-    flat = x.flatten(d, d + mask.dim() - 1);
-  }
-  return flat.index_select(d, true_positions(mask.reshape({mask.numel()})));
 }
 
 struct Indexed {
@@ -152,7 +109,8 @@ Indexed apply_basic(const Tensor& t, const std::vector<Item>& items) {
         d += t.dim() - consumed;
         break;
       case Kind::Int:
-        out.view = out.view.select(d, nb::cast<int64_t>(item.obj));
+        out.view = out.view.select(
+            d, item.index.defined() ? item.index.item<int64_t>() : nb::cast<int64_t>(item.obj));
         break;
       case Kind::Slice: {
         Py_ssize_t start = 0, stop = 0, step = 0;
@@ -174,30 +132,59 @@ Indexed apply_basic(const Tensor& t, const std::vector<Item>& items) {
   return out;
 }
 
-Tensor gather_advanced(const Indexed& indexed) {
-  if (indexed.rest.empty()) return indexed.view;
-  if (indexed.rest.size() == 1) {
-    const Item& item = indexed.rest[0];
-    return item.kind == Kind::Mask ? gather_mask(indexed.view, indexed.at[0], item.index)
-                                   : gather_dim(indexed.view, indexed.at[0], item.index);
+// The view and the index list of stride::index / index_put for the tensor
+// indices: one entry per dim up to the last indexed one, undefined for the
+// dims taken whole; a mask's entry covers as many dims as it has.
+struct IndexList {
+  Tensor view;
+  std::vector<Tensor> indices;
+};
+
+IndexList index_list(const Indexed& indexed) {
+  IndexList out{indexed.view, {}};
+  int64_t shift = 0;  // dims added for 0-d masks so far
+  int64_t dim = 0;    // the dim the next entry of the list applies to
+  for (size_t i = 0; i < indexed.rest.size(); ++i) {
+    Tensor index = indexed.rest[i].index;
+    const int64_t at = indexed.at[i] + shift;
+    if (index.dim() == 0 && index.dtype() == kBool) {
+      // x[True] adds a dim of 1 and x[False] one of 0, as a mask over a new dim.
+      out.view = out.view.unsqueeze(at);
+      index = index.reshape({1});
+      ++shift;
+    }
+    for (; dim < at; ++dim) out.indices.emplace_back();
+    out.indices.push_back(index);
+    dim += index.dtype() == kBool ? index.dim() : 1;
   }
-  // Several tensor indices: PyTorch broadcasts them together and indexes
-  // element by element. One at a time is not the same, so say so.
-  throw nb::index_error(
-      "stride indexes with one integer or boolean tensor at a time; combine indices with "
-      "x.flatten() and linear positions, or index in two steps.");
+  return out;
 }
 
 Tensor getitem(const Tensor& t, nb::handle index) {
-  return gather_advanced(apply_basic(t, parse(index)));
+  const Indexed indexed = apply_basic(t, parse(index));
+  if (indexed.rest.empty()) return indexed.view;
+  const IndexList list = index_list(indexed);
+  return stride::index(list.view, list.indices);
+}
+
+// The value of x[...] = value as a tensor of x's dtype: a tensor is
+// converted, a number or a nested list becomes one.
+Tensor values_for(const Tensor& t, nb::handle value) {
+  if (nb::isinstance<Tensor>(value)) {
+    const Tensor& v = nb::cast<const Tensor&>(value);
+    return v.dtype() == t.dtype() ? v : v.to(t.dtype());
+  }
+  if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
+    return tensor_from_data(value, t.dtype());
+  }
+  return scalar_tensor(nb::cast<Scalar>(value), t.options());
 }
 
 void setitem(Tensor& t, nb::handle index, nb::handle value) {
   const Indexed indexed = apply_basic(t, parse(index));
-  const bool is_tensor = nb::isinstance<Tensor>(value);
   if (indexed.rest.empty()) {
     Tensor view = indexed.view;
-    if (is_tensor) {
+    if (nb::isinstance<Tensor>(value)) {
       view.copy_(nb::cast<const Tensor&>(value));
     } else {
       view.fill_(nb::cast<Scalar>(value));
@@ -205,31 +192,70 @@ void setitem(Tensor& t, nb::handle index, nb::handle value) {
     return;
   }
   const Item& item = indexed.rest[0];
-  const bool whole_mask = indexed.rest.size() == 1 && item.kind == Kind::Mask &&
-                          indexed.at[0] + item.index.dim() == indexed.view.dim();
-  if (whole_mask) {
+  const bool number_through_whole_mask =
+      indexed.rest.size() == 1 && item.kind == Kind::Mask && item.index.dim() > 0 &&
+      indexed.at[0] + item.index.dim() == indexed.view.dim() && !nb::isinstance<Tensor>(value) &&
+      !PyList_Check(value.ptr()) && !PyTuple_Check(value.ptr());
+  if (number_through_whole_mask) {  // no positions to find: a masked fill
     Tensor view = indexed.view;
-    if (!is_tensor) {
-      view.masked_fill_(item.index, nb::cast<Scalar>(value));
-      return;
-    }
-    const Tensor& v = nb::cast<const Tensor&>(value);
-    if (v.numel() == 1) {
-      view.copy_(where(item.index, v.reshape({}).to(view.dtype()), view));
-      return;
+    view.masked_fill_(item.index, nb::cast<Scalar>(value));
+    return;
+  }
+  IndexList list = index_list(indexed);
+  list.view.index_put_(list.indices, values_for(t, value));
+}
+
+// Python's sequence of index tensors (None for a dim taken whole).
+std::vector<Tensor> index_tensors(nb::handle indices) {
+  std::vector<Tensor> out;
+  for (nb::handle h : indices) {
+    if (h.is_none()) {
+      out.emplace_back();
+    } else if (nb::isinstance<Tensor>(h)) {
+      out.push_back(nb::cast<Tensor>(h));
+    } else {
+      throw nb::type_error(("indices must be a tuple of tensors (or None); got " +
+                            std::string(nb::inst_name(h).c_str()) + ".")
+                               .c_str());
     }
   }
-  throw nb::index_error(
-      "assignment through integer tensors, or of a tensor of values through a mask, is not "
-      "supported yet; assign a number or a one-element tensor through a mask "
-      "(x[mask] = v), or a tensor through ints and slices (x[:, 1:] = y).");
+  return out;
 }
+
+constexpr const char* kIndexPutDoc =
+    "self with self[indices] = values (accumulate: +=, duplicates adding up), as "
+    "torch.index_put: indices is a tuple of integer or boolean tensors (None takes a dim "
+    "whole), broadcast together; values broadcast to the indexed shape.";
 
 }  // namespace
 
 void bind_indexing(nb::class_<Tensor>& cls) {
   cls.def("__getitem__", &getitem, nb::arg("index"));
   cls.def("__setitem__", &setitem, nb::arg("index"), nb::arg("value"));
+  cls.def(
+      "index_put_",
+      [](nb::object self, nb::handle indices, const Tensor& values, bool accumulate) {
+        nb::cast<Tensor&>(self).index_put_(index_tensors(indices), values, accumulate);
+        return self;
+      },
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false,
+      "In place: self[indices] = values (or += when accumulate), as torch.Tensor.index_put_.");
+  cls.def(
+      "index_put",
+      [](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
+        return self.index_put(index_tensors(indices), values, accumulate);
+      },
+      nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false, kIndexPutDoc);
+}
+
+void bind_indexing_functions(nb::module_& m) {
+  m.def(
+      "index_put",
+      [](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
+        return self.index_put(index_tensors(indices), values, accumulate);
+      },
+      nb::arg("input"), nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false,
+      kIndexPutDoc);
 }
 
 }  // namespace stride::python

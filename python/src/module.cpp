@@ -15,4 +15,5 @@ NB_MODULE(_stride, m) {
   stride::python::bind_nn(m);
   stride::python::bind_optim(m);
   stride::python::bind_doctor(m);
+  stride::python::bind_indexing_functions(m);
 }

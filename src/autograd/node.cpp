@@ -155,8 +155,12 @@ Edge gradient_edge(const Tensor& t) {
 
 namespace {
 
+// `node_name` is the grad_fn's name; `op` names the forward op in anomaly
+// mode's context. A null output is counted (its output_nr is skipped) but
+// gets no grad_fn: a custom function's non-differentiable output.
 template <class Inputs, class Outputs>
-std::shared_ptr<FunctionNode> make_node_for(const char* op,
+std::shared_ptr<FunctionNode> make_node_for(std::string node_name,
+                                            const std::string& op,
                                             const Inputs& inputs,
                                             const Outputs& outputs) {
   if (!GradMode::is_enabled()) return nullptr;
@@ -165,7 +169,7 @@ std::shared_ptr<FunctionNode> make_node_for(const char* op,
   auto present = [](const Tensor* t) { return t && t->defined(); };
   for (const Tensor* t : inputs) any = any || (present(t) && requires_grad(*t));
   if (!any) return nullptr;
-  auto node = std::make_shared<FunctionNode>(backward_name(op));
+  auto node = std::make_shared<FunctionNode>(std::move(node_name));
   node->num_outputs = uint32_t(outputs.size());
   for (const Tensor* t : inputs) {
     if (present(t) && requires_grad(*t)) {
@@ -179,7 +183,7 @@ std::shared_ptr<FunctionNode> make_node_for(const char* op,
     }
   }
   if (AnomalyMode::is_enabled()) {
-    std::string ctx = std::string("forward op ") + op + " with inputs ";
+    std::string ctx = "forward op " + op + " with inputs ";
     bool first = true;
     for (const Tensor* t : inputs) {
       if (!present(t)) continue;
@@ -190,6 +194,10 @@ std::shared_ptr<FunctionNode> make_node_for(const char* op,
   }
   uint32_t nr = 0;
   for (const Tensor* t : outputs) {
+    if (!t) {
+      ++nr;
+      continue;
+    }
     AutogradMeta& m = materialize_autograd_meta(*t->impl());
     m.grad_fn = node;
     m.output_nr = nr++;
@@ -203,19 +211,26 @@ std::shared_ptr<FunctionNode> make_node_for(const char* op,
 std::shared_ptr<FunctionNode> make_node(const char* op,
                                         std::initializer_list<const Tensor*> inputs,
                                         std::initializer_list<const Tensor*> outputs) {
-  return make_node_for(op, inputs, outputs);
+  return make_node_for(backward_name(op), op, inputs, outputs);
 }
 
 std::shared_ptr<FunctionNode> make_node(const char* op,
                                         const std::vector<const Tensor*>& inputs,
                                         std::initializer_list<const Tensor*> outputs) {
-  return make_node_for(op, inputs, outputs);
+  return make_node_for(backward_name(op), op, inputs, outputs);
 }
 
 std::shared_ptr<FunctionNode> make_node(const char* op,
                                         const std::vector<const Tensor*>& inputs,
                                         const std::vector<const Tensor*>& outputs) {
-  return make_node_for(op, inputs, outputs);
+  return make_node_for(backward_name(op), op, inputs, outputs);
+}
+
+std::shared_ptr<FunctionNode> make_named_node(std::string node_name,
+                                              const std::vector<const Tensor*>& inputs,
+                                              const std::vector<const Tensor*>& outputs) {
+  std::string op = node_name;
+  return make_node_for(std::move(node_name), op, inputs, outputs);
 }
 
 Tensor sum_to(const Tensor& grad, IntArrayRef shape) {

@@ -107,6 +107,13 @@ std::shared_ptr<FunctionNode> make_node(const char* op,
                                         const std::vector<const Tensor*>& inputs,
                                         const std::vector<const Tensor*>& outputs);
 
+// As make_node, with the node's name given whole (a custom function's
+// "ExpBackward"); a null output is counted in the node's outputs but not
+// wired (it gets no gradient).
+std::shared_ptr<FunctionNode> make_named_node(std::string node_name,
+                                              const std::vector<const Tensor*>& inputs,
+                                              const std::vector<const Tensor*>& outputs);
+
 // Sums `grad` down to `shape` (the reverse of broadcasting).
 Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 

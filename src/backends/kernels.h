@@ -307,6 +307,23 @@ using ScatterAddFn = void (*)(const TensorIter& iter,
                               int64_t size_d,
                               int64_t dim_bytes);
 
+// ---- index, index_put (advanced indexing; src/backends/cpu/indexing.cpp) ----
+// iter over output offsets (int64) and inputs offsets (the same tensor) and
+// index (int64 or int32, index_dtype), of one shape -> offsets +=
+// index * dim_bytes, a negative index counting from the end; an index
+// outside [-size, size) is an IndexError naming it, dim and size.
+using IndexOffsetsFn = void (*)(
+    const TensorIter& iter, ScalarType index_dtype, int64_t dim, int64_t size, int64_t dim_bytes);
+// iter over output out and inputs src (restrided: stride 0 along the indexed
+// dims) and byte offsets (int64), of out's shape -> out[...] =
+// *(src[...] + offsets[...]).
+using IndexGatherFn = void (*)(const TensorIter& iter);
+// iter over output dst (self restrided: stride 0 along the indexed dims),
+// inputs values (dtype) and byte offsets (int64), no overlap check ->
+// *(dst[...] + offsets[...]) = values[...], or += when accumulate, serially
+// in iteration order (entries may hit one element).
+using IndexPutFn = void (*)(const TensorIter& iter, ScalarType dtype, bool accumulate);
+
 // ---- elementwise ops (src/ops/op_list.h, src/backends/cpu/elementwise.cpp) ----
 // iter: the op's TensorIter (operand 0 the output, any layouts), its inputs
 // already converted to `compute`, a 32- or 64-bit dtype (ops on 16-bit
@@ -356,6 +373,9 @@ using ClampFn = void (*)(const TensorIter& iter,
   X(copy, CopyFn, "copy_")                                                            \
   X(gather, GatherFn, "gather")                                                       \
   X(scatter_add, ScatterAddFn, "scatter_add")                                         \
+  X(index_offsets, IndexOffsetsFn, "index")                                           \
+  X(index_gather, IndexGatherFn, "index")                                             \
+  X(index_put, IndexPutFn, "index_put_")                                              \
   X(div, ElementwiseFn, "div")                                                        \
   X(pow, ElementwiseFn, "pow")                                                        \
   X(where, ElementwiseFn, "where")                                                    \

@@ -1,7 +1,9 @@
 // The CPU kernels of index_select, gather, embedding and scatter_add
 // (backends/kernels.h), over the restrided operands of Note [Restrided
 // indexing] in src/ops/indexing.cpp, a whole run at a time where Note
-// [Indexed runs] there applies.
+// [Indexed runs] there applies; and those of advanced indexing (index,
+// index_put), over the byte offsets of Note [Advanced indexing] in
+// src/ops/advanced_indexing.cpp.
 #include <cstring>
 
 #include "backends/kernels.h"
@@ -97,9 +99,78 @@ void scatter_add_cpu(const TensorIter& iter,
   });
 }
 
+// offsets += index * dim_bytes, negative indices wrapped (Python's rule).
+void index_offsets_cpu(
+    const TensorIter& iter, ScalarType index_dtype, int64_t dim, int64_t size, int64_t dim_bytes) {
+  auto run = [&](auto index_tag) {
+    using I = typename decltype(index_tag)::type;
+    iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t idx = load_index<I>(data[2] + i * s[2]);
+        if (idx < -size || idx >= size) {
+          throw IndexError(detail::str_cat("[index] index ", idx,
+                                           " is out of bounds for dimension ", dim, " with size ",
+                                           size, "."));
+        }
+        if (idx < 0) idx += size;
+        *reinterpret_cast<int64_t*>(data[0] + i * s[0]) =
+            *reinterpret_cast<const int64_t*>(data[1] + i * s[1]) + idx * dim_bytes;
+      }
+    });
+  };
+  if (index_dtype == kInt64)
+    run(detail::TypeTag<int64_t>{});
+  else
+    run(detail::TypeTag<int32_t>{});
+}
+
+// out[...] = *(src[...] + offset[...]): a byte copy, so any dtype.
+void index_gather_cpu(const TensorIter& iter) {
+  const size_t elsize = iter.operand(0).element_size();
+  iter.for_each([&](char** data, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t offset = *reinterpret_cast<const int64_t*>(data[2] + i * s[2]);
+      std::memcpy(data[0] + i * s[0], data[1] + i * s[1] + offset, elsize);
+    }
+  });
+}
+
+// *(dst[...] + offset[...]) = values[...] (or +=), serially: several
+// entries may name one element, and the last write (or every addition)
+// must count.
+void index_put_cpu(const TensorIter& iter, ScalarType dtype, bool accumulate) {
+  if (!accumulate) {
+    const size_t elsize = iter.operand(0).element_size();
+    iter.serial_for_each(
+        [&](char** data, const int64_t* s, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t offset = *reinterpret_cast<const int64_t*>(data[2] + i * s[2]);
+            std::memcpy(data[0] + i * s[0] + offset, data[1] + i * s[1], elsize);
+          }
+        },
+        0, iter.numel());
+    return;
+  }
+  detail::dispatch_numeric(dtype, "index_put_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    iter.serial_for_each(
+        [&](char** data, const int64_t* s, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t offset = *reinterpret_cast<const int64_t*>(data[2] + i * s[2]);
+            *reinterpret_cast<T*>(data[0] + i * s[0] + offset) +=
+                *reinterpret_cast<const T*>(data[1] + i * s[1]);
+          }
+        },
+        0, iter.numel());
+  });
+}
+
 }  // namespace
 
 STRIDE_REGISTER_KERNEL(kernels::gather, CPU, gather_kernel);
 STRIDE_REGISTER_KERNEL(kernels::scatter_add, CPU, scatter_add_cpu);
+STRIDE_REGISTER_KERNEL(kernels::index_offsets, CPU, index_offsets_cpu);
+STRIDE_REGISTER_KERNEL(kernels::index_gather, CPU, index_gather_cpu);
+STRIDE_REGISTER_KERNEL(kernels::index_put, CPU, index_put_cpu);
 
 }  // namespace stride::cpu
