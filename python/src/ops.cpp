@@ -175,6 +175,16 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
         return where(c, a, full_like(a, b));
       },
       nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  // torch.Tensor.where(condition, other): self where condition holds.
+  cls.def(
+      "where", [](const Tensor& self, const Tensor& c, const Tensor& b) { return where(c, self, b); },
+      nb::arg("condition"), nb::arg("other"));
+  cls.def(
+      "where",
+      [](const Tensor& self, const Tensor& c, const Scalar& b) {
+        return where(c, self, full_like(self, b));
+      },
+      nb::arg("condition"), nb::arg("other"));
   cls.def("fill_", in_place([](Tensor& t, const Scalar& v) { t.fill_(v); }), nb::arg("value"));
   cls.def("zero_", in_place([](Tensor& t) { t.zero_(); }));
   cls.def("uniform_", in_place([](Tensor& t, double a, double b) { t.uniform_(a, b); }),
