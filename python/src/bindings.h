@@ -61,5 +61,8 @@ void bind_indexing(nb::class_<Tensor>& cls);
 void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
+// After bind_tensor: stride.Generator and generator= overloads of the
+// random functions and methods.
+void bind_generator(nb::module_& m);
 
 }  // namespace stride::python
