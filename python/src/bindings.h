@@ -64,5 +64,6 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 // After bind_tensor: stride.Generator and generator= overloads of the
 // random functions and methods.
 void bind_generator(nb::module_& m);
+void bind_data(nb::module_& m);
 
 }  // namespace stride::python

@@ -8,4 +8,5 @@ NB_MODULE(_stride, m) {
   stride::python::bind_dtypes(m);
   stride::python::bind_tensor(m);
   stride::python::bind_generator(m);
+  stride::python::bind_data(m);
 }
