@@ -65,6 +65,7 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 // random functions and methods.
 void bind_generator(nb::module_& m);
 void bind_data(nb::module_& m);
+void bind_profiler(nb::module_& m);
 void bind_serialize(nb::module_& m);
 
 }  // namespace stride::python

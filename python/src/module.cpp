@@ -9,5 +9,6 @@ NB_MODULE(_stride, m) {
   stride::python::bind_tensor(m);
   stride::python::bind_generator(m);
   stride::python::bind_data(m);
+  stride::python::bind_profiler(m);
   stride::python::bind_serialize(m);
 }
