@@ -203,6 +203,28 @@ def test_a_finished_or_closed_epoch_leaves_no_threads():
     assert worker_threads() == []
 
 
+def test_an_epoch_stopped_from_its_own_worker_ends_without_deadlock():
+    # What the garbage collector does when it finalises a dropped iterator on
+    # one of that epoch's worker threads.
+    iterators = []
+
+    class SelfStopping(Dataset):
+        def __len__(self):
+            return 100
+
+        def __getitem__(self, index):
+            if index == 10:
+                iterators[0].close()
+            return index
+
+    iterators.append(iter(DataLoader(SelfStopping(), batch_size=2, num_workers=2)))
+    got = [i for batch in iterators[0] for i in batch.tolist()]
+    assert got == list(range(len(got))) and len(got) <= 10
+    iterators.clear()
+    gc.collect()
+    assert worker_threads() == []
+
+
 # ---- errors ----
 
 

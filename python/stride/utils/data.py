@@ -41,6 +41,7 @@ iterators are independent of each other, as in PyTorch.
 
 import collections
 import collections.abc
+import functools
 import inspect
 import math
 import threading
@@ -472,7 +473,45 @@ class _MapConsumerRun:
         self._next = len(self._batches)
 
 
-class _MapThreadRun:
+class _ThreadRun:
+    """What the threaded runs share: a condition guarding their state, the
+    stop flag, and the workers, which notify the condition when they exit."""
+
+    def _start(self, targets):
+        self._threads = [
+            threading.Thread(target=self._run_worker, args=(w, target), daemon=True,
+                             name=f"stride DataLoader worker {w}")
+            for w, target in enumerate(targets)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def _run_worker(self, w, target):
+        try:
+            target()
+        finally:
+            with self._cv:
+                self._cv.notify_all()  # a stop raised without the lock reaches the others
+
+    def stop(self):
+        """Stops the workers (each finishes at most its current sample) and
+        joins them."""
+        if threading.current_thread() in self._threads:
+            # A worker finalising a dropped iterator of its own run (the garbage
+            # collector runs wherever memory is allocated, maybe while this
+            # thread holds self._cv): taking the lock or joining would deadlock
+            # here, so only raise the flag; the worker wakes the others on exit.
+            self._stopping = True
+            return
+        with self._cv:
+            self._stopping = True
+            self._drop_pending()
+            self._cv.notify_all()
+        for thread in self._threads:
+            thread.join()
+
+
+class _MapThreadRun(_ThreadRun):
     """One epoch of a map-style dataset on worker threads (Note [DataLoader
     workers] in include/stride/data/dataloader.h): workers take batch indices
     in order from a shared counter, at most `capacity` batches are dispatched
@@ -488,14 +527,11 @@ class _MapThreadRun:
         self._next_dispatch = 0
         self._next_consume = 0
         self._stopping = False
-        self._threads = []
-        for w in range(num_workers):
-            info = WorkerInfo(w, num_workers, fetcher.epoch, base_seed, dataset, False)
-            thread = threading.Thread(target=self._work, args=(info,), daemon=True,
-                                      name=f"stride DataLoader worker {w}")
-            self._threads.append(thread)
-        for thread in self._threads:
-            thread.start()
+        self._start([
+            functools.partial(self._work,
+                              WorkerInfo(w, num_workers, fetcher.epoch, base_seed, dataset, False))
+            for w in range(num_workers)
+        ])
 
     def _take_batch_index(self):
         """The next batch to build, waiting for room; None when done."""
@@ -526,7 +562,9 @@ class _MapThreadRun:
             if self._stopping or self._next_consume >= len(self._batches):
                 raise StopIteration
             k = self._next_consume
-            self._cv.wait_for(lambda: k in self._results)
+            self._cv.wait_for(lambda: self._stopping or k in self._results)
+            if k not in self._results:
+                raise StopIteration
             item = self._results.pop(k)
             self._next_consume += 1
             self._cv.notify_all()
@@ -534,16 +572,8 @@ class _MapThreadRun:
             self.stop()
         return _unwrap(item)
 
-    def stop(self):
-        """Stops the workers (each finishes at most its current sample) and
-        joins them."""
-        with self._cv:
-            self._stopping = True
-            self._results.clear()
-            self._cv.notify_all()
-        for thread in self._threads:
-            if thread is not threading.current_thread():
-                thread.join()
+    def _drop_pending(self):
+        self._results.clear()
 
 
 class _Stream:
@@ -613,7 +643,7 @@ class _StreamConsumerRun:
         self._stream.ended = True
 
 
-class _StreamThreadRun:
+class _StreamThreadRun(_ThreadRun):
     """One epoch of an iterable dataset on worker threads: worker w fills its
     own queue (at most prefetch_factor batches) from its stream, and the
     consumer takes batches round-robin over the workers, skipping a worker
@@ -629,13 +659,7 @@ class _StreamThreadRun:
         self._live = list(range(len(streams)))
         self._cursor = 0
         self._stopping = False
-        self._threads = [
-            threading.Thread(target=self._work, args=(w, stream), daemon=True,
-                             name=f"stride DataLoader worker {w}")
-            for w, stream in enumerate(streams)
-        ]
-        for thread in self._threads:
-            thread.start()
+        self._start([functools.partial(self._work, w, stream) for w, stream in enumerate(streams)])
 
     def _push(self, w, item):
         """Appends to worker w's queue, waiting for room; False when stopping."""
@@ -682,15 +706,9 @@ class _StreamThreadRun:
                 self.stop()
             return _unwrap(item)
 
-    def stop(self):
-        with self._cv:
-            self._stopping = True
-            for queue in self._queues:
-                queue.clear()
-            self._cv.notify_all()
-        for thread in self._threads:
-            if thread is not threading.current_thread():
-                thread.join()
+    def _drop_pending(self):
+        for queue in self._queues:
+            queue.clear()
 
 
 class _EpochIterator:
