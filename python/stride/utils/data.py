@@ -29,11 +29,14 @@ happen. The signature is read once, when the loader is made.
 Workers are threads of this process (docs/design.md, "Python"): they share
 the one dataset object, run while the consumer waits (waiting releases the
 GIL), and hand batches over in sampler order whatever order they finish in,
-with at most `prefetch_factor * num_workers` batches in flight. Leaving a loop
-early (`break`) stops the epoch's workers and joins them once its iterator is
-dropped (or `close()`d). An exception raised by a dataset or the collate
-function is re-raised in the consumer, when it reaches that batch, as the
-same exception with a note naming the worker, the sample and the epoch.
+with at most `prefetch_factor * num_workers` batches in flight. Threads
+overlap what runs without the GIL (file and network reads, NumPy's larger
+kernels); pure-Python `__getitem__` code takes turns on the GIL, so there
+num_workers=0 is as fast. Leaving a loop early (`break`) stops the epoch's
+workers and joins them once its iterator is dropped (or `close()`d). An
+exception raised by a dataset or the collate function is re-raised in the
+consumer, when it reaches that batch, as the same exception with a note
+naming the worker, the sample and the epoch.
 
 Each `iter(loader)` starts a new epoch (0, 1, ...; `set_epoch` to resume), and
 iterators are independent of each other, as in PyTorch.
@@ -231,7 +234,10 @@ class SequentialSampler(_CppSampler):
 
 class RandomSampler(_CppSampler):
     """A random permutation of the indices (Fisher-Yates), or with
-    `replacement` num_samples independent uniform draws."""
+    `replacement` num_samples independent uniform draws. `generator` serves
+    iteration outside a loader; a DataLoader draws every epoch's order from
+    its own seed instead (sampler_generator(seed, epoch)), so that the order
+    is a function of the loader's seed and epoch alone."""
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
         self._sampler = _data.RandomSampler(len(data_source), replacement, num_samples)
@@ -286,11 +292,11 @@ class WorkerInfo:
     __slots__ = ("id", "num_workers", "epoch", "seed", "generator", "dataset",
                  "in_consumer_thread")
 
-    def __init__(self, id, num_workers, epoch, base_seed, dataset, in_consumer_thread):  # noqa: A002
-        self.id = id
+    def __init__(self, worker_id, num_workers, epoch, base_seed, dataset, in_consumer_thread):
+        self.id = worker_id
         self.num_workers = num_workers
         self.epoch = epoch
-        self.generator = _data.worker_generator(base_seed, id)
+        self.generator = _data.worker_generator(base_seed, worker_id)
         self.seed = self.generator.initial_seed()
         self.dataset = dataset
         self.in_consumer_thread = in_consumer_thread
@@ -403,12 +409,12 @@ class _Fetcher:
     """Builds batches of a map-style dataset: each sample with its generator
     (when __getitem__ takes one), then the collate function."""
 
-    def __init__(self, dataset, collate_fn, seed, epoch):
+    def __init__(self, dataset, mode, collate_fn, seed, epoch):
         self.dataset = dataset
+        self.mode = mode  # _generator_mode(dataset)
         self.collate_fn = collate_fn
         self.seed = seed
         self.epoch = epoch
-        self.mode = _generator_mode(dataset)
 
     def sample(self, index):
         generator = None
@@ -775,6 +781,7 @@ class DataLoader:
         self.collate_fn = default_collate if collate_fn is None else collate_fn
         self.seed = self._resolve_seed(seed, generator)
         self.sampler = None
+        self._generator_mode = None if self._iterable else _generator_mode(dataset)
         if not self._iterable:
             if sampler is None:
                 sampler = RandomSampler(dataset) if shuffle else SequentialSampler(dataset)
@@ -816,7 +823,7 @@ class DataLoader:
 
     def _map_run(self, epoch):
         batches = self._epoch_batches(epoch)
-        fetcher = _Fetcher(self.dataset, self.collate_fn, self.seed, epoch)
+        fetcher = _Fetcher(self.dataset, self._generator_mode, self.collate_fn, self.seed, epoch)
         base_seed = _data.worker_base_seed(self.seed, epoch)
         if self.num_workers == 0:
             info = WorkerInfo(0, 1, epoch, base_seed, self.dataset, True)
