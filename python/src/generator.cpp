@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "bindings.h"
+#include "stride/data/sampler.h"
 
 namespace stride::python {
 
@@ -102,6 +103,20 @@ void bind_generator_class(nb::module_& m) {
   m.attr("default_generator") = nb::cast(&default_generator(), nb::rv_policy::reference);
 }
 
+// torch.randperm, which the C++ API has as a sampler: the permutation is
+// RandomSampler's (Fisher-Yates on unbiased 64-bit draws), so it is the order
+// a shuffling DataLoader visits when handed the same generator state.
+Tensor randperm(int64_t n, Generator* gen, nb::handle dtype, nb::handle device) {
+  if (n < 0) {
+    throw nb::value_error(
+        ("[randperm] n must be non-negative; got " + std::to_string(n) + ".").c_str());
+  }
+  Tensor t = tensor(data::RandomSampler(n).indices(gen ? *gen : default_generator()));
+  if (const auto d = optional_dtype(dtype)) t = t.to(*d);
+  if (const auto d = optional_device(device)) t = t.to(*d);
+  return t;
+}
+
 // generator= for the random factories: an overload beside tensor.cpp's, which
 // nanobind tries when the first one rejects the keyword. None means the
 // default generator, as in PyTorch.
@@ -133,6 +148,10 @@ void bind_factories_with_generator(nb::module_& m) {
       nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
       nb::arg("generator").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       "With generator=: draws from that generator.");
+  m.def("randperm", &randperm, nb::arg("n"), nb::kw_only(),
+        nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
+        nb::arg("device") = nb::none(),
+        "A random permutation of 0..n-1 (int64 unless dtype= is given).");
   m.def(
       "rand_like", [](const Tensor& t, Generator* gen) { return rand_like(t, gen); },
       nb::arg("input"), nb::kw_only(), nb::arg("generator").none());

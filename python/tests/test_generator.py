@@ -105,3 +105,15 @@ def test_generators_cannot_be_copied_by_accident():
 
     with pytest.raises(TypeError):
         copy.copy(stride.Generator(1))
+
+
+def test_randperm_is_the_cpp_random_samplers_permutation():
+    from stride import _stride
+
+    p = stride.randperm(50, generator=stride.Generator(6))
+    assert p.dtype is stride.int64 and sorted(p.tolist()) == list(range(50))
+    assert p.tolist() == _stride._data.RandomSampler(50).indices(stride.Generator(6))
+    assert stride.randperm(5, dtype=stride.int32).dtype is stride.int32
+    assert stride.randperm(0).shape == (0,)
+    with pytest.raises(ValueError, match="non-negative"):
+        stride.randperm(-1)
