@@ -171,8 +171,11 @@ def test_at_most_prefetch_factor_times_num_workers_batches_are_in_flight():
     dataset = IndexDataset(300)
     it = iter(DataLoader(dataset, batch_size=3, num_workers=2, prefetch_factor=2))
     assert next(it).tolist() == [0, 1, 2]
-    time.sleep(0.3)  # let the workers fill every free slot
     # Batch 0 consumed: batches 1..4 may be dispatched, 5 batches built in all.
+    deadline = time.monotonic() + 10
+    while dataset.calls < 5 * 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.1)  # time to overshoot, were the bound not kept
     assert dataset.calls == 5 * 3
     it.close()
 
