@@ -62,6 +62,12 @@ void bind_indexing_functions(nb::module_& m);
 void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
+// After bind_tensor: stride.Generator and generator= overloads of the
+// random functions and methods.
+void bind_generator(nb::module_& m);
+void bind_data(nb::module_& m);
+void bind_profiler(nb::module_& m);
+void bind_serialize(nb::module_& m);
 void bind_nn(nb::module_& m);
 void bind_optim(nb::module_& m);
 void bind_doctor(nb::module_& m);

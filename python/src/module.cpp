@@ -12,6 +12,10 @@ NB_MODULE(_stride, m) {
   stride::python::bind_errors(m);
   stride::python::bind_dtypes(m);
   stride::python::bind_tensor(m);
+  stride::python::bind_generator(m);
+  stride::python::bind_data(m);
+  stride::python::bind_profiler(m);
+  stride::python::bind_serialize(m);
   stride::python::bind_nn(m);
   stride::python::bind_optim(m);
   stride::python::bind_doctor(m);

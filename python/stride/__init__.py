@@ -52,6 +52,10 @@ from ._stride import (  # noqa: F401  (the public API, re-exported)
 )
 from . import autograd  # noqa: F401
 from . import doctor, nn, optim  # noqa: F401
+from ._stride import Generator, default_generator  # noqa: F401
+from . import profiler  # noqa: F401
+from . import utils  # noqa: F401
+from .serialization import save, load  # noqa: F401
 from .autograd import no_grad, enable_grad, inference_mode, set_grad_enabled, is_grad_enabled  # noqa: F401
 
 # PyTorch's aliases of the dtypes.
