@@ -76,13 +76,17 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -fexpensive-optimizations -g1 -DNDEBUG" \
   -DSTRIDE_BUILD_APPS=OFF
 
-# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-test-asan: deps
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer, then
+# the Python package's tests against an extension built in the same tree
+# (tools/python_asan.sh).
+test-asan: deps venv
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja $(SANITIZER_FLAGS) -DSTRIDE_SANITIZE=address,undefined \
+	  -DSTRIDE_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(CURDIR)/$(VENV)/bin/python \
 	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  OMP_WAIT_POLICY=passive ctest --output-on-failure -j $(JOBS)
+	tools/python_asan.sh $(ASAN_BUILD) $(VENV)/bin/python
 
 # The whole suite under ThreadSanitizer, ops on two threads of stride's pool
 # (plain atomics and locks, which TSan follows; the BLAS calls inside chunks

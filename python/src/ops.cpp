@@ -177,7 +177,8 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
       nb::arg("condition"), nb::arg("input"), nb::arg("other"));
   // torch.Tensor.where(condition, other): self where condition holds.
   cls.def(
-      "where", [](const Tensor& self, const Tensor& c, const Tensor& b) { return where(c, self, b); },
+      "where",
+      [](const Tensor& self, const Tensor& c, const Tensor& b) { return where(c, self, b); },
       nb::arg("condition"), nb::arg("other"));
   cls.def(
       "where",

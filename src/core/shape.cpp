@@ -26,6 +26,17 @@ int64_t numel_of(IntArrayRef shape) {
   return n;
 }
 
+int64_t checked_numel(IntArrayRef shape, const char* op, size_t element_size) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t s : shape) overflow = overflow || __builtin_mul_overflow(n, s, &n);
+  int64_t bytes = 0;
+  overflow = overflow || __builtin_mul_overflow(n, int64_t(element_size), &bytes);
+  STRIDE_CHECK(!overflow, ShapeError, "[", op, "] a tensor of shape ", shape_str(shape),
+               " has more elements (or bytes) than int64 can count.");
+  return n;
+}
+
 DimVector contiguous_strides(IntArrayRef shape) {
   DimVector strides(shape.size());
   int64_t s = 1;

@@ -313,6 +313,7 @@ Tensor Tensor::expand(IntArrayRef shape) const {
       st[size_t(i)] = 0;
     }
   }
+  checked_numel(sz, "expand");
   return record_view(
       "expand", *this, make_view(*this, sz, st, storage_offset()),
       [shape = sizes().dims()](const Tensor& g) { return autograd::sum_to(g, shape); });

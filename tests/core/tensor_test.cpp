@@ -171,6 +171,18 @@ TEST(Printing, LooksLikePyTorch) {
   EXPECT_EQ(zeros({0, 2}).str(), "tensor([], size=(0, 2))");
 }
 
+// A shape whose element count wraps around int64 used to reach the kernels
+// (a SIGFPE in Python's fuzzing); it is refused where tensors are made.
+TEST(Factories, RefuseShapesWhoseSizeOverflowsInt64) {
+  const int64_t big = int64_t(1) << 40;
+  EXPECT_THROW(zeros({big, 159182828583813}, kUInt8), ShapeError);
+  EXPECT_THROW(empty({big, big}, TensorOptions(kFloat32).device(Device("meta"))), ShapeError);
+  EXPECT_THROW(empty({int64_t(1) << 62}, kFloat64), ShapeError);  // the bytes overflow
+  EXPECT_THROW(empty_strided({big, big}, {big, 1}, kFloat32), ShapeError);
+  EXPECT_THROW(ones({1, 1}).expand({big, big}), ShapeError);
+  EXPECT_EQ(ones({1}).expand({big}).numel(), big);  // large but countable: a view, no memory
+}
+
 // Strings printed by torch 2.15 for the same tensors.
 TEST(Printing, ChoosesPyTorchsStyleAndWidth) {
   EXPECT_EQ(tensor<float>({1, -2, 30}).str(), "tensor([ 1., -2., 30.])");

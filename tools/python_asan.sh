@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The Python package's tests against the extension built with AddressSanitizer
+# and UBSan in the tree of `make test-asan`: memory shared with NumPy, DLPack
+# and the buffer protocol, views that outlive their owner after `del` and
+# gc.collect(), hooks and custom functions freed with the graph. The
+# interpreter is not instrumented, so the ASan runtime is preloaded; Python's
+# own allocations are not leak-checked. The torch tests are left out (torch's
+# libraries are not instrumented, and loading them under ASan costs minutes).
+#   tools/python_asan.sh BUILD_DIR PYTHON
+set -euo pipefail
+build=$(realpath "$1")
+python=$(realpath "$2")
+cd "$(dirname "$0")/.."
+
+stage="$build/python-stage"
+rm -rf "$stage"
+mkdir -p "$stage"
+cp -r python/stride "$stage/"
+cp "$build"/python/_stride*.so "$stage/stride/"
+asan=$(${CXX:-c++} -print-file-name=libasan.so)
+
+cd python/tests
+LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  PYTHONPATH="$stage" OMP_WAIT_POLICY=passive \
+  "$python" -m pytest -q -p no:cacheprovider --ignore=test_torch_parity.py \
+  --ignore=test_examples.py -k "not torch" .
