@@ -1,6 +1,8 @@
 """Python-side overhead per op, stride beside PyTorch in the same run:
 `a + b` on 128 floats without and with autograd, and one training step of a
-small MLP written in plain ops (matmul, relu, mean, backward, SGD update).
+small MLP written in plain ops (matmul, relu, mean, backward, SGD update)
+and written as users write it (nn.Sequential of nn.Linear modules,
+F.cross_entropy, optim.SGD).
 
     OMP_NUM_THREADS=1 build-venv/bin/python bench/python_overhead.py [--rounds 7]
 
@@ -38,10 +40,20 @@ def cases(lib):
                 w.sub_(w.grad * 0.01)
                 w.grad = None
 
+    model = lib.nn.Sequential(lib.nn.Linear(32, 64), lib.nn.ReLU(), lib.nn.Linear(64, 10))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01)
+    y = lib.randint(0, 10, (16,))
+
+    def module_step():
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
     return {
         "a + b (128 floats)": (lambda: a + b, 20000),
         "a + b, a requires grad": (lambda: ag + b, 20000),
         "MLP step (16x32 -> 64 -> 10)": (mlp_step, 2000),
+        "MLP step (nn.Linear modules, cross_entropy, optim.SGD)": (module_step, 2000),
     }
 
 

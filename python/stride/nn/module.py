@@ -21,6 +21,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from .._stride import Tensor, _autograd
+from ..autograd import no_grad
 from .parameter import Buffer, Parameter
 
 
@@ -452,7 +453,7 @@ class Module:
         buffer."""
         for module in self.children():
             module._apply(fn)
-        with _NoGrad():
+        with no_grad():
             for p in self._parameters.values():
                 if p is None:
                     continue
@@ -551,7 +552,7 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
                                + "\n\t".join(errors))
-        with _NoGrad():
+        with no_grad():
             for key, target in own.items():
                 if key in state_dict:
                     target.copy_(state_dict[key])
@@ -641,16 +642,6 @@ def _indent(text, spaces):
 
 def _shape(t):
     return "stride.Size([" + ", ".join(str(s) for s in t.shape) + "])"
-
-
-class _NoGrad:
-    def __enter__(self):
-        self._previous = _autograd.is_grad_enabled()
-        _autograd.set_grad_enabled(False)
-
-    def __exit__(self, *exc):
-        _autograd.set_grad_enabled(self._previous)
-        return False
 
 
 def _parse_to(args, kwargs):
