@@ -366,16 +366,19 @@ class Llama(nn.Module):
         return logits, loss
 
 
-# ---- the ladder: stage number -> (article class, model, article params, steps) ----
+# ---- the ladder: stage number -> (article class, model, article params,
+# the cumulative steps at which the article printed a loss: a stage that
+# goes on training reuses its model and optimizer, as the article's
+# "continue training" cells do) ----
 
 STAGES = {
-    1: ("SimpleBrokenModel", lambda c: SimpleBrokenModel(c), 33_217, 1000),
-    2: ("SimpleModel", lambda c: SimpleModel(c), 33_217, 1000),
-    3: ("SimpleModel_RMS", lambda c: SimpleModel_RMS(c), 35_265, 1000),
-    4: ("RopeModel (no mask)", lambda c: RopeModel(c, causal=False), 559_681, 1000),
-    5: ("RopeModel (masked)", lambda c: RopeModel(c), 559_681, 1000),
-    6: ("RopeModel + SwiGLU", lambda c: RopeModel(c, swiglu=True), 592_706, 5000),
-    7: ("Llama", lambda c: Llama(c), 2_370_246, 5000),
+    1: ("SimpleBrokenModel", lambda c: SimpleBrokenModel(c), 33_217, (1000,)),
+    2: ("SimpleModel", lambda c: SimpleModel(c), 33_217, (1000,)),
+    3: ("SimpleModel_RMS", lambda c: SimpleModel_RMS(c), 35_265, (1000,)),
+    4: ("RopeModel (no mask)", lambda c: RopeModel(c, causal=False), 559_681, (1000,)),
+    5: ("RopeModel (masked)", lambda c: RopeModel(c), 559_681, (1000, 6000)),
+    6: ("RopeModel + SwiGLU", lambda c: RopeModel(c, swiglu=True), 592_706, (5000,)),
+    7: ("Llama", lambda c: Llama(c), 2_370_246, (5000, 15000, 25000)),
 }
 
 
@@ -384,25 +387,30 @@ def count_params(model):
 
 
 def run_stage(stage, dataset, steps_scale, log_interval):
-    name, build, article_params, steps = STAGES[stage]
+    name, build, article_params, milestones = STAGES[stage]
     torch.manual_seed(1337 + stage)
     model = build(MASTER_CONFIG)
-    config = dict(MASTER_CONFIG, epochs=max(1, round(steps * steps_scale)),
-                  log_interval=log_interval)
     optimizer = torch.optim.Adam(model.parameters())
-    start = time.time()
-    train(model, optimizer, dataset, config=config)
-    seconds = time.time() - start
+    steps, val_estimates, done, seconds = [], [], 0, 0.0
+    for milestone in milestones:
+        target = max(1, round(milestone * steps_scale))
+        config = dict(MASTER_CONFIG, epochs=target - done, log_interval=log_interval)
+        start = time.time()
+        train(model, optimizer, dataset, config=config)
+        seconds += time.time() - start
+        done = target
+        steps.append(done)
+        val_estimates.append(evaluate_loss(model, dataset)["val"])
     return {
         "stage": stage,
         "article_class": name,
         "params": count_params(model),
         "article_params": article_params,
-        "steps": config["epochs"],
-        "val_estimate": evaluate_loss(model, dataset)["val"],
+        "steps": steps,
+        "val_estimate": val_estimates,
         "val_whole_split": whole_split_loss(model, dataset,
                                             context_window=MASTER_CONFIG["context_window"]),
-        "seconds_per_step": seconds / config["epochs"],
+        "seconds_per_step": seconds / done,
     }
 
 
@@ -430,9 +438,9 @@ def main():
     for stage in args.stages:
         r = run_stage(stage, dataset, args.steps_scale, args.log_interval)
         results.append(r)
-        print(f"{r['article_class']:22s} {r['params']:>9,d} params  val {r['val_estimate']:.4f}"
-              f"@{r['steps']}  whole {r['val_whole_split']:.4f}  "
-              f"{1000 * r['seconds_per_step']:.1f} ms/step")
+        vals = "  ".join(f"{v:.4f}@{n}" for v, n in zip(r["val_estimate"], r["steps"]))
+        print(f"{r['article_class']:22s} {r['params']:>9,d} params  val {vals}  "
+              f"whole {r['val_whole_split']:.4f}  {1000 * r['seconds_per_step']:.1f} ms/step")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"stages": results}, f, indent=2)
