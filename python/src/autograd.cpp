@@ -154,7 +154,7 @@ struct HookHandlePy {
 
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
   nb::class_<HookHandlePy>(m, "RemovableHandle", "Removes a hook: handle.remove().")
-      .def("remove", &HookHandlePy::remove);
+      .def("remove", &HookHandlePy::remove, "Unregisters the hook (a second call does nothing).");
 
   cls.def(
       "backward",
@@ -165,15 +165,17 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       nb::arg("gradient") = nb::none(), nb::arg("retain_graph") = nb::none(),
       nb::arg("create_graph") = false,
       "Accumulates d(self)/d(leaf) into every leaf's .grad (gradient= for non-scalars).");
-  cls.def("retain_grad", &Tensor::retain_grad);
-  cls.def_prop_ro("retains_grad", &Tensor::retains_grad);
+  cls.def("retain_grad", &Tensor::retain_grad,
+          "Makes backward() fill .grad of this non-leaf tensor too.");
+  cls.def_prop_ro("retains_grad", &Tensor::retains_grad,
+                  "True if retain_grad() was called on this non-leaf tensor.");
   cls.def(
       "requires_grad_",
       [](nb::object self, bool on) {
         nb::cast<Tensor&>(self).requires_grad_(on);
         return self;
       },
-      nb::arg("requires_grad") = true);
+      nb::arg("requires_grad") = true, "Sets requires_grad in place (a leaf only); returns self.");
   cls.def(
       "register_hook",
       [](Tensor& t, nb::object fn) {
@@ -189,10 +191,14 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       "the gradient.");
 
   nb::module_ ag = m.def_submodule("_autograd", "Autograd's switches and functions.");
-  ag.def("is_grad_enabled", &GradMode::is_enabled);
-  ag.def("set_grad_enabled", &GradMode::set_enabled, nb::arg("mode"));
-  ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled);
-  ag.def("set_anomaly_enabled", &AnomalyMode::set_enabled, nb::arg("mode"));
+  ag.def("is_grad_enabled", &GradMode::is_enabled,
+         "True if autograd records ops on this thread (False under no_grad).");
+  ag.def("set_grad_enabled", &GradMode::set_enabled, nb::arg("mode"),
+         "Turns the recording of ops on or off for this thread.");
+  ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled,
+         "True if anomaly detection (NaN checks in backward, forward traces) is on.");
+  ag.def("set_anomaly_enabled", &AnomalyMode::set_enabled, nb::arg("mode"),
+         "Turns anomaly detection on or off.");
   ag.def(
       "grad",
       [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs,
@@ -206,7 +212,9 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       },
       nb::arg("outputs"), nb::arg("inputs"), nb::arg("grad_outputs") = nb::none(),
       nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
-      nb::arg("allow_unused") = false);
+      nb::arg("allow_unused") = false,
+      "The gradients of outputs with respect to inputs, as a tuple, without touching .grad "
+      "(None for an unused input when allow_unused, else RuntimeError).");
   ag.def(
       "backward",
       [](nb::handle tensors, nb::handle grad_tensors, std::optional<bool> retain_graph,
@@ -215,7 +223,9 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
                            retain_graph, create_graph);
       },
       nb::arg("tensors"), nb::arg("grad_tensors") = nb::none(),
-      nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false);
+      nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
+      "Accumulates the gradients of tensors (grad_tensors for non-scalars) into the leaves' "
+      ".grad.");
   ag.def(
       "gradcheck",
       [](nb::object fn, nb::handle inputs, double eps, double atol, double rtol) {
@@ -230,7 +240,9 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
             tensors_of(inputs, "inputs"), eps, atol, rtol);
       },
       nb::arg("func"), nb::arg("inputs"), nb::arg("eps") = 1e-6, nb::arg("atol") = 1e-5,
-      nb::arg("rtol") = 1e-3);
+      nb::arg("rtol") = 1e-3,
+      "True if func's analytical gradients match finite differences (float64 inputs); "
+      "RuntimeError naming the first mismatch otherwise.");
   bind_custom_functions(ag);
 }
 

@@ -63,8 +63,12 @@ TensorOptions options_from(nb::handle dtype, nb::handle device) {
 
 void bind_dtypes(nb::module_& m) {
   nb::class_<DType>(m, "dtype", "The type of a tensor's elements (stride.float32, ...).")
-      .def_prop_ro("is_floating_point", [](const DType& d) { return is_floating_point(d.type); })
-      .def_prop_ro("itemsize", [](const DType& d) { return element_size(d.type); })
+      .def_prop_ro(
+          "is_floating_point", [](const DType& d) { return is_floating_point(d.type); },
+          "True for float16, bfloat16, float32 and float64.")
+      .def_prop_ro(
+          "itemsize", [](const DType& d) { return element_size(d.type); },
+          "The size of one element in bytes.")
       .def("__repr__", [](const DType& d) { return "stride." + std::string(to_string(d.type)); })
       .def("__eq__",
            [](const DType& a, nb::handle b) {
@@ -85,11 +89,15 @@ void bind_dtypes(nb::module_& m) {
             new (self) Device(std::string_view(type + ":" + std::to_string(index)));
           },
           nb::arg("type"), nb::arg("index"))
-      .def_prop_ro("type", [](const Device& d) { return std::string(device_type_name(d.type())); })
-      .def_prop_ro("index",
-                   [](const Device& d) -> nb::object {
-                     return d.is_cuda() ? nb::object(nb::int_(d.index())) : nb::none();
-                   })
+      .def_prop_ro(
+          "type", [](const Device& d) { return std::string(device_type_name(d.type())); },
+          "The kind of device: 'cpu', 'cuda' or 'meta'.")
+      .def_prop_ro(
+          "index",
+          [](const Device& d) -> nb::object {
+            return d.is_cuda() ? nb::object(nb::int_(d.index())) : nb::none();
+          },
+          "The CUDA device's ordinal (None for 'cpu' and 'meta').")
       .def("__repr__",
            [](const Device& d) {
              std::string out = "device(type='" + std::string(device_type_name(d.type())) + "'";

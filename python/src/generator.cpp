@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "bindings.h"
+#include "op_docs.h"
 #include "stride/data/sampler.h"
 
 namespace stride::python {
@@ -131,8 +132,7 @@ void bind_factories_with_generator(nb::module_& m) {
           return t;
         },
         nb::arg("size"), nb::kw_only(), nb::arg("generator").none(), nb::arg("dtype") = nb::none(),
-        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
-        "With generator=: draws from that generator.");
+        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, op_doc(name).c_str());
   };
   shaped("rand", [](IntArrayRef s, TensorOptions o, Generator* g) { return rand(s, o, g); });
   shaped("randn", [](IntArrayRef s, TensorOptions o, Generator* g) { return randn(s, o, g); });
@@ -147,17 +147,17 @@ void bind_factories_with_generator(nb::module_& m) {
       },
       nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
       nb::arg("generator").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      "With generator=: draws from that generator.");
+      op_doc("randint").c_str());
   m.def("randperm", &randperm, nb::arg("n"), nb::kw_only(),
         nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
         nb::arg("device") = nb::none(),
         "A random permutation of 0..n-1 (int64 unless dtype= is given).");
   m.def(
       "rand_like", [](const Tensor& t, Generator* gen) { return rand_like(t, gen); },
-      nb::arg("input"), nb::kw_only(), nb::arg("generator").none());
+      nb::arg("input"), nb::kw_only(), nb::arg("generator").none(), op_doc("rand_like").c_str());
   m.def(
       "randn_like", [](const Tensor& t, Generator* gen) { return randn_like(t, gen); },
-      nb::arg("input"), nb::kw_only(), nb::arg("generator").none());
+      nb::arg("input"), nb::kw_only(), nb::arg("generator").none(), op_doc("randn_like").c_str());
 }
 
 // generator= for the in-place samplers (t.normal_(0, 1, generator=g)).
@@ -169,21 +169,23 @@ void bind_inplace_with_generator() {
         nb::cast<Tensor&>(self).uniform_(from, to, gen);
         return self;
       },
-      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), nb::arg("generator").none());
+      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), nb::arg("generator").none(),
+      op_doc("uniform_").c_str());
   cls.def(
       "normal_",
       [](nb::object self, double mean, double std, Generator* gen) {
         nb::cast<Tensor&>(self).normal_(mean, std, gen);
         return self;
       },
-      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator").none());
+      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator").none(),
+      op_doc("normal_").c_str());
   cls.def(
       "bernoulli_",
       [](nb::object self, double p, Generator* gen) {
         nb::cast<Tensor&>(self).bernoulli_(p, gen);
         return self;
       },
-      nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator").none());
+      nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator").none(), op_doc("bernoulli_").c_str());
 }
 
 }  // namespace

@@ -78,8 +78,8 @@ init::FanMode fan_mode_from(const std::string& mode) {
 }
 
 void bind_activations(nb::module_& m) {
-  m.def("relu", &F::relu, nb::arg("input"));
-  m.def("silu", &F::silu, nb::arg("input"));
+  m.def("relu", &F::relu, nb::arg("input"), "ReLU, max(x, 0), elementwise.");
+  m.def("silu", &F::silu, nb::arg("input"), "SiLU (swish), x * sigmoid(x), elementwise.");
   m.def(
       "gelu",
       [](const Tensor& x, const std::string& approximate) {
@@ -88,9 +88,12 @@ void bind_activations(nb::module_& m) {
         }
         return F::gelu(x);
       },
-      nb::arg("input"), nb::arg("approximate") = "none");
-  m.def("softmax", &F::softmax, nb::arg("input"), nb::arg("dim"));
-  m.def("log_softmax", &F::log_softmax, nb::arg("input"), nb::arg("dim"));
+      nb::arg("input"), nb::arg("approximate") = "none",
+      "GELU, x * Phi(x) (the exact erf form; approximate='tanh' raises ValueError).");
+  m.def("softmax", &F::softmax, nb::arg("input"), nb::arg("dim"),
+        "exp(x) / sum(exp(x)) along dim.");
+  m.def("log_softmax", &F::log_softmax, nb::arg("input"), nb::arg("dim"),
+        "log(softmax(input, dim)), computed stably.");
   m.def(
       "swiglu",
       [](const Tensor& gate, const Tensor& up, const std::optional<Tensor>& beta) {
@@ -99,7 +102,9 @@ void bind_activations(nb::module_& m) {
       nb::arg("gate"), nb::arg("up"), nb::arg("beta") = nb::none(),
       "silu(gate) * up, fused with its backward; with beta, gate * sigmoid(beta * gate) * up.");
   m.def("dropout", &F::dropout, nb::arg("input"), nb::arg("p") = 0.5, nb::arg("training") = true,
-        nb::arg("generator").none() = nb::none());
+        nb::arg("generator").none() = nb::none(),
+        "When training, zeroes each element with probability p and scales the rest by "
+        "1 / (1 - p); input itself otherwise.");
 }
 
 void bind_layers(nb::module_& m) {
@@ -108,12 +113,14 @@ void bind_layers(nb::module_& m) {
       [](const Tensor& x, const Tensor& w, const std::optional<Tensor>& b) {
         return F::linear(x, w, or_undefined(b));
       },
-      nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none());
+      nb::arg("input"), nb::arg("weight"), nb::arg("bias") = nb::none(),
+      "input @ weight.T + bias: input (..., in), weight (out, in), bias (out) -> (..., out).");
   m.def("linear_concat", &F::linear_concat, nb::arg("input"), nb::arg("weights"),
         "torch.cat([linear(input, w) for w in weights], -1) as one op.");
   m.def("linear_groups", &F::linear_groups, nb::arg("input"), nb::arg("groups"),
         "[linear_concat(input, g) for g in groups] as one op (attention's q, k, v).");
-  m.def("embedding", &F::embedding, nb::arg("input"), nb::arg("weight"));
+  m.def("embedding", &F::embedding, nb::arg("input"), nb::arg("weight"),
+        "The rows of weight (V, D) at the integer ids input (any shape): (..., D).");
   m.def(
       "layer_norm",
       [](const Tensor& x, nb::handle shape, const std::optional<Tensor>& w,
@@ -122,13 +129,15 @@ void bind_layers(nb::module_& m) {
                              or_undefined(b), eps);
       },
       nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight") = nb::none(),
-      nb::arg("bias") = nb::none(), nb::arg("eps") = 1e-5);
+      nb::arg("bias") = nb::none(), nb::arg("eps") = 1e-5,
+      "(x - mean) / sqrt(var + eps) * weight + bias over the trailing normalized_shape dims.");
   m.def(
       "rms_norm",
       [](const Tensor& x, const std::optional<Tensor>& w, double eps) {
         return F::rms_norm(x, or_undefined(w), eps);
       },
-      nb::arg("input"), nb::arg("weight") = nb::none(), nb::arg("eps") = 1e-6);
+      nb::arg("input"), nb::arg("weight") = nb::none(), nb::arg("eps") = 1e-6,
+      "x / sqrt(mean(x^2) + eps) * weight over the last dim, fused.");
   m.def(
       "batch_norm",
       [](const Tensor& x, const std::optional<Tensor>& running_mean,
@@ -139,7 +148,9 @@ void bind_layers(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("running_mean").none(), nb::arg("running_var").none(),
       nb::arg("weight") = nb::none(), nb::arg("bias") = nb::none(), nb::arg("training") = false,
-      nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5);
+      nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5,
+      "Batch normalisation over dim 1 of (N, C) or (N, C, L): batch statistics (updating the "
+      "running ones) when training, else running_mean and running_var.");
 }
 
 void bind_losses(nb::module_& m) {
@@ -163,13 +174,16 @@ void bind_losses(nb::module_& m) {
         return F::nll_loss(input, target, ignore_index, reduction_from(reduction));
       },
       nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
-      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean");
+      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean",
+      "Negative log-likelihood of log-probabilities (N, C, ...) against class indices "
+      "(N, ...).");
   m.def(
       "mse_loss",
       [](const Tensor& input, const Tensor& target, const std::string& reduction) {
         return F::mse_loss(input, target, reduction_from(reduction));
       },
-      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean");
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean",
+      "(input - target)^2, reduced by reduction ('mean', 'sum' or 'none').");
 }
 
 void bind_attention(nb::module_& m) {
@@ -192,13 +206,15 @@ void bind_attention(nb::module_& m) {
         return F::rotary_embedding(x, position_offset, base, convention_from(convention));
       },
       nb::arg("input"), nb::arg("position_offset") = 0, nb::arg("base") = 10000.0,
-      nb::arg("convention") = "interleaved");
+      nb::arg("convention") = "interleaved",
+      "x (..., T, D) with pair i at position p rotated by p * base^(-2i/D).");
   m.def(
       "rotary_embedding_tables",
       [](const Tensor& x, const Tensor& cos, const Tensor& sin, const std::string& convention) {
         return F::rotary_embedding(x, cos, sin, convention_from(convention));
       },
-      nb::arg("input"), nb::arg("cos"), nb::arg("sin"), nb::arg("convention") = "interleaved");
+      nb::arg("input"), nb::arg("cos"), nb::arg("sin"), nb::arg("convention") = "interleaved",
+      "x (..., T, D) with pair i at position t rotated by the angle of cos, sin (T, D / 2).");
   m.def(
       "rotary_attention",
       [](const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& cos, const Tensor& sin,
@@ -210,32 +226,39 @@ void bind_attention(nb::module_& m) {
       nb::arg("query"), nb::arg("key"), nb::arg("value"), nb::arg("cos"), nb::arg("sin"),
       nb::arg("convention") = "interleaved", nb::arg("dropout_p") = 0.0,
       nb::arg("is_causal") = false, nb::arg("scale") = nb::none(),
-      nb::arg("generator").none() = nb::none());
+      nb::arg("generator").none() = nb::none(),
+      "scaled_dot_product_attention of rotary_embedding(q), rotary_embedding(k) and v, fused: "
+      "the rotated q and k are never written to memory.");
   m.def("rotary_tables", &F::rotary_tables, nb::arg("length"), nb::arg("dim"),
         nb::arg("position_offset") = 0, nb::arg("base") = 10000.0,
         "(cos, sin) float64 tables (length, dim / 2) of the standard RoPE angles.");
 }
 
 void bind_init(nb::module_& m) {
-  m.def("calculate_fan_in_and_fan_out", &init::calculate_fan_in_and_fan_out, nb::arg("tensor"));
+  m.def("calculate_fan_in_and_fan_out", &init::calculate_fan_in_and_fan_out, nb::arg("tensor"),
+        "(fan_in, fan_out) of a weight, as PyTorch computes them.");
   m.def(
       "calculate_gain",
       [](const std::string& nonlinearity, std::optional<double> param) {
         return init::calculate_gain(nonlinearity_from(nonlinearity), param);
       },
-      nb::arg("nonlinearity"), nb::arg("param") = nb::none());
+      nb::arg("nonlinearity"), nb::arg("param") = nb::none(),
+      "The recommended gain for a nonlinearity: 1 (linear, conv, sigmoid), 5/3 (tanh), "
+      "sqrt(2) (relu), sqrt(2 / (1 + param^2)) (leaky_relu), 3/4 (selu).");
   m.def("uniform_", &init::uniform_, nb::arg("tensor"), nb::arg("a") = 0.0, nb::arg("b") = 1.0,
-        nb::arg("generator").none() = nb::none());
+        nb::arg("generator").none() = nb::none(), "Fills tensor with samples of U(a, b).");
   m.def("normal_", &init::normal_, nb::arg("tensor"), nb::arg("mean") = 0.0, nb::arg("std") = 1.0,
-        nb::arg("generator").none() = nb::none());
-  m.def("constant_", &init::constant_, nb::arg("tensor"), nb::arg("val"));
-  m.def("zeros_", &init::zeros_, nb::arg("tensor"));
-  m.def("ones_", &init::ones_, nb::arg("tensor"));
+        nb::arg("generator").none() = nb::none(), "Fills tensor with samples of N(mean, std^2).");
+  m.def("constant_", &init::constant_, nb::arg("tensor"), nb::arg("val"), "Fills tensor with val.");
+  m.def("zeros_", &init::zeros_, nb::arg("tensor"), "Fills tensor with zeros.");
+  m.def("ones_", &init::ones_, nb::arg("tensor"), "Fills tensor with ones.");
   m.def("xavier_uniform_", &init::xavier_uniform_, nb::arg("tensor"), nb::arg("gain") = 1.0,
-        nb::arg("generator").none() = nb::none());
+        nb::arg("generator").none() = nb::none(),
+        "Glorot: fills tensor with U(-b, b), b = gain * sqrt(6 / (fan_in + fan_out)).");
   m.def("xavier_normal_", &init::xavier_normal_, nb::arg("tensor"), nb::arg("gain") = 1.0,
-        nb::arg("generator").none() = nb::none());
-  const auto kaiming = [&m](const char* name, auto fill) {
+        nb::arg("generator").none() = nb::none(),
+        "Glorot: fills tensor with N(0, std^2), std = gain * sqrt(2 / (fan_in + fan_out)).");
+  const auto kaiming = [&m](const char* name, auto fill, const char* doc) {
     m.def(
         name,
         [fill](const Tensor& t, double a, const std::string& mode, const std::string& nonlinearity,
@@ -243,10 +266,14 @@ void bind_init(nb::module_& m) {
           return fill(t, a, fan_mode_from(mode), nonlinearity_from(nonlinearity), gen);
         },
         nb::arg("tensor"), nb::arg("a") = 0.0, nb::arg("mode") = "fan_in",
-        nb::arg("nonlinearity") = "leaky_relu", nb::arg("generator").none() = nb::none());
+        nb::arg("nonlinearity") = "leaky_relu", nb::arg("generator").none() = nb::none(), doc);
   };
-  kaiming("kaiming_uniform_", &init::kaiming_uniform_);
-  kaiming("kaiming_normal_", &init::kaiming_normal_);
+  kaiming("kaiming_uniform_", &init::kaiming_uniform_,
+          "He: fills tensor with U(-b, b), b = gain * sqrt(3 / fan), fan by mode and gain "
+          "calculate_gain(nonlinearity, a).");
+  kaiming("kaiming_normal_", &init::kaiming_normal_,
+          "He: fills tensor with N(0, std^2), std = gain / sqrt(fan), fan by mode and gain "
+          "calculate_gain(nonlinearity, a).");
 }
 
 void bind_clip_grad(nb::module_& m) {
@@ -257,13 +284,15 @@ void bind_clip_grad(nb::module_& m) {
         return optim::clip_grad_norm_(params, max_norm, norm_type, error_if_nonfinite);
       },
       nb::arg("parameters"), nb::arg("max_norm"), nb::arg("norm_type") = 2.0,
-      nb::arg("error_if_nonfinite") = false);
+      nb::arg("error_if_nonfinite") = false,
+      "Scales the gradients together to a total norm <= max_norm; returns the norm before.");
   m.def(
       "clip_grad_value_",
       [](const std::vector<Tensor>& params, double clip_value) {
         optim::clip_grad_value_(params, clip_value);
       },
-      nb::arg("parameters"), nb::arg("clip_value"));
+      nb::arg("parameters"), nb::arg("clip_value"),
+      "Clamps every gradient element into [-clip_value, clip_value].");
 }
 
 }  // namespace

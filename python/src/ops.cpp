@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "op_docs.h"
 #include "ops/op_list.h"
 
 namespace stride::python {
@@ -18,12 +19,24 @@ namespace {
 
 using TensorClass = nb::class_<Tensor>;
 
+// Binds a Tensor method, or a stride.* function, with its docstring from the
+// table (op_docs.h): every overload of a name gets the same text, which
+// nanobind shows once.
+template <class F, class... Extra>
+void def_method(TensorClass& cls, const char* name, F f, const Extra&... extra) {
+  cls.def(name, f, extra..., op_doc(name).c_str());
+}
+template <class F, class... Extra>
+void def_function(nb::module_& m, const char* name, F f, const Extra&... extra) {
+  m.def(name, f, extra..., op_doc(name).c_str());
+}
+
 // Binds `f(const Tensor& self, args...)` as a method and as a function whose
 // first argument is `input`.
 template <class F, class... Extra>
 void def_both(nb::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
-  cls.def(name, f, extra...);
-  m.def(name, f, nb::arg("input"), extra...);
+  def_method(cls, name, f, extra...);
+  def_function(m, name, f, nb::arg("input"), extra...);
 }
 
 // An in-place method returns the very object it was called on, as in
@@ -64,7 +77,7 @@ Tensor to_any(const Tensor& t, nb::handle target, nb::handle dtype, nb::handle d
 void bind_elementwise(nb::module_& m, TensorClass& cls) {
 #define STRIDE_BIND_UNARY(name, ...)                                 \
   def_both(m, cls, #name, [](const Tensor& t) { return t.name(); }); \
-  cls.def(#name "_", in_place([](Tensor& t) { t.name##_(); }));
+  def_method(cls, #name "_", in_place([](Tensor& t) { t.name##_(); }));
   STRIDE_FLOAT_UNARY_OPS(STRIDE_BIND_UNARY)
   STRIDE_SAME_UNARY_OPS(STRIDE_BIND_UNARY)
 #undef STRIDE_BIND_UNARY
@@ -114,31 +127,39 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "pow", [](const Tensor& a, const Scalar& b) { return a.pow(b); },
       nb::arg("exponent"));
-  cls.def("add_",
-          in_place([](Tensor& a, const Tensor& b, const Scalar& alpha) { a.add_(b, alpha); }),
-          nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
-  cls.def("add_", in_place([](Tensor& a, const Scalar& b) { a.add_(b); }), nb::arg("other"));
-  cls.def("sub_",
-          in_place([](Tensor& a, const Tensor& b, const Scalar& alpha) { a.sub_(b, alpha); }),
-          nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
-  cls.def("sub_", in_place([](Tensor& a, const Scalar& b) { a.sub_(b); }), nb::arg("other"));
-  cls.def("mul_", in_place([](Tensor& a, const Tensor& b) { a.mul_(b); }), nb::arg("other"));
-  cls.def("mul_", in_place([](Tensor& a, const Scalar& b) { a.mul_(b); }), nb::arg("other"));
-  cls.def("div_", in_place([](Tensor& a, const Tensor& b) { a.div_(b); }), nb::arg("other"));
-  cls.def("div_", in_place([](Tensor& a, const Scalar& b) { a.div_(b); }), nb::arg("other"));
-  cls.def("pow_", in_place([](Tensor& a, const Scalar& b) { a.pow_(b); }), nb::arg("exponent"));
-  cls.def("lerp_", in_place([](Tensor& a, const Tensor& end, const Scalar& w) { a.lerp_(end, w); }),
-          nb::arg("end"), nb::arg("weight"));
-  cls.def("addcmul_",
-          in_place([](Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-            a.addcmul_(t1, t2, value);
-          }),
-          nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
-  cls.def("addcdiv_",
-          in_place([](Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
-            a.addcdiv_(t1, t2, value);
-          }),
-          nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  def_method(cls, "add_",
+             in_place([](Tensor& a, const Tensor& b, const Scalar& alpha) { a.add_(b, alpha); }),
+             nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  def_method(cls, "add_", in_place([](Tensor& a, const Scalar& b) { a.add_(b); }),
+             nb::arg("other"));
+  def_method(cls, "sub_",
+             in_place([](Tensor& a, const Tensor& b, const Scalar& alpha) { a.sub_(b, alpha); }),
+             nb::arg("other"), nb::kw_only(), nb::arg("alpha") = 1);
+  def_method(cls, "sub_", in_place([](Tensor& a, const Scalar& b) { a.sub_(b); }),
+             nb::arg("other"));
+  def_method(cls, "mul_", in_place([](Tensor& a, const Tensor& b) { a.mul_(b); }),
+             nb::arg("other"));
+  def_method(cls, "mul_", in_place([](Tensor& a, const Scalar& b) { a.mul_(b); }),
+             nb::arg("other"));
+  def_method(cls, "div_", in_place([](Tensor& a, const Tensor& b) { a.div_(b); }),
+             nb::arg("other"));
+  def_method(cls, "div_", in_place([](Tensor& a, const Scalar& b) { a.div_(b); }),
+             nb::arg("other"));
+  def_method(cls, "pow_", in_place([](Tensor& a, const Scalar& b) { a.pow_(b); }),
+             nb::arg("exponent"));
+  def_method(cls, "lerp_",
+             in_place([](Tensor& a, const Tensor& end, const Scalar& w) { a.lerp_(end, w); }),
+             nb::arg("end"), nb::arg("weight"));
+  def_method(cls, "addcmul_",
+             in_place([](Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+               a.addcmul_(t1, t2, value);
+             }),
+             nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
+  def_method(cls, "addcdiv_",
+             in_place([](Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+               a.addcdiv_(t1, t2, value);
+             }),
+             nb::arg("tensor1"), nb::arg("tensor2"), nb::kw_only(), nb::arg("value") = 1);
   def_both(
       m, cls, "lerp",
       [](const Tensor& a, const Tensor& end, const Scalar& w) { return lerp(a, end, w); },
@@ -149,51 +170,59 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
         return t.clamp(lo, hi);
       },
       nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
-  cls.def("clamp_", in_place([](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-            t.clamp_(lo, hi);
-          }),
-          nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  def_method(cls, "clamp_",
+             in_place([](Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
+               t.clamp_(lo, hi);
+             }),
+             nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   def_both(
       m, cls, "masked_fill",
       [](const Tensor& t, const Tensor& mask, const Scalar& v) { return t.masked_fill(mask, v); },
       nb::arg("mask"), nb::arg("value"));
-  cls.def("masked_fill_",
-          in_place([](Tensor& t, const Tensor& mask, const Scalar& v) { t.masked_fill_(mask, v); }),
-          nb::arg("mask"), nb::arg("value"));
+  def_method(cls, "masked_fill_", in_place([](Tensor& t, const Tensor& mask, const Scalar& v) {
+               t.masked_fill_(mask, v);
+             }),
+             nb::arg("mask"), nb::arg("value"));
   def_both(
       m, cls, "tril", [](const Tensor& t, int64_t d) { return t.tril(d); },
       nb::arg("diagonal") = 0);
   def_both(
       m, cls, "triu", [](const Tensor& t, int64_t d) { return t.triu(d); },
       nb::arg("diagonal") = 0);
-  cls.def("tril_", in_place([](Tensor& t, int64_t d) { t.tril_(d); }), nb::arg("diagonal") = 0);
-  cls.def("triu_", in_place([](Tensor& t, int64_t d) { t.triu_(d); }), nb::arg("diagonal") = 0);
-  m.def("where", &where, nb::arg("condition"), nb::arg("input"), nb::arg("other"));
-  m.def(
-      "where",
+  def_method(cls, "tril_", in_place([](Tensor& t, int64_t d) { t.tril_(d); }),
+             nb::arg("diagonal") = 0);
+  def_method(cls, "triu_", in_place([](Tensor& t, int64_t d) { t.triu_(d); }),
+             nb::arg("diagonal") = 0);
+  def_function(m, "where", &where, nb::arg("condition"), nb::arg("input"), nb::arg("other"));
+  def_function(
+      m, "where",
       [](const Tensor& c, const Tensor& a, const Scalar& b) {
         return where(c, a, full_like(a, b));
       },
       nb::arg("condition"), nb::arg("input"), nb::arg("other"));
   // torch.Tensor.where(condition, other): self where condition holds.
-  cls.def(
-      "where",
+  def_method(
+      cls, "where",
       [](const Tensor& self, const Tensor& c, const Tensor& b) { return where(c, self, b); },
       nb::arg("condition"), nb::arg("other"));
-  cls.def(
-      "where",
+  def_method(
+      cls, "where",
       [](const Tensor& self, const Tensor& c, const Scalar& b) {
         return where(c, self, full_like(self, b));
       },
       nb::arg("condition"), nb::arg("other"));
-  cls.def("fill_", in_place([](Tensor& t, const Scalar& v) { t.fill_(v); }), nb::arg("value"));
-  cls.def("zero_", in_place([](Tensor& t) { t.zero_(); }));
-  cls.def("uniform_", in_place([](Tensor& t, double a, double b) { t.uniform_(a, b); }),
-          nb::arg("from") = 0.0, nb::arg("to") = 1.0);
-  cls.def("normal_", in_place([](Tensor& t, double mean, double std) { t.normal_(mean, std); }),
-          nb::arg("mean") = 0.0, nb::arg("std") = 1.0);
-  cls.def("bernoulli_", in_place([](Tensor& t, double p) { t.bernoulli_(p); }), nb::arg("p") = 0.5);
-  cls.def("copy_", in_place([](Tensor& t, const Tensor& src) { t.copy_(src); }), nb::arg("src"));
+  def_method(cls, "fill_", in_place([](Tensor& t, const Scalar& v) { t.fill_(v); }),
+             nb::arg("value"));
+  def_method(cls, "zero_", in_place([](Tensor& t) { t.zero_(); }));
+  def_method(cls, "uniform_", in_place([](Tensor& t, double a, double b) { t.uniform_(a, b); }),
+             nb::arg("from") = 0.0, nb::arg("to") = 1.0);
+  def_method(cls, "normal_",
+             in_place([](Tensor& t, double mean, double std) { t.normal_(mean, std); }),
+             nb::arg("mean") = 0.0, nb::arg("std") = 1.0);
+  def_method(cls, "bernoulli_", in_place([](Tensor& t, double p) { t.bernoulli_(p); }),
+             nb::arg("p") = 0.5);
+  def_method(cls, "copy_", in_place([](Tensor& t, const Tensor& src) { t.copy_(src); }),
+             nb::arg("src"));
 }
 
 void bind_operators(TensorClass& cls) {
@@ -339,26 +368,29 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
 }
 
 void bind_views(nb::module_& m, TensorClass& cls) {
-  cls.def("view", [](const Tensor& t, nb::args shape) { return t.view(shape_from_args(shape)); });
-  cls.def("reshape",
-          [](const Tensor& t, nb::args shape) { return t.reshape(shape_from_args(shape)); });
-  m.def(
-      "reshape",
+  def_method(cls, "view",
+             [](const Tensor& t, nb::args shape) { return t.view(shape_from_args(shape)); });
+  def_method(cls, "reshape",
+             [](const Tensor& t, nb::args shape) { return t.reshape(shape_from_args(shape)); });
+  def_function(
+      m, "reshape",
       [](const Tensor& t, nb::handle shape) { return t.reshape(int_list(shape, "shape")); },
       nb::arg("input"), nb::arg("shape"));
-  cls.def(
-      "view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); },
+  def_method(
+      cls, "view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); },
       nb::arg("other"));
-  cls.def(
-      "reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); },
+  def_method(
+      cls, "reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); },
       nb::arg("other"));
-  cls.def("permute",
-          [](const Tensor& t, nb::args dims) { return t.permute(shape_from_args(dims)); });
-  m.def(
-      "permute", [](const Tensor& t, nb::handle dims) { return t.permute(int_list(dims, "dims")); },
+  def_method(cls, "permute",
+             [](const Tensor& t, nb::args dims) { return t.permute(shape_from_args(dims)); });
+  def_function(
+      m, "permute",
+      [](const Tensor& t, nb::handle dims) { return t.permute(int_list(dims, "dims")); },
       nb::arg("input"), nb::arg("dims"));
-  cls.def("expand", [](const Tensor& t, nb::args size) { return t.expand(shape_from_args(size)); });
-  cls.def("expand_as", &Tensor::expand_as, nb::arg("other"));
+  def_method(cls, "expand",
+             [](const Tensor& t, nb::args size) { return t.expand(shape_from_args(size)); });
+  def_method(cls, "expand_as", &Tensor::expand_as, nb::arg("other"));
   def_both(
       m, cls, "transpose", [](const Tensor& t, int64_t a, int64_t b) { return t.transpose(a, b); },
       nb::arg("dim0"), nb::arg("dim1"));
@@ -396,19 +428,19 @@ void bind_views(nb::module_& m, TensorClass& cls) {
         return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
       },
       nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
-  cls.def("contiguous", &Tensor::contiguous);
+  def_method(cls, "contiguous", &Tensor::contiguous);
   def_both(m, cls, "clone", [](const Tensor& t) { return t.clone(); });
-  cls.def("detach", &Tensor::detach);
-  cls.def("detach_", in_place([](Tensor& t) { t.detach_(); }));
-  cls.def(
-      "to",
+  def_method(cls, "detach", &Tensor::detach);
+  def_method(cls, "detach_", in_place([](Tensor& t) { t.detach_(); }));
+  def_method(
+      cls, "to",
       [](const Tensor& t, nb::handle target, nb::handle dtype, nb::handle device) {
         return to_any(t, target, dtype, device);
       },
       nb::arg("target") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none());
   const auto cast = [&cls](const char* name, ScalarType type) {
-    cls.def(name, [type](const Tensor& t) { return t.to(type); });
+    def_method(cls, name, [type](const Tensor& t) { return t.to(type); });
   };
   cast("float", kFloat32);
   cast("double", kFloat64);
@@ -417,9 +449,9 @@ void bind_views(nb::module_& m, TensorClass& cls) {
   cast("long", kInt64);
   cast("int", kInt32);
   cast("bool", kBool);
-  cls.def("cpu", [](const Tensor& t) { return t.to(Device(kCPU)); });
-  cls.def(
-      "type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); },
+  def_method(cls, "cpu", [](const Tensor& t) { return t.to(Device(kCPU)); });
+  def_method(
+      cls, "type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); },
       nb::arg("other"));
 }
 
@@ -431,8 +463,8 @@ void bind_linalg_and_indexing_ops(nb::module_& m, TensorClass& cls) {
       m, cls, "mm", [](const Tensor& a, const Tensor& b) { return mm(a, b); }, nb::arg("mat2"));
   def_both(
       m, cls, "bmm", [](const Tensor& a, const Tensor& b) { return bmm(a, b); }, nb::arg("mat2"));
-  m.def("cat", &cat, nb::arg("tensors"), nb::arg("dim") = 0);
-  m.def("stack", &stack, nb::arg("tensors"), nb::arg("dim") = 0);
+  def_function(m, "cat", &cat, nb::arg("tensors"), nb::arg("dim") = 0);
+  def_function(m, "stack", &stack, nb::arg("tensors"), nb::arg("dim") = 0);
   def_both(
       m, cls, "index_select",
       [](const Tensor& t, int64_t d, const Tensor& i) { return t.index_select(d, i); },
@@ -446,12 +478,13 @@ void bind_linalg_and_indexing_ops(nb::module_& m, TensorClass& cls) {
         return t.scatter_add(d, i, s);
       },
       nb::arg("dim"), nb::arg("index"), nb::arg("src"));
-  cls.def("scatter_add_", in_place([](Tensor& t, int64_t d, const Tensor& i, const Tensor& s) {
-            t.scatter_add_(d, i, s);
-          }),
-          nb::arg("dim"), nb::arg("index"), nb::arg("src"));
-  m.def("allclose", &allclose, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5,
-        nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
+  def_method(cls, "scatter_add_",
+             in_place([](Tensor& t, int64_t d, const Tensor& i, const Tensor& s) {
+               t.scatter_add_(d, i, s);
+             }),
+             nb::arg("dim"), nb::arg("index"), nb::arg("src"));
+  def_function(m, "allclose", &allclose, nb::arg("input"), nb::arg("other"), nb::arg("rtol") = 1e-5,
+               nb::arg("atol") = 1e-8, nb::arg("equal_nan") = false);
   def_both(
       m, cls, "equal", [](const Tensor& a, const Tensor& b) { return equal(a, b); },
       nb::arg("other"));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bindings.h"
+#include "op_docs.h"
 
 namespace stride::python {
 
@@ -67,10 +68,10 @@ void bind_factories_on(nb::module_& m) {
   shaped("empty", &empty, "A new tensor whose values are unspecified: empty(2, 3).");
   shaped(
       "rand", [](IntArrayRef shape, TensorOptions options) { return rand(shape, options); },
-      "Uniform samples in [0, 1) from the default generator.");
+      op_doc("rand").c_str());
   shaped(
       "randn", [](IntArrayRef shape, TensorOptions options) { return randn(shape, options); },
-      "Standard normal samples from the default generator.");
+      op_doc("randn").c_str());
   m.def(
       "full",
       [](nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
@@ -107,8 +108,7 @@ void bind_factories_on(nb::module_& m) {
         return randint(lo, hi, int_list(size, "size"), options, nullptr);
       },
       nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      "Integers uniform in [low, high): randint(10, (2, 3)) or randint(0, 10, (2, 3)).");
+      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), op_doc("randint").c_str());
   m.def(
       "eye",
       [](int64_t n, std::optional<int64_t> cols, nb::handle dtype, nb::handle device) {
@@ -127,19 +127,25 @@ void bind_factories_on(nb::module_& m) {
       nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false,
       "A new tensor holding a copy of data (a number or nested lists), as torch.tensor.");
-  m.def("zeros_like", &zeros_like, nb::arg("input"));
-  m.def("ones_like", &ones_like, nb::arg("input"));
-  m.def("full_like", &full_like, nb::arg("input"), nb::arg("fill_value"));
+  m.def("zeros_like", &zeros_like, nb::arg("input"),
+        "A tensor of zeros with input's shape, dtype and device.");
+  m.def("ones_like", &ones_like, nb::arg("input"),
+        "A tensor of ones with input's shape, dtype and device.");
+  m.def("full_like", &full_like, nb::arg("input"), nb::arg("fill_value"),
+        "A tensor filled with fill_value with input's shape, dtype and device.");
   m.def(
-      "rand_like", [](const Tensor& t) { return rand_like(t); }, nb::arg("input"));
+      "rand_like", [](const Tensor& t) { return rand_like(t); }, nb::arg("input"),
+      op_doc("rand_like").c_str());
   m.def(
-      "randn_like", [](const Tensor& t) { return randn_like(t); }, nb::arg("input"));
+      "randn_like", [](const Tensor& t) { return randn_like(t); }, nb::arg("input"),
+      op_doc("randn_like").c_str());
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, nb::arg("seed"),
       "Seeds the default generator (the same seed gives the C++ API's numbers).");
   m.def("set_num_threads", &set_num_threads, nb::arg("num_threads"),
         "The number of threads stride's kernels use (torch.set_num_threads).");
-  m.def("get_num_threads", &get_num_threads);
+  m.def("get_num_threads", &get_num_threads,
+        "The number of threads stride's kernels use (torch.get_num_threads).");
 }
 
 }  // namespace
@@ -163,23 +169,37 @@ void bind_tensor(nb::module_& m) {
   // stride.Tensor(t) is another handle on t's tensor (same memory, same
   // autograd identity); it is what Python subclasses such as
   // stride.nn.Parameter build on.
-  cls.def(nb::init<const Tensor&>(), nb::arg("data"))
-      .def_prop_ro("shape", [](const Tensor& t) { return size_tuple(t.sizes()); })
-      .def_prop_ro("dtype", [](const Tensor& t) { return dtype_object(t.dtype()); })
-      .def_prop_ro("device", &Tensor::device)
-      .def_prop_ro("ndim", &Tensor::dim)
-      .def_prop_ro("is_leaf", &Tensor::is_leaf)
-      .def_prop_ro("is_cpu", [](const Tensor& t) { return t.device().is_cpu(); })
-      .def_prop_ro("is_meta", [](const Tensor& t) { return t.device().is_meta(); })
-      .def_prop_ro("T",
-                   [](const Tensor& t) {
-                     std::vector<int64_t> dims;
-                     for (int64_t d = t.dim() - 1; d >= 0; --d) dims.push_back(d);
-                     return t.permute(dims);
-                   })
+  cls.def(nb::init<const Tensor&>(), nb::arg("data"),
+          "Another handle on data's tensor: the same memory and autograd identity.")
+      .def_prop_ro(
+          "shape", [](const Tensor& t) { return size_tuple(t.sizes()); },
+          "The size of each dim, as a tuple of ints (torch.Size).")
+      .def_prop_ro(
+          "dtype", [](const Tensor& t) { return dtype_object(t.dtype()); },
+          "The type of the elements (stride.float32, ...).")
+      .def_prop_ro("device", &Tensor::device, "The device the memory lives on.")
+      .def_prop_ro("ndim", &Tensor::dim, "The number of dims (the same as dim()).")
+      .def_prop_ro("is_leaf", &Tensor::is_leaf,
+                   "True for a tensor no recorded op made (a leaf of the autograd graph): "
+                   "backward() fills .grad of leaves that require grad.")
+      .def_prop_ro(
+          "is_cpu", [](const Tensor& t) { return t.device().is_cpu(); },
+          "True if the memory is on the CPU.")
+      .def_prop_ro(
+          "is_meta", [](const Tensor& t) { return t.device().is_meta(); },
+          "True on the meta device (shape and dtype, no memory).")
+      .def_prop_ro(
+          "T",
+          [](const Tensor& t) {
+            std::vector<int64_t> dims;
+            for (int64_t d = t.dim() - 1; d >= 0; --d) dims.push_back(d);
+            return t.permute(dims);
+          },
+          "A view with the dims in reverse order (the transpose of a matrix).")
       .def_prop_rw(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
-          [](Tensor& t, bool on) { t.requires_grad_(on); })
+          [](Tensor& t, bool on) { t.requires_grad_(on); },
+          "Whether autograd records the ops on this tensor; settable on leaves.")
       .def_prop_rw(
           "grad",
           [](const Tensor& t) -> nb::object {
@@ -187,49 +207,62 @@ void bind_tensor(nb::module_& m) {
             return g.defined() ? nb::cast(g) : nb::none();
           },
           [](Tensor& t, std::optional<Tensor> g) { t.mutable_grad() = g ? *g : Tensor(); },
-          nb::arg("value").none())
-      .def_prop_ro("grad_fn",
-                   [](const Tensor& t) -> nb::object {
-                     auto fn = t.grad_fn();
-                     return fn ? nb::cast(GradFn{std::move(fn)}) : nb::none();
-                   })
+          nb::arg("value").none(),
+          "The gradient backward() accumulated into this leaf (None until then); settable.")
+      .def_prop_ro(
+          "grad_fn",
+          [](const Tensor& t) -> nb::object {
+            auto fn = t.grad_fn();
+            return fn ? nb::cast(GradFn{std::move(fn)}) : nb::none();
+          },
+          "The backward function of the op that made this tensor (None for a leaf).")
       .def_prop_rw(
           "data", [](const Tensor& t) { return t.detach(); },
           [](Tensor& t, const Tensor& src) {
             NoGradGuard no_grad;
             t.impl()->set_data(*src.impl());
-          })
+          },
+          "The tensor detached from the graph; assigning replaces its memory (no autograd).")
       .def(
           "size",
           [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
             if (dim) return nb::int_(t.size(*dim));
             return size_tuple(t.sizes());
           },
-          nb::arg("dim") = nb::none())
+          nb::arg("dim") = nb::none(), "The shape as a tuple, or the size of dim `dim` (an int).")
       .def(
           "stride",
           [](const Tensor& t, std::optional<int64_t> dim) -> nb::object {
             if (dim) return nb::int_(t.stride(*dim));
             return size_tuple(t.strides());
           },
-          nb::arg("dim") = nb::none())
-      .def("storage_offset", &Tensor::storage_offset)
-      .def("is_contiguous", &Tensor::is_contiguous)
-      .def("is_floating_point", &Tensor::is_floating_point)
-      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("numel", &Tensor::numel)
-      .def("dim", &Tensor::dim)
-      .def("element_size", &Tensor::element_size)
-      .def("item",
-           [](const Tensor& t) {
-             if (t.numel() != 1) {
-               throw nb::value_error(("a Tensor with " + std::to_string(t.numel()) +
-                                      " elements cannot be converted to a Python number.")
-                                         .c_str());
-             }
-             return t.item();
-           })
-      .def("tolist", &tensor_to_list)
+          nb::arg("dim") = nb::none(),
+          "The strides (in elements) as a tuple, or the stride of dim `dim`.")
+      .def("storage_offset", &Tensor::storage_offset,
+           "The offset of the first element in the storage, in elements.")
+      .def("is_contiguous", &Tensor::is_contiguous,
+           "True if the elements lie in memory in row-major order without gaps.")
+      .def("is_floating_point", &Tensor::is_floating_point,
+           "True for a floating-point dtype (float16, bfloat16, float32, float64).")
+      .def(
+          "data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); },
+          "The address of the first element, as an int.")
+      .def("numel", &Tensor::numel, "The number of elements (the product of the shape).")
+      .def("dim", &Tensor::dim, "The number of dims.")
+      .def("element_size", &Tensor::element_size, "The size of one element in bytes.")
+      .def(
+          "item",
+          [](const Tensor& t) {
+            if (t.numel() != 1) {
+              throw nb::value_error(("a Tensor with " + std::to_string(t.numel()) +
+                                     " elements cannot be converted to a Python number.")
+                                        .c_str());
+            }
+            return t.item();
+          },
+          "The value of a one-element tensor as a Python number; ValueError otherwise.")
+      .def("tolist", &tensor_to_list,
+           "The elements as nested Python lists (a number for a 0-d tensor).")
       .def("__repr__", &tensor_repr)
       .def("__len__",
            [](const Tensor& t) {

@@ -225,6 +225,9 @@ class Dropout(Module):
 
 
 class ReLU(Module):
+    """ReLU, max(x, 0), elementwise (inplace is accepted for PyTorch's
+    signature; the result is a new tensor)."""
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -234,6 +237,9 @@ class ReLU(Module):
 
 
 class SiLU(Module):
+    """SiLU (swish), x * sigmoid(x), elementwise (inplace is accepted for
+    PyTorch's signature; the result is a new tensor)."""
+
     def __init__(self, inplace=False):
         super().__init__()
         self.inplace = inplace
@@ -257,6 +263,8 @@ class GELU(Module):
 
 
 class Softmax(Module):
+    """exp(x) / sum(exp(x)) along dim."""
+
     def __init__(self, dim=None):
         super().__init__()
         self.dim = dim

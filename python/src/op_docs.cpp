@@ -1,0 +1,187 @@
+// The op docstrings (op_docs.h), in PyTorch's wording. A method and its
+// stride.* function share the text: "input" is self for the method.
+#include "op_docs.h"
+
+#include <utility>
+
+namespace stride::python {
+
+namespace {
+
+constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
+    // Elementwise, from the op list (STRIDE_*_OPS in src/ops/op_list.h).
+    {"exp", "The exponential e^x of each element of input."},
+    {"log", "The natural logarithm of each element of input."},
+    {"sqrt", "The square root of each element of input."},
+    {"rsqrt", "The reciprocal of the square root, 1 / sqrt(x), of each element of input."},
+    {"sin", "The sine of each element of input (in radians)."},
+    {"cos", "The cosine of each element of input (in radians)."},
+    {"tanh", "The hyperbolic tangent of each element of input."},
+    {"sigmoid", "The logistic sigmoid 1 / (1 + e^-x) of each element of input."},
+    {"silu", "SiLU (swish), x * sigmoid(x), of each element of input."},
+    {"gelu", "GELU, x * Phi(x) with Phi the standard normal CDF (the exact erf form)."},
+    {"reciprocal", "The reciprocal 1 / x of each element of input."},
+    {"neg", "The negative -x of each element of input."},
+    {"abs", "The absolute value |x| of each element of input."},
+    {"square", "The square x * x of each element of input."},
+    {"relu", "ReLU, max(x, 0), of each element of input."},
+    {"mul",
+     "input * other elementwise; the two broadcast together and the dtype is promoted as in "
+     "PyTorch."},
+    {"maximum", "The elementwise maximum of input and other (broadcast); NaN propagates."},
+    {"minimum", "The elementwise minimum of input and other (broadcast); NaN propagates."},
+    {"eq", "input == other elementwise (other a tensor or a number), as a bool tensor."},
+    {"ne", "input != other elementwise (other a tensor or a number), as a bool tensor."},
+    {"lt", "input < other elementwise (other a tensor or a number), as a bool tensor."},
+    {"le", "input <= other elementwise (other a tensor or a number), as a bool tensor."},
+    {"gt", "input > other elementwise (other a tensor or a number), as a bool tensor."},
+    {"ge", "input >= other elementwise (other a tensor or a number), as a bool tensor."},
+
+    // Arithmetic.
+    {"add", "input + alpha * other elementwise (other a tensor, broadcast, or a number)."},
+    {"sub", "input - alpha * other elementwise (other a tensor, broadcast, or a number)."},
+    {"div", "input / other elementwise (true division: integers give a float result)."},
+    {"pow", "input raised to the power exponent (a tensor, broadcast, or a number)."},
+    {"lerp", "Linear interpolation input + weight * (end - input), elementwise."},
+    {"clamp", "Each element of input clamped into [min, max] (either bound may be None)."},
+    {"masked_fill", "A copy of input with value where mask (bool, broadcast to input) is True."},
+    {"tril",
+     "The lower triangle of the last two dims: elements above diagonal `diagonal` are zeroed."},
+    {"triu",
+     "The upper triangle of the last two dims: elements below diagonal `diagonal` are zeroed."},
+    {"where",
+     "Elements of input (self for the method) where condition is True, else of other; the "
+     "three broadcast together."},
+    {"addcmul_", "In place: self += value * tensor1 * tensor2 (broadcast); returns self."},
+    {"addcdiv_", "In place: self += value * tensor1 / tensor2 (broadcast); returns self."},
+    {"fill_", "Fills self with value, in place; returns self."},
+    {"zero_", "Fills self with zeros, in place; returns self."},
+    {"uniform_",
+     "Fills self in place with samples uniform in [from, to), from generator= or the default "
+     "generator; returns self."},
+    {"normal_",
+     "Fills self in place with normal samples N(mean, std^2), from generator= or the default "
+     "generator; returns self."},
+    {"bernoulli_",
+     "Fills self in place with 1 (probability p) or 0, from generator= or the default "
+     "generator; returns self."},
+    {"copy_",
+     "Copies src (broadcast to self, its dtype converted) into self, in place; returns self."},
+
+    // Reductions.
+    {"sum",
+     "The sum of input's elements over dim (None: all; an int or a sequence of ints); "
+     "keepdim keeps the reduced dims as size 1, dtype= accumulates in that dtype."},
+    {"mean", "The mean of input's elements over dim (None: all); keepdim keeps reduced dims."},
+    {"std",
+     "The standard deviation over dim (None: all), with Bessel's correction by default "
+     "(correction= or unbiased=)."},
+    {"var",
+     "The variance over dim (None: all), with Bessel's correction by default (correction= or "
+     "unbiased=)."},
+    {"max",
+     "The largest element (dim None), or the tuple (values, indices) of the maxima along dim."},
+    {"min",
+     "The smallest element (dim None), or the tuple (values, indices) of the minima along dim."},
+    {"amax", "The maxima over dim (None: all; an int or a sequence of ints), values only."},
+    {"amin", "The minima over dim (None: all; an int or a sequence of ints), values only."},
+    {"argmax", "The index of the largest element: over the flattened input, or along dim."},
+    {"argmin", "The index of the smallest element: over the flattened input, or along dim."},
+    {"logsumexp", "log(sum(exp(input))) over dim, computed without overflow."},
+    {"norm",
+     "The p-norm over dim (None: all elements), e.g. p=2 the Euclidean norm, "
+     "p=float('inf') the largest |x|."},
+    {"softmax", "exp(x) / sum(exp(x)) along dim: each slice along dim sums to 1."},
+    {"log_softmax", "log(softmax(input, dim)), computed stably."},
+
+    // Views (sharing input's memory) and copies.
+    {"view",
+     "A view of the same memory with another shape (one dim may be -1); RuntimeError if the "
+     "strides do not allow it (reshape copies instead)."},
+    {"reshape",
+     "input with another shape (one dim may be -1): a view when the strides allow it, else a "
+     "copy."},
+    {"view_as", "self.view(other.shape)."},
+    {"reshape_as", "self.reshape(other.shape)."},
+    {"permute", "A view with the dims reordered: dim i of the result is dim dims[i] of input."},
+    {"expand",
+     "A view with size-1 dims repeated (stride 0) to the given size; -1 keeps a dim. No "
+     "copy: write to the result with care."},
+    {"expand_as", "self.expand(other.shape)."},
+    {"transpose", "A view with dims dim0 and dim1 swapped."},
+    {"t", "The transpose of a 2-d tensor (a 0-d or 1-d one is returned as is), as a view."},
+    {"unsqueeze", "A view with a new dim of size 1 inserted at position dim."},
+    {"squeeze", "A view without the dims of size 1 (only dim, if given)."},
+    {"flatten", "input with dims start_dim..end_dim merged into one (a view when possible)."},
+    {"narrow", "A view of input[start:start + length] along dim."},
+    {"select", "A view of input at index along dim, without that dim."},
+    {"chunk", "input split into `chunks` views along dim (the last may be smaller)."},
+    {"split", "input split into views of split_size along dim (the last may be smaller)."},
+    {"diagonal", "A view of the diagonal `offset` of the dims dim1 and dim2 (moved last)."},
+    {"as_strided",
+     "A view of input's memory with the given size, stride and storage_offset (IndexError if "
+     "it reaches outside the storage)."},
+    {"contiguous", "self in contiguous memory: the same memory when it already is, else a copy."},
+    {"clone", "A copy of input with its own memory; the copy is differentiable."},
+    {"detach",
+     "A new tensor sharing self's memory, cut from the autograd graph (requires_grad False)."},
+    {"detach_", "Cuts self from the autograd graph in place (requires_grad False); returns self."},
+    {"to",
+     "self converted to a dtype and/or device (to(dtype), to('cpu'), to(other) or dtype=, "
+     "device=); the same memory, not a copy, when nothing changes."},
+    {"float", "self.to(stride.float32)."},
+    {"double", "self.to(stride.float64)."},
+    {"half", "self.to(stride.float16)."},
+    {"bfloat16", "self.to(stride.bfloat16)."},
+    {"long", "self.to(stride.int64)."},
+    {"int", "self.to(stride.int32)."},
+    {"bool", "self.to(stride.bool)."},
+    {"cpu", "self on the CPU (the same memory when it is already there)."},
+    {"type_as", "self.to(other.dtype)."},
+
+    // Linear algebra, joining and indexing ops.
+    {"matmul",
+     "The matrix product of input and other as torch.matmul: 1-d operands are vectors, "
+     "batch dims broadcast."},
+    {"mm", "The matrix product of input (n, m) and mat2 (m, p): (n, p)."},
+    {"bmm", "The batched matrix product of input (b, n, m) and mat2 (b, m, p): (b, n, p)."},
+    {"cat", "The tensors joined along an existing dim (same shape elsewhere)."},
+    {"stack", "The tensors (all of one shape) joined along a new dim."},
+    {"index_select", "The slices of input at index (1-d, integer) along dim, as a copy."},
+    {"gather", "out[i][j] = input[index[i][j]][j] for dim 0 (index's shape; likewise for dim)."},
+    {"scatter_add",
+     "A copy of input with src added at index along dim (duplicates add up), as "
+     "torch.scatter_add."},
+    {"allclose", "True if |input - other| <= atol + rtol * |other| everywhere (bool)."},
+    {"equal", "True if input and other have the same shape and elements (bool)."},
+
+    // The random factories, bound in tensor.cpp and with generator= in generator.cpp.
+    {"rand",
+     "Samples uniform in [0, 1) of shape size (rand(2, 3) or rand((2, 3))), from generator= or "
+     "the default generator."},
+    {"randn",
+     "Standard normal samples of shape size (randn(2, 3) or randn((2, 3))), from generator= or "
+     "the default generator."},
+    {"randint",
+     "Integers uniform in [low, high) of shape size: randint(10, (2, 3)) or "
+     "randint(0, 10, (2, 3)); int64 unless dtype= is given."},
+    {"rand_like", "rand with input's shape, dtype and device."},
+    {"randn_like", "randn with input's shape, dtype and device."},
+};
+
+}  // namespace
+
+std::string op_doc(std::string_view name) {
+  for (const auto& [key, doc] : kOpDocs) {
+    if (key == name) return doc;
+  }
+  if (name.size() > 1 && name.back() == '_') {
+    const std::string_view base = name.substr(0, name.size() - 1);
+    for (const auto& [key, doc] : kOpDocs) {
+      if (key == base) return "In-place version of " + std::string(base) + "(); returns self.";
+    }
+  }
+  return "";
+}
+
+}  // namespace stride::python
