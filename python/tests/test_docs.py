@@ -104,8 +104,6 @@ def test_the_installed_stubs_carry_the_docstrings():
         description(stride.Generator.manual_seed),
         description(stride.full_like),
     ):
-        # A miss after a reinstall over an older stride: stubgen may have
-        # imported the older, installed extension.
         assert doc and doc in stubs, doc
     # An overloaded name's docstring appears once per place it is bound
     # (stride.add and Tensor.add), not once per overload.
