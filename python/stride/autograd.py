@@ -167,10 +167,15 @@ class Function:
 
     @staticmethod
     def forward(ctx, *args):
+        """The computation, run without recording; returns a tensor or a
+        tuple of tensors. Save what backward needs with
+        ctx.save_for_backward."""
         raise NotImplementedError("a Function subclass must define forward(ctx, ...)")
 
     @staticmethod
     def backward(ctx, *grad_outputs):
+        """One gradient per output in, one per forward argument out (None
+        for arguments that are not tensors or need no gradient)."""
         raise NotImplementedError("a Function subclass must define backward(ctx, *grads)")
 
     @classmethod

@@ -138,6 +138,7 @@ class Report:
 
     @property
     def ok(self):
+        """True when every check passed."""
         return all(bool(r) for r in self.results.values())
 
     def __bool__(self):

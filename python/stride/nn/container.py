@@ -55,15 +55,18 @@ class Sequential(Module):
         return iter(self._modules.values())
 
     def append(self, module):
+        """Adds a module at the end, named by its position; returns self."""
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules):
+        """Appends every module of an iterable; returns self."""
         for module in modules:
             self.append(module)
         return self
 
     def forward(self, input):
+        """Calls the modules in order, each on the previous one's output."""
         for module in self._modules.values():
             input = module(input)
         return input
@@ -106,15 +109,18 @@ class ModuleList(Module):
         return self.extend(modules)
 
     def append(self, module):
+        """Adds a module at the end, named by its position; returns self."""
         self.add_module(str(len(self)), module)
         return self
 
     def extend(self, modules):
+        """Appends every module of an iterable; returns self."""
         for module in modules:
             self.append(module)
         return self
 
     def insert(self, index, module):
+        """Inserts a module before position index; the children are renamed by position."""
         modules = list(self._modules.values())
         modules.insert(index, module)
         self._modules.clear()
@@ -148,21 +154,27 @@ class ModuleDict(Module):
         return key in self._modules
 
     def keys(self):
+        """The keys, in insertion order."""
         return self._modules.keys()
 
     def items(self):
+        """(key, module) pairs, in insertion order."""
         return self._modules.items()
 
     def values(self):
+        """The modules, in insertion order."""
         return self._modules.values()
 
     def pop(self, key):
+        """Removes the module under key and returns it."""
         return self._modules.pop(key)
 
     def clear(self):
+        """Removes every module."""
         self._modules.clear()
 
     def update(self, modules):
+        """Adds (or replaces) modules from a mapping or an iterable of (key, module) pairs."""
         items = modules.items() if hasattr(modules, "items") else modules
         for key, module in items:
             self[key] = module

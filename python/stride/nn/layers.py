@@ -44,6 +44,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Redraws weight and bias with PyTorch's default initialisation."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
@@ -71,6 +72,7 @@ class Embedding(Module):
         self.reset_parameters()
 
     def reset_parameters(self):
+        """Redraws the weight from N(0, 1)."""
         init.normal_(self.weight)
 
     def forward(self, input):
@@ -109,6 +111,7 @@ class RMSNorm(Module):
             self.register_parameter("weight", None)
 
     def reset_parameters(self):
+        """Sets the weight back to ones."""
         if self.weight is not None:
             init.ones_(self.weight)
 
@@ -181,6 +184,7 @@ class BatchNorm1d(Module):
             self.register_buffer("num_batches_tracked", None)
 
     def reset_running_stats(self):
+        """Running mean 0, running variance 1, no batches tracked."""
         if self.track_running_stats:
             self.running_mean.zero_()
             self.running_var.fill_(1)

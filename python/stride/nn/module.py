@@ -36,6 +36,7 @@ class RemovableHandle:
         self.id = next(RemovableHandle._next_id)
 
     def remove(self):
+        """Removes the hook; removing twice does nothing."""
         self._hooks.pop(self.id, None)
 
     def __enter__(self):
@@ -199,6 +200,8 @@ class Module:
         setattr_(self, "_backward_hooks", OrderedDict())
 
     def forward(self, *args, **kwargs):
+        """The module's computation; subclasses define it and call the module, not forward, so that
+        hooks run."""
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function.'
         )
@@ -365,10 +368,12 @@ class Module:
             yield from module.named_modules(memo, sub, remove_duplicate)
 
     def modules(self):
+        """Every module of the tree, this one first (each once)."""
         for _, module in self.named_modules():
             yield module
 
     def named_children(self):
+        """(name, module) for the direct children, each once."""
         seen = set()
         for name, module in self._modules.items():
             if module is not None and id(module) not in seen:
@@ -376,6 +381,7 @@ class Module:
                 yield name, module
 
     def children(self):
+        """The direct child modules, each once."""
         for _, module in self.named_children():
             yield module
 
@@ -399,13 +405,17 @@ class Module:
         )
 
     def parameters(self, recurse=True):
+        """Every parameter (of the submodules too, unless recurse=False), each once, in
+        named_parameters' order."""
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
     def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, buffer) for every buffer, as named_parameters."""
         return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse=True):
+        """Every buffer (of the submodules too, unless recurse=False)."""
         for _, b in self.named_buffers(recurse=recurse):
             yield b
 
@@ -419,6 +429,8 @@ class Module:
     # ---- modes and gradients ----
 
     def train(self, mode=True):
+        """Sets training mode (mode=True) or evaluation mode on this module and every descendant;
+        returns self."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean.")
         self.training = mode
@@ -427,9 +439,12 @@ class Module:
         return self
 
     def eval(self):
+        """Evaluation mode: train(False). Dropout becomes the identity and BatchNorm uses its
+        running statistics."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad=True):
+        """Sets requires_grad on every parameter; returns self."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -479,24 +494,29 @@ class Module:
         return self._apply(convert)
 
     def cpu(self):
+        """Moves the parameters and buffers to the CPU; returns self."""
         return self.to("cpu")
 
     def float(self):
+        """Casts floating-point parameters and buffers to float32; returns self."""
         from .. import float32
 
         return self._apply(lambda t: t.to(float32) if t.is_floating_point() else t)
 
     def double(self):
+        """Casts floating-point parameters and buffers to float64; returns self."""
         from .. import float64
 
         return self._apply(lambda t: t.to(float64) if t.is_floating_point() else t)
 
     def half(self):
+        """Casts floating-point parameters and buffers to float16; returns self."""
         from .. import float16
 
         return self._apply(lambda t: t.to(float16) if t.is_floating_point() else t)
 
     def bfloat16(self):
+        """Casts floating-point parameters and buffers to bfloat16; returns self."""
         from .. import bfloat16
 
         return self._apply(lambda t: t.to(bfloat16) if t.is_floating_point() else t)

@@ -127,6 +127,8 @@ class Optimizer:
 
     @property
     def param_groups(self):
+        """The parameter groups, as dicts of hyperparameters and 'params' whose writes reach the
+        optimizer."""
         return [_ParamGroup(self, i) for i in range(self._impl.num_groups())]
 
     def add_param_group(self, param_group):

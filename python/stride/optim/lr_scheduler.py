@@ -17,23 +17,30 @@ class LRScheduler:
         self._impl = impl
 
     def step(self):
+        """Advances the schedule by one step (or epoch) and sets every group's lr."""
         self._impl.step()
 
     def get_last_lr(self):
+        """The lr this scheduler set last, one per param group."""
         return list(self._impl.get_last_lr())
 
     @property
     def last_epoch(self):
+        """How many times step() has run (0 right after construction)."""
         return self._impl.last_epoch
 
     @property
     def base_lrs(self):
+        """Each group's lr when the first scheduler was built on the optimizer."""
         return list(self._impl.base_lrs)
 
     def state_dict(self):
+        """The schedule's position and hyperparameters, as a dict of numbers."""
         return dict(self._impl.state_dict())
 
     def load_state_dict(self, state_dict):
+        """Restores a state_dict() of the same kind of scheduler (the optimizer's lr is restored
+        with the optimizer)."""
         self._impl.load_state_dict(state_dict)
 
 
