@@ -129,11 +129,18 @@ bench: deps
 
 FORMAT_FILES = $(shell git ls-files '*.h' '*.cpp')
 
-format:
+# Python: ruff (pinned in python/requirements-test.txt, configured in
+# pyproject.toml).
+RUFF_PATHS = python examples/python bench tools
+format: venv
 	clang-format -i $(FORMAT_FILES)
+	$(VENV)/bin/ruff format -q $(RUFF_PATHS)
+	$(VENV)/bin/ruff check -q --fix $(RUFF_PATHS)
 
-format-check:
+format-check: venv
 	clang-format --dry-run --Werror $(FORMAT_FILES)
+	$(VENV)/bin/ruff format -q --check $(RUFF_PATHS)
+	$(VENV)/bin/ruff check -q $(RUFF_PATHS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BUILD)-bench $(PREFIX)

@@ -54,9 +54,20 @@ def python_step_ms(example, reps, warmup):
 
 def cpp_step_ms(binary, threads, reps, warmup):
     out = subprocess.run(
-        [binary, "--workload", "article", "--threads", str(threads), "--warmup", str(warmup),
-         "--reps", str(reps)],
-        check=True, capture_output=True, text=True,
+        [
+            binary,
+            "--workload",
+            "article",
+            "--threads",
+            str(threads),
+            "--warmup",
+            str(warmup),
+            "--reps",
+            str(reps),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
         env=dict(os.environ, OMP_WAIT_POLICY="passive"),
     ).stdout
     return json.loads(out.strip().splitlines()[-1])["median"]
@@ -64,7 +75,9 @@ def cpp_step_ms(binary, threads, reps, warmup):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--llama-bench", default=os.path.join("build-bench", "bench", "llama_bench"))
+    parser.add_argument(
+        "--llama-bench", default=os.path.join("build-bench", "bench", "llama_bench")
+    )
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--reps", type=int, default=10)
@@ -79,10 +92,12 @@ def main():
         rows.append((cpp, py))
         print(f"C++ {cpp:7.2f} ms   Python {py:7.2f} ms   python/C++ {py / cpp:.3f}", flush=True)
     ratios = [py / cpp for cpp, py in rows]
-    print(f"median C++ {statistics.median(c for c, _ in rows):.2f} ms, "
-          f"Python {statistics.median(p for _, p in rows):.2f} ms, "
-          f"median ratio python/C++ {statistics.median(ratios):.3f} "
-          f"(min {min(ratios):.3f}, max {max(ratios):.3f})")
+    print(
+        f"median C++ {statistics.median(c for c, _ in rows):.2f} ms, "
+        f"Python {statistics.median(p for _, p in rows):.2f} ms, "
+        f"median ratio python/C++ {statistics.median(ratios):.3f} "
+        f"(min {min(ratios):.3f}, max {max(ratios):.3f})"
+    )
 
 
 if __name__ == "__main__":

@@ -80,7 +80,9 @@ def main():
                 times[(side, n)].append(got[side])
             ratios[n].append(got["torch"] / got["stride"])
     print(f"torch {torch.__version__}, {opts.rounds} rounds, one thread")
-    print("| case | stride (us/call) | torch (us/call) | torch / stride (median of paired ratios) |")
+    print(
+        "| case | stride (us/call) | torch (us/call) | torch / stride (median of paired ratios) |"
+    )
     print("|---|---:|---:|---:|")
     for n in names:
         s = statistics.median(times[("stride", n)]) * 1e6

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch's side of bench/compare_pytorch: the workloads of bench/llama_bench.cpp.
 
-    build-torch-venv/bin/python bench/pytorch_llama.py --workload correct --threads 2 --warmup 2 --reps 5
+    build-torch-venv/bin/python bench/pytorch_llama.py --workload correct --threads 2 \
+        --warmup 2 --reps 5
     /usr/bin/python3 bench/pytorch_llama.py --workload article --threads 1   # Debian's torch 1.13
 
 Same CLI and the same one-line JSON output as llama_bench. Workloads:
@@ -53,7 +54,9 @@ WORKLOADS = ("article", "correct", "large", "generate", "sgemm")
 
 
 def parse_args():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--workload", required=True, choices=WORKLOADS)
     p.add_argument("--threads", type=int, required=True)
     p.add_argument("--warmup", type=int, default=2)
@@ -61,11 +64,18 @@ def parse_args():
     p.add_argument("--tokens", type=int, default=256, help="generate: new tokens (default 256)")
     p.add_argument("--n", type=int, default=1024, help="sgemm: matrix size (default 1024)")
     p.add_argument("--compile", action="store_true", help="torch.compile the model (torch >= 2)")
-    p.add_argument("--autocast", action="store_true",
-                   help="forward passes under torch.autocast('cpu', dtype=torch.bfloat16)")
-    p.add_argument("--article-form", choices=("article", "fused"), default="article",
-                   help="article: the article's per-head dense-R code (default); fused: heads in one "
-                        "matmul, pairwise RoPE")
+    p.add_argument(
+        "--autocast",
+        action="store_true",
+        help="forward passes under torch.autocast('cpu', dtype=torch.bfloat16)",
+    )
+    p.add_argument(
+        "--article-form",
+        choices=("article", "fused"),
+        default="article",
+        help="article: the article's per-head dense-R code (default); fused: heads in one "
+        "matmul, pairwise RoPE",
+    )
     a = p.parse_args()
     if a.threads < 1 or a.warmup < 0 or a.reps < 1 or a.tokens < 1 or a.n < 1:
         p.error("expected --threads >= 1, --warmup >= 0, --reps >= 1, --tokens >= 1, --n >= 1")
@@ -137,9 +147,9 @@ class ArticleRMSNorm(nn.Module):
         self.register_parameter("scale", nn.Parameter(torch.ones(layer_shape)))
 
     def forward(self, x):
-        ff_rms = torch.linalg.norm(x, dim=(1, 2)) * x[0].numel() ** -.5
+        ff_rms = torch.linalg.norm(x, dim=(1, 2)) * x[0].numel() ** -0.5
         raw = x / ff_rms.unsqueeze(-1).unsqueeze(-1)
-        return self.scale[:x.shape[1], :].unsqueeze(0) * raw
+        return self.scale[: x.shape[1], :].unsqueeze(0) * raw
 
 
 class RoPEMaskedAttentionHead(nn.Module):
@@ -163,12 +173,15 @@ class RoPEMaskedMultiheadAttention(nn.Module):
     def __init__(self, config, fused):
         super().__init__()
         self.fused = fused
-        self.heads = nn.ModuleList([RoPEMaskedAttentionHead(config) for _ in range(config["n_heads"])])
+        self.heads = nn.ModuleList(
+            [RoPEMaskedAttentionHead(config) for _ in range(config["n_heads"])]
+        )
         self.linear = nn.Linear(config["n_heads"] * config["d_model"], config["d_model"])
         self.dropout = nn.Dropout(config["dropout"])
         d, half = config["d_model"], config["d_model"] // 2
-        angle = torch.arange(config["context"], dtype=torch.float64)[:, None] * \
-            10000.0 ** (-2.0 * (torch.arange(half, dtype=torch.float64) - 1) / d)
+        angle = torch.arange(config["context"], dtype=torch.float64)[:, None] * 10000.0 ** (
+            -2.0 * (torch.arange(half, dtype=torch.float64) - 1) / d
+        )
         self.register_buffer("cos", torch.cos(angle).float(), persistent=False)
         self.register_buffer("sin", torch.sin(angle).float(), persistent=False)
 
@@ -190,8 +203,13 @@ class RoPEMaskedMultiheadAttention(nn.Module):
                 w = torch.cat([getattr(h, name).weight for h in self.heads], 0)
                 return F.linear(x, w).view(B, T, H, d).transpose(1, 2)
 
-            y = attention(self.rotate(project("w_q")), self.rotate(project("w_k")), project("w_v"),
-                          dropout_p=0.1, is_causal=True)
+            y = attention(
+                self.rotate(project("w_q")),
+                self.rotate(project("w_k")),
+                project("w_v"),
+                dropout_p=0.1,
+                is_causal=True,
+            )
             x = y.transpose(1, 2).reshape(B, T, H * d)
         return self.dropout(self.linear(x))
 
@@ -213,8 +231,9 @@ class LlamaBlock(nn.Module):
         super().__init__()
         self.rms = ArticleRMSNorm((config["context"], config["d_model"]))
         self.attention = RoPEMaskedMultiheadAttention(config, fused)
-        self.feedforward = nn.Sequential(nn.Linear(config["d_model"], config["d_model"]),
-                                         SwiGLU(config["d_model"]))
+        self.feedforward = nn.Sequential(
+            nn.Linear(config["d_model"], config["d_model"]), SwiGLU(config["d_model"])
+        )
 
     def forward(self, x):
         x = self.rms(x)
@@ -229,9 +248,14 @@ class ArticleLlama(nn.Module):
         super().__init__()
         self.config = config
         self.embeddings = nn.Embedding(config["vocab_size"], config["d_model"])
-        self.llama_blocks = nn.Sequential(*[LlamaBlock(config, fused) for _ in range(config["n_layers"])])
-        self.ffn = nn.Sequential(nn.Linear(config["d_model"], config["d_model"]), SwiGLU(config["d_model"]),
-                                 nn.Linear(config["d_model"], config["vocab_size"]))
+        self.llama_blocks = nn.Sequential(
+            *[LlamaBlock(config, fused) for _ in range(config["n_layers"])]
+        )
+        self.ffn = nn.Sequential(
+            nn.Linear(config["d_model"], config["d_model"]),
+            SwiGLU(config["d_model"]),
+            nn.Linear(config["d_model"], config["vocab_size"]),
+        )
 
     def forward(self, idx):
         return self.ffn(self.llama_blocks(self.embeddings(idx)))
@@ -241,8 +265,16 @@ class ArticleLlama(nn.Module):
 def correct_config(d, n_layers, n_heads, context):
     multiple_of = 32
     hidden = multiple_of * ((int(2 * 4 * d / 3) + multiple_of - 1) // multiple_of)  # d 128 -> 352
-    return dict(vocab_size=65, d_model=d, n_layers=n_layers, n_heads=n_heads, context=context,
-                hidden=hidden, norm_eps=1e-6, rope_theta=10000.0)
+    return dict(
+        vocab_size=65,
+        d_model=d,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        context=context,
+        hidden=hidden,
+        norm_eps=1e-6,
+        rope_theta=10000.0,
+    )
 
 
 class RMSNorm(nn.Module):
@@ -282,9 +314,9 @@ class Attention(nn.Module):
         q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)  # (B, H, T, Dh)
         if cache is not None:
             cache_k, cache_v = cache
-            cache_k[:, :, pos:pos + T] = k
-            cache_v[:, :, pos:pos + T] = v
-            k, v = cache_k[:, :, :pos + T], cache_v[:, :, :pos + T]
+            cache_k[:, :, pos : pos + T] = k
+            cache_v[:, :, pos : pos + T] = v
+            k, v = cache_k[:, :, : pos + T], cache_v[:, :, : pos + T]
         # One new token attends to every cached one; a prompt from position 0 is causal.
         assert cache is None or T == 1 or pos == 0, "prefill after position 0 is not needed here"
         y = attention(q, k, v, dropout_p=0.0, is_causal=T > 1)
@@ -332,7 +364,7 @@ class Transformer(nn.Module):
     def forward(self, tokens, caches=None, pos=0):
         T = tokens.shape[1]
         h = self.tok_embeddings(tokens)
-        cos, sin = self.cos[pos:pos + T], self.sin[pos:pos + T]
+        cos, sin = self.cos[pos : pos + T], self.sin[pos : pos + T]
         for i, layer in enumerate(self.layers):
             h = layer(h, cos, sin, None if caches is None else caches[i], pos)
         return self.output(self.norm(h))
@@ -352,9 +384,12 @@ def build(workload):
     def adamw(m):
         # As stride's make_optimizer: only matrices (dim >= 2) decay.
         params = [p for p in m.parameters() if p.requires_grad]
-        groups = [{"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
-                  {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}]
+        groups = [
+            {"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+        ]
         return torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.95))
+
     return Transformer(cfg), cfg, batch, adamw
 
 
@@ -393,8 +428,9 @@ def main():
 
         def fn():
             out[0] = torch.mm(a, b)
+
         times, first = time_reps(fn, warmup, ARGS.reps)
-        unit, values = "GFLOP/s", [2.0 * n ** 3 / (t * 1e6) for t in times]
+        unit, values = "GFLOP/s", [2.0 * n**3 / (t * 1e6) for t in times]
         extra["n"] = n
     else:
         model, cfg, batch, make_opt = build(ARGS.workload)
@@ -412,13 +448,19 @@ def main():
 
             def fn():
                 with torch.no_grad(), autocast():
-                    caches = [(torch.zeros(1, H, cfg["context"], dh), torch.zeros(1, H, cfg["context"], dh))
-                              for _ in range(cfg["n_layers"])]
+                    caches = [
+                        (
+                            torch.zeros(1, H, cfg["context"], dh),
+                            torch.zeros(1, H, cfg["context"], dh),
+                        )
+                        for _ in range(cfg["n_layers"])
+                    ]
                     nxt = prompt
                     for pos in range(ARGS.tokens):
                         logits = run(torch.tensor([[nxt]]), caches, pos)
                         nxt = int(logits[0, -1].argmax())
                     last[0] = nxt
+
             if ARGS.tokens > cfg["context"]:
                 sys.exit(f"pytorch_llama.py: --tokens must be <= the context ({cfg['context']})")
             times, first = time_reps(fn, warmup, ARGS.reps)
@@ -436,22 +478,34 @@ def main():
                 opt.zero_grad(set_to_none=True)
                 with autocast():
                     logits = run(x)
-                    l = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
-                l.backward()
+                    batch_loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
+                batch_loss.backward()
                 opt.step()
-                loss[0] = l.item()
+                loss[0] = batch_loss.item()
+
             times, first = time_reps(fn, warmup, ARGS.reps)
             unit, values = "ms", times
             extra.update(batch=batch, context=T, tokens_per_step=batch * T, final_loss=loss[0])
     if ARGS.compile:
         extra["first_call_ms"] = first
-    line = {"system": "pytorch", "version": torch.__version__,
-            "mode": ("compile" if ARGS.compile else "eager") + (", bf16 autocast" if ARGS.autocast else ""),
-            "workload": ARGS.workload,
-            "threads": ARGS.threads, "torch_threads": torch.get_num_threads(), "warmup": warmup,
-            "reps": ARGS.reps, "unit": unit, "median": statistics.median(values), "values": values,
-            "times_ms": times, "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-            "maxrss_after_import_kb": IMPORT_RSS_KB, "sdpa": HAS_SDPA}
+    line = {
+        "system": "pytorch",
+        "version": torch.__version__,
+        "mode": ("compile" if ARGS.compile else "eager")
+        + (", bf16 autocast" if ARGS.autocast else ""),
+        "workload": ARGS.workload,
+        "threads": ARGS.threads,
+        "torch_threads": torch.get_num_threads(),
+        "warmup": warmup,
+        "reps": ARGS.reps,
+        "unit": unit,
+        "median": statistics.median(values),
+        "values": values,
+        "times_ms": times,
+        "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "maxrss_after_import_kb": IMPORT_RSS_KB,
+        "sdpa": HAS_SDPA,
+    }
     line.update(extra)
     print(json.dumps(line), flush=True)
 

@@ -28,7 +28,14 @@ def workloads():
     w = []
     for op, f in (("add", torch.add), ("mul", torch.mul)):
         w.append((op, "512x1024", lambda: (r(512, 1024), r(512, 1024)), lambda a, b, f=f: f(a, b)))
-        w.append((op, "T(1024x512)", lambda: (r(1024, 512), r(1024, 512)), lambda a, b, f=f: f(a.t(), b.t())))
+        w.append(
+            (
+                op,
+                "T(1024x512)",
+                lambda: (r(1024, 512), r(1024, 512)),
+                lambda a, b, f=f: f(a.t(), b.t()),
+            )
+        )
         w.append((op, "512x1024+1024", lambda: (r(512, 1024), r(1024)), lambda a, b, f=f: f(a, b)))
     w.append(("exp", "512x1024", lambda: (r(512, 1024),), torch.exp))
     w.append(("gelu", "512x1024", lambda: (r(512, 1024),), torch.nn.functional.gelu))
@@ -36,20 +43,40 @@ def workloads():
     w.append(("sum", "512x1024,dim=1", lambda: (r(512, 1024),), lambda x: x.sum(1)))
     w.append(("sum", "512x1024,all", lambda: (r(512, 1024),), lambda x: x.sum()))
     for rows, cols in ((512, 65), (4096, 256)):
-        w.append(("softmax", f"{rows}x{cols}", lambda rows=rows, cols=cols: (r(rows, cols),),
-                  lambda x: x.softmax(-1)))
-    for a, b, name in (((512, 128), (128, 128), "512x128@128x128"),
-                       ((512, 128), (128, 65), "512x128@128x65"),
-                       ((256, 16, 16), (256, 16, 16), "256x(16x16@16x16)"),
-                       ((512, 512), (512, 512), "512x512@512x512"),
-                       ((1024, 1024), (1024, 1024), "1024x1024@1024x1024")):
+        w.append(
+            (
+                "softmax",
+                f"{rows}x{cols}",
+                lambda rows=rows, cols=cols: (r(rows, cols),),
+                lambda x: x.softmax(-1),
+            )
+        )
+    for a, b, name in (
+        ((512, 128), (128, 128), "512x128@128x128"),
+        ((512, 128), (128, 65), "512x128@128x65"),
+        ((256, 16, 16), (256, 16, 16), "256x(16x16@16x16)"),
+        ((512, 512), (512, 512), "512x512@512x512"),
+        ((1024, 1024), (1024, 1024), "1024x1024@1024x1024"),
+    ):
         w.append(("matmul", name, lambda a=a, b=b: (r(*a), r(*b)), torch.matmul))
     w.append(("rms_norm", "512x128", lambda: (r(512, 128), r(128)), rms_norm))
-    w.append(("swiglu", "512x352", lambda: (r(512, 352), r(512, 352)),
-              lambda a, b: torch.nn.functional.silu(a) * b))
+    w.append(
+        (
+            "swiglu",
+            "512x352",
+            lambda: (r(512, 352), r(512, 352)),
+            lambda a, b: torch.nn.functional.silu(a) * b,
+        )
+    )
     for e in (16, 128):
-        w.append(("sdpa_causal", f"32x8x16x{e}", lambda e=e: (r(32, 8, 16, e), r(32, 8, 16, e), r(32, 8, 16, e)),
-                  sdpa_causal))
+        w.append(
+            (
+                "sdpa_causal",
+                f"32x8x16x{e}",
+                lambda e=e: (r(32, 8, 16, e), r(32, 8, 16, e), r(32, 8, 16, e)),
+                sdpa_causal,
+            )
+        )
     return w
 
 
@@ -81,10 +108,14 @@ def time_batch(fn, inputs, iters):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--repetitions", type=int, default=5)
-    p.add_argument("--min-time", type=float, default=0.1, help="seconds per repetition (default 0.1)")
+    p.add_argument(
+        "--min-time", type=float, default=0.1, help="seconds per repetition (default 0.1)"
+    )
     p.add_argument("--filter", default="", help="regex on the workload name")
     args = p.parse_args()
 
@@ -105,9 +136,20 @@ def main():
             iters *= 4
         iters = max(1, int(args.min_time * 1e6 / per_call))
         times = [time_batch(fn, inputs, iters) for _ in range(args.repetitions)]
-        print(json.dumps({"name": name, "op": op, "shape": shape, "threads": args.threads,
-                          "median_us": statistics.median(times), "repetitions": args.repetitions,
-                          "iterations": iters}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "name": name,
+                    "op": op,
+                    "shape": shape,
+                    "threads": args.threads,
+                    "median_us": statistics.median(times),
+                    "repetitions": args.repetitions,
+                    "iterations": iters,
+                }
+            ),
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ tests/backends/vec_math_test.cpp. Needs mpmath (pip install mpmath).
 
     python3 tools/fit_vec_math.py
 """
+
 import struct
 
 import mpmath as mp
@@ -37,10 +38,14 @@ def remez(f, w, a, b, powers, iters=30, grid=1500):
             rhs[i] = f(u)
         sol = mp.lu_solve(m, rhs)
         c = [sol[j] for j in range(n)]
-        err = [wu * (sum(cj * u**p for cj, p in zip(c, powers)) - fu)
-               for u, fu, wu in zip(grid_u, grid_f, grid_w)]
+        err = [
+            wu * (sum(cj * u**p for cj, p in zip(c, powers)) - fu)
+            for u, fu, wu in zip(grid_u, grid_f, grid_w)
+        ]
         # Alternating extrema of the error become the next reference.
-        ext = [0] + [i for i in range(1, grid) if (err[i] - err[i - 1]) * (err[i + 1] - err[i]) <= 0]
+        ext = [0] + [
+            i for i in range(1, grid) if (err[i] - err[i - 1]) * (err[i + 1] - err[i]) <= 0
+        ]
         ext.append(grid)
         alt = []
         for i in ext:
@@ -65,13 +70,30 @@ def show(name, c, maxerr):
 def main():
     # normal_cdf: log2(erfc(u / sqrt 2)) = R(u) on [0, 4 sqrt 2], R(0) = 0;
     # absolute error in R, i.e. relative to erfc.
-    show("normal_cdf R(u)",
-         *remez(lambda u: mp.log(mp.erfc(u / mp.sqrt(2))) / mp.log(2), lambda u: 1,
-                mp.mpf("1e-30"), 4 * mp.sqrt(2), range(1, 12), grid=2000))
+    show(
+        "normal_cdf R(u)",
+        *remez(
+            lambda u: mp.log(mp.erfc(u / mp.sqrt(2))) / mp.log(2),
+            lambda u: 1,
+            mp.mpf("1e-30"),
+            4 * mp.sqrt(2),
+            range(1, 12),
+            grid=2000,
+        ),
+    )
 
     # exp2_nonpositive: 2^f = 1 + f P(f) on [-1/2, 1/2], relative to 2^f.
-    show("exp2 P(f)", *remez(lambda f: mp.power(2, f) - 1, lambda f: 1 / mp.power(2, f),
-                             mp.mpf(-0.5), mp.mpf(0.5), range(1, 7), grid=2000))
+    show(
+        "exp2 P(f)",
+        *remez(
+            lambda f: mp.power(2, f) - 1,
+            lambda f: 1 / mp.power(2, f),
+            mp.mpf(-0.5),
+            mp.mpf(0.5),
+            range(1, 7),
+            grid=2000,
+        ),
+    )
 
     # tanh(t) = t + t s P(s), s = t^2 <= 1: fit s P(s) = tanh(t) / t - 1,
     # relative to tanh.
@@ -84,9 +106,17 @@ def main():
     # log(1 + f) = f + f^2 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1], relative to
     # log(1 + f).
     lo, hi = mp.sqrt(2) / 2 - 1, mp.sqrt(2) - 1
-    show("log P(f)", *remez(lambda f: mp.log1p(f) - f,
-                            lambda f: 1 / abs(mp.log1p(f)) if f != 0 else mp.mpf(10) ** 20, lo,
-                            hi, range(2, 11), grid=1501))
+    show(
+        "log P(f)",
+        *remez(
+            lambda f: mp.log1p(f) - f,
+            lambda f: 1 / abs(mp.log1p(f)) if f != 0 else mp.mpf(10) ** 20,
+            lo,
+            hi,
+            range(2, 11),
+            grid=1501,
+        ),
+    )
 
 
 if __name__ == "__main__":

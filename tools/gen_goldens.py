@@ -453,8 +453,7 @@ def _(g):
 
 
 # ---- elementwise: unary ----
-UNARY_SPECIALS = [0.0, -0.0, INF, -INF, NAN, 1e-30, -1e-30, 20.0, -20.0, 88.0, -88.0, 100.0,
-                  -100.0]
+UNARY_SPECIALS = [0.0, -0.0, INF, -INF, NAN, 1e-30, -1e-30, 20.0, -20.0, 88.0, -88.0, 100.0, -100.0]
 # abs and relu of -0.0 have their own cases (abs_signed_zero_f32, relu_signed_zero_f32).
 NO_NEGATIVE_ZERO = [v for v in UNARY_SPECIALS if not (v == 0 and math.copysign(1, v) < 0)]
 POSITIVE_DOMAIN = ("log", "sqrt", "rsqrt")
@@ -508,9 +507,17 @@ def _(g):
     return [x, y], [torch.exp(x), torch.sigmoid(x), torch.tanh(x), x * y, y * y, y + y]
 
 
-for _name, _fn in [("exp", torch.exp), ("log", torch.log), ("sqrt", torch.sqrt),
-                   ("tanh", torch.tanh), ("sigmoid", torch.sigmoid), ("gelu", F.gelu),
-                   ("silu", F.silu), ("sin", torch.sin), ("rsqrt", torch.rsqrt)]:
+for _name, _fn in [
+    ("exp", torch.exp),
+    ("log", torch.log),
+    ("sqrt", torch.sqrt),
+    ("tanh", torch.tanh),
+    ("sigmoid", torch.sigmoid),
+    ("gelu", F.gelu),
+    ("silu", F.silu),
+    ("sin", torch.sin),
+    ("rsqrt", torch.rsqrt),
+]:
 
     def _register(name=_name, fn=_fn):
         @case(f"{name}_f64")
@@ -693,8 +700,14 @@ def _compare_inputs(g):
     return a, b
 
 
-for _name, _fn in [("eq", torch.eq), ("ne", torch.ne), ("lt", torch.lt), ("le", torch.le),
-                   ("gt", torch.gt), ("ge", torch.ge)]:
+for _name, _fn in [
+    ("eq", torch.eq),
+    ("ne", torch.ne),
+    ("lt", torch.lt),
+    ("le", torch.le),
+    ("gt", torch.gt),
+    ("ge", torch.ge),
+]:
 
     def _register(name=_name, fn=_fn):
         @case(f"{name}_f32")
@@ -777,8 +790,11 @@ def _(g):
 
 @case("addcdiv_f64")
 def _(g):
-    s, a, b = randn(g, 10, dtype=f64), randn(g, 10, dtype=f64), rand(g, 10, lo=0.5, hi=2.0,
-                                                                     dtype=f64)
+    s, a, b = (
+        randn(g, 10, dtype=f64),
+        randn(g, 10, dtype=f64),
+        rand(g, 10, lo=0.5, hi=2.0, dtype=f64),
+    )
     return [s, a, b], [s.clone().addcdiv_(a, b, value=1e-3)]
 
 
@@ -787,9 +803,14 @@ def _reduce_input(g, dtype=f32):
     return randn(g, 3, 4, 5, dtype=dtype)
 
 
-REDUCE_DIMS = [("all", None, False), ("d1", (1,), False), ("d02", (0, 2), False),
-               ("dm1_keep", (-1,), True), ("d01_keep", (0, 1), True), ("alldims_keep",
-                                                                       (0, 1, 2), True)]
+REDUCE_DIMS = [
+    ("all", None, False),
+    ("d1", (1,), False),
+    ("d02", (0, 2), False),
+    ("dm1_keep", (-1,), True),
+    ("d01_keep", (0, 1), True),
+    ("alldims_keep", (0, 1, 2), True),
+]
 
 for _tag, _dims, _keep in REDUCE_DIMS:
 
@@ -906,8 +927,17 @@ def _(g):
     x = randn(g, 2, 20000)
     x[1, 17000] = 10.0  # the max of row 1 lies in its second chunk
     v, i = torch.max(x, 1)
-    return [x], [x.sum(1), x.mean(1), torch.var(x, 1), torch.amax(x, 1), v, i,
-                 torch.argmin(x), torch.logsumexp(x, 1), torch.softmax(x, 1)[:, 16990:17010]]
+    return [x], [
+        x.sum(1),
+        x.mean(1),
+        torch.var(x, 1),
+        torch.amax(x, 1),
+        v,
+        i,
+        torch.argmin(x),
+        torch.logsumexp(x, 1),
+        torch.softmax(x, 1)[:, 16990:17010],
+    ]
 
 
 @case("reduce_empty_f32")  # inputs built in C++: zeros(3, 0)
@@ -965,14 +995,22 @@ def _(g):
 
 def _ties_input():
     # Ties in every row and column, and a NaN row; small integers keep it readable.
-    x = torch.tensor([[[1.0, 3.0, 3.0, 1.0, 0.0],
-                       [2.0, 2.0, 0.0, 0.0, 2.0],
-                       [5.0, 5.0, 5.0, 5.0, 5.0],
-                       [0.0, -1.0, 4.0, -1.0, 4.0]],
-                      [[1.0, NAN, 3.0, NAN, 0.0],
-                       [-2.0, -2.0, -3.0, -3.0, 9.0],
-                       [7.0, 7.0, 7.0, 7.0, 7.0],
-                       [0.0, 0.0, 0.0, 0.0, 0.0]]])
+    x = torch.tensor(
+        [
+            [
+                [1.0, 3.0, 3.0, 1.0, 0.0],
+                [2.0, 2.0, 0.0, 0.0, 2.0],
+                [5.0, 5.0, 5.0, 5.0, 5.0],
+                [0.0, -1.0, 4.0, -1.0, 4.0],
+            ],
+            [
+                [1.0, NAN, 3.0, NAN, 0.0],
+                [-2.0, -2.0, -3.0, -3.0, 9.0],
+                [7.0, 7.0, 7.0, 7.0, 7.0],
+                [0.0, 0.0, 0.0, 0.0, 0.0],
+            ],
+        ]
+    )
     return x
 
 
@@ -1183,8 +1221,12 @@ for _d in (0, 1, 2, -1):
 @case("softmax_large_f32")
 def _(g):
     x = randn(g, 3, 4, 5) * 1e4
-    return [x], [torch.softmax(x, 2), torch.softmax(x, 0), torch.log_softmax(x, 2),
-                 torch.log_softmax(x, 1)]
+    return [x], [
+        torch.softmax(x, 2),
+        torch.softmax(x, 0),
+        torch.log_softmax(x, 2),
+        torch.log_softmax(x, 1),
+    ]
 
 
 @case("softmax_neginf_f32")
@@ -1194,8 +1236,14 @@ def _(g):
     x[1, :, 2] = -INF  # a whole column along dim 1
     x[2, 0, 0] = -INF
     x[2, 3, 4] = -INF
-    return [x], [torch.softmax(x, 2), torch.softmax(x, 1), torch.softmax(x, 0),
-                 torch.log_softmax(x, 2), torch.log_softmax(x, 1), torch.log_softmax(x, 0)]
+    return [x], [
+        torch.softmax(x, 2),
+        torch.softmax(x, 1),
+        torch.softmax(x, 0),
+        torch.log_softmax(x, 2),
+        torch.log_softmax(x, 1),
+        torch.log_softmax(x, 0),
+    ]
 
 
 @case("softmax_strided_f32")
@@ -1400,8 +1448,7 @@ def _(g):
 @case("diagonal_f32")
 def _(g):
     x = randn(g, 4, 5)
-    return [x], [x.diagonal().contiguous(), x.diagonal(1).contiguous(),
-                 x.diagonal(-2).contiguous()]
+    return [x], [x.diagonal().contiguous(), x.diagonal(1).contiguous(), x.diagonal(-2).contiguous()]
 
 
 @case("transpose_reshape_f32")
@@ -1413,8 +1460,11 @@ def _(g):
 # ---- factories ----
 @case("arange_f32")  # the length is ceil((end - start) / step), computed in double
 def _(g):
-    return [], [torch.arange(1.0, 1.3, 0.1, dtype=f32), torch.arange(-1.0, 1.0, 0.1, dtype=f32),
-                torch.arange(0.5, 3.0, dtype=f32)]
+    return [], [
+        torch.arange(1.0, 1.3, 0.1, dtype=f32),
+        torch.arange(-1.0, 1.0, 0.1, dtype=f32),
+        torch.arange(0.5, 3.0, dtype=f32),
+    ]
 
 
 @case("arange_f64")
@@ -1429,8 +1479,14 @@ def _(g):
 
 @case("eye_full_f32")
 def _(g):
-    return [], [torch.eye(3), torch.eye(3, 5), torch.eye(4, 2), torch.full((2, 3), 1.0 / 3.0),
-                torch.full((2,), 1.0 / 3.0, dtype=f64), torch.full((3,), 7)]
+    return [], [
+        torch.eye(3),
+        torch.eye(3, 5),
+        torch.eye(4, 2),
+        torch.full((2, 3), 1.0 / 3.0),
+        torch.full((2,), 1.0 / 3.0, dtype=f64),
+        torch.full((3,), 7),
+    ]
 
 
 # ---- a Scalar on the left ----
@@ -1462,7 +1518,8 @@ def _conversion_input(g):
         0x7F7FFFFF,  # max f32: overflows to inf in bf16
         0x7F7F8000,  # a bf16 tie at the top of the range
         0x7F7F7FFF,  # just below it: max bf16
-        0x7F800000, 0xFF800000,  # +-inf
+        0x7F800000,
+        0xFF800000,  # +-inf
         0x33800000,  # 2^-24: smallest f16 subnormal
         0x33000000,  # 2^-25: f16 tie between 0 and the smallest subnormal -> 0
         0x33000001,  # just above: the smallest subnormal
@@ -1517,15 +1574,23 @@ def _(g):
 
 @case("f64_to_f32")
 def _(g):
-    x = torch.cat([randn(g, 20, dtype=f64), torch.tensor([1e300, -1e300, 1e-300, 1.0 + 2.0**-24,
-                                                         1.0 + 3 * 2.0**-24], dtype=f64)])
+    x = torch.cat(
+        [
+            randn(g, 20, dtype=f64),
+            torch.tensor([1e300, -1e300, 1e-300, 1.0 + 2.0**-24, 1.0 + 3 * 2.0**-24], dtype=f64),
+        ]
+    )
     return [x], [x.to(f32)]
 
 
 @case("f64_to_bf16_f16")
 def _(g):
-    x = torch.cat([randn(g, 20, dtype=f64, scale=10.0),
-                   torch.tensor([1.0 + 2.0**-8 + 2.0**-30, 65519.99, 1e-300], dtype=f64)])
+    x = torch.cat(
+        [
+            randn(g, 20, dtype=f64, scale=10.0),
+            torch.tensor([1.0 + 2.0**-8 + 2.0**-30, 65519.99, 1e-300], dtype=f64),
+        ]
+    )
     return [x], [x.to(bf16), x.to(f16)]
 
 
@@ -1575,8 +1640,16 @@ def _(g):
 
 
 # ---- writing ----
-ST_DTYPES = {f32: "F32", f64: "F64", i64: "I64", i32: "I32", bf16: "BF16", f16: "F16",
-             boolean: "BOOL", torch.uint8: "U8"}
+ST_DTYPES = {
+    f32: "F32",
+    f64: "F64",
+    i64: "I64",
+    i32: "I32",
+    bf16: "BF16",
+    f16: "F16",
+    boolean: "BOOL",
+    torch.uint8: "U8",
+}
 
 
 def tensor_bytes(t):
@@ -1605,14 +1678,17 @@ def build():
             entries.append((f"{name}/in{i}", t))
         for i, t in enumerate(outputs):
             entries.append((f"{name}/out{i}", t))
-    return serialize(entries, {
-        "generator": COMMAND,
-        "torch_version": torch.__version__,
-        "numpy_version": np.__version__,
-        "cpu_capability": cpu_capability(),
-        "cases": str(len(CASES)),
-        "layout": "CASE/inN are inputs, CASE/outN PyTorch's results",
-    })
+    return serialize(
+        entries,
+        {
+            "generator": COMMAND,
+            "torch_version": torch.__version__,
+            "numpy_version": np.__version__,
+            "cpu_capability": cpu_capability(),
+            "cases": str(len(CASES)),
+            "layout": "CASE/inN are inputs, CASE/outN PyTorch's results",
+        },
+    )
 
 
 def serialize(entries, metadata):
@@ -1621,8 +1697,11 @@ def serialize(entries, metadata):
     for key, t in entries:
         assert isinstance(t, torch.Tensor) and t.dtype in ST_DTYPES, (key, type(t))
         data = tensor_bytes(t)
-        header[key] = {"dtype": ST_DTYPES[t.dtype], "shape": list(t.shape),
-                       "data_offsets": [offset, offset + len(data)]}
+        header[key] = {
+            "dtype": ST_DTYPES[t.dtype],
+            "shape": list(t.shape),
+            "data_offsets": [offset, offset + len(data)],
+        }
         chunks.append(data)
         offset += len(data)
     header["__metadata__"] = metadata

@@ -31,10 +31,9 @@ import os
 import sys
 import zlib
 
-from gen_goldens import cpu_capability, serialize, write  # sets ATEN_CPU_CAPABILITY
-
 import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
+from gen_goldens import cpu_capability, serialize, write  # sets ATEN_CPU_CAPABILITY
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_PATH = os.path.join(ROOT, "tests", "golden", "nn_layers.safetensors")
@@ -77,6 +76,7 @@ class RMSNormRef(nn.Module):
 
 
 # ---- cases: builder() -> (module, x, train) ----
+
 
 @case("linear")
 def _():
@@ -157,12 +157,20 @@ def _():
 
 @case("mlp")
 def _():
-    m = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 12), nn.GELU(),
-                      nn.Linear(12, 8), nn.SiLU(), nn.Linear(8, 4))
+    m = nn.Sequential(
+        nn.Linear(6, 16),
+        nn.ReLU(),
+        nn.Linear(16, 12),
+        nn.GELU(),
+        nn.Linear(12, 8),
+        nn.SiLU(),
+        nn.Linear(8, 4),
+    )
     return m, torch.randn(5, 6), True
 
 
 # ---- the nested model whose names the C++ tests compare ----
+
 
 class Attention(nn.Module):
     def __init__(self, dim):
@@ -188,8 +196,9 @@ class Model(nn.Module):
         super().__init__()
         self.tok = nn.Embedding(vocab, dim)
         self.blocks = nn.ModuleList([Block(dim) for _ in range(layers)])
-        self.heads = nn.ModuleDict({"lm": nn.Linear(dim, vocab, bias=False),
-                                    "cls": nn.Linear(dim, 3)})
+        self.heads = nn.ModuleDict(
+            {"lm": nn.Linear(dim, vocab, bias=False), "cls": nn.Linear(dim, 3)}
+        )
         # Registered after the children, listed before them.
         self.scale = nn.Parameter(torch.ones(1))
         self.register_buffer("mask", torch.ones(4, 4), persistent=False)

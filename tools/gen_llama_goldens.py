@@ -53,11 +53,10 @@ import struct
 import sys
 from collections import OrderedDict
 
-from gen_goldens import cpu_capability, serialize, write  # sets ATEN_CPU_CAPABILITY
-
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
+from gen_goldens import cpu_capability, serialize, write  # sets ATEN_CPU_CAPABILITY
 from torch_llama import ArticleLlama, Transformer, model_args  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,19 +69,35 @@ BATCH = 4
 # config is stride's JSON config (models/llama/config.h); keys left out take
 # stride's defaults: vocab 65, d_model 128, n_heads 8, context 16, norm_eps
 # 1e-6, rope_theta 10000, ffn_hidden 0 (8d/3 rounded up to a multiple of 32).
-CONFIGS = OrderedDict([
-    ("article_llama", ("article_llama.safetensors", "llama_article.safetensors", {
-        "name": "golden_article_llama",
-        # dropout 0: see the module docstring; n_layers 1 keeps the file small.
-        "model": {"arch": "article_llama", "n_layers": 1, "dropout": 0.0},
-        "train": {"seed": 0},
-    })),
-    ("llama", ("llama.safetensors", "llama_correct.safetensors", {
-        "name": "golden_llama",
-        "model": {"arch": "llama", "n_layers": 2},
-        "train": {"seed": 1},
-    })),
-])
+CONFIGS = OrderedDict(
+    [
+        (
+            "article_llama",
+            (
+                "article_llama.safetensors",
+                "llama_article.safetensors",
+                {
+                    "name": "golden_article_llama",
+                    # dropout 0: see the module docstring; n_layers 1 keeps the file small.
+                    "model": {"arch": "article_llama", "n_layers": 1, "dropout": 0.0},
+                    "train": {"seed": 0},
+                },
+            ),
+        ),
+        (
+            "llama",
+            (
+                "llama.safetensors",
+                "llama_correct.safetensors",
+                {
+                    "name": "golden_llama",
+                    "model": {"arch": "llama", "n_layers": 2},
+                    "train": {"seed": 1},
+                },
+            ),
+        ),
+    ]
+)
 
 # ---- reading stride's safetensors (no safetensors package needed) ----
 ST_DTYPES = {"F32": "<f4", "F64": "<f8", "I64": "<i8", "I32": "<i4"}
@@ -93,13 +108,13 @@ def read_safetensors(path):
     with open(path, "rb") as f:
         blob = f.read()
     (n,) = struct.unpack("<Q", blob[:8])
-    header = json.loads(blob[8:8 + n])
+    header = json.loads(blob[8 : 8 + n])
     header.pop("__metadata__", None)
     base = 8 + n
     out = []
     for key, info in sorted(header.items(), key=lambda kv: kv[1]["data_offsets"][0]):
         begin, end = info["data_offsets"]
-        arr = np.frombuffer(blob[base + begin:base + end], dtype=ST_DTYPES[info["dtype"]])
+        arr = np.frombuffer(blob[base + begin : base + end], dtype=ST_DTYPES[info["dtype"]])
         out.append((key, torch.from_numpy(arr.copy()).reshape(info["shape"])))
     return out
 
@@ -109,8 +124,13 @@ def expected_params(name, a):
     d, V, L = a["d_model"], a["vocab_size"], a["n_layers"]
     if name == "article_llama":
         swiglu = 2 * (d * d + d) + 1
-        block = a["context"] * d + a["n_heads"] * 3 * d * d + (a["n_heads"] * d * d + d) \
-            + (d * d + d) + swiglu
+        block = (
+            a["context"] * d
+            + a["n_heads"] * 3 * d * d
+            + (a["n_heads"] * d * d + d)
+            + (d * d + d)
+            + swiglu
+        )
         return V * d + L * block + (d * d + d) + swiglu + (d * V + V)
     m = a["multiple_of"]
     hidden = m * ((int(2 * 4 * d / 3) + m - 1) // m)  # Meta's rule: d 128 -> 352
@@ -150,8 +170,9 @@ def build_golden(name, weights_dir):
     make = ArticleLlama if name == "article_llama" else Transformer
     model = make(args)
     names = [n for n, _ in model.named_parameters()]
-    assert sorted(names) == sorted(k for k, _ in weights), \
+    assert sorted(names) == sorted(k for k, _ in weights), (
         f"{name}: stride's state_dict keys differ from the PyTorch model's parameters"
+    )
     n_params = sum(t.numel() for _, t in weights)
     assert n_params == expected_params(name, args), (name, n_params)
     ids, targets = fixed_inputs(args["vocab_size"], args["context"])
@@ -160,24 +181,30 @@ def build_golden(name, weights_dir):
     # What float32 can reach: the same PyTorch model in float32, against float64.
     logits32, loss32, grads32 = run(make(args), weights, ids, targets, torch.float32)
     worst = max((rel_err(grads32[k], grads[k]), k) for k, _ in weights)
-    print(f"{name}: {n_params} params, loss {loss.item():.6f}; torch float32 vs float64: "
-          f"logits {rel_err(logits32, logits):.2e}, loss {rel_err(loss32, loss):.2e}, "
-          f"worst grad {worst[0]:.2e} ({worst[1]})")
+    print(
+        f"{name}: {n_params} params, loss {loss.item():.6f}; torch float32 vs float64: "
+        f"logits {rel_err(logits32, logits):.2e}, loss {rel_err(loss32, loss):.2e}, "
+        f"worst grad {worst[0]:.2e} ({worst[1]})"
+    )
 
     entries = [(f"weight.{k}", t) for k, t in weights]
     entries += [("ids", ids), ("targets", targets), ("logits", logits), ("loss", loss)]
     entries += [(f"grad.{k}", grads[k].float()) for k, _ in weights]
-    blob = serialize(entries, {
-        "generator": COMMAND,
-        "torch_version": torch.__version__,
-        "numpy_version": np.__version__,
-        "cpu_capability": cpu_capability(),
-        "config": json.dumps(config, sort_keys=True),
-        "layout": "weight.NAME stride's initial parameters (f32); ids, targets (B, T); "
-                  "logits (B, T, V) and loss computed in float64; grad.NAME d loss / d NAME (f32)",
-    })
-    write(os.path.join(GOLDEN_DIR, golden_file), blob, MAX_BYTES, "gen_llama_goldens.py",
-          len(weights))
+    blob = serialize(
+        entries,
+        {
+            "generator": COMMAND,
+            "torch_version": torch.__version__,
+            "numpy_version": np.__version__,
+            "cpu_capability": cpu_capability(),
+            "config": json.dumps(config, sort_keys=True),
+            "layout": "weight.NAME stride's initial parameters (f32); ids, targets (B, T); "
+            "logits (B, T, V) and loss computed in float64; grad.NAME d loss / d NAME (f32)",
+        },
+    )
+    write(
+        os.path.join(GOLDEN_DIR, golden_file), blob, MAX_BYTES, "gen_llama_goldens.py", len(weights)
+    )
 
 
 def main():
@@ -185,10 +212,15 @@ def main():
         sys.exit("gen_llama_goldens.py: run on a little-endian machine")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--weights-dir", help="holds article_llama.safetensors and "
-                       "llama.safetensors, stride's initial state_dicts")
-    group.add_argument("--write-configs", metavar="DIR",
-                       help="write the two stride configs (article_llama.json, llama.json)")
+    group.add_argument(
+        "--weights-dir",
+        help="holds article_llama.safetensors and llama.safetensors, stride's initial state_dicts",
+    )
+    group.add_argument(
+        "--write-configs",
+        metavar="DIR",
+        help="write the two stride configs (article_llama.json, llama.json)",
+    )
     opts = parser.parse_args()
     if opts.write_configs:
         os.makedirs(opts.write_configs, exist_ok=True)

@@ -29,7 +29,6 @@ import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_goldens as base  # noqa: E402  (pins ATEN_CPU_CAPABILITY before importing torch)
-
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
@@ -79,18 +78,37 @@ def targets(g, n_shape, classes, ignore=(), ignore_index=-100, dtype=i64):
 REDUCTIONS = {"mean": "mean", "sum": "sum", "none": "none"}
 
 
-def ce_case(name, shape, reduction, smoothing=0.0, ignore=(), ignore_index=-100, dtype=f32,
-            tdtype=i64, scale=1.0):
+def ce_case(
+    name,
+    shape,
+    reduction,
+    smoothing=0.0,
+    ignore=(),
+    ignore_index=-100,
+    dtype=f32,
+    tdtype=i64,
+    scale=1.0,
+):
     @case(name)
     def _(g):
         x = randn(g, *shape, dtype=dtype, scale=scale)
         n_shape = (shape[0],) + tuple(shape[2:]) if len(shape) > 1 else ()
-        t = targets(g, n_shape, shape[1] if len(shape) > 1 else shape[0], ignore, ignore_index,
-                    tdtype)
+        t = targets(
+            g, n_shape, shape[1] if len(shape) > 1 else shape[0], ignore, ignore_index, tdtype
+        )
         # torch 1.13 takes int64 targets only; the file keeps the int32 ones.
-        return fwd_bwd(g, lambda x_, t_: F.cross_entropy(
-            x_, t_.long(), ignore_index=ignore_index, reduction=reduction, label_smoothing=smoothing),
-            [x, t], [0])
+        return fwd_bwd(
+            g,
+            lambda x_, t_: F.cross_entropy(
+                x_,
+                t_.long(),
+                ignore_index=ignore_index,
+                reduction=reduction,
+                label_smoothing=smoothing,
+            ),
+            [x, t],
+            [0],
+        )
 
 
 ce_case("ce_2d_mean_f32", (8, 5), "mean", ignore=(1, 6))
@@ -168,8 +186,9 @@ def ln_case(name, shape, nshape, affine=True, eps=1e-5, dtype=f32):
         if not affine:
             return fwd_bwd(g, lambda x_: F.layer_norm(x_, nshape, eps=eps), [x], [0])
         w, b = randn(g, *nshape, dtype=dtype), randn(g, *nshape, dtype=dtype)
-        return fwd_bwd(g, lambda x_, w_, b_: F.layer_norm(x_, nshape, w_, b_, eps),
-                       [x, w, b], [0, 1, 2])
+        return fwd_bwd(
+            g, lambda x_, w_, b_: F.layer_norm(x_, nshape, w_, b_, eps), [x, w, b], [0, 1, 2]
+        )
 
 
 ln_case("layer_norm_f32", (4, 10), (10,))
@@ -212,8 +231,11 @@ def sdpa_ref(q, k, v, mask=None, causal=False, scale=None, bottom_right=False):
 
 
 def qkv(g, lead, L, S, E, Ev, dtype):
-    return (randn(g, *lead, L, E, dtype=dtype), randn(g, *lead, S, E, dtype=dtype),
-            randn(g, *lead, S, Ev, dtype=dtype))
+    return (
+        randn(g, *lead, L, E, dtype=dtype),
+        randn(g, *lead, S, E, dtype=dtype),
+        randn(g, *lead, S, Ev, dtype=dtype),
+    )
 
 
 @case("sdpa_f32")
@@ -228,20 +250,32 @@ def _(g):
 
 @case("sdpa_causal_f32")
 def _(g):
-    return fwd_bwd(g, lambda q, k, v: sdpa_ref(q, k, v, causal=True),
-                   list(qkv(g, (2, 2), 6, 6, 8, 8, f32)), [0, 1, 2])
+    return fwd_bwd(
+        g,
+        lambda q, k, v: sdpa_ref(q, k, v, causal=True),
+        list(qkv(g, (2, 2), 6, 6, 8, 8, f32)),
+        [0, 1, 2],
+    )
 
 
 @case("sdpa_causal_bottom_right_f32")  # stride needs alignment=BottomRight here
 def _(g):
-    return fwd_bwd(g, lambda q, k, v: sdpa_ref(q, k, v, causal=True, bottom_right=True),
-                   list(qkv(g, (2,), 3, 7, 4, 4, f32)), [0, 1, 2])
+    return fwd_bwd(
+        g,
+        lambda q, k, v: sdpa_ref(q, k, v, causal=True, bottom_right=True),
+        list(qkv(g, (2,), 3, 7, 4, 4, f32)),
+        [0, 1, 2],
+    )
 
 
 @case("sdpa_causal_top_left_f64")  # L != S with PyTorch's top-left alignment
 def _(g):
-    return fwd_bwd(g, lambda q, k, v: sdpa_ref(q, k, v, causal=True),
-                   list(qkv(g, (2,), 4, 6, 4, 4, f64)), [0, 1, 2])
+    return fwd_bwd(
+        g,
+        lambda q, k, v: sdpa_ref(q, k, v, causal=True),
+        list(qkv(g, (2,), 4, 6, 4, 4, f64)),
+        [0, 1, 2],
+    )
 
 
 @case("sdpa_bool_mask_f32")
@@ -261,8 +295,12 @@ def _(g):
 
 @case("sdpa_scale_f32")
 def _(g):
-    return fwd_bwd(g, lambda q, k, v: sdpa_ref(q, k, v, scale=0.3),
-                   list(qkv(g, (3,), 4, 4, 8, 8, f32)), [0, 1, 2])
+    return fwd_bwd(
+        g,
+        lambda q, k, v: sdpa_ref(q, k, v, scale=0.3),
+        list(qkv(g, (3,), 4, 4, 8, 8, f32)),
+        [0, 1, 2],
+    )
 
 
 @case("sdpa_fully_masked_row_f32")  # a query that sees no key: NaN, as PyTorch's softmax
@@ -292,7 +330,7 @@ def rope_hf(x, offset, base_):  # HF modeling_llama: apply_rotary_pos_emb
     freqs = rope_freqs(T, D, offset, base_)
     emb = torch.cat((freqs, freqs), dim=-1)
     x64 = x.to(f64)
-    rotated = torch.cat((-x64[..., D // 2:], x64[..., : D // 2]), dim=-1)
+    rotated = torch.cat((-x64[..., D // 2 :], x64[..., : D // 2]), dim=-1)
     return (x64 * emb.cos() + rotated * emb.sin()).to(x.dtype)
 
 
@@ -307,8 +345,9 @@ def rope_case(name, shape, convention, offset=0, base_=10000.0, dtype=f32):
 
 rope_case("rope_interleaved_f32", (2, 3, 6, 8), "interleaved")
 rope_case("rope_halfsplit_f32", (2, 6, 8), "halfsplit", offset=5)
-rope_case("rope_interleaved_offset_f64", (3, 5, 16), "interleaved", offset=100, base_=500000.0,
-          dtype=f64)
+rope_case(
+    "rope_interleaved_offset_f64", (3, 5, 16), "interleaved", offset=100, base_=500000.0, dtype=f64
+)
 rope_case("rope_halfsplit_large_pos_f32", (1, 4, 32), "halfsplit", offset=4000)
 rope_case("rope_interleaved_large_pos_f64", (2, 3, 12), "interleaved", offset=70000, dtype=f64)
 
@@ -325,15 +364,18 @@ def build():
             entries.append((f"{name}/in{i}", t))
         for i, t in enumerate(outputs):
             entries.append((f"{name}/out{i}", t))
-    return base.serialize(entries, {
-        "generator": COMMAND,
-        "torch_version": torch.__version__,
-        "numpy_version": np.__version__,
-        "cpu_capability": base.cpu_capability(),
-        "cases": str(len(CASES)),
-        "layout": "CASE/inN are inputs (the last one the upstream gradient of a differentiable "
-                  "case), CASE/outN PyTorch's result then the input gradients",
-    })
+    return base.serialize(
+        entries,
+        {
+            "generator": COMMAND,
+            "torch_version": torch.__version__,
+            "numpy_version": np.__version__,
+            "cpu_capability": base.cpu_capability(),
+            "cases": str(len(CASES)),
+            "layout": "CASE/inN are inputs (the last one the upstream gradient of a differentiable "
+            "case), CASE/outN PyTorch's result then the input gradients",
+        },
+    )
 
 
 def main():

@@ -53,23 +53,58 @@ GRAD_SCALES = [1.0, 3.0, 0.5, 0.1, 2.0, 0.05, 1.5, 0.2, 4.0, 0.7]  # so amsgrad'
 
 OPT_CASES = {
     "sgd_plain": {"optimizer": "SGD", "lr": 0.1},
-    "sgd_momentum": {"optimizer": "SGD", "lr": 0.05, "momentum": 0.9, "dampening": 0.1,
-                     "weight_decay": 0.01, "group1": {"lr": 0.02, "weight_decay": 0.0}},
-    "sgd_nesterov": {"optimizer": "SGD", "lr": 0.05, "momentum": 0.9, "nesterov": True,
-                     "weight_decay": 0.001, "group1": {"lr": 0.02, "momentum": 0.5}},
+    "sgd_momentum": {
+        "optimizer": "SGD",
+        "lr": 0.05,
+        "momentum": 0.9,
+        "dampening": 0.1,
+        "weight_decay": 0.01,
+        "group1": {"lr": 0.02, "weight_decay": 0.0},
+    },
+    "sgd_nesterov": {
+        "optimizer": "SGD",
+        "lr": 0.05,
+        "momentum": 0.9,
+        "nesterov": True,
+        "weight_decay": 0.001,
+        "group1": {"lr": 0.02, "momentum": 0.5},
+    },
     "sgd_maximize": {"optimizer": "SGD", "lr": 0.1, "momentum": 0.5, "maximize": True},
     "adam_default": {"optimizer": "Adam", "lr": 0.01},
-    "adam_amsgrad_wd": {"optimizer": "Adam", "lr": 0.01, "betas": [0.8, 0.99], "eps": 1e-6,
-                        "weight_decay": 0.1, "amsgrad": True,
-                        "group1": {"lr": 0.005, "weight_decay": 0.0}},
-    "adam_amsgrad_wd_f64": {"optimizer": "Adam", "lr": 0.01, "betas": [0.8, 0.99], "eps": 1e-6,
-                            "weight_decay": 0.1, "amsgrad": True, "dtype": "float64",
-                            "group1": {"lr": 0.005, "weight_decay": 0.0}},
+    "adam_amsgrad_wd": {
+        "optimizer": "Adam",
+        "lr": 0.01,
+        "betas": [0.8, 0.99],
+        "eps": 1e-6,
+        "weight_decay": 0.1,
+        "amsgrad": True,
+        "group1": {"lr": 0.005, "weight_decay": 0.0},
+    },
+    "adam_amsgrad_wd_f64": {
+        "optimizer": "Adam",
+        "lr": 0.01,
+        "betas": [0.8, 0.99],
+        "eps": 1e-6,
+        "weight_decay": 0.1,
+        "amsgrad": True,
+        "dtype": "float64",
+        "group1": {"lr": 0.005, "weight_decay": 0.0},
+    },
     "adam_maximize": {"optimizer": "Adam", "lr": 0.001, "maximize": True},
-    "adamw": {"optimizer": "AdamW", "lr": 0.01, "weight_decay": 0.1,
-              "group1": {"weight_decay": 0.0}},
-    "adamw_amsgrad": {"optimizer": "AdamW", "lr": 0.003, "betas": [0.9, 0.95], "amsgrad": True,
-                      "weight_decay": 0.05, "group1": {"lr": 0.01}},
+    "adamw": {
+        "optimizer": "AdamW",
+        "lr": 0.01,
+        "weight_decay": 0.1,
+        "group1": {"weight_decay": 0.0},
+    },
+    "adamw_amsgrad": {
+        "optimizer": "AdamW",
+        "lr": 0.003,
+        "betas": [0.9, 0.95],
+        "amsgrad": True,
+        "weight_decay": 0.05,
+        "group1": {"lr": 0.01},
+    },
 }
 
 SCHED_GROUP_LRS = [0.1, 0.01]
@@ -77,24 +112,44 @@ SCHED_CASES = {
     "step_lr": {"type": "StepLR", "step_size": 7, "gamma": 0.5},
     "linear_lr": {"type": "LinearLR", "start_factor": 0.1, "end_factor": 1.0, "total_iters": 10},
     "linear_lr_defaults": {"type": "LinearLR"},
-    "linear_lr_decay": {"type": "LinearLR", "start_factor": 1.0, "end_factor": 0.2,
-                        "total_iters": 30},
+    "linear_lr_decay": {
+        "type": "LinearLR",
+        "start_factor": 1.0,
+        "end_factor": 0.2,
+        "total_iters": 30,
+    },
     "cosine": {"type": "CosineAnnealingLR", "T_max": 50, "eta_min": 0.001},
     "cosine_short": {"type": "CosineAnnealingLR", "T_max": 12},
     "lambda_exp": {"type": "LambdaLR", "base": 0.95},
     "sequential_warmup_cosine": {
-        "type": "SequentialLR", "milestones": [5],
-        "schedulers": [{"type": "LinearLR", "start_factor": 0.1, "total_iters": 5},
-                       {"type": "CosineAnnealingLR", "T_max": 20, "eta_min": 1e-4}]},
+        "type": "SequentialLR",
+        "milestones": [5],
+        "schedulers": [
+            {"type": "LinearLR", "start_factor": 0.1, "total_iters": 5},
+            {"type": "CosineAnnealingLR", "T_max": 20, "eta_min": 1e-4},
+        ],
+    },
     "sequential_three": {
-        "type": "SequentialLR", "milestones": [4, 20],
-        "schedulers": [{"type": "LinearLR", "start_factor": 0.25, "total_iters": 4},
-                       {"type": "StepLR", "step_size": 5, "gamma": 0.5},
-                       {"type": "CosineAnnealingLR", "T_max": 10}]},
-    "warmup_cosine": {"type": "warmup_cosine", "warmup_steps": 10, "total_steps": 40,
-                      "min_lr_ratio": 0.1},
-    "warmup_cosine_no_warmup": {"type": "warmup_cosine", "warmup_steps": 0, "total_steps": 30,
-                                "min_lr_ratio": 0.0},
+        "type": "SequentialLR",
+        "milestones": [4, 20],
+        "schedulers": [
+            {"type": "LinearLR", "start_factor": 0.25, "total_iters": 4},
+            {"type": "StepLR", "step_size": 5, "gamma": 0.5},
+            {"type": "CosineAnnealingLR", "T_max": 10},
+        ],
+    },
+    "warmup_cosine": {
+        "type": "warmup_cosine",
+        "warmup_steps": 10,
+        "total_steps": 40,
+        "min_lr_ratio": 0.1,
+    },
+    "warmup_cosine_no_warmup": {
+        "type": "warmup_cosine",
+        "warmup_steps": 0,
+        "total_steps": 30,
+        "min_lr_ratio": 0.0,
+    },
 }
 
 CLIP_CASES = {
@@ -123,8 +178,10 @@ def make_optimizer(cfg, groups):
 def optimizer_cases(entries):
     g = gen("params")
     params0 = [torch.randn(*s, generator=g) for s in SHAPES]
-    grads = [torch.stack([torch.randn(*s, generator=g) * GRAD_SCALES[t] for t in range(STEPS)])
-             for s in SHAPES]
+    grads = [
+        torch.stack([torch.randn(*s, generator=g) * GRAD_SCALES[t] for t in range(STEPS)])
+        for s in SHAPES
+    ]
     for step, i in MISSING_GRADS:
         grads[i][step].zero_()
     for i, p in enumerate(params0):
@@ -172,7 +229,7 @@ def make_scheduler(cfg, opt):
     t = cfg["type"]
     if t == "LambdaLR":
         base = cfg["base"]
-        return S.LambdaLR(opt, lambda e: base ** e)
+        return S.LambdaLR(opt, lambda e: base**e)
     if t == "warmup_cosine":
         return S.LambdaLR(opt, warmup_cosine_factor(cfg))
     if t == "SequentialLR":
@@ -183,11 +240,13 @@ def make_scheduler(cfg, opt):
 
 def scheduler_cases(entries):
     import warnings
+
     warnings.simplefilter("ignore")  # step(0) in SequentialLR warns about the epoch argument
     for name, cfg in SCHED_CASES.items():
         params = [torch.zeros(1, requires_grad=True) for _ in SCHED_GROUP_LRS]
-        opt = torch.optim.SGD([{"params": [p], "lr": lr} for p, lr in zip(params, SCHED_GROUP_LRS)],
-                              lr=1.0)
+        opt = torch.optim.SGD(
+            [{"params": [p], "lr": lr} for p, lr in zip(params, SCHED_GROUP_LRS)], lr=1.0
+        )
         sched = make_scheduler(cfg, opt)
         rows = [list(sched.get_last_lr())]
         for _ in range(SCHED_STEPS):
@@ -200,7 +259,7 @@ def scheduler_cases(entries):
 def clip_cases(entries):
     for name, cfg in CLIP_CASES.items():
         g = gen("clip/" + name)
-        shapes = SHAPES[:cfg.get("nparams", len(SHAPES))]
+        shapes = SHAPES[: cfg.get("nparams", len(SHAPES))]
         params = [torch.zeros(*s, requires_grad=True) for s in shapes]
         for p, s in zip(params, shapes):
             p.grad = torch.randn(*s, generator=g) * 2
@@ -226,13 +285,22 @@ def build():
     for key, t in entries:
         assert t.dtype in gen_goldens.ST_DTYPES, key
         data = gen_goldens.tensor_bytes(t)
-        header[key] = {"dtype": gen_goldens.ST_DTYPES[t.dtype], "shape": list(t.shape),
-                       "data_offsets": [offset, offset + len(data)]}
+        header[key] = {
+            "dtype": gen_goldens.ST_DTYPES[t.dtype],
+            "shape": list(t.shape),
+            "data_offsets": [offset, offset + len(data)],
+        }
         chunks.append(data)
         offset += len(data)
-    config = {"steps": STEPS, "sched_steps": SCHED_STEPS, "missing_grads": MISSING_GRADS,
-              "sched_group_lrs": SCHED_GROUP_LRS, "optimizers": OPT_CASES,
-              "schedulers": SCHED_CASES, "clip": CLIP_CASES}
+    config = {
+        "steps": STEPS,
+        "sched_steps": SCHED_STEPS,
+        "missing_grads": MISSING_GRADS,
+        "sched_group_lrs": SCHED_GROUP_LRS,
+        "optimizers": OPT_CASES,
+        "schedulers": SCHED_CASES,
+        "clip": CLIP_CASES,
+    }
     header["__metadata__"] = {
         "generator": COMMAND,
         "torch_version": torch.__version__,

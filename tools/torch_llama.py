@@ -26,8 +26,16 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-DEFAULTS = {"vocab_size": 65, "d_model": 128, "n_heads": 8, "context": 16, "norm_eps": 1e-6,
-            "rope_theta": 10000.0, "multiple_of": 32, "dropout": 0.1}
+DEFAULTS = {
+    "vocab_size": 65,
+    "d_model": 128,
+    "n_heads": 8,
+    "context": 16,
+    "norm_eps": 1e-6,
+    "rope_theta": 10000.0,
+    "multiple_of": 32,
+    "dropout": 0.1,
+}
 
 
 def model_args(config):
@@ -42,7 +50,7 @@ def get_rotary_matrix(context_window, embedding_dim):
     R = torch.zeros((context_window, embedding_dim, embedding_dim), requires_grad=False)
     for position in range(context_window):
         for i in range(embedding_dim // 2):
-            theta = 10000. ** (-2. * (i - 1) / embedding_dim)
+            theta = 10000.0 ** (-2.0 * (i - 1) / embedding_dim)
             m_theta = position * theta
             R[position, 2 * i, 2 * i] = np.cos(m_theta)
             R[position, 2 * i, 2 * i + 1] = -np.sin(m_theta)
@@ -69,9 +77,9 @@ class RMSNorm(nn.Module):
 
     def forward(self, x):
         # One norm per sequence, over (T, d) together.
-        ff_rms = torch.linalg.norm(x, dim=(1, 2)) * x[0].numel() ** -.5
+        ff_rms = torch.linalg.norm(x, dim=(1, 2)) * x[0].numel() ** -0.5
         raw = x / ff_rms.unsqueeze(-1).unsqueeze(-1)
-        return self.scale[:x.shape[1], :].unsqueeze(0) * raw
+        return self.scale[: x.shape[1], :].unsqueeze(0) * raw
 
 
 class RoPEMaskedAttentionHead(nn.Module):
@@ -98,8 +106,9 @@ class RoPEMaskedMultiheadAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.config = config
-        self.heads = nn.ModuleList([RoPEMaskedAttentionHead(config)
-                                    for _ in range(config["n_heads"])])
+        self.heads = nn.ModuleList(
+            [RoPEMaskedAttentionHead(config) for _ in range(config["n_heads"])]
+        )
         self.linear = nn.Linear(config["n_heads"] * config["d_model"], config["d_model"])
         self.dropout = nn.Dropout(config["dropout"])
 
@@ -145,8 +154,9 @@ class ArticleLlama(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.embeddings = nn.Embedding(config["vocab_size"], config["d_model"])
-        self.llama_blocks = nn.Sequential(OrderedDict(
-            [(f"llama_{i}", LlamaBlock(config)) for i in range(config["n_layers"])]))
+        self.llama_blocks = nn.Sequential(
+            OrderedDict([(f"llama_{i}", LlamaBlock(config)) for i in range(config["n_layers"])])
+        )
         self.ffn = nn.Sequential(
             nn.Linear(config["d_model"], config["d_model"]),
             SwiGLU(config["d_model"]),
@@ -262,8 +272,12 @@ class Transformer(nn.Module):
     def forward(self, tokens):
         _bsz, seqlen = tokens.shape
         h = self.tok_embeddings(tokens)
-        freqs_cis = precompute_freqs_cis(self.args["d_model"] // self.args["n_heads"], seqlen,
-                                         self.args["rope_theta"], dtype=h.dtype)
+        freqs_cis = precompute_freqs_cis(
+            self.args["d_model"] // self.args["n_heads"],
+            seqlen,
+            self.args["rope_theta"],
+            dtype=h.dtype,
+        )
         mask = torch.full((seqlen, seqlen), float("-inf"), dtype=h.dtype).triu(1)
         for layer in self.layers:
             h = layer(h, freqs_cis, mask)

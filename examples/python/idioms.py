@@ -24,7 +24,7 @@ def main():
     # 1. The training loop
     model.to("cpu")
     losses = []
-    for step in range(100):
+    for _ in range(100):
         opt.zero_grad()
         loss = F.cross_entropy(model(x), y)
         loss.backward()

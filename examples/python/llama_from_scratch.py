@@ -60,11 +60,14 @@ def split_bounds(n):
 
 def get_batches(data, split, batch_size, context_window, config=MASTER_CONFIG):
     train_end, val_end = split_bounds(len(data))
-    batch_data = {"train": data[:train_end], "val": data[train_end:val_end],
-                  "test": data[val_end:]}[split]
+    batch_data = {
+        "train": data[:train_end],
+        "val": data[train_end:val_end],
+        "test": data[val_end:],
+    }[split]
     ix = torch.randint(0, batch_data.size(0) - context_window - 1, (batch_size,))
-    x = torch.stack([batch_data[i:i + context_window] for i in ix.tolist()]).long()
-    y = torch.stack([batch_data[i + 1:i + context_window + 1] for i in ix.tolist()]).long()
+    x = torch.stack([batch_data[i : i + context_window] for i in ix.tolist()]).long()
+    y = torch.stack([batch_data[i + 1 : i + context_window + 1] for i in ix.tolist()]).long()
     return x, y
 
 
@@ -90,15 +93,17 @@ def whole_split_loss(model, dataset, split="val", context_window=16, batch_size=
     train_end, val_end = split_bounds(len(dataset))
     data = dataset[train_end:val_end] if split == "val" else dataset[:train_end]
     n = (data.size(0) - 1) // context_window
-    x = data[:n * context_window].long().view(n, context_window)
-    y = data[1:n * context_window + 1].long().view(n, context_window)
+    x = data[: n * context_window].long().view(n, context_window)
+    y = data[1 : n * context_window + 1].long().view(n, context_window)
     model.eval()
     total = 0.0
     for start in range(0, n, batch_size):
-        logits = model(x[start:start + batch_size])
-        total += F.cross_entropy(logits.reshape(-1, logits.size(-1)),
-                                 y[start:start + batch_size].reshape(-1),
-                                 reduction="sum").item()
+        logits = model(x[start : start + batch_size])
+        total += F.cross_entropy(
+            logits.reshape(-1, logits.size(-1)),
+            y[start : start + batch_size].reshape(-1),
+            reduction="sum",
+        ).item()
     model.train()
     return total / (n * context_window)
 
@@ -205,8 +210,10 @@ class SimpleModel_RMS(nn.Module):
 
 def rotary_angles(context_window, embedding_dim):
     """The angle of pair i at each position: the article's theta uses i - 1."""
-    return [[position * 10000.0 ** (-2.0 * (i - 1) / embedding_dim)
-             for i in range(embedding_dim // 2)] for position in range(context_window)]
+    return [
+        [position * 10000.0 ** (-2.0 * (i - 1) / embedding_dim) for i in range(embedding_dim // 2)]
+        for position in range(context_window)
+    ]
 
 
 def get_rotary_matrix(context_window, embedding_dim):
@@ -237,8 +244,9 @@ class RoPEMaskedAttentionHead(nn.Module):
         v = self.w_v(x)
         q_rotated = torch.bmm(q.transpose(0, 1), self.R[:m]).transpose(0, 1)
         k_rotated = torch.bmm(k.transpose(0, 1), self.R[:m]).transpose(0, 1)
-        return F.scaled_dot_product_attention(q_rotated, k_rotated, v, dropout_p=dropout_p,
-                                              is_causal=self.causal)
+        return F.scaled_dot_product_attention(
+            q_rotated, k_rotated, v, dropout_p=dropout_p, is_causal=self.causal
+        )
 
 
 class RoPEMaskedMultiheadAttention(nn.Module):
@@ -252,25 +260,37 @@ class RoPEMaskedMultiheadAttention(nn.Module):
         )
         self.linear = nn.Linear(config["n_heads"] * config["d_model"], config["d_model"])
         self.dropout = nn.Dropout(0.1)
-        angles = torch.tensor(rotary_angles(config["context_window"], config["d_model"]),
-                              dtype=torch.float64)
+        angles = torch.tensor(
+            rotary_angles(config["context_window"], config["d_model"]), dtype=torch.float64
+        )
         self.register_buffer("rope_cos", angles.cos().float(), persistent=False)
         self.register_buffer("rope_neg_sin", (-angles.sin()).float(), persistent=False)
 
     def forward(self, x):
         b, m, d = x.shape
         h = len(self.heads)
-        q, k, v = F.linear_groups(x, [[head.w_q.weight for head in self.heads],
-                                      [head.w_k.weight for head in self.heads],
-                                      [head.w_v.weight for head in self.heads]])
+        q, k, v = F.linear_groups(
+            x,
+            [
+                [head.w_q.weight for head in self.heads],
+                [head.w_k.weight for head in self.heads],
+                [head.w_v.weight for head in self.heads],
+            ],
+        )
 
         def by_head(t):
             return t.view(b, m, h, d).transpose(1, 2)
 
         # x . R[p] of the article is the rotation by -angle: tables cos, -sin.
-        y = F.rotary_attention(by_head(q), by_head(k), by_head(v), self.rope_cos[:m],
-                               self.rope_neg_sin[:m], dropout_p=self.dropout_p,
-                               is_causal=self.causal)
+        y = F.rotary_attention(
+            by_head(q),
+            by_head(k),
+            by_head(v),
+            self.rope_cos[:m],
+            self.rope_neg_sin[:m],
+            dropout_p=self.dropout_p,
+            is_causal=self.causal,
+        )
         x = self.linear(y.transpose(1, 2).reshape(b, m, h * d))
         return self.dropout(x)
 
@@ -408,8 +428,9 @@ def run_stage(stage, dataset, steps_scale, log_interval):
         "article_params": article_params,
         "steps": steps,
         "val_estimate": val_estimates,
-        "val_whole_split": whole_split_loss(model, dataset,
-                                            context_window=MASTER_CONFIG["context_window"]),
+        "val_whole_split": whole_split_loss(
+            model, dataset, context_window=MASTER_CONFIG["context_window"]
+        ),
         "seconds_per_step": seconds / done,
     }
 
@@ -418,10 +439,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=os.environ.get("STRIDE_DATA", "data/tinyshakespeare.txt"))
     parser.add_argument("--stages", type=int, nargs="+", default=list(STAGES))
-    parser.add_argument("--steps-scale", type=float, default=1.0,
-                        help="multiply the article's step counts")
-    parser.add_argument("--log-interval", type=int, default=MASTER_CONFIG["log_interval"],
-                        help="steps between the article's loss estimates (10 in the article)")
+    parser.add_argument(
+        "--steps-scale", type=float, default=1.0, help="multiply the article's step counts"
+    )
+    parser.add_argument(
+        "--log-interval",
+        type=int,
+        default=MASTER_CONFIG["log_interval"],
+        help="steps between the article's loss estimates (10 in the article)",
+    )
     parser.add_argument("--params", action="store_true", help="print only the parameter counts")
     parser.add_argument("--json", help="write the results here")
     args = parser.parse_args()
@@ -429,8 +455,10 @@ def main():
     if args.params:
         for stage in args.stages:
             name, build, article_params, _ = STAGES[stage]
-            print(f"{name:22s} {count_params(build(MASTER_CONFIG)):>9,d} params "
-                  f"(article {article_params:,d})")
+            print(
+                f"{name:22s} {count_params(build(MASTER_CONFIG)):>9,d} params "
+                f"(article {article_params:,d})"
+            )
         return
     dataset, vocab = load_dataset(args.data)
     assert len(vocab) == MASTER_CONFIG["vocab_size"]
@@ -439,8 +467,10 @@ def main():
         r = run_stage(stage, dataset, args.steps_scale, args.log_interval)
         results.append(r)
         vals = "  ".join(f"{v:.4f}@{n}" for v, n in zip(r["val_estimate"], r["steps"]))
-        print(f"{r['article_class']:22s} {r['params']:>9,d} params  val {vals}  "
-              f"whole {r['val_whole_split']:.4f}  {1000 * r['seconds_per_step']:.1f} ms/step")
+        print(
+            f"{r['article_class']:22s} {r['params']:>9,d} params  val {vals}  "
+            f"whole {r['val_whole_split']:.4f}  {1000 * r['seconds_per_step']:.1f} ms/step"
+        )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"stages": results}, f, indent=2)

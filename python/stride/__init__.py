@@ -14,49 +14,54 @@ and with any DLPack framework (`stride.from_dlpack`).
 
 from importlib import metadata as _metadata
 
-from . import _stride
-from ._stride import (  # noqa: F401  (the public API, re-exported)
+from . import (  # noqa: F401
+    _stride,
+    autograd,  # noqa: F401
+    doctor,
+    nn,
+    optim,
+    profiler,  # noqa: F401
+    utils,  # noqa: F401
+)
+from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F401
+    Generator,
     Tensor,
+    allclose,
+    arange,
+    bfloat16,
+    bool,
+    cat,
+    default_generator,
     device,
     dtype,
-    bool,
-    uint8,
-    int32,
-    int64,
+    empty,
+    eye,
     float16,
-    bfloat16,
     float32,
     float64,
-    tensor,
-    zeros,
-    ones,
-    empty,
-    full,
-    arange,
-    rand,
-    randn,
-    randint,
-    eye,
-    zeros_like,
-    ones_like,
-    full_like,
-    rand_like,
-    randn_like,
-    manual_seed,
-    from_numpy,
     from_dlpack,
-    cat,
+    from_numpy,
+    full,
+    full_like,
+    int32,
+    int64,
+    manual_seed,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
     stack,
+    tensor,
+    uint8,
     where,
-    allclose,
+    zeros,
+    zeros_like,
 )
-from . import autograd  # noqa: F401
-from . import doctor, nn, optim  # noqa: F401
-from ._stride import Generator, default_generator  # noqa: F401
-from . import profiler  # noqa: F401
-from . import utils  # noqa: F401
-from .serialization import save, load  # noqa: F401
-from .autograd import no_grad, enable_grad, inference_mode, set_grad_enabled, is_grad_enabled  # noqa: F401
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .serialization import load, save  # noqa: F401
 
 # PyTorch's aliases of the dtypes.
 float = float32  # noqa: A001

@@ -1,9 +1,9 @@
 """stride.autograd: gradients as torch.autograd computes them.
 
-    with stride.no_grad(): ...            # record nothing
-    stride.autograd.grad(y, [x], create_graph=True)
-    with stride.autograd.detect_anomaly(): ...
-    stride.autograd.gradcheck(f, (x,))    # float64 finite differences
+with stride.no_grad(): ...            # record nothing
+stride.autograd.grad(y, [x], create_graph=True)
+with stride.autograd.detect_anomaly(): ...
+stride.autograd.gradcheck(f, (x,))    # float64 finite differences
 """
 
 import functools

@@ -115,9 +115,14 @@ def find_nonfinite(model, fn):
             where = "the model" if not name else f'"{name}"'
             shapes = ", ".join(str(tuple(t.shape)) for t in _tensors(output))
             state = "finite" if _all_finite(args) else "already non-finite"
-            found.append(NonFiniteResult(
-                True, name, f"the first NaN/Inf of the forward pass comes out of {where} "
-                f"({type(module).__name__}, output {shapes}) whose input was {state}"))
+            found.append(
+                NonFiniteResult(
+                    True,
+                    name,
+                    f"the first NaN/Inf of the forward pass comes out of {where} "
+                    f"({type(module).__name__}, output {shapes}) whose input was {state}",
+                )
+            )
 
         return hook
 
@@ -182,6 +187,8 @@ def check(model, *, optimizer=None, loss_fn=None, vocab_size=None, length=None):
             loss_fn().backward()
         results["gradient_flow"] = gradient_flow(model)
     if not results:
-        raise ValueError("check() needs vocab_size and length (causality), loss_fn (gradient "
-                         "flow) or loss_fn and optimizer (parameter audit).")
+        raise ValueError(
+            "check() needs vocab_size and length (causality), loss_fn (gradient "
+            "flow) or loss_fn and optimizer (parameter audit)."
+        )
     return Report(results)

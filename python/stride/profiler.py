@@ -87,8 +87,10 @@ class profile:
 
     def _check_stopped(self, what):
         if self._running:
-            raise RuntimeError(f"[profile] {what} needs a stopped profiler; leave the with block "
-                               "or call stop() first.")
+            raise RuntimeError(
+                f"[profile] {what} needs a stopped profiler; leave the with block "
+                "or call stop() first."
+            )
 
     def events(self):
         """The recorded events (name, thread, depth, start_us, end_us,

@@ -33,7 +33,8 @@ def _named_tensors(obj):
     if not isinstance(obj, collections.abc.Mapping):
         raise TypeError(
             f"[save] expected a dict of str -> Tensor (a state dict); got {type(obj).__name__}. "
-            "stride.save writes safetensors files, not pickled objects.")
+            "stride.save writes safetensors files, not pickled objects."
+        )
     pairs = []
     for name, value in obj.items():
         if not isinstance(name, str):
@@ -41,7 +42,8 @@ def _named_tensors(obj):
         if not isinstance(value, Tensor):
             raise TypeError(
                 f"[save] state_dict[{name!r}] must be a stride.Tensor; got {type(value).__name__}. "
-                "Hint: nested dicts are not flattened; name the tensors 'a.b' yourself.")
+                "Hint: nested dicts are not flattened; name the tensors 'a.b' yourself."
+            )
         pairs.append((name, value))
     return pairs
 
@@ -60,7 +62,8 @@ _STRUCTURE_KEY = "stride.structure"
 
 def _is_flat_state_dict(obj):
     return isinstance(obj, collections.abc.Mapping) and all(
-        isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
+        isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items()
+    )
 
 
 def _skeleton(obj, path, tensors):
@@ -82,9 +85,11 @@ def _skeleton(obj, path, tensors):
         return {"__tuple__": values} if isinstance(obj, tuple) else values
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
-    raise TypeError(f"[save] cannot save a {type(obj).__name__} (at {'/'.join(path) or 'the root'}); "
-                    "stride.save takes tensors, numbers, strings, None, and dicts, lists and "
-                    "tuples of them.")
+    raise TypeError(
+        f"[save] cannot save a {type(obj).__name__} (at {'/'.join(path) or 'the root'}); "
+        "stride.save takes tensors, numbers, strings, None, and dicts, lists and "
+        "tuples of them."
+    )
 
 
 def _rebuild(node, tensors):
@@ -132,8 +137,9 @@ def load(f):
     try:
         return _rebuild(json.loads(structure), dict(tensors))
     except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(f"[load] {os.fspath(f)}: malformed {_STRUCTURE_KEY!r} metadata ({e}).") \
-            from None
+        raise ValueError(
+            f"[load] {os.fspath(f)}: malformed {_STRUCTURE_KEY!r} metadata ({e})."
+        ) from None
 
 
 def load_metadata(f):

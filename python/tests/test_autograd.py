@@ -1,7 +1,6 @@
 """Autograd from Python: PyTorch's semantics and names."""
 
 import pytest
-
 import stride
 
 

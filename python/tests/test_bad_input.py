@@ -5,10 +5,9 @@ NumPy (the indexing is fuzzed in test_indexing.py)."""
 
 import numpy as np
 import pytest
+import stride
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import stride
 
 # What any call may raise on bad input; anything else (or a crash) fails.
 EXPECTED = (TypeError, ValueError, IndexError, RuntimeError, OverflowError, MemoryError)
@@ -22,9 +21,21 @@ scalars = st.one_of(
     st.complex_numbers(max_magnitude=10),
 )
 nested = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4), max_leaves=24)
-dtypes = st.sampled_from([None, stride.float32, stride.float64, stride.int64, stride.int32,
-                          stride.bool, stride.uint8, stride.float16, stride.bfloat16, "float32",
-                          3])
+dtypes = st.sampled_from(
+    [
+        None,
+        stride.float32,
+        stride.float64,
+        stride.int64,
+        stride.int32,
+        stride.bool,
+        stride.uint8,
+        stride.float16,
+        stride.bfloat16,
+        "float32",
+        3,
+    ]
+)
 
 
 def numpy_shape(data):
@@ -55,14 +66,18 @@ def test_tensor_from_any_nested_data_builds_or_raises(data, dtype):
         assert np.array_equal(t.numpy(), expected, equal_nan=True)
 
 
-sizes = st.one_of(st.integers(-3, 5), st.floats(-2, 3), st.none(), st.text(max_size=2),
-                  st.integers(2**40, 2**64))
+sizes = st.one_of(
+    st.integers(-3, 5), st.floats(-2, 3), st.none(), st.text(max_size=2), st.integers(2**40, 2**64)
+)
 
 
 @settings(max_examples=1500, deadline=None)
-@given(args=st.lists(sizes, max_size=4),
-       factory=st.sampled_from(["zeros", "ones", "empty", "rand", "randn"]),
-       dtype=dtypes, device=st.sampled_from([None, "cpu", "meta", "cuda:0", "gpu", 7]))
+@given(
+    args=st.lists(sizes, max_size=4),
+    factory=st.sampled_from(["zeros", "ones", "empty", "rand", "randn"]),
+    dtype=dtypes,
+    device=st.sampled_from([None, "cpu", "meta", "cuda:0", "gpu", 7]),
+)
 def test_shaped_factories_build_or_raise(args, factory, dtype, device):
     try:
         t = getattr(stride, factory)(*args, dtype=dtype, device=device)
@@ -73,9 +88,11 @@ def test_shaped_factories_build_or_raise(args, factory, dtype, device):
 
 
 @settings(max_examples=1000, deadline=None)
-@given(start=st.one_of(st.integers(-5, 5), st.floats(-5, 5), st.just(float("nan"))),
-       end=st.one_of(st.integers(-5, 5), st.floats(-5, 5), st.just(float("inf"))),
-       step=st.one_of(st.integers(-3, 3), st.floats(-2, 2)))
+@given(
+    start=st.one_of(st.integers(-5, 5), st.floats(-5, 5), st.just(float("nan"))),
+    end=st.one_of(st.integers(-5, 5), st.floats(-5, 5), st.just(float("inf"))),
+    step=st.one_of(st.integers(-3, 3), st.floats(-2, 2)),
+)
 def test_arange_matches_numpy_or_raises(start, end, step):
     try:
         t = stride.arange(start, end, step)
@@ -87,8 +104,11 @@ def test_arange_matches_numpy_or_raises(start, end, step):
 
 
 @settings(max_examples=500, deadline=None)
-@given(low=st.integers(-2**65, 10), high=st.integers(-5, 2**65),
-       size=st.lists(st.integers(-2, 4), max_size=3))
+@given(
+    low=st.integers(-(2**65), 10),
+    high=st.integers(-5, 2**65),
+    size=st.lists(st.integers(-2, 4), max_size=3),
+)
 def test_randint_draws_in_range_or_raises(low, high, size):
     try:
         t = stride.randint(low, high, tuple(size))
@@ -98,22 +118,25 @@ def test_randint_draws_in_range_or_raises(low, high, size):
         assert low <= t.min().item() and t.max().item() < high
 
 
-@pytest.mark.parametrize("call, error", [
-    (lambda: stride.ones(2, 3) @ stride.ones(2, 3), RuntimeError),
-    (lambda: stride.ones(2) + stride.ones(3), RuntimeError),
-    (lambda: stride.ones(2).view(3), RuntimeError),
-    (lambda: stride.ones(2, dtype=stride.int64).exp_(), TypeError),
-    (lambda: stride.ones(2)[5], IndexError),
-    (lambda: stride.ones(2)["a"], IndexError),
-    (lambda: stride.ones(2, 2).sum(dim=4), IndexError),
-    (lambda: stride.ones(2).item(), ValueError),
-    (lambda: stride.ones(2, device="meta").tolist(), RuntimeError),
-    (lambda: stride.ones(2) + stride.ones(2, device="meta"), RuntimeError),
-    (lambda: stride.zeros("a"), TypeError),
-    (lambda: stride.tensor([[1, 2], [3]]), ValueError),
-    (lambda: stride.nn.Linear(3, 2)(stride.ones(2, 4)), RuntimeError),
-    (lambda: stride.nn.functional.cross_entropy(stride.ones(2, 3), stride.ones(2)), TypeError),
-])
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda: stride.ones(2, 3) @ stride.ones(2, 3), RuntimeError),
+        (lambda: stride.ones(2) + stride.ones(3), RuntimeError),
+        (lambda: stride.ones(2).view(3), RuntimeError),
+        (lambda: stride.ones(2, dtype=stride.int64).exp_(), TypeError),
+        (lambda: stride.ones(2)[5], IndexError),
+        (lambda: stride.ones(2)["a"], IndexError),
+        (lambda: stride.ones(2, 2).sum(dim=4), IndexError),
+        (lambda: stride.ones(2).item(), ValueError),
+        (lambda: stride.ones(2, device="meta").tolist(), RuntimeError),
+        (lambda: stride.ones(2) + stride.ones(2, device="meta"), RuntimeError),
+        (lambda: stride.zeros("a"), TypeError),
+        (lambda: stride.tensor([[1, 2], [3]]), ValueError),
+        (lambda: stride.nn.Linear(3, 2)(stride.ones(2, 4)), RuntimeError),
+        (lambda: stride.nn.functional.cross_entropy(stride.ones(2, 3), stride.ones(2)), TypeError),
+    ],
+)
 def test_bad_calls_raise_the_right_class_with_a_message(call, error):
     with pytest.raises(error) as info:
         call()

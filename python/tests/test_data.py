@@ -9,7 +9,6 @@ import time
 
 import numpy as np
 import pytest
-
 import stride
 from stride import _stride
 from stride.utils.data import (
@@ -59,8 +58,9 @@ def worker_threads():
 
 
 def noisy_epochs(num_workers, seed=7, epochs=2):
-    loader = DataLoader(NoisyDataset(), batch_size=5, shuffle=True, num_workers=num_workers,
-                        seed=seed)
+    loader = DataLoader(
+        NoisyDataset(), batch_size=5, shuffle=True, num_workers=num_workers, seed=seed
+    )
     return [[(x.numpy().copy(), i.tolist()) for x, i in loader] for _ in range(epochs)]
 
 
@@ -138,8 +138,9 @@ def test_batches_arrive_in_sampler_order_whatever_order_they_finish_in():
     expected = [list(range(i, min(i + 3, 40))) for i in range(0, 40, 3)]
     got = [b.tolist() for b in DataLoader(dataset, batch_size=3, num_workers=4)]
     assert got == expected
-    shuffled = [DataLoader(dataset, batch_size=3, shuffle=True, seed=5, num_workers=w)
-                for w in (0, 4)]
+    shuffled = [
+        DataLoader(dataset, batch_size=3, shuffle=True, seed=5, num_workers=w) for w in (0, 4)
+    ]
     assert [b.tolist() for b in shuffled[0]] == [b.tolist() for b in shuffled[1]]
 
 
@@ -301,7 +302,7 @@ def test_an_iterable_dataset_shards_with_get_worker_info():
     assert sorted(i for b in got for i in b) == list(range(20))
     # Round-robin over the workers: 0, 3, 6, ... from worker 0, then worker 1, ...
     streams = [list(range(w, 20, 3)) for w in range(3)]
-    batches = [[s[i:i + 2] for i in range(0, len(s), 2)] for s in streams]
+    batches = [[s[i : i + 2] for i in range(0, len(s), 2)] for s in streams]
     expected = [b[k] for k in range(max(map(len, batches))) for b in batches if k < len(b)]
     assert got == expected
 
@@ -391,12 +392,30 @@ def test_random_sampler_alone_draws_from_its_generator():
 
 def test_default_collate_follows_pytorch():
     Point = collections.namedtuple("Point", "x y")
-    batch = default_collate([
-        {"t": stride.ones(2), "n": 1, "f": 0.5, "b": True, "s": "a", "a": np.zeros(3, np.float32),
-         "p": Point(1, 2.0), "seq": (1, [2, 3])},
-        {"t": stride.zeros(2), "n": 2, "f": 1.5, "b": False, "s": "b", "a": np.ones(3, np.float32),
-         "p": Point(3, 4.0), "seq": (4, [5, 6])},
-    ])
+    batch = default_collate(
+        [
+            {
+                "t": stride.ones(2),
+                "n": 1,
+                "f": 0.5,
+                "b": True,
+                "s": "a",
+                "a": np.zeros(3, np.float32),
+                "p": Point(1, 2.0),
+                "seq": (1, [2, 3]),
+            },
+            {
+                "t": stride.zeros(2),
+                "n": 2,
+                "f": 1.5,
+                "b": False,
+                "s": "b",
+                "a": np.ones(3, np.float32),
+                "p": Point(3, 4.0),
+                "seq": (4, [5, 6]),
+            },
+        ]
+    )
     assert batch["t"].shape == (2, 2) and batch["t"].tolist() == [[1, 1], [0, 0]]
     assert batch["n"].dtype is stride.int64 and batch["n"].tolist() == [1, 2]
     assert batch["f"].dtype is stride.float64 and batch["f"].tolist() == [0.5, 1.5]

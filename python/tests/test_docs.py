@@ -8,7 +8,6 @@ import inspect
 import os
 
 import pytest
-
 import stride
 
 MODULES = [

@@ -9,7 +9,6 @@ import subprocess
 import sys
 
 import pytest
-
 import stride
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -33,7 +32,7 @@ def dataset_path():
 
 def test_the_seven_parameter_counts_are_the_article_s():
     ladder = load_ladder()
-    for stage, (name, build, article_params, _) in ladder.STAGES.items():
+    for name, build, article_params, _ in ladder.STAGES.values():
         model = build(ladder.MASTER_CONFIG)
         assert ladder.count_params(model) == article_params, name
 
@@ -76,14 +75,44 @@ def test_the_ladder_s_losses_are_within_noise_of_the_cpp_ladder(tmp_path):
     data, cli = dataset_path(), cli_path()
     stages = ["2", "3", "4"]
     cpp_json = tmp_path / "cpp"
-    subprocess.run([cli, "ladder", "--steps-scale", "0.2", "--stages", *stages, "--out",
-                    str(cpp_json), "--data", data], check=True, capture_output=True)
-    cpp = {s["article_class"]: s
-           for s in json.loads((cpp_json / "ladder.json").read_text())["stages"]}
+    subprocess.run(
+        [
+            cli,
+            "ladder",
+            "--steps-scale",
+            "0.2",
+            "--stages",
+            *stages,
+            "--out",
+            str(cpp_json),
+            "--data",
+            data,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    cpp = {
+        s["article_class"]: s for s in json.loads((cpp_json / "ladder.json").read_text())["stages"]
+    }
     py_json = tmp_path / "py.json"
-    subprocess.run([sys.executable, os.path.join(EXAMPLES, "llama_from_scratch.py"), "--data",
-                    data, "--stages", *stages, "--steps-scale", "0.2", "--log-interval", "1000",
-                    "--json", str(py_json)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            os.path.join(EXAMPLES, "llama_from_scratch.py"),
+            "--data",
+            data,
+            "--stages",
+            *stages,
+            "--steps-scale",
+            "0.2",
+            "--log-interval",
+            "1000",
+            "--json",
+            str(py_json),
+        ],
+        check=True,
+        capture_output=True,
+    )
     py = json.loads(py_json.read_text())["stages"]
     bound = {"SimpleModel": 0.03, "SimpleModel_RMS": 0.03, "RopeModel (no mask)": 0.12}
     for stage in py:
@@ -95,7 +124,8 @@ def test_the_ladder_s_losses_are_within_noise_of_the_cpp_ladder(tmp_path):
 
 
 def test_the_seven_idioms_run():
-    result = subprocess.run([sys.executable, os.path.join(EXAMPLES, "idioms.py")],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, os.path.join(EXAMPLES, "idioms.py")], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "trainable parameters: 132 of 420" in result.stdout

@@ -4,10 +4,9 @@ PyTorch's semantics."""
 
 import numpy as np
 import pytest
+import stride
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import stride
 
 
 def grid():
@@ -223,6 +222,7 @@ def numpy_index(index, ndim=3):
     """index for NumPy, with `...` written out as the slices it stands for.
     PyTorch (and stride) let a `...` of no dims leave tensor indices
     adjacent; NumPy counts any `...` as separating them."""
+
     def dims(p):
         if isinstance(p, np.ndarray) and p.dtype == bool:
             return p.ndim

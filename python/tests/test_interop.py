@@ -4,7 +4,6 @@ import gc
 
 import numpy as np
 import pytest
-
 import stride
 
 
@@ -28,10 +27,18 @@ def test_strided_arrays_keep_their_strides():
         stride.from_numpy(a[::-1])
 
 
-@pytest.mark.parametrize("np_dtype, dtype", [
-    (np.bool_, stride.bool), (np.uint8, stride.uint8), (np.int32, stride.int32),
-    (np.int64, stride.int64), (np.float16, stride.float16), (np.float32, stride.float32),
-    (np.float64, stride.float64)])
+@pytest.mark.parametrize(
+    "np_dtype, dtype",
+    [
+        (np.bool_, stride.bool),
+        (np.uint8, stride.uint8),
+        (np.int32, stride.int32),
+        (np.int64, stride.int64),
+        (np.float16, stride.float16),
+        (np.float32, stride.float32),
+        (np.float64, stride.float64),
+    ],
+)
 def test_every_numpy_dtype_round_trips(np_dtype, dtype):
     a = np.arange(6).astype(np_dtype).reshape(2, 3)
     t = stride.from_numpy(a)

@@ -6,7 +6,6 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
-
 import stride
 import stride.nn.functional as F
 from stride import nn
@@ -160,7 +159,7 @@ def test_assignment_errors_are_pytorch_s():
     with pytest.raises(TypeError, match="cannot assign"):
         model.weight = stride.zeros(2, 2)
     with pytest.raises(AttributeError, match="no attribute 'missing'"):
-        model.missing
+        _ = model.missing
     with pytest.raises(KeyError):
         model.register_parameter("a.b", None)
 
@@ -193,10 +192,7 @@ def test_sequential_from_ordered_dict_and_containers():
 def test_repr_matches_pytorch_layout():
     seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
     assert repr(seq) == (
-        "Sequential(\n"
-        "  (0): Linear(in_features=2, out_features=3, bias=True)\n"
-        "  (1): ReLU()\n"
-        ")"
+        "Sequential(\n  (0): Linear(in_features=2, out_features=3, bias=True)\n  (1): ReLU()\n)"
     )
     assert repr(nn.Parameter(stride.zeros(1))).startswith("Parameter containing:\ntensor(")
 
@@ -228,7 +224,11 @@ def test_batchnorm_tracks_running_stats_like_pytorch():
     expected = (x - bn.running_mean) / (bn.running_var + 1e-5).sqrt()
     assert stride.allclose(y, expected)
     assert list(bn.state_dict()) == [
-        "weight", "bias", "running_mean", "running_var", "num_batches_tracked"
+        "weight",
+        "bias",
+        "running_mean",
+        "running_var",
+        "num_batches_tracked",
     ]
 
 

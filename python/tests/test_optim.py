@@ -3,7 +3,6 @@
 import math
 
 import pytest
-
 import stride
 from stride import nn
 
@@ -32,8 +31,9 @@ def test_adam_updates_a_transposed_parameter_exactly_like_its_contiguous_copy():
 
 def test_param_groups_are_dicts_that_write_through():
     a, b = nn.Parameter(stride.zeros(2)), nn.Parameter(stride.zeros(3))
-    opt = stride.optim.AdamW([{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1,
-                             betas=(0.8, 0.9))
+    opt = stride.optim.AdamW(
+        [{"params": [a]}, {"params": [b], "lr": 0.5}], lr=0.1, betas=(0.8, 0.9)
+    )
     groups = opt.param_groups
     assert groups[0]["lr"] == 0.1 and groups[1]["lr"] == 0.5
     assert groups[0]["betas"] == (0.8, 0.9)

@@ -4,7 +4,6 @@ import json
 import threading
 
 import pytest
-
 import stride
 from stride.profiler import ProfilerActivity, profile, record_function
 
@@ -26,7 +25,8 @@ def test_ops_appear_by_name_with_their_counts():
     table = prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=10)
     assert "matmul" in table and "# Calls" in table
     assert len(prof.key_averages().table(sort_by="count", row_limit=1).splitlines()) < len(
-        table.splitlines())
+        table.splitlines()
+    )
     with pytest.raises(ValueError, match="sort_by"):
         prof.key_averages().table(sort_by="flops")
 
@@ -35,8 +35,9 @@ def test_record_shapes_groups_by_input_shape():
     with profile(record_shapes=True) as prof:
         stride.ones(2, 3) + stride.ones(2, 3)
         stride.ones(4) + stride.ones(4)
-    shapes = {row.input_shapes for row in prof.key_averages(group_by_input_shape=True)
-              if row.key == "add"}
+    shapes = {
+        row.input_shapes for row in prof.key_averages(group_by_input_shape=True) if row.key == "add"
+    }
     assert len(shapes) == 2 and rows_by_key(prof)["add"].count == 2
 
 
@@ -67,8 +68,10 @@ def test_the_chrome_trace_is_json_with_the_record_function_span(tmp_path):
     span = next(e for e in events if e["name"] == "load_batch")
     assert span["ph"] == "X" and span["dur"] >= 0
     inside = [e for e in events if e["name"] in ("randn", "sum")]
-    assert inside and all(span["ts"] <= e["ts"] and e["ts"] + e["dur"] <= span["ts"] + span["dur"]
-                          + 1e-3 for e in inside)
+    assert inside and all(
+        span["ts"] <= e["ts"] and e["ts"] + e["dur"] <= span["ts"] + span["dur"] + 1e-3
+        for e in inside
+    )
 
 
 def test_record_function_is_a_decorator_and_free_without_a_profiler():

@@ -9,21 +9,22 @@ import struct
 
 import numpy as np
 import pytest
-
 import stride
 
 
 def state_dict():
-    return collections.OrderedDict([
-        ("layers.1.weight", stride.randn(3, 4)),
-        ("bias", stride.arange(5)),
-        ("half", stride.randn(2, 2).to(stride.float16)),
-        ("brain", stride.randn(2, 3).to(stride.bfloat16)),
-        ("mask", stride.tensor([True, False, True])),
-        ("scalar", stride.tensor(2.5, dtype=stride.float64)),
-        ("bytes", stride.tensor([1, 255], dtype=stride.uint8)),
-        ("transposed", stride.randn(4, 3).T),  # a non-contiguous view
-    ])
+    return collections.OrderedDict(
+        [
+            ("layers.1.weight", stride.randn(3, 4)),
+            ("bias", stride.arange(5)),
+            ("half", stride.randn(2, 2).to(stride.float16)),
+            ("brain", stride.randn(2, 3).to(stride.bfloat16)),
+            ("mask", stride.tensor([True, False, True])),
+            ("scalar", stride.tensor(2.5, dtype=stride.float64)),
+            ("bytes", stride.tensor([1, 255], dtype=stride.uint8)),
+            ("transposed", stride.randn(4, 3).T),  # a non-contiguous view
+        ]
+    )
 
 
 def test_a_state_dict_round_trips_in_order(tmp_path):
@@ -72,8 +73,12 @@ def test_a_nested_checkpoint_round_trips(tmp_path):
     opt = stride.optim.Adam(model.parameters(), lr=0.01, betas=(0.8, 0.9))
     model(stride.randn(4, 3)).sum().backward()
     opt.step()
-    checkpoint = {"model": model.state_dict(), "optimizer": opt.state_dict(), "step": 7,
-                  "note": None}
+    checkpoint = {
+        "model": model.state_dict(),
+        "optimizer": opt.state_dict(),
+        "step": 7,
+        "note": None,
+    }
     path = tmp_path / "ckpt.safetensors"
     stride.save(checkpoint, path)
     loaded = stride.load(path)
@@ -88,8 +93,9 @@ def test_a_nested_checkpoint_round_trips(tmp_path):
     fresh = stride.optim.Adam(stride.nn.Linear(3, 2).parameters())
     fresh.load_state_dict(state)
     # The tensors are plain safetensors entries, named by their paths.
-    assert "optimizer/state/0/exp_avg" in stride.serialization.load_metadata(path)[
-        "stride.structure"]
+    assert (
+        "optimizer/state/0/exp_avg" in stride.serialization.load_metadata(path)["stride.structure"]
+    )
 
 
 def test_a_write_that_fails_raises_oserror(tmp_path):
@@ -122,11 +128,12 @@ def test_a_truncated_file_is_refused(tmp_path):
 
 
 def test_a_garbage_header_is_refused(tmp_path):
-    for data in (b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!",
-                 struct.pack("<Q", 1 << 60) + b"{}",
-                 safetensors_bytes([1, 2, 3]),
-                 safetensors_bytes({"w": {"dtype": "F99", "shape": [1], "data_offsets": [0, 4]}},
-                                   b"\0" * 4)):
+    for data in (
+        b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!",
+        struct.pack("<Q", 1 << 60) + b"{}",
+        safetensors_bytes([1, 2, 3]),
+        safetensors_bytes({"w": {"dtype": "F99", "shape": [1], "data_offsets": [0, 4]}}, b"\0" * 4),
+    ):
         with pytest.raises(OSError, match=r"\[load_safetensors\]"):
             stride.load(write_file(tmp_path, data))
 
@@ -165,8 +172,13 @@ def test_stride_reads_what_pytorch_saved(tmp_path):
     torch = pytest.importorskip("torch", reason="torch is not installed")
     st = pytest.importorskip("safetensors.torch", reason="safetensors is not installed")
     torch.manual_seed(0)
-    sd = {"w": torch.randn(3, 5), "ids": torch.arange(7), "h": torch.randn(4).half(),
-          "b": torch.tensor([True, False]), "bf": torch.randn(2, 2, dtype=torch.bfloat16)}
+    sd = {
+        "w": torch.randn(3, 5),
+        "ids": torch.arange(7),
+        "h": torch.randn(4).half(),
+        "b": torch.tensor([True, False]),
+        "bf": torch.randn(2, 2, dtype=torch.bfloat16),
+    }
     path = pathlib.Path(tmp_path / "torch.safetensors")
     st.save_file(sd, str(path), metadata={"format": "pt"})
     loaded = stride.load(path)

@@ -4,7 +4,6 @@ with a message, when torch is not installed (make venv-torch)."""
 
 import numpy as np
 import pytest
-
 import stride
 import stride.nn.functional as F
 from stride import nn
@@ -19,8 +18,10 @@ def pair(*shape, positive=False, seed=0):
     a = np.random.default_rng(seed).standard_normal(shape)
     if positive:
         a = np.abs(a) + 0.1
-    return (stride.tensor(a.tolist(), dtype=stride.float64, requires_grad=True),
-            torch.tensor(a, dtype=torch.float64, requires_grad=True))
+    return (
+        stride.tensor(a.tolist(), dtype=stride.float64, requires_grad=True),
+        torch.tensor(a, dtype=torch.float64, requires_grad=True),
+    )
 
 
 def close(s, t, tol=1e-10):
@@ -29,8 +30,20 @@ def close(s, t, tol=1e-10):
     return np.allclose(s.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
 
 
-UNARY = ["exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid", "sin", "cos", "abs", "neg", "relu",
-         "reciprocal"]
+UNARY = [
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "tanh",
+    "sigmoid",
+    "sin",
+    "cos",
+    "abs",
+    "neg",
+    "relu",
+    "reciprocal",
+]
 
 
 @pytest.mark.parametrize("name", UNARY)
@@ -43,11 +56,27 @@ def test_unary_ops_and_their_gradients(name):
     assert close(s.grad, t.grad)
 
 
-@pytest.mark.parametrize("expr", ["a + b", "a - b", "a * b", "a / b", "a @ b.T", "a ** 2",
-                                  "(a * b).sum(1)", "a.max(1)[0]", "a.mean(0)",
-                                  "a.softmax(-1)", "a.log_softmax(1)", "a.var(1)",
-                                  "a.transpose(0, 1).reshape(-1)", "a[:, 1:] * b[:, :-1]",
-                                  "a.clamp(-0.5, 0.5)", "a.where(a > 0, b)"])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "a + b",
+        "a - b",
+        "a * b",
+        "a / b",
+        "a @ b.T",
+        "a ** 2",
+        "(a * b).sum(1)",
+        "a.max(1)[0]",
+        "a.mean(0)",
+        "a.softmax(-1)",
+        "a.log_softmax(1)",
+        "a.var(1)",
+        "a.transpose(0, 1).reshape(-1)",
+        "a[:, 1:] * b[:, :-1]",
+        "a.clamp(-0.5, 0.5)",
+        "a.where(a > 0, b)",
+    ],
+)
 def test_expressions_and_their_gradients(expr):
     (a, ta), (b, tb) = pair(3, 4, seed=1), pair(3, 4, seed=2)
     ys = eval(expr, {}, {"a": a, "b": b})
@@ -105,9 +134,18 @@ def test_adam_steps_match_torch():
     assert close(s, t, 1e-12)
 
 
-@pytest.mark.parametrize("values", [[1.0, -2.0, 30.0], [0.5, -1e-5], [1e10, 1.0], [3.25],
-                                    [[1.0, 2.0], [3.0, 4.0]], [float("nan"), 1.5, float("inf")],
-                                    list(np.arange(30.0) / 7)])
+@pytest.mark.parametrize(
+    "values",
+    [
+        [1.0, -2.0, 30.0],
+        [0.5, -1e-5],
+        [1e10, 1.0],
+        [3.25],
+        [[1.0, 2.0], [3.0, 4.0]],
+        [float("nan"), 1.5, float("inf")],
+        list(np.arange(30.0) / 7),
+    ],
+)
 def test_repr_is_pytorch_s(values):
     expected = repr(torch.tensor(values, dtype=torch.float32))
     assert repr(stride.tensor(values)) == expected

@@ -65,8 +65,9 @@ def _machine_epsilon(dtype):
     }.get(dtype, 2.0**-23)
 
 
-def rotary_embedding(input, cos=None, sin=None, *, position_offset=0, base=10000.0,
-                     convention="interleaved"):
+def rotary_embedding(
+    input, cos=None, sin=None, *, position_offset=0, base=10000.0, convention="interleaved"
+):
     """Rotary position embedding of input (..., T, D), fused.
 
     Without tables, pair i at position p = position_offset + t is rotated by

@@ -54,8 +54,10 @@ class Linear(Module):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class Embedding(Module):
@@ -93,8 +95,9 @@ class RMSNorm(Module):
     stride's fused kernel normalises the last dim, so normalized_shape is
     one dim. eps=None takes the dtype's machine epsilon, as PyTorch."""
 
-    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
-                 dtype=None):
+    def __init__(
+        self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None
+    ):
         super().__init__()
         self.normalized_shape = _as_shape(normalized_shape)
         if len(self.normalized_shape) != 1:
@@ -119,16 +122,24 @@ class RMSNorm(Module):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self):
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
 
 
 class LayerNorm(Module):
     """(x - mean) / sqrt(var + eps) * weight + bias over the trailing
     normalized_shape dims (torch.nn.LayerNorm)."""
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
-                 device=None, dtype=None):
+    def __init__(
+        self,
+        normalized_shape,
+        eps=1e-5,
+        elementwise_affine=True,
+        bias=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.normalized_shape = _as_shape(normalized_shape)
         self.eps = eps
@@ -148,8 +159,9 @@ class LayerNorm(Module):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
 
 
 class BatchNorm1d(Module):
@@ -158,8 +170,16 @@ class BatchNorm1d(Module):
     running ones), running statistics in eval. momentum=None keeps a
     cumulative average."""
 
-    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
-                 track_running_stats=True, device=None, dtype=None):
+    def __init__(
+        self,
+        num_features,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -176,8 +196,9 @@ class BatchNorm1d(Module):
         if track_running_stats:
             self.register_buffer("running_mean", _stride.zeros(num_features, **kw))
             self.register_buffer("running_var", _stride.ones(num_features, **kw))
-            self.register_buffer("num_batches_tracked",
-                                 _stride.tensor(0, dtype=_stride.int64, device=device))
+            self.register_buffer(
+                "num_batches_tracked", _stride.tensor(0, dtype=_stride.int64, device=device)
+            )
         else:
             self.register_buffer("running_mean", None)
             self.register_buffer("running_var", None)
@@ -199,12 +220,22 @@ class BatchNorm1d(Module):
             else:
                 factor = self.momentum
         batch_stats = self.training or not self.track_running_stats
-        return F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
-                            batch_stats, factor, self.eps)
+        return F.batch_norm(
+            x,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
+            batch_stats,
+            factor,
+            self.eps,
+        )
 
     def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+        )
 
 
 class Dropout(Module):
@@ -216,8 +247,9 @@ class Dropout(Module):
         if not 0 <= p <= 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}.")
         if inplace:
-            raise ValueError("Dropout(inplace=True) is not supported; stride's dropout returns "
-                             "a new tensor.")
+            raise ValueError(
+                "Dropout(inplace=True) is not supported; stride's dropout returns a new tensor."
+            )
         self.p = p
         self.inplace = inplace
 
@@ -291,8 +323,14 @@ class CrossEntropyLoss(Module):
         self.label_smoothing = label_smoothing
 
     def forward(self, input, target):
-        return F.cross_entropy(input, target, self.weight, ignore_index=self.ignore_index,
-                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+        return F.cross_entropy(
+            input,
+            target,
+            self.weight,
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
+            label_smoothing=self.label_smoothing,
+        )
 
 
 class MSELoss(Module):

@@ -536,8 +536,9 @@ class Module:
                 destination[prefix + name] = b if keep_vars else b.detach()
         for name, module in self._modules.items():
             if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
+                module.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
         return destination
 
     def load_state_dict(self, state_dict, strict=True):
@@ -553,25 +554,35 @@ class Module:
         errors = []
         if strict:
             if unexpected:
-                errors.append("Unexpected key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+                errors.append(
+                    "Unexpected key(s) in state_dict: "
+                    + ", ".join(f'"{k}"' for k in unexpected)
+                    + ". "
+                )
             if missing:
-                errors.append("Missing key(s) in state_dict: "
-                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+                errors.append(
+                    "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
+                )
         for key, target in own.items():
             if key not in state_dict:
                 continue
             value = state_dict[key]
             if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected a tensor '
-                              f"from the checkpoint but received {type(value).__name__}.")
+                errors.append(
+                    f'While copying the parameter named "{key}", expected a tensor '
+                    f"from the checkpoint but received {type(value).__name__}."
+                )
             elif tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape "
-                              f"{_shape(value)} from checkpoint, the shape in current model is "
-                              f"{_shape(target)}.")
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape "
+                    f"{_shape(value)} from checkpoint, the shape in current model is "
+                    f"{_shape(target)}."
+                )
         if errors:
-            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                               + "\n\t".join(errors))
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
+                + "\n\t".join(errors)
+            )
         with no_grad():
             for key, target in own.items():
                 if key in state_dict:

@@ -13,8 +13,9 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     """Scales the gradients of `parameters` together so that their total
     norm is at most max_norm; returns the total norm before clipping (a 0-d
     tensor). norm_type=float('inf') uses the largest |g|."""
-    return _nn.clip_grad_norm_(_parameter_list(parameters), float(max_norm), float(norm_type),
-                               error_if_nonfinite)
+    return _nn.clip_grad_norm_(
+        _parameter_list(parameters), float(max_norm), float(norm_type), error_if_nonfinite
+    )
 
 
 def clip_grad_value_(parameters, clip_value):

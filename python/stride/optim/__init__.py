@@ -88,8 +88,10 @@ def _as_groups(params):
     """PyTorch's params argument (tensors, (name, tensor) pairs, or dicts
     with "params") as a list of group dicts."""
     if isinstance(params, Tensor):
-        raise TypeError("params argument given to the optimizer should be an iterable of "
-                        "Tensors or dicts, but got a Tensor.")
+        raise TypeError(
+            "params argument given to the optimizer should be an iterable of "
+            "Tensors or dicts, but got a Tensor."
+        )
     params = list(params)
     if not params:
         raise ValueError("optimizer got an empty parameter list.")
@@ -103,8 +105,10 @@ def _as_groups(params):
         group["params"] = [t[1] if isinstance(t, tuple) else t for t in tensors]
         for t in group["params"]:
             if not isinstance(t, Tensor):
-                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is "
-                                f"{type(t).__name__}.")
+                raise TypeError(
+                    f"optimizer can only optimize Tensors, but one of the params is "
+                    f"{type(t).__name__}."
+                )
         groups.append(group)
     return groups
 
@@ -119,8 +123,7 @@ class Optimizer:
         groups = _as_groups(params)
         self.defaults = dict(defaults)
         specs = [
-            (g["params"], _to_cpp({k: v for k, v in g.items() if k != "params"}))
-            for g in groups
+            (g["params"], _to_cpp({k: v for k, v in g.items() if k != "params"})) for g in groups
         ]
         self._impl = type(self)._make(specs, _to_cpp(self.defaults))
         self._params = [list(g["params"]) for g in groups]
@@ -178,8 +181,9 @@ class Optimizer:
         buffers, as in PyTorch."""
         _, tensors, scalars = self._impl.state_dict()
         state = {}
-        for key, value in list(tensors) + [(k, v) for k, v in scalars.items()
-                                           if k.startswith("state.")]:
+        for key, value in list(tensors) + [
+            (k, v) for k, v in scalars.items() if k.startswith("state.")
+        ]:
             _, index, name = key.split(".", 2)
             state.setdefault(int(index), {})[name] = value
         groups, first = [], 0
@@ -225,11 +229,30 @@ class SGD(Optimizer):
     _make = staticmethod(_optim.SGD)
     _flags = frozenset({"nesterov", "maximize", "fused"})
 
-    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
-                 nesterov=False, *, maximize=False, fused=None):
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov,
-                                      maximize=maximize, fused=fused is not False))
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        momentum=0,
+        dampening=0,
+        weight_decay=0,
+        nesterov=False,
+        *,
+        maximize=False,
+        fused=None,
+    ):
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                momentum=momentum,
+                dampening=dampening,
+                weight_decay=weight_decay,
+                nesterov=nesterov,
+                maximize=maximize,
+                fused=fused is not False,
+            ),
+        )
 
 
 class Adam(Optimizer):
@@ -238,11 +261,30 @@ class Adam(Optimizer):
     _make = staticmethod(_optim.Adam)
     _flags = frozenset({"amsgrad", "maximize", "fused"})
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, maximize=False, fused=None):
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize,
-                                      fused=fused is not False))
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=0,
+        amsgrad=False,
+        *,
+        maximize=False,
+        fused=None,
+    ):
+        super().__init__(
+            params,
+            dict(
+                lr=lr,
+                betas=betas,
+                eps=eps,
+                weight_decay=weight_decay,
+                amsgrad=amsgrad,
+                maximize=maximize,
+                fused=fused is not False,
+            ),
+        )
 
 
 class AdamW(Adam):
@@ -250,7 +292,18 @@ class AdamW(Adam):
 
     _make = staticmethod(_optim.AdamW)
 
-    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False, fused=None):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize,
-                         fused=fused)
+    def __init__(
+        self,
+        params,
+        lr=1e-3,
+        betas=(0.9, 0.999),
+        eps=1e-8,
+        weight_decay=1e-2,
+        amsgrad=False,
+        *,
+        maximize=False,
+        fused=None,
+    ):
+        super().__init__(
+            params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, fused=fused
+        )

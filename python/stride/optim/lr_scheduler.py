@@ -63,8 +63,9 @@ class LinearLR(LRScheduler):
     total_iters steps."""
 
     def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5):
-        super().__init__(optimizer,
-                         _optim.LinearLR(_cpp(optimizer), start_factor, end_factor, total_iters))
+        super().__init__(
+            optimizer, _optim.LinearLR(_cpp(optimizer), start_factor, end_factor, total_iters)
+        )
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -88,8 +89,7 @@ class SequentialLR(LRScheduler):
     def __init__(self, optimizer, schedulers, milestones):
         self._schedulers = list(schedulers)
         impls = [s._impl for s in self._schedulers]
-        super().__init__(optimizer,
-                         _optim.SequentialLR(_cpp(optimizer), impls, list(milestones)))
+        super().__init__(optimizer, _optim.SequentialLR(_cpp(optimizer), impls, list(milestones)))
 
 
 class WarmupCosineLR(LRScheduler):
@@ -97,5 +97,7 @@ class WarmupCosineLR(LRScheduler):
     min_lr_ratio * base_lr at total_steps (stride's; no torch equivalent)."""
 
     def __init__(self, optimizer, warmup_steps, total_steps, min_lr_ratio=0.1):
-        super().__init__(optimizer, _optim.WarmupCosineLR(_cpp(optimizer), warmup_steps,
-                                                          total_steps, min_lr_ratio))
+        super().__init__(
+            optimizer,
+            _optim.WarmupCosineLR(_cpp(optimizer), warmup_steps, total_steps, min_lr_ratio),
+        )

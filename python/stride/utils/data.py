@@ -171,7 +171,8 @@ def _split_lengths(lengths, n):
         lengths = counts
     if sum(lengths) != n:
         raise ValueError(
-            f"[random_split] the lengths sum to {sum(lengths)} but the dataset has {n} samples.")
+            f"[random_split] the lengths sum to {sum(lengths)} but the dataset has {n} samples."
+        )
     return lengths
 
 
@@ -186,7 +187,7 @@ def random_split(dataset, lengths, generator=None):
     order = _data.RandomSampler(n).indices(generator)
     subsets, start = [], 0
     for length in lengths:
-        subsets.append(Subset(dataset, order[start:start + length]))
+        subsets.append(Subset(dataset, order[start : start + length]))
         start += length
     return subsets
 
@@ -254,7 +255,7 @@ class SubsetRandomSampler(_CppSampler):
 
 def _batch_indices(indices, batch_size, drop_last):
     """Consecutive groups of batch_size (the C++ BatchSampler's grouping)."""
-    batches = [indices[i:i + batch_size] for i in range(0, len(indices), batch_size)]
+    batches = [indices[i : i + batch_size] for i in range(0, len(indices), batch_size)]
     if drop_last and batches and len(batches[-1]) < batch_size:
         batches.pop()
     return batches
@@ -289,8 +290,7 @@ class WorkerInfo:
     (`in_consumer_thread` is True), as the C++ loader does, so sharding code
     `index % num_workers == id` stays valid; PyTorch returns None there."""
 
-    __slots__ = ("id", "num_workers", "epoch", "seed", "generator", "dataset",
-                 "in_consumer_thread")
+    __slots__ = ("id", "num_workers", "epoch", "seed", "generator", "dataset", "in_consumer_thread")
 
     def __init__(self, worker_id, num_workers, epoch, base_seed, dataset, in_consumer_thread):
         self.id = worker_id
@@ -302,8 +302,10 @@ class WorkerInfo:
         self.in_consumer_thread = in_consumer_thread
 
     def __repr__(self):
-        return (f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, epoch={self.epoch}, "
-                f"seed={self.seed})")
+        return (
+            f"WorkerInfo(id={self.id}, num_workers={self.num_workers}, epoch={self.epoch}, "
+            f"seed={self.seed})"
+        )
 
 
 _worker_local = threading.local()
@@ -352,7 +354,8 @@ def _collate_sequences(batch):
         if len(item) != size:
             raise RuntimeError(
                 f"default_collate: each element in the batch should be of equal size; item 0 "
-                f"has {size} and item {i} has {len(item)}.")
+                f"has {size} and item {i} has {len(item)}."
+            )
     columns = [default_collate(list(samples)) for samples in zip(*batch)]
     if _is_namedtuple(elem):
         return type(elem)(*columns)
@@ -391,8 +394,10 @@ def default_collate(batch):
             return collated
     if isinstance(elem, collections.abc.Sequence):
         return _collate_sequences(batch)
-    raise TypeError("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
-                    f"lists; found {type(elem).__name__}.")
+    raise TypeError(
+        "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or "
+        f"lists; found {type(elem).__name__}."
+    )
 
 
 # ---- the loader ----
@@ -400,8 +405,11 @@ def default_collate(batch):
 
 def _annotate(error, worker_id, in_consumer_thread, epoch, step, sample_index, batch_index):
     """Adds the C++ loader's wording of where the failure happened."""
-    error.add_note(_data.worker_error_message(worker_id, in_consumer_thread, epoch, step,
-                                              sample_index, batch_index, str(error)))
+    error.add_note(
+        _data.worker_error_message(
+            worker_id, in_consumer_thread, epoch, step, sample_index, batch_index, str(error)
+        )
+    )
     return error
 
 
@@ -485,8 +493,12 @@ class _ThreadRun:
 
     def _start(self, targets):
         self._threads = [
-            threading.Thread(target=self._run_worker, args=(w, target), daemon=True,
-                             name=f"stride DataLoader worker {w}")
+            threading.Thread(
+                target=self._run_worker,
+                args=(w, target),
+                daemon=True,
+                name=f"stride DataLoader worker {w}",
+            )
             for w, target in enumerate(targets)
         ]
         for thread in self._threads:
@@ -533,17 +545,25 @@ class _MapThreadRun(_ThreadRun):
         self._next_dispatch = 0
         self._next_consume = 0
         self._stopping = False
-        self._start([
-            functools.partial(self._work,
-                              WorkerInfo(w, num_workers, fetcher.epoch, base_seed, dataset, False))
-            for w in range(num_workers)
-        ])
+        self._start(
+            [
+                functools.partial(
+                    self._work, WorkerInfo(w, num_workers, fetcher.epoch, base_seed, dataset, False)
+                )
+                for w in range(num_workers)
+            ]
+        )
 
     def _take_batch_index(self):
         """The next batch to build, waiting for room; None when done."""
         with self._cv:
-            self._cv.wait_for(lambda: self._stopping or self._next_dispatch >= len(self._batches)
-                              or self._next_dispatch < self._next_consume + self._capacity)
+            self._cv.wait_for(
+                lambda: (
+                    self._stopping
+                    or self._next_dispatch >= len(self._batches)
+                    or self._next_dispatch < self._next_consume + self._capacity
+                )
+            )
             if self._stopping or self._next_dispatch >= len(self._batches):
                 return None
             k = self._next_dispatch
@@ -604,8 +624,9 @@ class _Stream:
                 self._iterator = iter(self._dataset)
             except Exception as e:
                 self.ended = True
-                return _annotate(e, info.id, info.in_consumer_thread, info.epoch, "start_stream",
-                                 -1, -1)
+                return _annotate(
+                    e, info.id, info.in_consumer_thread, info.epoch, "start_stream", -1, -1
+                )
         examples = []
         while not self.ended and len(examples) < self._batch_size:
             if stopping():
@@ -616,8 +637,15 @@ class _Stream:
                 self.ended = True
             except Exception as e:
                 self.ended = True
-                return _annotate(e, info.id, info.in_consumer_thread, info.epoch, "next_example",
-                                 self._position, -1)
+                return _annotate(
+                    e,
+                    info.id,
+                    info.in_consumer_thread,
+                    info.epoch,
+                    "next_example",
+                    self._position,
+                    -1,
+                )
             else:
                 self._position += 1
         if not examples or (len(examples) < self._batch_size and self._drop_last):
@@ -698,7 +726,7 @@ class _StreamThreadRun(_ThreadRun):
                     raise StopIteration
                 w = self._live[self._cursor]
                 queue = self._queues[w]
-                self._cv.wait_for(lambda: self._stopping or queue)
+                self._cv.wait_for(lambda queue=queue: self._stopping or queue)
                 if self._stopping:
                     raise StopIteration
                 item = queue.popleft()
@@ -766,14 +794,34 @@ class DataLoader:
       else from the default generator (stride.manual_seed fixes it).
     The module's docstring describes the randomness, threads and errors."""
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, drop_last=False,
-                 num_workers=0, prefetch_factor=2, collate_fn=None, seed=None, generator=None):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=False,
+        sampler=None,
+        drop_last=False,
+        num_workers=0,
+        prefetch_factor=2,
+        collate_fn=None,
+        seed=None,
+        generator=None,
+    ):
         self.dataset = dataset
         self._iterable = isinstance(dataset, IterableDataset) or (
-            not hasattr(dataset, "__getitem__") and hasattr(dataset, "__iter__"))
+            not hasattr(dataset, "__getitem__") and hasattr(dataset, "__iter__")
+        )
         size = -1 if self._iterable else len(dataset)
-        _data.check_options(batch_size, bool(shuffle), bool(drop_last), num_workers,
-                            prefetch_factor, sampler is not None, self._iterable, size)
+        _data.check_options(
+            batch_size,
+            bool(shuffle),
+            bool(drop_last),
+            num_workers,
+            prefetch_factor,
+            sampler is not None,
+            self._iterable,
+            size,
+        )
         self.batch_size = batch_size
         self.drop_last = bool(drop_last)
         self.num_workers = num_workers
@@ -828,16 +876,22 @@ class DataLoader:
         if self.num_workers == 0:
             info = WorkerInfo(0, 1, epoch, base_seed, self.dataset, True)
             return _MapConsumerRun(fetcher, batches, info), len(batches)
-        run = _MapThreadRun(fetcher, batches, self.num_workers, self.prefetch_factor, base_seed,
-                            self.dataset)
+        run = _MapThreadRun(
+            fetcher, batches, self.num_workers, self.prefetch_factor, base_seed, self.dataset
+        )
         return run, len(batches)
 
     def _stream_run(self, epoch):
         base_seed = _data.worker_base_seed(self.seed, epoch)
         workers = max(self.num_workers, 1)
         streams = [
-            _Stream(self.dataset, self.collate_fn, self.batch_size, self.drop_last,
-                    WorkerInfo(w, workers, epoch, base_seed, self.dataset, self.num_workers == 0))
+            _Stream(
+                self.dataset,
+                self.collate_fn,
+                self.batch_size,
+                self.drop_last,
+                WorkerInfo(w, workers, epoch, base_seed, self.dataset, self.num_workers == 0),
+            )
             for w in range(workers)
         ]
         if self.num_workers == 0:
