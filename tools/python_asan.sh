@@ -9,7 +9,8 @@
 #   tools/python_asan.sh BUILD_DIR PYTHON
 set -euo pipefail
 build=$(realpath "$1")
-python=$(realpath "$2")
+# Absolute but not resolved: a venv's python is a link to the base interpreter.
+python="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
 cd "$(dirname "$0")/.."
 
 stage="$build/python-stage"
@@ -17,10 +18,12 @@ rm -rf "$stage"
 mkdir -p "$stage"
 cp -r python/stride "$stage/"
 cp "$build"/python/_stride*.so "$stage/stride/"
-asan=$(${CXX:-c++} -print-file-name=libasan.so)
+# libstdc++ is preloaded too: the interpreter does not link it, and ASan's
+# __cxa_throw interceptor must find it when ASan starts.
+preload="$(${CXX:-c++} -print-file-name=libasan.so) $(${CXX:-c++} -print-file-name=libstdc++.so)"
 
 cd python/tests
-LD_PRELOAD="$asan" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+LD_PRELOAD="$preload" ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   PYTHONPATH="$stage" OMP_WAIT_POLICY=passive \
   "$python" -m pytest -q -p no:cacheprovider --ignore=test_torch_parity.py \
   --ignore=test_examples.py -k "not torch" .

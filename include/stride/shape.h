@@ -207,8 +207,8 @@ std::ostream& operator<<(std::ostream& os, IntArrayRef shape);
 
 int64_t numel_of(IntArrayRef shape);
 // numel_of(shape) for a shape of non-negative sizes, or ShapeError naming
-// `op` when the count of elements, or of their bytes at `element_size`,
-// does not fit in int64 (a product that would wrap around).
+// `op` when the count of elements, of their bytes at `element_size`, or a
+// contiguous stride does not fit in int64 (a product that would wrap around).
 int64_t checked_numel(IntArrayRef shape, const char* op, size_t element_size = 1);
 DimVector contiguous_strides(IntArrayRef shape);
 // The broadcast of two shapes (numpy rules); throws ShapeError naming `op`.

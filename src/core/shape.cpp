@@ -1,5 +1,6 @@
 #include "stride/shape.h"
 
+#include <algorithm>
 #include <ostream>
 
 #include "core/check.h"
@@ -27,14 +28,16 @@ int64_t numel_of(IntArrayRef shape) {
 }
 
 int64_t checked_numel(IntArrayRef shape, const char* op, size_t element_size) {
-  int64_t n = 1;
+  // The strides of a contiguous layout multiply the sizes too, and with a
+  // size 0 among them the element count stays 0 while a stride may not fit:
+  // the product of the non-zero sizes, in bytes, bounds both.
+  int64_t span = int64_t(element_size);
   bool overflow = false;
-  for (int64_t s : shape) overflow = overflow || __builtin_mul_overflow(n, s, &n);
-  int64_t bytes = 0;
-  overflow = overflow || __builtin_mul_overflow(n, int64_t(element_size), &bytes);
+  for (int64_t s : shape)
+    overflow = overflow || __builtin_mul_overflow(span, std::max<int64_t>(s, 1), &span);
   STRIDE_CHECK(!overflow, ShapeError, "[", op, "] a tensor of shape ", shape_str(shape),
-               " has more elements (or bytes) than int64 can count.");
-  return n;
+               " has more elements, bytes or stride steps than int64 can count.");
+  return numel_of(shape);
 }
 
 DimVector contiguous_strides(IntArrayRef shape) {

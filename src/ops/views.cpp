@@ -110,7 +110,10 @@ std::optional<DimVector> view_strides(IntArrayRef old_shape,
     for (auto& s : new_strides) s = 1;
     return new_strides;
   }
-  if (numel_of(old_shape) == 0) return contiguous_strides(new_shape);
+  if (numel_of(old_shape) == 0) {
+    checked_numel(new_shape, "view");
+    return contiguous_strides(new_shape);
+  }
   int64_t view_d = int64_t(new_shape.size()) - 1;
   int64_t chunk_base_stride = old_strides.back();
   int64_t tensor_numel = 1;

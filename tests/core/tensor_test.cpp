@@ -180,6 +180,7 @@ TEST(Factories, RefuseShapesWhoseSizeOverflowsInt64) {
   EXPECT_THROW(empty({int64_t(1) << 62}, kFloat64), ShapeError);  // the bytes overflow
   EXPECT_THROW(empty_strided({big, big}, {big, 1}, kFloat32), ShapeError);
   EXPECT_THROW(ones({1, 1}).expand({big, big}), ShapeError);
+  EXPECT_THROW(zeros({0, big, big}), ShapeError);   // no elements, but the strides overflow
   EXPECT_EQ(ones({1}).expand({big}).numel(), big);  // large but countable: a view, no memory
 }
 
