@@ -7,7 +7,8 @@ NB_MODULE(_stride, m) {
   // The dtype singletons are owned by stride's Python modules, which the
   // interpreter may tear down after this extension (torch's import makes it
   // do so), and nanobind would report them as leaked at every exit.
-  // Reference-count bugs are caught by the lifetime tests instead.
+  // Lifetimes are checked by the tests instead, also under ASan
+  // (tools/python_asan.sh).
   nb::set_leak_warnings(false);
   stride::python::bind_errors(m);
   stride::python::bind_dtypes(m);
