@@ -4,7 +4,7 @@
 # static and Release as `pip install .` builds it. pybind11 comes from the
 # virtual environment: build-venv/bin/pip install pybind11.
 #
-#   CCACHE_BASEDIR=$PWD/.. bench/pybind11/build.sh [extra cmake -D flags]
+#   bench/pybind11/build.sh [extra cmake -D flags, e.g. -DSTRIDE_WERROR=ON]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PYTHON=${PYTHON:-build-venv/bin/python}
