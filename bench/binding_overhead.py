@@ -1,20 +1,20 @@
 """Per-call overhead of the binding library: stride over nanobind (the
 installed `stride` package) beside the same libstride over pybind11
-(bench/pybind11, built by bench/pybind11/build.sh) and beside torch, in the
-same process: `a + b` on 128 floats without grad, with a requiring grad,
-with a and b requiring grad, and the small MLP training step of
-bench/python_overhead.py.
+(bench/pybind11, built by bench/pybind11/build.sh with PyPI's pybind11 and,
+where built, Debian's) and beside torch, in the same process: `a + b` on 128
+floats without grad, with a requiring grad, with a and b requiring grad, and
+the small MLP training step of bench/python_overhead.py.
 
     make python-test venv-torch && build-venv/bin/pip install pybind11
-    bench/pybind11/build.sh
-    OMP_NUM_THREADS=1 build-venv/bin/python bench/binding_overhead.py [--rounds 12]
+    bench/pybind11/build.sh                    # and: apt-get install pybind11-dev
+    PYBIND11=debian bench/pybind11/build.sh    #      for Debian's
+    OMP_NUM_THREADS=1 build-venv/bin/python bench/binding_overhead.py [--rounds 16]
 
-Each round times every case on the three sides back to back, the order
-going through all six permutations of the sides over six rounds, and
-records pybind11's time / nanobind's and torch's time / nanobind's (above 1:
-nanobind is faster, as bench/RESULTS.md reads every ratio); the table shows
-the median and the range of the paired ratios and each side's median time
-per call. The pybind11 module binds the same C++ calls with the same
+Each round times every case on every side back to back, the order going
+through each rotation of the sides and its reverse, and records each side's
+time / nanobind's (above 1: nanobind is faster, as bench/RESULTS.md reads
+every ratio); the table shows the median and the range of the paired ratios
+and each side's median time per call. The pybind11 module binds the same C++ calls with the same
 overloads as python/src (bench/pybind11/bindings.cpp), and the MLP step's
 `no_grad` is stride's own Python guard over each module's switch, so the
 two stride columns differ only in the binding library.
@@ -23,7 +23,6 @@ two stride columns differ only in the binding library.
 import argparse
 import glob
 import importlib.metadata
-import itertools
 import os
 import statistics
 import sys
@@ -45,14 +44,16 @@ def cases(lib):
     return out
 
 
-def load_pybind11(build_dir):
-    """The pybind11 module, with the names cases() calls."""
-    found = glob.glob(os.path.join(build_dir, "_stride_pybind11.*.so"))
-    if not found:
-        sys.exit(f"no _stride_pybind11 in {build_dir}: run bench/pybind11/build.sh first")
-    sys.path.insert(0, build_dir)
-    import _stride_pybind11 as pb
+def load_pybind11(path):
+    """A module bench/pybind11/build.sh built, with the names cases() calls."""
+    import importlib.util
+
     import stride.autograd
+
+    name = os.path.basename(path).split(".")[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    pb = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pb)
 
     class no_grad(stride.autograd.no_grad):
         _get = staticmethod(pb.is_grad_enabled)
@@ -62,26 +63,45 @@ def load_pybind11(build_dir):
     return pb
 
 
+def orders_of(sides):
+    """Every rotation of the sides and its reverse: each side runs first,
+    and before and after each other, equally often."""
+    rotations = [sides[i:] + sides[:i] for i in range(len(sides))]
+    return rotations + [list(reversed(r)) for r in rotations]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--rounds", type=int, default=16)
     parser.add_argument(
         "--pybind11-build",
-        default=os.path.join(ROOT, "build-pybind11", "release"),
-        help="where bench/pybind11/build.sh put the module",
+        action="append",
+        help="a folder where bench/pybind11/build.sh put a module (repeatable; "
+        "default: build-pybind11/pypi and build-pybind11/debian where built)",
     )
     opts = parser.parse_args()
+    builds = opts.pybind11_build or [
+        os.path.join(ROOT, "build-pybind11", d) for d in ("pypi", "debian")
+    ]
+    modules = [m for d in builds for m in glob.glob(os.path.join(d, "_stride_pybind11_*.so"))]
+    if not modules:
+        sys.exit("no pybind11 module built: run bench/pybind11/build.sh first")
     load_start = os.getloadavg()
     import stride
     import torch
 
-    pb = load_pybind11(opts.pybind11_build)
     torch.set_num_threads(1)
-    sides = {"nanobind": cases(stride), "pybind11": cases(pb), "torch": cases(torch)}
+    libs = {"nanobind": stride}
+    for path in modules:
+        pb = load_pybind11(path)
+        libs[f"pybind11 {pb.pybind11_version}"] = pb
+    libs["torch"] = torch
+    sides = {side: cases(lib) for side, lib in libs.items()}
+    others = [side for side in sides if side != "nanobind"]
     names = list(sides["nanobind"])
-    orders = list(itertools.permutations(sides))
+    orders = orders_of(list(sides))
     times = {(side, n): [] for side in sides for n in names}
-    ratios = {(side, n): [] for side in ("pybind11", "torch") for n in names}
+    ratios = {(side, n): [] for side in others for n in names}
     for r in range(opts.rounds):
         for n in names:
             got = {}
@@ -90,24 +110,20 @@ def main():
                 per_call(fn, calls // 10)  # warm up
                 got[side] = per_call(fn, calls)
                 times[(side, n)].append(got[side])
-            for side in ("pybind11", "torch"):
+            for side in others:
                 ratios[(side, n)].append(got[side] / got["nanobind"])
     load_end = os.getloadavg()
-    version = importlib.metadata.version
     print(
-        f"nanobind {version('nanobind')}, pybind11 {version('pybind11')}, "
-        f"torch {torch.__version__}; {opts.rounds} rounds, one thread; "
+        f"nanobind {importlib.metadata.version('nanobind')}, torch {torch.__version__}; "
+        f"{opts.rounds} rounds, one thread; "
         f"load average {load_start[0]:.2f} at start, {load_end[0]:.2f} at end"
     )
-    print(
-        "| case | nanobind (us/call) | pybind11 (us/call) | torch (us/call) "
-        "| pybind11 / nanobind | torch / nanobind |"
-    )
-    print("|---|---:|---:|---:|---:|---:|")
+    head = [f"{side} (us/call)" for side in sides] + [f"{side} / nanobind" for side in others]
+    print("| case | " + " | ".join(head) + " |")
+    print("|---|" + "---:|" * len(head))
     for n in names:
-        us = [statistics.median(times[(side, n)]) * 1e6 for side in sides]
-        cells = [f"{u:.2f}" for u in us]
-        for side in ("pybind11", "torch"):
+        cells = [f"{statistics.median(times[(side, n)]) * 1e6:.2f}" for side in sides]
+        for side in others:
             rs = ratios[(side, n)]
             cells.append(f"{statistics.median(rs):.2f} ({min(rs):.2f}-{max(rs):.2f})")
         print(f"| {n} | " + " | ".join(cells) + " |")

@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -96,8 +97,13 @@ auto in_place(F f) {
 
 }  // namespace
 
-PYBIND11_MODULE(_stride_pybind11, m) {
+// STRIDE_PYBIND11_MODULE: _stride_pybind11_<pybind11's version>, set by the
+// CMakeLists.
+PYBIND11_MODULE(STRIDE_PYBIND11_MODULE, m) {
   m.doc() = "stride's C++ core over pybind11, for bench/binding_overhead.py only.";
+  m.attr("pybind11_version") = std::to_string(PYBIND11_VERSION_MAJOR) + "." +
+                               std::to_string(PYBIND11_VERSION_MINOR) + "." +
+                               std::to_string(PYBIND11_VERSION_PATCH);
 
   py::class_<Tensor> cls(m, "Tensor", "A strided view of memory on a device, as torch.Tensor.");
   cls.def(py::init<const Tensor&>(), py::arg("data"))
