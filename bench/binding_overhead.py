@@ -8,16 +8,16 @@ the small MLP training step of bench/python_overhead.py.
     make python-test venv-torch && build-venv/bin/pip install pybind11
     bench/pybind11/build.sh                    # and: apt-get install pybind11-dev
     PYBIND11=debian bench/pybind11/build.sh    #      for Debian's
-    OMP_NUM_THREADS=1 build-venv/bin/python bench/binding_overhead.py [--rounds 16]
+    OMP_NUM_THREADS=1 build-venv/bin/python bench/binding_overhead.py [--rounds 32]
 
 Each round times every case on every side back to back, the order going
 through each rotation of the sides and its reverse, and records each side's
 time / nanobind's (above 1: nanobind is faster, as bench/RESULTS.md reads
 every ratio); the table shows the median and the range of the paired ratios
-and each side's median time per call. The pybind11 module binds the same C++ calls with the same
-overloads as python/src (bench/pybind11/bindings.cpp), and the MLP step's
-`no_grad` is stride's own Python guard over each module's switch, so the
-two stride columns differ only in the binding library.
+and each side's median time per call. The pybind11 modules bind the same C++
+calls with the same overloads as python/src (bench/pybind11/bindings.cpp),
+and the MLP step's `no_grad` is stride's own Python guard over each module's
+switch, so the stride columns differ only in the binding library.
 """
 
 import argparse
@@ -72,7 +72,7 @@ def orders_of(sides):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=32)
     parser.add_argument(
         "--pybind11-build",
         action="append",
