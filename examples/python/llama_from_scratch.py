@@ -8,11 +8,13 @@ evaluate_loss / train loop), on stride: the article's code with
 
 What differs from the article's text, and why:
   * the data is held as uint8 (stride has no int8) and widened with .long();
-  * the multi-head attention runs all heads as one linear_groups and one
-    fused rotary_attention over the heads' own parameters, as stride's C++
-    ladder does (models/llama/article.cpp); the article's per-head code is
-    kept as RoPEMaskedAttentionHead.forward and used by
-    RoPEMaskedMultiheadAttention.forward_reference, and the two agree;
+  * as stride's C++ ladder does (models/llama/article.cpp), the multi-head
+    attention runs all heads as one linear_groups and one fused
+    rotary_attention over the heads' own parameters, the RMSNorm as one
+    fused rms_norm and the SwiGLU as one fused swiglu (evaluating
+    linear_gate once, where the article evaluates it twice); the article's
+    code is kept as the forward_reference methods (the per-head code as
+    RoPEMaskedAttentionHead.forward), and the tests check they agree;
   * generation (torch.multinomial) is left out: the ladder reports losses.
 The article's bugs are kept on purpose (the softmax fed to cross_entropy,
 the per-sequence RMSNorm that reads the future, the residual stream that is
@@ -181,6 +183,14 @@ class RMSNorm(nn.Module):
         self.register_parameter("scale", nn.Parameter(torch.ones(layer_shape)))
 
     def forward(self, x):
+        # forward_reference's five ops as one fused rms_norm over each
+        # sequence's (T, d) entries as one row, eps 0 (the same numbers).
+        b, t, d = x.shape
+        weight = self.scale[:t, :].reshape(t * d)
+        return F.rms_norm(x.reshape(b, t * d), (t * d,), weight, eps=0.0).view(b, t, d)
+
+    def forward_reference(self, x):
+        """The article's forward."""
         ff_rms = x.norm(dim=(1, 2)) * x[0].numel() ** -0.5
         raw = x / ff_rms.unsqueeze(-1).unsqueeze(-1)
         return self.scale[: x.shape[1], :].unsqueeze(0) * raw
@@ -338,6 +348,12 @@ class SwiGLU(nn.Module):
         self.register_parameter("beta", self.beta)
 
     def forward(self, x):
+        # forward_reference evaluates linear_gate(x) twice; once gives the
+        # same value, and the fused swiglu computes g * sigmoid(beta * g) * u.
+        return F.swiglu(self.linear_gate(x), self.linear(x), self.beta)
+
+    def forward_reference(self, x):
+        """The article's forward."""
         swish_gate = self.linear_gate(x) * torch.sigmoid(self.beta * self.linear_gate(x))
         out = swish_gate * self.linear(x)
         return out

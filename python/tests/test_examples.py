@@ -58,6 +58,19 @@ def test_the_fused_attention_computes_the_article_s_per_head_attention():
     assert stride.allclose(fused, reference, rtol=1e-6, atol=1e-9)
 
 
+def test_the_fused_norm_and_swiglu_compute_the_article_s_forward():
+    ladder = load_ladder()
+    x = stride.randn(3, 12, 16, dtype=stride.float64)
+    norm = ladder.RMSNorm((16, 16)).double()
+    with stride.no_grad():
+        norm.scale.uniform_(0.5, 1.5)
+    assert stride.allclose(norm(x), norm.forward_reference(x), rtol=1e-10, atol=1e-12)
+    swiglu = ladder.SwiGLU(16).double()
+    with stride.no_grad():
+        swiglu.beta.fill_(0.7)
+    assert stride.allclose(swiglu(x), swiglu.forward_reference(x), rtol=1e-10, atol=1e-12)
+
+
 def cli_path():
     path = os.environ.get("STRIDE_CLI", os.path.join(ROOT, "build", "apps", "stride", "stride"))
     if not os.access(path, os.X_OK):
