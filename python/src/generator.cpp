@@ -180,6 +180,22 @@ void bind_inplace_with_generator() {
       nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator").none(),
       op_doc("normal_").c_str());
   cls.def(
+      "random_",
+      [](nb::object self, int64_t from, std::optional<int64_t> to, Generator* gen) {
+        // random_(n) draws from [0, n), random_(a, b) from [a, b), as torch's.
+        auto& t = nb::cast<Tensor&>(self);
+        if (to) {
+          t.random_(from, *to, gen);
+        } else {
+          t.random_(0, from, gen);
+        }
+        return self;
+      },
+      nb::arg("from"), nb::arg("to") = nb::none(), nb::kw_only(),
+      nb::arg("generator").none() = nb::none(),
+      "In place: integers drawn uniformly from [from, to) (from [0, from) when to is None), "
+      "as torch.Tensor.random_.");
+  cls.def(
       "bernoulli_",
       [](nb::object self, double p, Generator* gen) {
         nb::cast<Tensor&>(self).bernoulli_(p, gen);

@@ -250,6 +250,13 @@ void bind_indexing(nb::class_<Tensor>& cls) {
 
 void bind_indexing_functions(nb::module_& m) {
   m.def(
+      "index",
+      [](const Tensor& self, nb::handle indices) { return index(self, index_tensors(indices)); },
+      nb::arg("input"), nb::arg("indices"),
+      "input[indices] for a tuple of integer or boolean tensors (None takes a dim whole), "
+      "broadcast together, as PyTorch's advanced indexing (torch.ops.aten.index): a copy, "
+      "differentiable.");
+  m.def(
       "index_put",
       [](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
         return self.index_put(index_tensors(indices), values, accumulate);

@@ -142,6 +142,15 @@ void bind_factories_on(nb::module_& m) {
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, nb::arg("seed"),
       "Seeds the default generator (the same seed gives the C++ API's numbers).");
+  m.def(
+      "scalar_tensor",
+      [](const Scalar& value, nb::handle dtype, nb::handle device) {
+        return scalar_tensor(value, options_from(dtype, device));
+      },
+      nb::arg("value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(),
+      "A 0-d tensor holding value (float32 unless dtype= says otherwise), as "
+      "torch.scalar_tensor.");
   m.def("set_num_threads", &set_num_threads, nb::arg("num_threads"),
         "The number of threads stride's kernels use (torch.set_num_threads).");
   m.def("get_num_threads", &get_num_threads,

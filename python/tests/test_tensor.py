@@ -174,3 +174,19 @@ def test_mask_operators_are_logical_and_refuse_other_dtypes():
     assert (a ^ b).tolist() == [False, True, True, False]
     with pytest.raises(TypeError, match="bool tensors"):
         ~stride.tensor([1, 2])
+
+
+def test_random_scalar_tensor_and_index_functions():
+    t = stride.empty(1000, dtype=stride.int64).random_(3, 7)
+    assert 3 <= t.min().item() and t.max().item() < 7
+    assert stride.empty(100, dtype=stride.int64).random_(5).max().item() < 5
+    g1, g2 = stride.Generator(1), stride.Generator(1)
+    a = stride.empty(8, dtype=stride.int64).random_(0, 100, generator=g1)
+    assert a.tolist() == stride.empty(8, dtype=stride.int64).random_(0, 100, generator=g2).tolist()
+    s = stride.scalar_tensor(2.5)
+    assert s.ndim == 0 and s.item() == 2.5 and s.dtype == stride.float32
+    assert stride.scalar_tensor(3, dtype=stride.int64).dtype == stride.int64
+    x = stride.arange(12).view(3, 4)
+    rows, cols = stride.tensor([0, 2]), stride.tensor([1, 3])
+    assert stride.index(x, (rows, cols)).tolist() == [1, 11]
+    assert stride.index(x, (None, cols)).tolist() == x[:, cols].tolist()
