@@ -10,6 +10,7 @@ NB_MODULE(_stride, m) {
   // Lifetimes are checked by the tests instead, also under ASan
   // (tools/python_asan.sh).
   nb::set_leak_warnings(false);
+  m.attr("__version__") = STRIDE_VERSION;
   stride::python::bind_errors(m);
   stride::python::bind_dtypes(m);
   stride::python::bind_tensor(m);

@@ -12,8 +12,6 @@ changed. Tensors share memory with NumPy (`t.numpy()`, `stride.from_numpy`)
 and with any DLPack framework (`stride.from_dlpack`).
 """
 
-from importlib import metadata as _metadata
-
 from . import (  # noqa: F401
     _stride,
     autograd,  # noqa: F401
@@ -70,8 +68,9 @@ half = float16
 long = int64
 int = int32  # noqa: A001
 
-# The version pip installed, which pyproject.toml reads from CMakeLists.txt.
-__version__ = _metadata.version("stride")
+# CMakeLists.txt's project version, compiled into the extension (pip's
+# metadata says the same: pyproject.toml reads it from there too).
+__version__ = _stride.__version__
 
 
 def _export_ops():
