@@ -118,9 +118,8 @@ Tensor randperm(int64_t n, Generator* gen, nb::handle dtype, nb::handle device) 
   return t;
 }
 
-// generator= for the random factories: an overload beside tensor.cpp's, which
-// nanobind tries when the first one rejects the keyword. None means the
-// default generator, as in PyTorch.
+// The random factories, with generator= (None: the default generator, as in
+// PyTorch).
 void bind_factories_with_generator(nb::module_& m) {
   const auto shaped = [&m](const char* name, auto make) {
     m.def(
@@ -131,8 +130,9 @@ void bind_factories_with_generator(nb::module_& m) {
           if (requires_grad) t.requires_grad_(true);
           return t;
         },
-        nb::arg("size"), nb::kw_only(), nb::arg("generator").none(), nb::arg("dtype") = nb::none(),
-        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, op_doc(name).c_str());
+        nb::arg("size"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+        nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+        nb::arg("requires_grad") = false, op_doc(name).c_str());
   };
   shaped("rand", [](IntArrayRef s, TensorOptions o, Generator* g) { return rand(s, o, g); });
   shaped("randn", [](IntArrayRef s, TensorOptions o, Generator* g) { return randn(s, o, g); });
@@ -146,21 +146,23 @@ void bind_factories_with_generator(nb::module_& m) {
         return randint(lo, hi, int_list(size, "size"), options, gen);
       },
       nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
-      nb::arg("generator").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      op_doc("randint").c_str());
+      nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), op_doc("randint").c_str());
   m.def("randperm", &randperm, nb::arg("n"), nb::kw_only(),
         nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
         nb::arg("device") = nb::none(),
         "A random permutation of 0..n-1 (int64 unless dtype= is given).");
   m.def(
       "rand_like", [](const Tensor& t, Generator* gen) { return rand_like(t, gen); },
-      nb::arg("input"), nb::kw_only(), nb::arg("generator").none(), op_doc("rand_like").c_str());
+      nb::arg("input"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+      op_doc("rand_like").c_str());
   m.def(
       "randn_like", [](const Tensor& t, Generator* gen) { return randn_like(t, gen); },
-      nb::arg("input"), nb::kw_only(), nb::arg("generator").none(), op_doc("randn_like").c_str());
+      nb::arg("input"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+      op_doc("randn_like").c_str());
 }
 
-// generator= for the in-place samplers (t.normal_(0, 1, generator=g)).
+// The in-place samplers, with generator= (t.normal_(0, 1, generator=g)).
 void bind_inplace_with_generator() {
   auto cls = nb::borrow<nb::class_<Tensor>>(nb::type<Tensor>());
   cls.def(
@@ -169,16 +171,16 @@ void bind_inplace_with_generator() {
         nb::cast<Tensor&>(self).uniform_(from, to, gen);
         return self;
       },
-      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(), nb::arg("generator").none(),
-      op_doc("uniform_").c_str());
+      nb::arg("from") = 0.0, nb::arg("to") = 1.0, nb::kw_only(),
+      nb::arg("generator").none() = nb::none(), op_doc("uniform_").c_str());
   cls.def(
       "normal_",
       [](nb::object self, double mean, double std, Generator* gen) {
         nb::cast<Tensor&>(self).normal_(mean, std, gen);
         return self;
       },
-      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(), nb::arg("generator").none(),
-      op_doc("normal_").c_str());
+      nb::arg("mean") = 0.0, nb::arg("std") = 1.0, nb::kw_only(),
+      nb::arg("generator").none() = nb::none(), op_doc("normal_").c_str());
   cls.def(
       "random_",
       [](nb::object self, int64_t from, std::optional<int64_t> to, Generator* gen) {
@@ -201,7 +203,8 @@ void bind_inplace_with_generator() {
         nb::cast<Tensor&>(self).bernoulli_(p, gen);
         return self;
       },
-      nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator").none(), op_doc("bernoulli_").c_str());
+      nb::arg("p") = 0.5, nb::kw_only(), nb::arg("generator").none() = nb::none(),
+      op_doc("bernoulli_").c_str());
 }
 
 }  // namespace

@@ -155,7 +155,7 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"allclose", "True if |input - other| <= atol + rtol * |other| everywhere (bool)."},
     {"equal", "True if input and other have the same shape and elements (bool)."},
 
-    // The random factories, bound in tensor.cpp and with generator= in generator.cpp.
+    // The random factories (generator.cpp).
     {"rand",
      "Samples uniform in [0, 1) of shape size (rand(2, 3) or rand((2, 3))), from generator= or "
      "the default generator."},

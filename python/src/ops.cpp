@@ -214,13 +214,6 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   def_method(cls, "fill_", in_place([](Tensor& t, const Scalar& v) { t.fill_(v); }),
              nb::arg("value"));
   def_method(cls, "zero_", in_place([](Tensor& t) { t.zero_(); }));
-  def_method(cls, "uniform_", in_place([](Tensor& t, double a, double b) { t.uniform_(a, b); }),
-             nb::arg("from") = 0.0, nb::arg("to") = 1.0);
-  def_method(cls, "normal_",
-             in_place([](Tensor& t, double mean, double std) { t.normal_(mean, std); }),
-             nb::arg("mean") = 0.0, nb::arg("std") = 1.0);
-  def_method(cls, "bernoulli_", in_place([](Tensor& t, double p) { t.bernoulli_(p); }),
-             nb::arg("p") = 0.5);
   def_method(cls, "copy_", in_place([](Tensor& t, const Tensor& src) { t.copy_(src); }),
              nb::arg("src"));
 }

@@ -7,7 +7,6 @@
 #include <string>
 
 #include "bindings.h"
-#include "op_docs.h"
 
 namespace stride::python {
 
@@ -66,12 +65,6 @@ void bind_factories_on(nb::module_& m) {
   shaped("zeros", &zeros, "A tensor of zeros: zeros(2, 3) or zeros((2, 3)).");
   shaped("ones", &ones, "A tensor of ones: ones(2, 3) or ones((2, 3)).");
   shaped("empty", &empty, "A new tensor whose values are unspecified: empty(2, 3).");
-  shaped(
-      "rand", [](IntArrayRef shape, TensorOptions options) { return rand(shape, options); },
-      op_doc("rand").c_str());
-  shaped(
-      "randn", [](IntArrayRef shape, TensorOptions options) { return randn(shape, options); },
-      op_doc("randn").c_str());
   m.def(
       "full",
       [](nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
@@ -99,17 +92,6 @@ void bind_factories_on(nb::module_& m) {
       nb::arg("requires_grad") = false,
       "Values from start to end (excluded) by step: arange(5), arange(1, 4, 0.5).");
   m.def(
-      "randint",
-      [](int64_t low, std::optional<int64_t> high, nb::handle size, nb::handle dtype,
-         nb::handle device) {
-        const int64_t lo = high ? low : 0, hi = high ? *high : low;
-        TensorOptions options = options_from(dtype, device);
-        if (dtype.is_none()) options = options.dtype(kInt64);
-        return randint(lo, hi, int_list(size, "size"), options, nullptr);
-      },
-      nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
-      nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(), op_doc("randint").c_str());
-  m.def(
       "eye",
       [](int64_t n, std::optional<int64_t> cols, nb::handle dtype, nb::handle device) {
         return eye(n, cols, options_from(dtype, device));
@@ -133,12 +115,6 @@ void bind_factories_on(nb::module_& m) {
         "A tensor of ones with input's shape, dtype and device.");
   m.def("full_like", &full_like, nb::arg("input"), nb::arg("fill_value"),
         "A tensor filled with fill_value with input's shape, dtype and device.");
-  m.def(
-      "rand_like", [](const Tensor& t) { return rand_like(t); }, nb::arg("input"),
-      op_doc("rand_like").c_str());
-  m.def(
-      "randn_like", [](const Tensor& t) { return randn_like(t); }, nb::arg("input"),
-      op_doc("randn_like").c_str());
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, nb::arg("seed"),
       "Seeds the default generator (the same seed gives the C++ API's numbers).");
