@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Checks that stride's layers point one way: a file may include its own layer
 # and the layers below it, never one above. Usage: check_layers.sh [REPO_ROOT]
-# Exit 0 when clean (known exceptions are printed as warnings), 1 on any new
-# violation (printed as file:line and the rule broken).
+# Exit 0 when clean, 1 on any violation (printed as file:line and the rule
+# broken).
 set -euo pipefail
 # The layer patterns below are globs on repository paths, matched with [[ ==
 # ]]: never expanded against the file system.
@@ -38,20 +38,6 @@ FORBIDDEN=(
   "src/nn/* -> src/backends/cuda/*"
   "src/optim/* -> src/backends/cpu/*"
   "src/optim/* -> src/backends/cuda/*"
-)
-
-# ---- known exceptions, reported as warnings: "file -> included header",
-# exact, one a line; delete a line once its include is gone. A new include is
-# never covered by these. ----
-KNOWN_EXCEPTIONS=(
-  # -- autograd computes with ops (the engine sums gradients, nodes make
-  # zeros and views), while ops record autograd nodes: the two layers depend
-  # on each other until autograd reaches ops through an interface (as
-  # PyTorch's autograd sits above ATen). Tracked as "autograd below ops". --
-  "src/autograd/engine.cpp -> stride/ops.h"
-  "src/autograd/gradcheck.cpp -> stride/ops.h"
-  "src/autograd/node.cpp -> stride/ops.h"
-  "src/autograd/tensor_autograd.cpp -> stride/ops.h"
 )
 
 # Directories scanned, relative to the root.
@@ -112,27 +98,13 @@ forbidden_rule() {
   return 1
 }
 
-is_known_exception() {
-  local e
-  for e in "${KNOWN_EXCEPTIONS[@]}"; do
-    [[ "$e" == "$1 -> $2" ]] && return 0
-  done
-  return 1
-}
-
 failures=0
-warnings=0
 
 # Records a broken rule for the include of $2 at $1 (file:line).
 report() {
-  local where="$1" file="$2" header="$3" rule="$4"
-  if is_known_exception "$file" "$header"; then
-    echo "warning: $where: includes \"$header\" ($rule; known exception)"
-    warnings=$((warnings + 1))
-  else
-    echo "error: $where: includes \"$header\" ($rule)"
-    failures=$((failures + 1))
-  fi
+  local where="$1" header="$2" rule="$3"
+  echo "error: $where: includes \"$header\" ($rule)"
+  failures=$((failures + 1))
 }
 
 check_include() {
@@ -145,11 +117,11 @@ check_include() {
   layer_of "$target"
   to="$REPLY"
   if [[ -n "$from" && -n "$to" && "$to" -gt "$from" ]]; then
-    report "$where" "$file" "$header" \
+    report "$where" "$header" \
       "layer $(layer_name "$from") may not include layer $(layer_name "$to")"
   fi
   if rule="$(forbidden_rule "$file" "$target")"; then
-    report "$where" "$file" "$header" "forbidden: $rule"
+    report "$where" "$header" "forbidden: $rule"
   fi
 }
 
@@ -166,7 +138,7 @@ done < <(find "${SCANNED[@]}" -type f \( -name '*.h' -o -name '*.hpp' -o -name '
   -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \) -print0 2>/dev/null | sort -z)
 
 if ((failures > 0)); then
-  echo "check_layers: $failures violation(s), $warnings known exception(s)"
+  echo "check_layers: $failures violation(s)"
   exit 1
 fi
-echo "check_layers: ok ($warnings known exception(s))"
+echo "check_layers: ok"

@@ -8,7 +8,7 @@
 
 #include "autograd/node.h"
 #include "core/check.h"
-#include "stride/ops.h"
+#include "stride/factory.h"
 #include "stride/profiler.h"
 
 namespace stride {
@@ -64,7 +64,7 @@ Tensor validate(const Node& node, size_t i, Tensor g) {
 void check_finite(const Node& node, size_t i, const Tensor& g) {
   if (!g.is_floating_point() || g.device().is_meta()) return;  // meta has no values
   NoGradGuard no_grad;
-  const Tensor finite = g.abs().lt(scalar_tensor(INFINITY, g.options()));  // false for NaN and inf
+  const Tensor finite = g.abs().lt(INFINITY);  // false for NaN and inf
   if (finite.sum().item<int64_t>() == g.numel()) return;
   throw Error(detail::str_cat(
       "[anomaly] Function '", node.name(), "' returned nan or inf values in its ", i, "th output",
@@ -83,7 +83,7 @@ Tensor accumulate(Tensor a, const Tensor& b) {
                         a.storage().use_count() == 1 && a.is_contiguous() &&
                         a.sizes() == b.sizes() && a.dtype() == b.dtype() && !requires_grad(a);
   if (in_place) return a.add_(b);
-  return a + b;
+  return a.add(b);
 }
 
 // The reachable graph: each node's owner and how many edges lead into it.
@@ -153,7 +153,7 @@ void run_pre_hooks(Node& node, Grads& grads, bool create_graph, std::vector<Capt
     if (!impl || !grads[nr].defined()) continue;
     AutogradMeta& m = materialize_autograd_meta(*impl);
     Tensor g = create_graph ? grads[nr] : grads[nr].detach();
-    m.grad = m.grad.defined() ? m.grad + g : (create_graph ? g : g.clone());
+    m.grad = m.grad.defined() ? m.grad.add(g) : (create_graph ? g : g.clone());
   }
   if (!captures) return;
   for (Capture& c : *captures) {
@@ -256,7 +256,7 @@ void make_roots(const std::vector<Tensor>& tensors,
       STRIDE_CHECK(t.numel() == 1, ShapeError, "[", op,
                    "] grad can be implicitly created only for scalar outputs; got shape ",
                    shape_str(t.sizes()), ". Hint: pass a gradient of the same shape.");
-      g = ones_like(t);
+      g = empty_like(t).fill_(1);
     } else {
       STRIDE_CHECK(g.sizes() == t.sizes(), ShapeError, "[", op, "] gradient of shape ",
                    shape_str(g.sizes()), " does not match the tensor's shape ",

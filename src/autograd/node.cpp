@@ -4,7 +4,6 @@
 
 #include "core/check.h"
 #include "core/tensor_impl_utils.h"
-#include "stride/ops.h"
 
 namespace stride::autograd {
 
@@ -87,7 +86,7 @@ Grads AccumulateGrad::apply(Grads&& grads) {
     if (replaced.defined()) g = replaced;
   }
   if (GradMode::is_enabled()) {  // create_graph: .grad itself is part of a graph
-    meta.grad = meta.grad.defined() ? meta.grad + g : g;
+    meta.grad = meta.grad.defined() ? meta.grad.add(g) : g;
   } else if (!meta.grad.defined()) {
     // As PyTorch: a fresh gradient that nothing else holds (no other handle,
     // no view of its storage) becomes .grad as it is; any other is cloned,

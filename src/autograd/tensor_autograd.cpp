@@ -3,7 +3,6 @@
 #include "core/check.h"
 #include "core/tensor_impl_utils.h"
 #include "stride/autograd.h"
-#include "stride/ops.h"
 
 namespace stride {
 
