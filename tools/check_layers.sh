@@ -27,6 +27,7 @@ LAYERS=(
   "data-io-profiler-doctor: src/data/* src/io/* src/profiler/* src/doctor/*
          include/stride/data.h include/stride/data/* include/stride/io.h
          include/stride/checkpoint.h include/stride/doctor.h"
+  "distributed: src/distributed/* include/stride/distributed.h include/stride/distributed/*"
   "umbrella: include/stride/stride.h"
   "models: models/*"
   "apps: apps/*"

@@ -5,11 +5,13 @@ set -euo pipefail
 # ocl-icd-opencl-dev: Debian's oneDNN is built with an OpenCL runtime, and its
 # CMake config (find_package(dnnl)) requires OpenCL; the package is only a
 # Recommends of libdnnl-dev, which --no-install-recommends skips.
+# libopenmpi-dev and openmpi-bin: the distributed MPI backend, and mpirun for
+# its tests.
 packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev
-  python3-dev python3-venv
+  python3-dev python3-venv libopenmpi-dev openmpi-bin
 )
 
 missing=()

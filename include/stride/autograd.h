@@ -151,6 +151,13 @@ void backward(const std::vector<Tensor>& tensors,
               std::optional<bool> retain_graph = std::nullopt,
               bool create_graph = false);
 
+// Runs `callback` once the current backward() or grad() call has finished
+// walking the graph, before it returns (PyTorch's engine queue_callback):
+// what DistributedDataParallel uses to wait for its last gradient
+// all-reduces. Callbacks run in the order queued; calling this outside a
+// backward pass is an error.
+void queue_callback(std::function<void()> callback);
+
 // Finite-difference gradient check in float64: for each input that requires
 // grad, compares the analytic gradient of sum(fn(inputs) * r) (r a fixed
 // random weighting) with central differences of step `eps`. Returns true when

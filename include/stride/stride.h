@@ -8,6 +8,8 @@
 #include "stride/checkpoint.h"
 #include "stride/data.h"
 #include "stride/device.h"
+#include "stride/distributed.h"
+#include "stride/distributed/ddp.h"
 #include "stride/doctor.h"
 #include "stride/dtype.h"
 #include "stride/error.h"

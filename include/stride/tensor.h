@@ -201,6 +201,10 @@ class Tensor {
   // defined return value replaces the gradient. Hooks run in registration
   // order.
   HookHandle register_hook(std::function<Tensor(const Tensor&)> hook);
+  // Leaves only: calls `hook(*this)` each time backward has accumulated a
+  // gradient into this tensor's .grad (torch's
+  // register_post_accumulate_grad_hook), e.g. to start reducing it.
+  HookHandle register_post_accumulate_grad_hook(std::function<void(Tensor&)> hook);
   bool is_view() const { return impl_->is_view(); }
 
   // ---- views (never copy) ----

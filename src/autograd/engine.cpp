@@ -233,6 +233,29 @@ void run(const std::vector<Edge>& roots,
   }
 }
 
+// The callbacks queued during the backward pass running on this thread, or
+// null outside one. A nested backward (a hook calling backward) gets its own.
+thread_local std::vector<std::function<void()>>* queued_callbacks = nullptr;
+
+// Walks the graph with a fresh callback queue, then runs what was queued.
+void run_with_callbacks(const std::vector<Edge>& roots,
+                        const std::vector<Tensor>& root_grads,
+                        bool keep_graph,
+                        bool create_graph,
+                        std::vector<Capture>* captures) {
+  std::vector<std::function<void()>> callbacks;
+  std::vector<std::function<void()>>* const outer = queued_callbacks;
+  queued_callbacks = &callbacks;
+  try {
+    run(roots, root_grads, keep_graph, create_graph, captures);
+  } catch (...) {
+    queued_callbacks = outer;
+    throw;
+  }
+  queued_callbacks = outer;
+  for (const auto& callback : callbacks) callback();
+}
+
 // Restores grad mode even when backward throws.
 struct GradModeRestore {
   bool prev = GradMode::is_enabled();
@@ -269,6 +292,13 @@ void make_roots(const std::vector<Tensor>& tensors,
 
 }  // namespace
 
+void queue_callback(std::function<void()> callback) {
+  STRIDE_CHECK(queued_callbacks != nullptr, Error,
+               "[queue_callback] can only be called during a backward pass (from a hook or a "
+               "backward function).");
+  queued_callbacks->push_back(std::move(callback));
+}
+
 void backward(const std::vector<Tensor>& tensors,
               const std::vector<Tensor>& grad_tensors,
               std::optional<bool> retain_graph,
@@ -277,7 +307,7 @@ void backward(const std::vector<Tensor>& tensors,
   std::vector<Edge> roots;
   std::vector<Tensor> grads;
   make_roots(tensors, grad_tensors, "backward", roots, grads);
-  run(roots, grads, retain_graph.value_or(create_graph), create_graph, nullptr);
+  run_with_callbacks(roots, grads, retain_graph.value_or(create_graph), create_graph, nullptr);
 }
 
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs,
@@ -296,7 +326,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs,
                  " does not require grad.");
     captures.push_back({gradient_edge(inputs[i]), Tensor()});
   }
-  run(roots, grads, retain_graph.value_or(create_graph), create_graph, &captures);
+  run_with_callbacks(roots, grads, retain_graph.value_or(create_graph), create_graph, &captures);
   std::vector<Tensor> result;
   for (size_t i = 0; i < captures.size(); ++i) {
     STRIDE_CHECK(captures[i].grad.defined() || allow_unused, Error, "[autograd::grad] input ", i,

@@ -98,6 +98,7 @@ Grads AccumulateGrad::apply(Grads&& grads) {
   } else {
     meta.grad.add_(g);
   }
+  for (const auto& hook : meta.post_accumulate_hooks) hook.fn(variable_);
   return {};
 }
 

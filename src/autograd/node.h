@@ -26,6 +26,11 @@ struct AutogradMeta final : AutogradMetaInterface {
     Hook fn;
   };
   std::vector<LeafHook> hooks;  // leaves only; non-leaf hooks live on grad_fn
+  struct PostAccumulateHook {
+    int id;
+    std::function<void(Tensor&)> fn;
+  };
+  std::vector<PostAccumulateHook> post_accumulate_hooks;  // leaves only
 };
 
 // t's AutogradMeta, or null (c10's get_autograd_meta). Only autograd sets a

@@ -114,4 +114,20 @@ HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
   });
 }
 
+HookHandle Tensor::register_post_accumulate_grad_hook(std::function<void(Tensor&)> hook) {
+  STRIDE_CHECK(requires_grad() && is_leaf(), Error,
+               "[register_post_accumulate_grad_hook] post-accumulate-grad hooks can only be "
+               "registered on leaf tensors that require grad.");
+  static std::atomic<int> next_id{0};
+  const int id = next_id++;
+  materialize_autograd_meta(*impl_).post_accumulate_hooks.push_back({id, std::move(hook)});
+  std::weak_ptr<TensorImpl> weak = impl_;
+  return HookHandle([weak, id] {
+    if (auto impl = weak.lock()) {
+      std::erase_if(materialize_autograd_meta(*impl).post_accumulate_hooks,
+                    [id](const auto& h) { return h.id == id; });
+    }
+  });
+}
+
 }  // namespace stride

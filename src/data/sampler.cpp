@@ -1,6 +1,7 @@
 // Samplers (sampler.h). Every random choice comes from the generator passed
 // to indices(), one 64-bit draw at a time, so an epoch's order depends only on
-// that generator's state.
+// that generator's state; DistributedSampler's, which every rank must share,
+// from its seed and epoch.
 #include "stride/data/sampler.h"
 
 #include <algorithm>
@@ -105,6 +106,34 @@ std::vector<std::vector<int64_t>> BatchSampler::batches(Generator& gen) const {
     const int64_t e = std::min(n, b + batch_size_);
     if (e - b < batch_size_ && drop_last_) break;
     out.emplace_back(all.begin() + b, all.begin() + e);
+  }
+  return out;
+}
+
+DistributedSampler::DistributedSampler(
+    int64_t n, int num_replicas, int rank, bool shuffle, uint64_t seed, bool drop_last)
+    : n_(n), num_replicas_(num_replicas), rank_(rank), shuffle_(shuffle), seed_(seed) {
+  STRIDE_CHECK(n >= 0, ValueError, "[DistributedSampler] n must be non-negative; got ", n, ".");
+  STRIDE_CHECK(num_replicas > 0 && rank >= 0 && rank < num_replicas, ValueError,
+               "[DistributedSampler] rank ", rank, " is not in [0, ", num_replicas, ").");
+  per_rank_ = drop_last ? n / num_replicas : (n + num_replicas - 1) / num_replicas;
+}
+
+std::vector<int64_t> DistributedSampler::indices(Generator& /*gen*/) const {
+  std::vector<int64_t> order(static_cast<size_t>(n_));
+  std::iota(order.begin(), order.end(), int64_t(0));
+  if (shuffle_) {
+    Generator epoch_gen(seed_ + uint64_t(epoch_));
+    for (int64_t i = 0; i + 1 < n_; ++i) {
+      const int64_t j = i + int64_t(uniform_index(epoch_gen, uint64_t(n_ - i)));
+      std::swap(order[size_t(i)], order[size_t(j)]);
+    }
+  }
+  std::vector<int64_t> out;
+  out.reserve(size_t(per_rank_));
+  for (int64_t k = 0; k < per_rank_; ++k) {
+    const int64_t position = rank_ + k * num_replicas_;
+    out.push_back(order[size_t(position % std::max<int64_t>(n_, 1))]);  // past the end: padding
   }
   return out;
 }

@@ -325,5 +325,40 @@ TEST(Engine, SumsGradientsInPlaceOnlyIntoBuffersNobodyElseHolds) {
   EXPECT_TRUE(equal(grads[1], full({2, 3}, 3.0)));
 }
 
+TEST(Hooks, PostAccumulateGradHooksSeeTheAccumulatedGrad) {
+  Tensor w = ones({3}).requires_grad_();
+  std::vector<double> seen;
+  HookHandle h = w.register_post_accumulate_grad_hook(
+      [&](Tensor& p) { seen.push_back(p.grad().sum().item<double>()); });
+  (w * 2).sum().backward();
+  (w * 3).sum().backward();
+  EXPECT_EQ(seen, (std::vector<double>{6, 15}));  // after each accumulation
+  h.remove();
+  (w * 1).sum().backward();
+  EXPECT_EQ(seen.size(), 2u);
+  Tensor y = w * 2;
+  EXPECT_NE(message_of([&] {
+              y.register_post_accumulate_grad_hook([](Tensor&) {});
+            }).find("leaf tensors"),
+            std::string::npos);
+}
+
+TEST(Engine, QueuedCallbacksRunAfterTheGraphInOrder) {
+  Tensor a = ones({2}).requires_grad_(), b = ones({2}).requires_grad_();
+  std::vector<std::string> log;
+  a.register_post_accumulate_grad_hook([&](Tensor&) {
+    log.push_back("a");
+    autograd::queue_callback([&] { log.push_back("first"); });
+    autograd::queue_callback([&] { log.push_back("second"); });
+  });
+  b.register_post_accumulate_grad_hook([&](Tensor&) { log.push_back("b"); });
+  (a * b).sum().backward();
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log[2], "first");
+  EXPECT_EQ(log[3], "second");
+  EXPECT_NE(message_of([] { autograd::queue_callback([] {}); }).find("during a backward pass"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace stride

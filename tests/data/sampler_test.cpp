@@ -110,5 +110,52 @@ TEST(Sampler, UniformIndexStaysInRange) {
   EXPECT_THROW(uniform_index(gen, 0), ValueError);
 }
 
+// Every rank draws the same permutation and takes every world-th index:
+// together the ranks cover the dataset once, plus padding from its start.
+TEST(Sampler, DistributedSamplerShardsOnePermutation) {
+  Generator unused(0);
+  for (int world : {1, 2, 3, 4}) {
+    std::vector<int> seen(10, 0);
+    std::vector<std::vector<int64_t>> per_rank;
+    for (int r = 0; r < world; ++r) {
+      DistributedSampler s(10, world, r, /*shuffle=*/true, /*seed=*/5);
+      EXPECT_EQ(s.size(), (10 + world - 1) / world);
+      per_rank.push_back(s.indices(unused));
+      for (int64_t i : per_rank.back()) ++seen[size_t(i)];
+    }
+    const int padding = int(per_rank[0].size()) * world - 10;
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 0), 0);
+    int twice = 0;
+    for (int c : seen) twice += c - 1;
+    EXPECT_EQ(twice, padding) << "world " << world;
+    // Interleaved back together, the ranks' shares are the permutation.
+    std::vector<int64_t> order;
+    for (size_t k = 0; k < per_rank[0].size(); ++k) {
+      for (int r = 0; r < world; ++r) order.push_back(per_rank[size_t(r)][k]);
+    }
+    DistributedSampler whole(10, 1, 0, true, 5);
+    const auto all = whole.indices(unused);
+    EXPECT_TRUE(std::equal(all.begin(), all.end(), order.begin()));
+  }
+}
+
+TEST(Sampler, DistributedSamplerReshufflesPerEpochAndDropsTheTail) {
+  Generator a(1), b(2);
+  DistributedSampler s(12, 2, 1, true, 3);
+  const auto epoch0 = s.indices(a);
+  EXPECT_EQ(s.indices(b), epoch0);  // the loader's generator plays no part
+  s.set_epoch(1);
+  EXPECT_NE(s.indices(a), epoch0);
+  s.set_epoch(0);
+  EXPECT_EQ(s.indices(a), epoch0);
+
+  DistributedSampler keep(7, 2, 1, false), drop(7, 2, 1, false, 0, /*drop_last=*/true);
+  EXPECT_EQ(keep.indices(a), (std::vector<int64_t>{1, 3, 5, 0}));
+  EXPECT_EQ(drop.indices(a), (std::vector<int64_t>{1, 3, 5}));
+  EXPECT_EQ(DistributedSampler(0, 2, 0).size(), 0);
+  EXPECT_THROW(DistributedSampler(4, 2, 2), ValueError);
+  EXPECT_THROW(DistributedSampler(4, 0, 0), ValueError);
+}
+
 }  // namespace
 }  // namespace stride::data

@@ -75,6 +75,38 @@ class SubsetSampler final : public Sampler {
   std::vector<int64_t> indices_;
 };
 
+// One rank's share of a dataset of n samples among `num_replicas` ranks
+// (torch DistributedSampler): every rank draws the same permutation (from
+// `seed` and the epoch set by set_epoch(), not from the loader's generator,
+// so ranks agree whatever their loaders' seeds) and takes every
+// num_replicas-th index from position `rank`. A tail that does not divide
+// evenly is padded by repeating the first indices, or dropped with
+// drop_last, so every rank yields size() indices. Without shuffle the order
+// is 0..n-1.
+class DistributedSampler final : public Sampler {
+ public:
+  DistributedSampler(int64_t n,
+                     int num_replicas,
+                     int rank,
+                     bool shuffle = true,
+                     uint64_t seed = 0,
+                     bool drop_last = false);
+  int64_t size() const override { return per_rank_; }
+  std::vector<int64_t> indices(Generator& gen) const override;
+  // A new permutation each epoch (call before each epoch's iteration).
+  void set_epoch(int64_t epoch) { epoch_ = epoch; }
+  int64_t epoch() const { return epoch_; }
+
+ private:
+  int64_t n_;
+  int num_replicas_;
+  int rank_;
+  bool shuffle_;
+  uint64_t seed_;
+  int64_t per_rank_;
+  int64_t epoch_ = 0;
+};
+
 // Groups a sampler's indices into batches of batch_size, in order; the last
 // batch is shorter, or dropped when drop_last.
 class BatchSampler {

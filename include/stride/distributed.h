@@ -1,0 +1,146 @@
+// Training across processes: process groups and collectives on tensors over
+// Open MPI (torch.distributed's and mx.distributed's model), and
+// DistributedDataParallel (include/stride/distributed/ddp.h).
+//
+// Note [Process groups]
+// ~~~~~~~~~~~~~~~~~~~~~
+// `init()` joins the world: under `mpirun -np N` the N processes form one
+// group; without a launcher the world has one process and every collective
+// returns at once, so the same program runs with or without mpirun (as MLX's
+// mx.distributed does). A collective is submitted by the calling thread and
+// runs on the group's communication thread, the only thread that calls MPI;
+// it returns a Work handle whose wait() returns once the result is in place
+// (or throws). The blocking free functions below wait for it. Each rank of a
+// group must issue the same collectives in the same order, as in PyTorch.
+//
+// Any layout and dtype works: operands that MPI cannot address directly
+// (non-contiguous tensors, float16 and bfloat16, which reduce in float32 and
+// round once at the end) are staged through a contiguous buffer and copied
+// back by wait(). The result of an async collective is therefore only
+// defined after wait() has returned.
+//
+// A collective that does not complete within the group's timeout (a rank
+// died or hangs) fails with DistributedError naming the op and the group;
+// the group is then broken: later collectives fail at once, and at exit the
+// whole job is aborted (MPI_Abort) instead of waiting for the lost rank.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "stride/error.h"
+#include "stride/tensor.h"
+
+namespace stride::distributed {
+
+class DistributedError : public Error {
+ public:
+  using Error::Error;
+};
+
+enum class ReduceOp { Sum, Avg, Max, Min };
+const char* to_string(ReduceOp op);
+
+namespace detail {
+struct WorkState;
+}
+
+// The handle of a submitted collective (torch.distributed's Work). A
+// default-constructed Work is complete.
+class Work {
+ public:
+  Work() = default;
+  explicit Work(std::shared_ptr<detail::WorkState> state) : state_(std::move(state)) {}
+  // Blocks until the collective has completed and its result is in place;
+  // throws its DistributedError. Idempotent.
+  void wait();
+  // True once the communication has finished (wait() may still have a
+  // copy-back to do).
+  bool is_completed() const;
+
+ private:
+  std::shared_ptr<detail::WorkState> state_;
+};
+
+// A set of processes that run collectives together. Ranks are the group's
+// own (0..size()-1); root arguments are group ranks.
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  // The world ranks of the members, in group-rank order.
+  const std::vector<int>& world_ranks() const { return world_ranks_; }
+
+  // In place: every rank's `t` becomes the reduction over the group. Avg
+  // needs a floating-point dtype.
+  virtual Work all_reduce(Tensor& t, ReduceOp op = ReduceOp::Sum) = 0;
+  // In place: every rank's `t` becomes root's.
+  virtual Work broadcast(Tensor& t, int root = 0) = 0;
+  // `out` (size() * input.numel() elements, any shape, e.g. [size, ...] or
+  // input's shape with the first dim times size()) receives every rank's
+  // `input`, in rank order.
+  virtual Work all_gather(Tensor& out, const Tensor& input) = 0;
+  // `input` holds size() equal chunks (in row-major order); rank r's `out`
+  // (input.numel() / size() elements) becomes the reduction of chunk r.
+  virtual Work reduce_scatter(Tensor& out, const Tensor& input, ReduceOp op = ReduceOp::Sum) = 0;
+  virtual Work barrier() = 0;
+
+ protected:
+  ProcessGroup(int rank, int size, std::vector<int> world_ranks)
+      : rank_(rank), size_(size), world_ranks_(std::move(world_ranks)) {}
+
+ private:
+  int rank_;
+  int size_;
+  std::vector<int> world_ranks_;
+};
+
+struct InitOptions {
+  // How long a collective may wait for the other ranks before it fails.
+  // STRIDE_DIST_TIMEOUT (seconds) overrides the default.
+  std::chrono::milliseconds timeout = std::chrono::minutes(5);
+};
+
+// Joins the world (Note [Process groups]). Under an MPI launch with more
+// than one local process and no thread count set (STRIDE_NUM_THREADS,
+// OMP_NUM_THREADS), each process takes its share of this machine's cores.
+// Calling it again is a no-op.
+void init(const InitOptions& options = {});
+bool is_initialized();
+// Leaves the world (MPI_Finalize); runs at exit when not called.
+void destroy();
+// True when this build has the MPI backend (Open MPI found at configure
+// time); without it every world has size 1.
+bool mpi_available();
+
+// The world's; init() first.
+ProcessGroup& world();
+int rank();
+int world_size();
+
+// A group of the given world ranks. Every rank of the world must call it
+// (with the same list), as torch.distributed.new_group; ranks outside the
+// list get nullptr.
+std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks);
+
+// torch.distributed's functions: on `group` (the world when null), waiting
+// for the result unless async_op.
+Work all_reduce(Tensor& t,
+                ReduceOp op = ReduceOp::Sum,
+                ProcessGroup* group = nullptr,
+                bool async_op = false);
+Work broadcast(Tensor& t, int root = 0, ProcessGroup* group = nullptr, bool async_op = false);
+Work all_gather(Tensor& out,
+                const Tensor& input,
+                ProcessGroup* group = nullptr,
+                bool async_op = false);
+Work reduce_scatter(Tensor& out,
+                    const Tensor& input,
+                    ReduceOp op = ReduceOp::Sum,
+                    ProcessGroup* group = nullptr,
+                    bool async_op = false);
+void barrier(ProcessGroup* group = nullptr);
+
+}  // namespace stride::distributed

@@ -1,0 +1,389 @@
+// Process groups: tensors of any layout and dtype staged onto a
+// communicator's raw collectives (Note [Process groups] in
+// include/stride/distributed.h), and the world that init() joins.
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <thread>
+
+#include "core/check.h"
+#include "distributed/communicator.h"
+#include "stride/autograd.h"
+#include "stride/factory.h"
+#include "stride/logging.h"
+#include "stride/ops.h"
+#include "stride/parallel.h"
+
+namespace stride::distributed {
+
+const char* to_string(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::Sum: return "sum";
+    case ReduceOp::Avg: return "avg";
+    case ReduceOp::Max: return "max";
+    case ReduceOp::Min: return "min";
+  }
+  return "?";
+}
+
+namespace detail {
+
+void WorkState::complete(std::string failure) {
+  {
+    std::lock_guard lock(mutex);
+    error = std::move(failure);
+    done = true;
+  }
+  done_cv.notify_all();
+}
+
+}  // namespace detail
+
+void Work::wait() {
+  if (!state_) return;
+  std::unique_lock lock(state_->mutex);
+  state_->done_cv.wait(lock, [&] { return state_->done; });
+  if (!state_->error.empty()) throw DistributedError(state_->error);
+  if (!state_->finished) {
+    state_->finished = true;
+    if (state_->finish) std::exchange(state_->finish, nullptr)();
+  }
+}
+
+bool Work::is_completed() const {
+  if (!state_) return true;
+  std::lock_guard lock(state_->mutex);
+  return state_->done;
+}
+
+namespace {
+
+using detail::RawCollective;
+using detail::WorkState;
+
+bool is_16bit_float(ScalarType t) {
+  return t == kFloat16 || t == kBFloat16;
+}
+
+// The dtype a reduction runs in on the wire: MPI has no 16-bit floats, so
+// they reduce in float32 and round once when copied back.
+ScalarType reduction_dtype(ScalarType t) {
+  return is_16bit_float(t) ? kFloat32 : t;
+}
+
+void check_operand(const Tensor& t, const char* op, const char* what) {
+  STRIDE_CHECK(t.defined(), ValueError, "[", op, "] ", what, " is undefined.");
+  STRIDE_CHECK(t.device().is_cpu(), DeviceError, "[", op, "] ", what, " is on ", t.device().str(),
+               "; this build's process groups take CPU tensors.");
+  STRIDE_CHECK(t.numel() <= std::numeric_limits<int>::max(), ValueError, "[", op, "] ", what,
+               " has ", t.numel(), " elements; a collective takes at most 2^31 - 1.");
+}
+
+void check_reduce_op(ScalarType t, ReduceOp op, const char* name) {
+  STRIDE_CHECK(op != ReduceOp::Avg || is_floating_point(t), DTypeError, "[", name,
+               "] ReduceOp avg needs a floating-point tensor; got ", to_string(t),
+               ". Hint: reduce with sum and divide.");
+}
+
+// A contiguous buffer of `t`'s elements in `dtype`: `t` itself when it is one
+// (and `reuse` allows), else a fresh copy.
+Tensor staged_copy(const Tensor& t, ScalarType dtype, bool reuse = true) {
+  if (reuse && t.is_contiguous() && t.dtype() == dtype) return t;
+  Tensor buffer = empty(t.sizes(), TensorOptions(dtype));
+  buffer.copy_(t);
+  return buffer;
+}
+
+// A contiguous buffer the transport writes into for `out`: `out` itself when
+// it is one, else a fresh one that finish() copies back.
+Tensor staged_output(const Tensor& out, ScalarType dtype) {
+  if (out.is_contiguous() && out.dtype() == dtype) return out;
+  return empty(out.sizes(), TensorOptions(dtype));
+}
+
+// Copies a staged result back into `out` (divided by `divisor` for avg) and
+// bumps out's version: the transport wrote its memory behind autograd.
+std::function<void()> copy_back(Tensor out, Tensor staged, int divisor) {
+  return [out, staged, divisor]() mutable {
+    NoGradGuard no_grad;
+    if (divisor > 1) staged.div_(double(divisor));
+    if (!staged.is_same(out)) out.copy_(staged.view(out.sizes()));
+    out.storage()->bump_version();
+  };
+}
+
+class StagedProcessGroup final : public ProcessGroup {
+ public:
+  StagedProcessGroup(std::unique_ptr<detail::Communicator> comm, std::vector<int> world_ranks)
+      : ProcessGroup(comm ? comm->rank() : 0, comm ? comm->size() : 1, std::move(world_ranks)),
+        comm_(std::move(comm)) {}
+
+  detail::Communicator* communicator() const { return comm_.get(); }
+
+  Work all_reduce(Tensor& t, ReduceOp op) override {
+    check_operand(t, "all_reduce", "tensor");
+    check_reduce_op(t.dtype(), op, "all_reduce");
+    const ScalarType wire = reduction_dtype(t.dtype());
+    Tensor buffer = staged_copy(t, wire);
+    RawCollective c{.kind = RawCollective::Kind::AllReduce, .op_name = "all_reduce"};
+    c.recv = buffer.data_ptr();
+    c.count = t.numel();
+    c.dtype = wire;
+    c.op = op == ReduceOp::Avg ? ReduceOp::Sum : op;
+    return submit(c, copy_back(t, buffer, op == ReduceOp::Avg ? size() : 1));
+  }
+
+  Work broadcast(Tensor& t, int root) override {
+    check_operand(t, "broadcast", "tensor");
+    check_root(root, "broadcast");
+    Tensor buffer = staged_copy(t, t.dtype());
+    RawCollective c{.kind = RawCollective::Kind::Broadcast, .op_name = "broadcast"};
+    c.recv = buffer.data_ptr();
+    c.count = t.numel();
+    c.dtype = t.dtype();
+    c.root = root;
+    return submit(c, copy_back(t, buffer, 1));
+  }
+
+  Work all_gather(Tensor& out, const Tensor& input) override {
+    check_operand(out, "all_gather", "out");
+    check_operand(input, "all_gather", "input");
+    check_same_dtype(out, input, "all_gather");
+    STRIDE_CHECK(out.numel() == input.numel() * size(), ShapeError, "[all_gather] out has ",
+                 out.numel(), " elements; a group of ", size(), " gathering ",
+                 shape_str(input.sizes()), " needs ", input.numel() * size(), ".");
+    const Tensor send = staged_copy(input, input.dtype());
+    Tensor recv = staged_output(out, out.dtype());
+    RawCollective c{.kind = RawCollective::Kind::AllGather, .op_name = "all_gather"};
+    c.send = send.data_ptr();
+    c.recv = recv.data_ptr();
+    c.count = input.numel();
+    c.dtype = input.dtype();
+    auto finish = copy_back(out, recv, 1);
+    return submit(c, [finish, send] { finish(); });
+  }
+
+  Work reduce_scatter(Tensor& out, const Tensor& input, ReduceOp op) override {
+    check_operand(out, "reduce_scatter", "out");
+    check_operand(input, "reduce_scatter", "input");
+    check_same_dtype(out, input, "reduce_scatter");
+    check_reduce_op(out.dtype(), op, "reduce_scatter");
+    STRIDE_CHECK(input.numel() == out.numel() * size(), ShapeError, "[reduce_scatter] input has ",
+                 input.numel(), " elements; a group of ", size(), " scattering into ",
+                 shape_str(out.sizes()), " needs ", out.numel() * size(), ".");
+    const ScalarType wire = reduction_dtype(out.dtype());
+    const Tensor send = staged_copy(input, wire);
+    Tensor recv = staged_output(out, wire);
+    RawCollective c{.kind = RawCollective::Kind::ReduceScatter, .op_name = "reduce_scatter"};
+    c.send = send.data_ptr();
+    c.recv = recv.data_ptr();
+    c.count = out.numel();
+    c.dtype = wire;
+    c.op = op == ReduceOp::Avg ? ReduceOp::Sum : op;
+    auto finish = copy_back(out, recv, op == ReduceOp::Avg ? size() : 1);
+    return submit(c, [finish, send] { finish(); });
+  }
+
+  Work barrier() override {
+    return submit(RawCollective{}, nullptr);
+  }
+
+ private:
+  void check_root(int root, const char* op) const {
+    STRIDE_CHECK(root >= 0 && root < size(), ValueError, "[", op, "] root ", root,
+                 " is not a rank of this group of ", size(), ".");
+  }
+
+  static void check_same_dtype(const Tensor& out, const Tensor& input, const char* op) {
+    STRIDE_CHECK(out.dtype() == input.dtype(), DTypeError, "[", op, "] out is ",
+                 to_string(out.dtype()), " but input is ", to_string(input.dtype()), ".");
+  }
+
+  // A group of one process has nothing to exchange: the staged input is the
+  // result (all_gather and reduce_scatter copy it to out).
+  Work submit(const RawCollective& c, std::function<void()> finish) {
+    auto state = std::make_shared<WorkState>();
+    state->finish = std::move(finish);
+    if (!comm_) {
+      if (c.send && c.recv != c.send) {
+        std::memcpy(c.recv, c.send, size_t(c.count) * element_size(c.dtype));
+      }
+      state->complete();
+    } else {
+      comm_->submit(c, state);
+    }
+    Work work(std::move(state));
+    return work;
+  }
+
+  std::unique_ptr<detail::Communicator> comm_;
+};
+
+struct World {
+  std::shared_ptr<StagedProcessGroup> group;
+  bool uses_mpi = false;
+};
+
+World& the_world() {
+  static World world;
+  return world;
+}
+
+std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback) {
+  const char* env = std::getenv("STRIDE_DIST_TIMEOUT");
+  if (!env || !*env) return fallback;
+  char* end = nullptr;
+  const double seconds = std::strtod(env, &end);
+  STRIDE_CHECK(end && *end == '\0' && seconds > 0, ValueError,
+               "[distributed::init] STRIDE_DIST_TIMEOUT must be a positive number of seconds; got '",
+               env, "'.");
+  return std::chrono::milliseconds(int64_t(seconds * 1000));
+}
+
+// The number of processes an MPI launcher (Open MPI's mpirun, or a PMI one
+// such as srun) started this one among; 0 when none did.
+int mpi_launch_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    if (const char* env = std::getenv(name)) return std::max(1, std::atoi(env));
+  }
+  return 0;
+}
+
+// Under mpirun, N processes share this machine's cores: unless the user chose
+// a thread count, each takes its share, so that they do not oversubscribe it.
+void share_cores_among_local_ranks() {
+  if (std::getenv("STRIDE_NUM_THREADS") || std::getenv("OMP_NUM_THREADS")) return;
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int local_size = local ? std::atoi(local) : 1;
+  if (local_size <= 1) return;
+  const int cores = int(std::thread::hardware_concurrency());
+  set_num_threads(std::max(1, cores / local_size));
+}
+
+ProcessGroup& group_or_world(ProcessGroup* group) {
+  return group ? *group : world();
+}
+
+Work waited(Work work, bool async_op) {
+  if (!async_op) work.wait();
+  return work;
+}
+
+}  // namespace
+
+namespace detail {
+
+std::shared_ptr<ProcessGroup> make_process_group(std::unique_ptr<Communicator> comm,
+                                                 std::vector<int> world_ranks) {
+  return std::make_shared<StagedProcessGroup>(std::move(comm), std::move(world_ranks));
+}
+
+}  // namespace detail
+
+void init(const InitOptions& options) {
+  World& w = the_world();
+  if (w.group) return;
+  const auto timeout = timeout_from_env(options.timeout);
+  std::unique_ptr<detail::Communicator> comm;
+  const int launched = mpi_launch_size();
+#ifdef STRIDE_HAS_MPI
+  if (launched > 0) {
+    comm = detail::mpi_init_world(timeout);
+    w.uses_mpi = true;
+    share_cores_among_local_ranks();
+    std::atexit(destroy);
+  }
+#else
+  (void)timeout;
+  STRIDE_CHECK(launched <= 1, DistributedError, "[distributed::init] this process was launched as ",
+               "one of ", launched, " by an MPI launcher, but this build of stride has no MPI ",
+               "backend. Hint: install Open MPI (libopenmpi-dev; `make deps`) and rebuild.");
+#endif
+  std::vector<int> ranks(size_t(comm ? comm->size() : 1));
+  for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = int(r);
+  // A world of one needs no communicator (Note [Process groups]).
+  if (comm && comm->size() == 1) comm = nullptr;
+  w.group = std::make_shared<StagedProcessGroup>(std::move(comm), std::move(ranks));
+}
+
+bool is_initialized() {
+  return the_world().group != nullptr;
+}
+
+void destroy() {
+  World& w = the_world();
+  w.group = nullptr;
+#ifdef STRIDE_HAS_MPI
+  if (w.uses_mpi) {
+    w.uses_mpi = false;
+    detail::mpi_shutdown();
+  }
+#endif
+}
+
+bool mpi_available() {
+#ifdef STRIDE_HAS_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+ProcessGroup& world() {
+  STRIDE_CHECK(is_initialized(), Error,
+               "[distributed] the process group is not initialised. Hint: call "
+               "distributed::init() first (it works with or without mpirun).");
+  return *the_world().group;
+}
+
+int rank() {
+  return world().rank();
+}
+
+int world_size() {
+  return world().size();
+}
+
+std::shared_ptr<ProcessGroup> new_group(const std::vector<int>& ranks) {
+  auto& w = static_cast<StagedProcessGroup&>(world());
+  std::vector<bool> seen(size_t(w.size()), false);
+  int position = -1;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const int r = ranks[i];
+    STRIDE_CHECK(r >= 0 && r < w.size() && !seen[size_t(r)], ValueError, "[new_group] rank ", r,
+                 " is not a rank of the world (size ", w.size(), ") or appears twice.");
+    seen[size_t(r)] = true;
+    if (r == w.rank()) position = int(i);
+  }
+  std::unique_ptr<detail::Communicator> comm;
+  if (w.communicator()) comm = w.communicator()->split(ranks);
+  if (position < 0) return nullptr;
+  if (comm && comm->size() == 1) comm = nullptr;
+  return std::make_shared<StagedProcessGroup>(std::move(comm), ranks);
+}
+
+Work all_reduce(Tensor& t, ReduceOp op, ProcessGroup* group, bool async_op) {
+  return waited(group_or_world(group).all_reduce(t, op), async_op);
+}
+
+Work broadcast(Tensor& t, int root, ProcessGroup* group, bool async_op) {
+  return waited(group_or_world(group).broadcast(t, root), async_op);
+}
+
+Work all_gather(Tensor& out, const Tensor& input, ProcessGroup* group, bool async_op) {
+  return waited(group_or_world(group).all_gather(out, input), async_op);
+}
+
+Work reduce_scatter(Tensor& out,
+                    const Tensor& input,
+                    ReduceOp op,
+                    ProcessGroup* group,
+                    bool async_op) {
+  return waited(group_or_world(group).reduce_scatter(out, input, op), async_op);
+}
+
+void barrier(ProcessGroup* group) {
+  group_or_world(group).barrier().wait();
+}
+
+}  // namespace stride::distributed
