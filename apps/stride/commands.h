@@ -23,8 +23,17 @@ struct TrainArgs {
   int64_t sample_tokens = 300;
   double checkpoint_minutes = 10;  // 0: only every train.checkpoint_interval steps
   bool force = false;              // overwrite a run already in --out
+  int nproc = 1;                   // > 1: data-parallel over that many processes (mpirun)
 };
 int run_train(const TrainArgs& args);
+
+// True under an MPI launcher (mpirun -np N stride ...), and this process's
+// rank there (0 otherwise), read from the launcher's environment.
+bool launched_by_mpi();
+int mpi_launch_rank();
+// Replaces this process with `mpirun -np nproc` running the same command
+// line without --nproc; returns only by throwing.
+int launch_with_mpirun(int nproc, int argc, char** argv);
 
 struct EvalArgs {
   ModelSource model;

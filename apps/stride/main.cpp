@@ -5,11 +5,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "stride/distributed.h"
 #include "stride/error.h"
 #include "stride/parallel.h"
 
@@ -136,6 +138,10 @@ int main(int argc, char** argv) {
   t->add_option("--resume", train.resume, "continue the run in this directory, with its config")
       ->excludes(train_config);
   t->add_flag("--force", train.force, "overwrite the run already in --out");
+  t->add_option("--nproc", train.nproc,
+                "train data-parallel on this many processes (starts mpirun; the config's batch "
+                "is the global batch)")
+      ->check(CLI::Range(1, 4096));
   t->add_option("--weights", train.weights,
                 "start from these weights (a safetensors file of the config's model)")
       ->excludes("--resume");
@@ -232,6 +238,17 @@ int main(int argc, char** argv) {
   }
   try {
     if (threads > 0) stride::set_num_threads(threads);
+    if (*t && train.nproc > 1) return launch_with_mpirun(train.nproc, argc, argv);
+    // Under mpirun, train is data-parallel; every other command runs on
+    // rank 0 alone.
+    if (launched_by_mpi()) {
+      if (!*t) {
+        if (mpi_launch_rank() != 0) return 0;
+      } else {
+        stride::distributed::init();
+        if (stride::distributed::rank() != 0) std::cout.rdbuf(nullptr);  // rank 0 reports
+      }
+    }
     if (*t) {
       if (train.config.empty() && !train.resume) {
         throw stride::ValueError(

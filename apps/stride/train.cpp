@@ -14,7 +14,9 @@
 #include "llama/train.h"
 #include "llama/weights.h"
 #include "run_dir.h"
+#include "stride/distributed.h"
 #include "stride/io.h"
+#include "stride/ops.h"
 #include "stride/parallel.h"
 #include "stride/profiler.h"
 #include "support/chart.h"
@@ -54,6 +56,23 @@ class StopSignals {
  private:
   void (*previous_[std::size(kStopSignals)])(int);
 };
+
+// In a data-parallel run every rank must stop after the same step, though
+// each gets the launcher's forwarded signal at its own moment: the ranks
+// agree each step, stopping when any of them was signalled.
+bool stop_agreed() {
+  const bool mine = StopSignals::received() != 0;
+  if (!distributed::is_initialized() || distributed::world_size() == 1) return mine;
+  Tensor flag = full({1}, int64_t(mine), TensorOptions(kInt64));
+  distributed::all_reduce(flag, distributed::ReduceOp::Max);
+  return flag.item<int64_t>() != 0;
+}
+
+// Rank 0 of a data-parallel run (and every single-process run) prints, logs
+// metrics, evaluates and writes the run's files; the other ranks only train.
+bool is_lead_rank() {
+  return !distributed::is_initialized() || distributed::rank() == 0;
+}
 
 // Steps between metrics lines: every step is too much for long runs.
 constexpr int64_t kMetricsEvery = 10;
@@ -358,7 +377,8 @@ int run_train(const TrainArgs& args) {
   data::CharCorpus corpus = load_corpus(args.data, run.tokenizer ? &*run.tokenizer : nullptr);
   fit_vocab_to_corpus(corpus, cfg);
   check_fits_in_memory(cfg, /*with_train_step=*/true);
-  const std::string config_json = write_run_files(dir, cfg, corpus);
+  const bool lead = is_lead_rank();
+  const std::string config_json = lead ? write_run_files(dir, cfg, corpus) : llama::to_json(cfg);
 
   manual_seed(cfg.train.seed);
   auto model = args.weights ? llama::build_with_weights(
@@ -372,7 +392,7 @@ int run_train(const TrainArgs& args) {
   print_plan(cfg, dir, first_step, run.resume_state.has_value(), args.checkpoint_minutes);
 
   MetricsHistory history;
-  if (run.resume_state) history = truncate_metrics(dir / "metrics.jsonl", first_step);
+  if (run.resume_state && lead) history = truncate_metrics(dir / "metrics.jsonl", first_step);
   Curves& curves = history.curves;
   auto evaluate = [&](int64_t step) {
     const auto [train_loss, val_loss] = trainer.estimate_train_val();
@@ -389,18 +409,21 @@ int run_train(const TrainArgs& args) {
   // A resumed run does not evaluate at its first step: the uninterrupted run
   // did not either (or did before saving), and an extra evaluation would
   // move the evaluation generator and change every later val_loss.
-  if (!run.resume_state) {
+  if (!run.resume_state && lead) {
     const auto [train0, val0] = evaluate(first_step);
     std::cout << "step " << first_step << ": train loss " << train0 << ", val loss " << val0
               << " (uniform guess: " << std::log(double(cfg.model.vocab_size)) << ")\n";
   }
 
-  std::ofstream metrics(dir / "metrics.jsonl", run.resume_state ? std::ios::app : std::ios::trunc);
+  std::ofstream metrics;  // written by the lead rank only
+  if (lead) {
+    metrics.open(dir / "metrics.jsonl", run.resume_state ? std::ios::app : std::ios::trunc);
+  }
   Progress progress(cfg.train.steps, std::cout, stdout_is_terminal());
   using Clock = Throughput::Clock;
   Clock::time_point last_save = Clock::now();
   auto save = [&] {
-    save_checkpoint(checkpoint_path(dir).string(), trainer.capture(config_json));
+    if (lead) save_checkpoint(checkpoint_path(dir).string(), trainer.capture(config_json));
     last_save = Clock::now();
   };
   const auto save_is_due = [&](int64_t step, Clock::time_point now) {
@@ -417,9 +440,10 @@ int run_train(const TrainArgs& args) {
     prof->start();
   }
   Throughput throughput(double(cfg.train.batch_size * cfg.model.context));
+  bool stopped = false;
   {
     StopSignals stop_signals;
-    while (trainer.steps_done() < cfg.train.steps && !StopSignals::received()) {
+    while (trainer.steps_done() < cfg.train.steps && !(stopped = stop_agreed())) {
       const llama::StepResult r = trainer.step();
       const auto now = Clock::now();
       const double tokens_per_s = throughput.step(now);
@@ -428,7 +452,8 @@ int run_train(const TrainArgs& args) {
       if (prof && r.step - first_step == args.profile_steps)
         finish_profile(prof, args.profile_steps, dir, progress);
       nlohmann::json line = metrics_line(r, tokens_per_s, elapsed);
-      const bool eval_now = r.step % cfg.train.eval_interval == 0 || r.step == cfg.train.steps;
+      const bool eval_now =
+          lead && (r.step % cfg.train.eval_interval == 0 || r.step == cfg.train.steps);
       if (eval_now) {
         const auto [train_loss, val_loss] = evaluate(r.step);
         line["val_loss"] = val_loss;
@@ -448,17 +473,20 @@ int run_train(const TrainArgs& args) {
   progress.finish();
   if (prof) prof->stop();
   save();
-  write_curves(dir, curves, cfg.name);
-  if (const int sig = StopSignals::received()) {
+  if (lead) write_curves(dir, curves, cfg.name);
+  if (stopped) {
+    const int sig = StopSignals::received();
     std::cout << "stopped by "
               << (sig == SIGINT    ? "Ctrl-C"
                   : sig == SIGTERM ? "SIGTERM"
-                                   : "SIGHUP")
+                  : sig == SIGHUP  ? "SIGHUP"
+                                   : "a signal to another rank")
               << " at step " << trainer.steps_done() << ": checkpoint saved to "
               << checkpoint_path(dir).string() << " (continue with --resume " << dir.string()
               << ")\n";
-    return 128 + sig;
+    return 128 + (sig != 0 ? sig : SIGTERM);
   }
+  if (!lead) return 0;
   const double seconds = throughput.seconds_since_start(Clock::now());
   print_final_report(*model, corpus, cfg, dir, trainer.steps_done() - first_step, seconds,
                      history.first_val_step, history.first_val_loss);

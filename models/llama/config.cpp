@@ -113,7 +113,8 @@ json train_json(const TrainConfig& t) {
           {"eval_interval", t.eval_interval},
           {"eval_batches", t.eval_batches},
           {"checkpoint_interval", t.checkpoint_interval},
-          {"seed", t.seed}};
+          {"seed", t.seed},
+          {"deterministic_shards", t.deterministic_shards}};
 }
 
 void require(bool ok, const std::string& what) {
@@ -183,6 +184,9 @@ void TrainConfig::validate() const {
   require(min_lr_ratio >= 0 && min_lr_ratio <= 1, "train.min_lr_ratio must be in [0, 1]");
   require(eval_interval > 0 && eval_batches > 0, "eval_interval and eval_batches must be positive");
   require(checkpoint_interval >= 0, "train.checkpoint_interval must be >= 0");
+  require(deterministic_shards >= 0 &&
+              (deterministic_shards == 0 || batch_size % deterministic_shards == 0),
+          "train.deterministic_shards must be 0 or divide train.batch_size");
 }
 
 RunConfig parse_config(std::string_view json_text, std::string_view source) {
@@ -247,6 +251,7 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   train.read("eval_batches", t.eval_batches);
   train.read("checkpoint_interval", t.checkpoint_interval);
   train.read("seed", t.seed);
+  train.read("deterministic_shards", t.deterministic_shards);
 
   try {
     m.validate();

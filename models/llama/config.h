@@ -88,6 +88,12 @@ struct TrainConfig {
   int64_t eval_batches = 10;  // random batches per split, as the article's evaluate_loss
   int64_t checkpoint_interval = 1000;
   uint64_t seed = 1337;
+  // Data-parallel runs (mpirun): 0 averages the ranks' gradients with an
+  // all-reduce (the same training at any world size within float32
+  // rounding); K > 0 cuts each batch into K shards reduced in a fixed order,
+  // the same bit for bit at every world size dividing K (Note
+  // [Deterministic gradient reduction] in stride/distributed/ddp.h).
+  int64_t deterministic_shards = 0;
 
   int64_t schedule_steps() const { return decay_steps > 0 ? decay_steps : steps; }
   void validate() const;

@@ -159,19 +159,57 @@ Trainer::Trainer(std::shared_ptr<LanguageModel> model,
       scheduler_(make_scheduler(*optimizer_, config)),
       params_(optimizer_->parameters()),
       batch_gen_(Generator(config.seed).fork(1)),
-      eval_gen_(Generator(config.seed).fork(2)) {}
+      eval_gen_(Generator(config.seed).fork(2)) {
+  const int shards = int(config.deterministic_shards);
+  if (shards > 0) distributed::init();  // a world of one without a launcher
+  if (distributed::is_initialized() && (distributed::world_size() > 1 || shards > 0)) {
+    const int world = distributed::world_size();
+    if (shards == 0 && config.batch_size % world != 0) {
+      throw ConfigError("train.batch_size (" + std::to_string(config.batch_size) +
+                        ", the global batch) must divide evenly among the " +
+                        std::to_string(world) + " processes");
+    }
+    if (shards > 0 && shards % world != 0) {
+      throw ConfigError("train.deterministic_shards (" + std::to_string(shards) +
+                        ") must be a multiple of the number of processes (" +
+                        std::to_string(world) + ")");
+    }
+    ddp_ = std::make_unique<distributed::DistributedDataParallel>(
+        model_, distributed::DDPOptions{.deterministic_shards = shards});
+  }
+}
 
-StepResult Trainer::step() {
-  model_->train();
-  auto [x, y] = data_.random_batch(data::Split::Train, config_.batch_size, model_->config().context,
-                                   &batch_gen_);
-  optimizer_->zero_grad();
+double Trainer::backward_local(const Tensor& x, const Tensor& y) {
   Tensor loss;
   {
     AutocastGuard autocast(config_.precision == "bf16");
     loss = model_->loss(x, y);
   }
   loss.backward();
+  return loss.item<double>();
+}
+
+// Note [Data-parallel steps].
+double Trainer::backward_data_parallel(const Tensor& x, const Tensor& y) {
+  distributed::ProcessGroup& group = ddp_->group();
+  const int shards = int(config_.deterministic_shards);
+  const int local = ddp_->local_shards();
+  Tensor losses = empty({local}, TensorOptions(kFloat64));
+  for (int k = 0; k < local; ++k) {
+    const auto [b, e] = distributed::shard_rows(x.size(0), group.rank(), group.size(), shards, k);
+    losses[k].fill_(backward_local(x.slice(0, b, e), y.slice(0, b, e)));
+  }
+  Tensor all = empty({local * group.size()}, TensorOptions(kFloat64));
+  group.all_gather(all, losses).wait();
+  return all.mean().item<double>();
+}
+
+StepResult Trainer::step() {
+  model_->train();
+  auto [x, y] = data_.random_batch(data::Split::Train, config_.batch_size, model_->config().context,
+                                   &batch_gen_);
+  optimizer_->zero_grad();
+  const double loss = ddp_ ? backward_data_parallel(x, y) : backward_local(x, y);
   // The norm is always measured (it is logged); clipping to infinity leaves
   // the gradients alone.
   const double max_norm =
@@ -181,7 +219,7 @@ StepResult Trainer::step() {
   r.lr = optimizer_->param_groups().front().lr();
   optimizer_->step();
   if (scheduler_) scheduler_->step();
-  r.loss = loss.item<double>();
+  r.loss = loss;
   r.step = ++steps_;
   return r;
 }

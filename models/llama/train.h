@@ -13,6 +13,7 @@
 #include "llama/model.h"
 #include "stride/checkpoint.h"
 #include "stride/data/text.h"
+#include "stride/distributed/ddp.h"
 #include "stride/generator.h"
 #include "stride/optim/lr_scheduler.h"
 #include "stride/optim/optimizer.h"
@@ -69,6 +70,17 @@ struct StepResult {
   double grad_norm = 0;  // before clipping
 };
 
+// Note [Data-parallel steps]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// When distributed::init() has joined a world of several processes (or
+// config.deterministic_shards is set), the Trainer wraps the model in
+// DistributedDataParallel. Every rank draws the same global batch from the
+// same batch generator and trains on its rows (distributed::shard_rows);
+// the reduced gradients are the global batch's, so clipping, the optimizer
+// and the schedule see the same numbers on every rank, and the weights stay
+// equal without being broadcast again. The step's loss is the mean of every
+// shard's. Checkpoints hold nothing that depends on the world size, so a run
+// resumes at any other.
 class Trainer {
  public:
   // Builds the optimizer and schedule for `model`; batches are drawn from
@@ -87,6 +99,8 @@ class Trainer {
   optim::Optimizer& optimizer() { return *optimizer_; }
   optim::LRScheduler* scheduler() { return scheduler_.get(); }
   const TrainConfig& config() const { return config_; }
+  // The data-parallel wrapper, or null in a single-process run.
+  const distributed::DistributedDataParallel* ddp() const { return ddp_.get(); }
 
   // Everything needed to resume exactly: model, optimizer, schedule, step,
   // the default generator (dropout) and the batch and eval generators.
@@ -97,8 +111,14 @@ class Trainer {
   std::shared_ptr<LanguageModel> model_;
   TrainConfig config_;
   const data::TokenDataset& data_;
+  // The loss of the step's batch after its backward; the gradients are the
+  // whole batch's (reduced across ranks when data-parallel).
+  double backward_local(const Tensor& x, const Tensor& y);
+  double backward_data_parallel(const Tensor& x, const Tensor& y);
+
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::unique_ptr<optim::LRScheduler> scheduler_;
+  std::unique_ptr<distributed::DistributedDataParallel> ddp_;
   std::vector<Tensor> params_;
   Generator batch_gen_, eval_gen_;
   int64_t steps_ = 0;

@@ -20,8 +20,8 @@ namespace stride::distributed::detail {
 struct WorkState {
   std::mutex mutex;
   std::condition_variable done_cv;
-  bool done = false;   // the transport has finished (or failed)
-  std::string error;   // set on failure
+  bool done = false;  // the transport has finished (or failed)
+  std::string error;  // set on failure
   // Run once, by the first wait() after success, on the waiting thread: the
   // copy-back of staged results (tensor ops never run on the transport's
   // thread). Holds the staged buffers alive until then.

@@ -12,7 +12,7 @@ namespace stride::distributed {
 namespace {
 
 struct Bucket {
-  std::vector<size_t> params;   // indices into Impl::params
+  std::vector<size_t> params;    // indices into Impl::params
   std::vector<int64_t> offsets;  // of each parameter in the flat buffer
   int64_t numel = 0;
   ScalarType dtype = kFloat32;
@@ -123,9 +123,8 @@ struct DistributedDataParallel::Impl {
   void install_hooks() {
     for (size_t i = 0; i < params.size(); ++i) {
       if (!params[i].requires_grad()) continue;
-      hooks.push_back(params[i].register_post_accumulate_grad_hook([this, i](Tensor&) {
-        on_gradient_ready(i);
-      }));
+      hooks.push_back(params[i].register_post_accumulate_grad_hook(
+          [this, i](Tensor&) { on_gradient_ready(i); }));
     }
   }
 
@@ -257,8 +256,7 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
   const nn::OrderedDict<Tensor> named = module_->named_parameters();
   const std::vector<int64_t> hashes = gather_scalar(*group_, structure_hash(named));
   const std::string differing = ranks_differing(hashes);
-  STRIDE_CHECK(differing.empty(), DistributedError,
-               "[DistributedDataParallel] rank(s) ", differing,
+  STRIDE_CHECK(differing.empty(), DistributedError, "[DistributedDataParallel] rank(s) ", differing,
                " hold a model whose parameter names, dtypes or shapes differ from rank 0's. "
                "Hint: every rank must build the model from the same config.");
   for (const auto& [name, t] : named) {

@@ -31,14 +31,21 @@ namespace {
 
 MPI_Datatype mpi_type(ScalarType t) {
   switch (t) {
-    case kBool: return MPI_C_BOOL;
-    case kUInt8: return MPI_UINT8_T;
-    case kInt32: return MPI_INT32_T;
-    case kInt64: return MPI_INT64_T;
+    case kBool:
+      return MPI_C_BOOL;
+    case kUInt8:
+      return MPI_UINT8_T;
+    case kInt32:
+      return MPI_INT32_T;
+    case kInt64:
+      return MPI_INT64_T;
     case kFloat16:
-    case kBFloat16: return MPI_UINT16_T;  // moved as bits, never reduced (they reduce in float32)
-    case kFloat32: return MPI_FLOAT;
-    case kFloat64: return MPI_DOUBLE;
+    case kBFloat16:
+      return MPI_UINT16_T;  // moved as bits, never reduced (they reduce in float32)
+    case kFloat32:
+      return MPI_FLOAT;
+    case kFloat64:
+      return MPI_DOUBLE;
   }
   return MPI_BYTE;
 }
@@ -47,9 +54,12 @@ MPI_Datatype mpi_type(ScalarType t) {
 MPI_Op mpi_op(ReduceOp op, ScalarType t) {
   if (t == kBool) return op == ReduceOp::Min ? MPI_LAND : MPI_LOR;
   switch (op) {
-    case ReduceOp::Max: return MPI_MAX;
-    case ReduceOp::Min: return MPI_MIN;
-    default: return MPI_SUM;
+    case ReduceOp::Max:
+      return MPI_MAX;
+    case ReduceOp::Min:
+      return MPI_MIN;
+    default:
+      return MPI_SUM;
   }
 }
 
@@ -67,8 +77,7 @@ MPI_Request start(const RawCollective& c, MPI_Comm comm) {
   int rc = MPI_SUCCESS;
   switch (c.kind) {
     case RawCollective::Kind::AllReduce:
-      rc = MPI_Iallreduce(MPI_IN_PLACE, c.recv, count, type, mpi_op(c.op, c.dtype), comm,
-                          &request);
+      rc = MPI_Iallreduce(MPI_IN_PLACE, c.recv, count, type, mpi_op(c.op, c.dtype), comm, &request);
       break;
     case RawCollective::Kind::Broadcast:
       rc = MPI_Ibcast(c.recv, count, type, c.root, comm, &request);
@@ -80,7 +89,9 @@ MPI_Request start(const RawCollective& c, MPI_Comm comm) {
       rc = MPI_Ireduce_scatter_block(c.send, c.recv, count, type, mpi_op(c.op, c.dtype), comm,
                                      &request);
       break;
-    case RawCollective::Kind::Barrier: rc = MPI_Ibarrier(comm, &request); break;
+    case RawCollective::Kind::Barrier:
+      rc = MPI_Ibarrier(comm, &request);
+      break;
   }
   if (rc != MPI_SUCCESS) throw DistributedError(mpi_error_string(rc));
   return request;
@@ -191,8 +202,8 @@ class Runtime {
         work.complete(detail_str(
             "[", c.op_name, "] timed out after ",
             std::chrono::duration_cast<std::chrono::milliseconds>(timeout_).count() / 1000.0,
-            " s waiting for the other ranks of its group (", c.count,
-            " elements): a rank has died or hangs. Hint: check the other ranks' output; "
+            " s waiting for the other ranks of its group: a rank has died or hangs. Hint: check "
+            "the other ranks' output; "
             "STRIDE_DIST_TIMEOUT sets the timeout in seconds."));
         return;
       }
@@ -248,8 +259,7 @@ class MpiCommunicator final : public Communicator {
       if (rc != MPI_SUCCESS) throw DistributedError("[new_group] " + mpi_error_string(rc));
     });
     if (!member) return nullptr;
-    return std::make_unique<MpiCommunicator>(sub, int(position - ranks.begin()),
-                                             int(ranks.size()));
+    return std::make_unique<MpiCommunicator>(sub, int(position - ranks.begin()), int(ranks.size()));
   }
 
   int rank() const override { return rank_; }

@@ -18,10 +18,14 @@ namespace stride::distributed {
 
 const char* to_string(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Avg: return "avg";
-    case ReduceOp::Max: return "max";
-    case ReduceOp::Min: return "min";
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Avg:
+      return "avg";
+    case ReduceOp::Max:
+      return "max";
+    case ReduceOp::Min:
+      return "min";
   }
   return "?";
 }
@@ -184,9 +188,7 @@ class StagedProcessGroup final : public ProcessGroup {
     return submit(c, [finish, send] { finish(); });
   }
 
-  Work barrier() override {
-    return submit(RawCollective{}, nullptr);
-  }
+  Work barrier() override { return submit(RawCollective{}, nullptr); }
 
  private:
   void check_root(int root, const char* op) const {
@@ -234,9 +236,10 @@ std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback) {
   if (!env || !*env) return fallback;
   char* end = nullptr;
   const double seconds = std::strtod(env, &end);
-  STRIDE_CHECK(end && *end == '\0' && seconds > 0, ValueError,
-               "[distributed::init] STRIDE_DIST_TIMEOUT must be a positive number of seconds; got '",
-               env, "'.");
+  STRIDE_CHECK(
+      end && *end == '\0' && seconds > 0, ValueError,
+      "[distributed::init] STRIDE_DIST_TIMEOUT must be a positive number of seconds; got '", env,
+      "'.");
   return std::chrono::milliseconds(int64_t(seconds * 1000));
 }
 
@@ -374,11 +377,8 @@ Work all_gather(Tensor& out, const Tensor& input, ProcessGroup* group, bool asyn
   return waited(group_or_world(group).all_gather(out, input), async_op);
 }
 
-Work reduce_scatter(Tensor& out,
-                    const Tensor& input,
-                    ReduceOp op,
-                    ProcessGroup* group,
-                    bool async_op) {
+Work reduce_scatter(
+    Tensor& out, const Tensor& input, ReduceOp op, ProcessGroup* group, bool async_op) {
   return waited(group_or_world(group).reduce_scatter(out, input, op), async_op);
 }
 

@@ -12,7 +12,7 @@
 namespace stride::distributed {
 namespace {
 
-const std::vector<ScalarType> kAllDtypes = {kBool,    kUInt8,     kInt32,   kInt64,
+const std::vector<ScalarType> kAllDtypes = {kBool,    kUInt8,    kInt32,   kInt64,
                                             kFloat16, kBFloat16, kFloat32, kFloat64};
 
 // Rank r's operand: element i holds (i + r) % 7 (small integers: exact in

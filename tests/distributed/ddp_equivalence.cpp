@@ -71,8 +71,7 @@ int compare(const Args& a) {
       where = name;
     }
   }
-  std::printf("max |difference| %.3g (at %s), tolerance %.3g\n", worst, where.c_str(),
-              a.tolerance);
+  std::printf("max |difference| %.3g (at %s), tolerance %.3g\n", worst, where.c_str(), a.tolerance);
   return worst <= a.tolerance ? 0 : 1;
 }
 

@@ -168,8 +168,8 @@ TEST(DDP, NoSyncAccumulatesLocallyUntilTheNextSyncedBackward) {
 TEST(DDP, DeterministicShardsMatchOneProcessBitForBit) {
   constexpr int kShards = 4;
   auto model = per_rank_model();
-  DistributedDataParallel ddp(model, DDPOptions{.bucket_cap_mb = 0.001,
-                                                .deterministic_shards = kShards});
+  DistributedDataParallel ddp(model,
+                              DDPOptions{.bucket_cap_mb = 0.001, .deterministic_shards = kShards});
   ASSERT_EQ(ddp.local_shards() * world_size(), kShards);
   const Data d = global_batch(11);
   for (int k = 0; k < ddp.local_shards(); ++k) {
