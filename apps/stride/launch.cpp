@@ -35,8 +35,7 @@ std::vector<std::string> without_nproc(int argc, char** argv) {
 }  // namespace
 
 bool launched_by_mpi() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") ||
-         std::getenv("PMIX_SIZE");
+  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_SIZE");
 }
 
 int mpi_launch_rank() {
@@ -48,12 +47,14 @@ int mpi_launch_rank() {
 
 int launch_with_mpirun(int nproc, int argc, char** argv) {
   if (launched_by_mpi()) {
-    throw ValueError("--nproc starts mpirun itself; under mpirun, leave it out (mpirun -np "
-                     "sets the number of processes).");
+    throw ValueError(
+        "--nproc starts mpirun itself; under mpirun, leave it out (mpirun -np "
+        "sets the number of processes).");
   }
   if (!distributed::mpi_available()) {
-    throw ValueError("--nproc needs the MPI backend, and this build of stride has none. Hint: "
-                     "install Open MPI (libopenmpi-dev, openmpi-bin; `make deps`) and rebuild.");
+    throw ValueError(
+        "--nproc needs the MPI backend, and this build of stride has none. Hint: "
+        "install Open MPI (libopenmpi-dev, openmpi-bin; `make deps`) and rebuild.");
   }
   std::vector<std::string> args = {"mpirun", "-np", std::to_string(nproc), "--oversubscribe"};
   if (geteuid() == 0) args.push_back("--allow-run-as-root");  // containers often run as root

@@ -5,6 +5,7 @@
 // mpi.cpp; NCCL will be another.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -18,6 +19,7 @@
 namespace stride::distributed::detail {
 
 struct WorkState {
+  const char* op_name = "collective";  // for errors
   std::mutex mutex;
   std::condition_variable done_cv;
   bool done = false;  // the transport has finished (or failed)
@@ -27,6 +29,10 @@ struct WorkState {
   // thread). Holds the staged buffers alive until then.
   std::function<void()> finish;
   bool finished = false;
+  // How long wait() waits for the transport (zero: forever), and what it
+  // calls when that runs out, before throwing.
+  std::chrono::milliseconds timeout{0};
+  std::function<void()> on_timeout;
 
   void complete(std::string failure = {});
 };

@@ -46,7 +46,16 @@ void WorkState::complete(std::string failure) {
 void Work::wait() {
   if (!state_) return;
   std::unique_lock lock(state_->mutex);
-  state_->done_cv.wait(lock, [&] { return state_->done; });
+  const auto is_done = [&] { return state_->done; };
+  if (state_->timeout.count() == 0) {
+    state_->done_cv.wait(lock, is_done);
+  } else if (!state_->done_cv.wait_for(lock, state_->timeout, is_done)) {
+    if (state_->on_timeout) state_->on_timeout();
+    throw DistributedError(stride::detail::str_cat(
+        "[", state_->op_name, "] timed out after ", double(state_->timeout.count()) / 1000.0,
+        " s waiting for the other ranks of its group: a rank has died or hangs. Hint: check the "
+        "other ranks' output; STRIDE_DIST_TIMEOUT sets the timeout in seconds."));
+  }
   if (!state_->error.empty()) throw DistributedError(state_->error);
   if (!state_->finished) {
     state_->finished = true;
@@ -205,6 +214,7 @@ class StagedProcessGroup final : public ProcessGroup {
   // result (all_gather and reduce_scatter copy it to out).
   Work submit(const RawCollective& c, std::function<void()> finish) {
     auto state = std::make_shared<WorkState>();
+    state->op_name = c.op_name;
     state->finish = std::move(finish);
     if (!comm_) {
       if (c.send && c.recv != c.send) {
