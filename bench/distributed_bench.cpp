@@ -60,8 +60,8 @@ int allreduce_stride() {
   distributed::init();
   for (int64_t n : kFloats) {
     Tensor t = ones({n});
-    const double s =
-        time_reduce(n, [&] { distributed::all_reduce(t); }, [] { distributed::barrier(); });
+    const double s = time_reduce(
+        n, [&] { distributed::all_reduce(t); }, [] { distributed::barrier(); });
     if (distributed::rank() == 0) std::printf("%lld %.9f\n", (long long)(n * 4), s);
   }
   distributed::destroy();
@@ -91,7 +91,8 @@ int64_t overlap_ns(const std::vector<std::pair<int64_t, int64_t>>& intervals,
                    int64_t begin,
                    int64_t end) {
   int64_t total = 0;
-  for (const auto& [b, e] : intervals) total += std::max<int64_t>(0, std::min(e, end) - std::max(b, begin));
+  for (const auto& [b, e] : intervals)
+    total += std::max<int64_t>(0, std::min(e, end) - std::max(b, begin));
   return total;
 }
 
@@ -145,9 +146,10 @@ int ddp_step(const std::string& config_path, double bucket_mb) {
   if (rank == 0) {
     int64_t bytes = 0;
     for (const Tensor& p : model->parameters()) bytes += int64_t(p.nbytes());
-    std::printf("world %d, %lld parameters (%.1f MB of gradients), %zu buckets, batch %lld x %lld\n",
-                world, (long long)model->num_parameters(true), double(bytes) / 1e6,
-                ddp.bucket_names().size(), (long long)batch, (long long)context);
+    std::printf(
+        "world %d, %lld parameters (%.1f MB of gradients), %zu buckets, batch %lld x %lld\n", world,
+        (long long)model->num_parameters(true), double(bytes) / 1e6, ddp.bucket_names().size(),
+        (long long)batch, (long long)context);
     std::printf("forward %.2f ms, backward (with the all-reduces it waits for) %.2f ms\n",
                 median(forward_s) * 1e3, median(backward_s) * 1e3);
     std::printf("all-reduce time %.2f ms, %.0f%% of it during backward\n", median(comm_s) * 1e3,
@@ -167,7 +169,7 @@ int main(int argc, char** argv) {
   if (mode == "allreduce-stride") return allreduce_stride();
   if (mode == "allreduce-mpi") return allreduce_mpi(argc, argv);
   if (mode == "ddp" && argc == 4) return ddp_step(argv[2], std::atof(argv[3]));
-  std::fprintf(stderr,
-               "usage: distributed_bench allreduce-stride | allreduce-mpi | ddp CONFIG BUCKET_MB\n");
+  std::fprintf(
+      stderr, "usage: distributed_bench allreduce-stride | allreduce-mpi | ddp CONFIG BUCKET_MB\n");
   return 2;
 }

@@ -10,8 +10,18 @@ stride="$1"
 shift
 mpirun=("$@")
 work="$(mktemp -d)"
+# Marks this test's processes, so that cleaning up spares other tests'.
+export STRIDE_CLI_TEST_MARK="$work"
+ours() {  # the pids of this test's `stride train` processes, with $1 in their environment
+  local p
+  for p in $(pgrep -f "$stride train"); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "STRIDE_CLI_TEST_MARK=$work" &&
+      tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "$1" && echo "$p"
+  done
+  return 0
+}
 cleanup() {
-  pkill -KILL -f "$stride train" 2>/dev/null || true
+  ours "STRIDE_CLI_TEST_MARK=$work" | xargs -r kill -KILL 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -47,6 +57,15 @@ done
 diff <(losses np1) <(losses np2) >/dev/null || fail "1 and 2 processes trained differently"
 diff <(losses np1) <(losses np4) >/dev/null || fail "1 and 4 processes trained differently"
 
+# ZeRO-1: the optimizer state sharded, the training the same; its checkpoint
+# holds the full state, so a run without sharding resumes it.
+"$stride" train --nproc 2 --config tiny.json --data corpus.txt --out zero --sample 0 \
+  --set train.zero_stage=1 >zero.log 2>&1 || fail "zero_stage 1: $(tail -5 zero.log)"
+grep -q "ZeRO-1: rank 0 held" zero.log || fail "zero_stage 1 reported no sharded state"
+diff <(losses np1) <(losses zero) >/dev/null || fail "ZeRO-1 trained differently"
+"$stride" train --resume zero --steps 35 --set train.zero_stage=0 --data corpus.txt --sample 0 \
+  >zero_resumed.log || fail "an unsharded run did not resume a ZeRO-1 checkpoint"
+
 # Resumed at another world size: as if never interrupted.
 "$stride" train --nproc 2 --config tiny.json --data corpus.txt --out half --steps 20 --sample 0 \
   --set train.schedule=constant >half.log 2>&1
@@ -62,13 +81,7 @@ diff <(losses half) <(losses whole) >/dev/null || fail "a resume at another worl
 # Faults. A long run; once it has a checkpoint, one rank is stopped (hangs)
 # or killed (dies). The job must end, and the checkpoint must resume.
 rank_pid() {  # the pid of rank $1 of the running `stride train`
-  local p
-  for p in $(pgrep -f "$stride train"); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
-      echo "$p"
-      return
-    fi
-  done
+  ours "OMPI_COMM_WORLD_RANK=$1" | head -1
 }
 fault() {  # fault NAME SIGNAL
   local name="$1" signal="$2" job pid waited=0

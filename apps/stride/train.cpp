@@ -57,11 +57,11 @@ class StopSignals {
   void (*previous_[std::size(kStopSignals)])(int);
 };
 
-// In a data-parallel run every rank must stop after the same step, though
-// each gets the launcher's forwarded signal at its own moment: the ranks
-// agree each step, stopping when any of them was signalled.
-bool stop_agreed() {
-  const bool mine = StopSignals::received() != 0;
+// True when `mine` is true on any rank. In a data-parallel run the ranks
+// must stop, and save (a collective with sharded optimizer state), after
+// the same step, though each gets the launcher's forwarded signal, and sees
+// the clock of time-based checkpoints, at its own moment.
+bool on_any_rank(bool mine) {
   if (!distributed::is_initialized() || distributed::world_size() == 1) return mine;
   Tensor flag = full({1}, int64_t(mine), TensorOptions(kInt64));
   distributed::all_reduce(flag, distributed::ReduceOp::Max);
@@ -349,6 +349,20 @@ void print_sample(llama::LanguageModel& model,
             << "----------------------------------------\n";
 }
 
+// With ZeRO-1, the optimizer state this rank held beside the whole of it.
+// Collective.
+void report_sharded_state(const llama::Trainer& trainer) {
+  if (!trainer.zero()) return;
+  const int64_t mine = trainer.zero()->state_bytes();
+  Tensor total = full({1}, mine, TensorOptions(kInt64));
+  distributed::all_reduce(total);
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "ZeRO-1: rank 0 held %.2f MB of the optimizer state's %.2f MB (%d processes)\n",
+                double(mine) / 1e6, double(total.item<int64_t>()) / 1e6, distributed::world_size());
+  std::cout << text;
+}
+
 // The first lines of a run: where it starts and what it will do.
 void print_plan(const llama::RunConfig& cfg,
                 const fs::path& dir,
@@ -423,7 +437,8 @@ int run_train(const TrainArgs& args) {
   using Clock = Throughput::Clock;
   Clock::time_point last_save = Clock::now();
   auto save = [&] {
-    if (lead) save_checkpoint(checkpoint_path(dir).string(), trainer.capture(config_json));
+    CheckpointState state = trainer.capture(config_json);  // every rank: it may gather
+    if (lead) save_checkpoint(checkpoint_path(dir).string(), state);
     last_save = Clock::now();
   };
   const auto save_is_due = [&](int64_t step, Clock::time_point now) {
@@ -443,7 +458,8 @@ int run_train(const TrainArgs& args) {
   bool stopped = false;
   {
     StopSignals stop_signals;
-    while (trainer.steps_done() < cfg.train.steps && !(stopped = stop_agreed())) {
+    while (trainer.steps_done() < cfg.train.steps &&
+           !(stopped = on_any_rank(StopSignals::received() != 0))) {
       const llama::StepResult r = trainer.step();
       const auto now = Clock::now();
       const double tokens_per_s = throughput.step(now);
@@ -467,7 +483,7 @@ int run_train(const TrainArgs& args) {
         metrics << line.dump() << "\n" << std::flush;
         curves.add_step_loss(r.step, r.loss);
       }
-      if (save_is_due(r.step, now)) save();
+      if (on_any_rank(save_is_due(r.step, now))) save();
     }
   }
   progress.finish();
@@ -486,6 +502,7 @@ int run_train(const TrainArgs& args) {
               << ")\n";
     return 128 + (sig != 0 ? sig : SIGTERM);
   }
+  report_sharded_state(trainer);
   if (!lead) return 0;
   const double seconds = throughput.seconds_since_start(Clock::now());
   print_final_report(*model, corpus, cfg, dir, trainer.steps_done() - first_step, seconds,

@@ -27,6 +27,7 @@
 
 #include <chrono>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "stride/error.h"
@@ -142,5 +143,11 @@ Work reduce_scatter(Tensor& out,
                     ProcessGroup* group = nullptr,
                     bool async_op = false);
 void barrier(ProcessGroup* group = nullptr);
+
+// Throws DistributedError on every rank, naming the ranks that differ from
+// rank 0, unless `bytes` is the same on all ranks of `group` (compared by a
+// 64-bit FNV-1a hash). `what` names the data in the message ("the config").
+// Collective.
+void check_identical(std::string_view what, std::string_view bytes, ProcessGroup* group = nullptr);
 
 }  // namespace stride::distributed

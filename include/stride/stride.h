@@ -10,6 +10,7 @@
 #include "stride/device.h"
 #include "stride/distributed.h"
 #include "stride/distributed/ddp.h"
+#include "stride/distributed/zero.h"
 #include "stride/doctor.h"
 #include "stride/dtype.h"
 #include "stride/error.h"

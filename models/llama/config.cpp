@@ -114,7 +114,8 @@ json train_json(const TrainConfig& t) {
           {"eval_batches", t.eval_batches},
           {"checkpoint_interval", t.checkpoint_interval},
           {"seed", t.seed},
-          {"deterministic_shards", t.deterministic_shards}};
+          {"deterministic_shards", t.deterministic_shards},
+          {"zero_stage", t.zero_stage}};
 }
 
 void require(bool ok, const std::string& what) {
@@ -187,6 +188,7 @@ void TrainConfig::validate() const {
   require(deterministic_shards >= 0 &&
               (deterministic_shards == 0 || batch_size % deterministic_shards == 0),
           "train.deterministic_shards must be 0 or divide train.batch_size");
+  require(zero_stage == 0 || zero_stage == 1, "train.zero_stage must be 0 or 1");
 }
 
 RunConfig parse_config(std::string_view json_text, std::string_view source) {
@@ -252,6 +254,7 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   train.read("checkpoint_interval", t.checkpoint_interval);
   train.read("seed", t.seed);
   train.read("deterministic_shards", t.deterministic_shards);
+  train.read("zero_stage", t.zero_stage);
 
   try {
     m.validate();

@@ -94,6 +94,10 @@ struct TrainConfig {
   // the same bit for bit at every world size dividing K (Note
   // [Deterministic gradient reduction] in stride/distributed/ddp.h).
   int64_t deterministic_shards = 0;
+  // 1: ZeRO stage 1, the optimizer state sharded across the processes of a
+  // data-parallel run (stride/distributed/zero.h); 0: every process holds
+  // all of it.
+  int64_t zero_stage = 0;
 
   int64_t schedule_steps() const { return decay_steps > 0 ? decay_steps : steps; }
   void validate() const;

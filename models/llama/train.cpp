@@ -175,7 +175,12 @@ Trainer::Trainer(std::shared_ptr<LanguageModel> model,
                         std::to_string(world) + ")");
     }
     ddp_ = std::make_unique<distributed::DistributedDataParallel>(
-        model_, distributed::DDPOptions{.deterministic_shards = shards});
+        model_,
+        distributed::DDPOptions{.deterministic_shards = shards, .check_initial_parameters = true});
+  }
+  if (config.zero_stage == 1) {
+    distributed::init();
+    zero_ = std::make_unique<distributed::ShardedOptimizer>(*optimizer_);
   }
 }
 
@@ -217,7 +222,11 @@ StepResult Trainer::step() {
   StepResult r;
   r.grad_norm = nn::utils::clip_grad_norm_(params_, max_norm).item<double>();
   r.lr = optimizer_->param_groups().front().lr();
-  optimizer_->step();
+  if (zero_) {
+    zero_->step();
+  } else {
+    optimizer_->step();
+  }
   if (scheduler_) scheduler_->step();
   r.loss = loss;
   r.step = ++steps_;
@@ -233,15 +242,22 @@ std::pair<double, double> Trainer::estimate_train_val() {
 }
 
 CheckpointState Trainer::capture(const std::string& config_json) const {
-  CheckpointState state =
-      capture_checkpoint(*model_, optimizer_.get(), scheduler_.get(), steps_, config_json);
+  CheckpointState state = capture_checkpoint(*model_, zero_ ? nullptr : optimizer_.get(),
+                                             scheduler_.get(), steps_, config_json);
+  if (zero_) state.optimizer = zero_->state_dict();
   state.generators["batches"] = batch_gen_.get_state();
   state.generators["eval"] = eval_gen_.get_state();
   return state;
 }
 
 void Trainer::restore(const CheckpointState& state) {
-  restore_checkpoint(state, *model_, optimizer_.get(), scheduler_.get());
+  if (zero_) {
+    if (!state.optimizer)
+      throw ValueError("[Trainer::restore] the checkpoint holds no optimizer state");
+    zero_->load_state_dict(*state.optimizer);
+  }
+  restore_checkpoint(state, *model_, zero_ ? nullptr : optimizer_.get(), scheduler_.get());
+  if (ddp_) ddp_->check_parameters_identical();  // every rank read the same checkpoint
   if (auto it = state.generators.find("batches"); it != state.generators.end()) {
     batch_gen_.set_state(it->second);
   }

@@ -14,6 +14,7 @@
 #include "stride/checkpoint.h"
 #include "stride/data/text.h"
 #include "stride/distributed/ddp.h"
+#include "stride/distributed/zero.h"
 #include "stride/generator.h"
 #include "stride/optim/lr_scheduler.h"
 #include "stride/optim/optimizer.h"
@@ -101,9 +102,13 @@ class Trainer {
   const TrainConfig& config() const { return config_; }
   // The data-parallel wrapper, or null in a single-process run.
   const distributed::DistributedDataParallel* ddp() const { return ddp_.get(); }
+  // The sharded optimizer state (config.zero_stage 1), or null.
+  const distributed::ShardedOptimizer* zero() const { return zero_.get(); }
 
   // Everything needed to resume exactly: model, optimizer, schedule, step,
-  // the default generator (dropout) and the batch and eval generators.
+  // the default generator (dropout) and the batch and eval generators. With
+  // a sharded optimizer state both are collective (every rank calls them);
+  // the checkpoint holds the full state either way.
   CheckpointState capture(const std::string& config_json) const;
   void restore(const CheckpointState& state);
 
@@ -119,6 +124,7 @@ class Trainer {
   std::unique_ptr<optim::Optimizer> optimizer_;
   std::unique_ptr<optim::LRScheduler> scheduler_;
   std::unique_ptr<distributed::DistributedDataParallel> ddp_;
+  std::unique_ptr<distributed::ShardedOptimizer> zero_;
   std::vector<Tensor> params_;
   Generator batch_gen_, eval_gen_;
   int64_t steps_ = 0;

@@ -23,37 +23,22 @@ struct Bucket {
   Work work;
 };
 
-// FNV-1a over the parameters' names, dtypes and shapes: equal on every rank
-// exactly when the models have the same structure.
-int64_t structure_hash(const nn::OrderedDict<Tensor>& named) {
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  for (const auto& [name, t] : named) {
-    for (char c : name) mix(uint64_t(uint8_t(c)));
-    mix(uint64_t(t.dtype()));
-    for (int64_t s : t.sizes()) mix(uint64_t(s));
-  }
-  return int64_t(h);
-}
-
-// Every rank's value of `mine`, in rank order.
-std::vector<int64_t> gather_scalar(ProcessGroup& group, int64_t mine) {
-  Tensor in = full({1}, Scalar(mine), TensorOptions(kInt64));
-  Tensor out = empty({group.size()}, TensorOptions(kInt64));
-  group.all_gather(out, in).wait();
-  const int64_t* p = out.data_ptr<int64_t>();
-  return std::vector<int64_t>(p, p + group.size());
-}
-
-std::string ranks_differing(const std::vector<int64_t>& values) {
+// The parameters' names, dtypes and shapes: equal on every rank exactly when
+// the models have the same structure.
+std::string structure_of(const nn::OrderedDict<Tensor>& named) {
   std::string out;
-  for (size_t r = 1; r < values.size(); ++r) {
-    if (values[r] != values[0]) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  for (const auto& [name, t] : named) {
+    out += name + ":" + std::string(to_string(t.dtype())) + shape_str(t.sizes()) + ";";
+  }
+  return out;
+}
+
+// The parameters' bytes, in order (contiguous copies of any other layout).
+std::string values_of(const std::vector<Tensor>& params) {
+  std::string out;
+  for (const Tensor& p : params) {
+    const Tensor c = p.contiguous();
+    out.append(static_cast<const char*>(c.data_ptr()), c.nbytes());
   }
   return out;
 }
@@ -254,15 +239,13 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
                options_.bucket_cap_mb, ".");
   impl_ = std::make_unique<Impl>(*this);
   const nn::OrderedDict<Tensor> named = module_->named_parameters();
-  const std::vector<int64_t> hashes = gather_scalar(*group_, structure_hash(named));
-  const std::string differing = ranks_differing(hashes);
-  STRIDE_CHECK(differing.empty(), DistributedError, "[DistributedDataParallel] rank(s) ", differing,
-               " hold a model whose parameter names, dtypes or shapes differ from rank 0's. "
-               "Hint: every rank must build the model from the same config.");
+  check_identical("the model's parameter names, dtypes and shapes", structure_of(named),
+                  group_.get());
   for (const auto& [name, t] : named) {
     impl_->names.push_back(name);
     impl_->params.push_back(t);
   }
+  if (options_.check_initial_parameters) check_parameters_identical();
   if (options_.broadcast_on_construction) {
     NoGradGuard no_grad;
     for (Tensor& p : impl_->params) group_->broadcast(p, 0).wait();
@@ -275,6 +258,10 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
 DistributedDataParallel::~DistributedDataParallel() {
   for (HookHandle& h : impl_->hooks) h.remove();
   impl_->wait_launched();
+}
+
+void DistributedDataParallel::check_parameters_identical() const {
+  check_identical("the model's parameter values", values_of(impl_->params), group_.get());
 }
 
 int DistributedDataParallel::local_shards() const {

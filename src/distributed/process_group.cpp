@@ -396,4 +396,24 @@ void barrier(ProcessGroup* group) {
   group_or_world(group).barrier().wait();
 }
 
+void check_identical(std::string_view what, std::string_view bytes, ProcessGroup* group) {
+  ProcessGroup& g = group_or_world(group);
+  uint64_t hash = 1469598103934665603ull;
+  for (char c : bytes) {
+    hash ^= uint8_t(c);
+    hash *= 1099511628211ull;
+  }
+  Tensor mine = full({1}, int64_t(hash), TensorOptions(kInt64));
+  Tensor all = empty({g.size()}, TensorOptions(kInt64));
+  g.all_gather(all, mine).wait();
+  const int64_t* h = all.data_ptr<int64_t>();
+  std::string differing;
+  for (int r = 1; r < g.size(); ++r) {
+    if (h[r] != h[0]) differing += (differing.empty() ? "" : ", ") + std::to_string(r);
+  }
+  STRIDE_CHECK(differing.empty(), DistributedError, "[check_identical] ", what, " of rank(s) ",
+               differing, " differs from rank 0's. Hint: every rank must start from the same ",
+               "files and settings.");
+}
+
 }  // namespace stride::distributed

@@ -203,8 +203,23 @@ TEST(DDP, RefusesModelsThatDifferAcrossRanks) {
     DistributedDataParallel ddp(model);
     FAIL() << "a mismatched model was accepted";
   } catch (const DistributedError& e) {
-    EXPECT_NE(std::string(e.what()).find("rank(s) 1 hold a model"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("parameter names, dtypes and shapes of rank(s) 1 "),
+              std::string::npos)
+        << e.what();
   }
+}
+
+TEST(DDP, ChecksInitialValuesWhenAsked) {
+  auto model = per_rank_model();  // a seed per rank
+  if (world_size() == 1) {
+    DistributedDataParallel ddp(model, DDPOptions{.check_initial_parameters = true});
+    return;
+  }
+  EXPECT_THROW(DistributedDataParallel(model, DDPOptions{.check_initial_parameters = true}),
+               DistributedError);
+  manual_seed(9);
+  auto same = std::make_shared<Net>();
+  DistributedDataParallel ddp(same, DDPOptions{.check_initial_parameters = true});
 }
 
 TEST(DDP, ShardRowsCoverTheBatchOnce) {

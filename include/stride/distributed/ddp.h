@@ -50,6 +50,10 @@ struct DDPOptions {
   // Broadcast parameters and buffers from rank 0 at construction, after
   // checking that every rank has the same parameter names and shapes.
   bool broadcast_on_construction = true;
+  // Also check that every rank starts from the same parameter values (a
+  // checksum), as ranks that build the model from one seed, config and
+  // checkpoint do: a difference means they did not.
+  bool check_initial_parameters = false;
 };
 
 class DistributedDataParallel {
@@ -86,6 +90,11 @@ class DistributedDataParallel {
     bool previous_;
   };
   NoSyncGuard no_sync() { return NoSyncGuard(*this); }
+
+  // Throws DistributedError naming the ranks whose parameter values differ
+  // from rank 0's (a checksum of every byte), e.g. after each rank loaded a
+  // checkpoint. Collective.
+  void check_parameters_identical() const;
 
   // The buckets' parameter names, in the order their reductions start.
   std::vector<std::vector<std::string>> bucket_names() const;
