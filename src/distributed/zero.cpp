@@ -36,17 +36,15 @@ std::string broadcast_string(ProcessGroup& group, const std::string& text, int r
 
 }  // namespace
 
-ShardedOptimizer::ShardedOptimizer(optim::Optimizer& optimizer,
-                                   std::shared_ptr<ProcessGroup> group)
+ShardedOptimizer::ShardedOptimizer(optim::Optimizer& optimizer, std::shared_ptr<ProcessGroup> group)
     : optimizer_(optimizer), group_(std::move(group)), params_(optimizer.parameters()) {
   if (!group_) group_ = std::shared_ptr<ProcessGroup>(std::shared_ptr<ProcessGroup>(), &world());
   // Largest first onto the least loaded rank; ties by index, so every rank
   // computes the same assignment.
   std::vector<size_t> order(params_.size());
   std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return params_[a].numel() > params_[b].numel();
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return params_[a].numel() > params_[b].numel(); });
   std::vector<int64_t> load(size_t(group_->size()), 0);
   owner_.assign(params_.size(), 0);
   for (size_t i : order) {
