@@ -69,6 +69,7 @@ struct DistributedDataParallel::Impl {
     int64_t bytes = 0;
     for (size_t i = params.size(); i-- > 0;) {
       const Tensor& p = params[i];
+      if (!p.requires_grad()) continue;  // frozen: no gradient to reduce
       const bool fresh = buckets.empty() || buckets.back().dtype != p.dtype() || bytes >= cap;
       if (fresh) {
         buckets.emplace_back();

@@ -234,6 +234,7 @@ class StagedProcessGroup final : public ProcessGroup {
 struct World {
   std::shared_ptr<StagedProcessGroup> group;
   bool uses_mpi = false;
+  bool left_mpi = false;  // MPI cannot be initialised twice in a process
 };
 
 World& the_world() {
@@ -300,6 +301,9 @@ void init(const InitOptions& options) {
   std::unique_ptr<detail::Communicator> comm;
   const int launched = mpi_launch_size();
 #ifdef STRIDE_HAS_MPI
+  STRIDE_CHECK(!(launched > 0 && w.left_mpi), DistributedError,
+               "[distributed::init] this process already left the MPI world (destroy()); MPI "
+               "cannot be started twice in one process.");
   if (launched > 0) {
     comm = detail::mpi_init_world(timeout);
     w.uses_mpi = true;
@@ -329,6 +333,7 @@ void destroy() {
 #ifdef STRIDE_HAS_MPI
   if (w.uses_mpi) {
     w.uses_mpi = false;
+    w.left_mpi = true;
     detail::mpi_shutdown();
   }
 #endif

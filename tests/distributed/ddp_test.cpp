@@ -144,6 +144,19 @@ TEST(DDP, FindUnusedParametersCountsThemAsZero) {
   EXPECT_LE((model->fc1->weight.grad() - ref->fc1->weight.grad()).abs().max().item<double>(), 1e-6);
 }
 
+TEST(DDP, FrozenParametersStayOutOfTheBuckets) {
+  auto model = per_rank_model();
+  model->fc1->weight.requires_grad_(false);
+  DistributedDataParallel ddp(model);
+  for (const auto& bucket : ddp.bucket_names()) {
+    EXPECT_EQ(std::count(bucket.begin(), bucket.end(), "fc1.weight"), 0);
+  }
+  const Data d = global_batch(4);
+  loss_on_rows(*model, d, shard_rows(kBatch, rank(), world_size(), 0, 0)).backward();
+  EXPECT_FALSE(model->fc1->weight.grad().defined());
+  EXPECT_TRUE(model->fc1->bias.grad().defined());
+}
+
 TEST(DDP, NoSyncAccumulatesLocallyUntilTheNextSyncedBackward) {
   auto model = per_rank_model();
   DistributedDataParallel ddp(model);
