@@ -139,6 +139,31 @@ TEST(Sampler, DistributedSamplerShardsOnePermutation) {
   }
 }
 
+// With a per-rank batch of B / world, the ranks' batches at a step together
+// are the single process's batch of B at that step, whatever the world size.
+TEST(Sampler, DistributedBatchesMakeTheSameGlobalBatchAtAnyWorldSize) {
+  constexpr int64_t kN = 64, kGlobal = 8;
+  Generator gen(0);
+  auto global_batches = [&](int world) {
+    std::vector<std::vector<int64_t>> steps;
+    for (int r = 0; r < world; ++r) {
+      auto sampler = std::make_shared<DistributedSampler>(kN, world, r, true, 11);
+      sampler->set_epoch(2);
+      const auto batches = BatchSampler(sampler, kGlobal / world, false).batches(gen);
+      steps.resize(batches.size());
+      for (size_t k = 0; k < batches.size(); ++k) {
+        steps[k].insert(steps[k].end(), batches[k].begin(), batches[k].end());
+      }
+    }
+    for (auto& step : steps) std::sort(step.begin(), step.end());
+    return steps;
+  };
+  const auto one = global_batches(1);
+  EXPECT_EQ(one.size(), size_t(kN / kGlobal));
+  EXPECT_EQ(global_batches(2), one);
+  EXPECT_EQ(global_batches(4), one);
+}
+
 TEST(Sampler, DistributedSamplerReshufflesPerEpochAndDropsTheTail) {
   Generator a(1), b(2);
   DistributedSampler s(12, 2, 1, true, 3);
