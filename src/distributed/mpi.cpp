@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cstdio>
 #include <deque>
+#include <memory>
 #include <thread>
 
 #include "core/check.h"
@@ -108,7 +109,7 @@ class Runtime {
   // Finalises MPI, or aborts the job when a collective timed out (Note [The
   // communication thread]).
   ~Runtime() {
-    if (broken_) {
+    if (*broken_) {
       std::fprintf(stderr, "stride: aborting the MPI job after a collective timed out\n");
       std::fflush(nullptr);
       MPI_Abort(MPI_COMM_WORLD, 1);
@@ -140,13 +141,14 @@ class Runtime {
   }
 
   void submit(const RawCollective& c, MPI_Comm comm, std::shared_ptr<WorkState> work) {
-    if (broken_) {
+    if (*broken_) {
       work->complete(detail_str("[", c.op_name, "] the process group is broken: an earlier ",
                                 "collective timed out waiting for another rank."));
       return;
     }
     work->timeout = timeout_;
-    work->on_timeout = [this] { broken_ = true; };
+    // A Work may outlive the runtime: it shares the flag, not the runtime.
+    work->on_timeout = [broken = broken_] { *broken = true; };
     enqueue([c, comm, work = std::move(work)] { run_collective(c, comm, *work); });
   }
 
@@ -195,7 +197,7 @@ class Runtime {
   std::condition_variable cv_;
   std::deque<std::function<void()>> tasks_;
   bool stopping_ = false;
-  std::atomic<bool> broken_{false};
+  std::shared_ptr<std::atomic<bool>> broken_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 std::unique_ptr<Runtime>& runtime() {
