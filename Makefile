@@ -91,7 +91,10 @@ test-asan: deps venv
 # The whole suite under ThreadSanitizer, ops on two threads of stride's pool
 # (plain atomics and locks, which TSan follows; the BLAS calls inside chunks
 # are not instrumented, tools/tsan.supp says what that hides). Two processes,
-# each half of the tests (gtest's shards), as most tests run on one thread.
+# each half of the tests (gtest's shards), as most tests run on one thread;
+# then the distributed suite on two processes (its communication thread
+# beside the computing one), over shared memory: Open MPI's TCP transport
+# takes its own locks in an order TSan reports.
 test-tsan: deps
 	@cmake -S . -B $(TSAN_BUILD) -G Ninja $(SANITIZER_FLAGS) -DSTRIDE_SANITIZE=thread \
 	  $(CMAKE_FLAGS) >/dev/null
@@ -100,7 +103,11 @@ test-tsan: deps
 	  TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tools/tsan.supp" && \
 	  { GTEST_SHARD_INDEX=0 ./tests/stride_tests --gtest_brief=1 & first=$$!; \
 	    GTEST_SHARD_INDEX=1 ./tests/stride_tests --gtest_brief=1; second=$$?; \
-	    wait $$first && test $$second -eq 0; }
+	    wait $$first && test $$second -eq 0; } && \
+	  if [ -x tests/distributed/stride_distributed_tests ] && command -v mpirun >/dev/null; then \
+	    env -u GTEST_TOTAL_SHARDS mpirun --oversubscribe --allow-run-as-root --mca btl self,vader \
+	      -x TSAN_OPTIONS -np 2 \
+	      tests/distributed/stride_distributed_tests --gtest_brief=1; fi
 
 # Installs into $(PREFIX) and builds examples/consumer against it, with CMake
 # (find_package(stride)) and with pkg-config.
