@@ -82,6 +82,28 @@ grep -q "optimizer state *50.21 GiB" inspect.log || fail "inspect's optimizer st
 grep -q "SimpleModel_RMS .* NOT causal" ladder.log || fail "ladder did not flag SimpleModel_RMS"
 [ -s ladder/ladder.md ] && [ -s ladder/ladder.json ] || fail "ladder wrote no table"
 
+# The lesson's tiny GPT, shrunk to train in seconds, on TinyShakespeare when
+# the run has it: its loss falls, every command takes it, the doctor passes.
+cat > gpt.json <<'JSON'
+{"name": "gpt-test",
+ "model": {"arch": "gpt2", "d_model": 48, "n_layers": 2, "n_heads": 4, "context": 32,
+           "tie_embeddings": true, "dropout": 0.0},
+ "train": {"steps": 300, "batch_size": 16, "optimizer": "adamw", "lr": 3e-3,
+           "eval_interval": 100, "eval_batches": 4, "checkpoint_interval": 100}}
+JSON
+gpt_data="${STRIDE_DATA:-corpus.txt}"
+"$stride" train --config gpt.json --data "$gpt_data" --out gpt --sample 20 > gpt.log
+first="$(grep -o '^step 0: train loss [0-9.]*' gpt.log | grep -o '[0-9.]*$')"
+last="$(grep -o '"train_loss_estimate":[0-9.]*' gpt/metrics.jsonl | tail -1 | cut -d: -f2)"
+awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a - 0.5) }' ||
+  fail "the tiny GPT's loss did not fall (step 0: $first, last: $last)"
+"$stride" eval --ckpt gpt --data "$gpt_data" | grep -q "whole split" || fail "eval of the GPT"
+"$stride" generate --ckpt gpt --prompt "ROMEO:" --tokens 20 --seed 1 > /dev/null || fail "generate GPT"
+"$stride" attention --ckpt gpt --prompt "the quick" --out gpt_attn.png > /dev/null ||
+  fail "attention of the GPT"
+"$stride" doctor --ckpt gpt --data "$gpt_data" > gpt_doctor.log || fail "doctor flags the GPT: $(cat gpt_doctor.log)"
+grep -q "PASS  causality" gpt_doctor.log || fail "doctor causality of the GPT"
+
 # Ctrl-C: the run stops, saves a final checkpoint and says how to resume.
 "$stride" train --config tiny.json --data corpus.txt --out interrupted --steps 1000000 --sample 0 > int.log &
 pid=$!

@@ -12,7 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::pair<Arch, std::string_view>, 8> kArchNames = {{
+constexpr std::array<std::pair<Arch, std::string_view>, 9> kArchNames = {{
     {Arch::SimpleBroken, "simple_broken"},
     {Arch::Simple, "simple"},
     {Arch::SimpleRMS, "simple_rms"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<Arch, std::string_view>, 8> kArchNames = {{
     {Arch::RopeSwiGLU, "rope_swiglu"},
     {Arch::ArticleLlama, "article_llama"},
     {Arch::Llama, "llama"},
+    {Arch::GPT2, "gpt2"},
 }};
 
 std::string join_keys(const json& known) {
@@ -142,6 +143,7 @@ Arch parse_arch(std::string_view name) {
 
 int64_t ModelConfig::hidden_dim() const {
   if (ffn_hidden > 0) return ffn_hidden;
+  if (arch == Arch::GPT2) return 4 * d_model;
   const int64_t h = 8 * d_model / 3;
   return (h + multiple_of - 1) / multiple_of * multiple_of;
 }
@@ -154,13 +156,18 @@ void ModelConfig::validate() const {
   require(norm_eps >= 0, "norm_eps must be >= 0");
   require(rope_theta > 0, "rope_theta must be positive");
   require(dropout >= 0 && dropout < 1, "dropout must be in [0, 1)");
-  const bool rope = arch >= Arch::RopeNoMask;
+  const bool rope = arch >= Arch::RopeNoMask && arch <= Arch::Llama;
   require(!rope || d_model % 2 == 0, "RoPE needs an even d_model");
   if (arch == Arch::Llama) {
     require(d_model % n_heads == 0, "d_model (" + std::to_string(d_model) +
                                         ") must be divisible by n_heads (" +
                                         std::to_string(n_heads) + ")");
     require(head_dim() % 2 == 0, "RoPE needs an even head_dim = d_model / n_heads");
+  }
+  if (arch == Arch::GPT2) {
+    require(d_model % n_heads == 0, "d_model (" + std::to_string(d_model) +
+                                        ") must be divisible by n_heads (" +
+                                        std::to_string(n_heads) + ")");
   }
 }
 

@@ -30,9 +30,10 @@ enum class Arch {
   RopeSwiGLU,    // + the article's SwiGLU (learnable beta)
   ArticleLlama,  // 4 article blocks and an MLP head: 2,370,246 parameters
   Llama,         // the correct Llama (per-token RMSNorm, d/h heads, SwiGLU FFN)
+  GPT2,          // GPT-2 (models/gpt): learned positions, LayerNorm, GELU MLP, tied head
 };
 
-std::string_view arch_name(Arch arch);  // "simple_broken", ..., "llama"
+std::string_view arch_name(Arch arch);  // "simple_broken", ..., "llama", "gpt2"
 // Throws ConfigError listing the valid names.
 Arch parse_arch(std::string_view name);
 

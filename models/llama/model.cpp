@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "gpt/model.h"
 #include "llama/article.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
@@ -245,6 +246,9 @@ std::shared_ptr<LanguageModel> build_model(const ModelConfig& config) {
   switch (config.arch) {
     case Arch::Llama:
       model = std::make_shared<Llama>(config);
+      break;
+    case Arch::GPT2:
+      model = std::make_shared<gpt::GPT>(config);
       break;
     case Arch::ArticleLlama:
       model = std::make_shared<ArticleLlama>(config);

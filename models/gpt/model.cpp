@@ -1,0 +1,113 @@
+#include "gpt/model.h"
+
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "stride/nn/functional.h"
+#include "stride/ops.h"
+
+namespace stride::gpt {
+
+namespace F = nn::functional;
+
+Tensor gelu_tanh(const Tensor& x) {
+  // The formula as Hugging Face's NewGELUActivation writes it, so that the
+  // float32 roundings are the same.
+  const double k = std::sqrt(2.0 / std::numbers::pi);
+  return x * 0.5 * ((x + x * x * x * 0.044715) * k).tanh().add(1.0);
+}
+
+CausalSelfAttention::CausalSelfAttention(const ModelConfig& config)
+    : nn::Module("CausalSelfAttention"),
+      n_heads(config.n_heads),
+      head_dim(config.head_dim()),
+      dropout(config.dropout) {
+  c_attn = register_module("c_attn", std::make_shared<nn::Linear>(config.d_model, 3 * config.d_model));
+  c_proj = register_module("c_proj", std::make_shared<nn::Linear>(config.d_model, config.d_model));
+  resid_dropout = register_module("resid_dropout", std::make_shared<nn::Dropout>(config.dropout));
+}
+
+Tensor CausalSelfAttention::forward(const Tensor& x, Tensor* probs) {
+  const int64_t B = x.size(0), T = x.size(1), D = n_heads * head_dim;
+  const Tensor qkv = c_attn->call(x);  // (B, T, 3D): q | k | v
+  auto heads = [&](int64_t part) {
+    return qkv.narrow(2, part * D, D).view({B, T, n_heads, head_dim}).transpose(1, 2);
+  };
+  const Tensor q = heads(0), k = heads(1), v = heads(2);
+  const double p = is_training() ? dropout : 0.0;
+  Tensor y;
+  if (probs) {
+    Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(head_dim)));
+    const Tensor keep = ones({T, T}, TensorOptions(kBool).device(x.device())).tril();
+    *probs =
+        scores.masked_fill(keep.eq(false), -std::numeric_limits<double>::infinity()).softmax(-1);
+    y = F::dropout(*probs, p, is_training()).matmul(v);
+  } else {
+    y = F::scaled_dot_product_attention(q, k, v, {}, p, /*is_causal=*/true);
+  }
+  return resid_dropout->call(c_proj->call(y.transpose(1, 2).reshape({B, T, D})));
+}
+
+MLP::MLP(const ModelConfig& config) : nn::Module("MLP") {
+  c_fc = register_module("c_fc", std::make_shared<nn::Linear>(config.d_model, config.hidden_dim()));
+  c_proj =
+      register_module("c_proj", std::make_shared<nn::Linear>(config.hidden_dim(), config.d_model));
+  dropout = register_module("dropout", std::make_shared<nn::Dropout>(config.dropout));
+}
+
+Tensor MLP::forward(const Tensor& x) {
+  return dropout->call(c_proj->call(gelu_tanh(c_fc->call(x))));
+}
+
+Block::Block(const ModelConfig& config) : nn::Module("Block") {
+  // Hugging Face's registration order, so that state_dict lists keys as its
+  // checkpoints do.
+  ln_1 = register_module("ln_1", std::make_shared<nn::LayerNorm>(std::vector<int64_t>{config.d_model},
+                                                                  config.norm_eps));
+  attn = register_module("attn", std::make_shared<CausalSelfAttention>(config));
+  ln_2 = register_module("ln_2", std::make_shared<nn::LayerNorm>(std::vector<int64_t>{config.d_model},
+                                                                  config.norm_eps));
+  mlp = register_module("mlp", std::make_shared<MLP>(config));
+}
+
+Tensor Block::forward(const Tensor& x, Tensor* probs) {
+  const Tensor h = x + attn->forward(ln_1->call(x), probs);
+  return h + mlp->call(ln_2->call(h));
+}
+
+Transformer::Transformer(const ModelConfig& config) : nn::Module("Transformer") {
+  wte = register_module("wte", std::make_shared<nn::Embedding>(config.vocab_size, config.d_model));
+  wpe = register_module("wpe", std::make_shared<nn::Embedding>(config.context, config.d_model));
+  drop = register_module("drop", std::make_shared<nn::Dropout>(config.dropout));
+  h = register_module("h", std::make_shared<nn::ModuleList>());
+  for (int64_t i = 0; i < config.n_layers; ++i) h->push_back(std::make_shared<Block>(config));
+  ln_f = register_module("ln_f", std::make_shared<nn::LayerNorm>(std::vector<int64_t>{config.d_model},
+                                                                  config.norm_eps));
+}
+
+GPT::GPT(const ModelConfig& config) : LanguageModel("GPT", config) {
+  transformer = register_module("transformer", std::make_shared<Transformer>(config));
+  lm_head = register_module(
+      "lm_head", std::make_shared<nn::Linear>(config.d_model, config.vocab_size, false));
+  if (config.tie_embeddings) {
+    lm_head->weight = lm_head->replace_parameter("weight", transformer->wte->weight);
+  }
+}
+
+Tensor GPT::forward(const Tensor& ids) {
+  check_ids(ids);
+  attention_maps_.clear();
+  const int64_t T = ids.size(1);
+  const Tensor positions = arange(0, T, 1, kInt64).to(ids.device());
+  Tensor h = transformer->drop->call(transformer->wte->call(ids) +
+                                     transformer->wpe->call(positions));
+  for (int64_t l = 0; l < int64_t(transformer->h->size()); ++l) {
+    Tensor probs;
+    h = transformer->h->at<Block>(l)->forward(h, record_attention_ ? &probs : nullptr);
+    if (record_attention_) attention_maps_.push_back(probs.detach());
+  }
+  return lm_head->call(transformer->ln_f->call(h));
+}
+
+}  // namespace stride::gpt

@@ -1,0 +1,84 @@
+// GPT-2 (Radford et al. 2019), as Hugging Face's GPT2LMHeadModel computes it,
+// and the lesson's tiny character-level GPT (configs/tiny-gpt.json) with it.
+//
+// Shapes: B batch, T sequence length (<= context), D d_model, H n_heads,
+// Dh = D / H, V vocab_size.
+//
+//   h = wte(ids) + wpe(0..T-1)                      (B, T, D), then dropout
+//   for each block:  h = h + attn(ln_1(h))          causal, fused q|k|v projection
+//                    h = h + mlp(ln_2(h))           c_proj(gelu_tanh(c_fc x))
+//   logits = ln_f(h) wte^T                          (B, T, V), the embedding tied
+//
+// Parameter names are Hugging Face's (`transformer.h.0.attn.c_attn.weight`,
+// ...), so its checkpoints map one to one; its Conv1D layers store weights
+// as (in, out), stride's Linear as (out, in), so loading and exporting
+// transpose them (models/gpt/hf.h).
+#pragma once
+
+#include <memory>
+
+#include "llama/model.h"
+#include "stride/nn/layers.h"
+
+namespace stride::gpt {
+
+using llama::ModelConfig;
+
+// GPT-2's GELU, the tanh approximation ("gelu_new" in Hugging Face):
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+Tensor gelu_tanh(const Tensor& x);
+
+class CausalSelfAttention : public nn::Module {
+ public:
+  explicit CausalSelfAttention(const ModelConfig& config);
+  // x (B, T, D) -> (B, T, D); with `probs`, the attention probabilities
+  // (B, H, T, T) are computed explicitly and stored there.
+  Tensor forward(const Tensor& x, Tensor* probs);
+
+  int64_t n_heads, head_dim;
+  double dropout;
+  std::shared_ptr<nn::Linear> c_attn, c_proj;
+  std::shared_ptr<nn::Dropout> resid_dropout;
+};
+
+class MLP : public nn::Module {
+ public:
+  explicit MLP(const ModelConfig& config);
+  Tensor forward(const Tensor& x) override;
+
+  std::shared_ptr<nn::Linear> c_fc, c_proj;
+  std::shared_ptr<nn::Dropout> dropout;
+};
+
+class Block : public nn::Module {
+ public:
+  explicit Block(const ModelConfig& config);
+  Tensor forward(const Tensor& x, Tensor* probs);
+
+  std::shared_ptr<nn::LayerNorm> ln_1, ln_2;
+  std::shared_ptr<CausalSelfAttention> attn;
+  std::shared_ptr<MLP> mlp;
+};
+
+// The body ("transformer" in Hugging Face's names).
+class Transformer : public nn::Module {
+ public:
+  explicit Transformer(const ModelConfig& config);
+
+  std::shared_ptr<nn::Embedding> wte, wpe;
+  std::shared_ptr<nn::Dropout> drop;
+  std::shared_ptr<nn::ModuleList> h;
+  std::shared_ptr<nn::LayerNorm> ln_f;
+};
+
+class GPT : public llama::LanguageModel {
+ public:
+  explicit GPT(const ModelConfig& config);
+  // ids (B, T) with T <= context -> logits (B, T, V).
+  Tensor forward(const Tensor& ids) override;
+
+  std::shared_ptr<Transformer> transformer;
+  std::shared_ptr<nn::Linear> lm_head;
+};
+
+}  // namespace stride::gpt

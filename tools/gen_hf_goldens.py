@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""Generates tests/golden/hf/: tiny GPT-2 models made by Hugging Face
+`transformers` and its outputs on them, which tests/models/hf_gpt2_test.cpp
+recomputes with stride (models/gpt/hf.h loads the directories).
+
+    build-venv/bin/pip install -r tools/requirements-hf.txt
+    build-venv/bin/python tools/gen_hf_goldens.py [--out DIR]
+
+Writes, under DIR (default tests/golden/hf):
+  gpt2_tiny/           save_pretrained of a random GPT2LMHeadModel (tied head)
+  gpt2_tiny_sharded/   the same model saved in shards with their index
+  gpt2_tiny_untied/    an untied variant
+  gpt2_tiny_outputs.safetensors
+      ids (2, 24), labels (2, 24) with -100 at the first position of row 1;
+      for each model M (tied, untied): M/logits (2, 24, V), M/loss (), the
+      attention probabilities M/attn.<layer> (2, H, 24, 24), and
+      M/greedy (72,): the prompt ids[0, :8] and 64 greedily generated tokens.
+Torch runs on one thread in float32; the models are seeded, so a re-run gives
+the same values.
+"""
+
+import argparse
+import os
+
+import torch
+from safetensors.torch import save_file
+from transformers import GPT2Config, GPT2LMHeadModel
+
+
+def make_model(tied: bool, seed: int) -> GPT2LMHeadModel:
+    torch.manual_seed(seed)
+    config = GPT2Config(
+        vocab_size=97,
+        n_positions=96,
+        n_embd=32,
+        n_layer=2,
+        n_head=4,
+        layer_norm_epsilon=1e-5,
+        activation_function="gelu_new",
+        tie_word_embeddings=tied,
+        resid_pdrop=0.0,
+        embd_pdrop=0.0,
+        attn_pdrop=0.0,
+    )
+    model = GPT2LMHeadModel(config).eval()
+    # Larger than the default 0.02 init, so that the logits are far from
+    # uniform and a wrong transpose or a mixed-up head cannot hide.
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.2)
+    return model
+
+
+def outputs(model: GPT2LMHeadModel, ids, labels, prefix: str) -> dict:
+    out = {}
+    with torch.no_grad():
+        result = model(ids, labels=labels, output_attentions=True, attn_implementation="eager")
+        out[f"{prefix}/logits"] = result.logits.contiguous()
+        out[f"{prefix}/loss"] = result.loss.reshape(()).contiguous()
+        for layer, attn in enumerate(result.attentions):
+            out[f"{prefix}/attn.{layer}"] = attn.contiguous()
+        greedy = model.generate(
+            ids[:1, :8],
+            max_new_tokens=64,
+            do_sample=False,
+            pad_token_id=0,
+            attention_mask=torch.ones(1, 8, dtype=torch.long),
+        )
+        out[f"{prefix}/greedy"] = greedy[0].contiguous()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", default=os.path.join("tests", "golden", "hf"))
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    os.makedirs(args.out, exist_ok=True)
+
+    gen = torch.Generator().manual_seed(7)
+    ids = torch.randint(0, 97, (2, 24), generator=gen)
+    labels = ids.clone()
+    labels[1, 0] = -100
+    tensors = {"ids": ids, "labels": labels}
+
+    tied = make_model(tied=True, seed=1)
+    tied.config._attn_implementation = "eager"
+    tied.save_pretrained(os.path.join(args.out, "gpt2_tiny"))
+    tied.save_pretrained(os.path.join(args.out, "gpt2_tiny_sharded"), max_shard_size="40KB")
+    tensors.update(outputs(tied, ids, labels, "tied"))
+
+    untied = make_model(tied=False, seed=2)
+    untied.config._attn_implementation = "eager"
+    untied.save_pretrained(os.path.join(args.out, "gpt2_tiny_untied"))
+    tensors.update(outputs(untied, ids, labels, "untied"))
+
+    import transformers
+
+    save_file(
+        tensors,
+        os.path.join(args.out, "gpt2_tiny_outputs.safetensors"),
+        metadata={
+            "torch": torch.__version__,
+            "transformers": transformers.__version__,
+            "command": "python tools/gen_hf_goldens.py",
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
