@@ -73,7 +73,8 @@ std::vector<fs::path> weight_files(const fs::path& dir) {
       throw ConfigError(index.string() + ": missing key \"weight_map\"");
     }
     std::set<std::string> shards;
-    for (const auto& item : map["weight_map"].items()) shards.insert(item.value().get<std::string>());
+    for (const auto& item : map["weight_map"].items())
+      shards.insert(item.value().get<std::string>());
     std::vector<fs::path> files;
     for (const std::string& shard : shards) {
       if (!fs::exists(dir / shard)) {
@@ -97,8 +98,8 @@ std::vector<fs::path> weight_files(const fs::path& dir) {
 llama::ModelConfig read_hf_config(const fs::path& dir) {
   const fs::path file = dir / "config.json";
   const json c = read_json(file);
-  const auto architectures = get<std::vector<std::string>>(c, file, "architectures",
-                                                           std::vector<std::string>{});
+  const auto architectures =
+      get<std::vector<std::string>>(c, file, "architectures", std::vector<std::string>{});
   const std::string model_type = get<std::string>(c, file, "model_type", std::string());
   const bool gpt2 = model_type == "gpt2" ||
                     (!architectures.empty() && architectures.front() == "GPT2LMHeadModel");
@@ -143,9 +144,10 @@ std::shared_ptr<llama::LanguageModel> load_hf(const fs::path& dir) {
   for (const fs::path& file : weight_files(dir)) {
     for (auto& [hf_name, t] : io::load_safetensors(file.string()).tensors) {
       if (ends_with(hf_name, ".attn.bias") || ends_with(hf_name, ".attn.masked_bias")) continue;
-      const std::string name = hf_name.rfind("lm_head.", 0) == 0 || hf_name.rfind("transformer.", 0) == 0
-                                   ? hf_name
-                                   : "transformer." + hf_name;
+      const std::string name =
+          hf_name.rfind("lm_head.", 0) == 0 || hf_name.rfind("transformer.", 0) == 0
+              ? hf_name
+              : "transformer." + hf_name;
       if (!expected.contains(name)) {
         throw ValueError(file.string() + ": tensor \"" + hf_name +
                          "\" is not a parameter of GPT2LMHeadModel as config.json describes it");

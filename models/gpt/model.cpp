@@ -23,7 +23,8 @@ CausalSelfAttention::CausalSelfAttention(const ModelConfig& config)
       n_heads(config.n_heads),
       head_dim(config.head_dim()),
       dropout(config.dropout) {
-  c_attn = register_module("c_attn", std::make_shared<nn::Linear>(config.d_model, 3 * config.d_model));
+  c_attn =
+      register_module("c_attn", std::make_shared<nn::Linear>(config.d_model, 3 * config.d_model));
   c_proj = register_module("c_proj", std::make_shared<nn::Linear>(config.d_model, config.d_model));
   resid_dropout = register_module("resid_dropout", std::make_shared<nn::Dropout>(config.dropout));
 }
@@ -63,11 +64,11 @@ Tensor MLP::forward(const Tensor& x) {
 Block::Block(const ModelConfig& config) : nn::Module("Block") {
   // Hugging Face's registration order, so that state_dict lists keys as its
   // checkpoints do.
-  ln_1 = register_module("ln_1", std::make_shared<nn::LayerNorm>(std::vector<int64_t>{config.d_model},
-                                                                  config.norm_eps));
+  ln_1 = register_module("ln_1", std::make_shared<nn::LayerNorm>(
+                                     std::vector<int64_t>{config.d_model}, config.norm_eps));
   attn = register_module("attn", std::make_shared<CausalSelfAttention>(config));
-  ln_2 = register_module("ln_2", std::make_shared<nn::LayerNorm>(std::vector<int64_t>{config.d_model},
-                                                                  config.norm_eps));
+  ln_2 = register_module("ln_2", std::make_shared<nn::LayerNorm>(
+                                     std::vector<int64_t>{config.d_model}, config.norm_eps));
   mlp = register_module("mlp", std::make_shared<MLP>(config));
 }
 
@@ -82,14 +83,14 @@ Transformer::Transformer(const ModelConfig& config) : nn::Module("Transformer") 
   drop = register_module("drop", std::make_shared<nn::Dropout>(config.dropout));
   h = register_module("h", std::make_shared<nn::ModuleList>());
   for (int64_t i = 0; i < config.n_layers; ++i) h->push_back(std::make_shared<Block>(config));
-  ln_f = register_module("ln_f", std::make_shared<nn::LayerNorm>(std::vector<int64_t>{config.d_model},
-                                                                  config.norm_eps));
+  ln_f = register_module("ln_f", std::make_shared<nn::LayerNorm>(
+                                     std::vector<int64_t>{config.d_model}, config.norm_eps));
 }
 
 GPT::GPT(const ModelConfig& config) : LanguageModel("GPT", config) {
   transformer = register_module("transformer", std::make_shared<Transformer>(config));
-  lm_head = register_module(
-      "lm_head", std::make_shared<nn::Linear>(config.d_model, config.vocab_size, false));
+  lm_head = register_module("lm_head",
+                            std::make_shared<nn::Linear>(config.d_model, config.vocab_size, false));
   if (config.tie_embeddings) {
     lm_head->weight = lm_head->replace_parameter("weight", transformer->wte->weight);
   }
@@ -100,8 +101,8 @@ Tensor GPT::forward(const Tensor& ids) {
   attention_maps_.clear();
   const int64_t T = ids.size(1);
   const Tensor positions = arange(0, T, 1, kInt64).to(ids.device());
-  Tensor h = transformer->drop->call(transformer->wte->call(ids) +
-                                     transformer->wpe->call(positions));
+  Tensor h =
+      transformer->drop->call(transformer->wte->call(ids) + transformer->wpe->call(positions));
   for (int64_t l = 0; l < int64_t(transformer->h->size()); ++l) {
     Tensor probs;
     h = transformer->h->at<Block>(l)->forward(h, record_attention_ ? &probs : nullptr);

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -99,8 +99,8 @@ TEST(HuggingFaceGPT2, UntiedModelMatchesTransformers) {
 
 TEST(HuggingFaceGPT2, GreedyGenerationGivesTransformersTokens) {
   for (const char* prefix : {"tied", "untied"}) {
-    auto model = load_hf(golden_dir() / (std::string(prefix) == "tied" ? "gpt2_tiny"
-                                                                         : "gpt2_tiny_untied"));
+    auto model =
+        load_hf(golden_dir() / (std::string(prefix) == "tied" ? "gpt2_tiny" : "gpt2_tiny_untied"));
     const Tensor& want = outputs().at(std::string(prefix) + "/greedy");
     EXPECT_EQ(greedy(*model, want), as_vector(want)) << prefix;
   }
@@ -169,7 +169,8 @@ TEST(HuggingFaceGPT2, ClearErrorsNameTheFileAndTheKey) {
   e = error_of(missing);
   EXPECT_NE(e.find("model-00002-of-00004.safetensors: shard named by"), std::string::npos) << e;
 
-  const fs::path act = edited_copy("act", [](nlohmann::json& c) { c["activation_function"] = "relu"; });
+  const fs::path act =
+      edited_copy("act", [](nlohmann::json& c) { c["activation_function"] = "relu"; });
   e = error_of(act);
   EXPECT_NE(e.find("key \"activation_function\""), std::string::npos) << e;
 
