@@ -114,19 +114,29 @@ TEST(HuggingFaceGPT2, ShardedCheckpointLoadsTheSameWeights) {
   EXPECT_TRUE(equal(single->forward(ids), sharded->forward(ids)));
 }
 
+// STRIDE_HF_EXPORT_DIR keeps the export, with stride's logits beside it,
+// for transformers to load (tests/models/hf_live.sh).
 TEST(HuggingFaceGPT2, ExportRoundTripsToTheSameLogits) {
   auto model = load_hf(golden_dir() / "gpt2_tiny_untied");
-  const fs::path dir = fs::temp_directory_path() / ("stride_hf_export_" + std::to_string(getpid()));
+  const char* keep = std::getenv("STRIDE_HF_EXPORT_DIR");
+  const fs::path dir =
+      keep ? fs::path(keep)
+           : fs::temp_directory_path() / ("stride_hf_export_" + std::to_string(getpid()));
   save_hf(*model, dir);
   auto back = load_hf(dir);
   const Tensor& ids = outputs().at("ids");
   NoGradGuard no_grad;
-  EXPECT_TRUE(equal(model->forward(ids), back->forward(ids)));
+  const Tensor logits = model->forward(ids);
+  EXPECT_TRUE(equal(logits, back->forward(ids)));
   // Hugging Face's layout: Conv1D weights (in, out), no lm_head when tied.
   const auto file = io::load_safetensors((dir / "model.safetensors").string());
   const std::vector<int64_t> conv1d = {model->config().d_model, model->config().hidden_dim()};
   EXPECT_TRUE(file.at("transformer.h.0.mlp.c_fc.weight").sizes() == IntArrayRef(conv1d));
-  fs::remove_all(dir);
+  if (keep) {
+    io::save_safetensors((dir / "stride_logits.safetensors").string(), {{"logits", logits}});
+  } else {
+    fs::remove_all(dir);
+  }
 }
 
 // A copy of the tied model's directory whose config.json is `edit` applied
