@@ -6,12 +6,12 @@ set -euo pipefail
 # CMake config (find_package(dnnl)) requires OpenCL; the package is only a
 # Recommends of libdnnl-dev, which --no-install-recommends skips.
 # libopenmpi-dev and openmpi-bin: the distributed MPI backend, and mpirun for
-# its tests.
+# its tests. libpcre2-dev: the regexes of Hugging Face tokenizer.json files.
 packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev
-  python3-dev python3-venv libopenmpi-dev openmpi-bin
+  python3-dev python3-venv libopenmpi-dev openmpi-bin libpcre2-dev
 )
 
 missing=()

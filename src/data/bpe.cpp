@@ -1,0 +1,376 @@
+// Byte-level BPE (include/stride/data/bpe.h).
+#include "stride/data/bpe.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <algorithm>
+#include <array>
+#include <fstream>
+#include <limits>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unordered_map>
+
+#include "stride/error.h"
+
+namespace stride::data {
+
+namespace {
+
+using json = nlohmann::json;
+
+// GPT-2's pre-tokenization regex, which the ByteLevel pre-tokenizer applies
+// when its use_regex is on.
+constexpr const char* kGpt2Pattern =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += char(cp);
+  } else if (cp < 0x800) {
+    out += char(0xC0 | (cp >> 6));
+    out += char(0x80 | (cp & 0x3F));
+  } else {
+    out += char(0xE0 | (cp >> 12));
+    out += char(0x80 | ((cp >> 6) & 0x3F));
+    out += char(0x80 | (cp & 0x3F));
+  }
+}
+
+// Byte-level BPE's stand-ins: the printable bytes stand for themselves, the
+// others for 256, 257, ... in order (GPT-2's bytes_to_unicode), as UTF-8.
+struct ByteAlphabet {
+  std::array<std::string, 256> of_byte;
+  std::unordered_map<std::string, uint8_t> to_byte;
+
+  ByteAlphabet() {
+    uint32_t next = 256;
+    for (int b = 0; b < 256; ++b) {
+      const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+      append_utf8(of_byte[size_t(b)], printable ? uint32_t(b) : next++);
+      to_byte[of_byte[size_t(b)]] = uint8_t(b);
+    }
+  }
+};
+
+const ByteAlphabet& alphabet() {
+  static const ByteAlphabet a;
+  return a;
+}
+
+// The UTF-8 characters of `s` (each a string).
+std::vector<std::string> utf8_chars(std::string_view s) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < s.size();) {
+    const auto c = uint8_t(s[i]);
+    const size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    out.emplace_back(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+// A compiled pre-tokenization regex (Isolated: matches and the text between
+// them are the pieces).
+class Splitter {
+ public:
+  Splitter(const std::string& pattern, const std::string& where) {
+    int error = 0;
+    PCRE2_SIZE offset = 0;
+    code_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.c_str()), pattern.size(),
+                          PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+    if (!code_) {
+      PCRE2_UCHAR message[256];
+      pcre2_get_error_message(error, message, sizeof message);
+      throw ValueError(where + ": the regex does not compile at offset " + std::to_string(offset) +
+                       ": " + reinterpret_cast<char*>(message));
+    }
+    pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);  // optional: falls back to the interpreter
+  }
+  ~Splitter() { pcre2_code_free(code_); }
+  Splitter(const Splitter&) = delete;
+  Splitter& operator=(const Splitter&) = delete;
+
+  void split(std::string_view text, std::vector<std::string>& out) const {
+    pcre2_match_data* match = pcre2_match_data_create_from_pattern(code_, nullptr);
+    size_t start = 0, last = 0;
+    while (start <= text.size()) {
+      const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
+                                 start, 0, match, nullptr);
+      if (rc < 0) break;
+      const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match);
+      if (ov[0] > last) out.emplace_back(text.substr(last, ov[0] - last));
+      if (ov[1] > ov[0]) out.emplace_back(text.substr(ov[0], ov[1] - ov[0]));
+      last = ov[1];
+      if (ov[1] == ov[0]) {
+        if (ov[1] >= text.size()) break;
+        // An empty match: step over one whole character.
+        start = ov[1] + 1;
+        while (start < text.size() && (uint8_t(text[start]) & 0xC0) == 0x80) ++start;
+      } else {
+        start = ov[1];
+      }
+    }
+    if (last < text.size()) out.emplace_back(text.substr(last));
+    pcre2_match_data_free(match);
+  }
+
+ private:
+  pcre2_code* code_ = nullptr;
+};
+
+}  // namespace
+
+struct BPETokenizer::Impl {
+  std::string source;
+  std::unordered_map<std::string, int64_t> vocab;
+  std::vector<std::string> tokens;                  // by id
+  std::unordered_map<std::string, int> merge_rank;  // "left right" -> rank
+  bool ignore_merges = false;
+  bool add_prefix_space = false;
+  std::vector<std::unique_ptr<Splitter>> splitters;  // applied in order
+  struct Added {
+    std::string content;
+    int64_t id;
+  };
+  std::vector<Added> added;  // longest first
+  std::vector<bool> is_added;
+  mutable std::mutex cache_mutex;
+  mutable std::unordered_map<std::string, std::vector<int64_t>> cache;
+
+  [[noreturn]] void refuse(const std::string& key, const std::string& why) const {
+    throw ValueError(source + ": key \"" + key + "\": " + why);
+  }
+
+  void read_pre_tokenizer(const json& p, const std::string& key) {
+    const std::string type = p.value("type", "");
+    if (type == "Sequence") {
+      const json& list = p.at("pretokenizers");
+      for (size_t i = 0; i < list.size(); ++i) {
+        read_pre_tokenizer(list[i], key + ".pretokenizers." + std::to_string(i));
+      }
+    } else if (type == "ByteLevel") {
+      add_prefix_space = p.value("add_prefix_space", false);
+      if (p.value("use_regex", true)) {
+        splitters.push_back(std::make_unique<Splitter>(kGpt2Pattern, source));
+      }
+    } else if (type == "Split") {
+      if (p.value("behavior", "") != "Isolated" || p.value("invert", false)) {
+        refuse(key, "only Split with behavior Isolated (not inverted) is implemented");
+      }
+      const json& pattern = p.at("pattern");
+      if (!pattern.contains("Regex"))
+        refuse(key + ".pattern", "only Regex patterns are implemented");
+      splitters.push_back(std::make_unique<Splitter>(pattern["Regex"].get<std::string>(), source));
+    } else {
+      refuse(key, "pre-tokenizer \"" + type + "\" is not implemented (byte-level BPE only)");
+    }
+  }
+
+  void read(const json& root) {
+    if (!root.is_object()) throw ValueError(source + ": not a tokenizer.json (not a JSON object)");
+    if (root.contains("normalizer") && !root["normalizer"].is_null()) {
+      refuse("normalizer", "normalizers are not implemented (byte-level BPE uses none)");
+    }
+    const json& model = root.at("model");
+    if (model.value("type", "") != "BPE") refuse("model.type", "only BPE is implemented");
+    if (model.value("byte_fallback", false)) {
+      refuse("model.byte_fallback", "byte fallback (SentencePiece-style BPE) is not implemented");
+    }
+    for (const char* k : {"continuing_subword_prefix", "end_of_word_suffix", "dropout"}) {
+      if (model.contains(k) && !model[k].is_null())
+        refuse(std::string("model.") + k, "must be null");
+    }
+    ignore_merges = model.value("ignore_merges", false);
+    for (const auto& item : model.at("vocab").items()) {
+      const int64_t id = item.value().get<int64_t>();
+      vocab[item.key()] = id;
+    }
+    int rank = 0;
+    for (const json& m : model.at("merges")) {
+      std::string key;
+      if (m.is_string()) {
+        key = m.get<std::string>();
+      } else {
+        key = m.at(0).get<std::string>() + " " + m.at(1).get<std::string>();
+      }
+      merge_rank.emplace(key, rank++);
+    }
+    if (root.contains("added_tokens")) {
+      for (const json& t : root["added_tokens"]) {
+        const std::string content = t.at("content").get<std::string>();
+        const int64_t id = t.at("id").get<int64_t>();
+        vocab[content] = id;
+        added.push_back({content, id});
+      }
+    }
+    std::sort(added.begin(), added.end(),
+              [](const Added& a, const Added& b) { return a.content.size() > b.content.size(); });
+    int64_t size = 0;
+    for (const auto& [t, id] : vocab) size = std::max(size, id + 1);
+    tokens.assign(size_t(size), std::string());
+    is_added.assign(size_t(size), false);
+    for (const auto& [t, id] : vocab) {
+      if (id < 0) refuse("model.vocab", "negative id for \"" + t + "\"");
+      tokens[size_t(id)] = t;
+    }
+    for (const Added& a : added) is_added[size_t(a.id)] = true;
+    if (root.contains("pre_tokenizer") && !root["pre_tokenizer"].is_null()) {
+      read_pre_tokenizer(root["pre_tokenizer"], "pre_tokenizer");
+    }
+    if (root.contains("decoder") && !root["decoder"].is_null() &&
+        root["decoder"].value("type", "") != "ByteLevel") {
+      refuse("decoder", "only the ByteLevel decoder is implemented");
+    }
+  }
+
+  // The BPE of one pre-tokenized piece, already in byte-level characters.
+  std::vector<int64_t> bpe(const std::string& word) const {
+    if (ignore_merges) {
+      if (auto it = vocab.find(word); it != vocab.end()) return {it->second};
+    }
+    {
+      std::lock_guard lock(cache_mutex);
+      if (auto it = cache.find(word); it != cache.end()) return it->second;
+    }
+    std::vector<std::string> parts = utf8_chars(word);
+    // GPT-2's loop: merge every occurrence of the lowest-ranked adjacent
+    // pair, left to right, until no pair has a rank.
+    for (;;) {
+      int best = std::numeric_limits<int>::max();
+      for (size_t i = 0; i + 1 < parts.size(); ++i) {
+        auto it = merge_rank.find(parts[i] + " " + parts[i + 1]);
+        if (it != merge_rank.end()) best = std::min(best, it->second);
+      }
+      if (best == std::numeric_limits<int>::max()) break;
+      std::vector<std::string> merged;
+      for (size_t i = 0; i < parts.size(); ++i) {
+        if (i + 1 < parts.size()) {
+          auto it = merge_rank.find(parts[i] + " " + parts[i + 1]);
+          if (it != merge_rank.end() && it->second == best) {
+            merged.push_back(parts[i] + parts[i + 1]);
+            ++i;
+            continue;
+          }
+        }
+        merged.push_back(parts[i]);
+      }
+      parts = std::move(merged);
+    }
+    std::vector<int64_t> ids;
+    for (const std::string& p : parts) {
+      auto it = vocab.find(p);
+      if (it == vocab.end()) {
+        throw ValueError(source + ": the piece \"" + p + "\" has no id (no unk_token)");
+      }
+      ids.push_back(it->second);
+    }
+    std::lock_guard lock(cache_mutex);
+    cache.emplace(word, ids);
+    return ids;
+  }
+
+  void encode_ordinary(std::string_view text, std::vector<int64_t>& out) const {
+    const bool prefix = add_prefix_space && !text.empty() && text.front() != ' ';
+    std::vector<std::string> pieces = {(prefix ? std::string(" ") : std::string()) +
+                                       std::string(text)};
+    for (const auto& splitter : splitters) {
+      std::vector<std::string> next;
+      for (const std::string& p : pieces) splitter->split(p, next);
+      pieces = std::move(next);
+    }
+    const ByteAlphabet& a = alphabet();
+    for (const std::string& piece : pieces) {
+      if (piece.empty()) continue;
+      std::string word;
+      for (char c : piece) word += a.of_byte[uint8_t(c)];
+      for (int64_t id : bpe(word)) out.push_back(id);
+    }
+  }
+};
+
+BPETokenizer::BPETokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+BPETokenizer::~BPETokenizer() = default;
+BPETokenizer::BPETokenizer(BPETokenizer&&) noexcept = default;
+BPETokenizer& BPETokenizer::operator=(BPETokenizer&&) noexcept = default;
+
+BPETokenizer BPETokenizer::from_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw IOError(path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  return from_json(text.str(), path);
+}
+
+BPETokenizer BPETokenizer::from_json(std::string_view json_text, const std::string& source) {
+  auto impl = std::make_unique<Impl>();
+  impl->source = source;
+  const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) throw ValueError(source + ": not valid JSON");
+  try {
+    impl->read(root);
+  } catch (const json::exception& e) {
+    throw ValueError(source + ": malformed tokenizer.json: " + e.what());
+  }
+  return BPETokenizer(std::move(impl));
+}
+
+std::vector<int64_t> BPETokenizer::encode(std::string_view text) const {
+  std::vector<int64_t> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    // The earliest added token (the longest at a tie) cuts the text.
+    size_t at = std::string_view::npos;
+    const Impl::Added* hit = nullptr;
+    for (const auto& a : impl_->added) {
+      const size_t pos = text.find(a.content, start);
+      if (pos != std::string_view::npos && (pos < at)) {
+        at = pos;
+        hit = &a;
+      }
+    }
+    impl_->encode_ordinary(text.substr(start, (hit ? at : text.size()) - start), out);
+    if (!hit) break;
+    out.push_back(hit->id);
+    start = at + hit->content.size();
+  }
+  return out;
+}
+
+std::string BPETokenizer::decode(const std::vector<int64_t>& ids) const {
+  const ByteAlphabet& a = alphabet();
+  std::string out;
+  for (int64_t id : ids) {
+    if (id < 0 || id >= vocab_size() || impl_->tokens[size_t(id)].empty()) {
+      throw ValueError(impl_->source + ": id " + std::to_string(id) + " is not in the vocabulary");
+    }
+    const std::string& token = impl_->tokens[size_t(id)];
+    if (impl_->is_added[size_t(id)]) {
+      out += token;
+      continue;
+    }
+    for (const std::string& c : utf8_chars(token)) {
+      auto it = a.to_byte.find(c);
+      if (it == a.to_byte.end()) {
+        throw ValueError(impl_->source + ": token " + std::to_string(id) +
+                         " holds a character outside the byte-level alphabet");
+      }
+      out += char(it->second);
+    }
+  }
+  return out;
+}
+
+int64_t BPETokenizer::vocab_size() const {
+  return int64_t(impl_->tokens.size());
+}
+
+std::optional<int64_t> BPETokenizer::token_to_id(std::string_view token) const {
+  auto it = impl_->vocab.find(std::string(token));
+  if (it == impl_->vocab.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace stride::data
