@@ -11,9 +11,9 @@ build="$1"
 seconds="$2"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$build/findings"
-for target in safetensors_header checkpoint; do
+for target in safetensors_header checkpoint tokenizer; do
   binary="$build/fuzz_$target"
-  regressions=("$root/fuzz/regressions/$target"/*.safetensors)
+  regressions=("$root/fuzz/regressions/$target"/*)
   if [ -e "${regressions[0]}" ]; then
     "$binary" "${regressions[@]}" > "$build/$target.replay.log" 2>&1 ||
       { tail -30 "$build/$target.replay.log"; echo "fuzz_$target: a regression file fails again"; exit 1; }

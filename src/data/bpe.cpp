@@ -88,8 +88,16 @@ class Splitter {
                        ": " + reinterpret_cast<char*>(message));
     }
     pcre2_jit_compile(code_, PCRE2_JIT_COMPLETE);  // optional: falls back to the interpreter
+    // A pattern from a file must not hang stride: bound the backtracking.
+    context_ = pcre2_match_context_create(nullptr);
+    pcre2_set_match_limit(context_, 10'000'000);
+    pcre2_set_depth_limit(context_, 100'000);
+    where_ = where;
   }
-  ~Splitter() { pcre2_code_free(code_); }
+  ~Splitter() {
+    pcre2_match_context_free(context_);
+    pcre2_code_free(code_);
+  }
   Splitter(const Splitter&) = delete;
   Splitter& operator=(const Splitter&) = delete;
 
@@ -98,8 +106,15 @@ class Splitter {
     size_t start = 0, last = 0;
     while (start <= text.size()) {
       const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
-                                 start, 0, match, nullptr);
-      if (rc < 0) break;
+                                 start, 0, match, context_);
+      if (rc == PCRE2_ERROR_NOMATCH) break;
+      if (rc < 0) {
+        pcre2_match_data_free(match);
+        PCRE2_UCHAR message[256];
+        pcre2_get_error_message(rc, message, sizeof message);
+        throw ValueError(where_ + ": the pre-tokenizer's regex failed on the text: " +
+                         reinterpret_cast<char*>(message));
+      }
       const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match);
       if (ov[0] > last) out.emplace_back(text.substr(last, ov[0] - last));
       if (ov[1] > ov[0]) out.emplace_back(text.substr(ov[0], ov[1] - ov[0]));
@@ -119,6 +134,8 @@ class Splitter {
 
  private:
   pcre2_code* code_ = nullptr;
+  pcre2_match_context* context_ = nullptr;
+  std::string where_;
 };
 
 }  // namespace
@@ -202,6 +219,7 @@ struct BPETokenizer::Impl {
       for (const json& t : root["added_tokens"]) {
         const std::string content = t.at("content").get<std::string>();
         const int64_t id = t.at("id").get<int64_t>();
+        if (content.empty()) refuse("added_tokens", "a token with empty content");
         vocab[content] = id;
         added.push_back({content, id});
       }
@@ -209,13 +227,15 @@ struct BPETokenizer::Impl {
     std::sort(added.begin(), added.end(),
               [](const Added& a, const Added& b) { return a.content.size() > b.content.size(); });
     int64_t size = 0;
-    for (const auto& [t, id] : vocab) size = std::max(size, id + 1);
+    // Ids index a table: bound them, so that a file cannot ask for terabytes.
+    constexpr int64_t kMaxId = int64_t(1) << 24;
+    for (const auto& [t, id] : vocab) {
+      if (id < 0 || id >= kMaxId) refuse("model.vocab", "id " + std::to_string(id) + " of \"" + t + "\" is outside [0, 2^24)");
+      size = std::max(size, id + 1);
+    }
     tokens.assign(size_t(size), std::string());
     is_added.assign(size_t(size), false);
-    for (const auto& [t, id] : vocab) {
-      if (id < 0) refuse("model.vocab", "negative id for \"" + t + "\"");
-      tokens[size_t(id)] = t;
-    }
+    for (const auto& [t, id] : vocab) tokens[size_t(id)] = t;
     for (const Added& a : added) is_added[size_t(a.id)] = true;
     if (root.contains("pre_tokenizer") && !root["pre_tokenizer"].is_null()) {
       read_pre_tokenizer(root["pre_tokenizer"], "pre_tokenizer");
