@@ -7,7 +7,10 @@ recomputes with stride (models/gpt/hf.h loads the directories).
     build-venv/bin/python tools/gen_hf_goldens.py [--out DIR]
 
 Writes, under DIR (default tests/golden/hf):
-  gpt2_tiny/           save_pretrained of a random GPT2LMHeadModel (tied head)
+  gpt2_tiny/           save_pretrained of a random GPT2LMHeadModel (tied head),
+                       with tests/golden/tokenizers/gpt2_style.json as its
+                       tokenizer.json (tools/gen_tokenizer_goldens.py; the
+                       vocabularies match: 1000 tokens)
   gpt2_tiny_sharded/   the same model saved in shards with their index
   gpt2_tiny_untied/    an untied variant
   gpt2_tiny_outputs.safetensors
@@ -21,6 +24,7 @@ the same values.
 
 import argparse
 import os
+import shutil
 
 import torch
 from safetensors.torch import save_file
@@ -30,7 +34,7 @@ from transformers import GPT2Config, GPT2LMHeadModel
 def make_model(tied: bool, seed: int) -> GPT2LMHeadModel:
     torch.manual_seed(seed)
     config = GPT2Config(
-        vocab_size=97,
+        vocab_size=1000,
         n_positions=96,
         n_embd=32,
         n_layer=2,
@@ -78,7 +82,7 @@ def main() -> None:
     os.makedirs(args.out, exist_ok=True)
 
     gen = torch.Generator().manual_seed(7)
-    ids = torch.randint(0, 97, (2, 24), generator=gen)
+    ids = torch.randint(0, 1000, (2, 24), generator=gen)
     labels = ids.clone()
     labels[1, 0] = -100
     tensors = {"ids": ids, "labels": labels}
@@ -86,6 +90,11 @@ def main() -> None:
     tied = make_model(tied=True, seed=1)
     tied.config._attn_implementation = "eager"
     tied.save_pretrained(os.path.join(args.out, "gpt2_tiny"))
+    tokenizer = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "tokenizers")
+    shutil.copy(
+        os.path.join(tokenizer, "gpt2_style.json"),
+        os.path.join(args.out, "gpt2_tiny", "tokenizer.json"),
+    )
     tied.save_pretrained(os.path.join(args.out, "gpt2_tiny_sharded"), max_shard_size="40KB")
     tensors.update(outputs(tied, ids, labels, "tied"))
 

@@ -52,6 +52,8 @@ struct GenerateArgs {
   uint64_t seed = 0;
   std::string precision = "fp32";
   int64_t window = 0;  // llama::GenerateOptions::slide; 0: a quarter of the context
+  // A Hugging Face model directory (with its tokenizer.json) instead of model.
+  std::optional<std::string> hf;
 };
 int run_generate(const GenerateArgs& args);
 
@@ -62,7 +64,9 @@ struct AttentionArgs {
 int run_attention(const AttentionArgs& args);
 
 struct ExportArgs {
-  std::string ckpt, out;
+  std::string ckpt;
+  std::optional<std::string> out;  // a safetensors file of stride's names
+  std::optional<std::string> hf;   // a Hugging Face directory (GPT-2 runs)
 };
 int run_export(const ExportArgs& args);
 

@@ -179,6 +179,9 @@ int main(int argc, char** argv) {
                 "context tokens, as a plain sliding window, at a prefill per token; 0: a "
                 "quarter of the context)")
       ->check(kCount);
+  g->add_option("--hf", gen.hf,
+                "a Hugging Face model directory (config.json, safetensors, tokenizer.json) "
+                "instead of --ckpt or --weights");
   g->add_option("--precision", gen.precision, "fp32, or bf16 (autocast: bfloat16 matmuls)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
 
@@ -193,7 +196,11 @@ int main(int argc, char** argv) {
   auto* x = app.add_subcommand(
       "export", "write a run's weights for PyTorch and Hugging Face tools (safetensors)");
   x->add_option("--ckpt", exp.ckpt, "run directory")->required();
-  x->add_option("--out", exp.out, "safetensors file")->required();
+  auto* export_out = x->add_option("--out", exp.out, "safetensors file");
+  auto* export_hf =
+      x->add_option("--hf", exp.hf, "a Hugging Face directory transformers loads (GPT-2 runs)");
+  export_out->excludes(export_hf);
+  x->require_option(1, 2);  // --ckpt and one of --out, --hf
 
   InitArgs init;
   auto* i = app.add_subcommand("init", "write a freshly initialised model's weights");

@@ -4,11 +4,13 @@
 #include <numbers>
 
 #include "commands.h"
+#include "gpt/hf.h"
 #include "llama/generate.h"
 #include "llama/train.h"
 #include "run_dir.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
+#include "stride/data/bpe.h"
 #include "stride/doctor.h"
 #include "stride/io.h"
 #include "stride/ops.h"
@@ -52,16 +54,49 @@ int run_eval(const EvalArgs& args) {
   return 0;
 }
 
-int run_generate(const GenerateArgs& args) {
-  LoadedRun run = load_model(args.model, std::nullopt);
-  const std::vector<int64_t> prompt = encode_prompt(run.tokenizer, args.prompt);
-  if (prompt.empty())
-    throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
+namespace {
+
+llama::GenerateOptions generate_options(const GenerateArgs& args) {
   llama::GenerateOptions opt;
   opt.max_new_tokens = args.tokens;
   opt.seed = args.seed;
   opt.sampling = {args.temperature, args.top_k, args.top_p};
   opt.slide = args.window;
+  return opt;
+}
+
+// generate --hf DIR: a Hugging Face model and its byte-level BPE tokenizer.
+int generate_hf(const GenerateArgs& args) {
+  if (args.model.ckpt || args.model.weights) {
+    throw ValueError("--hf is a model of its own: leave out --ckpt and --weights.");
+  }
+  const fs::path dir(*args.hf);
+  const fs::path tokenizer_file = dir / "tokenizer.json";
+  if (!fs::exists(tokenizer_file)) {
+    throw IOError(tokenizer_file.string() +
+                  ": missing; generate --hf needs the model's tokenizer.json.");
+  }
+  const data::BPETokenizer tokenizer = data::BPETokenizer::from_file(tokenizer_file.string());
+  auto model = gpt::load_hf(dir);
+  const std::vector<int64_t> prompt = tokenizer.encode(args.prompt);
+  if (prompt.empty()) throw ValueError("the prompt is empty.");
+  std::cout << args.prompt << std::flush;
+  AutocastGuard autocast(args.precision == "bf16");
+  llama::generate(*model, prompt, generate_options(args),
+                  [&](int64_t id) { std::cout << tokenizer.decode({id}) << std::flush; });
+  std::cout << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int run_generate(const GenerateArgs& args) {
+  if (args.hf) return generate_hf(args);
+  LoadedRun run = load_model(args.model, std::nullopt);
+  const std::vector<int64_t> prompt = encode_prompt(run.tokenizer, args.prompt);
+  if (prompt.empty())
+    throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
+  const llama::GenerateOptions opt = generate_options(args);
   if (args.temperature == 0) {
     std::cerr << "note: temperature 0 is greedy decoding (the most likely character each "
                  "time); --seed, --top-k and --top-p have no effect\n";
@@ -146,8 +181,16 @@ int run_attention(const AttentionArgs& args) {
 
 int run_export(const ExportArgs& args) {
   const LoadedRun run = load_run(args.ckpt);
-  export_weights(run, args.out);
-  std::cout << "wrote " << args.out << ": " << run.model->state_dict().size() << " tensors of "
+  if (args.hf) {
+    gpt::save_hf(*run.model, *args.hf);
+    std::cout << "wrote " << *args.hf << " (config.json, model.safetensors) for transformers' "
+              << "from_pretrained: " << run.model->name() << " at step " << run.state.step
+              << "; the character tokenizer stays in " << args.ckpt << "/tokenizer.json\n";
+    return 0;
+  }
+  if (!args.out) throw ValueError("export needs --out FILE or --hf DIR.");
+  export_weights(run, *args.out);
+  std::cout << "wrote " << *args.out << ": " << run.model->state_dict().size() << " tensors of "
             << run.model->name() << " at step " << run.state.step
             << ", with its config and tokenizer as metadata\n";
   return 0;

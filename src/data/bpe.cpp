@@ -230,7 +230,9 @@ struct BPETokenizer::Impl {
     // Ids index a table: bound them, so that a file cannot ask for terabytes.
     constexpr int64_t kMaxId = int64_t(1) << 24;
     for (const auto& [t, id] : vocab) {
-      if (id < 0 || id >= kMaxId) refuse("model.vocab", "id " + std::to_string(id) + " of \"" + t + "\" is outside [0, 2^24)");
+      if (id < 0 || id >= kMaxId)
+        refuse("model.vocab",
+               "id " + std::to_string(id) + " of \"" + t + "\" is outside [0, 2^24)");
       size = std::max(size, id + 1);
     }
     tokens.assign(size_t(size), std::string());
