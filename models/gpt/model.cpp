@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <optional>
+#include <string>
 
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
@@ -29,23 +31,35 @@ CausalSelfAttention::CausalSelfAttention(const ModelConfig& config)
   resid_dropout = register_module("resid_dropout", std::make_shared<nn::Dropout>(config.dropout));
 }
 
-Tensor CausalSelfAttention::forward(const Tensor& x, Tensor* probs) {
+Tensor CausalSelfAttention::forward(
+    const Tensor& x, Tensor* probs, Tensor* cache_k, Tensor* cache_v, int64_t offset) {
   const int64_t B = x.size(0), T = x.size(1), D = n_heads * head_dim;
   const Tensor qkv = c_attn->call(x);  // (B, T, 3D): q | k | v
   auto heads = [&](int64_t part) {
     return qkv.narrow(2, part * D, D).view({B, T, n_heads, head_dim}).transpose(1, 2);
   };
-  const Tensor q = heads(0), k = heads(1), v = heads(2);
+  const Tensor q = heads(0);
+  Tensor k = heads(1), v = heads(2);
+  std::optional<F::CausalAlignment> alignment;
+  if (cache_k != nullptr) {
+    cache_k->narrow(2, offset, T).copy_(k);
+    cache_v->narrow(2, offset, T).copy_(v);
+    k = cache_k->narrow(2, 0, offset + T);
+    v = cache_v->narrow(2, 0, offset + T);
+    alignment = F::CausalAlignment::BottomRight;
+  }
   const double p = is_training() ? dropout : 0.0;
   Tensor y;
   if (probs) {
+    const int64_t S = k.size(2);
     Tensor scores = q.matmul(k.transpose(-2, -1)) * (1.0 / std::sqrt(double(head_dim)));
-    const Tensor keep = ones({T, T}, TensorOptions(kBool).device(x.device())).tril();
+    const Tensor keep = ones({T, S}, TensorOptions(kBool).device(x.device())).tril(S - T);
     *probs =
         scores.masked_fill(keep.eq(false), -std::numeric_limits<double>::infinity()).softmax(-1);
     y = F::dropout(*probs, p, is_training()).matmul(v);
   } else {
-    y = F::scaled_dot_product_attention(q, k, v, {}, p, /*is_causal=*/true);
+    y = F::scaled_dot_product_attention(q, k, v, {}, p, /*is_causal=*/true, std::nullopt,
+                                        alignment);
   }
   return resid_dropout->call(c_proj->call(y.transpose(1, 2).reshape({B, T, D})));
 }
@@ -72,8 +86,9 @@ Block::Block(const ModelConfig& config) : nn::Module("Block") {
   mlp = register_module("mlp", std::make_shared<MLP>(config));
 }
 
-Tensor Block::forward(const Tensor& x, Tensor* probs) {
-  const Tensor h = x + attn->forward(ln_1->call(x), probs);
+Tensor Block::forward(
+    const Tensor& x, Tensor* probs, Tensor* cache_k, Tensor* cache_v, int64_t offset) {
+  const Tensor h = x + attn->forward(ln_1->call(x), probs, cache_k, cache_v, offset);
   return h + mlp->call(ln_2->call(h));
 }
 
@@ -98,14 +113,53 @@ GPT::GPT(const ModelConfig& config) : LanguageModel("GPT", config) {
 
 Tensor GPT::forward(const Tensor& ids) {
   check_ids(ids);
+  return run(ids, nullptr);
+}
+
+Tensor GPT::forward(const Tensor& ids, llama::KVCache& cache) {
+  if (ids.dim() != 2 || cache.k.size() != size_t(config().n_layers) ||
+      ids.size(0) != cache.k.front().size(0)) {
+    throw ShapeError("[GPT] the KV cache was made for another batch or model (ids " +
+                     shape_str(ids.sizes()) + "). Hint: make it with model.make_cache(batch).");
+  }
+  if (cache.length + ids.size(1) > cache.capacity()) {
+    throw ShapeError("[GPT] the KV cache holds " + std::to_string(cache.capacity()) +
+                     " positions; " + std::to_string(cache.length) + " are used and " +
+                     std::to_string(ids.size(1)) + " more were given.");
+  }
+  Tensor logits = run(ids, &cache);
+  cache.length += ids.size(1);
+  return logits;
+}
+
+llama::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
+  const ModelConfig& c = config();
+  if (capacity <= 0) capacity = c.context;
+  if (capacity > c.context) {
+    throw ValueError("[GPT] a cache of " + std::to_string(capacity) +
+                     " positions outruns the learned positions (context " +
+                     std::to_string(c.context) + ").");
+  }
+  llama::KVCache cache;
+  const TensorOptions options = transformer->wte->weight.options();
+  for (int64_t l = 0; l < c.n_layers; ++l) {
+    cache.k.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
+    cache.v.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
+  }
+  return cache;
+}
+
+Tensor GPT::run(const Tensor& ids, llama::KVCache* cache) {
   attention_maps_.clear();
-  const int64_t T = ids.size(1);
-  const Tensor positions = arange(0, T, 1, kInt64).to(ids.device());
+  const int64_t offset = cache ? cache->length : 0, T = ids.size(1);
+  const Tensor positions = arange(offset, offset + T, 1, kInt64).to(ids.device());
   Tensor h =
       transformer->drop->call(transformer->wte->call(ids) + transformer->wpe->call(positions));
   for (int64_t l = 0; l < int64_t(transformer->h->size()); ++l) {
     Tensor probs;
-    h = transformer->h->at<Block>(l)->forward(h, record_attention_ ? &probs : nullptr);
+    h = transformer->h->at<Block>(l)->forward(h, record_attention_ ? &probs : nullptr,
+                                              cache ? &cache->k[size_t(l)] : nullptr,
+                                              cache ? &cache->v[size_t(l)] : nullptr, offset);
     if (record_attention_) attention_maps_.push_back(probs.detach());
   }
   return lm_head->call(transformer->ln_f->call(h));

@@ -32,8 +32,10 @@ class CausalSelfAttention : public nn::Module {
  public:
   explicit CausalSelfAttention(const ModelConfig& config);
   // x (B, T, D) -> (B, T, D); with `probs`, the attention probabilities
-  // (B, H, T, T) are computed explicitly and stored there.
-  Tensor forward(const Tensor& x, Tensor* probs);
+  // (B, H, T, S) are computed explicitly and stored there. With a cache, k
+  // and v are written at [offset, offset + T) and the queries attend to
+  // every cached position (causal, bottom-right aligned).
+  Tensor forward(const Tensor& x, Tensor* probs, Tensor* cache_k, Tensor* cache_v, int64_t offset);
 
   int64_t n_heads, head_dim;
   double dropout;
@@ -53,7 +55,7 @@ class MLP : public nn::Module {
 class Block : public nn::Module {
  public:
   explicit Block(const ModelConfig& config);
-  Tensor forward(const Tensor& x, Tensor* probs);
+  Tensor forward(const Tensor& x, Tensor* probs, Tensor* cache_k, Tensor* cache_v, int64_t offset);
 
   std::shared_ptr<nn::LayerNorm> ln_1, ln_2;
   std::shared_ptr<CausalSelfAttention> attn;
@@ -76,9 +78,17 @@ class GPT : public llama::LanguageModel {
   explicit GPT(const ModelConfig& config);
   // ids (B, T) with T <= context -> logits (B, T, V).
   Tensor forward(const Tensor& ids) override;
+  // Incremental decoding (LanguageModel::forward(ids, cache)); the learned
+  // positions end at the context, so a cache holds at most that many.
+  bool has_kv_cache() const override { return true; }
+  Tensor forward(const Tensor& ids, llama::KVCache& cache) override;
+  llama::KVCache make_cache(int64_t batch, int64_t capacity = 0) const override;
 
   std::shared_ptr<Transformer> transformer;
   std::shared_ptr<nn::Linear> lm_head;
+
+ private:
+  Tensor run(const Tensor& ids, llama::KVCache* cache);
 };
 
 }  // namespace stride::gpt

@@ -80,7 +80,7 @@ std::vector<int64_t> generate(LanguageModel& model,
   Generator gen(options.seed);
   std::vector<int64_t> ids = prompt;
   std::vector<int64_t> out;
-  auto* llama = dynamic_cast<Llama*>(&model);
+  const bool cached = model.has_kv_cache();
   const int64_t slide =
       std::clamp<int64_t>(options.slide > 0 ? options.slide : context / 4, 1, context);
 
@@ -89,14 +89,14 @@ std::vector<int64_t> generate(LanguageModel& model,
   // (Re)fills the cache from the last `n` ids.
   auto prefill = [&](int64_t n) {
     cache.length = 0;
-    logits = last_logits(llama->forward(ids_tensor(ids, ids.size() - size_t(n)), cache));
+    logits = last_logits(model.forward(ids_tensor(ids, ids.size() - size_t(n)), cache));
   };
-  if (llama) {
-    cache = llama->make_cache(1, context);
+  if (cached) {
+    cache = model.make_cache(1, context);
     prefill(std::min<int64_t>(int64_t(ids.size()), context));
   }
   for (int64_t i = 0; i < options.max_new_tokens; ++i) {
-    if (!llama) {
+    if (!cached) {
       const size_t n = std::min(ids.size(), size_t(context));
       logits = last_logits(model.forward(ids_tensor(ids, ids.size() - n)));
     }
@@ -104,9 +104,9 @@ std::vector<int64_t> generate(LanguageModel& model,
     ids.push_back(next);
     out.push_back(next);
     if (on_token) on_token(next);
-    if (!llama || i + 1 == options.max_new_tokens) continue;
+    if (!cached || i + 1 == options.max_new_tokens) continue;
     if (cache.length < cache.capacity()) {
-      logits = last_logits(llama->forward(tensor<int64_t>({next}, {1, 1}), cache));
+      logits = last_logits(model.forward(tensor<int64_t>({next}, {1, 1}), cache));
     } else {
       prefill(context - slide + 1);
     }

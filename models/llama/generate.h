@@ -26,7 +26,7 @@ struct GenerateOptions {
   SamplingOptions sampling;
   int64_t max_new_tokens = 200;
   uint64_t seed = 0;
-  // Llama only: once the cache holds `context` tokens, the window slides by
+  // Models with a KV cache: once the cache holds `context` tokens, the window slides by
   // this many positions (the last context - slide tokens are re-encoded), so
   // every token is predicted from at least context - slide tokens of history.
   // 0: a quarter of the context (at least 1).

@@ -29,6 +29,16 @@ Tensor LanguageModel::loss(const Tensor& ids, const Tensor& targets) {
   return F::cross_entropy(out.reshape({-1, out.size(-1)}), targets.reshape({-1}));
 }
 
+Tensor LanguageModel::forward(const Tensor& /*ids*/, KVCache& /*cache*/) {
+  throw ValueError("[" + name() +
+                   "] has no KV cache (has_kv_cache() is false): decode with "
+                   "forward(ids) over the window.");
+}
+
+KVCache LanguageModel::make_cache(int64_t /*batch*/, int64_t /*capacity*/) const {
+  throw ValueError("[" + name() + "] has no KV cache (has_kv_cache() is false).");
+}
+
 void LanguageModel::check_ids(const Tensor& ids) const {
   if (ids.dim() != 2 || (ids.dtype() != kInt64 && ids.dtype() != kInt32)) {
     throw ShapeError("[" + name() + "] expected token ids (B, T) of dtype int64; got " +

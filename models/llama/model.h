@@ -23,6 +23,14 @@
 
 namespace stride::llama {
 
+// Keys and values of every layer for incremental decoding: k[l], v[l] are
+// (B, H, capacity, Dh); positions [0, length) hold the tokens seen so far.
+struct KVCache {
+  std::vector<Tensor> k, v;
+  int64_t length = 0;
+  int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
+};
+
 // A next-token model: ids (B, T) int64 -> (B, T, V), the tensor its loss is
 // computed from. That is logits for every model except the article's
 // SimpleBrokenModel, which (faithfully to the article) returns probabilities.
@@ -39,6 +47,18 @@ class LanguageModel : public nn::Module {
   void record_attention(bool on) { record_attention_ = on; }
   const std::vector<Tensor>& attention_maps() const { return attention_maps_; }
 
+  // Incremental decoding, in the models that have it (the correct Llama,
+  // GPT-2): ids (B, T) are the tokens at positions [cache.length,
+  // cache.length + T), which must stay within the cache's capacity; returns
+  // their logits (B, T, V), the same as forward() on the whole sequence, and
+  // advances cache.length. The others (the article's ladder) throw.
+  virtual bool has_kv_cache() const { return false; }
+  using nn::Module::forward;
+  virtual Tensor forward(const Tensor& ids, KVCache& cache);
+  // An empty cache for `batch` sequences of up to `capacity` tokens
+  // (default: the context).
+  virtual KVCache make_cache(int64_t batch, int64_t capacity = 0) const;
+
  protected:
   void check_ids(const Tensor& ids) const;  // (B, T) integer ids with T <= context
   bool record_attention_ = false;
@@ -46,14 +66,6 @@ class LanguageModel : public nn::Module {
 
  private:
   ModelConfig config_;
-};
-
-// Keys and values of every layer for incremental decoding: k[l], v[l] are
-// (B, H, capacity, Dh); positions [0, length) hold the tokens seen so far.
-struct KVCache {
-  std::vector<Tensor> k, v;
-  int64_t length = 0;
-  int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
 };
 
 // The positions [offset, offset + T) a forward runs at, with their RoPE
@@ -101,14 +113,10 @@ class Llama : public LanguageModel {
   explicit Llama(const ModelConfig& config);
   // ids (B, T) with T <= context -> logits (B, T, V).
   Tensor forward(const Tensor& ids) override;
-  // Incremental decoding: ids (B, T) are the tokens at positions
-  // [cache.length, cache.length + T), which must stay within the cache's
-  // capacity; returns their logits (B, T, V) and advances cache.length. Gives
-  // the same logits as forward() on the whole sequence.
-  Tensor forward(const Tensor& ids, KVCache& cache);
-  // An empty cache for `batch` sequences of up to `capacity` tokens
-  // (default: the context).
-  KVCache make_cache(int64_t batch, int64_t capacity = 0) const;
+  // Incremental decoding (LanguageModel::forward(ids, cache)).
+  bool has_kv_cache() const override { return true; }
+  Tensor forward(const Tensor& ids, KVCache& cache) override;
+  KVCache make_cache(int64_t batch, int64_t capacity = 0) const override;
 
   std::shared_ptr<nn::Embedding> tok_embeddings;
   std::shared_ptr<nn::ModuleList> layers;

@@ -106,6 +106,23 @@ TEST(HuggingFaceGPT2, GreedyGenerationGivesTransformersTokens) {
   }
 }
 
+// Decoding with the KV cache (as generate does) gives the logits of the
+// whole sequence at once.
+TEST(HuggingFaceGPT2, KVCacheDecodingMatchesTheFullForward) {
+  auto model = load_hf(golden_dir() / "gpt2_tiny");
+  ASSERT_TRUE(model->has_kv_cache());
+  const Tensor ids = outputs().at("ids").slice(0, 0, 1);
+  NoGradGuard no_grad;
+  const Tensor full = model->forward(ids);
+  llama::KVCache cache = model->make_cache(1);
+  std::vector<Tensor> parts = {model->forward(ids.slice(1, 0, 10), cache)};
+  for (int64_t t = 10; t < ids.size(1); ++t)
+    parts.push_back(model->forward(ids.slice(1, t, t + 1), cache));
+  EXPECT_EQ(cache.length, ids.size(1));
+  EXPECT_LE(max_abs_diff(cat(parts, 1), full), 1e-5);
+  EXPECT_THROW(model->make_cache(1, model->config().context + 1), ValueError);
+}
+
 TEST(HuggingFaceGPT2, ShardedCheckpointLoadsTheSameWeights) {
   auto single = load_hf(golden_dir() / "gpt2_tiny");
   auto sharded = load_hf(golden_dir() / "gpt2_tiny_sharded");
