@@ -27,10 +27,6 @@ struct TrainArgs {
 };
 int run_train(const TrainArgs& args);
 
-// True under an MPI launcher (mpirun -np N stride ...), and this process's
-// rank there (0 otherwise), read from the launcher's environment.
-bool launched_by_mpi();
-int mpi_launch_rank();
 // Replaces this process with `mpirun -np nproc` running the same command
 // line without --nproc; returns only by throwing.
 int launch_with_mpirun(int nproc, int argc, char** argv);

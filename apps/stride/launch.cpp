@@ -34,19 +34,8 @@ std::vector<std::string> without_nproc(int argc, char** argv) {
 
 }  // namespace
 
-bool launched_by_mpi() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_SIZE");
-}
-
-int mpi_launch_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
-    if (const char* env = std::getenv(name)) return std::atoi(env);
-  }
-  return 0;
-}
-
 int launch_with_mpirun(int nproc, int argc, char** argv) {
-  if (launched_by_mpi()) {
+  if (distributed::launched_world_size() > 0) {
     throw ValueError(
         "--nproc starts mpirun itself; under mpirun, leave it out (mpirun -np "
         "sets the number of processes).");

@@ -248,9 +248,9 @@ int main(int argc, char** argv) {
     if (*t && train.nproc > 1) return launch_with_mpirun(train.nproc, argc, argv);
     // Under mpirun, train is data-parallel; every other command runs on
     // rank 0 alone.
-    if (launched_by_mpi()) {
+    if (stride::distributed::launched_world_size() > 0) {
       if (!*t) {
-        if (mpi_launch_rank() != 0) return 0;
+        if (stride::distributed::launched_rank() != 0) return 0;
       } else {
         stride::distributed::init();
         if (stride::distributed::rank() != 0) std::cout.rdbuf(nullptr);  // rank 0 reports

@@ -116,6 +116,12 @@ void destroy();
 // time); without it every world has size 1.
 bool mpi_available();
 
+// What an MPI launcher (Open MPI's mpirun, or a PMI one such as srun) told
+// this process through its environment, before init(): how many processes
+// it started (0 when none did) and this one's rank among them.
+int launched_world_size();
+int launched_rank();
+
 // The world's; init() first.
 ProcessGroup& world();
 int rank();

@@ -47,20 +47,17 @@ void require(bool ok, const fs::path& file, const std::string& key, const std::s
   if (!ok) throw ConfigError(file.string() + ": key \"" + key + "\": " + why);
 }
 
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
 // Hugging Face's Conv1D projections of a GPT-2 block, stored (in, out).
 bool is_conv1d_weight(const std::string& name) {
   for (const char* suffix :
        {".attn.c_attn.weight", ".attn.c_proj.weight", ".mlp.c_fc.weight", ".mlp.c_proj.weight"}) {
-    const std::string s(suffix);
-    if (name.size() > s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0) {
-      return true;
-    }
+    if (ends_with(name, suffix)) return true;
   }
   return false;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // The weight files of a directory: the shards its index names, or

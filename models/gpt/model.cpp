@@ -117,36 +117,20 @@ Tensor GPT::forward(const Tensor& ids) {
 }
 
 Tensor GPT::forward(const Tensor& ids, llama::KVCache& cache) {
-  if (ids.dim() != 2 || cache.k.size() != size_t(config().n_layers) ||
-      ids.size(0) != cache.k.front().size(0)) {
-    throw ShapeError("[GPT] the KV cache was made for another batch or model (ids " +
-                     shape_str(ids.sizes()) + "). Hint: make it with model.make_cache(batch).");
-  }
-  if (cache.length + ids.size(1) > cache.capacity()) {
-    throw ShapeError("[GPT] the KV cache holds " + std::to_string(cache.capacity()) +
-                     " positions; " + std::to_string(cache.length) + " are used and " +
-                     std::to_string(ids.size(1)) + " more were given.");
-  }
+  check_cache(ids, cache);
   Tensor logits = run(ids, &cache);
   cache.length += ids.size(1);
   return logits;
 }
 
 llama::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
-  const ModelConfig& c = config();
-  if (capacity <= 0) capacity = c.context;
-  if (capacity > c.context) {
+  const int64_t context = config().context;
+  if (capacity > context) {
     throw ValueError("[GPT] a cache of " + std::to_string(capacity) +
                      " positions outruns the learned positions (context " +
-                     std::to_string(c.context) + ").");
+                     std::to_string(context) + ").");
   }
-  llama::KVCache cache;
-  const TensorOptions options = transformer->wte->weight.options();
-  for (int64_t l = 0; l < c.n_layers; ++l) {
-    cache.k.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
-    cache.v.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
-  }
-  return cache;
+  return empty_cache(batch, capacity > 0 ? capacity : context, transformer->wte->weight.options());
 }
 
 Tensor GPT::run(const Tensor& ids, llama::KVCache* cache) {

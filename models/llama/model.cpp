@@ -39,6 +39,31 @@ KVCache LanguageModel::make_cache(int64_t /*batch*/, int64_t /*capacity*/) const
   throw ValueError("[" + name() + "] has no KV cache (has_kv_cache() is false).");
 }
 
+void LanguageModel::check_cache(const Tensor& ids, const KVCache& cache) const {
+  if (ids.dim() != 2 || cache.k.size() != size_t(config_.n_layers) ||
+      ids.size(0) != cache.k.front().size(0)) {
+    throw ShapeError("[" + name() +
+                     "] the KV cache was made for another batch or model (cache "
+                     "batch " +
+                     std::to_string(cache.k.empty() ? 0 : cache.k.front().size(0)) + ", ids " +
+                     shape_str(ids.sizes()) + "). Hint: make it with model.make_cache(batch).");
+  }
+  if (cache.length + ids.size(1) > cache.capacity()) {
+    throw ShapeError("[" + name() + "] the KV cache holds " + std::to_string(cache.capacity()) +
+                     " positions; " + std::to_string(cache.length) + " are used and " +
+                     std::to_string(ids.size(1)) + " more were given.");
+  }
+}
+
+KVCache LanguageModel::empty_cache(int64_t batch, int64_t capacity, TensorOptions options) const {
+  KVCache cache;
+  for (int64_t l = 0; l < config_.n_layers; ++l) {
+    cache.k.push_back(zeros({batch, config_.n_heads, capacity, config_.head_dim()}, options));
+    cache.v.push_back(zeros({batch, config_.n_heads, capacity, config_.head_dim()}, options));
+  }
+  return cache;
+}
+
 void LanguageModel::check_ids(const Tensor& ids) const {
   if (ids.dim() != 2 || (ids.dtype() != kInt64 && ids.dtype() != kInt32)) {
     throw ShapeError("[" + name() + "] expected token ids (B, T) of dtype int64; got " +
@@ -202,32 +227,15 @@ Tensor Llama::forward(const Tensor& ids) {
 }
 
 Tensor Llama::forward(const Tensor& ids, KVCache& cache) {
-  if (ids.dim() != 2 || cache.k.size() != size_t(config().n_layers) ||
-      ids.size(0) != cache.k.front().size(0)) {
-    throw ShapeError("[Llama] the KV cache was made for another batch or model (cache batch " +
-                     std::to_string(cache.k.empty() ? 0 : cache.k.front().size(0)) + ", ids " +
-                     shape_str(ids.sizes()) + "). Hint: make it with model.make_cache(batch).");
-  }
-  if (cache.length + ids.size(1) > cache.capacity()) {
-    throw ShapeError("[Llama] the KV cache holds " + std::to_string(cache.capacity()) +
-                     " positions; " + std::to_string(cache.length) + " are used and " +
-                     std::to_string(ids.size(1)) + " more were given.");
-  }
+  check_cache(ids, cache);
   Tensor logits = run(ids, &cache);
   cache.length += ids.size(1);
   return logits;
 }
 
 KVCache Llama::make_cache(int64_t batch, int64_t capacity) const {
-  const ModelConfig& c = config();
-  if (capacity <= 0) capacity = c.context;
-  KVCache cache;
-  const TensorOptions options = tok_embeddings->weight.options();
-  for (int64_t l = 0; l < c.n_layers; ++l) {
-    cache.k.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
-    cache.v.push_back(zeros({batch, c.n_heads, capacity, c.head_dim()}, options));
-  }
-  return cache;
+  return empty_cache(batch, capacity > 0 ? capacity : config().context,
+                     tok_embeddings->weight.options());
 }
 
 Tensor Llama::run(const Tensor& ids, KVCache* cache) {

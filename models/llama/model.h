@@ -61,6 +61,11 @@ class LanguageModel : public nn::Module {
 
  protected:
   void check_ids(const Tensor& ids) const;  // (B, T) integer ids with T <= context
+  // For forward(ids, cache): the cache was made for this model and batch, and
+  // has room for ids.
+  void check_cache(const Tensor& ids, const KVCache& cache) const;
+  // Zeroed keys and values (B, n_heads, capacity, head_dim) per layer.
+  KVCache empty_cache(int64_t batch, int64_t capacity, TensorOptions options) const;
   bool record_attention_ = false;
   std::vector<Tensor> attention_maps_;
 

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "data/utf8.h"
 #include "stride/error.h"
 
 namespace stride::data {
@@ -26,19 +27,6 @@ using json = nlohmann::json;
 constexpr const char* kGpt2Pattern =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 
-void append_utf8(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out += char(cp);
-  } else if (cp < 0x800) {
-    out += char(0xC0 | (cp >> 6));
-    out += char(0x80 | (cp & 0x3F));
-  } else {
-    out += char(0xE0 | (cp >> 12));
-    out += char(0x80 | ((cp >> 6) & 0x3F));
-    out += char(0x80 | (cp & 0x3F));
-  }
-}
-
 // Byte-level BPE's stand-ins: the printable bytes stand for themselves, the
 // others for 256, 257, ... in order (GPT-2's bytes_to_unicode), as UTF-8.
 struct ByteAlphabet {
@@ -49,7 +37,7 @@ struct ByteAlphabet {
     uint32_t next = 256;
     for (int b = 0; b < 256; ++b) {
       const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
-      append_utf8(of_byte[size_t(b)], printable ? uint32_t(b) : next++);
+      detail::append_utf8(of_byte[size_t(b)], printable ? char32_t(b) : char32_t(next++));
       to_byte[of_byte[size_t(b)]] = uint8_t(b);
     }
   }
@@ -260,24 +248,24 @@ struct BPETokenizer::Impl {
     std::vector<std::string> parts = utf8_chars(word);
     // GPT-2's loop: merge every occurrence of the lowest-ranked adjacent
     // pair, left to right, until no pair has a rank.
+    constexpr int kNone = std::numeric_limits<int>::max();
+    std::vector<int> rank;
     for (;;) {
-      int best = std::numeric_limits<int>::max();
+      rank.assign(parts.size(), kNone);  // rank[i]: of the pair (parts[i], parts[i + 1])
+      int best = kNone;
       for (size_t i = 0; i + 1 < parts.size(); ++i) {
         auto it = merge_rank.find(parts[i] + " " + parts[i + 1]);
-        if (it != merge_rank.end()) best = std::min(best, it->second);
+        if (it != merge_rank.end()) best = std::min(best, rank[i] = it->second);
       }
-      if (best == std::numeric_limits<int>::max()) break;
+      if (best == kNone) break;
       std::vector<std::string> merged;
       for (size_t i = 0; i < parts.size(); ++i) {
-        if (i + 1 < parts.size()) {
-          auto it = merge_rank.find(parts[i] + " " + parts[i + 1]);
-          if (it != merge_rank.end() && it->second == best) {
-            merged.push_back(parts[i] + parts[i + 1]);
-            ++i;
-            continue;
-          }
+        if (rank[i] == best && i + 1 < parts.size()) {
+          merged.push_back(parts[i] + parts[i + 1]);
+          ++i;
+        } else {
+          merged.push_back(parts[i]);
         }
-        merged.push_back(parts[i]);
       }
       parts = std::move(merged);
     }
@@ -340,23 +328,26 @@ BPETokenizer BPETokenizer::from_json(std::string_view json_text, const std::stri
 }
 
 std::vector<int64_t> BPETokenizer::encode(std::string_view text) const {
+  // Each added token's next occurrence at or after `start`, found again
+  // only once the cut passes it, so the text is scanned once per token.
+  const auto& added = impl_->added;
+  std::vector<size_t> next(added.size());
+  for (size_t a = 0; a < added.size(); ++a) next[a] = text.find(added[a].content);
   std::vector<int64_t> out;
   size_t start = 0;
   while (start < text.size()) {
-    // The earliest added token (the longest at a tie) cuts the text.
-    size_t at = std::string_view::npos;
-    const Impl::Added* hit = nullptr;
-    for (const auto& a : impl_->added) {
-      const size_t pos = text.find(a.content, start);
-      if (pos != std::string_view::npos && (pos < at)) {
-        at = pos;
-        hit = &a;
-      }
+    // The earliest added token (the longest at a tie: they are sorted so).
+    size_t hit = added.size();
+    for (size_t a = 0; a < added.size(); ++a) {
+      if (next[a] < start) next[a] = text.find(added[a].content, start);
+      if (next[a] != std::string_view::npos && (hit == added.size() || next[a] < next[hit]))
+        hit = a;
     }
-    impl_->encode_ordinary(text.substr(start, (hit ? at : text.size()) - start), out);
-    if (!hit) break;
-    out.push_back(hit->id);
-    start = at + hit->content.size();
+    const size_t end = hit < added.size() ? next[hit] : text.size();
+    impl_->encode_ordinary(text.substr(start, end - start), out);
+    if (hit == added.size()) break;
+    out.push_back(added[hit].id);
+    start = end + added[hit].content.size();
   }
   return out;
 }

@@ -9,11 +9,14 @@
 #include <sstream>
 
 #include "core/check.h"
+#include "data/utf8.h"
 #include "stride/data/sampler.h"
 #include "stride/io.h"
 #include "stride/ops.h"
 
 namespace stride::data {
+
+using detail::append_utf8;
 
 using stride::detail::str_cat;
 
@@ -81,24 +84,6 @@ void for_each_code_point(std::string_view text, const char* op, F&& f) {
                                "to UTF-8 (e.g. iconv -f latin1 -t utf-8)."));
     }
     f(*c, start);
-  }
-}
-
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += char(c);
-  } else if (c < 0x800) {
-    out += char(0xc0 | (c >> 6));
-    out += char(0x80 | (c & 0x3f));
-  } else if (c < 0x10000) {
-    out += char(0xe0 | (c >> 12));
-    out += char(0x80 | ((c >> 6) & 0x3f));
-    out += char(0x80 | (c & 0x3f));
-  } else {
-    out += char(0xf0 | (c >> 18));
-    out += char(0x80 | ((c >> 12) & 0x3f));
-    out += char(0x80 | ((c >> 6) & 0x3f));
-    out += char(0x80 | (c & 0x3f));
   }
 }
 

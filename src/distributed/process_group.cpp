@@ -254,15 +254,6 @@ std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback) {
   return std::chrono::milliseconds(int64_t(seconds * 1000));
 }
 
-// The number of processes an MPI launcher (Open MPI's mpirun, or a PMI one
-// such as srun) started this one among; 0 when none did.
-int mpi_launch_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
-    if (const char* env = std::getenv(name)) return std::max(1, std::atoi(env));
-  }
-  return 0;
-}
-
 // Under mpirun, N processes share this machine's cores: unless the user chose
 // a thread count, each takes its share, so that they do not oversubscribe it.
 void share_cores_among_local_ranks() {
@@ -299,7 +290,7 @@ void init(const InitOptions& options) {
   if (w.group) return;
   const auto timeout = timeout_from_env(options.timeout);
   std::unique_ptr<detail::Communicator> comm;
-  const int launched = mpi_launch_size();
+  const int launched = launched_world_size();
 #ifdef STRIDE_HAS_MPI
   STRIDE_CHECK(!(launched > 0 && w.left_mpi), DistributedError,
                "[distributed::init] this process already left the MPI world (destroy()); MPI "
@@ -321,6 +312,20 @@ void init(const InitOptions& options) {
   // A world of one needs no communicator (Note [Process groups]).
   if (comm && comm->size() == 1) comm = nullptr;
   w.group = std::make_shared<StagedProcessGroup>(std::move(comm), std::move(ranks));
+}
+
+int launched_world_size() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    if (const char* env = std::getenv(name)) return std::max(1, std::atoi(env));
+  }
+  return 0;
+}
+
+int launched_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
+    if (const char* env = std::getenv(name)) return std::atoi(env);
+  }
+  return 0;
 }
 
 bool is_initialized() {

@@ -57,22 +57,20 @@ ShardedOptimizer::ShardedOptimizer(optim::Optimizer& optimizer, std::shared_ptr<
 void ShardedOptimizer::step() {
   ProcessGroup& g = *group_;
   // Hide the other ranks' gradients: the optimizer skips parameters without
-  // one, and never creates their state.
-  std::vector<Tensor> hidden(params_.size());
-  for (size_t i = 0; i < params_.size(); ++i) {
-    if (owner_[i] != g.rank()) std::swap(hidden[i], params_[i].mutable_grad());
-  }
-  try {
-    optimizer_.step();
-  } catch (...) {
-    for (size_t i = 0; i < params_.size(); ++i) {
-      if (hidden[i].defined()) std::swap(hidden[i], params_[i].mutable_grad());
+  // one, and never creates their state. They come back however step() ends.
+  struct HiddenGrads {
+    std::vector<Tensor>& params;
+    std::vector<Tensor> grads;
+    ~HiddenGrads() {
+      for (size_t i = 0; i < params.size(); ++i) {
+        if (grads[i].defined()) std::swap(grads[i], params[i].mutable_grad());
+      }
     }
-    throw;
-  }
+  } hidden{params_, std::vector<Tensor>(params_.size())};
   for (size_t i = 0; i < params_.size(); ++i) {
-    if (hidden[i].defined()) std::swap(hidden[i], params_[i].mutable_grad());
+    if (owner_[i] != g.rank()) std::swap(hidden.grads[i], params_[i].mutable_grad());
   }
+  optimizer_.step();
   // Every owner's parameters, packed per dtype, from the owner to all.
   NoGradGuard no_grad;
   std::map<std::pair<int, ScalarType>, std::vector<size_t>> packs;
