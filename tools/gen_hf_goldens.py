@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Generates tests/golden/hf/: tiny GPT-2 models made by Hugging Face
-`transformers` and its outputs on them, which tests/models/hf_gpt2_test.cpp
-recomputes with stride (models/gpt/hf.h loads the directories).
+"""Generates tests/golden/hf/: tiny GPT-2 and Llama models made by Hugging
+Face `transformers` and its outputs on them, which tests/models/hf_test.cpp
+recomputes with stride (models/hf/hf.h loads the directories).
 
     build-venv/bin/pip install -r tools/requirements-hf.txt
     build-venv/bin/python tools/gen_hf_goldens.py [--out DIR]
@@ -18,6 +18,12 @@ Writes, under DIR (default tests/golden/hf):
       for each model M (tied, untied): M/logits (2, 24, V), M/loss (), the
       attention probabilities M/attn.<layer> (2, H, 24, 24), and
       M/greedy (72,): the prompt ids[0, :8] and 64 greedily generated tokens.
+  llama_tiny_gqa/      a random LlamaForCausalLM: 4 query heads sharing 2
+                       key/value heads, untied head, with the same tokenizer
+  llama_tiny_tied/     one key/value head for 4 query heads, tied head,
+                       rope_theta 500000 (Llama 3's)
+  llama_tiny_outputs.safetensors
+      the same ids and labels, and the same outputs for M in (gqa, tied).
 Torch runs on one thread in float32; the models are seeded, so a re-run gives
 the same values.
 """
@@ -28,7 +34,39 @@ import shutil
 
 import torch
 from safetensors.torch import save_file
-from transformers import GPT2Config, GPT2LMHeadModel
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+
+def perturbed(model):
+    """Larger weights than the default 0.02 init, so that the logits are far
+    from uniform and a wrong transpose or a mixed-up head cannot hide."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.2)
+    return model
+
+
+def make_llama(kv_heads: int, tied: bool, rope_theta: float, seed: int) -> LlamaForCausalLM:
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=1000,
+        hidden_size=32,
+        intermediate_size=88,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=kv_heads,
+        max_position_embeddings=96,
+        rms_norm_eps=1e-5,
+        rope_theta=rope_theta,
+        tie_word_embeddings=tied,
+    )
+    model = perturbed(LlamaForCausalLM(config).eval())
+    # Norm weights away from one, so that a norm left at its init shows.
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.copy_(1.0 + 0.5 * torch.randn_like(p))
+    return model
 
 
 def make_model(tied: bool, seed: int) -> GPT2LMHeadModel:
@@ -46,16 +84,10 @@ def make_model(tied: bool, seed: int) -> GPT2LMHeadModel:
         embd_pdrop=0.0,
         attn_pdrop=0.0,
     )
-    model = GPT2LMHeadModel(config).eval()
-    # Larger than the default 0.02 init, so that the logits are far from
-    # uniform and a wrong transpose or a mixed-up head cannot hide.
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.2)
-    return model
+    return perturbed(GPT2LMHeadModel(config).eval())
 
 
-def outputs(model: GPT2LMHeadModel, ids, labels, prefix: str) -> dict:
+def outputs(model, ids, labels, prefix: str) -> dict:
     out = {}
     with torch.no_grad():
         result = model(ids, labels=labels, output_attentions=True, attn_implementation="eager")
@@ -105,15 +137,26 @@ def main() -> None:
 
     import transformers
 
-    save_file(
-        tensors,
-        os.path.join(args.out, "gpt2_tiny_outputs.safetensors"),
-        metadata={
-            "torch": torch.__version__,
-            "transformers": transformers.__version__,
-            "command": "python tools/gen_hf_goldens.py",
-        },
-    )
+    metadata = {
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "command": "python tools/gen_hf_goldens.py",
+    }
+    save_file(tensors, os.path.join(args.out, "gpt2_tiny_outputs.safetensors"), metadata=metadata)
+
+    tensors = {"ids": ids, "labels": labels}
+    for prefix, model in (
+        ("gqa", make_llama(kv_heads=2, tied=False, rope_theta=10000.0, seed=3)),
+        ("tied", make_llama(kv_heads=1, tied=True, rope_theta=500000.0, seed=4)),
+    ):
+        model.config._attn_implementation = "eager"
+        directory = os.path.join(args.out, f"llama_tiny_{prefix}")
+        model.save_pretrained(directory)
+        shutil.copy(
+            os.path.join(tokenizer, "gpt2_style.json"), os.path.join(directory, "tokenizer.json")
+        )
+        tensors.update(outputs(model, ids, labels, prefix))
+    save_file(tensors, os.path.join(args.out, "llama_tiny_outputs.safetensors"), metadata=metadata)
 
 
 if __name__ == "__main__":

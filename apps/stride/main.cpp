@@ -197,8 +197,8 @@ int main(int argc, char** argv) {
       "export", "write a run's weights for PyTorch and Hugging Face tools (safetensors)");
   x->add_option("--ckpt", exp.ckpt, "run directory")->required();
   auto* export_out = x->add_option("--out", exp.out, "safetensors file");
-  auto* export_hf =
-      x->add_option("--hf", exp.hf, "a Hugging Face directory transformers loads (GPT-2 runs)");
+  auto* export_hf = x->add_option(
+      "--hf", exp.hf, "a Hugging Face directory transformers loads (GPT-2 and Llama runs)");
   export_out->excludes(export_hf);
   x->require_option(1, 2);  // --ckpt and one of --out, --hf
 

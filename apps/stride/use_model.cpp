@@ -4,7 +4,7 @@
 #include <numbers>
 
 #include "commands.h"
-#include "gpt/hf.h"
+#include "hf/hf.h"
 #include "llama/generate.h"
 #include "llama/train.h"
 #include "run_dir.h"
@@ -77,7 +77,7 @@ int generate_hf(const GenerateArgs& args) {
                   ": missing; generate --hf needs the model's tokenizer.json.");
   }
   const data::BPETokenizer tokenizer = data::BPETokenizer::from_file(tokenizer_file.string());
-  auto model = gpt::load_hf(dir);
+  auto model = hf::load(dir);
   const std::vector<int64_t> prompt = tokenizer.encode(args.prompt);
   if (prompt.empty()) throw ValueError("the prompt is empty.");
   std::cout << args.prompt << std::flush;
@@ -182,7 +182,7 @@ int run_attention(const AttentionArgs& args) {
 int run_export(const ExportArgs& args) {
   const LoadedRun run = load_run(args.ckpt);
   if (args.hf) {
-    gpt::save_hf(*run.model, *args.hf);
+    hf::save(*run.model, *args.hf);
     std::cout << "wrote " << *args.hf << " (config.json, model.safetensors) for transformers' "
               << "from_pretrained: " << run.model->name() << " at step " << run.state.step
               << "; the character tokenizer stays in " << args.ckpt << "/tokenizer.json\n";

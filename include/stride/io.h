@@ -45,6 +45,18 @@ void save_safetensors(const std::string& path,
 // IOError naming the file (and the tensor) when it cannot be read or is
 // malformed; BOOL data must hold only bytes 0 and 1.
 SafetensorsContents load_safetensors(const std::string& path);
+// The same tensors, validated alike, as views of the file mapped into memory
+// instead of copies: nothing is read until used, and a multi-gigabyte file
+// costs no memory of its own beyond the pages touched. Each tensor maps its
+// own range and unmaps it when its last view is gone, so a loader that drops
+// each tensor once copied never holds the whole file. The mappings are
+// private, copy-on-write: writing to a tensor changes this process's copy,
+// never the file. A tensor whose bytes are not aligned to its dtype's size
+// in the file (no writer of the format does this) is read into memory
+// instead. Throws as load_safetensors; a file truncated or rewritten while
+// mapped is the caller's to avoid (as with any mapping, reading pages past
+// its new end raises SIGBUS).
+SafetensorsContents map_safetensors(const std::string& path);
 
 // Writes `bytes` to `path` as save_safetensors writes its files: whole or not
 // at all (a temporary file beside it, fsync, rename, fsync of the directory),

@@ -87,11 +87,13 @@ json model_json(const ModelConfig& m) {
           {"d_model", m.d_model},
           {"n_layers", m.n_layers},
           {"n_heads", m.n_heads},
+          {"n_kv_heads", m.n_kv_heads},
           {"context", m.context},
           {"ffn_hidden", m.ffn_hidden},
           {"multiple_of", m.multiple_of},
           {"norm_eps", m.norm_eps},
           {"rope_theta", m.rope_theta},
+          {"rope_style", m.rope_style},
           {"tie_embeddings", m.tie_embeddings},
           {"dropout", m.dropout}};
 }
@@ -163,6 +165,17 @@ void ModelConfig::validate() const {
                                         ") must be divisible by n_heads (" +
                                         std::to_string(n_heads) + ")");
     require(head_dim() % 2 == 0, "RoPE needs an even head_dim = d_model / n_heads");
+    require(n_kv_heads >= 0 && n_heads % kv_heads() == 0,
+            "n_kv_heads (" + std::to_string(n_kv_heads) + ") must divide n_heads (" +
+                std::to_string(n_heads) + "); 0 means n_heads");
+    require(rope_style == "interleaved" || rope_style == "half",
+            "rope_style must be \"interleaved\" or \"half\"; got \"" + rope_style + "\"");
+  } else {
+    require(n_kv_heads == 0 || n_kv_heads == n_heads,
+            "n_kv_heads (grouped-query attention) is a setting of the correct Llama only");
+    require(rope_style == "interleaved",
+            "rope_style is a setting of the correct Llama only (the ladder's RoPE is the "
+            "article's)");
   }
   if (arch == Arch::GPT2) {
     require(d_model % n_heads == 0, "d_model (" + std::to_string(d_model) +
@@ -232,11 +245,13 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   model.read("d_model", m.d_model);
   model.read("n_layers", m.n_layers);
   model.read("n_heads", m.n_heads);
+  model.read("n_kv_heads", m.n_kv_heads);
   model.read("context", m.context);
   model.read("ffn_hidden", m.ffn_hidden);
   model.read("multiple_of", m.multiple_of);
   model.read("norm_eps", m.norm_eps);
   model.read("rope_theta", m.rope_theta);
+  model.read("rope_style", m.rope_style);
   model.read("tie_embeddings", m.tie_embeddings);
   model.read("dropout", m.dropout);
 

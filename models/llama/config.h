@@ -49,6 +49,10 @@ struct ModelConfig {
   int64_t d_model = 128;
   int64_t n_layers = 4;
   int64_t n_heads = 8;
+  // The correct Llama's key/value heads: n_heads / n_kv_heads query heads
+  // share each (grouped-query attention, as Llama 2 70B and Llama 3); 0 means
+  // n_heads (multi-head attention).
+  int64_t n_kv_heads = 0;
   int64_t context = 16;  // the longest sequence the model takes (the article's context_window)
   // The correct Llama's SwiGLU hidden width; 0 derives it from d_model:
   // 8d/3 rounded up to a multiple of `multiple_of` (d 128 -> 352, d 384 -> 1024).
@@ -56,10 +60,14 @@ struct ModelConfig {
   int64_t multiple_of = 32;
   double norm_eps = 1e-6;
   double rope_theta = 10000.0;
+  // The correct Llama's RoPE pairs: "interleaved" (x[2i], x[2i+1]) as Meta's
+  // code, or "half" (x[i], x[i + head_dim/2]) as Hugging Face's rotate_half.
+  std::string rope_style = "interleaved";
   bool tie_embeddings = false;  // output projection shares the embedding's weight
   double dropout = 0.1;         // the article's stages only (attention and projection)
 
   int64_t head_dim() const { return d_model / n_heads; }
+  int64_t kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
   int64_t hidden_dim() const;
   // Throws ConfigError for an inconsistent config (d_model not divisible by
   // n_heads, odd head_dim, non-positive sizes, ...).

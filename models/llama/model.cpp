@@ -58,8 +58,8 @@ void LanguageModel::check_cache(const Tensor& ids, const KVCache& cache) const {
 KVCache LanguageModel::empty_cache(int64_t batch, int64_t capacity, TensorOptions options) const {
   KVCache cache;
   for (int64_t l = 0; l < config_.n_layers; ++l) {
-    cache.k.push_back(zeros({batch, config_.n_heads, capacity, config_.head_dim()}, options));
-    cache.v.push_back(zeros({batch, config_.n_heads, capacity, config_.head_dim()}, options));
+    cache.k.push_back(zeros({batch, config_.kv_heads(), capacity, config_.head_dim()}, options));
+    cache.v.push_back(zeros({batch, config_.kv_heads(), capacity, config_.head_dim()}, options));
   }
   return cache;
 }
@@ -128,30 +128,48 @@ Positions::Positions(int64_t T, const ModelConfig& config, int64_t first, Device
 }
 
 Attention::Attention(const ModelConfig& config)
-    : nn::Module("Attention"), n_heads(config.n_heads), head_dim(config.head_dim()) {
-  const int64_t d = config.d_model;
+    : nn::Module("Attention"),
+      n_heads(config.n_heads),
+      n_kv_heads(config.kv_heads()),
+      head_dim(config.head_dim()),
+      rope(config.rope_style == "half" ? F::RopeConvention::HalfSplit
+                                       : F::RopeConvention::Interleaved) {
+  const int64_t d = config.d_model, kv = n_kv_heads * head_dim;
   wq = register_module("wq", std::make_shared<nn::Linear>(d, d, false));
-  wk = register_module("wk", std::make_shared<nn::Linear>(d, d, false));
-  wv = register_module("wv", std::make_shared<nn::Linear>(d, d, false));
+  wk = register_module("wk", std::make_shared<nn::Linear>(d, kv, false));
+  wv = register_module("wv", std::make_shared<nn::Linear>(d, kv, false));
   wo = register_module("wo", std::make_shared<nn::Linear>(d, d, false));
 }
 
 Tensor Attention::forward(
     const Tensor& x, const Positions& at, Tensor* cache_k, Tensor* cache_v, Tensor* probs) {
   const int64_t B = x.size(0), T = x.size(1);
-  // (B, T, D) -> (B, H, T, Dh): the heads are views of one projection.
-  auto heads = [&](const Tensor& t) { return t.view({B, T, n_heads, head_dim}).transpose(1, 2); };
+  // (B, T, heads * Dh) -> (B, heads, T, Dh): the heads are views of one projection.
+  auto heads = [&](const Tensor& t, int64_t count) {
+    return t.view({B, T, count, head_dim}).transpose(1, 2);
+  };
+  // Grouped-query attention: (B, Hkv, S, Dh) -> (B, H, S, Dh), each key/value
+  // head serving n_heads / n_kv_heads consecutive query heads (Hugging Face's
+  // repeat_kv).
+  auto share = [&](const Tensor& t) {
+    if (n_kv_heads == n_heads) return t;
+    const int64_t S = t.size(2), group = n_heads / n_kv_heads;
+    return t.unsqueeze(2)
+        .expand({B, n_kv_heads, group, S, head_dim})
+        .reshape({B, n_heads, S, head_dim});
+  };
   const std::vector<Tensor> qkv = project(x, {wq.get(), wk.get(), wv.get()});
   Tensor y;
   if (cache_k == nullptr && probs == nullptr) {
     // Training and full-sequence scoring: the rotation inside the attention
     // kernel (Note [Rotary attention]).
-    y = F::rotary_attention(heads(qkv[0]), heads(qkv[1]), heads(qkv[2]), at.cos, at.sin,
-                            F::RopeConvention::Interleaved, 0.0, /*is_causal=*/true);
+    y = F::rotary_attention(heads(qkv[0], n_heads), share(heads(qkv[1], n_kv_heads)),
+                            share(heads(qkv[2], n_kv_heads)), at.cos, at.sin, rope, 0.0,
+                            /*is_causal=*/true);
   } else {
-    Tensor q = F::rotary_embedding(heads(qkv[0]), at.cos, at.sin);
-    Tensor k = F::rotary_embedding(heads(qkv[1]), at.cos, at.sin);
-    Tensor v = heads(qkv[2]);
+    Tensor q = F::rotary_embedding(heads(qkv[0], n_heads), at.cos, at.sin, rope);
+    Tensor k = F::rotary_embedding(heads(qkv[1], n_kv_heads), at.cos, at.sin, rope);
+    Tensor v = heads(qkv[2], n_kv_heads);
     std::optional<F::CausalAlignment> alignment;
     if (cache_k != nullptr) {
       cache_k->narrow(2, at.offset, T).copy_(k);
@@ -160,6 +178,8 @@ Tensor Attention::forward(
       v = cache_v->narrow(2, 0, at.offset + T);
       alignment = F::CausalAlignment::BottomRight;
     }
+    k = share(k);
+    v = share(v);
     if (probs != nullptr) {
       // The probabilities themselves are wanted (stride attention): the same
       // math as SDPA, written out.

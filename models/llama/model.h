@@ -1,7 +1,8 @@
 // The correct Llama, and the interface every model of the ladder shares.
 //
 // Shapes: B batch, T sequence length (<= context), D d_model, H n_heads,
-// Dh = D / H head_dim, F SwiGLU hidden width, V vocab_size.
+// Dh = D / H head_dim, Hkv key/value heads (n_kv_heads; H with multi-head
+// attention), F SwiGLU hidden width, V vocab_size.
 //
 //   h = tok_embeddings(ids)                                  (B, T, D)
 //   for each layer:  h = h + attention(attention_norm(h))    causal, RoPE on q and k
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "llama/config.h"
+#include "stride/nn/functional.h"
 #include "stride/nn/layers.h"
 #include "stride/nn/module.h"
 #include "stride/tensor.h"
@@ -24,7 +26,8 @@
 namespace stride::llama {
 
 // Keys and values of every layer for incremental decoding: k[l], v[l] are
-// (B, H, capacity, Dh); positions [0, length) hold the tokens seen so far.
+// (B, Hkv, capacity, Dh), Hkv the key/value heads; positions [0, length) hold
+// the tokens seen so far.
 struct KVCache {
   std::vector<Tensor> k, v;
   int64_t length = 0;
@@ -64,7 +67,7 @@ class LanguageModel : public nn::Module {
   // For forward(ids, cache): the cache was made for this model and batch, and
   // has room for ids.
   void check_cache(const Tensor& ids, const KVCache& cache) const;
-  // Zeroed keys and values (B, n_heads, capacity, head_dim) per layer.
+  // Zeroed keys and values (B, kv_heads, capacity, head_dim) per layer.
   KVCache empty_cache(int64_t batch, int64_t capacity, TensorOptions options) const;
   bool record_attention_ = false;
   std::vector<Tensor> attention_maps_;
@@ -91,7 +94,8 @@ class Attention : public nn::Module {
   Tensor forward(
       const Tensor& x, const Positions& at, Tensor* cache_k, Tensor* cache_v, Tensor* probs);
 
-  int64_t n_heads, head_dim;
+  int64_t n_heads, n_kv_heads, head_dim;
+  nn::functional::RopeConvention rope;
   std::shared_ptr<nn::Linear> wq, wk, wv, wo;
 };
 

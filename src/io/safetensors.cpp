@@ -2,6 +2,7 @@
 // format layer (safetensors_format.h), which validates every header before
 // any tensor is allocated or any data byte is read.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "core/check.h"
+#include "core/tensor_impl_utils.h"
 #include "io/atomic_file.h"
 #include "io/safetensors_format.h"
 #include "stride/allocator.h"
@@ -97,11 +99,23 @@ const Tensor& SafetensorsContents::at(const std::string& name) const {
                                           tensors.empty() ? "" : ": ", names));
 }
 
-SafetensorsContents load_safetensors(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
-  // writer forever; the file is refused below unless it is a regular one,
-  // on which the flag changes nothing.
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+namespace {
+
+// A safetensors file opened and its header validated, before any data byte
+// is touched.
+struct OpenedFile {
+  explicit OpenedFile(const std::string& path);
+  FileDescriptor fd;
+  uint64_t file_size = 0;
+  detail::Header header;
+  uint64_t data_bytes() const { return file_size - header.data_start; }
+};
+
+OpenedFile::OpenedFile(const std::string& path)
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
+    // writer forever; the file is refused below unless it is a regular one,
+    // on which the flag changes nothing.
+    : fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)) {
   const int open_error = errno;
   STRIDE_CHECK(fd.ok(), IOError, "[load_safetensors] ", path,
                ": cannot open: ", errno_text(open_error));
@@ -110,34 +124,81 @@ SafetensorsContents load_safetensors(const std::string& path) {
                ": cannot stat: ", errno_text(errno));
   STRIDE_CHECK(S_ISREG(st.st_mode), IOError, "[load_safetensors] ", path, ": not a regular file (",
                file_kind(st.st_mode), "). Hint: pass the path of a .safetensors file.");
-  const auto file_size = uint64_t(st.st_size);
-
+  file_size = uint64_t(st.st_size);
   unsigned char prefix[detail::kLengthPrefixBytes] = {};
   if (file_size >= sizeof(prefix)) read_exact(fd.get(), prefix, sizeof(prefix), 0, path);
   const uint64_t header_size = detail::parse_header_length(prefix, file_size, path);
   std::string header_text(header_size, '\0');
   read_exact(fd.get(), header_text.data(), header_size, sizeof(prefix), path);
-  detail::Header header = detail::parse_header(header_text, file_size, path);
-  header_text = std::string();
+  header = detail::parse_header(header_text, file_size, path);
+}
 
-  const uint64_t data_bytes = file_size - header.data_start;
-  check_fits_in_memory(data_bytes, path);
+// Tensor `e` read into memory of its own.
+Tensor read_tensor(const OpenedFile& file, const detail::TensorEntry& e, const std::string& path) {
+  Tensor t = allocate_for(e, file.data_bytes(), path);
+  const uint64_t nbytes = e.end - e.begin;
+  STRIDE_ASSERT(t.is_contiguous() && t.nbytes() == nbytes, "[load_safetensors] tensor \"", e.name,
+                "\" allocated ", t.nbytes(), " bytes for a ", nbytes, "-byte range");
+  if (nbytes > 0)
+    read_exact(file.fd.get(), t.data_ptr(), nbytes, file.header.data_start + e.begin, path);
+  return t;
+}
+
+// Tensor `e` as a view of its own private mapping of the file, or read into
+// memory when its bytes are empty or misaligned for its dtype.
+Tensor map_tensor(const OpenedFile& file, const detail::TensorEntry& e, const std::string& path) {
+  const uint64_t offset = file.header.data_start + e.begin, nbytes = e.end - e.begin;
+  if (nbytes == 0 || offset % element_size(e.dtype) != 0) return read_tensor(file, e, path);
+  static const auto page = uint64_t(::sysconf(_SC_PAGESIZE));
+  const uint64_t start = offset / page * page, length = offset + nbytes - start;
+  void* base = ::mmap(nullptr, size_t(length), PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd.get(),
+                      off_t(start));
+  STRIDE_CHECK(base != MAP_FAILED, IOError, "[map_safetensors] ", path, ": cannot map tensor \"",
+               e.name, "\": ", errno_text(errno));
+  struct Mapping {
+    void* base;
+    size_t length;
+  };
+  auto storage = std::make_shared<StorageImpl>(
+      static_cast<char*>(base) + (offset - start), size_t(nbytes), Device(kCPU),
+      [](void*, void* ctx) {
+        const auto* m = static_cast<Mapping*>(ctx);
+        ::munmap(m->base, m->length);
+        delete m;
+      },
+      new Mapping{base, size_t(length)});
+  DimVector shape(e.shape.begin(), e.shape.end());
+  return ::stride::detail::make_tensor(std::move(storage), e.dtype, shape,
+                                       contiguous_strides(shape), 0);
+}
+
+template <class GetTensor>
+SafetensorsContents read_contents(OpenedFile& file, const std::string& path, GetTensor get) {
   SafetensorsContents out;
-  out.metadata = std::move(header.metadata);
-  out.tensors.reserve(header.entries.size());
-  for (detail::TensorEntry& e : header.entries) {
-    Tensor t = allocate_for(e, data_bytes, path);
-    const uint64_t nbytes = e.end - e.begin;
-    STRIDE_ASSERT(t.is_contiguous() && t.nbytes() == nbytes, "[load_safetensors] tensor \"", e.name,
-                  "\" allocated ", t.nbytes(), " bytes for a ", nbytes, "-byte range");
-    if (nbytes > 0) read_exact(fd.get(), t.data_ptr(), nbytes, header.data_start + e.begin, path);
+  out.metadata = std::move(file.header.metadata);
+  out.tensors.reserve(file.header.entries.size());
+  for (detail::TensorEntry& e : file.header.entries) {
+    Tensor t = get(file, e, path);
     if (e.dtype == kBool) {
-      detail::check_bool_data(static_cast<const unsigned char*>(t.data_ptr()), nbytes, e.name,
+      detail::check_bool_data(static_cast<const unsigned char*>(t.data_ptr()), t.nbytes(), e.name,
                               path);
     }
     out.tensors.emplace_back(std::move(e.name), std::move(t));
   }
   return out;
+}
+
+}  // namespace
+
+SafetensorsContents load_safetensors(const std::string& path) {
+  OpenedFile file(path);
+  check_fits_in_memory(file.data_bytes(), path);
+  return read_contents(file, path, read_tensor);
+}
+
+SafetensorsContents map_safetensors(const std::string& path) {
+  OpenedFile file(path);
+  return read_contents(file, path, map_tensor);
 }
 
 void save_safetensors(const std::string& path,

@@ -1,0 +1,460 @@
+#include "hf/hf.h"
+
+#include <array>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "stride/autograd.h"
+#include "stride/io.h"
+#include "stride/ops.h"
+
+namespace stride::hf {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using llama::Arch;
+using llama::ConfigError;
+using llama::ModelConfig;
+
+namespace {
+
+json read_json(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) throw IOError(file.string() + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    throw ConfigError(file.string() + ": not valid JSON: " + e.what());
+  }
+}
+
+// config[key] as T, or `fallback` when absent (or null) and a fallback is given.
+template <class T>
+T get(const json& config, const fs::path& file, const char* key, std::optional<T> fallback = {}) {
+  if (!config.contains(key) || config[key].is_null()) {
+    if (fallback) return *fallback;
+    throw ConfigError(file.string() + ": missing key \"" + key + "\"");
+  }
+  try {
+    return config[key].get<T>();
+  } catch (const json::exception&) {
+    throw ConfigError(file.string() + ": key \"" + key + "\" has the wrong type (" +
+                      config[key].dump() + ")");
+  }
+}
+
+void require(bool ok, const fs::path& file, const std::string& key, const std::string& why) {
+  if (!ok) throw ConfigError(file.string() + ": key \"" + key + "\": " + why);
+}
+
+// The weight files of a directory: the shards its index names, or
+// model.safetensors.
+std::vector<fs::path> weight_files(const fs::path& dir) {
+  const fs::path index = dir / "model.safetensors.index.json";
+  if (fs::exists(index)) {
+    const json map = read_json(index);
+    if (!map.contains("weight_map") || !map["weight_map"].is_object()) {
+      throw ConfigError(index.string() + ": missing key \"weight_map\"");
+    }
+    std::set<std::string> shards;
+    for (const auto& item : map["weight_map"].items())
+      shards.insert(item.value().get<std::string>());
+    std::vector<fs::path> files;
+    for (const std::string& shard : shards) {
+      if (!fs::exists(dir / shard)) {
+        throw IOError((dir / shard).string() + ": shard named by " + index.string() +
+                      " is missing");
+      }
+      files.push_back(dir / shard);
+    }
+    return files;
+  }
+  if (fs::exists(dir / "model.safetensors")) return {dir / "model.safetensors"};
+  throw IOError(dir.string() + ": no model.safetensors or model.safetensors.index.json" +
+                (fs::exists(dir / "pytorch_model.bin")
+                     ? std::string(" (pytorch_model.bin is a pickle, which stride does not "
+                                   "read: save with safe_serialization=True)")
+                     : std::string()));
+}
+
+// config.validate()'s complaint, named after the file it came from.
+ModelConfig validated(ModelConfig m, const fs::path& file) {
+  try {
+    m.validate();
+  } catch (const ConfigError& e) {
+    throw ConfigError(file.string() + ": " + e.what());
+  }
+  return m;
+}
+
+// How one architecture's checkpoints map onto stride's model: the config's
+// keys, the tensors' names, and how a tensor is stored.
+class Layout {
+ public:
+  virtual ~Layout() = default;
+  virtual const char* architecture() const = 0;  // "LlamaForCausalLM"
+  virtual const char* model_type() const = 0;    // "llama"
+  virtual ModelConfig read_config(const json& c, const fs::path& file) const = 0;
+  virtual json write_config(const ModelConfig& m) const = 0;
+  // stride's name of a checkpoint tensor; nullopt for one to skip (buffers
+  // that old checkpoints carry). An unknown name comes back as it is, and is
+  // then reported as not a parameter of the model.
+  virtual std::optional<std::string> to_stride(const std::string& hf_name) const = 0;
+  virtual std::string to_hf(const std::string& name) const = 0;
+  // stride's tensor `name` as the checkpoint stores it, and back (views
+  // where possible).
+  virtual Tensor to_hf_value(const std::string& /*name*/,
+                             const Tensor& value,
+                             const ModelConfig& /*m*/) const {
+    return value;
+  }
+  virtual Tensor from_hf_value(const std::string& /*name*/,
+                               const Tensor& value,
+                               const ModelConfig& /*m*/) const {
+    return value;
+  }
+  // stride's names of the embedding and of the output projection it may be
+  // tied to.
+  virtual const char* embedding() const = 0;
+  virtual const char* output() const = 0;
+};
+
+// ---- LlamaForCausalLM ----
+
+class LlamaLayout final : public Layout {
+ public:
+  const char* architecture() const override { return "LlamaForCausalLM"; }
+  const char* model_type() const override { return "llama"; }
+  const char* embedding() const override { return "tok_embeddings.weight"; }
+  const char* output() const override { return "output.weight"; }
+
+  ModelConfig read_config(const json& c, const fs::path& file) const override {
+    ModelConfig m;
+    m.arch = Arch::Llama;
+    m.vocab_size = get<int64_t>(c, file, "vocab_size");
+    m.d_model = get<int64_t>(c, file, "hidden_size");
+    m.ffn_hidden = get<int64_t>(c, file, "intermediate_size");
+    m.n_layers = get<int64_t>(c, file, "num_hidden_layers");
+    m.n_heads = get<int64_t>(c, file, "num_attention_heads");
+    m.n_kv_heads = get<int64_t>(c, file, "num_key_value_heads", m.n_heads);
+    m.context = get<int64_t>(c, file, "max_position_embeddings");
+    m.norm_eps = get<double>(c, file, "rms_norm_eps", 1e-6);
+    m.rope_theta = get<double>(c, file, "rope_theta", 10000.0);
+    m.rope_style = "half";  // rotate_half
+    m.tie_embeddings = get<bool>(c, file, "tie_word_embeddings", false);
+    m.dropout = 0.0;
+    const std::string act = get<std::string>(c, file, "hidden_act", std::string("silu"));
+    require(act == "silu", file, "hidden_act",
+            "\"" + act + "\"; stride's Llama computes SwiGLU with silu");
+    require(!get<bool>(c, file, "attention_bias", false), file, "attention_bias",
+            "true; stride's Llama projections have no bias");
+    require(!get<bool>(c, file, "mlp_bias", false), file, "mlp_bias",
+            "true; stride's Llama projections have no bias");
+    require(get<double>(c, file, "attention_dropout", 0.0) == 0.0, file, "attention_dropout",
+            "stride's Llama has no attention dropout");
+    require(!c.contains("rope_scaling") || c["rope_scaling"].is_null(), file, "rope_scaling",
+            c.contains("rope_scaling") ? c["rope_scaling"].dump() + " is not implemented"
+                                       : std::string());
+    if (m.n_heads > 0 && c.contains("head_dim") && !c["head_dim"].is_null()) {
+      require(get<int64_t>(c, file, "head_dim") == m.d_model / m.n_heads, file, "head_dim",
+              "stride's Llama has head_dim = hidden_size / num_attention_heads");
+    }
+    return validated(m, file);
+  }
+
+  json write_config(const ModelConfig& m) const override {
+    return {{"architectures", {architecture()}},
+            {"model_type", model_type()},
+            {"vocab_size", m.vocab_size},
+            {"hidden_size", m.d_model},
+            {"intermediate_size", m.hidden_dim()},
+            {"num_hidden_layers", m.n_layers},
+            {"num_attention_heads", m.n_heads},
+            {"num_key_value_heads", m.kv_heads()},
+            {"head_dim", m.head_dim()},
+            {"max_position_embeddings", m.context},
+            {"rms_norm_eps", m.norm_eps},
+            {"rope_theta", m.rope_theta},
+            {"rope_scaling", nullptr},
+            {"tie_word_embeddings", m.tie_embeddings},
+            {"hidden_act", "silu"},
+            {"attention_bias", false},
+            {"mlp_bias", false},
+            {"attention_dropout", 0.0},
+            {"torch_dtype", "float32"}};
+  }
+
+  std::optional<std::string> to_stride(const std::string& hf_name) const override {
+    for (const auto& [hf, name] : kGlobal) {
+      if (hf_name == hf) return std::string(name);
+    }
+    const std::string prefix = "model.layers.";
+    if (!hf_name.starts_with(prefix)) return hf_name;
+    const size_t dot = hf_name.find('.', prefix.size());
+    if (dot == std::string::npos) return hf_name;
+    const std::string layer = hf_name.substr(prefix.size(), dot - prefix.size());
+    const std::string_view suffix = std::string_view(hf_name).substr(dot + 1);
+    if (suffix == "self_attn.rotary_emb.inv_freq") return std::nullopt;  // a buffer
+    for (const auto& [hf, name] : kPerLayer) {
+      if (suffix == hf) return "layers." + layer + "." + name;
+    }
+    return hf_name;
+  }
+
+  std::string to_hf(const std::string& name) const override {
+    for (const auto& [hf, stride_name] : kGlobal) {
+      if (name == stride_name) return hf;
+    }
+    const size_t dot = name.find('.', 7);  // after "layers."
+    const std::string_view suffix = std::string_view(name).substr(dot + 1);
+    for (const auto& [hf, stride_name] : kPerLayer) {
+      if (suffix == stride_name) {
+        return "model.layers." + name.substr(7, dot - 7) + "." + std::string(hf);
+      }
+    }
+    throw ValueError("[hf::save] stride's Llama tensor \"" + name + "\" has no Hugging Face name");
+  }
+
+  // A model trained with Meta's interleaved RoPE pairs exports its q and k
+  // rows reordered so that rotate_half pairs the same features: within a
+  // head, interleaved row 2i + j becomes half-split row j * head_dim/2 + i.
+  Tensor to_hf_value(const std::string& name,
+                     const Tensor& value,
+                     const ModelConfig& m) const override {
+    if (m.rope_style != "interleaved") return value;
+    const bool q = name.ends_with(".attention.wq.weight");
+    if (!q && !name.ends_with(".attention.wk.weight")) return value;
+    const int64_t heads = q ? m.n_heads : m.kv_heads(), dh = m.head_dim(), d = value.size(1);
+    return value.view({heads, dh / 2, 2, d}).transpose(1, 2).reshape({heads * dh, d});
+  }
+
+ private:
+  static constexpr std::array<std::pair<const char*, const char*>, 3> kGlobal = {{
+      {"model.embed_tokens.weight", "tok_embeddings.weight"},
+      {"model.norm.weight", "norm.weight"},
+      {"lm_head.weight", "output.weight"},
+  }};
+  static constexpr std::array<std::pair<const char*, const char*>, 9> kPerLayer = {{
+      {"self_attn.q_proj.weight", "attention.wq.weight"},
+      {"self_attn.k_proj.weight", "attention.wk.weight"},
+      {"self_attn.v_proj.weight", "attention.wv.weight"},
+      {"self_attn.o_proj.weight", "attention.wo.weight"},
+      {"mlp.gate_proj.weight", "feed_forward.w1.weight"},
+      {"mlp.up_proj.weight", "feed_forward.w3.weight"},
+      {"mlp.down_proj.weight", "feed_forward.w2.weight"},
+      {"input_layernorm.weight", "attention_norm.weight"},
+      {"post_attention_layernorm.weight", "ffn_norm.weight"},
+  }};
+};
+
+// ---- GPT2LMHeadModel ----
+
+class GPT2Layout final : public Layout {
+ public:
+  const char* architecture() const override { return "GPT2LMHeadModel"; }
+  const char* model_type() const override { return "gpt2"; }
+  const char* embedding() const override { return "transformer.wte.weight"; }
+  const char* output() const override { return "lm_head.weight"; }
+
+  ModelConfig read_config(const json& c, const fs::path& file) const override {
+    ModelConfig m;
+    m.arch = Arch::GPT2;
+    m.vocab_size = get<int64_t>(c, file, "vocab_size");
+    m.d_model = get<int64_t>(c, file, "n_embd");
+    m.n_layers = get<int64_t>(c, file, "n_layer");
+    m.n_heads = get<int64_t>(c, file, "n_head");
+    m.context = get<int64_t>(c, file, "n_positions");
+    m.norm_eps = get<double>(c, file, "layer_norm_epsilon", 1e-5);
+    m.tie_embeddings = get<bool>(c, file, "tie_word_embeddings", true);
+    m.ffn_hidden = get<int64_t>(c, file, "n_inner", 4 * m.d_model);
+    m.dropout = get<double>(c, file, "resid_pdrop", 0.1);
+    const std::string act =
+        get<std::string>(c, file, "activation_function", std::string("gelu_new"));
+    require(act == "gelu_new", file, "activation_function",
+            "\"" + act + "\"; stride's GPT-2 computes gelu_new (the tanh approximation)");
+    require(get<bool>(c, file, "scale_attn_weights", true), file, "scale_attn_weights",
+            "false; stride scales attention scores by 1/sqrt(head_dim)");
+    require(!get<bool>(c, file, "scale_attn_by_inverse_layer_idx", false), file,
+            "scale_attn_by_inverse_layer_idx", "true is not implemented");
+    return validated(m, file);
+  }
+
+  json write_config(const ModelConfig& m) const override {
+    return {{"architectures", {architecture()}},
+            {"model_type", model_type()},
+            {"vocab_size", m.vocab_size},
+            {"n_embd", m.d_model},
+            {"n_layer", m.n_layers},
+            {"n_head", m.n_heads},
+            {"n_positions", m.context},
+            {"n_inner", m.hidden_dim()},
+            {"layer_norm_epsilon", m.norm_eps},
+            {"activation_function", "gelu_new"},
+            {"resid_pdrop", m.dropout},
+            {"embd_pdrop", m.dropout},
+            {"attn_pdrop", m.dropout},
+            {"tie_word_embeddings", m.tie_embeddings},
+            {"scale_attn_weights", true},
+            {"torch_dtype", "float32"}};
+  }
+
+  std::optional<std::string> to_stride(const std::string& hf_name) const override {
+    if (hf_name.ends_with(".attn.bias") || hf_name.ends_with(".attn.masked_bias")) {
+      return std::nullopt;  // old checkpoints' causal-mask buffers
+    }
+    const bool prefixed = hf_name.starts_with("lm_head.") || hf_name.starts_with("transformer.");
+    return prefixed ? hf_name : "transformer." + hf_name;
+  }
+
+  std::string to_hf(const std::string& name) const override { return name; }
+
+  Tensor to_hf_value(const std::string& name,
+                     const Tensor& value,
+                     const ModelConfig& /*m*/) const override {
+    return is_conv1d_weight(name) ? value.t() : value;
+  }
+  Tensor from_hf_value(const std::string& name,
+                       const Tensor& value,
+                       const ModelConfig& /*m*/) const override {
+    return is_conv1d_weight(name) ? value.t() : value;
+  }
+
+ private:
+  // Hugging Face's Conv1D projections of a GPT-2 block, stored (in, out).
+  static bool is_conv1d_weight(const std::string& name) {
+    for (const char* suffix :
+         {".attn.c_attn.weight", ".attn.c_proj.weight", ".mlp.c_fc.weight", ".mlp.c_proj.weight"}) {
+      if (name.ends_with(suffix)) return true;
+    }
+    return false;
+  }
+};
+
+const LlamaLayout kLlama;
+const GPT2Layout kGPT2;
+constexpr std::array<const Layout*, 2> kLayouts = {&kLlama, &kGPT2};
+
+// The layout of a config.json: its "architectures", else its "model_type".
+const Layout& layout_of(const json& c, const fs::path& file) {
+  const auto architectures =
+      get<std::vector<std::string>>(c, file, "architectures", std::vector<std::string>{});
+  const std::string model_type = get<std::string>(c, file, "model_type", std::string());
+  std::string known;
+  for (const Layout* layout : kLayouts) {
+    const bool named = architectures.empty() ? model_type == layout->model_type()
+                                             : architectures.front() == layout->architecture();
+    if (named) return *layout;
+    known += (known.empty() ? "" : ", ") + std::string(layout->architecture());
+  }
+  throw ConfigError(file.string() + ": key \"architectures\": " +
+                    (architectures.empty() ? "model_type \"" + model_type + "\""
+                                           : "\"" + architectures.front() + "\"") +
+                    " is not an architecture stride implements (" + known + ")");
+}
+
+const Layout& layout_of(const llama::LanguageModel& model) {
+  switch (model.config().arch) {
+    case Arch::Llama:
+      return kLlama;
+    case Arch::GPT2:
+      return kGPT2;
+    default:
+      throw ValueError(
+          "hf::save: only the correct Llama and GPT-2 export to Hugging Face's "
+          "layout; this is " +
+          std::string(llama::arch_name(model.config().arch)));
+  }
+}
+
+// The model of `config` with uninitialised weights: built on meta, so that
+// no initialiser runs and nothing is allocated twice, then given CPU memory
+// in one packed block (Note [Packed parameters]).
+std::shared_ptr<llama::LanguageModel> uninitialised_model(const ModelConfig& config) {
+  std::shared_ptr<llama::LanguageModel> model;
+  {
+    DefaultDeviceGuard on_meta(kMeta);
+    model = llama::build_model(config);
+  }
+  model->to_empty(Device(kCPU));
+  model->pack_parameters();
+  return model;
+}
+
+}  // namespace
+
+ModelConfig read_config(const fs::path& dir) {
+  const fs::path file = dir / "config.json";
+  const json c = read_json(file);
+  return layout_of(c, file).read_config(c, file);
+}
+
+std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
+  const fs::path config_file = dir / "config.json";
+  const json c = read_json(config_file);
+  const Layout& layout = layout_of(c, config_file);
+  const ModelConfig config = layout.read_config(c, config_file);
+  const std::vector<fs::path> files = weight_files(dir);
+  auto model = uninitialised_model(config);
+  const nn::StateDict params = model->state_dict();
+  std::set<std::string> filled;
+  NoGradGuard no_grad;
+  for (const fs::path& file : files) {
+    io::SafetensorsContents contents = io::map_safetensors(file.string());
+    for (auto& [hf_name, mapped] : contents.tensors) {
+      const Tensor t = std::exchange(mapped, Tensor());  // unmapped once copied
+      const std::optional<std::string> name = layout.to_stride(hf_name);
+      if (!name) continue;
+      if (!params.contains(*name)) {
+        throw ValueError(file.string() + ": tensor \"" + hf_name + "\" is not a parameter of " +
+                         layout.architecture() + " as config.json describes it");
+      }
+      // Tied, the output is the embedding (as transformers ties them after
+      // loading).
+      if (config.tie_embeddings && *name == layout.output()) continue;
+      Tensor target = params[*name];
+      const Tensor stored = layout.to_hf_value(
+          *name, empty(target.sizes(), TensorOptions(target.dtype()).device(kMeta)), config);
+      if (!(t.sizes() == stored.sizes())) {
+        throw ValueError(file.string() + ": tensor \"" + hf_name + "\" has shape " +
+                         shape_str(t.sizes()) + " but config.json implies " +
+                         shape_str(stored.sizes()));
+      }
+      target.copy_(layout.from_hf_value(*name, t, config));
+      filled.insert(*name);
+    }
+  }
+  if (config.tie_embeddings && filled.contains(layout.embedding())) filled.insert(layout.output());
+  std::string missing;
+  for (const auto& [name, t] : params) {
+    if (!filled.contains(name)) missing += (missing.empty() ? "" : ", ") + layout.to_hf(name);
+  }
+  if (!missing.empty()) {
+    throw ValueError(dir.string() + ": the weights lack " + missing +
+                     " (config.json implies them)");
+  }
+  model->eval();
+  return model;
+}
+
+void save(const llama::LanguageModel& model, const fs::path& dir) {
+  const Layout& layout = layout_of(model);
+  const ModelConfig& m = model.config();
+  fs::create_directories(dir);
+  io::write_file_atomically((dir / "config.json").string(), layout.write_config(m).dump(2) + "\n",
+                            "hf::save");
+  io::NamedTensors tensors;
+  for (const auto& [name, t] : model.state_dict()) {
+    if (m.tie_embeddings && name == layout.output()) continue;  // as save_pretrained
+    tensors.emplace_back(layout.to_hf(name), layout.to_hf_value(name, t, m).contiguous());
+  }
+  io::save_safetensors((dir / "model.safetensors").string(), tensors, {{"format", "pt"}});
+}
+
+}  // namespace stride::hf
