@@ -374,8 +374,8 @@ const Layout& layout_of(const llama::LanguageModel& model) {
 }
 
 // The model of `config` with uninitialised weights: built on meta, so that
-// no initialiser runs and nothing is allocated twice, then given CPU memory
-// in one packed block (Note [Packed parameters]).
+// no initialiser runs, then given CPU memory that nothing touches (and so
+// holds no pages) until a tensor is copied into it.
 std::shared_ptr<llama::LanguageModel> uninitialised_model(const ModelConfig& config) {
   std::shared_ptr<llama::LanguageModel> model;
   {
@@ -383,8 +383,21 @@ std::shared_ptr<llama::LanguageModel> uninitialised_model(const ModelConfig& con
     model = llama::build_model(config);
   }
   model->to_empty(Device(kCPU));
-  model->pack_parameters();
   return model;
+}
+
+// Gives `target` the checkpoint's `value`: the mapped tensor itself where it
+// is stored as the model holds it (same dtype and shape, no transform), so
+// that the parameter is the file's mapping and nothing is copied; a copy
+// otherwise.
+void assign(Tensor& target, const Tensor& value, const Tensor& mapped) {
+  const bool as_stored = value.impl() == mapped.impl() && value.dtype() == target.dtype() &&
+                         target.is_contiguous() && value.sizes() == target.sizes();
+  if (as_stored) {
+    target.impl()->set_data(*value.impl());
+  } else {
+    target.copy_(value);
+  }
 }
 
 }  // namespace
@@ -403,6 +416,9 @@ std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
   const std::vector<fs::path> files = weight_files(dir);
   auto model = uninitialised_model(config);
   const nn::StateDict params = model->state_dict();
+  // The parameters themselves (state_dict's entries are detached views),
+  // which a mapped tensor can replace.
+  const auto handles = model->named_parameters();
   std::set<std::string> filled;
   NoGradGuard no_grad;
   for (const fs::path& file : files) {
@@ -426,7 +442,8 @@ std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
                          shape_str(t.sizes()) + " but config.json implies " +
                          shape_str(stored.sizes()));
       }
-      target.copy_(layout.from_hf_value(*name, t, config));
+      if (handles.contains(*name)) target = handles[*name];
+      assign(target, layout.from_hf_value(*name, t, config), t);
       filled.insert(*name);
     }
   }

@@ -87,16 +87,19 @@ TEST_P(SafetensorsRoundTrip, PreservesShapeDtypeAndEveryByte) {
                                 {"strided", strided}};
   save_safetensors(path("t.safetensors"), tensors);
   const SafetensorsContents loaded = load_safetensors(path("t.safetensors"));
+  const SafetensorsContents mapped = map_safetensors(path("t.safetensors"));
 
-  ASSERT_EQ(loaded.tensors.size(), tensors.size());
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const auto& [name, expected] = tensors[i];
-    SCOPED_TRACE(name);
-    EXPECT_EQ(loaded.tensors[i].first, name);
-    const Tensor& got = loaded.tensors[i].second;
-    EXPECT_EQ(got.scalar_type(), dtype);
-    EXPECT_EQ(got.sizes(), expected.sizes());
-    EXPECT_EQ(bytes_of(got), bytes_of(expected));
+  for (const SafetensorsContents* contents : {&loaded, &mapped}) {
+    ASSERT_EQ(contents->tensors.size(), tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const auto& [name, expected] = tensors[i];
+      SCOPED_TRACE(name + (contents == &mapped ? " (mapped)" : ""));
+      EXPECT_EQ(contents->tensors[i].first, name);
+      const Tensor& got = contents->tensors[i].second;
+      EXPECT_EQ(got.scalar_type(), dtype);
+      EXPECT_EQ(got.sizes(), expected.sizes());
+      EXPECT_EQ(bytes_of(got), bytes_of(expected));
+    }
   }
   EXPECT_EQ(loaded.at("scalar").dim(), 0);
   EXPECT_EQ(loaded.at("empty_rows").numel(), 0);
@@ -327,6 +330,38 @@ TEST_F(SafetensorsLoad, ReadsAReferenceWrittenFile) {
   EXPECT_EQ(bytes_of(loaded.at("mask")), std::string("\x01\x00\x01", 3));
 }
 
+// A mapped tensor is this process's copy-on-write view: writing to it
+// changes neither the file nor a later mapping, and it outlives the file's
+// name.
+TEST_F(SafetensorsLoad, MappedTensorsAreCopyOnWriteViewsOfTheFile) {
+  const Tensor weights = arange(0, 4096, 1, kFloat32).reshape({64, 64});
+  save_safetensors(path("w.safetensors"), {{"b", tensor<int64_t>({3, 4})}, {"w", weights}});
+  SafetensorsContents mapped = map_safetensors(path("w.safetensors"));
+  Tensor w = mapped.at("w");
+  w.mul_(2.0);
+  EXPECT_TRUE(equal(w, weights * 2.0));
+  EXPECT_TRUE(equal(map_safetensors(path("w.safetensors")).at("w"), weights));
+  EXPECT_TRUE(equal(load_safetensors(path("w.safetensors")).at("w"), weights));
+  std::filesystem::remove(path("w.safetensors"));
+  mapped = SafetensorsContents();
+  EXPECT_TRUE(equal(w, weights * 2.0));  // the view keeps its mapping
+}
+
+// Writers pad the header so that data starts aligned; a file that does not
+// still maps, its misaligned tensors read into memory.
+TEST_F(SafetensorsLoad, MapReadsMisalignedTensorsIntoMemory) {
+  const std::string header = R"({"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},)"
+                             R"("w":{"dtype":"F32","shape":[2],"data_offsets":[1,9]}})";
+  ASSERT_NE((8 + header.size() + 1) % 4, 0u);
+  const float w[] = {1.5f, -2.0f};
+  write_bytes(path("u.safetensors"),
+              make_file(header, std::string("\x07", 1) +
+                                    std::string(reinterpret_cast<const char*>(w), sizeof(w))));
+  const SafetensorsContents mapped = map_safetensors(path("u.safetensors"));
+  EXPECT_EQ(mapped.at("a").to_vector<uint8_t>(), (std::vector<uint8_t>{7}));
+  EXPECT_EQ(mapped.at("w").to_vector<float>(), (std::vector<float>{1.5f, -2.0f}));
+}
+
 TEST_F(SafetensorsLoad, AtNamesTheMissingTensorAndTheOnesPresent) {
   save_safetensors(path("m.safetensors"), {{"a", tensor<float>({1})}, {"b", tensor<float>({2})}});
   const SafetensorsContents loaded = load_safetensors(path("m.safetensors"));
@@ -371,6 +406,8 @@ TEST_F(SafetensorsLoad, BoolBytesOtherThanZeroOrOneThrow) {
                         std::string("\x01\x02\x00", 3)));
   expect_io_error([&] { load_safetensors(path("b.safetensors")); },
                   "tensor \"m\" has dtype BOOL but element 1 is byte 2");
+  expect_io_error([&] { map_safetensors(path("b.safetensors")); },
+                  "tensor \"m\" has dtype BOOL but element 1 is byte 2");
 }
 
 TEST_F(SafetensorsLoad, HeaderLengthOverCapThrowsEvenWhenTheFileIsThatLarge) {
@@ -390,6 +427,7 @@ TEST_P(SafetensorsLoadMalformed, ThrowsIOError) {
   write_bytes(p, c.bytes);
   expect_io_error([&] { load_safetensors(p); }, c.expected);
   expect_io_error([&] { load_safetensors(p); }, "[load_safetensors] " + p + ": ");
+  expect_io_error([&] { map_safetensors(p); }, c.expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Safetensors,
