@@ -103,15 +103,24 @@ awk -v a="$first" -v b="$last" 'BEGIN { exit !(b < a - 0.5) }' ||
   fail "attention of the GPT"
 "$stride" doctor --ckpt gpt --data "$gpt_data" > gpt_doctor.log || fail "doctor flags the GPT: $(cat gpt_doctor.log)"
 grep -q "PASS  causality" gpt_doctor.log || fail "doctor causality of the GPT"
-# Hugging Face's layout out, and a Hugging Face directory (with its
-# tokenizer.json) in.
+# Hugging Face's layout out (GPT-2 and Llama runs), and Hugging Face
+# directories in, with a tokenizer.json or a SentencePiece tokenizer.model.
 "$stride" export --ckpt gpt --hf gpt_hf > /dev/null || fail "export --hf"
 [ -s gpt_hf/config.json ] && [ -s gpt_hf/model.safetensors ] || fail "export --hf wrote no model"
+"$stride" export --ckpt run --hf llama_hf > /dev/null || fail "export --hf of a Llama run"
+grep -q '"LlamaForCausalLM"' llama_hf/config.json || fail "the Llama export is no LlamaForCausalLM"
+mkdir llama_sp && cp "$src/tests/golden/hf/llama_tiny_gqa/config.json" \
+  "$src/tests/golden/hf/llama_tiny_gqa/model.safetensors" llama_sp/ &&
+  cp "$src/tests/golden/tokenizers/llama2_style.model" llama_sp/tokenizer.model
+"$stride" generate --hf llama_sp --prompt "ROMEO: What say" --tokens 8 --temperature 0 \
+  2> /dev/null > sp_gen.txt || fail "generate --hf with a SentencePiece tokenizer"
+[ "$(head -c 15 sp_gen.txt)" = "ROMEO: What say" ] || fail "generate --hf (SentencePiece) did not continue the prompt"
 "$stride" generate --hf "$src/tests/golden/hf/gpt2_tiny" --prompt "ROMEO: What" --tokens 8 \
   --temperature 0 2> /dev/null > hf_gen.txt || fail "generate --hf"
 [ "$(head -c 11 hf_gen.txt)" = "ROMEO: What" ] || fail "generate --hf did not continue the prompt"
 if "$stride" generate --hf gpt_hf --prompt "x" 2> hf_err.txt; then fail "generate --hf without a tokenizer"; fi
-grep -q "gpt_hf/tokenizer.json: missing" hf_err.txt || fail "no clear error for a missing tokenizer.json"
+grep -q "gpt_hf: no tokenizer.model (SentencePiece) or tokenizer.json" hf_err.txt ||
+  fail "no clear error for a missing tokenizer"
 
 # Ctrl-C: the run stops, saves a final checkpoint and says how to resume.
 "$stride" train --config tiny.json --data corpus.txt --out interrupted --steps 1000000 --sample 0 > int.log &

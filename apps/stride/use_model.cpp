@@ -10,7 +10,8 @@
 #include "run_dir.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
-#include "stride/data/bpe.h"
+#include "stride/data/sentencepiece.h"
+#include "stride/data/tokenizer.h"
 #include "stride/doctor.h"
 #include "stride/io.h"
 #include "stride/ops.h"
@@ -65,25 +66,52 @@ llama::GenerateOptions generate_options(const GenerateArgs& args) {
   return opt;
 }
 
-// generate --hf DIR: a Hugging Face model and its byte-level BPE tokenizer.
+// Prints generated tokens as text as they come: the decode of the prompt and
+// every token so far, less what is already out. Decoding token by token
+// would drop the space SentencePiece folds into a piece ("\u2581the" alone
+// decodes to "the") and split characters that byte-fallback pieces or
+// byte-level BPE make only together; a tail ending in an incomplete
+// character (U+FFFD) waits for the next token.
+class TextStreamer {
+ public:
+  TextStreamer(const data::Tokenizer& tokenizer, std::vector<int64_t> prompt)
+      : tokenizer_(tokenizer), ids_(std::move(prompt)), printed_(tokenizer.decode(ids_).size()) {}
+
+  void push(int64_t id) {
+    ids_.push_back(id);
+    const std::string text = tokenizer_.decode(ids_);
+    if (text.ends_with("\xEF\xBF\xBD") || text.size() <= printed_) return;
+    std::cout << text.substr(printed_) << std::flush;
+    printed_ = text.size();
+  }
+
+ private:
+  const data::Tokenizer& tokenizer_;
+  std::vector<int64_t> ids_;
+  size_t printed_;
+};
+
+// generate --hf DIR: a Hugging Face model and its tokenizer (SentencePiece
+// or byte-level BPE).
 int generate_hf(const GenerateArgs& args) {
   if (args.model.ckpt || args.model.weights) {
     throw ValueError("--hf is a model of its own: leave out --ckpt and --weights.");
   }
   const fs::path dir(*args.hf);
-  const fs::path tokenizer_file = dir / "tokenizer.json";
-  if (!fs::exists(tokenizer_file)) {
-    throw IOError(tokenizer_file.string() +
-                  ": missing; generate --hf needs the model's tokenizer.json.");
-  }
-  const data::BPETokenizer tokenizer = data::BPETokenizer::from_file(tokenizer_file.string());
+  const std::unique_ptr<data::Tokenizer> tokenizer = data::load_tokenizer(dir.string());
   auto model = hf::load(dir);
-  const std::vector<int64_t> prompt = tokenizer.encode(args.prompt);
+  std::vector<int64_t> prompt = tokenizer->encode(args.prompt);
   if (prompt.empty()) throw ValueError("the prompt is empty.");
+  // A SentencePiece model's prompt starts with its BOS, as transformers'
+  // LlamaTokenizer adds it by default (Llama 2 was trained so).
+  const auto* sentencepiece = dynamic_cast<const data::SentencePieceTokenizer*>(tokenizer.get());
+  if (sentencepiece != nullptr && sentencepiece->bos_id()) {
+    prompt.insert(prompt.begin(), *sentencepiece->bos_id());
+  }
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
-  llama::generate(*model, prompt, generate_options(args),
-                  [&](int64_t id) { std::cout << tokenizer.decode({id}) << std::flush; });
+  TextStreamer out(*tokenizer, prompt);
+  llama::generate(*model, prompt, generate_options(args), [&](int64_t id) { out.push(id); });
   std::cout << "\n";
   return 0;
 }

@@ -22,22 +22,24 @@
 #include <string_view>
 #include <vector>
 
+#include "stride/data/tokenizer.h"
+
 namespace stride::data {
 
-class BPETokenizer {
+class BPETokenizer final : public Tokenizer {
  public:
   // Reads a tokenizer.json; `source` names it in errors.
   static BPETokenizer from_file(const std::string& path);
   static BPETokenizer from_json(std::string_view json_text, const std::string& source);
-  ~BPETokenizer();
+  ~BPETokenizer() override;
   BPETokenizer(BPETokenizer&&) noexcept;
   BPETokenizer& operator=(BPETokenizer&&) noexcept;
 
-  std::vector<int64_t> encode(std::string_view text) const;
+  std::vector<int64_t> encode(std::string_view text) const override;
   // Throws ValueError for an id outside the vocabulary.
-  std::string decode(const std::vector<int64_t>& ids) const;
+  std::string decode(const std::vector<int64_t>& ids) const override;
   // Ids run 0..vocab_size()-1 (added tokens included).
-  int64_t vocab_size() const;
+  int64_t vocab_size() const override;
   std::optional<int64_t> token_to_id(std::string_view token) const;
 
   struct Impl;
