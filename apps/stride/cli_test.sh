@@ -115,6 +115,9 @@ mkdir llama_sp && cp "$src/tests/golden/hf/llama_tiny_gqa/config.json" \
 "$stride" generate --hf llama_sp --prompt "ROMEO: What say" --tokens 8 --temperature 0 \
   2> /dev/null > sp_gen.txt || fail "generate --hf with a SentencePiece tokenizer"
 [ "$(head -c 15 sp_gen.txt)" = "ROMEO: What say" ] || fail "generate --hf (SentencePiece) did not continue the prompt"
+"$stride" eval --hf llama_sp --data corpus.txt --context 32 --max-windows 4 > sp_eval.txt ||
+  fail "eval --hf"
+grep -q "bits per byte" sp_eval.txt || fail "eval --hf printed no loss: $(cat sp_eval.txt)"
 "$stride" generate --hf "$src/tests/golden/hf/gpt2_tiny" --prompt "ROMEO: What" --tokens 8 \
   --temperature 0 2> /dev/null > hf_gen.txt || fail "generate --hf"
 [ "$(head -c 11 hf_gen.txt)" = "ROMEO: What" ] || fail "generate --hf did not continue the prompt"

@@ -35,6 +35,10 @@ struct EvalArgs {
   ModelSource model;
   std::string split = "val";
   std::optional<std::string> data;
+  std::optional<std::string> hf;  // a Hugging Face directory instead of --ckpt
+  int64_t context = 0;            // --hf: window length; 0: the model's context
+  int64_t batch = 8;              // --hf: windows per forward
+  int64_t max_windows = 0;        // --hf: evaluate the first windows only; 0: all
 };
 int run_eval(const EvalArgs& args);
 

@@ -163,6 +163,16 @@ int main(int argc, char** argv) {
   e->add_option("--split", eval.split, "val, test or train")
       ->check(CLI::IsMember({"val", "test", "train"}));
   e->add_option("--data", eval.data, "TinyShakespeare path");
+  e->add_option("--hf", eval.hf,
+                "a Hugging Face model directory (config.json, safetensors, tokenizer) instead of "
+                "--ckpt or --weights; the text is tokenized with its tokenizer");
+  e->add_option("--context", eval.context, "--hf: tokens per window (default: the model's context)")
+      ->check(kCount);
+  e->add_option("--batch", eval.batch, "--hf: windows per forward pass")
+      ->check(CLI::PositiveNumber);
+  e->add_option("--max-windows", eval.max_windows,
+                "--hf: the first windows only (0: the whole split)")
+      ->check(kCount);
 
   GenerateArgs gen;
   auto* g = app.add_subcommand("generate", "sample text from a trained model");

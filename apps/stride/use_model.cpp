@@ -11,6 +11,7 @@
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/data/sentencepiece.h"
+#include "stride/data/tiny_shakespeare.h"
 #include "stride/data/tokenizer.h"
 #include "stride/doctor.h"
 #include "stride/io.h"
@@ -19,12 +20,57 @@
 
 namespace stride::app {
 
+namespace {
+
+data::Split parse_split(const std::string& name) {
+  return name == "test"    ? data::Split::Test
+         : name == "train" ? data::Split::Train
+                           : data::Split::Val;
+}
+
+// eval --hf DIR: a Hugging Face model's loss on the text tokenized with its
+// own tokenizer, per token and in bits per byte, which compares models
+// whatever their tokenizers (the character-level runs' bits per character
+// are bits per byte on TinyShakespeare's ASCII).
+int eval_hf(const EvalArgs& args) {
+  if (args.model.ckpt || args.model.weights) {
+    throw ValueError("--hf is a model of its own: leave out --ckpt and --weights.");
+  }
+  const std::unique_ptr<data::Tokenizer> tokenizer = data::load_tokenizer(*args.hf);
+  auto model = hf::load(*args.hf);
+  if (tokenizer->vocab_size() > model->config().vocab_size) {
+    throw ValueError(*args.hf + ": the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
+                     " ids but the model's vocabulary " +
+                     std::to_string(model->config().vocab_size));
+  }
+  const fs::path path = data::find_tinyshakespeare(args.data);
+  const data::TokenDataset data(tensor<int64_t>(tokenizer->encode(data::read_text_file(path))));
+  const data::Split split = parse_split(args.split);
+  const int64_t T =
+      args.context > 0 ? std::min(args.context, model->config().context) : model->config().context;
+  const llama::SplitLoss whole =
+      llama::evaluate_split(*model, data, split, args.batch, false, args.max_windows, T);
+  // The bytes of the targets scored: positions 1..n of the split.
+  const Tensor targets = data.split(split).slice(0, 1, whole.positions + 1);
+  const auto bytes = double(tokenizer->decode(targets.to_vector<int64_t>()).size());
+  std::cout << args.hf->c_str() << " (" << llama::arch_name(model->config().arch) << ", "
+            << model->num_parameters() << " parameters) on the " << args.split << " split of "
+            << path.string() << " (" << data.bounds(split).size() << " tokens)\n"
+            << "  loss over " << (args.max_windows > 0 ? "its first windows" : "the whole split")
+            << " of " << T << " tokens: " << whole.loss << " per token (" << whole.positions
+            << " positions), perplexity " << std::exp(whole.loss) << ", "
+            << whole.loss * double(whole.positions) / bytes / std::numbers::ln2
+            << " bits per byte\n";
+  return 0;
+}
+
+}  // namespace
+
 int run_eval(const EvalArgs& args) {
+  if (args.hf) return eval_hf(args);
   LoadedRun run = load_model(args.model, args.data);
   data::CharCorpus corpus = load_corpus(args.data, &run.tokenizer);
-  const data::Split split = args.split == "test"    ? data::Split::Test
-                            : args.split == "train" ? data::Split::Train
-                                                    : data::Split::Val;
+  const data::Split split = parse_split(args.split);
   llama::LanguageModel& model = *run.model;
   const int64_t B = run.config.train.batch_size;
   std::cout << run.config.name << " (" << llama::arch_name(run.config.model.arch) << ", step "

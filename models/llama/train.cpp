@@ -111,10 +111,12 @@ SplitLoss evaluate_split(LanguageModel& model,
                          data::Split split,
                          int64_t batch_size,
                          bool prefix_only,
-                         int64_t max_windows) {
+                         int64_t max_windows,
+                         int64_t context) {
   EvalScope eval(model);
   NoGradGuard no_grad;
-  const int64_t T = model.config().context;
+  const int64_t T =
+      context > 0 ? std::min(context, model.config().context) : model.config().context;
   const data::SequentialWindows windows = data.sequential_windows(split, T, data::Tail::Shorter);
   const int64_t n = max_windows > 0 ? std::min(max_windows, windows.size()) : windows.size();
   SplitLoss r;

@@ -56,13 +56,15 @@ struct SplitLoss {
 // from a forward pass over the window's tokens 0..t alone, so a model that
 // reads the future (the article's RMSNorm) is scored as it generates: the
 // future does not exist at sampling time. max_windows > 0 evaluates only the
-// first windows (for quick runs).
+// first windows (for quick runs). context > 0 runs windows of that many
+// tokens (at most the model's context) instead of the model's context.
 SplitLoss evaluate_split(LanguageModel& model,
                          const data::TokenDataset& data,
                          data::Split split,
                          int64_t batch_size,
                          bool prefix_only = false,
-                         int64_t max_windows = 0);
+                         int64_t max_windows = 0,
+                         int64_t context = 0);
 
 struct StepResult {
   int64_t step = 0;  // steps done, counting this one

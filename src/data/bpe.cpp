@@ -92,9 +92,14 @@ class Splitter {
   void split(std::string_view text, std::vector<std::string>& out) const {
     pcre2_match_data* match = pcre2_match_data_create_from_pattern(code_, nullptr);
     size_t start = 0, last = 0;
+    // The first match checks that the whole text is UTF-8; the later ones
+    // start at character boundaries of that text, and checking it again at
+    // each would make splitting quadratic in its length.
+    uint32_t options = 0;
     while (start <= text.size()) {
       const int rc = pcre2_match(code_, reinterpret_cast<PCRE2_SPTR>(text.data()), text.size(),
-                                 start, 0, match, context_);
+                                 start, options, match, context_);
+      options = PCRE2_NO_UTF_CHECK;
       if (rc == PCRE2_ERROR_NOMATCH) break;
       if (rc < 0) {
         pcre2_match_data_free(match);

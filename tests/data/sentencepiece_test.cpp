@@ -70,8 +70,8 @@ std::string file_bytes(const std::string& path) {
 // throughout.
 TEST(SentencePieceTokenizer, MalformedModelsAreRefusedNamingTheFile) {
   const std::string model = file_bytes(kDir + "llama2_style.model");
-  const std::string zero_length_piece =
-      file_bytes(std::string(STRIDE_SOURCE_DIR) + "/fuzz/regressions/sentencepiece/zero_length_piece");
+  const std::string zero_length_piece = file_bytes(
+      std::string(STRIDE_SOURCE_DIR) + "/fuzz/regressions/sentencepiece/zero_length_piece");
   ASSERT_FALSE(zero_length_piece.empty());
   for (const std::string& bytes :
        {std::string(), std::string("{\"model\": {}}"), model.substr(0, model.size() / 2),
@@ -104,8 +104,9 @@ TEST(LoadTokenizer, PrefersTheSentencePieceModel) {
   fs::copy_file(kDir + "llama2_style.model", dir / "tokenizer.model");
   const auto tok = load_tokenizer(dir.string());
   EXPECT_NE(dynamic_cast<SentencePieceTokenizer*>(tok.get()), nullptr);
-  EXPECT_EQ(tok->encode("First Citizen:"),
-            SentencePieceTokenizer::from_file(kDir + "llama2_style.model").encode("First Citizen:"));
+  EXPECT_EQ(
+      tok->encode("First Citizen:"),
+      SentencePieceTokenizer::from_file(kDir + "llama2_style.model").encode("First Citizen:"));
   fs::remove_all(dir);
 }
 
