@@ -10,6 +10,10 @@
 //             B 32 x T 16, AdamW(1e-3, betas 0.9/0.95, wd 0.1): ms per step
 //   large     the correct Llama d 384, 6 layers, 6 heads, T 256 (10,671,744
 //             params), B 16, AdamW as above: ms per step
+//   gpt       the lesson's tiny GPT (configs/tiny-gpt.json's model: GPT-2
+//             blocks, d 384, 6 layers, 6 heads, T 256, vocab 65, dropout 0.2,
+//             tied head; 10,770,816 params), B 16, AdamW(1e-3, betas
+//             0.9/0.99, wd 0.1) as its config trains it: ms per step
 //   generate  the `large` model, batch 1, greedy decoding of --tokens new
 //             tokens (default 256) with a KV cache from a one-token prompt:
 //             tokens/s (one rep = a fresh cache and the whole sequence)
@@ -89,7 +93,7 @@ struct Options {
 [[noreturn]] void usage(const std::string& message) {
   std::cerr << "llama_bench: " << message << "\n"
             << "usage: llama_bench --workload "
-               "article|correct|large|generate|attention-MODEL|sgemm|fma|stream "
+               "article|correct|large|gpt|generate|attention-MODEL|sgemm|fma|stream "
                "--threads N "
                "[--warmup W] [--reps R] [--tokens K] [--n N] [--profile] [--profile-shapes] "
                "[--trace FILE] [--autocast]\n";
@@ -193,6 +197,21 @@ Workload workload_config(const std::string& name) {
   }
   if (name == "correct") return {correct_llama(128, 4, 8, 16), adamw(32)};
   if (name == "large" || name == "generate") return {correct_llama(384, 6, 6, 256), adamw(16)};
+  if (name == "gpt") {
+    llama::ModelConfig m;
+    m.arch = llama::Arch::GPT2;
+    m.vocab_size = 65;
+    m.d_model = 384;
+    m.n_layers = 6;
+    m.n_heads = 6;
+    m.context = 256;
+    m.norm_eps = 1e-5;
+    m.tie_embeddings = true;
+    m.dropout = 0.2;
+    llama::TrainConfig t = adamw(16);
+    t.beta2 = 0.99;
+    return {m, t};
+  }
   usage("unknown workload " + name);
 }
 

@@ -20,6 +20,13 @@ Same CLI and the same one-line JSON output as llama_bench. Workloads:
             only, as stride's make_optimizer), ms per step
   large     the correct Llama d 384, 6 layers, 6 heads, T 256, hidden 1024
             (10,671,744 params), B 16, AdamW as above, ms per step
+  gpt       the lesson's tiny GPT (configs/tiny-gpt.json's model, nanoGPT's
+            shakespeare_char shapes: GPT-2 blocks, d 384, 6 layers, 6 heads,
+            T 256, vocab 65, dropout 0.2 in attention and after each
+            projection, tied head; 10,770,816 params), B 16, AdamW(1e-3,
+            betas (0.9, 0.99), weight decay 0.1 on matrices), ms per step.
+            Written as nanoGPT's model.py (one c_attn projection, SDPA,
+            GELU's tanh form).
   generate  the `large` model, batch 1, greedy decoding of --tokens new tokens
             (256) from a one-token prompt with a preallocated KV cache, written
             as a plain eager loop (Meta's reference style): tokens/s
@@ -50,7 +57,7 @@ import statistics
 import sys
 import time
 
-WORKLOADS = ("article", "correct", "large", "generate", "sgemm")
+WORKLOADS = ("article", "correct", "large", "gpt", "generate", "sgemm")
 
 
 def parse_args():
@@ -370,6 +377,50 @@ class Transformer(nn.Module):
         return self.output(self.norm(h))
 
 
+# ---- the tiny GPT (nanoGPT's model.py) ----
+class GPTBlock(nn.Module):
+    def __init__(self, d, n_heads, dropout):
+        super().__init__()
+        self.n_heads, self.dropout = n_heads, dropout
+        self.ln_1 = nn.LayerNorm(d, eps=1e-5)
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.ln_2 = nn.LayerNorm(d, eps=1e-5)
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.mlp_proj = nn.Linear(4 * d, d)
+        self.resid_dropout = nn.Dropout(dropout)
+        self.mlp_dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.c_attn(self.ln_1(x)).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.n_heads, C // self.n_heads).transpose(1, 2) for t in (q, k, v))
+        y = attention(q, k, v, self.dropout if self.training else 0.0, True)
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        x = x + self.resid_dropout(self.c_proj(y))
+        h = F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh")
+        return x + self.mlp_dropout(self.mlp_proj(h))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab, d, n_layers, n_heads, context, dropout):
+        super().__init__()
+        self.wte = nn.Embedding(vocab, d)
+        self.wpe = nn.Embedding(context, d)
+        self.drop = nn.Dropout(dropout)
+        self.h = nn.ModuleList(GPTBlock(d, n_heads, dropout) for _ in range(n_layers))
+        self.ln_f = nn.LayerNorm(d, eps=1e-5)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight
+
+    def forward(self, idx):
+        positions = torch.arange(idx.size(1), device=idx.device)
+        x = self.drop(self.wte(idx) + self.wpe(positions))
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
 # ---- running ----
 def build(workload):
     """(model, config, batch, optimizer factory)."""
@@ -381,15 +432,19 @@ def build(workload):
     else:
         cfg, batch = correct_config(384, 6, 6, 256), 16
 
-    def adamw(m):
+    def adamw(m, beta2=0.95):
         # As stride's make_optimizer: only matrices (dim >= 2) decay.
         params = [p for p in m.parameters() if p.requires_grad]
         groups = [
             {"params": [p for p in params if p.dim() >= 2], "weight_decay": 0.1},
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
         ]
-        return torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, 0.95))
+        return torch.optim.AdamW(groups, lr=1e-3, betas=(0.9, beta2))
 
+    if workload == "gpt":
+        cfg = {"vocab_size": 65, "d_model": 384, "n_layers": 6, "n_heads": 6, "context": 256}
+        model = GPT(65, 384, 6, 6, 256, 0.2)
+        return model, cfg, 16, lambda m: adamw(m, beta2=0.99)
     return Transformer(cfg), cfg, batch, adamw
 
 
