@@ -7,6 +7,7 @@
 #include <string>
 
 #include "stride/nn/functional.h"
+#include "stride/nn/init.h"
 #include "stride/ops.h"
 
 namespace stride::gpt {
@@ -20,14 +21,45 @@ Tensor gelu_tanh(const Tensor& x) {
   return x * 0.5 * ((x + x * x * x * 0.044715) * k).tanh().add(1.0);
 }
 
+namespace {
+
+constexpr double kInitStd = 0.02;
+
+// The projections that add into the residual stream: two per block, so
+// their sum's variance does not grow with depth (GPT-2's paper, section 2.3).
+double residual_std(const ModelConfig& config) {
+  return kInitStd / std::sqrt(2.0 * double(config.n_layers));
+}
+
+}  // namespace
+
+GPT2Linear::GPT2Linear(int64_t in, int64_t out, bool with_bias, double std)
+    : nn::Linear(in, out, with_bias), std_(std) {
+  reset_parameters();
+}
+
+void GPT2Linear::reset_parameters(Generator* gen) {
+  nn::init::normal_(weight, 0.0, std_, gen);
+  if (bias.defined()) nn::init::zeros_(bias);
+}
+
+GPT2Embedding::GPT2Embedding(int64_t num, int64_t dim) : nn::Embedding(num, dim) {
+  reset_parameters();
+}
+
+void GPT2Embedding::reset_parameters(Generator* gen) {
+  nn::init::normal_(weight, 0.0, kInitStd, gen);
+}
+
 CausalSelfAttention::CausalSelfAttention(const ModelConfig& config)
     : nn::Module("CausalSelfAttention"),
       n_heads(config.n_heads),
       head_dim(config.head_dim()),
       dropout(config.dropout) {
-  c_attn =
-      register_module("c_attn", std::make_shared<nn::Linear>(config.d_model, 3 * config.d_model));
-  c_proj = register_module("c_proj", std::make_shared<nn::Linear>(config.d_model, config.d_model));
+  c_attn = register_module(
+      "c_attn", std::make_shared<GPT2Linear>(config.d_model, 3 * config.d_model, true, kInitStd));
+  c_proj = register_module("c_proj", std::make_shared<GPT2Linear>(config.d_model, config.d_model,
+                                                                  true, residual_std(config)));
   resid_dropout = register_module("resid_dropout", std::make_shared<nn::Dropout>(config.dropout));
 }
 
@@ -65,9 +97,11 @@ Tensor CausalSelfAttention::forward(
 }
 
 MLP::MLP(const ModelConfig& config) : nn::Module("MLP") {
-  c_fc = register_module("c_fc", std::make_shared<nn::Linear>(config.d_model, config.hidden_dim()));
+  c_fc = register_module(
+      "c_fc", std::make_shared<GPT2Linear>(config.d_model, config.hidden_dim(), true, kInitStd));
   c_proj =
-      register_module("c_proj", std::make_shared<nn::Linear>(config.hidden_dim(), config.d_model));
+      register_module("c_proj", std::make_shared<GPT2Linear>(config.hidden_dim(), config.d_model,
+                                                             true, residual_std(config)));
   dropout = register_module("dropout", std::make_shared<nn::Dropout>(config.dropout));
 }
 
@@ -93,8 +127,8 @@ Tensor Block::forward(
 }
 
 Transformer::Transformer(const ModelConfig& config) : nn::Module("Transformer") {
-  wte = register_module("wte", std::make_shared<nn::Embedding>(config.vocab_size, config.d_model));
-  wpe = register_module("wpe", std::make_shared<nn::Embedding>(config.context, config.d_model));
+  wte = register_module("wte", std::make_shared<GPT2Embedding>(config.vocab_size, config.d_model));
+  wpe = register_module("wpe", std::make_shared<GPT2Embedding>(config.context, config.d_model));
   drop = register_module("drop", std::make_shared<nn::Dropout>(config.dropout));
   h = register_module("h", std::make_shared<nn::ModuleList>());
   for (int64_t i = 0; i < config.n_layers; ++i) h->push_back(std::make_shared<Block>(config));
@@ -104,8 +138,8 @@ Transformer::Transformer(const ModelConfig& config) : nn::Module("Transformer") 
 
 GPT::GPT(const ModelConfig& config) : LanguageModel("GPT", config) {
   transformer = register_module("transformer", std::make_shared<Transformer>(config));
-  lm_head = register_module("lm_head",
-                            std::make_shared<nn::Linear>(config.d_model, config.vocab_size, false));
+  lm_head = register_module(
+      "lm_head", std::make_shared<GPT2Linear>(config.d_model, config.vocab_size, false, kInitStd));
   if (config.tie_embeddings) {
     lm_head->weight = lm_head->replace_parameter("weight", transformer->wte->weight);
   }

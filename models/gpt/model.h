@@ -12,7 +12,14 @@
 // Parameter names are Hugging Face's (`transformer.h.0.attn.c_attn.weight`,
 // ...), so its checkpoints map one to one; its Conv1D layers store weights
 // as (in, out), stride's Linear as (out, in), so loading and exporting
-// transpose them (models/gpt/hf.h).
+// transpose them (models/hf/hf.h).
+//
+// Initialisation is GPT-2's (nanoGPT's and Hugging Face's _init_weights):
+// every Linear and Embedding weight ~ N(0, 0.02), the projections into the
+// residual stream (attn.c_proj, mlp.c_proj) ~ N(0, 0.02 / sqrt(2 n_layers)),
+// biases zero, LayerNorms one and zero. PyTorch's module defaults would give
+// the tied embedding N(0, 1) and logits of standard deviation ~sqrt(d): a
+// first loss of ~250 nats where the uniform guess is ln V.
 #pragma once
 
 #include <memory>
@@ -27,6 +34,26 @@ using llama::ModelConfig;
 // GPT-2's GELU, the tanh approximation ("gelu_new" in Hugging Face):
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 Tensor gelu_tanh(const Tensor& x);
+
+// A Linear and an Embedding drawn as GPT-2 draws them: weight ~ N(0, std),
+// bias zero. Built as PyTorch's layers then re-drawn, as nanoGPT's
+// apply(_init_weights) does; reset_parameters() draws GPT-2's too, so a
+// model materialised from meta (to_empty, reset_all_parameters) gets the
+// same distributions.
+class GPT2Linear : public nn::Linear {
+ public:
+  GPT2Linear(int64_t in, int64_t out, bool with_bias, double std);
+  void reset_parameters(Generator* gen = nullptr) override;
+
+ private:
+  double std_;
+};
+
+class GPT2Embedding : public nn::Embedding {
+ public:
+  GPT2Embedding(int64_t num, int64_t dim);
+  void reset_parameters(Generator* gen = nullptr) override;
+};
 
 class CausalSelfAttention : public nn::Module {
  public:
