@@ -118,6 +118,23 @@ mkdir llama_sp && cp "$src/tests/golden/hf/llama_tiny_gqa/config.json" \
 "$stride" eval --hf llama_sp --data corpus.txt --context 32 --max-windows 4 > sp_eval.txt ||
   fail "eval --hf"
 grep -q "bits per byte" sp_eval.txt || fail "eval --hf printed no loss: $(cat sp_eval.txt)"
+# Fine-tuning a Hugging Face model: its tokens, a run directory that
+# resumes, evaluates, generates and exports back with its tokenizer.
+"$stride" train --hf llama_sp --data corpus.txt --out sp_run --steps 6 --sample 0 \
+  --set train.batch_size=4 --set train.eval_interval=3 --set train.eval_batches=1 > sp_train.log ||
+  fail "train --hf: $(tail -5 sp_train.log)"
+[ -s sp_run/tokenizer.model ] || fail "train --hf left the tokenizer out of the run"
+"$stride" train --resume sp_run --data corpus.txt --steps 8 --sample 0 > sp_resume.log ||
+  fail "resume of a train --hf run"
+grep -q "resuming sp_run at step 6" sp_resume.log || fail "train --hf run resumed elsewhere"
+"$stride" eval --ckpt sp_run --data corpus.txt | grep -q "bits per token" || fail "eval of a train --hf run"
+"$stride" export --ckpt sp_run --hf sp_export > /dev/null || fail "export of a train --hf run"
+[ -s sp_export/tokenizer.model ] || fail "export --hf of a train --hf run left its tokenizer"
+"$stride" generate --ckpt sp_run --prompt "the quick" --tokens 5 --temperature 0 2> /dev/null \
+  > sp_run_gen.txt || fail "generate from a train --hf run"
+"$stride" generate --hf sp_export --prompt "the quick" --tokens 5 --temperature 0 \
+  > sp_export_gen.txt || fail "generate from its export"
+cmp -s sp_run_gen.txt sp_export_gen.txt || fail "the run and its export generate differently"
 "$stride" generate --hf "$src/tests/golden/hf/gpt2_tiny" --prompt "ROMEO: What" --tokens 8 \
   --temperature 0 2> /dev/null > hf_gen.txt || fail "generate --hf"
 [ "$(head -c 11 hf_gen.txt)" = "ROMEO: What" ] || fail "generate --hf did not continue the prompt"

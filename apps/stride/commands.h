@@ -19,6 +19,7 @@ struct TrainArgs {
   std::optional<std::string> precision;
   std::vector<std::string> settings;   // --set SECTION.KEY=VALUE, in order
   std::optional<std::string> weights;  // start from these weights
+  std::optional<std::string> hf;       // fine-tune this Hugging Face model, in its tokens
   int64_t profile_steps = 0;
   int64_t sample_tokens = 300;
   double checkpoint_minutes = 10;  // 0: only every train.checkpoint_interval steps
@@ -66,7 +67,7 @@ int run_attention(const AttentionArgs& args);
 struct ExportArgs {
   std::string ckpt;
   std::optional<std::string> out;  // a safetensors file of stride's names
-  std::optional<std::string> hf;   // a Hugging Face directory (GPT-2 runs)
+  std::optional<std::string> hf;   // a Hugging Face directory (GPT-2 and Llama runs)
 };
 int run_export(const ExportArgs& args);
 

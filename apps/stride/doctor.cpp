@@ -13,7 +13,7 @@ namespace stride::app {
 int run_doctor(const DoctorArgs& args) {
   llama::RunConfig cfg;
   std::shared_ptr<llama::LanguageModel> model;
-  std::optional<data::CharTokenizer> tokenizer;
+  TokenizerPtr tokenizer;
   if (args.ckpt || args.weights) {
     LoadedRun run = load_model({args.ckpt, args.weights, args.config}, args.data);
     cfg = run.config;
@@ -22,8 +22,10 @@ int run_doctor(const DoctorArgs& args) {
   } else {
     cfg = llama::load_config(*args.config);
   }
-  data::CharCorpus corpus = load_corpus(args.data, tokenizer ? &*tokenizer : nullptr);
-  cfg.model.vocab_size = corpus.tokenizer.vocab_size();
+  const Corpus corpus = load_corpus(args.data, tokenizer);
+  // A config's character model gets the corpus's vocabulary; a run's model
+  // keeps its own.
+  if (!model) cfg.model.vocab_size = corpus.tokenizer->vocab_size();
   if (!model) {
     check_fits_in_memory(cfg, /*with_train_step=*/true);
     manual_seed(cfg.train.seed);

@@ -110,7 +110,7 @@ int run_ladder(const LadderArgs& args) {
                 static_cast<long long>(model->num_parameters(true)), "-");
     return 0;
   }
-  data::CharCorpus corpus = load_corpus(args.data);
+  const Corpus corpus = load_corpus(args.data);
   fs::create_directories(args.out);
   auto scaled = [&](int64_t steps) {
     return std::max<int64_t>(1, int64_t(std::llround(double(steps) * args.steps_scale)));

@@ -145,6 +145,11 @@ int main(int argc, char** argv) {
   t->add_option("--weights", train.weights,
                 "start from these weights (a safetensors file of the config's model)")
       ->excludes("--resume");
+  t->add_option("--hf", train.hf,
+                "fine-tune a Hugging Face model directory (its config.json and weights, the text "
+                "in its tokenizer's ids); --config then gives the train section only")
+      ->excludes("--resume")
+      ->excludes("--weights");
   t->add_option("--set", train.settings,
                 "override any config key, e.g. --set train.lr=1e-3 (repeatable; with --resume, "
                 "train keys only)");
@@ -267,7 +272,7 @@ int main(int argc, char** argv) {
       }
     }
     if (*t) {
-      if (train.config.empty() && !train.resume) {
+      if (train.config.empty() && !train.resume && !train.hf) {
         throw stride::ValueError(
             "train needs --config FILE (or --resume DIR). Hint: configs/llama.json trains the "
             "correct Llama at the article's size.");

@@ -1,16 +1,57 @@
 #include "run_dir.h"
 
+#include <nlohmann/json.hpp>
+
 #include "llama/inspect.h"
 #include "llama/weights.h"
 #include "stride/allocator.h"
+#include "stride/data/sentencepiece.h"
 #include "stride/data/tiny_shakespeare.h"
 #include "stride/io.h"
+#include "stride/ops.h"
 #include "support/text.h"
 
 namespace stride::app {
 
+namespace {
+
+constexpr const char* kSentencePieceFile = "tokenizer.model";
+
+// Whether a tokenizer.json is stride's character vocabulary (not a Hugging
+// Face file).
+bool is_char_tokenizer_file(const fs::path& file) {
+  const std::string text = data::read_text_file(file);
+  const auto json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return json.is_object() && json.value("format", "") == "stride.CharTokenizer";
+}
+
+}  // namespace
+
+TokenizerPtr load_run_tokenizer(const fs::path& dir) {
+  if (fs::exists(dir / kSentencePieceFile) || !is_char_tokenizer_file(tokenizer_path(dir))) {
+    return data::load_tokenizer(dir.string());
+  }
+  return std::make_shared<data::CharTokenizer>(data::CharTokenizer::load(tokenizer_path(dir)));
+}
+
+void save_run_tokenizer(const data::Tokenizer& tokenizer,
+                        const std::optional<fs::path>& source,
+                        const fs::path& dir) {
+  if (const data::CharTokenizer* chars = as_chars(tokenizer)) {
+    chars->save(tokenizer_path(dir));
+    return;
+  }
+  std::error_code ec;
+  if (!source || fs::equivalent(*source, dir, ec)) return;
+  for (const char* name : {kSentencePieceFile, "tokenizer.json"}) {
+    if (!fs::exists(*source / name)) continue;
+    io::write_file_atomically((dir / name).string(), data::read_text_file(*source / name), "train");
+  }
+}
+
 LoadedRun load_run(const fs::path& dir) {
-  if (!fs::exists(checkpoint_path(dir)) || !fs::exists(tokenizer_path(dir))) {
+  if (!fs::exists(checkpoint_path(dir)) ||
+      (!fs::exists(tokenizer_path(dir)) && !fs::exists(dir / kSentencePieceFile))) {
     throw IOError("no trained run in " + dir.string() + " (expected " +
                   checkpoint_path(dir).filename().string() + " and " +
                   tokenizer_path(dir).filename().string() +
@@ -19,12 +60,14 @@ LoadedRun load_run(const fs::path& dir) {
   CheckpointState state = load_checkpoint(checkpoint_path(dir).string());
   llama::RunConfig config = llama::parse_saved_config(state.config, checkpoint_path(dir).string());
   llama::check_config_fits_checkpoint(config, state, checkpoint_path(dir).string());
-  data::CharTokenizer tokenizer = data::CharTokenizer::load(tokenizer_path(dir));
-  if (tokenizer.vocab_size() != config.model.vocab_size) {
-    throw ValueError(
-        "the tokenizer in " + dir.string() + " has " + std::to_string(tokenizer.vocab_size()) +
-        " symbols but the model was built for " + std::to_string(config.model.vocab_size) +
-        ". Hint: the directory mixes files of two runs.");
+  TokenizerPtr tokenizer = load_run_tokenizer(dir);
+  // A character run's model has exactly its vocabulary; a Hugging Face
+  // model's may have more ids than its tokenizer (padded).
+  const int64_t have = tokenizer->vocab_size(), want = config.model.vocab_size;
+  if (as_chars(*tokenizer) ? have != want : have > want) {
+    throw ValueError("the tokenizer in " + dir.string() + " has " + std::to_string(have) +
+                     " symbols but the model was built for " + std::to_string(want) +
+                     ". Hint: the directory mixes files of two runs.");
   }
   auto model = llama::build_model(config.model);
   try {
@@ -57,9 +100,9 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
                      " carries no config (\"stride.config\" metadata). Hint: pass "
                      "--config FILE describing its model.");
   }
-  std::optional<data::CharTokenizer> tokenizer;
+  TokenizerPtr tokenizer;
   if (const std::string* saved = meta("stride.tokenizer")) {
-    tokenizer = data::CharTokenizer::from_json(*saved);
+    tokenizer = std::make_shared<data::CharTokenizer>(data::CharTokenizer::from_json(*saved));
   } else {
     tokenizer = load_corpus(data).tokenizer;
   }
@@ -67,7 +110,7 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
   CheckpointState state;
   state.model = llama::state_dict_from(std::move(file));
   auto model = llama::build_with_weights(config, state.model, path);
-  return {std::move(config), std::move(*tokenizer), std::move(model), std::move(state)};
+  return {std::move(config), std::move(tokenizer), std::move(model), std::move(state)};
 }
 
 }  // namespace
@@ -110,25 +153,42 @@ LoadedRun load_model(const ModelSource& source, const std::optional<std::string>
 }
 
 void export_weights(const LoadedRun& run, const std::string& path) {
-  llama::save_weights(path, *run.model, run.config,
-                      {{"stride.tokenizer", run.tokenizer.to_json()}});
+  // A subword tokenizer stays in its files (the run directory's).
+  const data::CharTokenizer* chars = as_chars(*run.tokenizer);
+  llama::save_weights(
+      path, *run.model, run.config,
+      chars ? io::Metadata{{"stride.tokenizer", chars->to_json()}} : io::Metadata{});
 }
 
-data::CharCorpus load_corpus(const std::optional<std::string>& data_path,
-                             const data::CharTokenizer* tokenizer) {
-  return data::load_char_corpus(data::find_tinyshakespeare(data_path), tokenizer);
+Corpus load_corpus(const std::optional<std::string>& data_path, TokenizerPtr tokenizer) {
+  const fs::path path = data::find_tinyshakespeare(data_path);
+  if (!tokenizer || as_chars(*tokenizer)) {
+    data::CharCorpus corpus =
+        data::load_char_corpus(path, tokenizer ? as_chars(*tokenizer) : nullptr);
+    return {std::make_shared<data::CharTokenizer>(std::move(corpus.tokenizer)),
+            std::move(corpus.data)};
+  }
+  const std::vector<int64_t> ids = tokenizer->encode(data::read_text_file(path));
+  if (ids.size() < 2) throw ValueError(path.string() + ": too short to train or evaluate on");
+  return {std::move(tokenizer), data::TokenDataset(tensor<int64_t>(ids))};
 }
 
-std::vector<int64_t> encode_prompt(const data::CharTokenizer& tokenizer,
-                                   const std::string& prompt) {
-  if (const auto unknown = tokenizer.first_unknown(prompt)) {
+std::vector<int64_t> encode_prompt(const data::Tokenizer& tokenizer, const std::string& prompt) {
+  const data::CharTokenizer* chars = as_chars(tokenizer);
+  if (const auto unknown = chars ? chars->first_unknown(prompt) : std::nullopt) {
     throw ValueError("the prompt contains " + data::escape_char(unknown->first) + " at byte " +
                      std::to_string(unknown->second) +
                      ", which is not in the model's vocabulary of " +
-                     std::to_string(tokenizer.vocab_size()) +
+                     std::to_string(chars->vocab_size()) +
                      " characters. Hint: use only characters of the training text.");
   }
-  return tokenizer.encode_ids(prompt);
+  std::vector<int64_t> ids = tokenizer.encode(prompt);
+  // A SentencePiece model's prompt starts with its BOS, as transformers'
+  // LlamaTokenizer adds it by default (Llama 2 was trained so).
+  const auto* sentencepiece = dynamic_cast<const data::SentencePieceTokenizer*>(&tokenizer);
+  if (sentencepiece != nullptr && sentencepiece->bos_id())
+    ids.insert(ids.begin(), *sentencepiece->bos_id());
+  return ids;
 }
 
 }  // namespace stride::app

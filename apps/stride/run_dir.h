@@ -2,7 +2,10 @@
 // commands load it back (--ckpt DIR):
 //
 //   DIR/config.json              the effective config (every field)
-//   DIR/tokenizer.json           the character vocabulary
+//   DIR/tokenizer.json           the character vocabulary (stride's format), or,
+//                                for a run started from a Hugging Face model
+//                                (train --hf), that model's tokenizer.json
+//   DIR/tokenizer.model          or its SentencePiece model
 //   DIR/checkpoint.safetensors   model, optimizer, schedule, step, generators (atomic)
 //   DIR/metrics.jsonl            one JSON object per logged step
 //   DIR/loss.svg                 train and val loss against step
@@ -30,10 +33,29 @@ inline fs::path tokenizer_path(const fs::path& dir) {
   return dir / "tokenizer.json";
 }
 
+using TokenizerPtr = std::shared_ptr<const data::Tokenizer>;
+
+// The tokenizer as the character tokenizer of a run trained from a config,
+// or null for a Hugging Face model's subword tokenizer.
+inline const data::CharTokenizer* as_chars(const data::Tokenizer& tokenizer) {
+  return dynamic_cast<const data::CharTokenizer*>(&tokenizer);
+}
+
+// A run directory's tokenizer: DIR/tokenizer.model (SentencePiece) where
+// there is one, else DIR/tokenizer.json, stride's character vocabulary or a
+// Hugging Face tokenizer.json.
+TokenizerPtr load_run_tokenizer(const fs::path& dir);
+// Writes a run's tokenizer into DIR: a character tokenizer as tokenizer.json;
+// a subword tokenizer by copying the tokenizer files of `source`, the
+// Hugging Face directory it came from (nothing when that is DIR itself).
+void save_run_tokenizer(const data::Tokenizer& tokenizer,
+                        const std::optional<fs::path>& source,
+                        const fs::path& dir);
+
 // A trained model loaded from a run directory.
 struct LoadedRun {
   llama::RunConfig config;
-  data::CharTokenizer tokenizer;
+  TokenizerPtr tokenizer;
   std::shared_ptr<llama::LanguageModel> model;
   CheckpointState state;
 };
@@ -73,13 +95,20 @@ void check_fits_on_meta(const llama::RunConfig& config);
 // else.
 void export_weights(const LoadedRun& run, const std::string& path);
 
-// The corpus for a run: TinyShakespeare found by --data / $STRIDE_DATA /
-// data/ (or downloaded), tokenized with `tokenizer` when given.
-data::CharCorpus load_corpus(const std::optional<std::string>& data_path,
-                             const data::CharTokenizer* tokenizer = nullptr);
+// A run's text in its tokenizer's ids, with the article's split.
+struct Corpus {
+  TokenizerPtr tokenizer;
+  data::TokenDataset data;
+};
 
-// Encodes a prompt; a character outside the vocabulary is a ValueError that
-// names it and lists the vocabulary.
-std::vector<int64_t> encode_prompt(const data::CharTokenizer& tokenizer, const std::string& prompt);
+// The corpus for a run: TinyShakespeare found by --data / $STRIDE_DATA /
+// data/ (or downloaded), tokenized with `tokenizer`, or with a character
+// tokenizer built from the text when none is given.
+Corpus load_corpus(const std::optional<std::string>& data_path, TokenizerPtr tokenizer = nullptr);
+
+// Encodes a prompt; with a character tokenizer, a character outside the
+// vocabulary is a ValueError that names it; a SentencePiece model's prompt
+// starts with its BOS id, as transformers' LlamaTokenizer starts it.
+std::vector<int64_t> encode_prompt(const data::Tokenizer& tokenizer, const std::string& prompt);
 
 }  // namespace stride::app

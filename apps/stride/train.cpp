@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "hf/hf.h"
 #include "llama/generate.h"
 #include "llama/train.h"
 #include "llama/weights.h"
@@ -104,7 +105,8 @@ void write_curves(const fs::path& dir, const Curves& curves, const std::string& 
 struct RunStart {
   llama::RunConfig cfg;
   std::optional<CheckpointState> resume_state;
-  std::optional<data::CharTokenizer> tokenizer;
+  TokenizerPtr tokenizer;                 // null: built from the corpus
+  std::optional<fs::path> tokenizer_dir;  // a Hugging Face model's, to copy into the run
 };
 
 RunStart load_run_start(const TrainArgs& args) {
@@ -114,6 +116,18 @@ RunStart load_run_start(const TrainArgs& args) {
     start.cfg = run.config;
     start.tokenizer = run.tokenizer;
     start.resume_state = std::move(run.state);
+  } else if (args.hf) {
+    // Fine-tuning: the model is the directory's; a config gives the rest.
+    if (!args.config.empty()) {
+      start.cfg = llama::load_config(args.config);
+      std::cout << "note: the model is " << *args.hf << "'s; " << args.config
+                << " gives the train section only\n";
+    } else {
+      start.cfg.name = fs::path(*args.hf).filename().string();
+    }
+    start.cfg.model = hf::read_config(*args.hf);
+    start.tokenizer = data::load_tokenizer(*args.hf);
+    start.tokenizer_dir = fs::path(*args.hf);
   } else {
     start.cfg = llama::load_config(args.config);
   }
@@ -191,26 +205,36 @@ fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg) {
   return dir;
 }
 
-// The model's vocabulary must be the corpus's, whatever the config said.
-void fit_vocab_to_corpus(const data::CharCorpus& corpus, llama::RunConfig& cfg) {
-  if (corpus.tokenizer.vocab_size() == cfg.model.vocab_size) return;
-  std::cout << "note: the corpus has " << corpus.tokenizer.vocab_size()
+// A character model's vocabulary must be the corpus's, whatever the config
+// said; a Hugging Face model must have an id for each of its tokenizer's.
+void fit_vocab_to_corpus(const Corpus& corpus, llama::RunConfig& cfg) {
+  const int64_t have = corpus.tokenizer->vocab_size();
+  if (!as_chars(*corpus.tokenizer)) {
+    if (have > cfg.model.vocab_size) {
+      throw ValueError("the tokenizer has " + std::to_string(have) +
+                       " ids but the model's vocabulary " + std::to_string(cfg.model.vocab_size));
+    }
+    return;
+  }
+  if (have == cfg.model.vocab_size) return;
+  std::cout << "note: the corpus has " << have
             << " distinct characters; model.vocab_size set to that (config said "
             << cfg.model.vocab_size << ")\n";
-  cfg.model.vocab_size = corpus.tokenizer.vocab_size();
+  cfg.model.vocab_size = have;
 }
 
 // Writes config.json and the tokenizer, so the run can be resumed or
 // inspected; returns the config as saved (checkpoints embed it).
 std::string write_run_files(const fs::path& dir,
                             const llama::RunConfig& cfg,
-                            const data::CharCorpus& corpus) {
+                            const Corpus& corpus,
+                            const std::optional<fs::path>& tokenizer_dir) {
   fs::create_directories(dir);
   const std::string config_json = llama::to_json(cfg);
   std::cout << "config (saved to " << (dir / "config.json").string() << "):\n"
             << config_json << "\n";
   io::write_file_atomically((dir / "config.json").string(), config_json + "\n", "train");
-  corpus.tokenizer.save(tokenizer_path(dir));
+  save_run_tokenizer(*corpus.tokenizer, tokenizer_dir, dir);
   return config_json;
 }
 
@@ -318,7 +342,7 @@ MetricsHistory truncate_metrics(const fs::path& file, int64_t checkpoint_step) {
 
 // The loss over the whole val split, not a 10-batch estimate.
 void print_final_report(llama::LanguageModel& model,
-                        const data::CharCorpus& corpus,
+                        const Corpus& corpus,
                         const llama::RunConfig& cfg,
                         const fs::path& dir,
                         int64_t steps_trained,
@@ -335,17 +359,17 @@ void print_final_report(llama::LanguageModel& model,
 }
 
 void print_sample(llama::LanguageModel& model,
-                  const data::CharCorpus& corpus,
+                  const Corpus& corpus,
                   const llama::RunConfig& cfg,
                   int64_t sample_tokens) {
   llama::GenerateOptions gen;
   gen.max_new_tokens = sample_tokens;
   gen.sampling.temperature = 0.8;
   gen.seed = cfg.train.seed;
-  const auto ids = llama::generate(model, corpus.tokenizer.encode_ids("\n"), gen);
+  const auto ids = llama::generate(model, corpus.tokenizer->encode("\n"), gen);
   std::cout << "sample (temperature 0.8):\n"
             << "----------------------------------------\n"
-            << corpus.tokenizer.decode(ids) << "\n"
+            << corpus.tokenizer->decode(ids) << "\n"
             << "----------------------------------------\n";
 }
 
@@ -361,6 +385,15 @@ void report_sharded_state(const llama::Trainer& trainer) {
                 "ZeRO-1: rank 0 held %.2f MB of the optimizer state's %.2f MB (%d processes)\n",
                 double(mine) / 1e6, double(total.item<int64_t>()) / 1e6, distributed::world_size());
   std::cout << text;
+}
+
+// A Hugging Face model to train: its weights copied out of the file's
+// mapping into one block (Note [Packed parameters]), since every step writes
+// them all.
+std::shared_ptr<llama::LanguageModel> load_to_fine_tune(const std::string& dir) {
+  auto model = hf::load(dir);
+  model->pack_parameters();
+  return model;
 }
 
 // The first lines of a run: where it starts and what it will do.
@@ -388,17 +421,20 @@ int run_train(const TrainArgs& args) {
   apply_overrides(args, run, cfg);
   if (run.resume_state) print_config_changes(saved, cfg);
   const fs::path dir = run_directory(args, cfg);
-  data::CharCorpus corpus = load_corpus(args.data, run.tokenizer ? &*run.tokenizer : nullptr);
+  const Corpus corpus = load_corpus(args.data, run.tokenizer);
   fit_vocab_to_corpus(corpus, cfg);
   check_fits_in_memory(cfg, /*with_train_step=*/true);
   const bool lead = is_lead_rank();
-  const std::string config_json = lead ? write_run_files(dir, cfg, corpus) : llama::to_json(cfg);
+  const std::string config_json =
+      lead ? write_run_files(dir, cfg, corpus, run.tokenizer_dir) : llama::to_json(cfg);
 
   manual_seed(cfg.train.seed);
-  auto model = args.weights ? llama::build_with_weights(
-                                  cfg, llama::state_dict_from(io::load_safetensors(*args.weights)),
-                                  *args.weights)
-                            : llama::build_model(cfg.model);
+  auto model =
+      args.hf ? load_to_fine_tune(*args.hf)
+      : args.weights
+          ? llama::build_with_weights(
+                cfg, llama::state_dict_from(io::load_safetensors(*args.weights)), *args.weights)
+          : llama::build_model(cfg.model);
   llama::Trainer trainer(model, cfg.train, corpus.data);
   if (run.resume_state) trainer.restore(*run.resume_state);
   print_model_summary(*model, cfg);

@@ -10,7 +10,6 @@
 #include "run_dir.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
-#include "stride/data/sentencepiece.h"
 #include "stride/data/tiny_shakespeare.h"
 #include "stride/data/tokenizer.h"
 #include "stride/doctor.h"
@@ -69,17 +68,19 @@ int eval_hf(const EvalArgs& args) {
 int run_eval(const EvalArgs& args) {
   if (args.hf) return eval_hf(args);
   LoadedRun run = load_model(args.model, args.data);
-  data::CharCorpus corpus = load_corpus(args.data, &run.tokenizer);
+  const Corpus corpus = load_corpus(args.data, run.tokenizer);
   const data::Split split = parse_split(args.split);
   llama::LanguageModel& model = *run.model;
   const int64_t B = run.config.train.batch_size;
   std::cout << run.config.name << " (" << llama::arch_name(run.config.model.arch) << ", step "
             << run.state.step << ") on the " << args.split << " split ("
-            << corpus.data.bounds(split).size() << " characters)\n";
+            << corpus.data.bounds(split).size()
+            << (as_chars(*run.tokenizer) ? " characters)\n" : " tokens)\n");
   const llama::SplitLoss whole = llama::evaluate_split(model, corpus.data, split, B);
   std::cout << "  loss over the whole split, sequential windows: " << whole.loss << " ("
             << whole.positions << " positions): " << whole.loss / std::numbers::ln2
-            << " bits per character, perplexity " << std::exp(whole.loss) << "\n"
+            << (as_chars(*run.tokenizer) ? " bits per character" : " bits per token")
+            << ", perplexity " << std::exp(whole.loss) << "\n"
             << "  loss at the last position of each window:     " << whole.last_position_loss
             << " (" << whole.last_positions << " positions, each from a full context, as in "
             << "generation)\n";
@@ -146,14 +147,8 @@ int generate_hf(const GenerateArgs& args) {
   const fs::path dir(*args.hf);
   const std::unique_ptr<data::Tokenizer> tokenizer = data::load_tokenizer(dir.string());
   auto model = hf::load(dir);
-  std::vector<int64_t> prompt = tokenizer->encode(args.prompt);
+  const std::vector<int64_t> prompt = encode_prompt(*tokenizer, args.prompt);
   if (prompt.empty()) throw ValueError("the prompt is empty.");
-  // A SentencePiece model's prompt starts with its BOS, as transformers'
-  // LlamaTokenizer adds it by default (Llama 2 was trained so).
-  const auto* sentencepiece = dynamic_cast<const data::SentencePieceTokenizer*>(tokenizer.get());
-  if (sentencepiece != nullptr && sentencepiece->bos_id()) {
-    prompt.insert(prompt.begin(), *sentencepiece->bos_id());
-  }
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
   TextStreamer out(*tokenizer, prompt);
@@ -167,7 +162,7 @@ int generate_hf(const GenerateArgs& args) {
 int run_generate(const GenerateArgs& args) {
   if (args.hf) return generate_hf(args);
   LoadedRun run = load_model(args.model, std::nullopt);
-  const std::vector<int64_t> prompt = encode_prompt(run.tokenizer, args.prompt);
+  const std::vector<int64_t> prompt = encode_prompt(*run.tokenizer, args.prompt);
   if (prompt.empty())
     throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
   const llama::GenerateOptions opt = generate_options(args);
@@ -177,8 +172,8 @@ int run_generate(const GenerateArgs& args) {
   }
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
-  llama::generate(*run.model, prompt, opt,
-                  [&](int64_t id) { std::cout << run.tokenizer.symbol(id) << std::flush; });
+  TextStreamer out(*run.tokenizer, prompt);
+  llama::generate(*run.model, prompt, opt, [&](int64_t id) { out.push(id); });
   std::cout << "\n";
   return 0;
 }
@@ -203,7 +198,7 @@ HeatmapLabels attention_labels(const LoadedRun& run,
   labels.title = run.config.name + " (" + std::string(llama::arch_name(run.config.model.arch)) +
                  "), step " + std::to_string(run.state.step) +
                  ": attention of each query (row) to each key (column)";
-  for (int64_t id : ids) labels.row_labels.push_back(axis_label(run.tokenizer.symbol(id)));
+  for (int64_t id : ids) labels.row_labels.push_back(axis_label(run.tokenizer->decode({id})));
   labels.col_labels = labels.row_labels;
   for (size_t l = 0; l < layers; ++l) {
     for (int64_t h = 0; h < heads; ++h) {
@@ -217,7 +212,7 @@ HeatmapLabels attention_labels(const LoadedRun& run,
 
 int run_attention(const AttentionArgs& args) {
   LoadedRun run = load_model(args.model, std::nullopt);
-  std::vector<int64_t> ids = encode_prompt(run.tokenizer, args.prompt);
+  std::vector<int64_t> ids = encode_prompt(*run.tokenizer, args.prompt);
   const int64_t context = run.config.model.context;
   if (ids.empty()) throw ValueError("the prompt is empty.");
   if (int64_t(ids.size()) > context) ids.erase(ids.begin(), ids.end() - context);
@@ -249,7 +244,7 @@ int run_attention(const AttentionArgs& args) {
   }
   std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
             << " heads (columns), each " << T << " x " << T
-            << " (query row attends to key column) for \"" << run.tokenizer.decode(ids) << "\"\n";
+            << " (query row attends to key column) for \"" << run.tokenizer->decode(ids) << "\"\n";
   return 0;
 }
 
@@ -257,16 +252,24 @@ int run_export(const ExportArgs& args) {
   const LoadedRun run = load_run(args.ckpt);
   if (args.hf) {
     hf::save(*run.model, *args.hf);
-    std::cout << "wrote " << *args.hf << " (config.json, model.safetensors) for transformers' "
-              << "from_pretrained: " << run.model->name() << " at step " << run.state.step
-              << "; the character tokenizer stays in " << args.ckpt << "/tokenizer.json\n";
+    // A subword tokenizer goes with the model; the character one has no
+    // Hugging Face form and stays in the run.
+    const bool chars = as_chars(*run.tokenizer) != nullptr;
+    if (!chars) save_run_tokenizer(*run.tokenizer, fs::path(args.ckpt), *args.hf);
+    std::cout << "wrote " << *args.hf << " (config.json, model.safetensors"
+              << (chars ? "" : ", the tokenizer")
+              << ") for transformers' from_pretrained: " << run.model->name() << " at step "
+              << run.state.step
+              << (chars ? "; the character tokenizer stays in " + args.ckpt + "/tokenizer.json"
+                        : std::string())
+              << "\n";
     return 0;
   }
   if (!args.out) throw ValueError("export needs --out FILE or --hf DIR.");
   export_weights(run, *args.out);
   std::cout << "wrote " << *args.out << ": " << run.model->state_dict().size() << " tensors of "
-            << run.model->name() << " at step " << run.state.step
-            << ", with its config and tokenizer as metadata\n";
+            << run.model->name() << " at step " << run.state.step << ", with its config"
+            << (as_chars(*run.tokenizer) ? " and tokenizer" : "") << " as metadata\n";
   return 0;
 }
 

@@ -220,15 +220,15 @@ void CharTokenizer::encode_each(std::string_view text, const char* op, Emit&& em
   });
 }
 
-std::vector<int64_t> CharTokenizer::encode_ids(std::string_view text) const {
+std::vector<int64_t> CharTokenizer::encode(std::string_view text) const {
   std::vector<int64_t> out;
   out.reserve(text.size());
   encode_each(text, "CharTokenizer::encode", [&](int64_t v) { out.push_back(v); });
   return out;
 }
 
-Tensor CharTokenizer::encode(std::string_view text) const {
-  const std::vector<int64_t> ids = encode_ids(text);
+Tensor CharTokenizer::encode_tensor(std::string_view text) const {
+  const std::vector<int64_t> ids = encode(text);
   Tensor out = empty({int64_t(ids.size())}, kInt64);
   std::copy(ids.begin(), ids.end(), out.data_ptr<int64_t>());
   return out;
@@ -484,7 +484,7 @@ std::string read_text_file(const std::filesystem::path& path) {
 CharCorpus make_char_corpus(std::string text, const CharTokenizer* tokenizer) {
   STRIDE_CHECK(!text.empty(), ValueError, "[make_char_corpus] the corpus is empty.");
   CharTokenizer tok = tokenizer ? *tokenizer : CharTokenizer(text);
-  Tensor ids = tok.encode(text);
+  Tensor ids = tok.encode_tensor(text);
   return CharCorpus{std::move(text), std::move(tok), TokenDataset(std::move(ids))};
 }
 

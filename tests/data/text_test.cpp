@@ -52,12 +52,12 @@ TEST(CharTokenizer, VocabularyIsTheSortedDistinctCodePoints) {
 TEST(CharTokenizer, EncodeDecodeRoundTrip) {
   const std::string text = "To be, or not to be:\nthat is the question.";
   const CharTokenizer tok(text);
-  const Tensor ids = tok.encode(text);
+  const Tensor ids = tok.encode_tensor(text);
   EXPECT_EQ(ids.dtype(), kInt64);
   EXPECT_EQ(ids.sizes(), IntArrayRef({int64_t(text.size())}));
-  EXPECT_EQ(ids.to_vector<int64_t>(), tok.encode_ids(text));
+  EXPECT_EQ(ids.to_vector<int64_t>(), tok.encode(text));
   EXPECT_EQ(tok.decode(ids), text);
-  EXPECT_EQ(tok.decode(tok.encode_ids(text)), text);
+  EXPECT_EQ(tok.decode(tok.encode(text)), text);
   // Any integer dtype and shape decodes in row-major order.
   EXPECT_EQ(tok.decode(ids.narrow(0, 0, 6).view({2, 3}).to(kInt32)), text.substr(0, 6));
 }
@@ -65,14 +65,14 @@ TEST(CharTokenizer, EncodeDecodeRoundTrip) {
 TEST(CharTokenizer, UnknownCharacterNamesItAndItsPosition) {
   const CharTokenizer tok("abc");
   try {
-    tok.encode("abca\x01z");
+    tok.encode_tensor("abca\x01z");
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("character '\\x01' (U+0001) at byte 4"), std::string::npos) << msg;
   }
   try {
-    tok.encode_ids("ab\ncz");
+    tok.encode("ab\ncz");
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("character '\\n' (U+000A) at byte 2"), std::string::npos)
@@ -106,11 +106,11 @@ TEST(CharTokenizer, WorksOnCodePoints) {
       "caf\xc3\xa9 \xe2\x80\x94 na\xc3\xafve \xf0\x9f\x98\x80";  // café — naïve 😀
   const CharTokenizer tok(text);
   EXPECT_EQ(tok.vocab(), std::u32string(U" acefnv\u00e9\u00ef\u2014\U0001F600"));
-  const std::vector<int64_t> ids = tok.encode_ids(text);
+  const std::vector<int64_t> ids = tok.encode(text);
   EXPECT_EQ(ids.size(), 14u);
   EXPECT_EQ(tok.decode(ids), text);
   EXPECT_EQ(tok.symbol(tok.id(U'\u2014')), "\xe2\x80\x94");
-  EXPECT_EQ(tok.encode(text).numel(), 14);
+  EXPECT_EQ(tok.encode_tensor(text).numel(), 14);
   EXPECT_EQ(tok.first_unknown("caf\xc3\xa9!"), (std::pair<char32_t, size_t>{U'!', 5}));
   EXPECT_FALSE(tok.first_unknown("naïve").has_value());
 }
@@ -139,7 +139,7 @@ TEST(CharTokenizer, RejectsInvalidUtf8WithItsOffset) {
     } catch (const ValueError& e) {
       EXPECT_NE(std::string(e.what()).find(c.expected), std::string::npos) << e.what();
     }
-    EXPECT_THROW(tok.encode(c.text), ValueError) << c.expected;
+    EXPECT_THROW(tok.encode_tensor(c.text), ValueError) << c.expected;
   }
 }
 
@@ -199,7 +199,7 @@ TEST(CharTokenizer, RoundTripsTheRealCorpus) {
   EXPECT_EQ(tok.symbol(0), "\n");
   EXPECT_EQ(tok.symbol(1), " ");
   EXPECT_EQ(tok.symbol(64), "z");
-  const Tensor ids = tok.encode(text);
+  const Tensor ids = tok.encode_tensor(text);
   EXPECT_EQ(ids.size(0), kTinyShakespeareBytes);
   EXPECT_EQ(tok.decode(ids), text);
 }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "stride/data/tokenizer.h"
 #include "stride/generator.h"
 #include "stride/tensor.h"
 
@@ -25,7 +26,7 @@ namespace stride::data {
 // id 0 = '\n', as in the article (Python's sorted(set(text)) orders code
 // points the same way). Text that is not valid UTF-8 is a ValueError naming
 // the byte offset.
-class CharTokenizer {
+class CharTokenizer final : public Tokenizer {
  public:
   // The vocabulary of `text`; throws ValueError if it is empty or not UTF-8.
   explicit CharTokenizer(std::string_view text);
@@ -33,7 +34,7 @@ class CharTokenizer {
   // sorted, and Unicode scalar values.
   static CharTokenizer from_vocab(std::u32string_view symbols);
 
-  int64_t vocab_size() const { return int64_t(symbols_.size()); }
+  int64_t vocab_size() const override { return int64_t(symbols_.size()); }
   // The code points in id order.
   const std::u32string& vocab() const { return symbols_; }
   // The id of a code point; throws ValueError naming it when it is not in the vocab.
@@ -45,14 +46,15 @@ class CharTokenizer {
   // byte offset, or nullopt; throws ValueError when the text is not UTF-8.
   std::optional<std::pair<char32_t, size_t>> first_unknown(std::string_view text) const;
 
-  // 1-d int64 tensor of ids (N characters). An unknown character throws
+  // The ids of the N characters of `text`. An unknown character throws
   // ValueError naming it and its byte offset in `text`.
-  Tensor encode(std::string_view text) const;
-  std::vector<int64_t> encode_ids(std::string_view text) const;
+  std::vector<int64_t> encode(std::string_view text) const override;
+  // The same as a 1-d int64 tensor (N).
+  Tensor encode_tensor(std::string_view text) const;
   // The UTF-8 text of integer ids (any shape, read in row-major order); an id
   // outside [0, vocab_size) throws IndexError naming it and its position.
   std::string decode(const Tensor& ids) const;
-  std::string decode(const std::vector<int64_t>& ids) const;
+  std::string decode(const std::vector<int64_t>& ids) const override;
 
   // JSON: {"format": "stride.CharTokenizer", "version": 2, "vocab_size": V,
   //        "vocab": [code points in id order]}
