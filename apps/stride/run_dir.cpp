@@ -5,7 +5,6 @@
 #include "llama/inspect.h"
 #include "llama/weights.h"
 #include "stride/allocator.h"
-#include "stride/data/sentencepiece.h"
 #include "stride/data/tiny_shakespeare.h"
 #include "stride/io.h"
 #include "stride/ops.h"
@@ -182,12 +181,9 @@ std::vector<int64_t> encode_prompt(const data::Tokenizer& tokenizer, const std::
                      std::to_string(chars->vocab_size()) +
                      " characters. Hint: use only characters of the training text.");
   }
-  std::vector<int64_t> ids = tokenizer.encode(prompt);
-  // A SentencePiece model's prompt starts with its BOS, as transformers'
-  // LlamaTokenizer adds it by default (Llama 2 was trained so).
-  const auto* sentencepiece = dynamic_cast<const data::SentencePieceTokenizer*>(&tokenizer);
-  if (sentencepiece != nullptr && sentencepiece->bos_id())
-    ids.insert(ids.begin(), *sentencepiece->bos_id());
+  std::vector<int64_t> ids = tokenizer.prefix_ids();
+  const std::vector<int64_t> text = tokenizer.encode(prompt);
+  ids.insert(ids.end(), text.begin(), text.end());
   return ids;
 }
 

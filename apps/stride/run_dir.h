@@ -106,9 +106,10 @@ struct Corpus {
 // tokenizer built from the text when none is given.
 Corpus load_corpus(const std::optional<std::string>& data_path, TokenizerPtr tokenizer = nullptr);
 
-// Encodes a prompt; with a character tokenizer, a character outside the
-// vocabulary is a ValueError that names it; a SentencePiece model's prompt
-// starts with its BOS id, as transformers' LlamaTokenizer starts it.
+// Encodes a prompt after the tokenizer's prefix_ids() (a Hugging Face
+// model's BOS, as transformers starts a sequence); with a character
+// tokenizer, a character outside the vocabulary is a ValueError that names
+// it.
 std::vector<int64_t> encode_prompt(const data::Tokenizer& tokenizer, const std::string& prompt);
 
 }  // namespace stride::app

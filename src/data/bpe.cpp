@@ -147,6 +147,7 @@ struct BPETokenizer::Impl {
   };
   std::vector<Added> added;  // longest first
   std::vector<bool> is_added;
+  std::vector<int64_t> prompt_prefix;  // the post-processor's special tokens before a sequence
   mutable std::mutex cache_mutex;
   mutable std::unordered_map<std::string, std::vector<int64_t>> cache;
 
@@ -176,6 +177,31 @@ struct BPETokenizer::Impl {
       splitters.push_back(std::make_unique<Splitter>(pattern["Regex"].get<std::string>(), source));
     } else {
       refuse(key, "pre-tokenizer \"" + type + "\" is not implemented (byte-level BPE only)");
+    }
+  }
+
+  // The post-processor: ByteLevel changes no ids (only offsets); a
+  // TemplateProcessing's special tokens before the single sequence ($A)
+  // are what a text to be continued starts with (Llama 3's
+  // <|begin_of_text|>). Its tokens after the sequence (an EOS) would end
+  // the text, so a prompt leaves them out.
+  void read_post_processor(const json& p, const std::string& key) {
+    const std::string type = p.value("type", "");
+    if (type == "Sequence") {
+      const json& list = p.at("processors");
+      for (size_t i = 0; i < list.size(); ++i) {
+        read_post_processor(list[i], key + ".processors." + std::to_string(i));
+      }
+    } else if (type == "TemplateProcessing") {
+      const json& special = p.at("special_tokens");
+      for (const json& piece : p.at("single")) {
+        if (piece.contains("Sequence")) break;
+        const std::string name = piece.at("SpecialToken").at("id").get<std::string>();
+        if (!special.contains(name)) refuse(key + ".special_tokens", "no entry for " + name);
+        for (const json& id : special[name].at("ids")) prompt_prefix.push_back(id.get<int64_t>());
+      }
+    } else if (type != "ByteLevel") {
+      refuse(key, "post-processor \"" + type + "\" is not implemented");
     }
   }
 
@@ -238,6 +264,15 @@ struct BPETokenizer::Impl {
     if (root.contains("decoder") && !root["decoder"].is_null() &&
         root["decoder"].value("type", "") != "ByteLevel") {
       refuse("decoder", "only the ByteLevel decoder is implemented");
+    }
+    if (root.contains("post_processor") && !root["post_processor"].is_null()) {
+      read_post_processor(root["post_processor"], "post_processor");
+    }
+    for (int64_t id : prompt_prefix) {
+      if (id < 0 || id >= size) {
+        refuse("post_processor",
+               "special token id " + std::to_string(id) + " is not in the vocabulary");
+      }
     }
   }
 
@@ -379,6 +414,10 @@ std::string BPETokenizer::decode(const std::vector<int64_t>& ids) const {
     }
   }
   return out;
+}
+
+std::vector<int64_t> BPETokenizer::prefix_ids() const {
+  return impl_->prompt_prefix;
 }
 
 int64_t BPETokenizer::vocab_size() const {

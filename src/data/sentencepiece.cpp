@@ -84,6 +84,11 @@ int64_t SentencePieceTokenizer::vocab_size() const {
   return impl_->processor.GetPieceSize();
 }
 
+std::vector<int64_t> SentencePieceTokenizer::prefix_ids() const {
+  const std::optional<int64_t> bos = bos_id();
+  return bos ? std::vector<int64_t>{*bos} : std::vector<int64_t>{};
+}
+
 std::optional<int64_t> SentencePieceTokenizer::token_to_id(std::string_view piece) const {
   const int id = impl_->processor.PieceToId(piece);
   // PieceToId answers unk_id for a piece it does not have.

@@ -68,6 +68,30 @@ TEST(BPETokenizer, EncodingALongTextIsLinear) {
   EXPECT_EQ(tok.decode(ids), text);
 }
 
+// Llama 3's post-processor puts <|begin_of_text|> before a sequence: that is
+// a prompt's prefix, while encode() adds nothing (what `tokenizers` gives
+// with add_special_tokens=False). GPT-2's ByteLevel post-processor adds none.
+TEST(BPETokenizer, TemplateProcessingGivesThePromptPrefix) {
+  std::ifstream in(kDir + "llama3_style.json");
+  nlohmann::json file = nlohmann::json::parse(in);
+  const BPETokenizer plain = BPETokenizer::from_json(file.dump(), "llama3_style.json");
+  EXPECT_TRUE(plain.prefix_ids().empty());
+  file["post_processor"] = nlohmann::json::parse(R"({"type": "Sequence", "processors": [
+      {"type": "ByteLevel", "add_prefix_space": true, "trim_offsets": false, "use_regex": true},
+      {"type": "TemplateProcessing",
+       "single": [{"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}},
+                  {"Sequence": {"id": "A", "type_id": 0}},
+                  {"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}],
+       "pair": [],
+       "special_tokens": {"<|endoftext|>": {"id": "<|endoftext|>", "ids": [0],
+                                            "tokens": ["<|endoftext|>"]}}}]})");
+  const BPETokenizer templated = BPETokenizer::from_json(file.dump(), "llama3_style.json");
+  EXPECT_EQ(templated.prefix_ids(), std::vector<int64_t>{0});
+  EXPECT_EQ(templated.encode("First Citizen"), plain.encode("First Citizen"));
+  file["post_processor"] = {{"type", "RobertaProcessing"}};
+  EXPECT_THROW(BPETokenizer::from_json(file.dump(), "x/tokenizer.json"), ValueError);
+}
+
 std::string error_of(const std::string& json_text) {
   try {
     BPETokenizer::from_json(json_text, "bad/tokenizer.json");

@@ -44,6 +44,7 @@ TEST(SentencePieceTokenizer, SpecialIdsAndVocabulary) {
   EXPECT_EQ(tok.bos_id(), std::optional<int64_t>(1));
   EXPECT_EQ(tok.eos_id(), std::optional<int64_t>(2));
   EXPECT_EQ(tok.token_to_id("<s>"), std::optional<int64_t>(1));
+  EXPECT_EQ(tok.prefix_ids(), std::vector<int64_t>{1});                    // LlamaTokenizer's BOS
   EXPECT_EQ(tok.token_to_id("<0x41>"), std::optional<int64_t>(3 + 0x41));  // byte fallback
   EXPECT_EQ(tok.token_to_id("no such piece"), std::nullopt);
   EXPECT_THROW(tok.decode({tok.vocab_size()}), ValueError);

@@ -40,6 +40,9 @@ class BPETokenizer final : public Tokenizer {
   std::string decode(const std::vector<int64_t>& ids) const override;
   // Ids run 0..vocab_size()-1 (added tokens included).
   int64_t vocab_size() const override;
+  // The special tokens the file's TemplateProcessing puts before a single
+  // sequence (Llama 3's <|begin_of_text|>); none for GPT-2's.
+  std::vector<int64_t> prefix_ids() const override;
   std::optional<int64_t> token_to_id(std::string_view token) const;
 
   struct Impl;

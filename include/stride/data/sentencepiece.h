@@ -30,6 +30,9 @@ class SentencePieceTokenizer final : public Tokenizer {
   std::vector<int64_t> encode(std::string_view text) const override;
   std::string decode(const std::vector<int64_t>& ids) const override;
   int64_t vocab_size() const override;
+  // {BOS} where the model has one: transformers' LlamaTokenizer starts
+  // every sequence with it by default (Llama 2 was trained so).
+  std::vector<int64_t> prefix_ids() const override;
   std::optional<int64_t> token_to_id(std::string_view piece) const;
   // The model's special ids; nullopt where it has none.
   std::optional<int64_t> bos_id() const;

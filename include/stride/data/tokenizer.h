@@ -21,6 +21,10 @@ class Tokenizer {
   virtual std::string decode(const std::vector<int64_t>& ids) const = 0;
   // Ids run 0..vocab_size()-1.
   virtual int64_t vocab_size() const = 0;
+  // The ids a text to be continued (a prompt) starts with: the special
+  // tokens that the reference tokenizer puts before a sequence by default
+  // (transformers' add_special_tokens), such as a BOS. encode() adds none.
+  virtual std::vector<int64_t> prefix_ids() const { return {}; }
 };
 
 // The tokenizer of a Hugging Face model directory: its tokenizer.model
