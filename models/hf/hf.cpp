@@ -212,11 +212,14 @@ class LlamaLayout final : public Layout {
     for (const auto& [hf, stride_name] : kGlobal) {
       if (name == stride_name) return hf;
     }
-    const size_t dot = name.find('.', 7);  // after "layers."
-    const std::string_view suffix = std::string_view(name).substr(dot + 1);
-    for (const auto& [hf, stride_name] : kPerLayer) {
-      if (suffix == stride_name) {
-        return "model.layers." + name.substr(7, dot - 7) + "." + std::string(hf);
+    const std::string prefix = "layers.";
+    const size_t dot = name.find('.', prefix.size());
+    if (name.starts_with(prefix) && dot != std::string::npos) {
+      const std::string_view suffix = std::string_view(name).substr(dot + 1);
+      for (const auto& [hf, stride_name] : kPerLayer) {
+        if (suffix == stride_name) {
+          return "model." + name.substr(0, dot) + "." + std::string(hf);
+        }
       }
     }
     throw ValueError("[hf::save] stride's Llama tensor \"" + name + "\" has no Hugging Face name");
