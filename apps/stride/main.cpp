@@ -170,7 +170,9 @@ int main(int argc, char** argv) {
   e->add_option("--data", eval.data, "TinyShakespeare path");
   e->add_option("--hf", eval.hf,
                 "a Hugging Face model directory (config.json, safetensors, tokenizer) instead of "
-                "--ckpt or --weights; the text is tokenized with its tokenizer");
+                "--ckpt or --weights; the text is tokenized with its tokenizer")
+      ->excludes("--ckpt")
+      ->excludes("--weights");
   e->add_option("--context", eval.context, "--hf: tokens per window (default: the model's context)")
       ->check(kCount);
   e->add_option("--batch", eval.batch, "--hf: windows per forward pass")
@@ -195,8 +197,10 @@ int main(int argc, char** argv) {
                 "quarter of the context)")
       ->check(kCount);
   g->add_option("--hf", gen.hf,
-                "a Hugging Face model directory (config.json, safetensors, tokenizer.json) "
-                "instead of --ckpt or --weights");
+                "a Hugging Face model directory (config.json, safetensors, tokenizer) instead of "
+                "--ckpt or --weights")
+      ->excludes("--ckpt")
+      ->excludes("--weights");
   g->add_option("--precision", gen.precision, "fp32, or bf16 (autocast: bfloat16 matmuls)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
 

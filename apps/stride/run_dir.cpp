@@ -159,6 +159,15 @@ void export_weights(const LoadedRun& run, const std::string& path) {
       chars ? io::Metadata{{"stride.tokenizer", chars->to_json()}} : io::Metadata{});
 }
 
+void check_tokenizer_fits(const data::Tokenizer& tokenizer,
+                          int64_t vocab_size,
+                          const std::string& where) {
+  if (tokenizer.vocab_size() > vocab_size) {
+    throw ValueError(where + ": the tokenizer has " + std::to_string(tokenizer.vocab_size()) +
+                     " ids but the model's vocabulary " + std::to_string(vocab_size));
+  }
+}
+
 Corpus load_corpus(const std::optional<std::string>& data_path, TokenizerPtr tokenizer) {
   const fs::path path = data::find_tinyshakespeare(data_path);
   if (!tokenizer || as_chars(*tokenizer)) {

@@ -95,6 +95,12 @@ void check_fits_on_meta(const llama::RunConfig& config);
 // else.
 void export_weights(const LoadedRun& run, const std::string& path);
 
+// Refuses a subword tokenizer with ids beyond a Hugging Face model's
+// vocabulary (which may be larger: padded); `where` names the model.
+void check_tokenizer_fits(const data::Tokenizer& tokenizer,
+                          int64_t vocab_size,
+                          const std::string& where);
+
 // A run's text in its tokenizer's ids, with the article's split.
 struct Corpus {
   TokenizerPtr tokenizer;

@@ -210,10 +210,7 @@ fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg) {
 void fit_vocab_to_corpus(const Corpus& corpus, llama::RunConfig& cfg) {
   const int64_t have = corpus.tokenizer->vocab_size();
   if (!as_chars(*corpus.tokenizer)) {
-    if (have > cfg.model.vocab_size) {
-      throw ValueError("the tokenizer has " + std::to_string(have) +
-                       " ids but the model's vocabulary " + std::to_string(cfg.model.vocab_size));
-    }
+    check_tokenizer_fits(*corpus.tokenizer, cfg.model.vocab_size, cfg.name);
     return;
   }
   if (have == cfg.model.vocab_size) return;

@@ -10,7 +10,6 @@
 #include "run_dir.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
-#include "stride/data/tiny_shakespeare.h"
 #include "stride/data/tokenizer.h"
 #include "stride/doctor.h"
 #include "stride/io.h"
@@ -32,18 +31,10 @@ data::Split parse_split(const std::string& name) {
 // whatever their tokenizers (the character-level runs' bits per character
 // are bits per byte on TinyShakespeare's ASCII).
 int eval_hf(const EvalArgs& args) {
-  if (args.model.ckpt || args.model.weights) {
-    throw ValueError("--hf is a model of its own: leave out --ckpt and --weights.");
-  }
-  const std::unique_ptr<data::Tokenizer> tokenizer = data::load_tokenizer(*args.hf);
+  const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
   auto model = hf::load(*args.hf);
-  if (tokenizer->vocab_size() > model->config().vocab_size) {
-    throw ValueError(*args.hf + ": the tokenizer has " + std::to_string(tokenizer->vocab_size()) +
-                     " ids but the model's vocabulary " +
-                     std::to_string(model->config().vocab_size));
-  }
-  const fs::path path = data::find_tinyshakespeare(args.data);
-  const data::TokenDataset data(tensor<int64_t>(tokenizer->encode(data::read_text_file(path))));
+  check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
+  const data::TokenDataset data = load_corpus(args.data, tokenizer).data;
   const data::Split split = parse_split(args.split);
   const int64_t T =
       args.context > 0 ? std::min(args.context, model->config().context) : model->config().context;
@@ -53,8 +44,8 @@ int eval_hf(const EvalArgs& args) {
   const Tensor targets = data.split(split).slice(0, 1, whole.positions + 1);
   const auto bytes = double(tokenizer->decode(targets.to_vector<int64_t>()).size());
   std::cout << args.hf->c_str() << " (" << llama::arch_name(model->config().arch) << ", "
-            << model->num_parameters() << " parameters) on the " << args.split << " split of "
-            << path.string() << " (" << data.bounds(split).size() << " tokens)\n"
+            << model->num_parameters() << " parameters) on the " << args.split << " split ("
+            << data.bounds(split).size() << " tokens)\n"
             << "  loss over " << (args.max_windows > 0 ? "its first windows" : "the whole split")
             << " of " << T << " tokens: " << whole.loss << " per token (" << whole.positions
             << " positions), perplexity " << std::exp(whole.loss) << ", "
@@ -141,12 +132,9 @@ class TextStreamer {
 // generate --hf DIR: a Hugging Face model and its tokenizer (SentencePiece
 // or byte-level BPE).
 int generate_hf(const GenerateArgs& args) {
-  if (args.model.ckpt || args.model.weights) {
-    throw ValueError("--hf is a model of its own: leave out --ckpt and --weights.");
-  }
-  const fs::path dir(*args.hf);
-  const std::unique_ptr<data::Tokenizer> tokenizer = data::load_tokenizer(dir.string());
-  auto model = hf::load(dir);
+  const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
+  auto model = hf::load(*args.hf);
+  check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
   const std::vector<int64_t> prompt = encode_prompt(*tokenizer, args.prompt);
   if (prompt.empty()) throw ValueError("the prompt is empty.");
   std::cout << args.prompt << std::flush;

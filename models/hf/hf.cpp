@@ -1,15 +1,14 @@
 #include "hf/hf.h"
 
 #include <array>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string_view>
 #include <utility>
 
 #include "stride/autograd.h"
+#include "stride/data/text.h"
 #include "stride/io.h"
 #include "stride/ops.h"
 
@@ -24,12 +23,8 @@ using llama::ModelConfig;
 namespace {
 
 json read_json(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw IOError(file.string() + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
   try {
-    return json::parse(text.str());
+    return json::parse(data::read_text_file(file));
   } catch (const json::parse_error& e) {
     throw ConfigError(file.string() + ": not valid JSON: " + e.what());
   }
@@ -376,6 +371,14 @@ const Layout& layout_of(const llama::LanguageModel& model) {
   }
 }
 
+// A directory's layout and model config, from its config.json.
+std::pair<const Layout*, ModelConfig> config_of(const fs::path& dir) {
+  const fs::path file = dir / "config.json";
+  const json c = read_json(file);
+  const Layout& layout = layout_of(c, file);
+  return {&layout, layout.read_config(c, file)};
+}
+
 // The model of `config` with uninitialised weights: built on meta, so that
 // no initialiser runs, then given CPU memory that nothing touches (and so
 // holds no pages) until a tensor is copied into it.
@@ -406,16 +409,12 @@ void assign(Tensor& target, const Tensor& value, const Tensor& mapped) {
 }  // namespace
 
 ModelConfig read_config(const fs::path& dir) {
-  const fs::path file = dir / "config.json";
-  const json c = read_json(file);
-  return layout_of(c, file).read_config(c, file);
+  return config_of(dir).second;
 }
 
 std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
-  const fs::path config_file = dir / "config.json";
-  const json c = read_json(config_file);
-  const Layout& layout = layout_of(c, config_file);
-  const ModelConfig config = layout.read_config(c, config_file);
+  const auto [layout_ptr, config] = config_of(dir);
+  const Layout& layout = *layout_ptr;
   const std::vector<fs::path> files = weight_files(dir);
   auto model = uninitialised_model(config);
   const nn::StateDict params = model->state_dict();
@@ -427,7 +426,8 @@ std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
   for (const fs::path& file : files) {
     io::SafetensorsContents contents = io::map_safetensors(file.string());
     for (auto& [hf_name, mapped] : contents.tensors) {
-      const Tensor t = std::exchange(mapped, Tensor());  // unmapped once copied
+      // The mapping lives on in the parameter that takes it, else ends here.
+      const Tensor t = std::exchange(mapped, Tensor());
       const std::optional<std::string> name = layout.to_stride(hf_name);
       if (!name) continue;
       if (!params.contains(*name)) {

@@ -6,14 +6,13 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <unordered_map>
 
 #include "data/utf8.h"
+#include "stride/data/text.h"
 #include "stride/error.h"
 
 namespace stride::data {
@@ -347,11 +346,7 @@ BPETokenizer::BPETokenizer(BPETokenizer&&) noexcept = default;
 BPETokenizer& BPETokenizer::operator=(BPETokenizer&&) noexcept = default;
 
 BPETokenizer BPETokenizer::from_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError(path + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
-  return from_json(text.str(), path);
+  return from_json(read_text_file(path), path);
 }
 
 BPETokenizer BPETokenizer::from_json(std::string_view json_text, const std::string& source) {

@@ -5,9 +5,8 @@
 #include <sentencepiece_processor.h>
 
 #include <exception>
-#include <fstream>
-#include <sstream>
 
+#include "stride/data/text.h"
 #include "stride/error.h"
 
 namespace stride::data {
@@ -25,11 +24,7 @@ SentencePieceTokenizer& SentencePieceTokenizer::operator=(SentencePieceTokenizer
     default;
 
 SentencePieceTokenizer SentencePieceTokenizer::from_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IOError(path + ": cannot be read");
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return from_bytes(bytes.str(), path);
+  return from_bytes(read_text_file(path), path);
 }
 
 SentencePieceTokenizer SentencePieceTokenizer::from_bytes(std::string_view bytes,
