@@ -27,17 +27,15 @@
 #include <utility>
 #include <vector>
 
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "nn/rope_tables.h"
 #include "nn/row_layout.h"
-#include "ops/common_device.h"
+#include "ops/apply.h"
 #include "stride/autograd.h"
 #include "stride/backend.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -158,9 +156,8 @@ AttentionShape fused_shape(const Tensor& q,
 }
 
 Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionShape& a) {
-  const char* op = a.rotary ? "rotary_attention" : "scaled_dot_product_attention";
-  profiler::RecordFunction record(op, {q, k, v});
-  Tensor out = detail::empty_preserving_layout(q, a.Ev);
+  using ::stride::detail::Op;
+  const Op op = a.rotary ? Op::rotary_attention : Op::scaled_dot_product_attention;
   Tensor lse = empty({a.N, a.L}, q.options());
   Tensor probs, keep;
   if (saves_probs(a, q, k, v)) {
@@ -168,17 +165,17 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
     probs = empty({a.N, a.L, a.S}, q.options());
     if (a.dropout_p > 0) keep = empty({a.N, a.L, a.S}, q.options().dtype(kUInt8));
   }
-  {
-    NoGradGuard no_grad;
-    const Tensor qr = detail::with_row_layout(q), kr = detail::with_row_layout(k),
-                 vr = detail::with_row_layout(v);
-    kernels::attention_forward(q.device(), a, qr, kr, vr, out, lse, probs, keep);
-  }
-  if (auto node = autograd::make_node(op, {&q, &k, &v}, {&out})) {
-    node->set_backward([a, sq = autograd::SavedTensor::input(q),
-                        sk = autograd::SavedTensor::input(k), sv = autograd::SavedTensor::input(v),
-                        so = autograd::SavedTensor::output(out), lse, probs,
-                        keep](const autograd::Grads& gs) {
+  auto forward = [&] {
+    Tensor out = detail::empty_preserving_layout(q, a.Ev);
+    kernels::attention_forward(q.device(), a, detail::with_row_layout(q),
+                               detail::with_row_layout(k), detail::with_row_layout(v), out, lse,
+                               probs, keep);
+    return out;
+  };
+  auto backward = [&](const Tensor& out) {
+    return [a, sq = autograd::SavedTensor::input(q), sk = autograd::SavedTensor::input(k),
+            sv = autograd::SavedTensor::input(v), so = autograd::SavedTensor::output(out), lse,
+            probs, keep](const autograd::Grads& gs) {
       const Tensor qv = sq.get(), kv = sk.get(), vv = sv.get(), ov = so.get();
       if (GradMode::is_enabled()) {
         if (!a.rotary) return backward_with_ops(a, qv, kv, vv, ov, gs[0]);
@@ -200,9 +197,9 @@ Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const 
       Tensor dv = detail::empty_preserving_layout(vv, a.Ev);
       kernels::attention_backward(qv.device(), a, qr, kr, vr, lse, probs, keep, doutr, dq, dk, dv);
       return autograd::Grads{dq, dk, dv};
-    });
-  }
-  return out;
+    };
+  };
+  return ::stride::detail::apply(op, {&q, &k, &v}, forward, backward);
 }
 
 void check_attention_args(const Tensor& q,

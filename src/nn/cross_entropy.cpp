@@ -20,12 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "nn/functional_internal.h"
+#include "ops/apply.h"
 #include "stride/logging.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -98,28 +97,22 @@ Tensor cross_entropy(const Tensor& logits,
     return cross_entropy(logits.to(kFloat32), target, ignore_index, reduction, label_smoothing)
         .to(logits.dtype());
   }
-  profiler::RecordFunction record("cross_entropy", {logits, target});
   const Tensor x = detail::class_rows(logits, target, "cross_entropy");
   auto t = std::make_shared<detail::Targets>(
       detail::read_targets(target, x.size(1), ignore_index, "cross_entropy"));
-  Tensor lse, out;
+  Tensor lse = empty({x.size(0)}, x.options());
   bool looks_like_probabilities = false;
-  {
-    NoGradGuard no_grad;
-    const int64_t rows = x.size(0);
-    lse = empty({rows}, x.options());
-    out = reduction == Reduction::None ? empty({rows}, x.options()) : empty({}, x.options());
+  auto forward = [&] {
+    Tensor out =
+        reduction == Reduction::None ? empty({x.size(0)}, x.options()) : empty({}, x.options());
     kernels::cross_entropy_forward(x.device(), x, t->values, ignore_index, label_smoothing,
                                    kernel_reduction(reduction), t->count, lse, out,
                                    looks_like_probabilities);
-    if (reduction == Reduction::None) out = out.view(target.sizes());
-  }
-  if (looks_like_probabilities) {
-    logging::warn_once("cross_entropy_probabilities", probability_warning());
-  }
-  if (auto node = autograd::make_node("cross_entropy", {&x}, {&out})) {
-    node->set_backward([sx = SavedTensor::input(x), lse, t, ignore_index, reduction,
-                        label_smoothing](const Grads& gs) {
+    return reduction == Reduction::None ? out.view(target.sizes()) : out;
+  };
+  auto backward = [&](const Tensor&) {
+    return [sx = SavedTensor::input(x), lse, t, ignore_index, reduction,
+            label_smoothing](const Grads& gs) {
       const Tensor xv = sx.get();
       if (GradMode::is_enabled()) {
         return Grads{backward_with_ops(xv, gs[0], t->values, ignore_index, reduction, t->count,
@@ -131,7 +124,12 @@ Tensor cross_entropy(const Tensor& logits,
       kernels::cross_entropy_backward(xv.device(), g, xv, lse, t->values, ignore_index,
                                       label_smoothing, kernel_reduction(reduction), t->count, gx);
       return Grads{gx};
-    });
+    };
+  };
+  Tensor out =
+      ::stride::detail::apply(::stride::detail::Op::cross_entropy, {&x}, forward, backward);
+  if (looks_like_probabilities) {
+    logging::warn_once("cross_entropy_probabilities", probability_warning());
   }
   return out;
 }

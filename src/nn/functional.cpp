@@ -6,17 +6,15 @@
 #include <cmath>
 #include <vector>
 
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "nn/functional_internal.h"
+#include "ops/apply.h"
 #include "ops/autocast_internal.h"
-#include "ops/common_device.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/logging.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -129,7 +127,6 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   STRIDE_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == weight.size(0)), ShapeError,
                "[linear] expected bias (", weight.size(0), ") for weight ",
                shape_str(weight.sizes()), "; got ", shape_str(bias.sizes()), ".");
-  profiler::RecordFunction record("linear", {x, weight});
   // One node for the whole layer, so that the weight's gradient comes out of
   // a single GEMM as (out, in), the weight's own layout: recorded as matmul
   // with weight.t(), it would come out transposed and be copied on every
@@ -147,27 +144,23 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const bool mixed = Autocast::is_enabled() && x.dtype() == kFloat32 && weight.dtype() == kFloat32;
   Tensor xm = x, wm;  // the operands multiplied; wm defined only under autocast
   if (mixed) {
-    xm = ::stride::detail::autocast_bf16(x);
-    if (auto cast = autograd::make_node("to", {&x}, {&xm})) {
-      cast->set_backward(
-          [](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(kFloat32)}; });
-    }
+    xm = ::stride::detail::apply(
+        ::stride::detail::Op::to, {&x}, [&] { return ::stride::detail::autocast_bf16(x); },
+        [](const Tensor&) {
+          return [](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(kFloat32)}; };
+        });
     wm = ::stride::detail::autocast_bf16_weight(weight);
   }
-  Tensor y;
-  {
-    NoGradGuard no_grad;
+  auto forward = [&] {
     // .t() is a view: the GEMM reads the weight transposed, no copy.
-    y = matmul(xm, (mixed ? wm : weight).t());
+    Tensor y = matmul(xm, (mixed ? wm : weight).t());
     if (bias.defined()) y.add_(bias);
-  }
-  if (auto node =
-          autograd::make_node("linear", {&x, &weight, bias.defined() ? &bias : nullptr}, {&y})) {
-    const bool need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight);
-    const bool need_b = bias.defined() && autograd::requires_grad(bias);
-    node->set_backward([sx = autograd::SavedTensor::input(xm),
-                        sw = autograd::SavedTensor::input(weight), wm, mixed, need_x, need_w,
-                        need_b](const autograd::Grads& gs) {
+    return y;
+  };
+  auto backward = [&](const Tensor&) {
+    return [sx = autograd::SavedTensor::input(xm), sw = autograd::SavedTensor::input(weight), wm,
+            mixed, need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight),
+            need_b = bias.defined() && autograd::requires_grad(bias)](const autograd::Grads& gs) {
       AutocastGuard precision(mixed);
       const Tensor xv = sx.get();
       const int64_t out = gs[0].size(-1), in = xv.size(-1);
@@ -181,9 +174,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       if (need_w) gw = matmul(g2m.t(), xv.reshape({-1, in}));
       if (need_b) gb = g2.sum({0});
       return autograd::Grads{gx, gw, gb};
-    });
-  }
-  return y;
+    };
+  };
+  return ::stride::detail::apply(::stride::detail::Op::linear, {&x, &weight, &bias}, forward,
+                                 backward);
 }
 
 namespace {
@@ -242,31 +236,32 @@ std::vector<size_t> groups_with_gradient(const autograd::Grads& gs) {
 
 std::vector<Tensor> grouped_linear(const Tensor& x,
                                    const std::vector<std::vector<Tensor>>& groups,
-                                   const char* op) {
+                                   ::stride::detail::Op id) {
+  const char* op = ::stride::detail::op_name(id);
   const GroupedWeights f = flatten_groups(x, groups, op);
-  for (const Tensor& w : f.weights) ::stride::detail::common_device(op, {&x, &w});
   if (!direct_linear_concat(x, f.weights)) {
     std::vector<Tensor> ys;
     for (const auto& group : groups)
       ys.push_back(linear(x, group.size() == 1 ? group[0] : cat(group, 0)));
     return ys;
   }
-  profiler::RecordFunction record(op, {x, f.weights[0]});
   const int64_t K = x.size(-1);
   int64_t M = 1;
   for (int64_t d = 0; d + 1 < x.dim(); ++d) M *= x.size(d);
   const Tensor x2 = x.reshape({M, K}).contiguous();
-  std::vector<Tensor> ys;
-  for (int64_t width : f.width) {
-    DimVector shape = x.sizes().dims();
-    shape.back() = width;
-    ys.push_back(empty(shape, x.options()));
-  }
-  kernels::linear_groups_forward(x.device(), x2, f.weights, f, ys);
-  std::vector<const Tensor*> inputs{&x}, outputs;
+  std::vector<const Tensor*> inputs{&x};
   for (const Tensor& w : f.weights) inputs.push_back(&w);
-  for (const Tensor& y : ys) outputs.push_back(&y);
-  if (auto node = autograd::make_node(op, inputs, outputs)) {
+  auto forward = [&] {
+    std::vector<Tensor> ys;
+    for (int64_t width : f.width) {
+      DimVector shape = x.sizes().dims();
+      shape.back() = width;
+      ys.push_back(empty(shape, x.options()));
+    }
+    kernels::linear_groups_forward(x.device(), x2, f.weights, f, ys);
+    return ys;
+  };
+  auto backward = [&](const std::vector<Tensor>&) {
     std::vector<autograd::SavedTensor> saved_w;
     std::vector<bool> need_w;
     for (const Tensor& w : f.weights) {
@@ -275,9 +270,9 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
     }
     // saved_w holds the weights, checked against in-place changes.
     kernels::LinearGroupsLayout plan = f;
-    node->set_backward([op, sx = autograd::SavedTensor::input(x2), saved_w, need_w,
-                        plan = std::move(plan), need_x = autograd::requires_grad(x),
-                        x_shape = x.sizes().dims(), M, K](const autograd::Grads& gs) {
+    return [op, sx = autograd::SavedTensor::input(x2), saved_w, need_w, plan = std::move(plan),
+            need_x = autograd::requires_grad(x), x_shape = x.sizes().dims(), M,
+            K](const autograd::Grads& gs) {
       const Tensor xv = sx.get();
       std::vector<Tensor> w;
       for (const auto& s : saved_w) w.push_back(s.get());
@@ -311,19 +306,19 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
       kernels::linear_groups_backward(xv.device(), xv, w, g2, plan, with_grad, grads);
       if (need_x) grads[0] = grads[0].view(x_shape);
       return grads;
-    });
-  }
-  return ys;
+    };
+  };
+  return ::stride::detail::apply(id, inputs, forward, backward);
 }
 
 }  // namespace
 
 Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
-  return grouped_linear(x, {weights}, "linear_concat")[0];
+  return grouped_linear(x, {weights}, ::stride::detail::Op::linear_concat)[0];
 }
 
 std::vector<Tensor> linear_groups(const Tensor& x, const std::vector<std::vector<Tensor>>& groups) {
-  return grouped_linear(x, groups, "linear_groups");
+  return grouped_linear(x, groups, ::stride::detail::Op::linear_groups);
 }
 
 Tensor embedding(const Tensor& ids, const Tensor& weight) {

@@ -5,12 +5,10 @@
 // Note [RMSNorm backward] (src/backends/cpu/rms_norm.cpp) gives the
 // gradients; when the backward is recorded (create_graph) it is written with
 // public ops and recomputes rstd from x, so that second derivatives are right.
-#include "autograd/node.h"
 #include "backends/kernels.h"
-#include "ops/common_device.h"
+#include "ops/apply.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -32,7 +30,6 @@ void check_args(const Tensor& x, const Tensor& weight, double eps, const char* o
                "] weight has dtype ", to_string(weight.dtype()), " but x has ",
                to_string(x.dtype()), ". Hint: convert one of them so that they match.");
   STRIDE_CHECK(eps >= 0, ValueError, "[", op, "] expected eps >= 0; got ", eps, ".");
-  ::stride::detail::common_device(op, {&x, &weight});
 }
 
 Grads backward_with_ops(
@@ -55,24 +52,20 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
     return rms_norm(x.to(kFloat32), weight.defined() ? weight.to(kFloat32) : weight, eps)
         .to(x.dtype());
   }
-  profiler::RecordFunction record("rms_norm", {x, weight});
   const int64_t len = x.size(-1);
   const int64_t rows = len == 0 ? 0 : x.numel() / len;
-  Tensor y = empty(x.sizes(), x.options());
   Tensor rstd = empty({rows}, x.options());
-  {
-    NoGradGuard no_grad;
-    const Tensor xc = x.contiguous();
+  auto forward = [&] {
+    Tensor y = empty(x.sizes(), x.options());
     const Tensor wc = weight.defined() ? weight.contiguous() : Tensor();
-    kernels::rms_norm_forward(x.device(), xc, wc, eps, y, rstd);
-  }
-  const bool need_x = autograd::requires_grad(x);
-  const bool need_w = autograd::requires_grad(weight);
-  if (auto node =
-          autograd::make_node("rms_norm", {&x, weight.defined() ? &weight : nullptr}, {&y})) {
-    node->set_backward([sx = SavedTensor::input(x),
-                        sw = weight.defined() ? SavedTensor::input(weight) : SavedTensor(), rstd,
-                        eps, need_x, need_w, len](const Grads& gs) {
+    kernels::rms_norm_forward(x.device(), x.contiguous(), wc, eps, y, rstd);
+    return y;
+  };
+  auto backward = [&](const Tensor&) {
+    return [sx = SavedTensor::input(x),
+            sw = weight.defined() ? SavedTensor::input(weight) : SavedTensor(), rstd, eps,
+            need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight),
+            len](const Grads& gs) {
       const Tensor xv = sx.get();
       const Tensor wv = sw.defined() ? sw.get() : Tensor();
       if (GradMode::is_enabled()) return backward_with_ops(gs[0], xv, wv, eps, need_x, need_w);
@@ -82,9 +75,9 @@ Tensor rms_norm(const Tensor& x, const Tensor& weight, double eps) {
       Tensor gw = need_w ? empty({len}, xv.options()) : Tensor();
       kernels::rms_norm_backward(xv.device(), g, xc, wc, rstd, gx, gw);
       return Grads{gx, gw};
-    });
-  }
-  return y;
+    };
+  };
+  return ::stride::detail::apply(::stride::detail::Op::rms_norm, {&x, &weight}, forward, backward);
 }
 
 Tensor rms_norm_reference(const Tensor& x, const Tensor& weight, double eps) {

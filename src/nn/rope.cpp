@@ -14,15 +14,13 @@
 #include <utility>
 #include <vector>
 
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "nn/rope_tables.h"
 #include "nn/row_layout.h"
-#include "ops/common_device.h"
+#include "ops/apply.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "stride/parallel.h"
-#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -74,19 +72,18 @@ AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
 
 // Rotates by +angle (sign = 1) or -angle (sign = -1).
 Tensor rope(const Tensor& x, const SharedTables& tables, RopeConvention conv, double sign) {
-  Tensor y = detail::empty_preserving_layout(x, x.size(-1));
-  {
-    NoGradGuard no_grad;
-    const Tensor xr = detail::with_row_layout(x);
-    kernels::rotary_embedding(x.device(), xr, *tables, sign, conv == RopeConvention::Interleaved,
-                              y);
-  }
-  if (auto node = autograd::make_node("rotary_embedding", {&x}, {&y})) {
-    node->set_backward([tables, conv, sign](const autograd::Grads& gs) {
+  auto forward = [&] {
+    Tensor y = detail::empty_preserving_layout(x, x.size(-1));
+    kernels::rotary_embedding(x.device(), detail::with_row_layout(x), *tables, sign,
+                              conv == RopeConvention::Interleaved, y);
+    return y;
+  };
+  auto backward = [&](const Tensor&) {
+    return [tables, conv, sign](const autograd::Grads& gs) {
       return autograd::Grads{rope(gs[0], tables, conv, -sign)};
-    });
-  }
-  return y;
+    };
+  };
+  return ::stride::detail::apply(::stride::detail::Op::rotary_embedding, {&x}, forward, backward);
 }
 
 // The float16/bfloat16 inputs compute in float32, as every fused nn op.
@@ -104,7 +101,6 @@ Tensor rotary_embedding(const Tensor& x,
                         RopeConvention convention) {
   check_args(x, position_offset, base, "rotary_embedding");
   return in_float32(x, [&](const Tensor& xf) {
-    profiler::RecordFunction record("rotary_embedding", {xf});
     auto tables = std::make_shared<const AngleTables>(
         angle_tables(xf.size(-2), xf.size(-1), position_offset, base));
     return rope(xf, tables, convention, 1.0);
@@ -146,10 +142,7 @@ Tensor rotary_embedding(const Tensor& x,
   check_args(x, 0, 1.0, "rotary_embedding");
   detail::check_tables("rotary_embedding", x, cos, sin);
   const SharedTables tables = detail::float64_tables(cos, sin);
-  return in_float32(x, [&](const Tensor& xf) {
-    profiler::RecordFunction record("rotary_embedding", {xf});
-    return rope(xf, tables, convention, 1.0);
-  });
+  return in_float32(x, [&](const Tensor& xf) { return rope(xf, tables, convention, 1.0); });
 }
 
 std::pair<Tensor, Tensor> rotary_tables(int64_t T,

@@ -11,12 +11,10 @@
 // ops: the test oracle. The kernels are in src/backends/cpu/swiglu.cpp.
 #include <optional>
 
-#include "autograd/node.h"
 #include "backends/kernels.h"
-#include "ops/common_device.h"
+#include "ops/apply.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride::nn::functional {
 
@@ -32,7 +30,6 @@ void check_args(const Tensor& gate, const Tensor& up, const Tensor& beta, const 
   STRIDE_CHECK(gate.sizes() == up.sizes(), ShapeError, "[", op,
                "] expected gate and up of one shape; got ", shape_str(gate.sizes()), " and ",
                shape_str(up.sizes()), ". Hint: both are projections of the same x: w1(x), w3(x).");
-  ::stride::detail::common_device(op, {&gate, &up, &beta});
   if (!beta.defined()) return;
   STRIDE_CHECK(beta.dtype() == gate.dtype(), DTypeError, "[", op,
                "] expected beta of gate's dtype ", to_string(gate.dtype()), "; got ",
@@ -64,22 +61,18 @@ Tensor swiglu_impl(const Tensor& gate, const Tensor& up, const Tensor& beta) {
     const Tensor beta32 = beta.defined() ? beta.to(kFloat32) : Tensor();
     return swiglu_impl(gate.to(kFloat32), up.to(kFloat32), beta32).to(gate.dtype());
   }
-  profiler::RecordFunction record("swiglu", {gate, up});
-  Tensor y = empty(gate.sizes(), gate.options());
-  {
-    NoGradGuard no_grad;
-    const Tensor gc = gate.contiguous(), uc = up.contiguous();
-    kernels::swiglu_forward(gate.device(), gc, uc, beta, y);
-  }
-  const bool need_g = autograd::requires_grad(gate);
-  const bool need_u = autograd::requires_grad(up);
-  const bool need_beta = autograd::requires_grad(beta);
-  if (auto node = autograd::make_node("swiglu", {&gate, &up, &beta}, {&y})) {
+  auto forward = [&] {
+    Tensor y = empty(gate.sizes(), gate.options());
+    kernels::swiglu_forward(gate.device(), gate.contiguous(), up.contiguous(), beta, y);
+    return y;
+  };
+  auto backward = [&](const Tensor&) {
     // beta = 1 when undefined, which SavedTensor does not hold.
     std::optional<SavedTensor> sb;
     if (beta.defined()) sb = SavedTensor::input(beta);
-    node->set_backward([sg = SavedTensor::input(gate), su = SavedTensor::input(up), sb, need_g,
-                        need_u, need_beta](const Grads& gs) {
+    return [sg = SavedTensor::input(gate), su = SavedTensor::input(up), sb,
+            need_g = autograd::requires_grad(gate), need_u = autograd::requires_grad(up),
+            need_beta = autograd::requires_grad(beta)](const Grads& gs) {
       const Tensor g = sg.get(), u = su.get(), b = sb ? sb->get() : Tensor();
       if (GradMode::is_enabled()) {
         return backward_with_ops(gs[0], g, u, b, need_g, need_u, need_beta);
@@ -90,9 +83,10 @@ Tensor swiglu_impl(const Tensor& gate, const Tensor& up, const Tensor& beta) {
       Tensor dbeta = need_beta ? empty(b.sizes(), g.options()) : Tensor();
       kernels::swiglu_backward(g.device(), dy, gc, uc, b, dg, du, dbeta);
       return Grads{dg, du, dbeta};
-    });
-  }
-  return y;
+    };
+  };
+  return ::stride::detail::apply(::stride::detail::Op::swiglu, {&gate, &up, &beta}, forward,
+                                 backward);
 }
 
 }  // namespace

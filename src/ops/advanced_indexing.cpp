@@ -13,16 +13,16 @@
 // along the other dims, so one TensorIter of three operands walks the result
 // (or the values), self and the offsets together in any layout, however many
 // dims are indexed; the kernel adds each element's offset to self's pointer.
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
 #include "core/tensor_iter.h"
-#include "ops/common_device.h"
+#include "ops/apply.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -234,7 +234,6 @@ void index_put_kernel(Tensor& self,
                       const std::vector<Tensor>& indices,
                       const Tensor& values,
                       bool accumulate) {
-  detail::common_device("index_put_", {&self, &values});
   STRIDE_CHECK(values.dtype() == self.dtype(), DTypeError,
                "[index_put_] values must have self's dtype ", to_string(self.dtype()), "; got ",
                to_string(values.dtype()), ". Hint: convert them with .to(self.dtype()).");
@@ -272,47 +271,41 @@ Tensor values_grad(const Tensor& g, const std::vector<Tensor>& indices, IntArray
 }  // namespace
 
 Tensor index(const Tensor& self, const std::vector<Tensor>& indices) {
-  profiler::RecordFunction record("index", {self});
-  Tensor out;
   std::vector<Tensor> expanded;
-  {
-    NoGradGuard no_grad;
+  auto forward = [&] {
     expanded = expand_indices(self, indices, "index");
-    out = index_kernel(self, expanded);
-  }
-  if (auto node = autograd::make_node("index", {&self}, {&out})) {
+    return index_kernel(self, expanded);
+  };
+  auto backward = [&](const Tensor&) {
     // Duplicated indices send their gradients to one element: they add up.
-    node->set_backward([shape = self.sizes().dims(), expanded](const autograd::Grads& gs) {
+    return [shape = self.sizes().dims(), expanded](const autograd::Grads& gs) {
       return autograd::Grads{zeros(shape, gs[0].options()).index_put(expanded, gs[0], true)};
-    });
-  }
-  return out;
+    };
+  };
+  return detail::apply(Op::index, {&self}, forward, backward);
 }
 
 Tensor index_put(const Tensor& self,
                  const std::vector<Tensor>& indices,
                  const Tensor& values,
                  bool accumulate) {
-  profiler::RecordFunction record("index_put", {self, values});
-  Tensor out;
   std::vector<Tensor> expanded;
-  {
-    NoGradGuard no_grad;
+  auto forward = [&] {
     expanded = expand_indices(self, indices, "index_put_");
-    out = self.clone();
+    Tensor out = self.clone();
     index_put_kernel(out, expanded, values, accumulate);
-  }
-  if (auto node = autograd::make_node("index_put", {&self, &values}, {&out})) {
-    const bool need_values = autograd::requires_grad(values);
-    node->set_backward([expanded, accumulate, need_values,
-                        vshape = values.sizes().dims()](const autograd::Grads& gs) {
+    return out;
+  };
+  auto backward = [&](const Tensor&) {
+    return [expanded, accumulate, need_values = autograd::requires_grad(values),
+            vshape = values.sizes().dims()](const autograd::Grads& gs) {
       const Tensor& g = gs[0];
       // Without accumulate the indexed elements of self were overwritten.
       Tensor self_grad = accumulate ? g : g.index_put(expanded, zeros({}, g.options()));
       return autograd::Grads{self_grad, need_values ? values_grad(g, expanded, vshape) : Tensor()};
-    });
-  }
-  return out;
+    };
+  };
+  return detail::apply(Op::index_put, {&self, &values}, forward, backward);
 }
 
 Tensor Tensor::index(const std::vector<Tensor>& indices) const {
@@ -328,13 +321,12 @@ Tensor Tensor::index_put(const std::vector<Tensor>& indices,
 Tensor& Tensor::index_put_(const std::vector<Tensor>& indices,
                            const Tensor& values,
                            bool accumulate) {
-  if (autograd::check_inplace(*this, "index_put_", {&values})) {
-    autograd::rebase_history(*this, stride::index_put(*this, indices, values, accumulate));
-    return *this;
-  }
-  profiler::RecordFunction record("index_put_", {*this, values});
-  index_put_kernel(*this, expand_indices(*this, indices, "index_put_"), values, accumulate);
-  return *this;
+  return detail::apply_inplace(
+      Op::index_put, *this, {&values},
+      [&] { return stride::index_put(*this, indices, values, accumulate); },
+      [&] {
+        index_put_kernel(*this, expand_indices(*this, indices, "index_put_"), values, accumulate);
+      });
 }
 
 }  // namespace stride

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <vector>
 
 #include "core/check.h"
 #include "stride/tensor.h"
@@ -13,9 +14,10 @@ namespace stride::detail {
 
 // The device of an op's operands (undefined ones are skipped); a DeviceError
 // naming the op and both devices when they differ.
-inline Device common_device(const char* op, std::initializer_list<const Tensor*> operands) {
+inline Device common_device(const char* op, const Tensor* const* begin, const Tensor* const* end) {
   const Tensor* first = nullptr;
-  for (const Tensor* t : operands) {
+  for (; begin != end; ++begin) {
+    const Tensor* t = *begin;
     if (t == nullptr || !t->defined()) continue;
     if (first == nullptr) {
       first = t;
@@ -27,6 +29,12 @@ inline Device common_device(const char* op, std::initializer_list<const Tensor*>
                  ") first.");
   }
   return first != nullptr ? first->device() : Device(kCPU);
+}
+inline Device common_device(const char* op, std::initializer_list<const Tensor*> operands) {
+  return common_device(op, operands.begin(), operands.end());
+}
+inline Device common_device(const char* op, const std::vector<const Tensor*>& operands) {
+  return common_device(op, operands.data(), operands.data() + operands.size());
 }
 
 }  // namespace stride::detail

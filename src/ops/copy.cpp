@@ -1,33 +1,32 @@
 // copy_, contiguous, clone and dtype conversion: the one strided copy kernel
 // (STYLE.md §3.3 rule 3, src/backends/cpu/copy.cpp), through TensorIter like
 // every other write.
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/layout.h"
 #include "core/tensor_iter.h"
+#include "ops/apply.h"
 #include "stride/backend.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride {
+
+using detail::Op;
 
 Tensor& Tensor::copy_(const Tensor& src) {
   STRIDE_CHECK(src.defined(), ValueError, "[copy_] the source tensor is undefined.");
   if (src.is_same(*this)) return *this;
-  if (autograd::check_inplace(*this, "copy_", {&src})) {
-    autograd::rebase_history(*this, src.to(dtype()).expand(sizes()).clone());
-    return *this;
-  }
-  profiler::RecordFunction record("copy_", {*this, src});
-  Tensor self = *this;
-  TensorIter iter = TensorIterConfig("copy_")
-                        .add_output(self)
-                        .add_input(src)
-                        .static_shape(sizes())
-                        .check_all_same_dtype(false)
-                        .build();
-  kernels::copy(device(), iter);
-  return *this;
+  return detail::apply_inplace(
+      Op::copy, *this, {&src}, [&] { return src.to(dtype()).expand(sizes()).clone(); },
+      [&] {
+        Tensor self = *this;
+        TensorIter iter = TensorIterConfig("copy_")
+                              .add_output(self)
+                              .add_input(src)
+                              .static_shape(sizes())
+                              .check_all_same_dtype(false)
+                              .build();
+        kernels::copy(device(), iter);
+      });
 }
 
 Tensor Tensor::contiguous() const {
@@ -38,29 +37,28 @@ Tensor Tensor::contiguous() const {
 namespace {
 
 // A copy of `x` with dtype `t`, recorded as one op (clone or to).
-Tensor copy_as(const Tensor& x, ScalarType t, const char* op) {
-  Tensor out = empty(x.sizes(), x.options().dtype(t));
-  {
-    NoGradGuard no_grad;
+Tensor copy_as(const Tensor& x, ScalarType t, Op op) {
+  auto forward = [&] {
+    Tensor out = empty(x.sizes(), x.options().dtype(t));
     out.copy_(x);
-  }
-  if (!is_floating_point(t)) return out;  // integer results carry no gradient
-  if (auto node = autograd::make_node(op, {&x}, {&out})) {
-    node->set_backward(
-        [src = x.dtype()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(src)}; });
-  }
-  return out;
+    return out;
+  };
+  // Integer results carry no gradient.
+  if (!is_floating_point(t)) return detail::apply_without_grad(op, {&x}, forward);
+  return detail::apply(op, {&x}, forward, [&](const Tensor&) {
+    return [src = x.dtype()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(src)}; };
+  });
 }
 
 }  // namespace
 
 Tensor Tensor::clone() const {
-  return copy_as(*this, dtype(), "clone");
+  return copy_as(*this, dtype(), Op::clone);
 }
 
 Tensor Tensor::to(ScalarType t) const {
   if (t == dtype()) return *this;
-  return copy_as(*this, t, "to");
+  return copy_as(*this, t, Op::to);
 }
 
 namespace {
@@ -87,17 +85,11 @@ Tensor copy_to_device(const Tensor& x, Device device) {
 
 Tensor Tensor::to(Device d) const {
   if (d == device()) return *this;
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    out = copy_to_device(*this, d);
-  }
-  if (!is_floating_point()) return out;
-  if (auto node = autograd::make_node("to", {this}, {&out})) {
-    node->set_backward(
-        [from = device()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(from)}; });
-  }
-  return out;
+  auto forward = [&] { return copy_to_device(*this, d); };
+  if (!is_floating_point()) return detail::apply_without_grad(Op::to, {this}, forward);
+  return detail::apply(Op::to, {this}, forward, [&](const Tensor&) {
+    return [from = device()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(from)}; };
+  });
 }
 
 }  // namespace stride

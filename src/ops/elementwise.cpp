@@ -6,7 +6,7 @@
 // kernel stub (the CPU's in src/backends/cpu/elementwise.cpp).
 #include <numbers>
 
-#include "autograd/node.h"
+#include "ops/apply.h"
 #include "ops/elementwise_common.h"
 #include "ops/op_list.h"
 
@@ -56,8 +56,14 @@ using detail::result_type;
 using detail::run_elementwise;
 using detail::wrap_scalar;
 
+using detail::apply;
+using detail::apply_inplace;
+using detail::apply_out;
+using detail::apply_without_grad;
+using detail::Op;
+using detail::OpScope;
+
 using autograd::Grads;
-using autograd::make_node;
 using autograd::SavedTensor;
 
 namespace {
@@ -73,6 +79,14 @@ Tensor mask_of(const Tensor& cond, ScalarType dtype) {
   return cond.to(dtype);
 }
 
+// A kernel's result, allocated by it: the forward of an out-of-place op.
+template <class Kernel, class... Args>
+Tensor out_of_place(Kernel&& kernel, const Args&... args) {
+  Tensor out;
+  kernel(out, args...);
+  return out;
+}
+
 // d gelu / dx = Phi(x) + x phi(x), as an elementwise op of (g, x).
 Tensor& gelu_backward_kernel(Tensor& out, const Tensor& g, const Tensor& x) {
   const ScalarType rt = result_type(g, x);
@@ -80,20 +94,16 @@ Tensor& gelu_backward_kernel(Tensor& out, const Tensor& g, const Tensor& x) {
 }
 
 Tensor gelu_backward(const Tensor& g, const Tensor& x) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    gelu_backward_kernel(out, g, x);
-  }
-  if (auto node = make_node("gelu_backward", {&g, &x}, {&out})) {
-    node->set_backward([sg = SavedTensor::input(g), sx = SavedTensor::input(x)](const Grads& gs) {
-      const Tensor gg = gs[0], gv = sg.get(), xv = sx.get();
-      // d/dx [Phi + x phi] = phi (2 - x^2), phi = exp(-x^2/2) / sqrt(2 pi)
-      const Tensor pdf = exp(xv * xv * -0.5) * (std::numbers::inv_sqrtpi / std::numbers::sqrt2);
-      return Grads{gelu_backward(gg, xv), gg * gv * pdf * (2.0 - xv * xv)};
-    });
-  }
-  return out;
+  return apply(
+      Op::gelu_backward, {&g, &x}, [&] { return out_of_place(gelu_backward_kernel, g, x); },
+      [&](const Tensor&) {
+        return [sg = SavedTensor::input(g), sx = SavedTensor::input(x)](const Grads& gs) {
+          const Tensor gg = gs[0], gv = sg.get(), xv = sx.get();
+          // d/dx [Phi + x phi] = phi (2 - x^2), phi = exp(-x^2/2) / sqrt(2 pi)
+          const Tensor pdf = exp(xv * xv * -0.5) * (std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+          return Grads{gelu_backward(gg, xv), gg * gv * pdf * (2.0 - xv * xv)};
+        };
+      });
 }
 
 }  // namespace
@@ -104,43 +114,38 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 
 // One unary op: its kernel call (result dtype `rt_expr` of `input`), out=,
 // the recorded out-of-place function and the in-place method.
-#define STRIDE_DEFINE_UNARY(name, which, backward, rt_expr)                       \
-  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                \
-    const ScalarType rt = rt_expr;                                                \
-    return run_elementwise(#name, out, {input}, rt, rt, kernels::name);           \
-  }                                                                               \
-  Tensor& name##_out(Tensor& out, const Tensor& input) {                          \
-    autograd::check_no_grad_out(#name, {&input});                                 \
-    return name##_kernel(out, input);                                             \
-  }                                                                               \
-  Tensor name(const Tensor& input) {                                              \
-    Tensor out;                                                                   \
-    {                                                                             \
-      NoGradGuard no_grad;                                                        \
-      name##_kernel(out, input);                                                  \
-    }                                                                             \
-    if (auto node = make_node(#name, {&input}, {&out})) {                         \
-      node->set_backward([s = STRIDE_SAVE_##which(input, out)](const Grads& gs) { \
-        const Tensor& g = gs[0];                                                  \
-        const Tensor saved = s.get();                                             \
-        [[maybe_unused]] const Tensor& x = saved;                                 \
-        [[maybe_unused]] const Tensor& y = saved;                                 \
-        return Grads{backward};                                                   \
-      });                                                                         \
-    }                                                                             \
-    return out;                                                                   \
-  }                                                                               \
-  Tensor Tensor::name() const {                                                   \
-    return stride::name(*this);                                                   \
-  }                                                                               \
-  Tensor& Tensor::name##_() {                                                     \
-    if (autograd::check_inplace(*this, #name "_", {})) {                          \
-      autograd::rebase_history(*this, stride::name(clone()));                     \
-      return *this;                                                               \
-    }                                                                             \
-    Tensor self = *this;                                                          \
-    name##_kernel(self, *this);                                                   \
-    return *this;                                                                 \
+#define STRIDE_DEFINE_UNARY(name, which, backward, rt_expr)                     \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {              \
+    const ScalarType rt = rt_expr;                                              \
+    return run_elementwise(#name, out, {input}, rt, rt, kernels::name);         \
+  }                                                                             \
+  Tensor& name##_out(Tensor& out, const Tensor& input) {                        \
+    return apply_out(Op::name, out, {&input},                                   \
+                     [&]() -> Tensor& { return name##_kernel(out, input); });   \
+  }                                                                             \
+  Tensor name(const Tensor& input) {                                            \
+    return apply(                                                               \
+        Op::name, {&input}, [&] { return out_of_place(name##_kernel, input); }, \
+        [&]([[maybe_unused]] const Tensor& out) {                               \
+          return [s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {       \
+            const Tensor& g = gs[0];                                            \
+            const Tensor saved = s.get();                                       \
+            [[maybe_unused]] const Tensor& x = saved;                           \
+            [[maybe_unused]] const Tensor& y = saved;                           \
+            return Grads{backward};                                             \
+          };                                                                    \
+        });                                                                     \
+  }                                                                             \
+  Tensor Tensor::name() const {                                                 \
+    return stride::name(*this);                                                 \
+  }                                                                             \
+  Tensor& Tensor::name##_() {                                                   \
+    return apply_inplace(                                                       \
+        Op::name, *this, {}, [&] { return stride::name(clone()); },             \
+        [&] {                                                                   \
+          Tensor self = *this;                                                  \
+          name##_kernel(self, *this);                                           \
+        });                                                                     \
   }
 #define STRIDE_DEFINE_FLOAT_UNARY(name, expr, vexpr, which, backward, domain) \
   STRIDE_DEFINE_UNARY(name, which, backward, float_result(input.dtype()))
@@ -187,15 +192,6 @@ static Tensor& pow_kernel(Tensor& out, const Tensor& a, const Tensor& e) {
 
 namespace {
 
-// Runs a binary kernel without recording; `out` is allocated.
-template <class Kernel>
-Tensor run_binary(Kernel kernel, const Tensor& a, const Tensor& b) {
-  Tensor out;
-  NoGradGuard no_grad;
-  kernel(out, a, b);
-  return out;
-}
-
 // Gradient of maximum/minimum: to the larger (smaller) side, split evenly on ties.
 Grads extreme_backward(const Tensor& g, const Tensor& a, const Tensor& b, bool is_max) {
   Tensor a_wins, ties;
@@ -211,72 +207,67 @@ Grads extreme_backward(const Tensor& g, const Tensor& a, const Tensor& b, bool i
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out = run_binary(
-      [&](Tensor& o, const Tensor& x, const Tensor& y) { add_kernel(o, x, y, alpha); }, a, b);
-  if (auto node = make_node("add", {&a, &b}, {&out})) {
-    node->set_backward([alpha](const Grads& gs) {
-      return Grads{gs[0], alpha.to_double() == 1.0 ? gs[0] : gs[0] * alpha};
-    });
-  }
-  return out;
+  return apply(
+      Op::add, {&a, &b}, [&] { return out_of_place(add_kernel, a, b, alpha); },
+      [&](const Tensor&) {
+        return [alpha](const Grads& gs) {
+          return Grads{gs[0], alpha.to_double() == 1.0 ? gs[0] : gs[0] * alpha};
+        };
+      });
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  Tensor out = run_binary(
-      [&](Tensor& o, const Tensor& x, const Tensor& y) { sub_kernel(o, x, y, alpha); }, a, b);
-  if (auto node = make_node("sub", {&a, &b}, {&out})) {
-    node->set_backward([alpha](const Grads& gs) {
-      return Grads{gs[0], gs[0] * -alpha.to_double()};
-    });
-  }
-  return out;
+  return apply(
+      Op::sub, {&a, &b}, [&] { return out_of_place(sub_kernel, a, b, alpha); },
+      [&](const Tensor&) {
+        return [alpha](const Grads& gs) { return Grads{gs[0], gs[0] * -alpha.to_double()}; };
+      });
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = run_binary(mul_kernel, a, b);
-  if (auto node = make_node("mul", {&a, &b}, {&out})) {
-    const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
-    node->set_backward([sa = need_b ? SavedTensor::input(a) : SavedTensor(),
-                        sb = need_a ? SavedTensor::input(b) : SavedTensor()](const Grads& gs) {
-      return Grads{sb.defined() ? gs[0] * sb.get() : Tensor(),
-                   sa.defined() ? gs[0] * sa.get() : Tensor()};
-    });
-  }
-  return out;
+  return apply(
+      Op::mul, {&a, &b}, [&] { return out_of_place(mul_kernel, a, b); },
+      [&](const Tensor&) {
+        const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
+        return [sa = need_b ? SavedTensor::input(a) : SavedTensor(),
+                sb = need_a ? SavedTensor::input(b) : SavedTensor()](const Grads& gs) {
+          return Grads{sb.defined() ? gs[0] * sb.get() : Tensor(),
+                       sa.defined() ? gs[0] * sa.get() : Tensor()};
+        };
+      });
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out = run_binary(div_kernel, a, b);
-  if (auto node = make_node("div", {&a, &b}, {&out})) {
-    const bool need_b = autograd::requires_grad(b);
-    node->set_backward([sa = need_b ? SavedTensor::input(a) : SavedTensor(),
-                        sb = SavedTensor::input(b)](const Grads& gs) {
-      const Tensor bv = sb.get();
-      return Grads{gs[0] / bv, sa.defined() ? -gs[0] * sa.get() / (bv * bv) : Tensor()};
-    });
-  }
-  return out;
+  return apply(
+      Op::div, {&a, &b}, [&] { return out_of_place(div_kernel, a, b); },
+      [&](const Tensor&) {
+        return [sa = autograd::requires_grad(b) ? SavedTensor::input(a) : SavedTensor(),
+                sb = SavedTensor::input(b)](const Grads& gs) {
+          const Tensor bv = sb.get();
+          return Grads{gs[0] / bv, sa.defined() ? -gs[0] * sa.get() / (bv * bv) : Tensor()};
+        };
+      });
 }
 
 Tensor pow(const Tensor& a, const Tensor& e) {
-  Tensor out = run_binary(pow_kernel, a, e);
-  if (auto node = make_node("pow", {&a, &e}, {&out})) {
-    const bool need_e = autograd::requires_grad(e);
-    node->set_backward([sa = SavedTensor::input(a), se = SavedTensor::input(e),
-                        sy = need_e ? SavedTensor::output(out) : SavedTensor()](const Grads& gs) {
-      const Tensor av = sa.get(), ev = se.get();
-      Tensor zero_exp;
-      {
-        NoGradGuard no_grad;
-        zero_exp = ev.eq(0);
-      }
-      // d a^e / da = e a^(e-1), defined as 0 where e == 0 (as PyTorch does).
-      Tensor da = where(zero_exp, zeros_like(av), ev * pow(av, ev - 1.0));
-      Tensor de = sy.defined() ? gs[0] * sy.get() * log(av) : Tensor();
-      return Grads{gs[0] * da, de};
-    });
-  }
-  return out;
+  return apply(
+      Op::pow, {&a, &e}, [&] { return out_of_place(pow_kernel, a, e); },
+      [&](const Tensor& out) {
+        return [sa = SavedTensor::input(a), se = SavedTensor::input(e),
+                sy = autograd::requires_grad(e) ? SavedTensor::output(out)
+                                                : SavedTensor()](const Grads& gs) {
+          const Tensor av = sa.get(), ev = se.get();
+          Tensor zero_exp;
+          {
+            NoGradGuard no_grad;
+            zero_exp = ev.eq(0);
+          }
+          // d a^e / da = e a^(e-1), defined as 0 where e == 0 (as PyTorch does).
+          Tensor da = where(zero_exp, zeros_like(av), ev * pow(av, ev - 1.0));
+          Tensor de = sy.defined() ? gs[0] * sy.get() * log(av) : Tensor();
+          return Grads{gs[0] * da, de};
+        };
+      });
 }
 
 Tensor pow(const Tensor& a, const Scalar& e) {
@@ -284,29 +275,29 @@ Tensor pow(const Tensor& a, const Scalar& e) {
 }
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
-  Tensor out = run_binary(maximum_kernel, a, b);
-  if (auto node = make_node("maximum", {&a, &b}, {&out})) {
-    node->set_backward([sa = SavedTensor::input(a), sb = SavedTensor::input(b)](const Grads& gs) {
-      return extreme_backward(gs[0], sa.get(), sb.get(), true);
-    });
-  }
-  return out;
+  return apply(
+      Op::maximum, {&a, &b}, [&] { return out_of_place(maximum_kernel, a, b); },
+      [&](const Tensor&) {
+        return [sa = SavedTensor::input(a), sb = SavedTensor::input(b)](const Grads& gs) {
+          return extreme_backward(gs[0], sa.get(), sb.get(), true);
+        };
+      });
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
-  Tensor out = run_binary(minimum_kernel, a, b);
-  if (auto node = make_node("minimum", {&a, &b}, {&out})) {
-    node->set_backward([sa = SavedTensor::input(a), sb = SavedTensor::input(b)](const Grads& gs) {
-      return extreme_backward(gs[0], sa.get(), sb.get(), false);
-    });
-  }
-  return out;
+  return apply(
+      Op::minimum, {&a, &b}, [&] { return out_of_place(minimum_kernel, a, b); },
+      [&](const Tensor&) {
+        return [sa = SavedTensor::input(a), sb = SavedTensor::input(b)](const Grads& gs) {
+          return extreme_backward(gs[0], sa.get(), sb.get(), false);
+        };
+      });
 }
 
-#define STRIDE_DEFINE_BINARY_OUT(name)                                \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) { \
-    autograd::check_no_grad_out(#name, {&a, &b});                     \
-    return name##_kernel(out, a, b);                                  \
+#define STRIDE_DEFINE_BINARY_OUT(name)                                       \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {        \
+    return apply_out(Op::name, out, {&a, &b},                                \
+                     [&]() -> Tensor& { return name##_kernel(out, a, b); }); \
   }
 STRIDE_DEFINE_BINARY_OUT(mul)
 STRIDE_DEFINE_BINARY_OUT(div)
@@ -316,23 +307,28 @@ STRIDE_DEFINE_BINARY_OUT(minimum)
 #undef STRIDE_DEFINE_BINARY_OUT
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  autograd::check_no_grad_out("add", {&a, &b});
-  return add_kernel(out, a, b, alpha);
+  return apply_out(Op::add, out, {&a, &b},
+                   [&]() -> Tensor& { return add_kernel(out, a, b, alpha); });
 }
 
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  autograd::check_no_grad_out("sub", {&a, &b});
-  return sub_kernel(out, a, b, alpha);
+  return apply_out(Op::sub, out, {&a, &b},
+                   [&]() -> Tensor& { return sub_kernel(out, a, b, alpha); });
 }
 
 // ---- comparisons -> bool ----
 #define STRIDE_DEFINE_COMPARISON(name, expr)                                             \
-  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                    \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {          \
     return run_elementwise(#name, out, {a, b}, result_type(a, b), kBool, kernels::name); \
   }                                                                                      \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                    \
+    /* a bool result has no gradient: out= takes operands that require grad */           \
+    OpScope scope(Op::name, {&a, &b});                                                   \
+    return name##_kernel(out, a, b);                                                     \
+  }                                                                                      \
   Tensor name(const Tensor& a, const Tensor& b) {                                        \
-    Tensor out;                                                                          \
-    return name##_out(out, a, b);                                                        \
+    return apply_without_grad(Op::name, {&a, &b},                                        \
+                              [&] { return out_of_place(name##_kernel, a, b); });        \
   }                                                                                      \
   Tensor Tensor::name(const Tensor& other) const {                                       \
     return stride::name(*this, other);                                                   \
@@ -359,30 +355,25 @@ Tensor& clamp_out(Tensor& out,
                   const Tensor& x,
                   std::optional<Scalar> lo,
                   std::optional<Scalar> hi) {
-  autograd::check_no_grad_out("clamp", {&x});
-  return clamp_kernel(out, x, lo, hi);
+  return apply_out(Op::clamp, out, {&x}, [&]() -> Tensor& { return clamp_kernel(out, x, lo, hi); });
 }
 
 Tensor clamp(const Tensor& x, std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    clamp_kernel(out, x, lo, hi);
-  }
-  if (auto node = make_node("clamp", {&x}, {&out})) {
-    node->set_backward([sx = SavedTensor::input(x), lo, hi](const Grads& gs) {
-      const Tensor xv = sx.get();
-      Tensor inside;
-      {
-        NoGradGuard no_grad;
-        inside = ones_like(xv).to(kBool);
-        if (lo) inside = where(xv.lt(wrap_scalar(*lo, xv)), zeros_like(inside), inside);
-        if (hi) inside = where(xv.gt(wrap_scalar(*hi, xv)), zeros_like(inside), inside);
-      }
-      return Grads{gs[0] * inside.to(gs[0].dtype())};
-    });
-  }
-  return out;
+  return apply(
+      Op::clamp, {&x}, [&] { return out_of_place(clamp_kernel, x, lo, hi); },
+      [&](const Tensor&) {
+        return [sx = SavedTensor::input(x), lo, hi](const Grads& gs) {
+          const Tensor xv = sx.get();
+          Tensor inside;
+          {
+            NoGradGuard no_grad;
+            inside = ones_like(xv).to(kBool);
+            if (lo) inside = where(xv.lt(wrap_scalar(*lo, xv)), zeros_like(inside), inside);
+            if (hi) inside = where(xv.gt(wrap_scalar(*hi, xv)), zeros_like(inside), inside);
+          }
+          return Grads{gs[0] * inside.to(gs[0].dtype())};
+        };
+      });
 }
 
 static Tensor& where_kernel(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -408,23 +399,19 @@ static Tensor& where_kernel(Tensor& out, const Tensor& cond, const Tensor& a, co
 }
 
 Tensor& where_out(Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  autograd::check_no_grad_out("where", {&a, &b});
-  return where_kernel(out, cond, a, b);
+  return apply_out(Op::where, out, {&cond, &a, &b},
+                   [&]() -> Tensor& { return where_kernel(out, cond, a, b); });
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    where_kernel(out, cond, a, b);
-  }
-  if (auto node = make_node("where", {&a, &b}, {&out})) {
-    node->set_backward([c = cond](const Grads& gs) {
-      const Tensor zero = zeros_like(gs[0]);
-      return Grads{where(c, gs[0], zero), where(c, zero, gs[0])};
-    });
-  }
-  return out;
+  return apply(
+      Op::where, {&cond, &a, &b}, [&] { return out_of_place(where_kernel, cond, a, b); },
+      [&](const Tensor&) {
+        return [c = cond](const Grads& gs) {
+          const Tensor zero = zeros_like(gs[0]);
+          return Grads{Tensor(), where(c, gs[0], zero), where(c, zero, gs[0])};
+        };
+      });
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
@@ -437,15 +424,14 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
-  if (autograd::check_inplace(*this, "masked_fill_", {})) {
-    autograd::rebase_history(*this, stride::masked_fill(clone(), mask, value));
-    return *this;
-  }
-  STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
-               to_string(mask.dtype()), ".");
-  Tensor self = *this;
-  where_kernel(self, mask, scalar_tensor(value, options()), *this);
-  return *this;
+  return apply_inplace(
+      Op::masked_fill, *this, {&mask}, [&] { return stride::masked_fill(clone(), mask, value); },
+      [&] {
+        STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
+                     to_string(mask.dtype()), ".");
+        Tensor self = *this;
+        where_kernel(self, mask, scalar_tensor(value, options()), *this);
+      });
 }
 
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
@@ -500,36 +486,32 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
 }
 
 Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {
-  if (autograd::check_inplace(*this, "lerp_", {&end})) {
-    autograd::rebase_history(*this, stride::lerp(clone(), end, weight));
-    return *this;
-  }
-  Tensor self = *this;
-  const ScalarType rt = dtype();
-  run_elementwise("lerp_", self, {*this, end}, rt, rt, kernels::lerp, weight);
-  return *this;
+  return apply_inplace(
+      Op::lerp, *this, {&end}, [&] { return stride::lerp(clone(), end, weight); },
+      [&] {
+        Tensor self = *this;
+        run_elementwise("lerp_", self, {*this, end}, dtype(), dtype(), kernels::lerp, weight);
+      });
 }
 
 Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  if (autograd::check_inplace(*this, "addcmul_", {&t1, &t2})) {
-    autograd::rebase_history(*this, clone() + t1 * t2 * value);
-    return *this;
-  }
-  Tensor self = *this;
-  const ScalarType rt = dtype();
-  run_elementwise("addcmul_", self, {*this, t1, t2}, rt, rt, kernels::addcmul, value);
-  return *this;
+  return apply_inplace(
+      Op::addcmul, *this, {&t1, &t2}, [&] { return clone() + t1 * t2 * value; },
+      [&] {
+        Tensor self = *this;
+        run_elementwise("addcmul_", self, {*this, t1, t2}, dtype(), dtype(), kernels::addcmul,
+                        value);
+      });
 }
 
 Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, const Scalar& value) {
-  if (autograd::check_inplace(*this, "addcdiv_", {&t1, &t2})) {
-    autograd::rebase_history(*this, clone() + t1 / t2 * value);
-    return *this;
-  }
-  Tensor self = *this;
-  const ScalarType rt = dtype();
-  run_elementwise("addcdiv_", self, {*this, t1, t2}, rt, rt, kernels::addcdiv, value);
-  return *this;
+  return apply_inplace(
+      Op::addcdiv, *this, {&t1, &t2}, [&] { return clone() + t1 / t2 * value; },
+      [&] {
+        Tensor self = *this;
+        run_elementwise("addcdiv_", self, {*this, t1, t2}, dtype(), dtype(), kernels::addcdiv,
+                        value);
+      });
 }
 
 // ---- Tensor methods and Scalar overloads ----
@@ -575,36 +557,33 @@ Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
 
 // In-place binary ops: recorded per Note [In-place ops and autograd].
 #define STRIDE_DEFINE_INPLACE_BINARY(name, call_kernel, out_of_place) \
-  Tensor& Tensor::name(const Tensor& other) {                         \
-    if (autograd::check_inplace(*this, #name, {&other})) {            \
-      autograd::rebase_history(*this, out_of_place);                  \
-      return *this;                                                   \
-    }                                                                 \
-    Tensor self = *this;                                              \
-    call_kernel;                                                      \
-    return *this;                                                     \
+  Tensor& Tensor::name##_(const Tensor& other) {                      \
+    return apply_inplace(                                             \
+        Op::name, *this, {&other}, [&] { return out_of_place; },      \
+        [&] {                                                         \
+          Tensor self = *this;                                        \
+          call_kernel;                                                \
+        });                                                           \
   }
-STRIDE_DEFINE_INPLACE_BINARY(mul_, mul_kernel(self, *this, other), stride::mul(clone(), other))
-STRIDE_DEFINE_INPLACE_BINARY(div_, div_kernel(self, *this, other), stride::div(clone(), other))
+STRIDE_DEFINE_INPLACE_BINARY(mul, mul_kernel(self, *this, other), stride::mul(clone(), other))
+STRIDE_DEFINE_INPLACE_BINARY(div, div_kernel(self, *this, other), stride::div(clone(), other))
 #undef STRIDE_DEFINE_INPLACE_BINARY
 
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
-  if (autograd::check_inplace(*this, "add_", {&other})) {
-    autograd::rebase_history(*this, stride::add(clone(), other, alpha));
-    return *this;
-  }
-  Tensor self = *this;
-  add_kernel(self, *this, other, alpha);
-  return *this;
+  return apply_inplace(
+      Op::add, *this, {&other}, [&] { return stride::add(clone(), other, alpha); },
+      [&] {
+        Tensor self = *this;
+        add_kernel(self, *this, other, alpha);
+      });
 }
 Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
-  if (autograd::check_inplace(*this, "sub_", {&other})) {
-    autograd::rebase_history(*this, stride::sub(clone(), other, alpha));
-    return *this;
-  }
-  Tensor self = *this;
-  sub_kernel(self, *this, other, alpha);
-  return *this;
+  return apply_inplace(
+      Op::sub, *this, {&other}, [&] { return stride::sub(clone(), other, alpha); },
+      [&] {
+        Tensor self = *this;
+        sub_kernel(self, *this, other, alpha);
+      });
 }
 Tensor& Tensor::add_(const Scalar& other) {
   return add_(wrap_scalar(other, *this));
@@ -620,22 +599,20 @@ Tensor& Tensor::div_(const Scalar& other) {
 }
 Tensor& Tensor::pow_(const Scalar& exponent) {
   const Tensor e = wrap_scalar(exponent, *this);
-  if (autograd::check_inplace(*this, "pow_", {})) {
-    autograd::rebase_history(*this, stride::pow(clone(), e));
-    return *this;
-  }
-  Tensor self = *this;
-  pow_kernel(self, *this, e);
-  return *this;
+  return apply_inplace(
+      Op::pow, *this, {}, [&] { return stride::pow(clone(), e); },
+      [&] {
+        Tensor self = *this;
+        pow_kernel(self, *this, e);
+      });
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  if (autograd::check_inplace(*this, "clamp_", {})) {
-    autograd::rebase_history(*this, stride::clamp(clone(), lo, hi));
-    return *this;
-  }
-  Tensor self = *this;
-  clamp_kernel(self, *this, lo, hi);
-  return *this;
+  return apply_inplace(
+      Op::clamp, *this, {}, [&] { return stride::clamp(clone(), lo, hi); },
+      [&] {
+        Tensor self = *this;
+        clamp_kernel(self, *this, lo, hi);
+      });
 }
 
 Tensor operator+(const Scalar& a, const Tensor& b) {

@@ -7,7 +7,6 @@
 
 #include "backends/kernels.h"
 #include "stride/ops.h"
-#include "stride/profiler.h"
 
 namespace stride::detail {
 
@@ -38,10 +37,11 @@ inline ScalarType float_result(ScalarType t) {
 // has no elements, else checks shape and dtype. For the 16-bit compute path.
 Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const char* op);
 
-// Runs an elementwise op: inputs are converted to `compute`, the result has
-// dtype `result`, and `stub` (backends/kernels.h) fills it on the operands'
-// device with `args` after the TensorIter and the compute dtype. 16-bit
-// compute/result dtypes go through float32.
+// The forward of an elementwise op: inputs are converted to `compute`, the
+// result has dtype `result`, and `stub` (backends/kernels.h) fills it on the
+// operands' device with `args` after the TensorIter and the compute dtype.
+// 16-bit compute/result dtypes go through float32. The op's apply path
+// (ops/apply.h) wraps it.
 template <class Stub, class... Args>
 Tensor& run_elementwise(const char* op,
                         Tensor& out,
@@ -50,7 +50,6 @@ Tensor& run_elementwise(const char* op,
                         ScalarType result,
                         const Stub& stub,
                         const Args&... args) {
-  profiler::RecordFunction record(op, inputs);
   const bool via_float32 = is_16bit(compute) || is_16bit(result);
   Tensor tmp;
   Tensor& target = via_float32 ? tmp : out;

@@ -1,16 +1,18 @@
 // Factories: tensors made from nothing, from values, or at random.
 #include <cmath>
 
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "core/dispatch.h"
 #include "core/tensor_impl_utils.h"
+#include "ops/apply.h"
 #include "stride/backend.h"
 #include "stride/generator.h"
 #include "stride/ops.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -119,14 +121,13 @@ template Tensor tensor<BFloat16>(const std::vector<BFloat16>&, IntArrayRef);
 // ---- fills ----
 
 Tensor& Tensor::fill_(const Scalar& value) {
-  if (autograd::check_inplace(*this, "fill_", {})) {
-    autograd::rebase_history(*this, full(sizes(), value, options()));
-    return *this;
-  }
-  Tensor self = *this;
-  TensorIter iter = TensorIterConfig("fill_").add_output(self).build();
-  kernels::fill(device(), iter, value);
-  return *this;
+  return detail::apply_inplace(
+      Op::fill, *this, {}, [&] { return full(sizes(), value, options()); },
+      [&] {
+        Tensor self = *this;
+        TensorIter iter = TensorIterConfig("fill_").add_output(self).build();
+        kernels::fill(device(), iter, value);
+      });
 }
 
 Tensor& Tensor::zero_() {
@@ -140,15 +141,7 @@ namespace {
 // floating dtype), so the numbers depend on the seed and the logical index
 // only.
 template <class Fill>
-Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
-  STRIDE_CHECK(self.is_floating_point(), DTypeError, "[", op,
-               "] needs a floating-point tensor; got ", to_string(self.dtype()), ".");
-  if (autograd::check_inplace(self, op, {})) {
-    Tensor fresh = empty(self.sizes(), self.options());
-    random_floating(fresh, op, fill);
-    autograd::rebase_history(self, fresh);
-    return self;
-  }
+void fill_random_floating(Tensor& self, Fill fill) {
   const ScalarType work = self.dtype() == kFloat64 ? kFloat64 : kFloat32;
   Tensor buf = self.is_contiguous() && self.dtype() == work
                    ? self
@@ -158,7 +151,20 @@ Tensor& random_floating(Tensor& self, const char* op, Fill fill) {
     self.copy_(buf);
   else
     self.storage()->bump_version();
-  return self;
+}
+
+template <class Fill>
+Tensor& random_floating(Tensor& self, Op op, Fill fill) {
+  STRIDE_CHECK(self.is_floating_point(), DTypeError, "[", detail::op_info(op).inplace_name,
+               "] needs a floating-point tensor; got ", to_string(self.dtype()), ".");
+  return detail::apply_inplace(
+      op, self, {},
+      [&] {
+        Tensor fresh = empty(self.sizes(), self.options());
+        fill_random_floating(fresh, fill);
+        return fresh;
+      },
+      [&] { fill_random_floating(self, fill); });
 }
 
 }  // namespace
@@ -167,7 +173,7 @@ Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
   STRIDE_CHECK(from <= to, ValueError, "[uniform_] expected from <= to; got from=", from,
                ", to=", to, ".");
   Generator& g = gen_or_default(gen, device());
-  return random_floating(*this, "uniform_", [&](Tensor& buf) {
+  return random_floating(*this, Op::uniform, [&](Tensor& buf) {
     kernels::uniform_fill(buf.device(), buf, from, to, g);
   });
 }
@@ -175,7 +181,7 @@ Tensor& Tensor::uniform_(double from, double to, Generator* gen) {
 Tensor& Tensor::normal_(double mean, double std, Generator* gen) {
   STRIDE_CHECK(std >= 0, ValueError, "[normal_] expected std >= 0; got ", std, ".");
   Generator& g = gen_or_default(gen, device());
-  return random_floating(*this, "normal_", [&](Tensor& buf) {
+  return random_floating(*this, Op::normal, [&](Tensor& buf) {
     kernels::normal_fill(buf.device(), buf, mean, std, g);
   });
 }
@@ -185,11 +191,8 @@ Tensor& Tensor::random_(int64_t from, int64_t to, Generator* gen) {
                "[random_] a bool tensor needs a range within [0, 2); got [", from, ", ", to, ").");
   Tensor buf = empty(sizes(), options().dtype(kInt64));
   kernels::randint_fill(device(), buf, from, to, gen_or_default(gen, device()));
-  if (autograd::check_inplace(*this, "random_", {})) {
-    autograd::rebase_history(*this, buf.to(dtype()));
-    return *this;
-  }
-  return copy_(buf);
+  return detail::apply_inplace(
+      Op::random, *this, {}, [&] { return buf.to(dtype()); }, [&] { copy_(buf); });
 }
 
 Tensor& Tensor::bernoulli_(double p, Generator* gen) {
@@ -197,11 +200,8 @@ Tensor& Tensor::bernoulli_(double p, Generator* gen) {
   Tensor u = empty(sizes(), options().dtype(kFloat64));
   kernels::uniform_fill(device(), u, 0.0, 1.0, gen_or_default(gen, device()));
   const Tensor draws = stride::lt(u, scalar_tensor(p, u.options()));
-  if (autograd::check_inplace(*this, "bernoulli_", {})) {
-    autograd::rebase_history(*this, draws.to(dtype()));
-    return *this;
-  }
-  return copy_(draws);
+  return detail::apply_inplace(
+      Op::bernoulli, *this, {}, [&] { return draws.to(dtype()); }, [&] { copy_(draws); });
 }
 
 Tensor rand(IntArrayRef shape, TensorOptions options, Generator* gen) {

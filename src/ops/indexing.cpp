@@ -16,15 +16,16 @@
 // (scatter_add) instead of a load and check per element, which dominated
 // embedding's forward and backward. Elements are visited in the same order,
 // so scatter_add's sums keep their bits.
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
 #include "core/tensor_iter.h"
+#include "ops/apply.h"
 #include "ops/elementwise_common.h"
-#include "stride/profiler.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -49,7 +50,6 @@ void gather_kernel(Tensor& out,
                    int64_t src_dim_size,
                    int64_t src_dim_stride,
                    const char* op) {
-  profiler::RecordFunction record(op, {out});
   TensorIter iter = TensorIterConfig(op)
                         .add_output(out)
                         .add_input(src_restrided)
@@ -102,7 +102,6 @@ namespace {
 
 // The scatter-add kernel: self[..index..] += src, in place, not recorded.
 void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, const Tensor& src) {
-  profiler::RecordFunction record("scatter_add", {self, index, src});
   check_index(index, "scatter_add");
   const int64_t nd = self.dim();
   STRIDE_CHECK(index.dim() == nd && src.dim() == nd, ShapeError,
@@ -149,57 +148,49 @@ static Tensor index_select_backward(const Tensor& g,
 }
 
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    out = index_select_kernel(x, dim, index);
-  }
-  if (auto node = autograd::make_node("index_select", {&x}, {&out})) {
-    const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "index_select");
-    node->set_backward([shape = x.sizes().dims(), d, index](const autograd::Grads& gs) {
-      if (shape.empty()) return autograd::Grads{gs[0].reshape({})};
-      return autograd::Grads{index_select_backward(gs[0], shape, d, index)};
-    });
-  }
-  return out;
+  return detail::apply(
+      Op::index_select, {&x, &index}, [&] { return index_select_kernel(x, dim, index); },
+      [&](const Tensor&) {
+        return [shape = x.sizes().dims(),
+                d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "index_select"),
+                index](const autograd::Grads& gs) {
+          if (shape.empty()) return autograd::Grads{gs[0].reshape({}), Tensor()};
+          return autograd::Grads{index_select_backward(gs[0], shape, d, index), Tensor()};
+        };
+      });
 }
 
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    out = gather_values(x, dim, index);
-  }
-  if (auto node = autograd::make_node("gather", {&x}, {&out})) {
-    node->set_backward([shape = x.sizes().dims(), dim, index](const autograd::Grads& gs) {
-      return autograd::Grads{zeros(shape, gs[0].options()).scatter_add(dim, index, gs[0])};
-    });
-  }
-  return out;
+  return detail::apply(
+      Op::gather, {&x, &index}, [&] { return gather_values(x, dim, index); },
+      [&](const Tensor&) {
+        return [shape = x.sizes().dims(), dim, index](const autograd::Grads& gs) {
+          return autograd::Grads{zeros(shape, gs[0].options()).scatter_add(dim, index, gs[0]),
+                                 Tensor()};
+        };
+      });
 }
 
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    out = x.clone();
-    scatter_add_kernel(out, dim, index, src);
-  }
-  if (auto node = autograd::make_node("scatter_add", {&x, &src}, {&out})) {
-    node->set_backward([dim, index](const autograd::Grads& gs) {
-      return autograd::Grads{gs[0], gs[0].gather(dim, index)};
-    });
-  }
-  return out;
+  return detail::apply(
+      Op::scatter_add, {&x, &index, &src},
+      [&] {
+        Tensor out = x.clone();
+        scatter_add_kernel(out, dim, index, src);
+        return out;
+      },
+      [&](const Tensor&) {
+        return [dim, index](const autograd::Grads& gs) {
+          return autograd::Grads{gs[0], Tensor(), gs[0].gather(dim, index)};
+        };
+      });
 }
 
 Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  if (autograd::check_inplace(*this, "scatter_add_", {&src})) {
-    autograd::rebase_history(*this, stride::scatter_add(clone(), dim, index, src));
-    return *this;
-  }
-  scatter_add_kernel(*this, dim, index, src);
-  return *this;
+  return detail::apply_inplace(
+      Op::scatter_add, *this, {&index, &src},
+      [&] { return stride::scatter_add(clone(), dim, index, src); },
+      [&] { scatter_add_kernel(*this, dim, index, src); });
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& ids) {
@@ -209,24 +200,23 @@ Tensor embedding(const Tensor& weight, const Tensor& ids) {
   DimVector shape = ids.sizes().dims();
   shape.push_back(weight.size(1));
   const Tensor flat = ids.reshape({-1});
-  DimVector oshape{flat.numel(), weight.size(1)};
-  Tensor out = empty(oshape, weight.options());
-  {
-    NoGradGuard no_grad;
+  auto forward = [&] {
+    DimVector oshape{flat.numel(), weight.size(1)};
+    Tensor out = empty(oshape, weight.options());
     DimVector ist{flat.stride(0), 0};
     Tensor idx = detail::make_view(flat, oshape, ist, flat.storage_offset());
     gather_kernel(out, restride(weight, oshape, 0), idx, 0, weight.size(0), weight.stride(0),
                   "embedding");
-    out = out.view(shape);
-  }
-  if (auto node = autograd::make_node("embedding", {&weight}, {&out})) {
-    node->set_backward([vocab = weight.size(0), flat](const autograd::Grads& gs) {
+    return out.view(shape);
+  };
+  auto backward = [&](const Tensor&) {
+    return [vocab = weight.size(0), flat](const autograd::Grads& gs) {
       const int64_t d = gs[0].size(-1);
       return autograd::Grads{
-          index_select_backward(gs[0].reshape({flat.numel(), d}), {vocab, d}, 0, flat)};
-    });
-  }
-  return out;
+          index_select_backward(gs[0].reshape({flat.numel(), d}), {vocab, d}, 0, flat), Tensor()};
+    };
+  };
+  return detail::apply(Op::embedding, {&weight, &ids}, forward, backward);
 }
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
@@ -253,28 +243,22 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   DimVector shape = first.sizes().dims();
   shape[size_t(dim)] = total;
-  Tensor out = empty(shape, first.options().dtype(dtype));
-  {
-    NoGradGuard no_grad;
+  std::vector<const Tensor*> inputs;
+  for (const Tensor& t : tensors) inputs.push_back(&t);
+  auto forward = [&] {
+    Tensor out = empty(shape, first.options().dtype(dtype));
     int64_t offset = 0;
     for (const Tensor& t : tensors) {
       out.narrow(dim, offset, t.size(dim)).copy_(t);
       offset += t.size(dim);
     }
-  }
-  // One node whose edges are the inputs; each gets its slice of the gradient.
-  bool any = false;
-  for (const Tensor& t : tensors) any = any || autograd::requires_grad(t);
-  if (any && GradMode::is_enabled()) {
-    auto node = std::make_shared<autograd::FunctionNode>("CatBackward");
+    return out;
+  };
+  // Each input gets its slice of the gradient.
+  auto backward = [&](const Tensor&) {
     std::vector<int64_t> sizes;
-    for (const Tensor& t : tensors) {
-      node->next_edges.push_back(autograd::requires_grad(t) ? autograd::gradient_edge(t)
-                                                            : autograd::Edge{});
-      node->input_meta.push_back({t.sizes().dims(), t.dtype(), t.device()});
-      sizes.push_back(t.size(dim));
-    }
-    node->set_backward([sizes, dim](const autograd::Grads& gs) {
+    for (const Tensor& t : tensors) sizes.push_back(t.size(dim));
+    return [sizes, dim](const autograd::Grads& gs) {
       autograd::Grads grads;
       int64_t offset = 0;
       for (int64_t len : sizes) {
@@ -282,13 +266,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
         offset += len;
       }
       return grads;
-    });
-    autograd::AutogradMeta& m = autograd::materialize_autograd_meta(*out.impl());
-    m.grad_fn = node;
-    m.output_nr = 0;
-    m.requires_grad = true;
-  }
-  return out;
+    };
+  };
+  return detail::apply(Op::cat, inputs, forward, backward);
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {

@@ -8,14 +8,15 @@
 // meet in the "mixed" path: each float32 matrix is rounded to bfloat16 into a
 // dense buffer of the same orientation, and the bf16 GEMM writes a float32
 // result.
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/check.h"
+#include "ops/apply.h"
 #include "ops/elementwise_common.h"
 #include "stride/autocast.h"
-#include "stride/profiler.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -38,7 +39,6 @@ std::optional<kernels::GemmOperand> gemm_layout(int64_t rows,
 // stride 0 (broadcast). mixed: float32/bfloat16 operands, float32 result
 // computed by the bf16 GEMM (autocast).
 Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
-  profiler::RecordFunction record(op, {a, b});
   const int64_t batch = a.size(0), n = a.size(1), m = b.size(2);
   auto layout = [](Tensor& t) {
     auto l = gemm_layout(t.size(1), t.size(2), t.stride(1), t.stride(2));
@@ -60,25 +60,22 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
 // recorded, so double backward works).
 // The gradients of a mixed product come out float32; a bfloat16 operand's
 // gradient is returned in its own dtype.
-Tensor batched_matmul_op(const Tensor& a, const Tensor& b, const char* op, bool mixed) {
-  Tensor c;
-  {
-    NoGradGuard no_grad;
-    c = batched_matmul(a, b, op, mixed);
-  }
-  if (auto node = autograd::make_node(op, {&a, &b}, {&c})) {
-    const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
-    node->set_backward([sa = need_b ? autograd::SavedTensor::input(a) : autograd::SavedTensor(),
-                        sb = need_a ? autograd::SavedTensor::input(b) : autograd::SavedTensor(),
-                        da = a.dtype(), db = b.dtype(), op, mixed](const autograd::Grads& gs) {
-      const Tensor& g = gs[0];
-      Tensor ga, gb;
-      if (sb.defined()) ga = batched_matmul_op(g, sb.get().transpose(1, 2), op, mixed).to(da);
-      if (sa.defined()) gb = batched_matmul_op(sa.get().transpose(1, 2), g, op, mixed).to(db);
-      return autograd::Grads{ga, gb};
-    });
-  }
-  return c;
+Tensor batched_matmul_op(const Tensor& a, const Tensor& b, Op op, bool mixed) {
+  return detail::apply(
+      op, {&a, &b}, [&] { return batched_matmul(a, b, detail::op_name(op), mixed); },
+      [&](const Tensor&) {
+        using autograd::SavedTensor;
+        const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
+        return [sa = need_b ? SavedTensor::input(a) : SavedTensor(),
+                sb = need_a ? SavedTensor::input(b) : SavedTensor(), da = a.dtype(), db = b.dtype(),
+                op, mixed](const autograd::Grads& gs) {
+          const Tensor& g = gs[0];
+          Tensor ga, gb;
+          if (sb.defined()) ga = batched_matmul_op(g, sb.get().transpose(1, 2), op, mixed).to(da);
+          if (sa.defined()) gb = batched_matmul_op(sa.get().transpose(1, 2), g, op, mixed).to(db);
+          return autograd::Grads{ga, gb};
+        };
+      });
 }
 
 void check_operands(const Tensor& a, const Tensor& b, const char* op, bool mixed) {
@@ -89,9 +86,7 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op, bool mixed
   STRIDE_CHECK(a.dtype() == b.dtype() || mixed, DTypeError, "[", op,
                "] operands must share a dtype; got ", to_string(a.dtype()), " and ",
                to_string(b.dtype()), ". Hint: convert one with .to(dtype).");
-  STRIDE_CHECK(a.device() == b.device(), DeviceError, "[", op,
-               "] expected both operands on one device; got ", a.device().str(), " and ",
-               b.device().str(), ". Hint: move one with .to(device) first.");
+  detail::common_device(op, {&a, &b});
 }
 
 // Operands of the mixed path under autocast: float32 or bfloat16 each.
@@ -102,11 +97,12 @@ bool autocast_operands(const Tensor& a, const Tensor& b) {
   return Autocast::is_enabled() && ok(a) && ok(b);
 }
 
-Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
+Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, Op id) {
+  const char* op = detail::op_name(id);
   const bool mixed = autocast_operands(a_in, b_in);
   check_operands(a_in, b_in, op, mixed);
   if (!mixed && detail::is_16bit(a_in.dtype())) {
-    return matmul_impl(a_in.to(kFloat32), b_in.to(kFloat32), op).to(a_in.dtype());
+    return matmul_impl(a_in.to(kFloat32), b_in.to(kFloat32), id).to(a_in.dtype());
   }
   const bool a_vec = a_in.dim() == 1, b_vec = b_in.dim() == 1;
   Tensor a = a_vec ? a_in.unsqueeze(0) : a_in;
@@ -125,7 +121,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
   if (b.dim() == 2 && a.dim() > 2) {
     // (..., n, k) @ (k, m): fold the batch into rows when a allows it.
     Tensor a2 = a.reshape({nbatch * n, k});
-    c = batched_matmul_op(a2.unsqueeze(0), b.unsqueeze(0), op, mixed);
+    c = batched_matmul_op(a2.unsqueeze(0), b.unsqueeze(0), id, mixed);
   } else {
     DimVector ashape = batch, bshape = batch;
     ashape.push_back(n);
@@ -135,7 +131,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
     Tensor a3 = a.expand(ashape).reshape({nbatch, n, k});
     Tensor b3 = b.dim() == 2 ? b.unsqueeze(0) : b.expand(bshape).reshape({nbatch, k, m});
     if (b3.size(0) == 1 && nbatch != 1) b3 = b3.expand({nbatch, k, m});
-    c = batched_matmul_op(a3, b3, op, mixed);
+    c = batched_matmul_op(a3, b3, id, mixed);
   }
   DimVector out_shape = batch;
   if (!a_vec) out_shape.push_back(n);
@@ -146,7 +142,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, const char* op) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
-  return matmul_impl(a, b, "matmul");
+  return matmul_impl(a, b, Op::matmul);
 }
 
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
@@ -158,14 +154,14 @@ Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   STRIDE_CHECK(a.dim() == 2 && b.dim() == 2, ShapeError, "[mm] expects two 2-d tensors; got ",
                shape_str(a.sizes()), " and ", shape_str(b.sizes()), ". Hint: use matmul.");
-  return matmul_impl(a, b, "mm");
+  return matmul_impl(a, b, Op::mm);
 }
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   STRIDE_CHECK(a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0), ShapeError,
                "[bmm] expects (B, n, k) and (B, k, m) with one B; got ", shape_str(a.sizes()),
                " and ", shape_str(b.sizes()), ".");
-  return matmul_impl(a, b, "bmm");
+  return matmul_impl(a, b, Op::bmm);
 }
 
 Tensor Tensor::matmul(const Tensor& other) const {

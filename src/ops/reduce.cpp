@@ -7,13 +7,14 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/node.h"
 #include "backends/kernels.h"
 #include "core/tensor_iter.h"
+#include "ops/apply.h"
 #include "ops/elementwise_common.h"
-#include "stride/profiler.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -60,7 +61,6 @@ Tensor keepdim_view(const Tensor& out, const ReduceDims& r, bool keepdim) {
 
 // sum of `x` (already in the compute dtype) into `out_keep` (keepdim form).
 void sum_into(Tensor& out_keep, const Tensor& x) {
-  profiler::RecordFunction record("sum", {x});
   TensorIter iter = TensorIterConfig("sum")
                         .add_output(out_keep)
                         .add_input(x)
@@ -111,24 +111,25 @@ Tensor keepdim_grad(const Tensor& g, const SmallVector<bool, 8>& reduced, bool k
 }  // namespace
 
 Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
-  autograd::check_no_grad_out("sum", {&x});
-  return sum_kernel(out, x, dims, keepdim);
+  return detail::apply_out(Op::sum, out, {&x},
+                           [&]() -> Tensor& { return sum_kernel(out, x, dims, keepdim); });
 }
 
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   const Tensor src = dtype ? x.to(*dtype) : x;
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    sum_kernel(out, src, dims, keepdim);
-  }
-  if (auto node = autograd::make_node("sum", {&src}, {&out})) {
-    node->set_backward([shape = src.sizes().dims(), reduced = reduce_dims(src, dims, "sum").reduced,
-                        keepdim](const autograd::Grads& gs) {
-      return autograd::Grads{keepdim_grad(gs[0], reduced, keepdim).expand(shape)};
-    });
-  }
-  return out;
+  return detail::apply(
+      Op::sum, {&src},
+      [&] {
+        Tensor out;
+        sum_kernel(out, src, dims, keepdim);
+        return out;
+      },
+      [&](const Tensor&) {
+        return [shape = src.sizes().dims(), reduced = reduce_dims(src, dims, "sum").reduced,
+                keepdim](const autograd::Grads& gs) {
+          return autograd::Grads{keepdim_grad(gs[0], reduced, keepdim).expand(shape)};
+        };
+      });
 }
 
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
@@ -168,7 +169,6 @@ Tensor& extreme_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim
     out.copy_(tmp);
     return out;
   }
-  profiler::RecordFunction record(op, {x});
   Tensor keep = keepdim_view(out, r, keepdim);
   TensorIter iter = TensorIterConfig(op).add_output(keep).add_input(x).is_reduction(true).build();
   kernels::reduce_extreme(x.device(), iter, x.dtype(), IsMax, op);
@@ -188,7 +188,6 @@ std::pair<Tensor, Tensor> extreme_with_index(const Tensor& x,
     auto [v, i] = extreme_with_index<IsMax>(x.to(kFloat32), dim, keepdim, op);
     return {v.to(x.dtype()), i};
   }
-  profiler::RecordFunction record(op, {x});
   Tensor values = empty(r.keep_shape, x.options());
   Tensor indices = empty(r.keep_shape, x.options().dtype(kInt64));
   TensorIter iter = TensorIterConfig(op)
@@ -226,76 +225,76 @@ namespace {
 // amax/amin with autograd: the gradient goes to the elements equal to the
 // result, split evenly among ties (as PyTorch does).
 template <bool IsMax>
-Tensor extreme(const Tensor& x, IntArrayRef dims, bool keepdim, const char* op) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    extreme_out<IsMax>(out, x, dims, keepdim, op);
-  }
-  if (auto node = autograd::make_node(op, {&x}, {&out})) {
-    node->set_backward([sx = autograd::SavedTensor::input(x),
-                        sy = autograd::SavedTensor::output(out),
-                        reduced = reduce_dims(x, dims, op).reduced, dims = dims.dims(),
-                        keepdim](const autograd::Grads& gs) {
-      const Tensor xv = sx.get();
-      Tensor mask;
-      {
-        NoGradGuard no_grad;
-        mask = xv.eq(keepdim_grad(sy.get(), reduced, keepdim)).to(xv.dtype());
-        mask = mask / mask.sum(dims, true);
-      }
-      return autograd::Grads{keepdim_grad(gs[0], reduced, keepdim) * mask};
-    });
-  }
-  return out;
+Tensor extreme(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  const Op id = IsMax ? Op::amax : Op::amin;
+  const char* op = detail::op_name(id);
+  return detail::apply(
+      id, {&x},
+      [&] {
+        Tensor out;
+        extreme_out<IsMax>(out, x, dims, keepdim, op);
+        return out;
+      },
+      [&](const Tensor& out) {
+        return [sx = autograd::SavedTensor::input(x), sy = autograd::SavedTensor::output(out),
+                reduced = reduce_dims(x, dims, op).reduced, dims = dims.dims(),
+                keepdim](const autograd::Grads& gs) {
+          const Tensor xv = sx.get();
+          Tensor mask;
+          {
+            NoGradGuard no_grad;
+            mask = xv.eq(keepdim_grad(sy.get(), reduced, keepdim)).to(xv.dtype());
+            mask = mask / mask.sum(dims, true);
+          }
+          return autograd::Grads{keepdim_grad(gs[0], reduced, keepdim) * mask};
+        };
+      });
 }
 
 // max/min along a dim: the gradient goes to the returned index.
 template <bool IsMax>
-std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim, bool keepdim, const char* op) {
-  std::pair<Tensor, Tensor> r;
-  {
-    NoGradGuard no_grad;
-    r = extreme_with_index<IsMax>(x, dim, keepdim, op);
-  }
-  if (auto node = autograd::make_node(op, {&x}, {&r.first})) {
-    const int64_t d = wrap_dim(dim, x.dim(), op);
-    node->set_backward([shape = x.sizes().dims(), idx = r.second, d, keepdim,
-                        scalar = x.dim() == 0](const autograd::Grads& gs) {
-      if (scalar) return autograd::Grads{gs[0]};
-      Tensor g = keepdim ? gs[0] : gs[0].unsqueeze(d);
-      Tensor i = keepdim ? idx : idx.unsqueeze(d);
-      return autograd::Grads{zeros(shape, g.options()).scatter_add(d, i, g)};
-    });
-  }
-  return r;
+std::pair<Tensor, Tensor> extreme_dim(const Tensor& x, int64_t dim, bool keepdim) {
+  const Op id = IsMax ? Op::max : Op::min;
+  const char* op = detail::op_name(id);
+  return detail::apply(
+      id, {&x}, [&] { return extreme_with_index<IsMax>(x, dim, keepdim, op); },
+      [&](const std::pair<Tensor, Tensor>& r) {
+        return [shape = x.sizes().dims(), idx = r.second, d = wrap_dim(dim, x.dim(), op), keepdim,
+                scalar = x.dim() == 0](const autograd::Grads& gs) {
+          if (scalar) return autograd::Grads{gs[0]};
+          Tensor g = keepdim ? gs[0] : gs[0].unsqueeze(d);
+          Tensor i = keepdim ? idx : idx.unsqueeze(d);
+          return autograd::Grads{zeros(shape, g.options()).scatter_add(d, i, g)};
+        };
+      });
 }
 
 }  // namespace
 
 Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
-  autograd::check_no_grad_out("amax", {&x});
-  return extreme_out<true>(out, x, dims, keepdim, "amax");
+  return detail::apply_out(Op::amax, out, {&x}, [&]() -> Tensor& {
+    return extreme_out<true>(out, x, dims, keepdim, "amax");
+  });
 }
 Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return extreme<true>(x, dims, keepdim, "amax");
+  return extreme<true>(x, dims, keepdim);
 }
 Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return extreme<false>(x, dims, keepdim, "amin");
+  return extreme<false>(x, dims, keepdim);
 }
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
-  return extreme_dim<true>(x, dim, keepdim, "max");
+  return extreme_dim<true>(x, dim, keepdim);
 }
 std::pair<Tensor, Tensor> min(const Tensor& x, int64_t dim, bool keepdim) {
-  return extreme_dim<false>(x, dim, keepdim, "min");
+  return extreme_dim<false>(x, dim, keepdim);
 }
 Tensor argmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  NoGradGuard no_grad;
-  return arg_extreme(x, dim, keepdim, true);
+  return detail::apply_without_grad(Op::argmax, {&x},
+                                    [&] { return arg_extreme(x, dim, keepdim, true); });
 }
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
-  NoGradGuard no_grad;
-  return arg_extreme(x, dim, keepdim, false);
+  return detail::apply_without_grad(Op::argmin, {&x},
+                                    [&] { return arg_extreme(x, dim, keepdim, false); });
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {

@@ -2,22 +2,24 @@
 // The kernel (src/backends/cpu/softmax.cpp) works on contiguous rows, so the
 // softmax dim is moved last and the input made contiguous explicitly when it
 // is not already.
-#include "autograd/node.h"
 #include "backends/kernels.h"
+#include "ops/apply.h"
 #include "ops/elementwise_common.h"
-#include "stride/profiler.h"
 
 namespace stride {
 
+using detail::Op;
+
 namespace {
 
-Tensor softmax_impl(const Tensor& x, int64_t dim, bool log) {
-  const char* op = log ? "log_softmax" : "softmax";
-  profiler::RecordFunction record(op, {x});
+// The forward: the dim moved last, rows made contiguous, one kernel call.
+Tensor softmax_forward(const Tensor& x, int64_t dim, bool log, const char* op) {
   STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op, "] needs a floating-point tensor; got ",
                to_string(x.dtype()), ". Hint: convert with .to(kFloat32).");
-  if (detail::is_16bit(x.dtype())) return softmax_impl(x.to(kFloat32), dim, log).to(x.dtype());
-  if (x.dim() == 0) return softmax_impl(x.view({1}), 0, log).view({});
+  if (detail::is_16bit(x.dtype())) {
+    return softmax_forward(x.to(kFloat32), dim, log, op).to(x.dtype());
+  }
+  if (x.dim() == 0) return softmax_forward(x.view({1}), 0, log, op).view({});
   dim = wrap_dim(dim, x.dim(), op);
   const bool last = dim == x.dim() - 1;
   Tensor xc = (last ? x : x.transpose(dim, -1)).contiguous();
@@ -29,32 +31,24 @@ Tensor softmax_impl(const Tensor& x, int64_t dim, bool log) {
 }  // namespace
 
 Tensor softmax(const Tensor& x, int64_t dim) {
-  Tensor y;
-  {
-    NoGradGuard no_grad;
-    y = softmax_impl(x, dim, false);
-  }
-  if (auto node = autograd::make_node("softmax", {&x}, {&y})) {
-    node->set_backward([sy = autograd::SavedTensor::output(y), dim](const autograd::Grads& gs) {
-      const Tensor yv = sy.get();
-      return autograd::Grads{yv * (gs[0] - (gs[0] * yv).sum({dim}, true))};
-    });
-  }
-  return y;
+  return detail::apply(
+      Op::softmax, {&x}, [&] { return softmax_forward(x, dim, false, "softmax"); },
+      [dim](const Tensor& y) {
+        return [sy = autograd::SavedTensor::output(y), dim](const autograd::Grads& gs) {
+          const Tensor yv = sy.get();
+          return autograd::Grads{yv * (gs[0] - (gs[0] * yv).sum({dim}, true))};
+        };
+      });
 }
 
 Tensor log_softmax(const Tensor& x, int64_t dim) {
-  Tensor y;
-  {
-    NoGradGuard no_grad;
-    y = softmax_impl(x, dim, true);
-  }
-  if (auto node = autograd::make_node("log_softmax", {&x}, {&y})) {
-    node->set_backward([sy = autograd::SavedTensor::output(y), dim](const autograd::Grads& gs) {
-      return autograd::Grads{gs[0] - exp(sy.get()) * gs[0].sum({dim}, true)};
-    });
-  }
-  return y;
+  return detail::apply(
+      Op::log_softmax, {&x}, [&] { return softmax_forward(x, dim, true, "log_softmax"); },
+      [dim](const Tensor& y) {
+        return [sy = autograd::SavedTensor::output(y), dim](const autograd::Grads& gs) {
+          return autograd::Grads{gs[0] - exp(sy.get()) * gs[0].sum({dim}, true)};
+        };
+      });
 }
 
 Tensor Tensor::softmax(int64_t dim) const {

@@ -4,44 +4,47 @@
 // shape of its input.
 #include <optional>
 
-#include "autograd/node.h"
 #include "core/check.h"
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
+#include "ops/apply.h"
 #include "stride/ops.h"
 
 namespace stride {
 
+using detail::Op;
+
 using autograd::Grads;
-using autograd::make_node;
 
 namespace {
 
 using ViewFn = std::function<Tensor(const Tensor&)>;
 
 // Marks `view` as a view of `self` and records its backward.
-Tensor record_view(const char* op, const Tensor& self, Tensor view, ViewFn backward) {
-  view.impl()->set_is_view(true);
-  if (auto node = make_node(op, {&self}, {&view})) {
-    node->set_backward([bw = std::move(backward)](const Grads& gs) { return Grads{bw(gs[0])}; });
-  }
-  return view;
+Tensor record_view(Op op, const Tensor& self, Tensor view, ViewFn backward) {
+  return detail::apply(
+      op, {&self},
+      [&] {
+        view.impl()->set_is_view(true);
+        return view;
+      },
+      [&](const Tensor&) {
+        return [bw = std::move(backward)](const Grads& gs) { return Grads{bw(gs[0])}; };
+      });
 }
 
 // The gradient of a view that selects part of its input: zeros of the
 // input's shape with `g` written where `select` looks. Differentiable in g
 // (its backward selects again), so double backward works through views.
 Tensor embed(const Tensor& g, const DimVector& shape, const ViewFn& select) {
-  Tensor out;
-  {
-    NoGradGuard no_grad;
-    out = zeros(shape, g.options());
-    select(out).copy_(g);
-  }
-  if (auto node = make_node("view_backward", {&g}, {&out})) {
-    node->set_backward([select](const Grads& gs) { return Grads{select(gs[0])}; });
-  }
-  return out;
+  return detail::apply(
+      Op::view_backward, {&g},
+      [&] {
+        Tensor out = zeros(shape, g.options());
+        select(out).copy_(g);
+        return out;
+      },
+      [&](const Tensor&) { return [select](const Grads& gs) { return Grads{select(gs[0])}; }; });
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
@@ -149,14 +152,14 @@ Tensor Tensor::view(IntArrayRef shape) const {
                shape_str(new_shape),
                ": its memory is not laid out compatibly. Hint: use .reshape(...), which copies "
                "when it must, or .contiguous().view(...).");
-  return record_view("view", *this, make_view(*this, new_shape, *st, storage_offset()),
+  return record_view(Op::view, *this, make_view(*this, new_shape, *st, storage_offset()),
                      [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
 }
 
 Tensor Tensor::reshape(IntArrayRef shape) const {
   DimVector new_shape = infer_size(shape, numel(), "reshape");
   if (auto st = view_strides(sizes(), strides(), new_shape)) {
-    return record_view("reshape", *this, make_view(*this, new_shape, *st, storage_offset()),
+    return record_view(Op::reshape, *this, make_view(*this, new_shape, *st, storage_offset()),
                        [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
   }
   return contiguous().view(new_shape);
@@ -167,12 +170,12 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
   dim0 = wrap_dim(dim0, n, "transpose");
   dim1 = wrap_dim(dim1, n, "transpose");
   if (n == 0)
-    return record_view("transpose", *this, make_view(*this, sizes(), strides(), storage_offset()),
+    return record_view(Op::transpose, *this, make_view(*this, sizes(), strides(), storage_offset()),
                        [](const Tensor& g) { return g; });
   DimVector sz = sizes().dims(), st = strides().dims();
   std::swap(sz[size_t(dim0)], sz[size_t(dim1)]);
   std::swap(st[size_t(dim0)], st[size_t(dim1)]);
-  return record_view("transpose", *this, make_view(*this, sz, st, storage_offset()),
+  return record_view(Op::transpose, *this, make_view(*this, sz, st, storage_offset()),
                      [dim0, dim1](const Tensor& g) { return g.transpose(dim0, dim1); });
 }
 
@@ -198,7 +201,7 @@ Tensor Tensor::permute(IntArrayRef dims) const {
   }
   DimVector inverse(size_t(n), 0);
   for (int64_t i = 0; i < n; ++i) inverse[size_t(wrap_dim(dims[size_t(i)], n, "permute"))] = i;
-  return record_view("permute", *this, make_view(*this, sz, st, storage_offset()),
+  return record_view(Op::permute, *this, make_view(*this, sz, st, storage_offset()),
                      [inverse](const Tensor& g) { return g.permute(inverse); });
 }
 
@@ -229,7 +232,7 @@ Tensor Tensor::slice(int64_t d,
   sz[size_t(d)] = (end - start + step - 1) / step;
   st[size_t(d)] *= step;
   return record_view(
-      "slice", *this, make_view(*this, sz, st, storage_offset() + start * strides()[size_t(d)]),
+      Op::slice, *this, make_view(*this, sz, st, storage_offset() + start * strides()[size_t(d)]),
       [shape = sizes().dims(), d, start, end, step](const Tensor& g) {
         return embed(g, shape, [=](const Tensor& t) { return t.slice(d, start, end, step); });
       });
@@ -245,7 +248,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   DimVector sz = sizes().dims(), st = strides().dims();
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
-  return record_view("select", *this,
+  return record_view(Op::select, *this,
                      make_view(*this, sz, st, storage_offset() + index * strides()[size_t(d)]),
                      [shape = sizes().dims(), d, index](const Tensor& g) {
                        return embed(g, shape, [=](const Tensor& t) { return t.select(d, index); });
@@ -258,7 +261,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   const int64_t new_stride = d < dim() ? sizes()[size_t(d)] * strides()[size_t(d)] : 1;
   sz.insert(sz.begin() + d, 1);
   st.insert(st.begin() + d, new_stride);
-  return record_view("unsqueeze", *this, make_view(*this, sz, st, storage_offset()),
+  return record_view(Op::unsqueeze, *this, make_view(*this, sz, st, storage_offset()),
                      [d](const Tensor& g) { return g.squeeze(d); });
 }
 
@@ -270,22 +273,22 @@ Tensor Tensor::squeeze() const {
       st.push_back(strides()[i]);
     }
   }
-  return record_view("squeeze", *this, make_view(*this, sz, st, storage_offset()),
+  return record_view(Op::squeeze, *this, make_view(*this, sz, st, storage_offset()),
                      [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
   if (dim() == 0)
-    return record_view("squeeze", *this, make_view(*this, sizes(), strides(), storage_offset()),
+    return record_view(Op::squeeze, *this, make_view(*this, sizes(), strides(), storage_offset()),
                        [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
   d = wrap_dim(d, dim(), "squeeze");
   if (sizes()[size_t(d)] != 1)
-    return record_view("squeeze", *this, make_view(*this, sizes(), strides(), storage_offset()),
+    return record_view(Op::squeeze, *this, make_view(*this, sizes(), strides(), storage_offset()),
                        [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
   DimVector sz = sizes().dims(), st = strides().dims();
   sz.erase(sz.begin() + d);
   st.erase(st.begin() + d);
-  return record_view("squeeze", *this, make_view(*this, sz, st, storage_offset()),
+  return record_view(Op::squeeze, *this, make_view(*this, sz, st, storage_offset()),
                      [shape = sizes().dims()](const Tensor& g) { return g.reshape(shape); });
 }
 
@@ -318,7 +321,7 @@ Tensor Tensor::expand(IntArrayRef shape) const {
   }
   checked_numel(sz, "expand");
   return record_view(
-      "expand", *this, make_view(*this, sz, st, storage_offset()),
+      Op::expand, *this, make_view(*this, sz, st, storage_offset()),
       [shape = sizes().dims()](const Tensor& g) { return autograd::sum_to(g, shape); });
 }
 
@@ -364,7 +367,7 @@ Tensor Tensor::as_strided(IntArrayRef new_sizes,
                ", strides ", shape_str(new_strides), " and offset ", offset, " reach element ",
                max_index, " but the storage holds only ", capacity, ".");
   return record_view(
-      "as_strided", *this, make_view(*this, new_sizes, new_strides, offset),
+      Op::as_strided, *this, make_view(*this, new_sizes, new_strides, offset),
       [self_geom = std::make_tuple(sizes().dims(), strides().dims(), storage_offset()),
        out_geom = std::make_tuple(new_sizes.dims(), new_strides.dims(), offset), capacity](
           const Tensor& g) { return as_strided_backward(g, self_geom, out_geom, capacity); });
@@ -413,7 +416,7 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
   sz.push_back(len);
   st.push_back(strides()[size_t(dim1)] + strides()[size_t(dim2)]);
   return record_view(
-      "diagonal", *this, make_view(*this, sz, st, start),
+      Op::diagonal, *this, make_view(*this, sz, st, start),
       [shape = sizes().dims(), offset, dim1, dim2](const Tensor& g) {
         return embed(g, shape, [=](const Tensor& t) { return t.diagonal(offset, dim1, dim2); });
       });
