@@ -1639,6 +1639,90 @@ def _(g):
     return [x, w1, b1, w2, b2, t], [logits, loss]
 
 
+# ---- the listed ops with no case above: views, copies, fills, indexing ----
+@case("view_split_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [x.view(2, 2, 6)]
+
+
+@case("reshape_transposed_f32")  # a copy: the transpose cannot be viewed flat
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [x.t().reshape(3, 8)]
+
+
+@case("select_f32")
+def _(g):
+    x = randn(g, 3, 4, 5)
+    return [x], [x.select(1, 2), x.select(-1, -1)]
+
+
+@case("unsqueeze_f32")
+def _(g):
+    x = randn(g, 3, 4)
+    return [x], [x.unsqueeze(0), x.unsqueeze(-1)]
+
+
+@case("squeeze_f32")
+def _(g):
+    x = randn(g, 3, 1, 4, 1)
+    return [x], [x.squeeze(1), x.squeeze()]
+
+
+@case("as_strided_overlapping_f32")  # windows of a flat buffer, sharing elements
+def _(g):
+    x = randn(g, 12)
+    return [x], [x.as_strided((4, 3), (2, 1), 1)]
+
+
+@case("copy_broadcast_convert_f64")  # f32 into an f64 destination, broadcast
+def _(g):
+    dst, src = randn(g, 3, 4, dtype=f64), randn(g, 4)
+    out = dst.clone()
+    out.copy_(src)
+    return [dst, src], [out]
+
+
+@case("clone_f32")
+def _(g):
+    x = randn(g, 5, 3)
+    return [x], [x.t().clone()]
+
+
+@case("fill_f32")
+def _(g):
+    x = randn(g, 3, 4)
+    return [x], [x.clone().fill_(2.5), x.clone().zero_()]
+
+
+@case("argmin_d1_f32")
+def _(g):
+    x = randn(g, 5, 7)
+    return [x], [torch.argmin(x, 1), torch.argmin(x, 0, keepdim=True)]
+
+
+@case("index_two_tensors_f32")  # x[i, j] with broadcast index tensors
+def _(g):
+    x = randn(g, 4, 6)
+    i, j = torch.tensor([[3], [0]]), torch.tensor([5, 1, 1])
+    return [x, i, j], [x[i, j]]
+
+
+@case("index_put_accumulate_f32")  # repeated indices add up
+def _(g):
+    x, v = randn(g, 5, 3), randn(g, 4, 3)
+    i = torch.tensor([1, 4, 1, 1])
+    return [x, i, v], [x.index_put((i,), v, accumulate=True)]
+
+
+@case("index_put_f32")
+def _(g):
+    x, v = randn(g, 5, 3), randn(g, 2)
+    i, j = torch.tensor([0, 3]), torch.tensor([2, 0])
+    return [x, i, j, v], [x.index_put((i, j), v)]
+
+
 # ---- writing ----
 ST_DTYPES = {
     f32: "F32",

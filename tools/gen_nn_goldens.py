@@ -111,20 +111,27 @@ def ce_case(
         )
 
 
-ce_case("ce_2d_mean_f32", (8, 5), "mean", ignore=(1, 6))
-ce_case("ce_2d_sum_f64", (8, 5), "sum", ignore=(3,), dtype=f64)
-ce_case("ce_2d_none_f32", (8, 5), "none", ignore=(0, 7))
-ce_case("ce_smooth_mean_f32", (10, 6), "mean", smoothing=0.1, ignore=(2, 5))
-ce_case("ce_smooth_sum_f32", (10, 6), "sum", smoothing=0.2)
-ce_case("ce_smooth_none_f64", (10, 6), "none", smoothing=0.25, ignore=(4,), dtype=f64)
-ce_case("ce_3d_mean_f32", (3, 5, 4), "mean", smoothing=0.1, ignore=(0, 5, 11))
-ce_case("ce_3d_none_f64", (2, 4, 3, 2), "none", ignore=(1,), dtype=f64)
-ce_case("ce_3d_sum_f32", (3, 5, 4), "sum", ignore=(7,))
-ce_case("ce_ignore_class_f32", (9, 4), "mean", smoothing=0.1, ignore=(0, 4, 8), ignore_index=2)
-ce_case("ce_int32_targets_f32", (6, 7), "mean", tdtype=i32)
-ce_case("ce_1d_f32", (7,), "mean")
-ce_case("ce_large_f32", (32, 512), "mean", smoothing=0.05, ignore=(3, 9), scale=5.0)
-ce_case("ce_all_ignored_f32", (4, 3), "mean", ignore=(0, 1, 2, 3))
+ce_case("cross_entropy_2d_mean_f32", (8, 5), "mean", ignore=(1, 6))
+ce_case("cross_entropy_2d_sum_f64", (8, 5), "sum", ignore=(3,), dtype=f64)
+ce_case("cross_entropy_2d_none_f32", (8, 5), "none", ignore=(0, 7))
+ce_case("cross_entropy_smooth_mean_f32", (10, 6), "mean", smoothing=0.1, ignore=(2, 5))
+ce_case("cross_entropy_smooth_sum_f32", (10, 6), "sum", smoothing=0.2)
+ce_case("cross_entropy_smooth_none_f64", (10, 6), "none", smoothing=0.25, ignore=(4,), dtype=f64)
+ce_case("cross_entropy_3d_mean_f32", (3, 5, 4), "mean", smoothing=0.1, ignore=(0, 5, 11))
+ce_case("cross_entropy_3d_none_f64", (2, 4, 3, 2), "none", ignore=(1,), dtype=f64)
+ce_case("cross_entropy_3d_sum_f32", (3, 5, 4), "sum", ignore=(7,))
+ce_case(
+    "cross_entropy_ignore_class_f32",
+    (9, 4),
+    "mean",
+    smoothing=0.1,
+    ignore=(0, 4, 8),
+    ignore_index=2,
+)
+ce_case("cross_entropy_int32_targets_f32", (6, 7), "mean", tdtype=i32)
+ce_case("cross_entropy_1d_f32", (7,), "mean")
+ce_case("cross_entropy_large_f32", (32, 512), "mean", smoothing=0.05, ignore=(3, 9), scale=5.0)
+ce_case("cross_entropy_all_ignored_f32", (4, 3), "mean", ignore=(0, 1, 2, 3))
 
 
 # ---- nll_loss ----
@@ -238,17 +245,17 @@ def qkv(g, lead, L, S, E, Ev, dtype):
     )
 
 
-@case("sdpa_f32")
+@case("scaled_dot_product_attention_f32")
 def _(g):
     return fwd_bwd(g, sdpa_ref, list(qkv(g, (2, 3), 5, 5, 8, 8, f32)), [0, 1, 2])
 
 
-@case("sdpa_cross_f64")  # L != S, Ev != E, no mask
+@case("scaled_dot_product_attention_cross_f64")  # L != S, Ev != E, no mask
 def _(g):
     return fwd_bwd(g, sdpa_ref, list(qkv(g, (2,), 3, 6, 4, 5, f64)), [0, 1, 2])
 
 
-@case("sdpa_causal_f32")
+@case("scaled_dot_product_attention_causal_f32")
 def _(g):
     return fwd_bwd(
         g,
@@ -258,7 +265,9 @@ def _(g):
     )
 
 
-@case("sdpa_causal_bottom_right_f32")  # stride needs alignment=BottomRight here
+@case(
+    "scaled_dot_product_attention_causal_bottom_right_f32"
+)  # stride needs alignment=BottomRight here
 def _(g):
     return fwd_bwd(
         g,
@@ -268,7 +277,9 @@ def _(g):
     )
 
 
-@case("sdpa_causal_top_left_f64")  # L != S with PyTorch's top-left alignment
+@case(
+    "scaled_dot_product_attention_causal_top_left_f64"
+)  # L != S with PyTorch's top-left alignment
 def _(g):
     return fwd_bwd(
         g,
@@ -278,7 +289,7 @@ def _(g):
     )
 
 
-@case("sdpa_bool_mask_f32")
+@case("scaled_dot_product_attention_bool_mask_f32")
 def _(g):
     q, k, v = qkv(g, (2, 3), 5, 7, 8, 6, f32)
     m = base.mask(g, 2, 1, 5, 7, p=0.7)
@@ -286,14 +297,14 @@ def _(g):
     return fwd_bwd(g, lambda q_, k_, v_, m_: sdpa_ref(q_, k_, v_, m_), [q, k, v, m], [0, 1, 2])
 
 
-@case("sdpa_float_mask_f64")
+@case("scaled_dot_product_attention_float_mask_f64")
 def _(g):
     q, k, v = qkv(g, (2, 2), 4, 5, 6, 6, f64)
     m = randn(g, 4, 5, dtype=f64)
     return fwd_bwd(g, lambda q_, k_, v_, m_: sdpa_ref(q_, k_, v_, m_), [q, k, v, m], [0, 1, 2])
 
 
-@case("sdpa_scale_f32")
+@case("scaled_dot_product_attention_scale_f32")
 def _(g):
     return fwd_bwd(
         g,
@@ -303,7 +314,9 @@ def _(g):
     )
 
 
-@case("sdpa_fully_masked_row_f32")  # a query that sees no key: NaN, as PyTorch's softmax
+@case(
+    "scaled_dot_product_attention_fully_masked_row_f32"
+)  # a query that sees no key: NaN, as PyTorch's softmax
 def _(g):
     q, k, v = qkv(g, (2,), 3, 4, 4, 4, f32)
     m = torch.ones(2, 3, 4, dtype=torch.bool)
@@ -343,13 +356,64 @@ def rope_case(name, shape, convention, offset=0, base_=10000.0, dtype=f32):
         return fwd_bwd(g, lambda x_: fn(x_, offset, base_), [x], [0])
 
 
-rope_case("rope_interleaved_f32", (2, 3, 6, 8), "interleaved")
-rope_case("rope_halfsplit_f32", (2, 6, 8), "halfsplit", offset=5)
+rope_case("rotary_embedding_interleaved_f32", (2, 3, 6, 8), "interleaved")
+rope_case("rotary_embedding_halfsplit_f32", (2, 6, 8), "halfsplit", offset=5)
 rope_case(
-    "rope_interleaved_offset_f64", (3, 5, 16), "interleaved", offset=100, base_=500000.0, dtype=f64
+    "rotary_embedding_interleaved_offset_f64",
+    (3, 5, 16),
+    "interleaved",
+    offset=100,
+    base_=500000.0,
+    dtype=f64,
 )
-rope_case("rope_halfsplit_large_pos_f32", (1, 4, 32), "halfsplit", offset=4000)
-rope_case("rope_interleaved_large_pos_f64", (2, 3, 12), "interleaved", offset=70000, dtype=f64)
+rope_case("rotary_embedding_halfsplit_large_pos_f32", (1, 4, 32), "halfsplit", offset=4000)
+rope_case(
+    "rotary_embedding_interleaved_large_pos_f64", (2, 3, 12), "interleaved", offset=70000, dtype=f64
+)
+
+
+# ---- the fused ops stride adds: their PyTorch compositions ----
+@case("swiglu_f32")
+def _(g):
+    a, b = randn(g, 3, 4, 6), randn(g, 3, 4, 6)
+    return fwd_bwd(g, lambda a_, b_: F.silu(a_) * b_, [a, b], [0, 1])
+
+
+@case("swiglu_beta_f64")
+def _(g):
+    a, b, beta = randn(g, 5, 7, dtype=f64), randn(g, 5, 7, dtype=f64), randn(g, 1, dtype=f64)
+    return fwd_bwd(g, lambda a_, b_, c_: a_ * torch.sigmoid(c_ * a_) * b_, [a, b, beta], [0, 1, 2])
+
+
+@case("linear_concat_f32")  # x @ cat(w1, w2).T, one output
+def _(g):
+    x, w1, w2 = randn(g, 2, 3, 6), randn(g, 4, 6, scale=0.4), randn(g, 5, 6, scale=0.4)
+    return fwd_bwd(g, lambda x_, a_, b_: F.linear(x_, torch.cat([a_, b_])), [x, w1, w2], [0, 1, 2])
+
+
+@case("linear_groups_f64")  # groups (w1) and (w2, w3): outputs side by side here
+def _(g):
+    x = randn(g, 4, 6, dtype=f64)
+    w1, w2, w3 = (randn(g, n, 6, dtype=f64) for n in (3, 2, 4))
+    return fwd_bwd(
+        g,
+        lambda x_, a_, b_, c_: torch.cat([F.linear(x_, a_), F.linear(x_, torch.cat([b_, c_]))], -1),
+        [x, w1, w2, w3],
+        [0, 1, 2, 3],
+    )
+
+
+@case("rotary_attention_f32")  # causal attention of rotated q and k
+def _(g):
+    q, k, v = qkv(g, (2, 2), 6, 6, 8, 8, f32)
+    return fwd_bwd(
+        g,
+        lambda q_, k_, v_: sdpa_ref(
+            rope_meta(q_, 0, 10000.0), rope_meta(k_, 0, 10000.0), v_, causal=True
+        ),
+        [q, k, v],
+        [0, 1, 2],
+    )
 
 
 # ---- writing ----

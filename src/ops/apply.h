@@ -162,9 +162,7 @@ auto apply(Op op,
 
 // An op without a gradient (argmax, comparisons' indices): steps 1 to 3.
 template <class Forward>
-Tensor apply_without_grad(Op op,
-                          std::initializer_list<const Tensor*> inputs,
-                          Forward&& forward) {
+Tensor apply_without_grad(Op op, std::initializer_list<const Tensor*> inputs, Forward&& forward) {
   OpScope scope(op, inputs);
   NoGradGuard no_grad;
   return forward();

@@ -121,20 +121,20 @@ const std::vector<NnCase>& all_cases() {
   using enum Reduction;
   using F::RopeConvention;
   static const std::vector<NnCase> cases = {
-      {"ce_2d_mean_f32", ce(Mean)},
-      {"ce_2d_sum_f64", ce(Sum)},
-      {"ce_2d_none_f32", ce(None)},
-      {"ce_smooth_mean_f32", ce(Mean, 0.1)},
-      {"ce_smooth_sum_f32", ce(Sum, 0.2)},
-      {"ce_smooth_none_f64", ce(None, 0.25)},
-      {"ce_3d_mean_f32", ce(Mean, 0.1)},
-      {"ce_3d_none_f64", ce(None)},
-      {"ce_3d_sum_f32", ce(Sum)},
-      {"ce_ignore_class_f32", ce(Mean, 0.1, 2)},
-      {"ce_int32_targets_f32", ce(Mean)},
-      {"ce_1d_f32", ce(Mean)},
-      {"ce_large_f32", ce(Mean, 0.05), 1e-4},
-      {"ce_all_ignored_f32", ce(Mean)},
+      {"cross_entropy_2d_mean_f32", ce(Mean)},
+      {"cross_entropy_2d_sum_f64", ce(Sum)},
+      {"cross_entropy_2d_none_f32", ce(None)},
+      {"cross_entropy_smooth_mean_f32", ce(Mean, 0.1)},
+      {"cross_entropy_smooth_sum_f32", ce(Sum, 0.2)},
+      {"cross_entropy_smooth_none_f64", ce(None, 0.25)},
+      {"cross_entropy_3d_mean_f32", ce(Mean, 0.1)},
+      {"cross_entropy_3d_none_f64", ce(None)},
+      {"cross_entropy_3d_sum_f32", ce(Sum)},
+      {"cross_entropy_ignore_class_f32", ce(Mean, 0.1, 2)},
+      {"cross_entropy_int32_targets_f32", ce(Mean)},
+      {"cross_entropy_1d_f32", ce(Mean)},
+      {"cross_entropy_large_f32", ce(Mean, 0.05), 1e-4},
+      {"cross_entropy_all_ignored_f32", ce(Mean)},
       {"nll_2d_mean_f32", nll(Mean)},
       {"nll_2d_sum_f64", nll(Sum)},
       {"nll_3d_none_f32", nll(None)},
@@ -161,21 +161,52 @@ const std::vector<NnCase>& all_cases() {
        [](const Ins& in) {
          return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) { return F::linear(x[0], x[1], x[2]); });
        }},
-      {"sdpa_f32", sdpa(false)},
-      {"sdpa_cross_f64", sdpa(false)},
-      {"sdpa_causal_f32", sdpa(false, true)},
-      {"sdpa_causal_bottom_right_f32",
+      {"scaled_dot_product_attention_f32", sdpa(false)},
+      {"scaled_dot_product_attention_cross_f64", sdpa(false)},
+      {"scaled_dot_product_attention_causal_f32", sdpa(false, true)},
+      {"scaled_dot_product_attention_causal_bottom_right_f32",
        sdpa(false, true, std::nullopt, F::CausalAlignment::BottomRight)},
-      {"sdpa_causal_top_left_f64", sdpa(false, true, std::nullopt, F::CausalAlignment::TopLeft)},
-      {"sdpa_bool_mask_f32", sdpa(true)},
-      {"sdpa_float_mask_f64", sdpa(true)},
-      {"sdpa_scale_f32", sdpa(false, false, 0.3)},
-      {"sdpa_fully_masked_row_f32", sdpa(true, false, std::nullopt, std::nullopt, {0})},
-      {"rope_interleaved_f32", rope(RopeConvention::Interleaved, 0)},
-      {"rope_halfsplit_f32", rope(RopeConvention::HalfSplit, 5)},
-      {"rope_interleaved_offset_f64", rope(RopeConvention::Interleaved, 100, 500000.0)},
-      {"rope_halfsplit_large_pos_f32", rope(RopeConvention::HalfSplit, 4000)},
-      {"rope_interleaved_large_pos_f64", rope(RopeConvention::Interleaved, 70000)},
+      {"scaled_dot_product_attention_causal_top_left_f64",
+       sdpa(false, true, std::nullopt, F::CausalAlignment::TopLeft)},
+      {"scaled_dot_product_attention_bool_mask_f32", sdpa(true)},
+      {"scaled_dot_product_attention_float_mask_f64", sdpa(true)},
+      {"scaled_dot_product_attention_scale_f32", sdpa(false, false, 0.3)},
+      {"scaled_dot_product_attention_fully_masked_row_f32",
+       sdpa(true, false, std::nullopt, std::nullopt, {0})},
+      {"rotary_embedding_interleaved_f32", rope(RopeConvention::Interleaved, 0)},
+      {"rotary_embedding_halfsplit_f32", rope(RopeConvention::HalfSplit, 5)},
+      {"rotary_embedding_interleaved_offset_f64", rope(RopeConvention::Interleaved, 100, 500000.0)},
+      {"rotary_embedding_halfsplit_large_pos_f32", rope(RopeConvention::HalfSplit, 4000)},
+      {"rotary_embedding_interleaved_large_pos_f64", rope(RopeConvention::Interleaved, 70000)},
+      // The fused ops stride adds, against their PyTorch compositions.
+      {"swiglu_f32",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1}, [](const Ins& x) { return F::swiglu(x[0], x[1]); });
+       }},
+      {"swiglu_beta_f64",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) { return F::swiglu(x[0], x[1], x[2]); });
+       }},
+      {"linear_concat_f32",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) {
+           return F::linear_concat(x[0], {x[1], x[2]});
+         });
+       }},
+      {"linear_groups_f64",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1, 2, 3}, [](const Ins& x) {
+           return cat(F::linear_groups(x[0], {{x[1]}, {x[2], x[3]}}), -1);
+         });
+       }},
+      {"rotary_attention_f32",
+       [](const Ins& in) {
+         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) {
+           const auto [cos, sin] = F::rotary_tables(x[0].size(-2), x[0].size(-1), 0, 10000.0);
+           return F::rotary_attention(x[0], x[1], x[2], cos, sin, F::RopeConvention::Interleaved,
+                                      0.0, true);
+         });
+       }},
   };
   return cases;
 }

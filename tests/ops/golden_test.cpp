@@ -30,6 +30,7 @@
 #include "ops/op_list.h"
 #include "stride/io.h"
 #include "stride/ops.h"
+#include "support/op_coverage.h"
 
 namespace stride {
 namespace {
@@ -536,6 +537,79 @@ std::vector<GoldenCase> build_cases() {
     return {base};
   });
   reg("index_select_d0_i64", [](const Ins& in) -> Outs { return {index_select(in[0], 0, in[1])}; });
+  // The listed ops with no case above: views, copies, fills, indexing.
+  reg(
+      "view_split_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].view({2, 2, 6})};
+      },
+      Cmp::Exact);
+  reg(
+      "reshape_transposed_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].t().reshape({3, 8})};
+      },
+      Cmp::Exact);
+  reg(
+      "select_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].select(1, 2), in[0].select(-1, -1)};
+      },
+      Cmp::Exact);
+  reg(
+      "unsqueeze_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].unsqueeze(0), in[0].unsqueeze(-1)};
+      },
+      Cmp::Exact);
+  reg(
+      "squeeze_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].squeeze(1), in[0].squeeze()};
+      },
+      Cmp::Exact);
+  reg(
+      "as_strided_overlapping_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].as_strided({4, 3}, {2, 1}, 1)};
+      },
+      Cmp::Exact);
+  reg(
+      "copy_broadcast_convert_f64",
+      [](const Ins& in) -> Outs {
+        Tensor out = in[0].clone();
+        out.copy_(in[1]);
+        return {out};
+      },
+      Cmp::Exact);
+  reg(
+      "clone_f32", [](const Ins& in) -> Outs { return {in[0].t().clone()}; }, Cmp::Exact);
+  reg(
+      "fill_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].clone().fill_(2.5), in[0].clone().zero_()};
+      },
+      Cmp::Exact);
+  reg(
+      "argmin_d1_f32",
+      [](const Ins& in) -> Outs {
+        return {argmin(in[0], 1), argmin(in[0], 0, true)};
+      },
+      Cmp::Exact);
+  reg(
+      "index_two_tensors_f32",
+      [](const Ins& in) -> Outs {
+        return {index(in[0], {in[1], in[2]})};
+      },
+      Cmp::Exact);
+  reg("index_put_accumulate_f32",
+      [](const Ins& in) -> Outs { return {index_put(in[0], {in[1]}, in[2], true)}; });
+  reg(
+      "index_put_f32",
+      [](const Ins& in) -> Outs {
+        return {index_put(in[0], {in[1], in[2]}, in[3])};
+      },
+      Cmp::Exact);
   reg(
       "embedding_f32", [](const Ins& in) -> Outs { return {embedding(in[0], in[1])}; }, Cmp::Exact);
   reg(
@@ -921,6 +995,26 @@ TEST(GoldenFile, EveryCppCaseIsInTheFile) {
   for (const auto& [name, why] : known_bugs()) {
     EXPECT_NE(find_case(name), nullptr) << "known bug " << name << " names no case";
   }
+}
+
+// Every listed op (src/ops/op_list.h) has a golden case here or in the nn
+// functional goldens (tests/golden/nn_functional.safetensors), except those
+// only backward formulas run (checked through their ops' gradients) and the
+// random fills, whose streams are stride's own Philox: PyTorch has no values
+// to compare them with (tests/core/generator_test.cpp checks their
+// distributions and seeds).
+TEST(GoldenFile, EveryListedOpHasACase) {
+  std::vector<std::string> names;
+  for (const GoldenCase& c : all_cases()) names.push_back(c.name);
+  for (const auto& [key, unused] :
+       io::load_safetensors(STRIDE_GOLDEN_DIR "/nn_functional.safetensors").tensors) {
+    names.push_back(key.substr(0, key.find('/')));
+  }
+  const std::set<std::string> random_fills = {"uniform", "normal", "random", "bernoulli"};
+  const std::vector<std::string> missing = testing::ops_without_a_case(
+      names,
+      [&](const detail::OpInfo& op) { return !op.internal && !random_fills.count(op.name); });
+  EXPECT_TRUE(missing.empty()) << "no PyTorch golden for: " << ::testing::PrintToString(missing);
 }
 
 class GoldenOps : public ::testing::TestWithParam<std::string> {};

@@ -19,9 +19,9 @@ inline const detail::OpInfo* op_of_case(const std::string& name) {
   const detail::OpInfo* best = nullptr;
   for (const detail::OpInfo& op : detail::kOps) {
     const std::string listed = op.name;
-    const bool covers = name == listed || (name.size() > listed.size() &&
-                                           name.compare(0, listed.size(), listed) == 0 &&
-                                           name[listed.size()] == '_');
+    const bool covers = name == listed ||
+                        (name.size() > listed.size() &&
+                         name.compare(0, listed.size(), listed) == 0 && name[listed.size()] == '_');
     if (covers && (best == nullptr || listed.size() > std::string(best->name).size())) best = &op;
   }
   return best;
