@@ -20,12 +20,14 @@
 //      storage's version counter where it is written (TensorIter's outputs,
 //      copy_, fills), so saved tensors see it whichever op wrote.
 //
-// apply() is the out-of-place form; apply_out() the out= form, which refuses
-// operands that require grad (as PyTorch does) and records nothing.
-// In-place methods call check_inplace / rebase_history (Note [In-place ops
-// and autograd]) around one of those. Autocast is a property of the
-// matmul-class ops' forward (Note [Autocast results are float32]); every
-// other op computes in its operands' dtype.
+// apply() is the out-of-place form. The others take the same steps:
+// apply_out() the out= form (operands that require grad are refused, as in
+// PyTorch; `out` must be on the operands' device), apply_inplace() the
+// in-place method (Note [In-place ops and autograd] decides between writing
+// into self and recording the op on a clone) and apply_without_grad() an op
+// whose result has no gradient. Autocast is a property of the matmul-class
+// ops' forward (Note [Autocast results are float32]); every other op computes
+// in its operands' dtype.
 #pragma once
 
 #include <cstdint>
@@ -50,31 +52,16 @@ enum class Op : uint8_t {
 #undef STRIDE_OP_VISIT
 };
 
-enum class OpFamily : uint8_t {
-  Elementwise,
-  Fill,
-  Reduction,
-  Linalg,
-  Softmax,
-  Indexing,
-  View,
-  Copy,
-  Fused,
-  Composite
-};
-
 struct OpInfo {
   Op op;
   const char* name;          // the profiler span, the autograd node, errors
   const char* inplace_name;  // the in-place method's: name + "_"
-  OpFamily family;
   bool has_grad;
   bool internal;  // run only by backward formulas
 };
 
 inline constexpr OpInfo kOps[] = {
-#define STRIDE_OP_VISIT(name, family, grad) \
-  {Op::name, #name, #name "_", OpFamily::family, STRIDE_OP_GRAD_##grad},
+#define STRIDE_OP_VISIT(name, family, grad) {Op::name, #name, #name "_", STRIDE_OP_GRAD_##grad},
 #define STRIDE_OP_GRAD_Grad true, false
 #define STRIDE_OP_GRAD_NoGrad false, false
 #define STRIDE_OP_GRAD_Internal true, true
@@ -168,6 +155,16 @@ Tensor apply_without_grad(Op op, std::initializer_list<const Tensor*> inputs, Fo
   return forward();
 }
 
+// A tensor the op writes (self, out) and its other operands: what the device
+// check and the profiler see.
+using OperandList = SmallVector<const Tensor*, 6>;
+inline OperandList with_operand(const Tensor& written,
+                                std::initializer_list<const Tensor*> others) {
+  OperandList operands{&written};
+  for (const Tensor* t : others) operands.push_back(t);
+  return operands;
+}
+
 // The in-place method self.op_(others...): when autograd must record the
 // write (Note [In-place ops and autograd]), self takes over the result of
 // `recorded()`, the out-of-place op on a clone of self; otherwise `write()`
@@ -183,8 +180,7 @@ Tensor& apply_inplace(Op op,
     autograd::rebase_history(self, recorded());
     return self;
   }
-  SmallVector<const Tensor*, 6> operands{&self};
-  for (const Tensor* t : others) operands.push_back(t);
+  const OperandList operands = with_operand(self, others);
   OpScope scope(name, operands.data(), operands.size());
   write();
   return self;
@@ -199,12 +195,8 @@ decltype(auto) apply_out(Op op,
                          std::initializer_list<const Tensor*> inputs,
                          Forward&& forward) {
   autograd::check_no_grad_out(op_name(op), inputs);
-  OpScope scope(op, inputs);
-  for (const Tensor* t : inputs) {
-    if (t == nullptr || !t->defined()) continue;
-    common_device(op_name(op), {t, &out});
-    break;
-  }
+  const OperandList operands = with_operand(out, inputs);
+  OpScope scope(op_name(op), operands.data(), operands.size());
   return forward();
 }
 

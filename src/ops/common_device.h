@@ -5,7 +5,6 @@
 #pragma once
 
 #include <initializer_list>
-#include <vector>
 
 #include "core/check.h"
 #include "stride/tensor.h"
@@ -32,9 +31,6 @@ inline Device common_device(const char* op, const Tensor* const* begin, const Te
 }
 inline Device common_device(const char* op, std::initializer_list<const Tensor*> operands) {
   return common_device(op, operands.begin(), operands.end());
-}
-inline Device common_device(const char* op, const std::vector<const Tensor*>& operands) {
-  return common_device(op, operands.data(), operands.data() + operands.size());
 }
 
 }  // namespace stride::detail

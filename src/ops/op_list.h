@@ -71,9 +71,10 @@
 
 // ---- Every op ----
 // A line gives the op's name (its profiler span and autograd node, and its
-// in-place method's name with a trailing underscore), its family, and Grad
-// when it has a gradient (NoGrad: integer or bool results, fills; Internal:
-// run only by other ops' backward formulas, and tested through them). Its
+// in-place method's name with a trailing underscore), its family (for the
+// reader: the file that defines it), and Grad when it has a gradient
+// (NoGrad: integer or bool results, fills; Internal: run only by other ops'
+// backward formulas, and tested through them). Its
 // definition (argument checks, the shape and dtype rule that allocates the
 // outputs, the kernel stub it calls, its backward) is one apply() call in the
 // family's file (docs/design.md, "The op list"). Composite ops are written
