@@ -9,15 +9,16 @@
 //   optimizer.step();                   // float32 parameters and state
 //
 // Inside the scope the matmul-class ops (matmul, mm, bmm and
-// nn::functional::linear, hence nn::Linear) round their float32 operands to
+// nn::functional::linear, linear_concat and linear_groups, hence nn::Linear:
+// the ops src/ops/op_list.h marks Lower) round their float32 factors to
 // bfloat16 and multiply them on a bfloat16 GEMM that accumulates in float32
 // (oneDNN's AVX512-BF16 / AMX kernels: about twice the float32 rate). All
 // other ops, the parameters, their gradients and the optimizer state stay
 // float32. An op recorded under autocast runs its backward GEMMs the same way,
 // wherever backward() is called. A parameter (a leaf that requires grad)
-// given to linear is converted once per outermost scope and the bfloat16 copy
-// reused, as PyTorch's cast cache does; the copy is dropped when the scope
-// ends or the parameter changes (its version counter moves).
+// given to one of these ops is converted once per outermost scope and the
+// bfloat16 copy reused, as PyTorch's cast cache does; the copy is dropped
+// when the scope ends or the parameter changes (its version counter moves).
 //
 // Note [Autocast results are float32]
 // PyTorch's autocast returns bfloat16 from these ops and lets the next op

@@ -210,8 +210,8 @@ using SGDStepFn = void (*)(const TensorIter& iter,
 using SoftmaxRowsFn = void (*)(const Tensor& x, Tensor& out, bool log);
 
 // ---- autocast (src/backends/cpu/autocast.cpp) ----
-// src float32 contiguous -> out bfloat16 contiguous of its shape, each value
-// rounded to nearest even.
+// src float32 -> out bfloat16 of its shape and dense layout (the same
+// strides, no gaps), each value rounded to nearest even.
 using RoundToBfloat16Fn = void (*)(const Tensor& src, Tensor& out);
 
 // ---- random fills (src/backends/cpu/random_fill.h, Note [Counter-based

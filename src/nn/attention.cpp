@@ -314,6 +314,7 @@ Tensor rotary_attention(const Tensor& q,
                         bool is_causal,
                         std::optional<double> scale,
                         Generator* gen) {
+  ::stride::detail::check_dtype_rule(::stride::detail::Op::rotary_attention, q);
   check_attention_args(q, k, v, {}, dropout_p, is_causal, std::nullopt);
   STRIDE_CHECK(q.size(-2) == k.size(-2) && q.size(-1) % 2 == 0, ShapeError,
                "[rotary_attention] expected q (..., T, E) and k (..., T, E) of one length T and an "

@@ -78,9 +78,7 @@ std::string probability_warning() {
 }
 
 void check_args(const Tensor& logits, double label_smoothing, const char* op) {
-  STRIDE_CHECK(logits.is_floating_point(), DTypeError, "[", op,
-               "] expected floating-point logits; got ", to_string(logits.dtype()),
-               ". Hint: convert with .to(kFloat32).");
+  ::stride::detail::check_dtype_rule(::stride::detail::Op::cross_entropy, op, &logits);
   STRIDE_CHECK(label_smoothing >= 0 && label_smoothing <= 1, ValueError, "[", op,
                "] expected 0 <= label_smoothing <= 1; got ", label_smoothing, ".");
 }

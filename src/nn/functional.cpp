@@ -133,33 +133,22 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // accumulation. The backward is written with ops (differentiable again) and
   // runs in the forward's precision wherever backward() is called.
   //
-  // Under autocast the GEMMs multiply bfloat16 roundings of x, the weight and
-  // the gradient, accumulating in float32. Like PyTorch's autocast, the node
-  // keeps the bfloat16 copies it multiplied, not the float32 tensors: x is
-  // rounded once per step instead of twice, the saved activation is half the
-  // size, and the weight's rounding (cached per scope) is not redone. The copy
-  // of x records a cast node to x, so a recorded backward (create_graph) still
-  // differentiates through x; there it multiplies by the float32 weight, which
-  // carries the graph.
-  const bool mixed = Autocast::is_enabled() && x.dtype() == kFloat32 && weight.dtype() == kFloat32;
-  Tensor xm = x, wm;  // the operands multiplied; wm defined only under autocast
-  if (mixed) {
-    xm = ::stride::detail::apply(
-        ::stride::detail::Op::to, {&x}, [&] { return ::stride::detail::autocast_bf16(x); },
-        [](const Tensor&) {
-          return [](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(kFloat32)}; };
-        });
-    wm = ::stride::detail::autocast_bf16_weight(weight);
-  }
-  auto forward = [&] {
+  // Under autocast the apply path gives the forward bfloat16 casts of x and
+  // the weight (Note [Autocast casts]); the node keeps those casts, not the
+  // float32 tensors, as PyTorch's autocast does: x is rounded once per step
+  // instead of twice, the saved activation is half the size, and the
+  // weight's rounding (cached per scope) is not redone.
+  using ::stride::detail::AutocastOperands;
+  auto forward = [&](const AutocastOperands& f) {
     // .t() is a view: the GEMM reads the weight transposed, no copy.
-    Tensor y = matmul(xm, (mixed ? wm : weight).t());
+    Tensor y = matmul(f[0], f[1].t());
     if (bias.defined()) y.add_(bias);
     return y;
   };
-  auto backward = [&](const Tensor&) {
-    return [sx = autograd::SavedTensor::input(xm), sw = autograd::SavedTensor::input(weight), wm,
-            mixed, need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight),
+  auto backward = [&](const Tensor&, const AutocastOperands& f) {
+    return [sx = autograd::SavedTensor::input(f[0]), sw = autograd::SavedTensor::input(f[1]),
+            mixed = f.lowered(), need_x = autograd::requires_grad(x),
+            need_w = autograd::requires_grad(weight),
             need_b = bias.defined() && autograd::requires_grad(bias)](const autograd::Grads& gs) {
       AutocastGuard precision(mixed);
       const Tensor xv = sx.get();
@@ -170,7 +159,7 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       const bool rounded = mixed && !GradMode::is_enabled();
       const Tensor g2m = rounded ? ::stride::detail::autocast_bf16(g2) : g2;
       Tensor gx, gw, gb;
-      if (need_x) gx = matmul(g2m, rounded ? wm : sw.get()).view(xv.sizes());
+      if (need_x) gx = matmul(g2m, sw.get()).view(xv.sizes());
       if (need_w) gw = matmul(g2m.t(), xv.reshape({-1, in}));
       if (need_b) gb = g2.sum({0});
       return autograd::Grads{gx, gw, gb};
@@ -184,9 +173,11 @@ namespace {
 
 // Whether linear_concat runs its own GEMMs: float32/float64 without
 // autocast's bfloat16, weights of x's dtype whose rows are contiguous.
-bool direct_linear_concat(const Tensor& x, const std::vector<Tensor>& weights) {
+bool direct_linear_concat(const Tensor& x,
+                          const std::vector<Tensor>& weights,
+                          ::stride::detail::Op op) {
   if (x.dtype() != kFloat32 && x.dtype() != kFloat64) return false;
-  if (x.dtype() == kFloat32 && Autocast::is_enabled()) return false;
+  if (::stride::detail::autocast_lowers(op, &x, &weights[0])) return false;
   for (const Tensor& w : weights) {
     if (w.dtype() != x.dtype() || (w.stride(1) != 1 && w.size(1) > 1)) return false;
     if (w.stride(0) < std::max<int64_t>(w.size(1), 1)) return false;  // rows overlap
@@ -239,7 +230,7 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
                                    ::stride::detail::Op id) {
   const char* op = ::stride::detail::op_name(id);
   const GroupedWeights f = flatten_groups(x, groups, op);
-  if (!direct_linear_concat(x, f.weights)) {
+  if (!direct_linear_concat(x, f.weights, id)) {
     std::vector<Tensor> ys;
     for (const auto& group : groups)
       ys.push_back(linear(x, group.size() == 1 ? group[0] : cat(group, 0)));

@@ -18,9 +18,7 @@ using autograd::Grads;
 using autograd::SavedTensor;
 
 void check_args(const Tensor& x, const Tensor& weight, double eps, const char* op) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op,
-               "] expected a floating-point input; got ", to_string(x.dtype()),
-               ". Hint: convert with .to(kFloat32).");
+  ::stride::detail::check_dtype_rule(::stride::detail::Op::rms_norm, op, &x);
   STRIDE_CHECK(x.dim() >= 1, ShapeError, "[", op, "] expected x (..., D); got a 0-d tensor.");
   STRIDE_CHECK(!weight.defined() || (weight.dim() == 1 && weight.size(0) == x.size(-1)), ShapeError,
                "[", op, "] expected weight (D) = (", x.size(-1), ") for x ", shape_str(x.sizes()),

@@ -30,9 +30,7 @@ namespace {
 constexpr int64_t kTableGrain = 512;
 
 void check_args(const Tensor& x, int64_t position_offset, double base, const char* op) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op,
-               "] expected a floating-point input; got ", to_string(x.dtype()),
-               ". Hint: convert with .to(kFloat32).");
+  ::stride::detail::check_dtype_rule(::stride::detail::Op::rotary_embedding, op, &x);
   STRIDE_CHECK(
       x.dim() >= 2 && x.size(-1) % 2 == 0, ShapeError, "[", op,
       "] expected x (..., T, D) with an even D; got ", shape_str(x.sizes()),

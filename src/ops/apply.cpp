@@ -1,9 +1,18 @@
-// The apply path's profiler step (Note [The apply path] in ops/apply.h).
+// The apply path's out-of-line steps (Note [The apply path] in ops/apply.h).
 #include "ops/apply.h"
 
 #include <vector>
 
+#include "core/check.h"
+#include "ops/autocast_internal.h"
+#include "stride/autocast.h"
+
 namespace stride::detail {
+
+void throw_dtype_rule(const char* name, const Tensor& input) {
+  STRIDE_CHECK(false, DTypeError, "[", name, "] needs a floating-point tensor; got ",
+               to_string(input.dtype()), ". Hint: convert with .to(kFloat32).");
+}
 
 void OpScope::begin(const char* op, const Tensor* const* inputs, size_t n) {
   // The profiler formats shapes from tensors; an absent optional operand is
@@ -15,6 +24,38 @@ void OpScope::begin(const char* op, const Tensor* const* inputs, size_t n) {
   }
   profiler::detail::begin(op, operands.data(), operands.size());
   recording_ = true;
+}
+
+bool autocast_lowers(Op op, const Tensor* a, const Tensor* b) {
+  auto factor = [](const Tensor* t) {
+    return t && t->defined() && (t->dtype() == kFloat32 || t->dtype() == kBFloat16);
+  };
+  return op_info(op).autocast == AutocastRule::Lower && Autocast::is_enabled() && factor(a) &&
+         factor(b);
+}
+
+namespace {
+
+// A float32 factor's bfloat16 cast: recorded as `to` when the factor
+// requires grad, on an alias of the cast, so that a parameter's cached cast
+// never becomes part of a graph.
+Tensor cast_factor(const Tensor& factor) {
+  const Tensor cast = autocast_bf16_weight(factor);
+  if (!(GradMode::is_enabled() && factor.requires_grad())) return cast;
+  return apply(
+      Op::to, {&factor}, [&] { return cast.detach(); },
+      [](const Tensor&) {
+        return [](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(kFloat32)}; };
+      });
+}
+
+}  // namespace
+
+void AutocastOperands::cast_factors() {
+  lowered_ = true;
+  for (size_t i = 0; i < 2; ++i) {
+    if (operands_[i]->dtype() == kFloat32) casts_[i] = cast_factor(*operands_[i]);
+  }
 }
 
 }  // namespace stride::detail

@@ -8,15 +8,21 @@
 // (written with ops, so it is differentiable again). What is the same for
 // every op is done here, once, in this order:
 //
-//   1. device: the operands must share one device; else a DeviceError naming
+//   1. checks: the operands must share one device, else a DeviceError naming
 //      the op and both devices (undefined optional operands are skipped);
-//   2. profiler: the op is one span named after it, with its inputs' shapes;
-//   3. forward, with grad mode off, so ops it calls record nothing;
-//   4. autograd: when grad mode is on and an input requires grad, a node
+//      the op's input (its first operand) must meet the list's dtype rule,
+//      else a DTypeError naming the op (ops/op_list.h);
+//   2. autocast: an op whose list rule is Lower, called under autocast with
+//      float32 or bfloat16 factors, multiplies them in bfloat16 (Note
+//      [Autocast casts] below); the forward and the backward factory get the
+//      operands they compute on (AutocastOperands) when they take them;
+//   3. profiler: the op is one span named after it, with its inputs' shapes;
+//   4. forward, with grad mode off, so ops it calls record nothing;
+//   5. autograd: when grad mode is on and an input requires grad, a node
 //      named after the op gets the backward, and the outputs point at it.
 //      The backward factory runs only then, so saving costs nothing in
 //      inference;
-//   5. versions: a write into an existing tensor (out=, in-place) bumps its
+//   6. versions: a write into an existing tensor (out=, in-place) bumps its
 //      storage's version counter where it is written (TensorIter's outputs,
 //      copy_, fills), so saved tensors see it whichever op wrote.
 //
@@ -25,9 +31,21 @@
 // PyTorch; `out` must be on the operands' device), apply_inplace() the
 // in-place method (Note [In-place ops and autograd] decides between writing
 // into self and recording the op on a clone) and apply_without_grad() an op
-// whose result has no gradient. Autocast is a property of the matmul-class
-// ops' forward (Note [Autocast results are float32]); every other op computes
-// in its operands' dtype.
+// whose result has no gradient. A composite op (written with other ops, no
+// node of its own) takes step 1's dtype rule through check_dtype_rule().
+//
+// Note [Autocast casts]
+// ~~~~~~~~~~~~~~~~~~~~~
+// The Lower ops multiply their first two operands (the factors: a and b, or
+// x and the weight). Under autocast, when both are float32 or bfloat16, each
+// float32 factor is cast to bfloat16 before the op runs, a parameter's cast
+// once per autocast scope (ops/autocast_internal.h), and the op computes on
+// the casts with a float32 result (Note [Autocast results are float32]). Its
+// node points at the operands themselves, so their gradients are float32;
+// it saves the casts, half the size, which carry a `to` node back to the
+// operand when it requires grad, so that a backward recorded with
+// create_graph differentiates through them. Its backward runs under the
+// forward's autocast state, wherever backward() is called.
 #pragma once
 
 #include <cstdint>
@@ -47,10 +65,14 @@ namespace stride::detail {
 // Every op of the list (ops/op_list.h): the apply path takes one of these,
 // so an op that is not listed cannot be written.
 enum class Op : uint8_t {
-#define STRIDE_OP_VISIT(name, family, grad) name,
+#define STRIDE_OP_VISIT(name, family, grad, dtypes, autocast) name,
   STRIDE_ALL_OPS
 #undef STRIDE_OP_VISIT
 };
+
+// The list's dtype and autocast rules (ops/op_list.h).
+enum class DtypeRule : uint8_t { Any, Floating };
+enum class AutocastRule : uint8_t { Keep, Lower };
 
 struct OpInfo {
   Op op;
@@ -58,10 +80,13 @@ struct OpInfo {
   const char* inplace_name;  // the in-place method's: name + "_"
   bool has_grad;
   bool internal;  // run only by backward formulas
+  DtypeRule dtypes;
+  AutocastRule autocast;
 };
 
 inline constexpr OpInfo kOps[] = {
-#define STRIDE_OP_VISIT(name, family, grad) {Op::name, #name, #name "_", STRIDE_OP_GRAD_##grad},
+#define STRIDE_OP_VISIT(name, family, grad, dtypes, autocast) \
+  {Op::name, #name, #name "_", STRIDE_OP_GRAD_##grad, DtypeRule::dtypes, AutocastRule::autocast},
 #define STRIDE_OP_GRAD_Grad true, false
 #define STRIDE_OP_GRAD_NoGrad false, false
 #define STRIDE_OP_GRAD_Internal true, true
@@ -79,43 +104,114 @@ constexpr const char* op_name(Op op) {
   return op_info(op).name;
 }
 
-// Steps 1 and 2 for one op: the operands' device, and the op's profiler span
-// for as long as the scope lives.
+// Step 1's dtype rule on the op's input; `name` is the op's name or its
+// in-place method's. Composite ops call it themselves.
+[[noreturn]] void throw_dtype_rule(const char* name, const Tensor& input);
+inline void check_dtype_rule(Op op, const char* name, const Tensor* input) {
+  if (op_info(op).dtypes == DtypeRule::Floating && input && input->defined() &&
+      !input->is_floating_point()) {
+    throw_dtype_rule(name, *input);
+  }
+}
+inline void check_dtype_rule(Op op, const Tensor& input) {
+  check_dtype_rule(op, op_name(op), &input);
+}
+
+// Step 1 (device, and the dtype rule on `input`) and step 3 (the profiler
+// span, for as long as the scope lives) for one op. `name` is the op's name,
+// or its in-place method's; `operands` are what the device check and the
+// profiler see (for out= and in-place forms, the written tensor first).
 class OpScope {
  public:
-  // `name` is the op's name, or its in-place method's.
-  OpScope(const char* name, const Tensor* const* inputs, size_t n)
-      : device_(common_device(name, inputs, inputs + n)) {
-    if (profiler::is_enabled()) begin(name, inputs, n);
+  OpScope(Op op,
+          const char* name,
+          const Tensor* const* operands,
+          size_t n,
+          const Tensor* input,
+          bool open_span = true) {
+    common_device(name, operands, operands + n);
+    check_dtype_rule(op, name, input);
+    if (open_span) open(name, operands, n);
   }
   OpScope(Op op, std::initializer_list<const Tensor*> inputs)
-      : OpScope(op_name(op), inputs.begin(), inputs.size()) {}
-  OpScope(Op op, const std::vector<const Tensor*>& inputs)
-      : OpScope(op_name(op), inputs.data(), inputs.size()) {}
+      : OpScope(op, op_name(op), inputs.begin(), inputs.size(), first(inputs)) {}
   ~OpScope() {
     if (recording_) profiler::detail::end();
   }
   OpScope(const OpScope&) = delete;
   OpScope& operator=(const OpScope&) = delete;
 
-  Device device() const { return device_; }
+  // Step 3, when the constructor left it for after step 2.
+  void open(const char* name, const Tensor* const* operands, size_t n) {
+    if (profiler::is_enabled()) begin(name, operands, n);
+  }
 
  private:
+  static const Tensor* first(std::initializer_list<const Tensor*> inputs) {
+    return inputs.size() ? *inputs.begin() : nullptr;
+  }
   void begin(const char* op, const Tensor* const* inputs, size_t n);
 
-  Device device_;
   bool recording_ = false;
 };
 
-// Steps 1 to 4. `forward()` computes the result: a tensor, max/min's
+// Step 2 (Note [Autocast casts]): whether `op` runs in bfloat16 now, for
+// these factors (its first two operands).
+bool autocast_lowers(Op op, const Tensor* a, const Tensor* b);
+
+// The operands an op computes on: for a Lower op under autocast, its float32
+// factors' bfloat16 casts; otherwise the operands themselves.
+class AutocastOperands {
+ public:
+  AutocastOperands(Op op, const Tensor* const* operands, size_t n) : operands_(operands) {
+    if (op_info(op).autocast == AutocastRule::Lower && n >= 2 &&
+        autocast_lowers(op, operands[0], operands[1])) {
+      cast_factors();
+    }
+  }
+  AutocastOperands(const AutocastOperands&) = delete;
+  AutocastOperands& operator=(const AutocastOperands&) = delete;
+
+  // The op multiplies in bfloat16.
+  bool lowered() const { return lowered_; }
+  // Operand i as the op computes on it.
+  const Tensor& operator[](size_t i) const {
+    return i < 2 && casts_[i].defined() ? casts_[i] : *operands_[i];
+  }
+
+ private:
+  void cast_factors();
+
+  const Tensor* const* operands_;
+  Tensor casts_[2];  // defined for a float32 factor of a lowered op
+  bool lowered_ = false;
+};
+
+// Calls an op's part with the operands it computes on when it takes them.
+template <class Part, class... Args>
+decltype(auto) call_part(Part& part, const AutocastOperands& operands, Args&&... args) {
+  if constexpr (std::is_invocable_v<Part&, Args..., const AutocastOperands&>) {
+    return part(std::forward<Args>(args)..., operands);
+  } else {
+    return part(std::forward<Args>(args)...);
+  }
+}
+
+// Steps 1 to 5. `forward()` computes the result: a tensor, max/min's
 // (values, indices) (the indices get no gradient), or a vector of tensors;
 // `backward(result)` returns the node's backward (FunctionNode::Backward).
+// A Lower op's forward and backward factory take the AutocastOperands as
+// their last argument.
 template <class Inputs, class Forward, class Backward>
 auto apply_with(Op op, const Inputs& inputs, Forward&& forward, Backward&& backward) {
-  OpScope scope(op, inputs);
+  const Tensor* const* operands = std::data(inputs);
+  const size_t n = std::size(inputs);
+  OpScope scope(op, op_name(op), operands, n, n ? operands[0] : nullptr, /*open_span=*/false);
+  const AutocastOperands computed(op, operands, n);
+  scope.open(op_name(op), operands, n);
   auto result = [&] {
     NoGradGuard no_grad;
-    return forward();
+    return call_part(forward, computed);
   }();
   using Result = decltype(result);
   std::shared_ptr<autograd::FunctionNode> node;
@@ -128,7 +224,7 @@ auto apply_with(Op op, const Inputs& inputs, Forward&& forward, Backward&& backw
     for (const Tensor& t : result) outputs.push_back(&t);
     node = autograd::make_node(op_name(op), std::vector<const Tensor*>(inputs), outputs);
   }
-  if (node) node->set_backward(backward(std::as_const(result)));
+  if (node) node->set_backward(call_part(backward, computed, std::as_const(result)));
   return result;
 }
 
@@ -176,12 +272,13 @@ Tensor& apply_inplace(Op op,
                       Recorded&& recorded,
                       Write&& write) {
   const char* name = op_info(op).inplace_name;
+  check_dtype_rule(op, name, &self);
   if (autograd::check_inplace(self, name, others)) {
     autograd::rebase_history(self, recorded());
     return self;
   }
   const OperandList operands = with_operand(self, others);
-  OpScope scope(name, operands.data(), operands.size());
+  OpScope scope(op, name, operands.data(), operands.size(), &self);
   write();
   return self;
 }
@@ -196,7 +293,8 @@ decltype(auto) apply_out(Op op,
                          Forward&& forward) {
   autograd::check_no_grad_out(op_name(op), inputs);
   const OperandList operands = with_operand(out, inputs);
-  OpScope scope(op_name(op), operands.data(), operands.size());
+  OpScope scope(op, op_name(op), operands.data(), operands.size(),
+                inputs.size() ? *inputs.begin() : nullptr);
   return forward();
 }
 

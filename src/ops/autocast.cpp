@@ -1,6 +1,7 @@
 #include <unordered_map>
 
 #include "backends/kernels.h"
+#include "core/layout.h"
 #include "ops/autocast_internal.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
@@ -29,8 +30,23 @@ thread_local AutocastState state;
 namespace detail {
 
 Tensor autocast_bf16(const Tensor& t) {
-  const Tensor src = t.contiguous();
-  Tensor out = empty(t.sizes(), t.options().dtype(kBFloat16));
+  // A broadcast factor (matmul's expanded batch) is rounded once per element
+  // it holds, then expanded again.
+  DimVector held = t.sizes().dims();
+  bool broadcast = false;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.stride(d) == 0 && t.size(d) > 1) {
+      held[size_t(d)] = 1;
+      broadcast = true;
+    }
+  }
+  if (broadcast) {
+    return autocast_bf16(t.as_strided(held, t.strides(), t.storage_offset())).expand(t.sizes());
+  }
+  // A dense layout (a transposed weight) is kept: the GEMM reads either
+  // orientation, and the rounding is then one pass in memory order.
+  const Tensor src = is_non_overlapping_and_dense(t) ? t : t.contiguous();
+  Tensor out = empty_preserving_strides(src, t.options().dtype(kBFloat16));
   kernels::round_to_bfloat16(t.device(), src, out);
   return out;
 }

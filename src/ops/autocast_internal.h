@@ -7,10 +7,12 @@ namespace stride::detail {
 
 // The bfloat16 copy of a float32 parameter for a matmul under autocast:
 // cached for the outermost AutocastGuard when t is a leaf that requires grad,
-// converted afresh otherwise. Returned contiguous, in t's shape.
+// converted afresh otherwise. Returned as autocast_bf16 returns it.
 Tensor autocast_bf16_weight(const Tensor& t);
 
-// t (float32) rounded to a new contiguous bfloat16 tensor, outside the graph.
+// t (float32) rounded to a new bfloat16 tensor, outside the graph: in t's
+// layout when it is dense, with t's broadcast (stride 0) dims, contiguous
+// otherwise.
 Tensor autocast_bf16(const Tensor& t);
 
 }  // namespace stride::detail

@@ -155,8 +155,6 @@ void fill_random_floating(Tensor& self, Fill fill) {
 
 template <class Fill>
 Tensor& random_floating(Tensor& self, Op op, Fill fill) {
-  STRIDE_CHECK(self.is_floating_point(), DTypeError, "[", detail::op_info(op).inplace_name,
-               "] needs a floating-point tensor; got ", to_string(self.dtype()), ".");
   return detail::apply_inplace(
       op, self, {},
       [&] {

@@ -4,10 +4,9 @@
 // computed into a contiguous buffer; a strided out= receives them by copy_
 // (STYLE.md §3.3 rule 3).
 //
-// Under autocast (include/stride/autocast.h) float32 and bfloat16 operands
-// meet in the "mixed" path: each float32 matrix is rounded to bfloat16 into a
-// dense buffer of the same orientation, and the bf16 GEMM writes a float32
-// result.
+// Under autocast (include/stride/autocast.h) the apply path rounds the
+// float32 factors to bfloat16 (Note [Autocast casts] in ops/apply.h) and the
+// "mixed" GEMM multiplies bfloat16 operands into a float32 result.
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "ops/apply.h"
@@ -57,22 +56,28 @@ Tensor batched_matmul(Tensor a, Tensor b, const char* op, bool mixed) {
 }
 
 // batched_matmul with autograd: dA = dC @ B^T, dB = A^T @ dC (themselves
-// recorded, so double backward works).
-// The gradients of a mixed product come out float32; a bfloat16 operand's
+// recorded, so double backward works). Under autocast the product is
+// lowered (Note [Autocast casts]): it multiplies and saves its factors'
+// bfloat16 casts, and its gradients come out float32; a bfloat16 operand's
 // gradient is returned in its own dtype.
-Tensor batched_matmul_op(const Tensor& a, const Tensor& b, Op op, bool mixed) {
+Tensor batched_matmul_op(const Tensor& a, const Tensor& b, Op op) {
+  using detail::AutocastOperands;
   return detail::apply(
-      op, {&a, &b}, [&] { return batched_matmul(a, b, detail::op_name(op), mixed); },
-      [&](const Tensor&) {
+      op, {&a, &b},
+      [&](const AutocastOperands& f) {
+        return batched_matmul(f[0], f[1], detail::op_name(op), f.lowered());
+      },
+      [&](const Tensor&, const AutocastOperands& f) {
         using autograd::SavedTensor;
         const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
-        return [sa = need_b ? SavedTensor::input(a) : SavedTensor(),
-                sb = need_a ? SavedTensor::input(b) : SavedTensor(), da = a.dtype(), db = b.dtype(),
-                op, mixed](const autograd::Grads& gs) {
+        return [sa = need_b ? SavedTensor::input(f[0]) : SavedTensor(),
+                sb = need_a ? SavedTensor::input(f[1]) : SavedTensor(), da = a.dtype(),
+                db = b.dtype(), op, mixed = f.lowered()](const autograd::Grads& gs) {
+          AutocastGuard precision(mixed);
           const Tensor& g = gs[0];
           Tensor ga, gb;
-          if (sb.defined()) ga = batched_matmul_op(g, sb.get().transpose(1, 2), op, mixed).to(da);
-          if (sa.defined()) gb = batched_matmul_op(sa.get().transpose(1, 2), g, op, mixed).to(db);
+          if (sb.defined()) ga = batched_matmul_op(g, sb.get().transpose(1, 2), op).to(da);
+          if (sa.defined()) gb = batched_matmul_op(sa.get().transpose(1, 2), g, op).to(db);
           return autograd::Grads{ga, gb};
         };
       });
@@ -89,17 +94,9 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op, bool mixed
   detail::common_device(op, {&a, &b});
 }
 
-// Operands of the mixed path under autocast: float32 or bfloat16 each.
-bool autocast_operands(const Tensor& a, const Tensor& b) {
-  auto ok = [](const Tensor& t) {
-    return t.defined() && (t.dtype() == kFloat32 || t.dtype() == kBFloat16);
-  };
-  return Autocast::is_enabled() && ok(a) && ok(b);
-}
-
 Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, Op id) {
   const char* op = detail::op_name(id);
-  const bool mixed = autocast_operands(a_in, b_in);
+  const bool mixed = detail::autocast_lowers(id, &a_in, &b_in);
   check_operands(a_in, b_in, op, mixed);
   if (!mixed && detail::is_16bit(a_in.dtype())) {
     return matmul_impl(a_in.to(kFloat32), b_in.to(kFloat32), id).to(a_in.dtype());
@@ -121,7 +118,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, Op id) {
   if (b.dim() == 2 && a.dim() > 2) {
     // (..., n, k) @ (k, m): fold the batch into rows when a allows it.
     Tensor a2 = a.reshape({nbatch * n, k});
-    c = batched_matmul_op(a2.unsqueeze(0), b.unsqueeze(0), id, mixed);
+    c = batched_matmul_op(a2.unsqueeze(0), b.unsqueeze(0), id);
   } else {
     DimVector ashape = batch, bshape = batch;
     ashape.push_back(n);
@@ -131,7 +128,7 @@ Tensor matmul_impl(const Tensor& a_in, const Tensor& b_in, Op id) {
     Tensor a3 = a.expand(ashape).reshape({nbatch, n, k});
     Tensor b3 = b.dim() == 2 ? b.unsqueeze(0) : b.expand(bshape).reshape({nbatch, k, m});
     if (b3.size(0) == 1 && nbatch != 1) b3 = b3.expand({nbatch, k, m});
-    c = batched_matmul_op(a3, b3, id, mixed);
+    c = batched_matmul_op(a3, b3, id);
   }
   DimVector out_shape = batch;
   if (!a_vec) out_shape.push_back(n);

@@ -72,22 +72,31 @@
 // ---- Every op ----
 // A line gives the op's name (its profiler span and autograd node, and its
 // in-place method's name with a trailing underscore), its family (for the
-// reader: the file that defines it), and Grad when it has a gradient
-// (NoGrad: integer or bool results, fills; Internal: run only by other ops'
-// backward formulas, and tested through them). Its
-// definition (argument checks, the shape and dtype rule that allocates the
-// outputs, the kernel stub it calls, its backward) is one apply() call in the
-// family's file (docs/design.md, "The op list"). Composite ops are written
-// with other ops, as PyTorch's CompositeImplicitAutograd ones: they have no
-// kernel and no node of their own, and appear in the list so that the test
-// tables cover them.
+// reader: the file that defines it), its gradient (Grad; NoGrad: integer or
+// bool results, fills; Internal: run only by other ops' backward formulas,
+// and tested through them), its dtype rule and its autocast rule, the two
+// that the apply path enforces for every op (Note [The apply path]):
+//   - dtype rule: Any, or Floating (the op's input, its first operand, must
+//     be a floating-point tensor; a DTypeError naming the op otherwise).
+//     Rules between operands (a bool mask, int64 indices, a weight of the
+//     input's dtype) are the op's own checks, beside its shape rule;
+//   - autocast rule: Keep (computes in its operands' dtype), or Lower (under
+//     autocast the op multiplies its first two operands in bfloat16: the
+//     matmul class, as PyTorch's lower_precision_fp list).
+// Its definition (argument checks, the shape and dtype rule that allocates
+// the outputs, the kernel stub it calls, its backward) is one apply() call in
+// the family's file (docs/design.md, "The op list"). Composite ops are
+// written with other ops, as PyTorch's CompositeImplicitAutograd ones: they
+// have no kernel and no node of their own, check their dtype rule through
+// the apply path's check, and appear in the list so that the test tables
+// cover them.
 //
-// Expand it with a macro STRIDE_OP_VISIT(name, family, grad) defined around
-// the use: `STRIDE_ALL_OPS` then visits every op.
-#define STRIDE_OP_FROM_FLOAT_UNARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad)
-#define STRIDE_OP_FROM_SAME_UNARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad)
-#define STRIDE_OP_FROM_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad)
-#define STRIDE_OP_FROM_COMPARISON(name, ...) STRIDE_OP_VISIT(name, Elementwise, NoGrad)
+// Expand it with a macro STRIDE_OP_VISIT(name, family, grad, dtypes,
+// autocast) defined around the use: `STRIDE_ALL_OPS` then visits every op.
+#define STRIDE_OP_FROM_FLOAT_UNARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
+#define STRIDE_OP_FROM_SAME_UNARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
+#define STRIDE_OP_FROM_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
+#define STRIDE_OP_FROM_COMPARISON(name, ...) STRIDE_OP_VISIT(name, Elementwise, NoGrad, Any, Keep)
 #define STRIDE_ALL_OPS                               \
   STRIDE_FLOAT_UNARY_OPS(STRIDE_OP_FROM_FLOAT_UNARY) \
   STRIDE_SAME_UNARY_OPS(STRIDE_OP_FROM_SAME_UNARY)   \
@@ -98,77 +107,77 @@
 // The ops not in the elementwise lists above.
 #define STRIDE_OTHER_OPS(X)                                                 \
   /* elementwise (src/ops/elementwise.cpp) */                               \
-  X(add, Elementwise, Grad)                                                 \
-  X(sub, Elementwise, Grad)                                                 \
-  X(div, Elementwise, Grad)                                                 \
-  X(pow, Elementwise, Grad)                                                 \
-  X(clamp, Elementwise, Grad)                                               \
-  X(where, Elementwise, Grad)                                               \
-  X(masked_fill, Elementwise, Grad)                                         \
-  X(tril, Composite, Grad)                                                  \
-  X(triu, Composite, Grad)                                                  \
-  X(lerp, Elementwise, Grad)                                                \
-  X(addcmul, Elementwise, Grad)                                             \
-  X(addcdiv, Elementwise, Grad)                                             \
-  X(gelu_backward, Elementwise, Internal)                                   \
+  X(add, Elementwise, Grad, Any, Keep)                                      \
+  X(sub, Elementwise, Grad, Any, Keep)                                      \
+  X(div, Elementwise, Grad, Any, Keep)                                      \
+  X(pow, Elementwise, Grad, Any, Keep)                                      \
+  X(clamp, Elementwise, Grad, Any, Keep)                                    \
+  X(where, Elementwise, Grad, Any, Keep)                                    \
+  X(masked_fill, Elementwise, Grad, Any, Keep)                              \
+  X(tril, Composite, Grad, Any, Keep)                                       \
+  X(triu, Composite, Grad, Any, Keep)                                       \
+  X(lerp, Elementwise, Grad, Any, Keep)                                     \
+  X(addcmul, Elementwise, Grad, Any, Keep)                                  \
+  X(addcdiv, Elementwise, Grad, Any, Keep)                                  \
+  X(gelu_backward, Elementwise, Internal, Any, Keep)                        \
   /* fills (src/ops/factories.cpp), in place only */                        \
-  X(fill, Fill, NoGrad)                                                     \
-  X(uniform, Fill, NoGrad)                                                  \
-  X(normal, Fill, NoGrad)                                                   \
-  X(random, Fill, NoGrad)                                                   \
-  X(bernoulli, Fill, NoGrad)                                                \
+  X(fill, Fill, NoGrad, Any, Keep)                                          \
+  X(uniform, Fill, NoGrad, Floating, Keep)                                  \
+  X(normal, Fill, NoGrad, Floating, Keep)                                   \
+  X(random, Fill, NoGrad, Any, Keep)                                        \
+  X(bernoulli, Fill, NoGrad, Any, Keep)                                     \
   /* reductions (src/ops/reduce.cpp) */                                     \
-  X(sum, Reduction, Grad)                                                   \
-  X(mean, Composite, Grad)                                                  \
-  X(var, Composite, Grad)                                                   \
-  X(amax, Reduction, Grad)                                                  \
-  X(amin, Reduction, Grad)                                                  \
-  X(max, Reduction, Grad)                                                   \
-  X(min, Reduction, Grad)                                                   \
-  X(argmax, Reduction, NoGrad)                                              \
-  X(argmin, Reduction, NoGrad)                                              \
-  X(logsumexp, Composite, Grad)                                             \
-  X(norm, Composite, Grad)                                                  \
+  X(sum, Reduction, Grad, Any, Keep)                                        \
+  X(mean, Composite, Grad, Floating, Keep)                                  \
+  X(var, Composite, Grad, Floating, Keep)                                   \
+  X(amax, Reduction, Grad, Any, Keep)                                       \
+  X(amin, Reduction, Grad, Any, Keep)                                       \
+  X(max, Reduction, Grad, Any, Keep)                                        \
+  X(min, Reduction, Grad, Any, Keep)                                        \
+  X(argmax, Reduction, NoGrad, Any, Keep)                                   \
+  X(argmin, Reduction, NoGrad, Any, Keep)                                   \
+  X(logsumexp, Composite, Grad, Any, Keep)                                  \
+  X(norm, Composite, Grad, Floating, Keep)                                  \
   /* products (src/ops/linalg.cpp) */                                       \
-  X(matmul, Linalg, Grad)                                                   \
-  X(mm, Linalg, Grad)                                                       \
-  X(bmm, Linalg, Grad)                                                      \
+  X(matmul, Linalg, Grad, Any, Lower)                                       \
+  X(mm, Linalg, Grad, Any, Lower)                                           \
+  X(bmm, Linalg, Grad, Any, Lower)                                          \
   /* softmax (src/ops/softmax.cpp) */                                       \
-  X(softmax, Softmax, Grad)                                                 \
-  X(log_softmax, Softmax, Grad)                                             \
+  X(softmax, Softmax, Grad, Floating, Keep)                                 \
+  X(log_softmax, Softmax, Grad, Floating, Keep)                             \
   /* indexing (src/ops/indexing.cpp, advanced_indexing.cpp) */              \
-  X(index_select, Indexing, Grad)                                           \
-  X(gather, Indexing, Grad)                                                 \
-  X(scatter_add, Indexing, Grad)                                            \
-  X(embedding, Indexing, Grad)                                              \
-  X(index, Indexing, Grad)                                                  \
-  X(index_put, Indexing, Grad)                                              \
-  X(cat, Indexing, Grad)                                                    \
-  X(stack, Composite, Grad)                                                 \
+  X(index_select, Indexing, Grad, Any, Keep)                                \
+  X(gather, Indexing, Grad, Any, Keep)                                      \
+  X(scatter_add, Indexing, Grad, Any, Keep)                                 \
+  X(embedding, Indexing, Grad, Any, Keep)                                   \
+  X(index, Indexing, Grad, Any, Keep)                                       \
+  X(index_put, Indexing, Grad, Any, Keep)                                   \
+  X(cat, Indexing, Grad, Any, Keep)                                         \
+  X(stack, Composite, Grad, Any, Keep)                                      \
   /* views (src/ops/views.cpp): no kernel, a new geometry on the storage */ \
-  X(view, View, Grad)                                                       \
-  X(reshape, View, Grad)                                                    \
-  X(transpose, View, Grad)                                                  \
-  X(permute, View, Grad)                                                    \
-  X(select, View, Grad)                                                     \
-  X(slice, View, Grad)                                                      \
-  X(unsqueeze, View, Grad)                                                  \
-  X(squeeze, View, Grad)                                                    \
-  X(expand, View, Grad)                                                     \
-  X(as_strided, View, Grad)                                                 \
-  X(diagonal, View, Grad)                                                   \
-  X(view_backward, View, Internal)                                          \
+  X(view, View, Grad, Any, Keep)                                            \
+  X(reshape, View, Grad, Any, Keep)                                         \
+  X(transpose, View, Grad, Any, Keep)                                       \
+  X(permute, View, Grad, Any, Keep)                                         \
+  X(select, View, Grad, Any, Keep)                                          \
+  X(slice, View, Grad, Any, Keep)                                           \
+  X(unsqueeze, View, Grad, Any, Keep)                                       \
+  X(squeeze, View, Grad, Any, Keep)                                         \
+  X(expand, View, Grad, Any, Keep)                                          \
+  X(as_strided, View, Grad, Any, Keep)                                      \
+  X(diagonal, View, Grad, Any, Keep)                                        \
+  X(view_backward, View, Internal, Any, Keep)                               \
   /* copies (src/ops/copy.cpp); copy is in place only */                    \
-  X(copy, Copy, Grad)                                                       \
-  X(clone, Copy, Grad)                                                      \
-  X(to, Copy, Grad)                                                         \
+  X(copy, Copy, Grad, Any, Keep)                                            \
+  X(clone, Copy, Grad, Any, Keep)                                           \
+  X(to, Copy, Grad, Any, Keep)                                              \
   /* fused nn ops (src/nn/) */                                              \
-  X(linear, Fused, Grad)                                                    \
-  X(linear_concat, Fused, Grad)                                             \
-  X(linear_groups, Fused, Grad)                                             \
-  X(rms_norm, Fused, Grad)                                                  \
-  X(swiglu, Fused, Grad)                                                    \
-  X(rotary_embedding, Fused, Grad)                                          \
-  X(cross_entropy, Fused, Grad)                                             \
-  X(scaled_dot_product_attention, Fused, Grad)                              \
-  X(rotary_attention, Fused, Grad)
+  X(linear, Fused, Grad, Any, Lower)                                        \
+  X(linear_concat, Fused, Grad, Any, Lower)                                 \
+  X(linear_groups, Fused, Grad, Any, Lower)                                 \
+  X(rms_norm, Fused, Grad, Floating, Keep)                                  \
+  X(swiglu, Fused, Grad, Floating, Keep)                                    \
+  X(rotary_embedding, Fused, Grad, Floating, Keep)                          \
+  X(cross_entropy, Fused, Grad, Floating, Keep)                             \
+  X(scaled_dot_product_attention, Fused, Grad, Floating, Keep)              \
+  X(rotary_attention, Fused, Grad, Floating, Keep)

@@ -133,15 +133,13 @@ Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scalar
 }
 
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[mean] needs a floating-point tensor; got ",
-               to_string(x.dtype()), ". Hint: convert with .to(kFloat32) first.");
+  detail::check_dtype_rule(Op::mean, x);
   ReduceDims r = reduce_dims(x, dims, "mean");
   return sum(x, dims, keepdim).div(Scalar(double(r.count)));
 }
 
 Tensor var(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[var] needs a floating-point tensor; got ",
-               to_string(x.dtype()), ".");
+  detail::check_dtype_rule(Op::var, x);
   ReduceDims r = reduce_dims(x, dims, "var");
   Tensor centered = x - mean(x, dims, true);
   // As PyTorch: the divisor is clamped at 0 (inf, or nan for an empty dim).
@@ -322,8 +320,7 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[norm] needs a floating-point tensor; got ",
-               to_string(x.dtype()), ".");
+  detail::check_dtype_rule(Op::norm, x);
   if (std::isinf(p)) return p > 0 ? amax(x.abs(), dims, keepdim) : amin(x.abs(), dims, keepdim);
   if (p == 0) return sum(x.ne(Scalar(0)).to(x.dtype()), dims, keepdim);
   if (p == 1) return sum(x.abs(), dims, keepdim);

@@ -14,8 +14,6 @@ namespace {
 
 // The forward: the dim moved last, rows made contiguous, one kernel call.
 Tensor softmax_forward(const Tensor& x, int64_t dim, bool log, const char* op) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op, "] needs a floating-point tensor; got ",
-               to_string(x.dtype()), ". Hint: convert with .to(kFloat32).");
   if (detail::is_16bit(x.dtype())) {
     return softmax_forward(x.to(kFloat32), dim, log, op).to(x.dtype());
   }

@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <stride/stride.h>
 
 #include "support/layouts.h"
+#include "support/op_coverage.h"
 
 namespace stride {
 namespace {
@@ -166,6 +170,72 @@ TEST(Autocast, DoubleBackwardThroughAutocastLinear) {
   gx.sum().backward();
   ASSERT_TRUE(w.grad().defined());
   EXPECT_EQ(w.grad().dtype(), kFloat32);
+}
+
+// Every op whose list rule is Lower (src/ops/op_list.h) multiplies the
+// bfloat16 roundings of its factors under autocast, with a float32 result.
+TEST(Autocast, EveryLowerOpMultipliesBfloat16Roundings) {
+  Generator gen(15);
+  const Tensor x = randn({6, 40}, {}, &gen), w = randn({24, 40}, {}, &gen);
+  const Tensor expected = reference_matmul(x, w.t());
+  const std::vector<std::pair<std::string, std::function<Tensor()>>> cases = {
+      {"matmul", [&] { return x.matmul(w.t()); }},
+      {"mm", [&] { return mm(x, w.t()); }},
+      {"bmm", [&] { return bmm(x.unsqueeze(0), w.t().unsqueeze(0)).squeeze(0); }},
+      {"linear", [&] { return F::linear(x, w); }},
+      {"linear_concat",
+       [&] {
+         return F::linear_concat(x, {w.narrow(0, 0, 16), w.narrow(0, 16, 8)});
+       }},
+      {"linear_groups",
+       [&] {
+         return F::linear_groups(x, {{w.narrow(0, 0, 16)}, {w.narrow(0, 16, 8)}})[0];
+       }},
+  };
+  std::vector<std::string> names;
+  AutocastGuard autocast;
+  for (const auto& [name, call] : cases) {
+    SCOPED_TRACE(name);
+    names.push_back(name);
+    const Tensor y = call();
+    EXPECT_EQ(y.dtype(), kFloat32);
+    EXPECT_TRUE(close(y, expected.narrow(1, 0, y.size(1)), 1e-5, 1e-5));
+  }
+  EXPECT_EQ(testing::ops_without_a_case(names,
+                                        [](const detail::OpInfo& op) {
+                                          return op.autocast == detail::AutocastRule::Lower;
+                                        }),
+            std::vector<std::string>{});
+}
+
+// A Lower op saves its factors' bfloat16 casts, each recorded as a cast of
+// its factor, so a backward recorded with create_graph reaches both factors.
+TEST(Autocast, DoubleBackwardThroughAutocastMatmulReachesBothFactors) {
+  Generator gen(16);
+  const Tensor a = randn({5, 12}, {}, &gen).requires_grad_(true);
+  const Tensor b = randn({12, 7}, {}, &gen).requires_grad_(true);
+  auto second_order = [&](bool lowered) {
+    Tensor(a).mutable_grad() = Tensor();
+    Tensor(b).mutable_grad() = Tensor();
+    AutocastGuard autocast(lowered);
+    const Tensor y = a.matmul(b).pow(2).sum();
+    const Tensor ga = autograd::grad({y}, {a}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    EXPECT_EQ(ga.dtype(), kFloat32);
+    ga.pow(2).sum().backward();
+    EXPECT_TRUE(a.grad().defined() && b.grad().defined());
+    return std::pair{a.grad().clone(), b.grad().clone()};
+  };
+  const auto [ga32, gb32] = second_order(false);
+  const auto [ga16, gb16] = second_order(true);
+  EXPECT_EQ(ga16.dtype(), kFloat32);
+  EXPECT_EQ(gb16.dtype(), kFloat32);
+  // Relative to the largest element: second derivatives cancel in places.
+  auto relative_error = [](const Tensor& got, const Tensor& want) {
+    return (got - want).abs().max().item<double>() / want.abs().max().item<double>();
+  };
+  EXPECT_LT(relative_error(ga16, ga32), 1e-2);
+  EXPECT_LT(relative_error(gb16, gb32), 1e-2);
+  EXPECT_FALSE(equal(gb16, gb32));  // the bfloat16 roundings are there
 }
 
 }  // namespace

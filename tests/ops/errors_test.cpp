@@ -6,6 +6,7 @@
 #include <stride/stride.h>
 
 #include "core/check.h"
+#include "support/op_coverage.h"
 
 namespace stride {
 namespace {
@@ -113,6 +114,45 @@ TEST(Errors, InternalAssertSaysBugInStride) {
   // A broken invariant reads differently from a user error.
   auto msg = message_of<InternalError>([] { STRIDE_ASSERT(1 + 1 == 3, "arithmetic"); });
   expect_contains(msg, {"1 + 1 == 3", "errors_test.cpp", "bug in stride"});
+}
+
+// The list's dtype rule (src/ops/op_list.h) is enforced by the apply path for
+// every op that has it: an integer input fails with a DTypeError naming the
+// op, on every device, before any kernel runs.
+TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
+  namespace F = nn::functional;
+  const Tensor i = arange(24).view({2, 3, 4});  // int64
+  const Tensor f = zeros({2, 3, 4});
+  const Tensor tables = zeros({3, 2});
+  const std::vector<std::pair<std::string, std::function<void()>>> cases = {
+      {"softmax", [&] { i.softmax(-1); }},
+      {"log_softmax", [&] { i.log_softmax(-1); }},
+      {"mean", [&] { i.mean(); }},
+      {"var", [&] { i.var(); }},
+      {"norm", [&] { i.norm(); }},
+      {"uniform", [&] { i.clone().uniform_(); }},
+      {"normal", [&] { i.clone().normal_(); }},
+      {"rms_norm", [&] { F::rms_norm(i, Tensor()); }},
+      {"rotary_embedding", [&] { F::rotary_embedding(i); }},
+      {"cross_entropy",
+       [&] {
+         F::cross_entropy(i.view({6, 4}), zeros({6}, kInt64));
+       }},
+      {"swiglu", [&] { F::swiglu(i, i); }},
+      {"scaled_dot_product_attention", [&] { F::scaled_dot_product_attention(i, i, i); }},
+      {"rotary_attention", [&] { F::rotary_attention(i, i, i, tables, tables); }},
+  };
+  std::vector<std::string> names;
+  for (const auto& [name, call] : cases) {
+    names.push_back(name);
+    expect_contains(message_of<DTypeError>(call), {("[" + name).c_str(), "floating-point"});
+  }
+  EXPECT_EQ(
+      testing::ops_without_a_case(
+          names, [](const detail::OpInfo& op) { return op.dtypes == detail::DtypeRule::Floating; }),
+      std::vector<std::string>{});
+  // Floating inputs pass the rule.
+  EXPECT_NO_THROW(f.softmax(-1));
 }
 
 }  // namespace
