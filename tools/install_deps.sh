@@ -6,13 +6,14 @@ set -euo pipefail
 # CMake config (find_package(dnnl)) requires OpenCL; the package is only a
 # Recommends of libdnnl-dev, which --no-install-recommends skips.
 # libopenmpi-dev and openmpi-bin: the distributed MPI backend, and mpirun for
-# its tests. libpcre2-dev: the regexes of Hugging Face tokenizer.json files.
+# its tests. libgloo-dev: the distributed backend of processes launched
+# without MPI (by environment variables). libpcre2-dev: the regexes of Hugging Face tokenizer.json files.
 # libsentencepiece-dev: SentencePiece tokenizer.model files (Llama 2).
 packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev
-  python3-dev python3-venv libopenmpi-dev openmpi-bin libpcre2-dev libsentencepiece-dev
+  python3-dev python3-venv libopenmpi-dev openmpi-bin libgloo-dev libpcre2-dev libsentencepiece-dev
 )
 
 missing=()

@@ -5,13 +5,14 @@
 // Note [Process groups]
 // ~~~~~~~~~~~~~~~~~~~~~
 // `init()` joins the world: under `mpirun -np N` the N processes form one
-// group; without a launcher the world has one process and every collective
-// returns at once, so the same program runs with or without mpirun (as MLX's
-// mx.distributed does). A collective is submitted by the calling thread and
-// runs on the group's communication thread, the only thread that calls MPI;
-// it returns a Work handle whose wait() returns once the result is in place
-// (or throws). The blocking free functions below wait for it. Each rank of a
-// group must issue the same collectives in the same order, as in PyTorch.
+// group, and so do N processes that another launcher started with the
+// environment variables below; without a launcher the world has one process
+// and every collective returns at once, so the same program runs with or
+// without a launcher (as MLX's mx.distributed does). A collective is submitted by the calling
+// thread and runs on the group's communication thread, the only thread that calls MPI; it returns a
+// Work handle whose wait() returns once the result is in place (or throws). The blocking free
+// functions below wait for it. Each rank of a group must issue the same collectives in the same
+// order, as in PyTorch.
 //
 // Any layout and dtype works: operands that MPI cannot address directly
 // (non-contiguous tensors, float16 and bfloat16, which reduce in float32 and
@@ -23,6 +24,24 @@
 // died or hangs) fails with DistributedError naming the op and the group;
 // the group is then broken: later collectives fail at once, and at exit the
 // whole job is aborted (MPI_Abort) instead of waiting for the lost rank.
+//
+// Note [Launching without MPI]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A launcher that is not MPI's (torchrun, a job scheduler's script, two
+// shells) starts each process with torch.distributed's variables:
+//   RANK         this process's rank, 0 .. WORLD_SIZE-1
+//   WORLD_SIZE   how many processes the world has
+//   MASTER_ADDR  the address of rank 0's machine (127.0.0.1 on one machine)
+//   MASTER_PORT  a free TCP port there
+// and LOCAL_WORLD_SIZE, optionally, for the processes sharing a machine's
+// cores. The world then runs over Gloo (libgloo-dev), torch.distributed's
+// CPU backend: rank 0 serves a rendezvous at MASTER_ADDR:MASTER_PORT where
+// the ranks exchange their addresses, then Gloo's TCP transport carries the
+// collectives. Everything above holds unchanged: async Work, any layout and
+// dtype, sub-groups, the timeout. A rank that cannot reach the rendezvous,
+// or whose peers do not all arrive, fails init() with a DistributedError
+// after the timeout. Open MPI's variables take precedence: under mpirun the
+// world is MPI's.
 #pragma once
 
 #include <chrono>
@@ -113,12 +132,17 @@ bool is_initialized();
 // Leaves the world (MPI_Finalize); runs at exit when not called.
 void destroy();
 // True when this build has the MPI backend (Open MPI found at configure
-// time); without it every world has size 1.
+// time); without it, mpirun's worlds have size 1.
 bool mpi_available();
+// True when this build has the Gloo backend (Gloo found at configure time),
+// which the environment-variable launcher needs (Note [Launching without
+// MPI]).
+bool gloo_available();
 
-// What an MPI launcher (Open MPI's mpirun, or a PMI one such as srun) told
-// this process through its environment, before init(): how many processes
-// it started (0 when none did) and this one's rank among them.
+// What a launcher told this process through its environment, before init():
+// how many processes it started (0 when none did) and this one's rank among
+// them. An MPI launcher's variables (Open MPI's mpirun, or a PMI one such as
+// srun) come first, then WORLD_SIZE and RANK.
 int launched_world_size();
 int launched_rank();
 

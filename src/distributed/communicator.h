@@ -1,8 +1,8 @@
 // The seam between process groups and a transport: a Communicator runs
 // collectives on raw contiguous buffers, asynchronously, and completes a
 // WorkState; ProcessGroup (process_group.cpp) stages tensors of any layout
-// and dtype into such buffers and copies results back. The MPI transport is
-// mpi.cpp; NCCL will be another.
+// and dtype into such buffers and copies results back. The transports are
+// MPI (mpi.cpp) and Gloo (gloo.cpp); NCCL will be another.
 #pragma once
 
 #include <chrono>
@@ -67,6 +67,24 @@ class Communicator {
 // A process group over a communicator (null for a group of one process).
 std::shared_ptr<ProcessGroup> make_process_group(std::unique_ptr<Communicator> comm,
                                                  std::vector<int> world_ranks);
+
+// What a launcher that is not MPI's told this process (Note [Launching
+// without MPI] in include/stride/distributed.h).
+struct EnvLaunch {
+  int rank = 0;
+  int world_size = 0;
+  std::string master_addr;
+  int master_port = 0;
+};
+
+#ifdef STRIDE_HAS_GLOO
+// The Gloo transport (gloo.cpp, built when Gloo is found): joins the world
+// of `launch`'s processes through the rendezvous rank 0 serves, and leaves
+// it.
+std::unique_ptr<Communicator> gloo_init_world(const EnvLaunch& launch,
+                                              std::chrono::milliseconds timeout);
+void gloo_shutdown();
+#endif
 
 #ifdef STRIDE_HAS_MPI
 // The MPI transport (mpi.cpp, built when Open MPI is found): joins

@@ -22,11 +22,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
-#include <deque>
 #include <memory>
-#include <thread>
 
 #include "core/check.h"
+#include "distributed/comm_thread.h"
 #include "distributed/communicator.h"
 #include "stride/profiler.h"
 
@@ -98,8 +97,7 @@ int run_blocking(const RawCollective& c, MPI_Comm comm) {
 class Runtime {
  public:
   explicit Runtime(std::chrono::milliseconds timeout) : timeout_(timeout) {
-    thread_ = std::thread([this] { loop(); });
-    run_sync([this] {
+    thread_.run_sync([this] {
       int provided = 0;
       MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -114,90 +112,40 @@ class Runtime {
       std::fflush(nullptr);
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    run_sync([] { MPI_Finalize(); });
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    cv_.notify_one();
-    thread_.join();
+    thread_.run_sync([] { MPI_Finalize(); });
   }
 
-  // Runs `fn` on the communication thread and waits for it.
-  void run_sync(std::function<void()> fn) {
-    auto work = std::make_shared<WorkState>();
-    enqueue([fn = std::move(fn), work] {
-      std::string error;
-      try {
-        fn();
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-      work->complete(std::move(error));
-    });
-    std::unique_lock lock(work->mutex);
-    work->done_cv.wait(lock, [&] { return work->done; });
-    if (!work->error.empty()) throw DistributedError(work->error);
-  }
+  void run_sync(std::function<void()> fn) { thread_.run_sync(std::move(fn)); }
 
   void submit(const RawCollective& c, MPI_Comm comm, std::shared_ptr<WorkState> work) {
     if (*broken_) {
-      work->complete(detail_str("[", c.op_name, "] the process group is broken: an earlier ",
-                                "collective timed out waiting for another rank."));
+      work->complete(stride::detail::str_cat("[", c.op_name,
+                                             "] the process group is broken: an earlier ",
+                                             "collective timed out waiting for another rank."));
       return;
     }
     work->timeout = timeout_;
     // A Work may outlive the runtime: it shares the flag, not the runtime.
     work->on_timeout = [broken = broken_] { *broken = true; };
-    enqueue([c, comm, work = std::move(work)] { run_collective(c, comm, *work); });
+    thread_.enqueue([c, comm, work = std::move(work)] { run_collective(c, comm, *work); });
   }
 
  private:
-  void enqueue(std::function<void()> task) {
-    {
-      std::lock_guard lock(mutex_);
-      tasks_.push_back(std::move(task));
-    }
-    cv_.notify_one();
-  }
-
-  void loop() {
-    for (;;) {
-      std::function<void()> task;
-      {
-        std::unique_lock lock(mutex_);
-        cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
-        if (tasks_.empty()) return;
-        task = std::move(tasks_.front());
-        tasks_.pop_front();
-      }
-      task();
-    }
-  }
-
   static void run_collective(const RawCollective& c, MPI_Comm comm, WorkState& work) {
     // On this thread's timeline: the collective from start to completion.
     profiler::RecordFunction record(c.op_name);
     const int rc = run_blocking(c, comm);
     if (rc != MPI_SUCCESS) {
-      work.complete(detail_str("[", c.op_name, "] MPI failed: ", mpi_error_string(rc)));
+      work.complete(
+          stride::detail::str_cat("[", c.op_name, "] MPI failed: ", mpi_error_string(rc)));
       return;
     }
     work.complete();
   }
 
-  template <typename... Args>
-  static std::string detail_str(const Args&... args) {
-    return stride::detail::str_cat(args...);
-  }
-
   std::chrono::milliseconds timeout_;
-  std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
   std::shared_ptr<std::atomic<bool>> broken_ = std::make_shared<std::atomic<bool>>(false);
+  CommThread thread_;
 };
 
 std::unique_ptr<Runtime>& runtime() {

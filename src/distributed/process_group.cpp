@@ -1,9 +1,12 @@
 // Process groups: tensors of any layout and dtype staged onto a
 // communicator's raw collectives (Note [Process groups] in
 // include/stride/distributed.h), and the world that init() joins.
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <thread>
 
 #include "core/check.h"
@@ -235,6 +238,7 @@ struct World {
   std::shared_ptr<StagedProcessGroup> group;
   bool uses_mpi = false;
   bool left_mpi = false;  // MPI cannot be initialised twice in a process
+  bool uses_gloo = false;
 };
 
 World& the_world() {
@@ -254,15 +258,56 @@ std::chrono::milliseconds timeout_from_env(std::chrono::milliseconds fallback) {
   return std::chrono::milliseconds(int64_t(seconds * 1000));
 }
 
-// Under mpirun, N processes share this machine's cores: unless the user chose
-// a thread count, each takes its share, so that they do not oversubscribe it.
+// Under a launcher, N processes share this machine's cores: unless the user
+// chose a thread count, each takes its share, so that they do not
+// oversubscribe it (Open MPI's and torchrun's names for N).
 void share_cores_among_local_ranks() {
   if (std::getenv("STRIDE_NUM_THREADS") || std::getenv("OMP_NUM_THREADS")) return;
   const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  if (!local) local = std::getenv("LOCAL_WORLD_SIZE");
   const int local_size = local ? std::atoi(local) : 1;
   if (local_size <= 1) return;
   const int cores = int(std::thread::hardware_concurrency());
   set_num_threads(std::max(1, cores / local_size));
+}
+
+// An environment variable of the launcher as an integer in [lo, hi].
+int env_int(const char* name, int lo, int hi) {
+  const char* text = std::getenv(name);
+  STRIDE_CHECK(text && *text, DistributedError, "[distributed::init] WORLD_SIZE is set but ", name,
+               " is not. Hint: a launcher that is not MPI's sets RANK, WORLD_SIZE, MASTER_ADDR ",
+               "and MASTER_PORT for every process.");
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  STRIDE_CHECK(*end == '\0' && errno == 0 && value >= lo && value <= hi, DistributedError,
+               "[distributed::init] ", name, " must be an integer in [", lo, ", ", hi, "]; got '",
+               text, "'.");
+  return int(value);
+}
+
+// How many processes an MPI launcher started (0 when none did).
+int launched_by_mpi() {
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    if (const char* env = std::getenv(name)) return std::max(1, std::atoi(env));
+  }
+  return 0;
+}
+
+// RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT (Note [Launching without MPI]).
+std::optional<detail::EnvLaunch> env_launch() {
+  if (!std::getenv("WORLD_SIZE")) return std::nullopt;
+  detail::EnvLaunch launch;
+  launch.world_size = env_int("WORLD_SIZE", 1, 1 << 20);
+  launch.rank = env_int("RANK", 0, launch.world_size - 1);
+  if (launch.world_size == 1) return launch;
+  const char* addr = std::getenv("MASTER_ADDR");
+  launch.master_addr = addr && *addr ? addr : "";
+  STRIDE_CHECK(!launch.master_addr.empty(), DistributedError, "[distributed::init] WORLD_SIZE is ",
+               launch.world_size, " but MASTER_ADDR is not ",
+               "set. Hint: set it to the address of rank 0's machine (127.0.0.1 on one machine).");
+  launch.master_port = env_int("MASTER_PORT", 1, 65535);
+  return launch;
 }
 
 ProcessGroup& group_or_world(ProcessGroup* group) {
@@ -290,23 +335,36 @@ void init(const InitOptions& options) {
   if (w.group) return;
   const auto timeout = timeout_from_env(options.timeout);
   std::unique_ptr<detail::Communicator> comm;
-  const int launched = launched_world_size();
+  const int mpi_launched = launched_by_mpi();
+  if (mpi_launched > 0) {
 #ifdef STRIDE_HAS_MPI
-  STRIDE_CHECK(!(launched > 0 && w.left_mpi), DistributedError,
-               "[distributed::init] this process already left the MPI world (destroy()); MPI "
-               "cannot be started twice in one process.");
-  if (launched > 0) {
+    STRIDE_CHECK(!w.left_mpi, DistributedError,
+                 "[distributed::init] this process already left the MPI world (destroy()); MPI "
+                 "cannot be started twice in one process.");
     comm = detail::mpi_init_world(timeout);
     w.uses_mpi = true;
+#else
+    STRIDE_CHECK(mpi_launched <= 1, DistributedError,
+                 "[distributed::init] this process was launched as one of ", mpi_launched,
+                 " by an MPI launcher, but this build of stride has no MPI backend. Hint: install "
+                 "Open MPI (libopenmpi-dev; `make deps`) and rebuild.");
+#endif
+  } else if (const std::optional<detail::EnvLaunch> launch = env_launch();
+             launch && launch->world_size > 1) {
+#ifdef STRIDE_HAS_GLOO
+    comm = detail::gloo_init_world(*launch, timeout);
+    w.uses_gloo = true;
+#else
+    STRIDE_CHECK(false, DistributedError, "[distributed::init] WORLD_SIZE is ", launch->world_size,
+                 ", but this build of stride has no Gloo backend for ",
+                 "launchers that are not MPI's. Hint: install Gloo (libgloo-dev; `make deps`) and "
+                 "rebuild, or launch with mpirun.");
+#endif
+  }
+  if (comm) {
     share_cores_among_local_ranks();
     std::atexit(destroy);
   }
-#else
-  (void)timeout;
-  STRIDE_CHECK(launched <= 1, DistributedError, "[distributed::init] this process was launched as ",
-               "one of ", launched, " by an MPI launcher, but this build of stride has no MPI ",
-               "backend. Hint: install Open MPI (libopenmpi-dev; `make deps`) and rebuild.");
-#endif
   std::vector<int> ranks(size_t(comm ? comm->size() : 1));
   for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = int(r);
   // A world of one needs no communicator (Note [Process groups]).
@@ -315,9 +373,8 @@ void init(const InitOptions& options) {
 }
 
 int launched_world_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
-    if (const char* env = std::getenv(name)) return std::max(1, std::atoi(env));
-  }
+  if (const int n = launched_by_mpi()) return n;
+  if (const std::optional<detail::EnvLaunch> launch = env_launch()) return launch->world_size;
   return 0;
 }
 
@@ -325,6 +382,7 @@ int launched_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"}) {
     if (const char* env = std::getenv(name)) return std::atoi(env);
   }
+  if (const std::optional<detail::EnvLaunch> launch = env_launch()) return launch->rank;
   return 0;
 }
 
@@ -335,6 +393,12 @@ bool is_initialized() {
 void destroy() {
   World& w = the_world();
   w.group = nullptr;
+#ifdef STRIDE_HAS_GLOO
+  if (w.uses_gloo) {
+    w.uses_gloo = false;
+    detail::gloo_shutdown();
+  }
+#endif
 #ifdef STRIDE_HAS_MPI
   if (w.uses_mpi) {
     w.uses_mpi = false;
@@ -346,6 +410,14 @@ void destroy() {
 
 bool mpi_available() {
 #ifdef STRIDE_HAS_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool gloo_available() {
+#ifdef STRIDE_HAS_GLOO
   return true;
 #else
   return false;

@@ -220,13 +220,18 @@ TEST(Collectives, ErrorsNameTheOpAndTheProblem) {
 }
 
 TEST(Collectives, WorldMatchesTheLauncher) {
-  const char* size_env = std::getenv("OMPI_COMM_WORLD_SIZE");
-  EXPECT_EQ(world_size(), size_env ? std::atoi(size_env) : 1);
+  // mpirun's variables, or the environment-variable launcher's.
+  const char* mpi_size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const char* env_size = std::getenv("WORLD_SIZE");
+  const int launched = mpi_size ? std::atoi(mpi_size) : env_size ? std::atoi(env_size) : 1;
+  EXPECT_EQ(world_size(), launched);
+  EXPECT_EQ(launched_world_size(), mpi_size || env_size ? launched : 0);
   EXPECT_GE(rank(), 0);
   EXPECT_LT(rank(), world_size());
+  EXPECT_EQ(rank(), launched_rank());
   EXPECT_TRUE(is_initialized());
   if (world_size() > 1) {
-    EXPECT_TRUE(mpi_available());
+    EXPECT_TRUE(mpi_size ? mpi_available() : gloo_available());
   }
 }
 

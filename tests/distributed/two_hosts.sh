@@ -5,11 +5,16 @@
 # would through ssh; here the agent (written below) enters the other
 # namespace instead of logging in. The ranks must then run in different
 # namespaces and talk over the veth link only (btl tcp on that subnet).
+# With `gloo`, the suite then runs across them again under the
+# environment-variable launcher (Note [Launching without MPI]): one process
+# started in each namespace with RANK, WORLD_SIZE and rank 0's address, over
+# Gloo.
 # Needs root (CAP_SYS_ADMIN, CAP_NET_ADMIN) for `ip netns`; skips (exit 77)
 # without it.
-# Usage: two_hosts.sh TEST_PROGRAM
+# Usage: two_hosts.sh TEST_PROGRAM [gloo]
 set -euo pipefail
 program="$1"
+backends="${2:-}"
 tag="st$$"
 a="${tag}a" b="${tag}b"
 net="10.$((RANDOM % 200 + 20)).$((RANDOM % 250)).0"
@@ -72,3 +77,26 @@ for name in ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS; do
   if [ -n "${!name:-}" ]; then forward+=(-x "$name"); fi
 done
 "${mpirun[@]}" "${forward[@]}" "$program"
+
+[ "$backends" = gloo ] || exit 0
+# The environment-variable launcher: rank 0 in the first namespace serves the
+# rendezvous at its address; the ranks then reach each other over the veth
+# link, the only one between them. The first that fails ends the other.
+echo "environment-variable launcher, over Gloo:"
+port=$((20000 + RANDOM % 20000))
+pids=()
+for rank in 0 1; do
+  ns=$a
+  [ "$rank" -eq 1 ] && ns=$b
+  ip netns exec "$ns" env RANK=$rank WORLD_SIZE=2 MASTER_ADDR="$ip_a" MASTER_PORT=$port \
+    STRIDE_DIST_TIMEOUT=120 "$program" &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do
+  if ! wait "$pid"; then
+    status=1
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+  fi
+done
+exit $status
