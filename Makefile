@@ -120,8 +120,9 @@ install-check: build
 	  'g++ examples/consumer/main.cpp $$(pkg-config --cflags --libs stride-llama) -o $(BUILD)/consumer/consumer_pc'
 	LD_LIBRARY_PATH=$(PREFIX)/lib $(BUILD)/consumer/consumer_pc
 
-# libFuzzer (clang) on the safetensors header parser and the checkpoint
-# loader of the installed stride, FUZZ_SECONDS each (CI: 30), after replaying
+# libFuzzer (clang) on the safetensors header parser, the checkpoint loader
+# and the tokenizers of the installed stride, and the rendezvous store's
+# request parser, FUZZ_SECONDS each (CI: 30), after replaying
 # fuzz/regressions/ (tools/run_fuzz.sh says where findings go).
 fuzz: install-check
 	@cmake -S fuzz -B $(FUZZ_BUILD) -G Ninja -DCMAKE_CXX_COMPILER=clang++ \

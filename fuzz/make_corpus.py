@@ -80,6 +80,25 @@ def main():
     ckpt.mkdir(parents=True, exist_ok=True)
     (ckpt / "linear.safetensors").write_bytes(checkpoint())
     regressions()
+    store = HERE / "corpus" / "store_protocol"
+    store.mkdir(parents=True, exist_ok=True)
+    (store / "rendezvous.bin").write_bytes(
+        store_set(b"world/0", b"\x02" * 40) + store_get(b"world/1") + store_get(b"world/0"))
+    (store / "empty_value.bin").write_bytes(store_set(b"k", b"") + store_get(b""))
+    (store / "truncated.bin").write_bytes(store_set(b"key", b"value")[:-2])
+
+
+def store_field(data):
+    return struct.pack("<I", len(data)) + data
+
+
+def store_set(key, value):
+    """The rendezvous store's set request (src/distributed/store_protocol.h)."""
+    return b"S" + store_field(key) + store_field(value)
+
+
+def store_get(key):
+    return b"G" + store_field(key)
 
 
 if __name__ == "__main__":

@@ -180,21 +180,21 @@ class GlooCommunicator final : public Communicator {
     // little longer, so that Gloo's error (naming the peer) is the one seen.
     work->timeout = w->timeout + std::chrono::seconds(5);
     work->on_timeout = [broken = w->broken] { *broken = true; };
-    w->thread.enqueue([c, context = context_, tag = next_tag_++, broken = w->broken,
-                       work = std::move(work)] {
-      profiler::RecordFunction record(c.op_name);
-      try {
-        run_collective(c, context, tag);
-        work->complete();
-      } catch (const std::exception& e) {
-        *broken = true;
-        work->complete(stride::detail::str_cat(
-            "[", c.op_name, "] failed, or timed out after ",
-            double(context->getTimeout().count()) / 1000.0,
-            " s: a rank of its group has died or hangs. Hint: check the other ranks' output; ",
-            "STRIDE_DIST_TIMEOUT sets the timeout in seconds. Gloo: ", e.what()));
-      }
-    });
+    w->thread.enqueue(
+        [c, context = context_, tag = next_tag_++, broken = w->broken, work = std::move(work)] {
+          profiler::RecordFunction record(c.op_name);
+          try {
+            run_collective(c, context, tag);
+            work->complete();
+          } catch (const std::exception& e) {
+            *broken = true;
+            work->complete(stride::detail::str_cat(
+                "[", c.op_name, "] failed, or timed out after ",
+                double(context->getTimeout().count()) / 1000.0,
+                " s: a rank of its group has died or hangs. Hint: check the other ranks' output; ",
+                "STRIDE_DIST_TIMEOUT sets the timeout in seconds. Gloo: ", e.what()));
+          }
+        });
   }
 
   std::unique_ptr<Communicator> split(const std::vector<int>& ranks) override {

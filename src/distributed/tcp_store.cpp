@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/check.h"
+#include "distributed/store_protocol.h"
 #include "stride/distributed.h"
 
 namespace stride::distributed::detail {
@@ -25,50 +26,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string u32_bytes(size_t n) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[size_t(i)] = char((n >> (8 * i)) & 0xff);
-  return out;
-}
-
-// `[4-byte length][bytes]` appended to `out`.
-void append_field(std::string& out, std::string_view bytes) {
-  out += u32_bytes(bytes.size());
-  out.append(bytes);
-}
-
-uint32_t read_u32(const char* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= uint32_t(uint8_t(p[i])) << (8 * i);
-  return v;
-}
-
 std::string errno_text() {
   return std::strerror(errno);
-}
-
-// The value of a field `[4-byte length][bytes]` at `at` of `buffer`, when
-// the buffer holds it whole; `bad` when its length exceeds `limit`.
-struct Field {
-  bool complete = false;
-  bool bad = false;
-  std::string value;
-  size_t end = 0;
-};
-
-Field read_field(const std::string& buffer, size_t at, size_t limit) {
-  Field f;
-  if (buffer.size() < at + 4) return f;
-  const size_t n = read_u32(buffer.data() + at);
-  if (n > limit) {
-    f.bad = true;
-    return f;
-  }
-  if (buffer.size() < at + 4 + n) return f;
-  f.complete = true;
-  f.value = buffer.substr(at + 4, n);
-  f.end = at + 4 + n;
-  return f;
 }
 
 }  // namespace
@@ -177,28 +136,25 @@ class TcpStoreServer {
   // something that is not one.
   bool handle_requests(int fd, Client& c) {
     for (;;) {
-      if (c.in.empty()) return true;
-      const char op = c.in[0];
-      if (op != 'S' && op != 'G') return false;
-      const Field key = read_field(c.in, 1, TcpStore::kMaxKey);
-      if (key.bad) return false;
-      if (!key.complete) return true;
-      if (op == 'G') {
-        c.in.erase(0, key.end);
-        auto found = values_.find(key.value);
-        if (found != values_.end()) {
-          reply_value(c, found->second);
-        } else {
-          waiting_[key.value].push_back(fd);
-        }
-        continue;
+      StoreRequest request;
+      size_t consumed = 0;
+      switch (parse_store_request(c.in, request, consumed)) {
+        case ParseStatus::Malformed:
+          return false;
+        case ParseStatus::Incomplete:
+          return true;
+        case ParseStatus::Complete:
+          break;
       }
-      const Field value = read_field(c.in, key.end, TcpStore::kMaxValue);
-      if (value.bad) return false;
-      if (!value.complete) return true;
-      c.in.erase(0, value.end);
-      c.out.push_back('\1');
-      set(key.value, value.value);
+      c.in.erase(0, consumed);
+      if (request.op == StoreRequest::Op::Set) {
+        c.out.push_back('\1');
+        set(request.key, request.value);
+      } else if (auto found = values_.find(request.key); found != values_.end()) {
+        c.out += encode_field(found->second);
+      } else {
+        waiting_[request.key].push_back(fd);
+      }
     }
   }
 
@@ -208,13 +164,8 @@ class TcpStoreServer {
     if (waiters.empty()) return;
     for (int fd : waiters.mapped()) {
       auto it = clients_.find(fd);
-      if (it != clients_.end()) reply_value(it->second, value);
+      if (it != clients_.end()) it->second.out += encode_field(value);
     }
-  }
-
-  static void reply_value(Client& c, const std::string& value) {
-    c.out += u32_bytes(value.size());
-    c.out += value;
   }
 
   int listen_fd_ = -1;
@@ -225,10 +176,7 @@ class TcpStoreServer {
   std::thread thread_;
 };
 
-TcpStore::TcpStore(const std::string& host,
-                   int port,
-                   bool serve,
-                   std::chrono::milliseconds timeout)
+TcpStore::TcpStore(const std::string& host, int port, bool serve, std::chrono::milliseconds timeout)
     : address_(host + ":" + std::to_string(port)), timeout_(timeout) {
   if (serve) server_ = std::make_unique<TcpStoreServer>(port);
   const auto deadline = Clock::now() + timeout;
@@ -281,7 +229,9 @@ void TcpStore::send_all(const std::string& bytes, const std::string& what) {
   }
 }
 
-std::string TcpStore::receive(size_t n, const std::string& what, std::chrono::milliseconds timeout) {
+std::string TcpStore::receive(size_t n,
+                              const std::string& what,
+                              std::chrono::milliseconds timeout) {
   std::string out(n, '\0');
   size_t got = 0;
   const auto deadline = Clock::now() + timeout;
@@ -304,26 +254,21 @@ std::string TcpStore::receive(size_t n, const std::string& what, std::chrono::mi
 }
 
 void TcpStore::set(const std::string& key, const std::vector<char>& data) {
-  STRIDE_CHECK(key.size() <= kMaxKey && data.size() <= kMaxValue, DistributedError,
+  STRIDE_CHECK(key.size() <= kMaxStoreKey && data.size() <= kMaxStoreValue, DistributedError,
                "[distributed] rendezvous entry '", key, "' is too large.");
-  std::string request(1, 'S');
-  append_field(request, key);
-  append_field(request, std::string_view(data.data(), data.size()));
   const std::string what = "setting '" + key + "'";
-  send_all(request, what);
+  send_all(encode_set(key, std::string_view(data.data(), data.size())), what);
   receive(1, what, timeout_);
 }
 
 std::vector<char> TcpStore::get(const std::string& key) {
-  STRIDE_CHECK(key.size() <= kMaxKey, DistributedError, "[distributed] rendezvous key '", key,
+  STRIDE_CHECK(key.size() <= kMaxStoreKey, DistributedError, "[distributed] rendezvous key '", key,
                "' is too long.");
-  std::string request(1, 'G');
-  append_field(request, key);
   const std::string what = "waiting for '" + key + "'";
-  send_all(request, what);
+  send_all(encode_get(key), what);
   const std::string length = receive(4, what, timeout_);
-  const size_t n = read_u32(length.data());
-  STRIDE_CHECK(n <= kMaxValue, DistributedError, "[distributed] the rendezvous at ", address_,
+  const size_t n = decode_length(length.data());
+  STRIDE_CHECK(n <= kMaxStoreValue, DistributedError, "[distributed] the rendezvous at ", address_,
                " answered a malformed value for '", key, "'.");
   const std::string value = receive(n, what, timeout_);
   return {value.begin(), value.end()};
@@ -336,8 +281,8 @@ std::string TcpStore::local_address() const {
   STRIDE_CHECK(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &length) == 0 &&
                    ::getnameinfo(reinterpret_cast<sockaddr*>(&addr), length, host, sizeof host,
                                  nullptr, 0, NI_NUMERICHOST) == 0,
-               DistributedError, "[distributed::init] cannot read this rank's address: ",
-               errno_text(), ".");
+               DistributedError,
+               "[distributed::init] cannot read this rank's address: ", errno_text(), ".");
   return host;
 }
 

@@ -9,9 +9,9 @@
 // keeps open: 'S' key value (set; the server answers one byte), or 'G' key
 // (get; the server answers the value once some rank has set the key). Keys
 // and values are length-prefixed (4 bytes, little endian) and bounded
-// (kMaxKey, kMaxValue): a peer that sends anything else is disconnected, never
-// trusted with an allocation. Every blocking step of a client (connecting
-// while rank 0 starts, waiting for a key) gives up after the store's timeout
+// (store_protocol.h, fuzzed by fuzz/store_protocol_fuzz.cpp): a peer that
+// sends anything else is disconnected, never trusted with an allocation. Every blocking step of a
+// client (connecting while rank 0 starts, waiting for a key) gives up after the store's timeout
 // with a DistributedError naming the address and the key, so a rank that
 // never comes cannot hang the others.
 #pragma once
@@ -30,9 +30,6 @@ class TcpStoreServer;
 
 class TcpStore final : public gloo::rendezvous::Store {
  public:
-  static constexpr size_t kMaxKey = 1 << 12;
-  static constexpr size_t kMaxValue = 1 << 20;
-
   // Serves the store on `port` (every interface) when `serve`, then connects
   // to it at host:port, retrying until `timeout` while the server starts.
   TcpStore(const std::string& host, int port, bool serve, std::chrono::milliseconds timeout);
@@ -41,7 +38,8 @@ class TcpStore final : public gloo::rendezvous::Store {
   void set(const std::string& key, const std::vector<char>& data) override;
   std::vector<char> get(const std::string& key) override;
   void wait(const std::vector<std::string>& keys) override;
-  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override;
+  void wait(const std::vector<std::string>& keys,
+            const std::chrono::milliseconds& timeout) override;
 
   // The numeric address this process reached the store from.
   std::string local_address() const;

@@ -102,7 +102,7 @@ TEST(TcpStore, NoServerIsAnErrorNamingTheAddress) {
 TEST(TcpStore, MalformedRequestsAreDroppedAndTheStoreServesOn) {
   const int port = free_port();
   TcpStore store("127.0.0.1", port, /*serve=*/true, milliseconds(5000));
-  send_raw(port, "X");                                // no such request
+  send_raw(port, "X");                                  // no such request
   send_raw(port, std::string("G\xff\xff\xff\xff", 5));  // a key of 4 GiB
   std::string huge_value("S\x01\x00\x00\x00k\xff\xff\xff\x7f", 10);
   send_raw(port, huge_value);  // a value over kMaxValue
