@@ -83,6 +83,10 @@ ReduceFn reduce_fn_for(const RawCollective& c) {
   return fn;
 }
 
+// The tag of the barrier that ends a rendezvous; collectives count theirs
+// from 0.
+constexpr uint32_t kRendezvousTag = 0xffffffff;
+
 // What every Gloo group of the process shares.
 struct GlooWorld {
   std::shared_ptr<gloo::transport::Device> device;
@@ -158,6 +162,19 @@ void run_collective(const RawCollective& c,
   });
 }
 
+// Connects `context`'s ranks to each other through `store`, then waits for
+// all of them to be connected: none leaves the rendezvous (and rank 0 may
+// stop serving it) while another still reads from it.
+void connect(const std::shared_ptr<gloo::rendezvous::Context>& context,
+             gloo::rendezvous::Store& store,
+             std::shared_ptr<gloo::transport::Device>& device) {
+  context->connectFullMesh(store, device);
+  gloo::BarrierOptions o(context);
+  o.setTag(kRendezvousTag);
+  o.setTimeout(context->getTimeout());
+  gloo::barrier(o);
+}
+
 class GlooCommunicator final : public Communicator {
  public:
   GlooCommunicator(std::shared_ptr<gloo::rendezvous::Context> context, std::string name)
@@ -208,7 +225,7 @@ class GlooCommunicator final : public Communicator {
                                                                int(ranks.size()));
     context->setTimeout(w.timeout);
     gloo::rendezvous::PrefixStore store(name, *w.store);
-    w.thread.run_sync([&] { context->connectFullMesh(store, w.device); });
+    w.thread.run_sync([&] { connect(context, store, w.device); });
     return std::make_unique<GlooCommunicator>(std::move(context), name);
   }
 
@@ -218,7 +235,7 @@ class GlooCommunicator final : public Communicator {
  private:
   std::shared_ptr<gloo::rendezvous::Context> context_;
   std::string name_;  // the store prefix of this group's rendezvous
-  uint32_t next_tag_ = 0;
+  std::atomic<uint32_t> next_tag_ = 0;
   int splits_ = 0;
 };
 
@@ -239,7 +256,7 @@ std::unique_ptr<Communicator> gloo_init_world(const EnvLaunch& launch,
   context->setTimeout(timeout);
   gloo::rendezvous::PrefixStore store("world", *w->store);
   try {
-    w->thread.run_sync([&] { context->connectFullMesh(store, w->device); });
+    w->thread.run_sync([&] { connect(context, store, w->device); });
   } catch (const std::exception& e) {
     STRIDE_CHECK(false, DistributedError, "[distributed::init] rank ", launch.rank, " of ",
                  launch.world_size, " could not connect to the others: ", e.what());

@@ -5,11 +5,8 @@ namespace stride::distributed::detail {
 namespace {
 
 // The field at `at` of `bytes`, when whole: its value and where it ends.
-ParseStatus read_field(std::string_view bytes,
-                       size_t at,
-                       size_t limit,
-                       std::string& value,
-                       size_t& end) {
+ParseStatus read_field(
+    std::string_view bytes, size_t at, size_t limit, std::string& value, size_t& end) {
   if (bytes.size() < at + 4) return ParseStatus::Incomplete;
   const size_t n = decode_length(bytes.data() + at);
   if (n > limit) return ParseStatus::Malformed;
