@@ -72,9 +72,11 @@ python-test: venv
 # keeps GCC's FMA contraction, which it does only with that flag: the tests
 # that bound the kernels' error in ulps need it.
 # The test files' own level is set in tests/CMakeLists.txt (-Og under ASan+UBSan).
+# The CUDA backend is left out: no sanitizer here runs GPU code, and the
+# Release build compiles it on every run.
 SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -fexpensive-optimizations -g1 -DNDEBUG" \
-  -DSTRIDE_BUILD_APPS=OFF
+  -DSTRIDE_BUILD_APPS=OFF -DSTRIDE_CUDA=OFF
 
 # The test suite under AddressSanitizer + UndefinedBehaviorSanitizer, then
 # the Python package's tests against an extension built in the same tree
@@ -135,7 +137,7 @@ bench: deps
 	  -DSTRIDE_BUILD_TESTS=OFF -DSTRIDE_BUILD_APPS=OFF >/dev/null
 	@cmake --build $(BUILD)-bench -j $(JOBS)
 
-FORMAT_FILES = $(shell git ls-files '*.h' '*.cpp')
+FORMAT_FILES = $(shell git ls-files '*.h' '*.cpp' '*.cu' '*.cuh')
 
 # Python: ruff (pinned in python/requirements-test.txt, configured in
 # pyproject.toml).

@@ -31,6 +31,8 @@ cat >tiny.json <<'JSON'
            "deterministic_shards": 4}}
 JSON
 losses() { grep -o '"\(train_loss\|val_loss\)":[^,}]*' "$1/metrics.jsonl"; }
+# A port no other test's rendezvous holds: the kernel's pick.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'; }
 
 # The same training at every world size; rank 0 alone reports.
 "$stride" train --config tiny.json --data corpus.txt --out np1 --sample 0 >np1.log
@@ -44,7 +46,7 @@ done
 
 # A rank that never comes: rank 0 alone gives up after the timeout.
 start=$SECONDS
-if STRIDE_DIST_TIMEOUT=2 WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$((20000 + RANDOM % 20000)) \
+if STRIDE_DIST_TIMEOUT=2 WORLD_SIZE=2 RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$(free_port) \
   "$stride" train --config tiny.json --data corpus.txt --out alone --sample 0 >alone.log 2>&1; then
   fail "rank 0 trained without rank 1"
 fi
@@ -64,7 +66,8 @@ grep -q "RANK must be an integer in \[0, 1\]" wrong.log || fail "RANK not named:
 # checkpoint must resume.
 fault() {  # fault NAME SIGNAL
   local name="$1" signal="$2" rank0 rank1 waited=0 rank
-  local port=$((20000 + RANDOM % 20000))
+  local port
+  port=$(free_port)
   for rank in 0 1; do
     STRIDE_DIST_TIMEOUT=3 WORLD_SIZE=2 RANK=$rank MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
       "$stride" train --config tiny.json --data corpus.txt --out "$name" --steps 1000000 \

@@ -75,7 +75,13 @@ Scalar Tensor::item() const {
                shape_str(sizes()), " with ", numel(), " elements.");
   STRIDE_CHECK(device_backend(device()).has_data(), DeviceError, "[item] a ", device().str(),
                " tensor has no value to read. Hint: compute on the cpu device.");
+  // The element's bytes, brought to the host first from a device's memory.
+  alignas(8) unsigned char host[8];
   const void* p = data_ptr();
+  if (!device().is_cpu()) {
+    device_backend(device()).copy_bytes(host, Device(kCPU), p, device(), element_size());
+    p = host;
+  }
   switch (dtype()) {
     case kBool:
       return Scalar(*static_cast<const bool*>(p));

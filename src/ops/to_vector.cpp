@@ -10,7 +10,7 @@ template <class T>
 std::vector<T> Tensor::to_vector() const {
   STRIDE_CHECK(device_backend(device()).has_data(), DeviceError, "[to_vector] a ", device().str(),
                " tensor has no values to read. Hint: compute on the cpu device.");
-  Tensor c = to(scalar_type_of<T>).contiguous();
+  Tensor c = to(Device(kCPU)).to(scalar_type_of<T>).contiguous();
   const T* p = static_cast<const T*>(c.data_ptr());
   return std::vector<T>(p, p + c.numel());
 }

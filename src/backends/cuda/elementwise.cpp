@@ -1,0 +1,69 @@
+// The CUDA kernels of fill_ and copy_ (backends/kernels.h): TensorIter's
+// iteration handed to the loops of elementwise.cu (launch.h).
+#include <cstring>
+
+#include "backends/cuda/launch.h"
+#include "backends/kernels.h"
+#include "core/check.h"
+#include "core/dispatch.h"
+#include "core/tensor_iter.h"
+
+namespace stride::cuda_detail {
+
+namespace {
+
+IterParams params_of(const TensorIter& iter, const char* op) {
+  STRIDE_CHECK(iter.ndim() <= kMaxDims, DeviceError, "[", op, "] iterates over ", iter.ndim(),
+               " dims after coalescing; the CUDA loops take at most ", kMaxDims, ".");
+  IterParams p;
+  p.ndim = iter.ndim();
+  p.numel = iter.numel();
+  for (int d = 0; d < p.ndim; ++d) p.sizes[d] = iter.shape()[size_t(d)];
+  for (int k = 0; k < iter.ntensors() && k < kMaxOperands; ++k) {
+    p.data[k] = static_cast<char*>(iter.operand(k).data_ptr());
+    for (int d = 0; d < p.ndim; ++d) p.strides[k][d] = iter.strides(k)[d];
+  }
+  return p;
+}
+
+// launch.h lists the dtypes in ScalarType's order.
+static_assert(int(DType::Bool) == int(kBool) && int(DType::UInt8) == int(kUInt8) &&
+              int(DType::Int32) == int(kInt32) && int(DType::Int64) == int(kInt64) &&
+              int(DType::Float16) == int(kFloat16) && int(DType::BFloat16) == int(kBFloat16) &&
+              int(DType::Float32) == int(kFloat32) && int(DType::Float64) == int(kFloat64));
+
+DType dtype_of(ScalarType t) {
+  return DType(int(t));
+}
+
+int device_of(const TensorIter& iter) {
+  return iter.output().device().index();
+}
+
+void check_launch(const char* error, const char* op) {
+  STRIDE_CHECK(error == nullptr, DeviceError, "[", op, "] CUDA error: ", error, ".");
+}
+
+void fill_kernel(const TensorIter& iter, const Scalar& value) {
+  ::stride::detail::dispatch_all(iter.dtype(0), "fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ? T(float(value.to_double()))
+                                                                       : value.to<T>();
+    check_launch(
+        launch_fill(params_of(iter, "fill_"), dtype_of(iter.dtype(0)), &v, device_of(iter)),
+        "fill_");
+  });
+}
+
+void copy_kernel(const TensorIter& iter) {
+  check_launch(launch_copy(params_of(iter, "copy_"), dtype_of(iter.dtype(0)),
+                           dtype_of(iter.dtype(1)), device_of(iter)),
+               "copy_");
+}
+
+}  // namespace
+
+STRIDE_REGISTER_KERNEL(kernels::fill, CUDA, fill_kernel);
+STRIDE_REGISTER_KERNEL(kernels::copy, CUDA, copy_kernel);
+
+}  // namespace stride::cuda_detail
