@@ -18,12 +18,14 @@ struct CachedCast {
 };
 
 struct AutocastState {
-  bool enabled = false;
   int depth = 0;  // guards alive on this thread; the cache lives while > 0
   std::unordered_map<const void*, CachedCast> cache;
 };
 
 thread_local AutocastState state;
+// Apart from the state: every matmul-class call reads it, and a thread_local
+// of a trivial type needs no initialisation check on each access.
+thread_local bool enabled = false;
 
 }  // namespace
 
@@ -54,16 +56,16 @@ Tensor autocast_bf16(const Tensor& t) {
 }  // namespace detail
 
 bool Autocast::is_enabled() {
-  return state.enabled;
+  return enabled;
 }
 
-AutocastGuard::AutocastGuard(bool enabled) : prev_(state.enabled) {
-  state.enabled = enabled;
+AutocastGuard::AutocastGuard(bool on) : prev_(enabled) {
+  enabled = on;
   ++state.depth;
 }
 
 AutocastGuard::~AutocastGuard() {
-  state.enabled = prev_;
+  enabled = prev_;
   if (--state.depth == 0) state.cache.clear();
 }
 
