@@ -67,6 +67,7 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_generator(nb::module_& m);
 void bind_data(nb::module_& m);
 void bind_profiler(nb::module_& m);
+void bind_cuda(nb::module_& m);
 void bind_serialize(nb::module_& m);
 void bind_nn(nb::module_& m);
 void bind_optim(nb::module_& m);

@@ -137,6 +137,9 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"int", "self.to(stride.int32)."},
     {"bool", "self.to(stride.bool)."},
     {"cpu", "self on the CPU (the same memory when it is already there)."},
+    {"cuda",
+     "self on CUDA device `device` (the same memory when it is already there); a RuntimeError "
+     "says why when there is no such device (stride.cuda.unavailable_reason())."},
     {"type_as", "self.to(other.dtype)."},
 
     // Linear algebra, joining and indexing ops.

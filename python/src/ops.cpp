@@ -444,6 +444,9 @@ void bind_views(nb::module_& m, TensorClass& cls) {
   cast("bool", kBool);
   def_method(cls, "cpu", [](const Tensor& t) { return t.to(Device(kCPU)); });
   def_method(
+      cls, "cuda", [](const Tensor& t, int device) { return t.to(Device(kCUDA, device)); },
+      nb::arg("device") = 0);
+  def_method(
       cls, "type_as", [](const Tensor& t, const Tensor& o) { return t.to(o.dtype()); },
       nb::arg("other"));
 }

@@ -15,6 +15,7 @@ and with any DLPack framework (`stride.from_dlpack`).
 from . import (  # noqa: F401
     _stride,
     autograd,  # noqa: F401
+    cuda,  # noqa: F401
     doctor,
     nn,
     optim,

@@ -22,6 +22,7 @@ MODULES = [
     "stride.utils.data",
     "stride.profiler",
     "stride.doctor",
+    "stride.cuda",
 ]
 CLASSES = [stride.Tensor, stride.Generator, stride.dtype, stride.device]
 

@@ -9,9 +9,10 @@ bool is_available() {
 int device_count() {
   return 0;
 }
+// As core's error for a device without a backend says it, so that the two
+// read alike.
 std::string unavailable_reason() {
-  return "this build of stride has no CUDA backend (nvcc was not found when it was configured; "
-         "-DSTRIDE_CUDA=ON needs it)";
+  return "this build of stride has no cuda backend";
 }
 void synchronize(int) {}
 size_t memory_allocated(int) {
