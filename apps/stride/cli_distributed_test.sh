@@ -9,6 +9,7 @@ set -euo pipefail
 stride="$1"
 shift
 mpirun=("$@")
+here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 # Marks this test's processes, so that cleaning up spares other tests'.
 export STRIDE_CLI_TEST_MARK="$work"
@@ -27,20 +28,8 @@ cleanup() {
 trap cleanup EXIT
 cd "$work"
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-
-for i in $(seq 300); do echo "the quick brown fox jumps over the lazy dog; so it goes."; done >corpus.txt
-cat >tiny.json <<'JSON'
-{"name": "tiny",
- "model": {"arch": "llama", "d_model": 32, "n_layers": 2, "n_heads": 4, "context": 16},
- "train": {"steps": 30, "batch_size": 8, "optimizer": "adamw", "lr": 3e-3,
-           "eval_interval": 10, "eval_batches": 2, "checkpoint_interval": 10,
-           "deterministic_shards": 4}}
-JSON
-losses() { grep -o '"\(train_loss\|val_loss\)":[^,}]*' "$1/metrics.jsonl"; }
+# shellcheck source=cli_distributed_fixture.sh
+source "$here/cli_distributed_fixture.sh"
 
 # --nproc: one report, one set of files, rank 0's.
 "$stride" train --nproc 2 --config tiny.json --data corpus.txt --out np2 --sample 0 >np2.log 2>&1 ||

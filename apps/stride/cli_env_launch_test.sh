@@ -9,6 +9,7 @@
 set -euo pipefail
 stride="$1"
 launch="$2"
+here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
 cleanup() {
   jobs -p | xargs -r kill -KILL 2>/dev/null || true
@@ -17,20 +18,8 @@ cleanup() {
 trap cleanup EXIT
 cd "$work"
 
-fail() {
-  echo "FAIL: $*"
-  exit 1
-}
-
-for i in $(seq 300); do echo "the quick brown fox jumps over the lazy dog; so it goes."; done >corpus.txt
-cat >tiny.json <<'JSON'
-{"name": "tiny",
- "model": {"arch": "llama", "d_model": 32, "n_layers": 2, "n_heads": 4, "context": 16},
- "train": {"steps": 20, "batch_size": 8, "optimizer": "adamw", "lr": 3e-3,
-           "eval_interval": 10, "eval_batches": 2, "checkpoint_interval": 10,
-           "deterministic_shards": 4}}
-JSON
-losses() { grep -o '"\(train_loss\|val_loss\)":[^,}]*' "$1/metrics.jsonl"; }
+# shellcheck source=cli_distributed_fixture.sh
+source "$here/cli_distributed_fixture.sh"
 # A port no other test's rendezvous holds: the kernel's pick.
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("", 0)); print(s.getsockname()[1])'; }
 

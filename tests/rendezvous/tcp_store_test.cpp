@@ -24,12 +24,19 @@ namespace {
 
 using std::chrono::milliseconds;
 
-// A port nothing listens on now (the kernel's pick, released).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+// 127.0.0.1:port.
+sockaddr_in loopback(int port) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(uint16_t(port));
+  return addr;
+}
+
+// A port nothing listens on now (the kernel's pick, released).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr = loopback(0);
   ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   socklen_t length = sizeof addr;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length);
@@ -41,17 +48,20 @@ std::vector<char> bytes(const std::string& s) {
   return {s.begin(), s.end()};
 }
 
-// Sends raw bytes to the store at port, as a misbehaving peer would.
-void send_raw(int port, const std::string& data) {
+// A raw connection to the store at port, as a misbehaving peer makes one.
+int connect_raw(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(uint16_t(port));
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const sockaddr_in addr = loopback(port);
+  EXPECT_EQ(::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0);
+  return fd;
+}
+
+// Sends raw bytes to the store at port; the server must close the
+// connection instead of answering.
+void send_raw(int port, const std::string& data) {
+  const int fd = connect_raw(port);
   ASSERT_EQ(::send(fd, data.data(), data.size(), MSG_NOSIGNAL), ssize_t(data.size()));
   char byte;
-  // The server closes the connection instead of answering.
   EXPECT_EQ(::recv(fd, &byte, 1, 0), 0);
   ::close(fd);
 }
@@ -115,12 +125,7 @@ TEST(TcpStore, ATruncatedRequestDoesNotBlockOthers) {
   const int port = free_port();
   TcpStore store("127.0.0.1", port, /*serve=*/true, milliseconds(5000));
   // Half a request, then silence: the server must go on serving.
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(uint16_t(port));
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const int fd = connect_raw(port);
   ASSERT_EQ(::send(fd, "S\x05\x00", 3, MSG_NOSIGNAL), 3);
   store.set("k", bytes("v"));
   EXPECT_EQ(store.get("k"), bytes("v"));
