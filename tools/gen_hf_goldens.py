@@ -24,6 +24,19 @@ Writes, under DIR (default tests/golden/hf):
                        rope_theta 500000 (Llama 3's)
   llama_tiny_outputs.safetensors
       the same ids and labels, and the same outputs for M in (gqa, tied).
+
+With transformers 5 (tools/requirements-hf5.txt), which writes RoPE settings
+as a "rope_parameters" object instead of a top-level rope_theta, it writes
+instead, beside the 4.x files above:
+  llama5_tiny_default/ rope_theta 500000 in rope_parameters
+  llama5_tiny_llama3/  Llama 3.1's rope_type "llama3" (factor 8, bands 1 and 4
+                       around an original context of 512 within 2048, so
+                       that of a head's four frequencies one is kept, one
+                       interpolated between the bands and two divided)
+  llama5_tiny_linear/  rope_type "linear", factor 4
+  llama5_tiny_outputs.safetensors
+      the same ids and labels, and the outputs for M in (default, llama3,
+      linear).
 Torch runs on one thread in float32; the models are seeded, so a re-run gives
 the same values.
 """
@@ -46,7 +59,8 @@ def perturbed(model):
     return model
 
 
-def make_llama(kv_heads: int, tied: bool, rope_theta: float, seed: int) -> LlamaForCausalLM:
+def make_llama(kv_heads: int, tied: bool, seed: int, context: int = 96, **rope) -> LlamaForCausalLM:
+    """rope: rope_theta=... (transformers 4) or rope_parameters={...} (5)."""
     torch.manual_seed(seed)
     config = LlamaConfig(
         vocab_size=1000,
@@ -55,10 +69,10 @@ def make_llama(kv_heads: int, tied: bool, rope_theta: float, seed: int) -> Llama
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=kv_heads,
-        max_position_embeddings=96,
+        max_position_embeddings=context,
         rms_norm_eps=1e-5,
-        rope_theta=rope_theta,
         tie_word_embeddings=tied,
+        **rope,
     )
     model = perturbed(LlamaForCausalLM(config).eval())
     # Norm weights away from one, so that a norm left at its init shows.
@@ -106,6 +120,70 @@ def outputs(model, ids, labels, prefix: str) -> dict:
     return out
 
 
+def save_llamas(out: str, models: dict, ids, labels, family: str, metadata: dict) -> None:
+    tokenizer = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "tokenizers")
+    tensors = {"ids": ids, "labels": labels}
+    for prefix, model in models.items():
+        model.config._attn_implementation = "eager"
+        directory = os.path.join(out, f"{family}_{prefix}")
+        model.save_pretrained(directory)
+        shutil.copy(
+            os.path.join(tokenizer, "gpt2_style.json"), os.path.join(directory, "tokenizer.json")
+        )
+        tensors.update(outputs(model, ids, labels, prefix))
+    save_file(tensors, os.path.join(out, f"{family}_outputs.safetensors"), metadata=metadata)
+
+
+def transformers4_goldens(out: str, ids, labels, metadata: dict) -> None:
+    tensors = {"ids": ids, "labels": labels}
+    tied = make_model(tied=True, seed=1)
+    tied.config._attn_implementation = "eager"
+    tied.save_pretrained(os.path.join(out, "gpt2_tiny"))
+    tokenizer = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "tokenizers")
+    shutil.copy(
+        os.path.join(tokenizer, "gpt2_style.json"),
+        os.path.join(out, "gpt2_tiny", "tokenizer.json"),
+    )
+    tied.save_pretrained(os.path.join(out, "gpt2_tiny_sharded"), max_shard_size="40KB")
+    tensors.update(outputs(tied, ids, labels, "tied"))
+
+    untied = make_model(tied=False, seed=2)
+    untied.config._attn_implementation = "eager"
+    untied.save_pretrained(os.path.join(out, "gpt2_tiny_untied"))
+    tensors.update(outputs(untied, ids, labels, "untied"))
+    save_file(tensors, os.path.join(out, "gpt2_tiny_outputs.safetensors"), metadata=metadata)
+
+    models = {
+        "gqa": make_llama(kv_heads=2, tied=False, seed=3, rope_theta=10000.0),
+        "tied": make_llama(kv_heads=1, tied=True, seed=4, rope_theta=500000.0),
+    }
+    save_llamas(out, models, ids, labels, "llama_tiny", metadata)
+
+
+def transformers5_goldens(out: str, ids, labels, metadata: dict) -> None:
+    llama3 = {
+        "rope_type": "llama3",
+        "rope_theta": 500000.0,
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 512,
+    }
+    models = {
+        "default": make_llama(
+            kv_heads=2, tied=False, seed=5, rope_parameters={"rope_theta": 500000.0}
+        ),
+        "llama3": make_llama(kv_heads=2, tied=False, seed=6, context=2048, rope_parameters=llama3),
+        "linear": make_llama(
+            kv_heads=1,
+            tied=True,
+            seed=7,
+            rope_parameters={"rope_type": "linear", "rope_theta": 10000.0, "factor": 4.0},
+        ),
+    }
+    save_llamas(out, models, ids, labels, "llama5_tiny", metadata)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", default=os.path.join("tests", "golden", "hf"))
@@ -117,23 +195,6 @@ def main() -> None:
     ids = torch.randint(0, 1000, (2, 24), generator=gen)
     labels = ids.clone()
     labels[1, 0] = -100
-    tensors = {"ids": ids, "labels": labels}
-
-    tied = make_model(tied=True, seed=1)
-    tied.config._attn_implementation = "eager"
-    tied.save_pretrained(os.path.join(args.out, "gpt2_tiny"))
-    tokenizer = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "tokenizers")
-    shutil.copy(
-        os.path.join(tokenizer, "gpt2_style.json"),
-        os.path.join(args.out, "gpt2_tiny", "tokenizer.json"),
-    )
-    tied.save_pretrained(os.path.join(args.out, "gpt2_tiny_sharded"), max_shard_size="40KB")
-    tensors.update(outputs(tied, ids, labels, "tied"))
-
-    untied = make_model(tied=False, seed=2)
-    untied.config._attn_implementation = "eager"
-    untied.save_pretrained(os.path.join(args.out, "gpt2_tiny_untied"))
-    tensors.update(outputs(untied, ids, labels, "untied"))
 
     import transformers
 
@@ -142,21 +203,10 @@ def main() -> None:
         "transformers": transformers.__version__,
         "command": "python tools/gen_hf_goldens.py",
     }
-    save_file(tensors, os.path.join(args.out, "gpt2_tiny_outputs.safetensors"), metadata=metadata)
-
-    tensors = {"ids": ids, "labels": labels}
-    for prefix, model in (
-        ("gqa", make_llama(kv_heads=2, tied=False, rope_theta=10000.0, seed=3)),
-        ("tied", make_llama(kv_heads=1, tied=True, rope_theta=500000.0, seed=4)),
-    ):
-        model.config._attn_implementation = "eager"
-        directory = os.path.join(args.out, f"llama_tiny_{prefix}")
-        model.save_pretrained(directory)
-        shutil.copy(
-            os.path.join(tokenizer, "gpt2_style.json"), os.path.join(directory, "tokenizer.json")
-        )
-        tensors.update(outputs(model, ids, labels, prefix))
-    save_file(tensors, os.path.join(args.out, "llama_tiny_outputs.safetensors"), metadata=metadata)
+    if int(transformers.__version__.split(".")[0]) >= 5:
+        transformers5_goldens(args.out, ids, labels, metadata)
+    else:
+        transformers4_goldens(args.out, ids, labels, metadata)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@
 #include "stride/io.h"
 #include "stride/ops.h"
 #include "support/heatmap.h"
+#include "support/text_streamer.h"
 
 namespace stride::app {
 
@@ -104,31 +105,6 @@ llama::GenerateOptions generate_options(const GenerateArgs& args) {
   return opt;
 }
 
-// Prints generated tokens as text as they come: the decode of the prompt and
-// every token so far, less what is already out. Decoding token by token
-// would drop the space SentencePiece folds into a piece ("\u2581the" alone
-// decodes to "the") and split characters that byte-fallback pieces or
-// byte-level BPE make only together; a tail ending in an incomplete
-// character (U+FFFD) waits for the next token.
-class TextStreamer {
- public:
-  TextStreamer(const data::Tokenizer& tokenizer, std::vector<int64_t> prompt)
-      : tokenizer_(tokenizer), ids_(std::move(prompt)), printed_(tokenizer.decode(ids_).size()) {}
-
-  void push(int64_t id) {
-    ids_.push_back(id);
-    const std::string text = tokenizer_.decode(ids_);
-    if (text.ends_with("\xEF\xBF\xBD") || text.size() <= printed_) return;
-    std::cout << text.substr(printed_) << std::flush;
-    printed_ = text.size();
-  }
-
- private:
-  const data::Tokenizer& tokenizer_;
-  std::vector<int64_t> ids_;
-  size_t printed_;
-};
-
 // generate --hf DIR: a Hugging Face model and its tokenizer (SentencePiece
 // or byte-level BPE).
 int generate_hf(const GenerateArgs& args) {
@@ -139,8 +115,9 @@ int generate_hf(const GenerateArgs& args) {
   if (prompt.empty()) throw ValueError("the prompt is empty.");
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
-  TextStreamer out(*tokenizer, prompt);
+  TextStreamer out(*tokenizer, prompt, std::cout);
   llama::generate(*model, prompt, generate_options(args), [&](int64_t id) { out.push(id); });
+  out.finish();
   std::cout << "\n";
   return 0;
 }
@@ -160,8 +137,9 @@ int run_generate(const GenerateArgs& args) {
   }
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
-  TextStreamer out(*run.tokenizer, prompt);
+  TextStreamer out(*run.tokenizer, prompt, std::cout);
   llama::generate(*run.model, prompt, opt, [&](int64_t id) { out.push(id); });
+  out.finish();
   std::cout << "\n";
   return 0;
 }
@@ -173,7 +151,7 @@ std::string axis_label(const std::string& symbol) {
   if (symbol == "\n") return "\u23ce";  // ⏎
   if (symbol == " ") return "\u2423";   // ␣
   if (symbol == "\t") return "\u21e5";  // ⇥
-  return symbol;
+  return data::valid_utf8(symbol);      // a token may hold part of a character
 }
 
 // The labels of an attention grid: the prompt's characters on both axes
@@ -232,7 +210,8 @@ int run_attention(const AttentionArgs& args) {
   }
   std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
             << " heads (columns), each " << T << " x " << T
-            << " (query row attends to key column) for \"" << run.tokenizer->decode(ids) << "\"\n";
+            << " (query row attends to key column) for \""
+            << data::valid_utf8(run.tokenizer->decode(ids)) << "\"\n";
   return 0;
 }
 

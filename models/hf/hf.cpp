@@ -1,6 +1,8 @@
 #include "hf/hf.h"
 
+#include <algorithm>
 #include <array>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -47,6 +49,45 @@ T get(const json& config, const fs::path& file, const char* key, std::optional<T
 
 void require(bool ok, const fs::path& file, const std::string& key, const std::string& why) {
   if (!ok) throw ConfigError(file.string() + ": key \"" + key + "\": " + why);
+}
+
+bool present(const json& config, const char* key) {
+  return config.contains(key) && !config[key].is_null();
+}
+
+// A config.json key of another architecture (or a newer transformers) that
+// changes what the model computes, with the value at which it changes
+// nothing. stride refuses such a key at any other value rather than compute
+// a different function silently; keys outside these lists and the ones each
+// layout reads (token ids, initialisation, caching flags) are ignored, as
+// they change no arithmetic.
+struct ArithmeticKey {
+  const char* key;
+  json neutral;  // null: only absence (or null) is neutral
+};
+
+void refuse_unimplemented(const json& c,
+                          const fs::path& file,
+                          std::initializer_list<ArithmeticKey> keys,
+                          const char* model) {
+  for (const ArithmeticKey& k : keys) {
+    if (!present(c, k.key) || c[k.key] == k.neutral) continue;
+    // 1 and 1.0 are the same setting.
+    if (c[k.key].is_number() && k.neutral.is_number() &&
+        c[k.key].get<double>() == k.neutral.get<double>()) {
+      continue;
+    }
+    throw ConfigError(file.string() + ": key \"" + k.key + "\" (" + c[k.key].dump() +
+                      ") changes the arithmetic and " + model + " does not implement it");
+  }
+}
+
+// Every layer of `layer_types` is full attention (the one kind stride has).
+bool all_full_attention(const json& c) {
+  if (!present(c, "layer_types")) return true;
+  if (!c["layer_types"].is_array()) return false;
+  return std::all_of(c["layer_types"].begin(), c["layer_types"].end(),
+                     [](const json& t) { return t == "full_attention"; });
 }
 
 // The weight files of a directory: the shards its index names, or
@@ -123,6 +164,70 @@ class Layout {
 
 // ---- LlamaForCausalLM ----
 
+// The RoPE settings of a Llama config.json, in each form transformers
+// writes: 5.x's "rope_parameters" object (rope_theta inside it), and 4.x's
+// top-level "rope_theta" with an optional "rope_scaling" object (whose type
+// is "rope_type", or "type" in older files). As in transformers 5, a
+// non-empty rope_scaling wins over rope_parameters, and the object's
+// rope_theta over the top-level one. A rope_type stride does not implement
+// is refused by name; keys the type does not read are ignored, as
+// transformers ignores them, but for partial_rotary_factor, which every type
+// reads.
+void read_rope(const json& c, const fs::path& file, ModelConfig& m) {
+  const bool scaling =
+      present(c, "rope_scaling") && !(c["rope_scaling"].is_object() && c["rope_scaling"].empty());
+  const char* key = scaling ? "rope_scaling" : "rope_parameters";
+  const json rope = present(c, key) ? c[key] : json::object();
+  require(rope.is_object(), file, key, "must be an object; got " + rope.dump());
+  const std::string field = std::string(key) + ".";
+  const auto param = [&](const char* name, auto fallback) {
+    using T = decltype(fallback);
+    if (!present(rope, name)) return fallback;
+    try {
+      return rope[name].get<T>();
+    } catch (const json::exception&) {
+      throw ConfigError(file.string() + ": key \"" + field + name + "\" has the wrong type (" +
+                        rope[name].dump() + ")");
+    }
+  };
+  m.rope_theta = param("rope_theta", get<double>(c, file, "rope_theta", 10000.0));
+  m.rope_type = param("rope_type", param("type", std::string("default")));
+  require(
+      m.rope_type == "default" || m.rope_type == "linear" || m.rope_type == "llama3", file,
+      field + "rope_type",
+      "\"" + m.rope_type + "\" is not implemented (stride implements default, linear and llama3)");
+  const double partial =
+      param("partial_rotary_factor", get<double>(c, file, "partial_rotary_factor", 1.0));
+  require(partial == 1.0, file, field + "partial_rotary_factor",
+          std::to_string(partial) + "; stride's Llama rotates every feature of a head");
+  if (m.rope_type == "default") return;
+  require(present(rope, "factor"), file, field + "factor",
+          "missing, and rope_type " + m.rope_type + " needs it");
+  m.rope_factor = param("factor", 1.0);
+  if (m.rope_type != "llama3") return;
+  for (const char* needed : {"low_freq_factor", "high_freq_factor"}) {
+    require(present(rope, needed), file, field + needed, "missing, and rope_type llama3 needs it");
+  }
+  m.rope_low_freq_factor = param("low_freq_factor", 1.0);
+  m.rope_high_freq_factor = param("high_freq_factor", 4.0);
+  // As transformers 5: a top-level original_max_position_embeddings first,
+  // then the object's, then the context.
+  m.rope_original_context = get<int64_t>(c, file, "original_max_position_embeddings",
+                                         param("original_max_position_embeddings", m.context));
+}
+
+// The rope_parameters object transformers 5 writes for `m`.
+json rope_parameters(const ModelConfig& m) {
+  json rope = {{"rope_theta", m.rope_theta}, {"rope_type", m.rope_type}};
+  if (m.rope_type == "default") return rope;
+  rope["factor"] = m.rope_factor;
+  if (m.rope_type != "llama3") return rope;
+  rope["low_freq_factor"] = m.rope_low_freq_factor;
+  rope["high_freq_factor"] = m.rope_high_freq_factor;
+  rope["original_max_position_embeddings"] = m.rope_original_context;
+  return rope;
+}
+
 class LlamaLayout final : public Layout {
  public:
   const char* architecture() const override { return "LlamaForCausalLM"; }
@@ -141,7 +246,7 @@ class LlamaLayout final : public Layout {
     m.n_kv_heads = get<int64_t>(c, file, "num_key_value_heads", m.n_heads);
     m.context = get<int64_t>(c, file, "max_position_embeddings");
     m.norm_eps = get<double>(c, file, "rms_norm_eps", 1e-6);
-    m.rope_theta = get<double>(c, file, "rope_theta", 10000.0);
+    read_rope(c, file, m);
     m.rope_style = "half";  // rotate_half
     m.tie_embeddings = get<bool>(c, file, "tie_word_embeddings", false);
     m.dropout = 0.0;
@@ -154,9 +259,28 @@ class LlamaLayout final : public Layout {
             "true; stride's Llama projections have no bias");
     require(get<double>(c, file, "attention_dropout", 0.0) == 0.0, file, "attention_dropout",
             "stride's Llama has no attention dropout");
-    require(!c.contains("rope_scaling") || c["rope_scaling"].is_null(), file, "rope_scaling",
-            c.contains("rope_scaling") ? c["rope_scaling"].dump() + " is not implemented"
-                                       : std::string());
+    refuse_unimplemented(c, file,
+                         {{"sliding_window", nullptr},
+                          {"use_sliding_window", false},
+                          {"attn_logit_softcapping", nullptr},
+                          {"final_logit_softcapping", nullptr},
+                          {"query_pre_attn_scalar", nullptr},
+                          {"clip_qkv", nullptr},
+                          {"qk_norm", false},
+                          {"use_qk_norm", false},
+                          {"no_rope_layers", nullptr},
+                          {"embedding_multiplier", 1.0},
+                          {"residual_multiplier", 1.0},
+                          {"attention_multiplier", nullptr},
+                          {"logits_scaling", 1.0},
+                          {"logit_scale", 1.0},
+                          {"num_local_experts", nullptr},
+                          {"num_experts", nullptr},
+                          {"quantization_config", nullptr}},
+                         "stride's Llama");
+    require(all_full_attention(c), file, "layer_types",
+            c.value("layer_types", json()).dump() +
+                "; stride's Llama has full attention in every layer");
     if (m.n_heads > 0 && c.contains("head_dim") && !c["head_dim"].is_null()) {
       require(get<int64_t>(c, file, "head_dim") == m.d_model / m.n_heads, file, "head_dim",
               "stride's Llama has head_dim = hidden_size / num_attention_heads");
@@ -176,8 +300,7 @@ class LlamaLayout final : public Layout {
             {"head_dim", m.head_dim()},
             {"max_position_embeddings", m.context},
             {"rms_norm_eps", m.norm_eps},
-            {"rope_theta", m.rope_theta},
-            {"rope_scaling", nullptr},
+            {"rope_parameters", rope_parameters(m)},
             {"tie_word_embeddings", m.tie_embeddings},
             {"hidden_act", "silu"},
             {"attention_bias", false},
@@ -281,6 +404,9 @@ class GPT2Layout final : public Layout {
             "false; stride scales attention scores by 1/sqrt(head_dim)");
     require(!get<bool>(c, file, "scale_attn_by_inverse_layer_idx", false), file,
             "scale_attn_by_inverse_layer_idx", "true is not implemented");
+    refuse_unimplemented(c, file,
+                         {{"add_cross_attention", false}, {"quantization_config", nullptr}},
+                         "stride's GPT-2");
     return validated(m, file);
   }
 

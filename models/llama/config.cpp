@@ -93,6 +93,11 @@ json model_json(const ModelConfig& m) {
           {"multiple_of", m.multiple_of},
           {"norm_eps", m.norm_eps},
           {"rope_theta", m.rope_theta},
+          {"rope_type", m.rope_type},
+          {"rope_factor", m.rope_factor},
+          {"rope_low_freq_factor", m.rope_low_freq_factor},
+          {"rope_high_freq_factor", m.rope_high_freq_factor},
+          {"rope_original_context", m.rope_original_context},
           {"rope_style", m.rope_style},
           {"tie_embeddings", m.tie_embeddings},
           {"dropout", m.dropout}};
@@ -123,6 +128,17 @@ json train_json(const TrainConfig& t) {
 
 void require(bool ok, const std::string& what) {
   if (!ok) throw ConfigError("invalid config: " + what);
+}
+
+void validate_rope_scaling(const ModelConfig& m) {
+  require(m.rope_type == "default" || m.rope_type == "linear" || m.rope_type == "llama3",
+          "rope_type must be \"default\", \"linear\" or \"llama3\"; got \"" + m.rope_type + "\"");
+  if (m.rope_type == "default") return;
+  require(m.rope_factor > 0, "rope_factor must be positive");
+  if (m.rope_type != "llama3") return;
+  require(m.rope_low_freq_factor > 0 && m.rope_high_freq_factor > m.rope_low_freq_factor,
+          "llama3 RoPE needs 0 < rope_low_freq_factor < rope_high_freq_factor");
+  require(m.rope_original_context > 0, "rope_original_context must be positive");
 }
 
 }  // namespace
@@ -170,7 +186,11 @@ void ModelConfig::validate() const {
                 std::to_string(n_heads) + "); 0 means n_heads");
     require(rope_style == "interleaved" || rope_style == "half",
             "rope_style must be \"interleaved\" or \"half\"; got \"" + rope_style + "\"");
+    validate_rope_scaling(*this);
   } else {
+    require(rope_type == "default",
+            "rope_type is a setting of the correct Llama only (the ladder's RoPE is the "
+            "article's)");
     require(n_kv_heads == 0 || n_kv_heads == n_heads,
             "n_kv_heads (grouped-query attention) is a setting of the correct Llama only");
     require(rope_style == "interleaved",
@@ -251,6 +271,11 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   model.read("multiple_of", m.multiple_of);
   model.read("norm_eps", m.norm_eps);
   model.read("rope_theta", m.rope_theta);
+  model.read("rope_type", m.rope_type);
+  model.read("rope_factor", m.rope_factor);
+  model.read("rope_low_freq_factor", m.rope_low_freq_factor);
+  model.read("rope_high_freq_factor", m.rope_high_freq_factor);
+  model.read("rope_original_context", m.rope_original_context);
   model.read("rope_style", m.rope_style);
   model.read("tie_embeddings", m.tie_embeddings);
   model.read("dropout", m.dropout);
@@ -294,7 +319,9 @@ RunConfig parse_saved_config(std::string_view json_text, std::string_view source
   const json keys = model_json(cfg.model);
   std::string missing;
   for (const auto& [key, value] : keys.items()) {
-    if (!model.contains(key)) missing += (missing.empty() ? "" : ", ") + key;
+    // Runs saved before RoPE scaling existed used none: their default.
+    const bool added_later = key.starts_with("rope_") && key != "rope_theta" && key != "rope_style";
+    if (!model.contains(key) && !added_later) missing += (missing.empty() ? "" : ", ") + key;
   }
   if (!missing.empty()) {
     throw ConfigError(std::string(source) + ": the saved config lacks model." +

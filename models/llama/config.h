@@ -60,6 +60,17 @@ struct ModelConfig {
   int64_t multiple_of = 32;
   double norm_eps = 1e-6;
   double rope_theta = 10000.0;
+  // The correct Llama's RoPE frequency scaling, as Hugging Face's
+  // rope_parameters name it: rope_type "default" (none), "linear" (every
+  // frequency divided by rope_factor) or "llama3" (Llama 3.1's bands, with
+  // rope_low_freq_factor, rope_high_freq_factor and rope_original_context,
+  // its original_max_position_embeddings); nn::functional::RopeScaling says
+  // what each computes.
+  std::string rope_type = "default";
+  double rope_factor = 1.0;
+  double rope_low_freq_factor = 1.0;
+  double rope_high_freq_factor = 4.0;
+  int64_t rope_original_context = 8192;
   // The correct Llama's RoPE pairs: "interleaved" (x[2i], x[2i+1]) as Meta's
   // code, or "half" (x[i], x[i + head_dim/2]) as Hugging Face's rotate_half.
   std::string rope_style = "interleaved";

@@ -120,9 +120,34 @@ std::vector<Tensor> project(const Tensor& x, std::initializer_list<nn::Linear*> 
 
 // ---- attention ----
 
+namespace {
+
+F::RopeScaling rope_scaling(const ModelConfig& config) {
+  F::RopeScaling s;
+  if (config.rope_type == "linear") s.type = F::RopeScaling::Type::Linear;
+  if (config.rope_type == "llama3") s.type = F::RopeScaling::Type::Llama3;
+  s.factor = config.rope_factor;
+  s.low_freq_factor = config.rope_low_freq_factor;
+  s.high_freq_factor = config.rope_high_freq_factor;
+  s.original_context = config.rope_original_context;
+  return s;
+}
+
+}  // namespace
+
 Positions::Positions(int64_t T, const ModelConfig& config, int64_t first, Device device)
     : offset(first) {
-  std::tie(cos, sin) = F::rotary_tables(T, config.head_dim(), first, config.rope_theta);
+  const int64_t half = config.head_dim() / 2;
+  // On meta (a memory estimate) the tables have their shapes and no values:
+  // computing T rows of angles would cost time and host memory in proportion
+  // to the context being estimated.
+  if (device.is_meta()) {
+    cos = empty({T, half}, TensorOptions(kFloat64).device(device));
+    sin = empty({T, half}, TensorOptions(kFloat64).device(device));
+    return;
+  }
+  std::tie(cos, sin) =
+      F::rotary_tables(T, config.head_dim(), first, config.rope_theta, rope_scaling(config));
   cos = cos.to(device);
   sin = sin.to(device);
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <numbers>
 #include <utility>
 #include <vector>
 
@@ -43,15 +44,48 @@ void check_args(const Tensor& x, int64_t position_offset, double base, const cha
 using detail::SharedTables;
 using kernels::AngleTables;
 
-// The angles (offset + t) * theta_i, theta_i = base^(-2i/D). A sincos costs
-// about as much as rotating a few dozen elements, so long sequences split
-// the table among threads (each entry is computed alike wherever it falls).
-AngleTables angle_tables(int64_t T, int64_t D, int64_t offset, double base) {
-  const int64_t half = D / 2;
-  std::vector<double> thetas(static_cast<size_t>(half));
-  for (int64_t i = 0; i < half; ++i) {
+// The unscaled frequencies theta_i = base^(-2i/D).
+std::vector<double> plain_frequencies(int64_t D, double base) {
+  std::vector<double> thetas(static_cast<size_t>(D / 2));
+  for (int64_t i = 0; i < D / 2; ++i) {
     thetas[size_t(i)] = 1.0 / std::pow(base, double(2 * i) / double(D));
   }
+  return thetas;
+}
+
+// Llama 3.1's band-wise rescaling (RopeScaling::Type::Llama3), in the order
+// transformers' _compute_llama3_parameters takes its cases.
+double llama3_frequency(double theta, const RopeScaling& s) {
+  const double context = double(s.original_context);
+  const double wavelength = 2 * std::numbers::pi / theta;
+  const double low_freq_wavelength = context / s.low_freq_factor;
+  const double high_freq_wavelength = context / s.high_freq_factor;
+  if (wavelength < high_freq_wavelength) return theta;
+  if (wavelength > low_freq_wavelength) return theta / s.factor;
+  const double smooth =
+      (context / wavelength - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+  return (1 - smooth) * theta / s.factor + smooth * theta;
+}
+
+void check_scaling(const RopeScaling& s) {
+  if (s.type == RopeScaling::Type::Default) return;
+  STRIDE_CHECK(s.factor > 0, ValueError, "[rope_frequencies] expected a scaling factor > 0; got ",
+               s.factor, ".");
+  if (s.type != RopeScaling::Type::Llama3) return;
+  STRIDE_CHECK(s.low_freq_factor > 0 && s.high_freq_factor > s.low_freq_factor, ValueError,
+               "[rope_frequencies] llama3 scaling needs 0 < low_freq_factor < high_freq_factor; "
+               "got ",
+               s.low_freq_factor, " and ", s.high_freq_factor, ".");
+  STRIDE_CHECK(s.original_context > 0, ValueError,
+               "[rope_frequencies] llama3 scaling needs original_context > 0; got ",
+               s.original_context, ".");
+}
+
+// The angles (offset + t) * theta_i. A sincos costs about as much as
+// rotating a few dozen elements, so long sequences split the table among
+// threads (each entry is computed alike wherever it falls).
+AngleTables angle_tables(int64_t T, const std::vector<double>& thetas, int64_t offset) {
+  const int64_t half = int64_t(thetas.size());
   AngleTables tables;
   tables.cosines.resize(size_t(T * half));
   tables.sines.resize(size_t(T * half));
@@ -100,7 +134,7 @@ Tensor rotary_embedding(const Tensor& x,
   check_args(x, position_offset, base, "rotary_embedding");
   return in_float32(x, [&](const Tensor& xf) {
     auto tables = std::make_shared<const AngleTables>(
-        angle_tables(xf.size(-2), xf.size(-1), position_offset, base));
+        angle_tables(xf.size(-2), plain_frequencies(xf.size(-1), base), position_offset));
     return rope(xf, tables, convention, 1.0);
   });
 }
@@ -143,16 +177,35 @@ Tensor rotary_embedding(const Tensor& x,
   return in_float32(x, [&](const Tensor& xf) { return rope(xf, tables, convention, 1.0); });
 }
 
-std::pair<Tensor, Tensor> rotary_tables(int64_t T,
-                                        int64_t D,
-                                        int64_t position_offset,
-                                        double base) {
+std::vector<double> rope_frequencies(int64_t D, double base, const RopeScaling& scaling) {
+  STRIDE_CHECK(D >= 0 && D % 2 == 0, ShapeError, "[rope_frequencies] expected an even D >= 0; got ",
+               D, ".");
+  STRIDE_CHECK(base > 0, ValueError, "[rope_frequencies] expected base > 0; got ", base, ".");
+  check_scaling(scaling);
+  std::vector<double> thetas = plain_frequencies(D, base);
+  for (double& theta : thetas) {
+    switch (scaling.type) {
+      case RopeScaling::Type::Default:
+        break;
+      case RopeScaling::Type::Linear:
+        theta /= scaling.factor;
+        break;
+      case RopeScaling::Type::Llama3:
+        theta = llama3_frequency(theta, scaling);
+        break;
+    }
+  }
+  return thetas;
+}
+
+std::pair<Tensor, Tensor> rotary_tables(
+    int64_t T, int64_t D, int64_t position_offset, double base, const RopeScaling& scaling) {
   STRIDE_CHECK(T >= 0 && D >= 0 && D % 2 == 0, ShapeError,
                "[rotary_tables] expected T >= 0 and an even D >= 0; got T = ", T, ", D = ", D, ".");
   STRIDE_CHECK(position_offset >= 0, ValueError,
                "[rotary_tables] expected position_offset >= 0; got ", position_offset, ".");
   STRIDE_CHECK(base > 0, ValueError, "[rotary_tables] expected base > 0; got ", base, ".");
-  const AngleTables tables = angle_tables(T, D, position_offset, base);
+  const AngleTables tables = angle_tables(T, rope_frequencies(D, base, scaling), position_offset);
   return {tensor<double>(tables.cosines, {T, D / 2}), tensor<double>(tables.sines, {T, D / 2})};
 }
 
@@ -162,7 +215,7 @@ Tensor rotary_embedding_reference(const Tensor& x,
                                   RopeConvention convention) {
   check_args(x, position_offset, base, "rotary_embedding_reference");
   const int64_t T = x.size(-2), D = x.size(-1), half = D / 2;
-  const AngleTables tables = angle_tables(T, D, position_offset, base);
+  const AngleTables tables = angle_tables(T, plain_frequencies(D, base), position_offset);
   const std::vector<double>&cosines = tables.cosines, &sines = tables.sines;
   const bool interleaved = convention == RopeConvention::Interleaved;
   // (T, D) tables: feature j belongs to pair j / 2 (interleaved) or j % (D/2).

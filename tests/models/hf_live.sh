@@ -15,6 +15,9 @@ if ! "$python" -c "import transformers, safetensors" 2>/dev/null; then
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# The script writes the goldens of the installed transformers (4.x or 5.x);
+# the committed ones of the other stand beside them.
+cp -r "$src/tests/golden/hf" "$work/hf"
 "$python" "$src/tools/gen_hf_goldens.py" --out "$work/hf"
 STRIDE_HF_GOLDEN_DIR="$work/hf" STRIDE_HF_EXPORT_DIR="$work/export" \
   "$tests" --gtest_filter='*HuggingFace*'

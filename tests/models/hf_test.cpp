@@ -53,6 +53,10 @@ const Case kCases[] = {
     {"gpt2_tiny_untied", "gpt2_tiny", "untied", llama::Arch::GPT2, false, 4},
     {"llama_tiny_gqa", "llama_tiny", "gqa", llama::Arch::Llama, false, 2},
     {"llama_tiny_tied", "llama_tiny", "tied", llama::Arch::Llama, true, 1},
+    // Saved by transformers 5: RoPE settings in "rope_parameters".
+    {"llama5_tiny_default", "llama5_tiny", "default", llama::Arch::Llama, false, 2},
+    {"llama5_tiny_llama3", "llama5_tiny", "llama3", llama::Arch::Llama, false, 2},
+    {"llama5_tiny_linear", "llama5_tiny", "linear", llama::Arch::Llama, true, 1},
 };
 
 const io::SafetensorsContents& outputs(const std::string& family) {
@@ -295,7 +299,25 @@ TEST(HuggingFaceCheckpoint, LlamaSettingsStrideDoesNotComputeAreRefused) {
   const std::pair<const char*, std::function<void(nlohmann::json&)>> edits[] = {
       {"rope_scaling",
        [](nlohmann::json& c) {
+         c["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 8.0}};
+       }},
+      {"yarn",
+       [](nlohmann::json& c) {
+         c["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 8.0}};
+       }},
+      {"low_freq_factor",
+       [](nlohmann::json& c) {
          c["rope_scaling"] = {{"rope_type", "llama3"}, {"factor", 8.0}};
+       }},
+      {"partial_rotary_factor", [](nlohmann::json& c) { c["partial_rotary_factor"] = 0.5; }},
+      {"sliding_window", [](nlohmann::json& c) { c["sliding_window"] = 4096; }},
+      {"quantization_config",
+       [](nlohmann::json& c) {
+         c["quantization_config"] = {{"quant_method", "gptq"}};
+       }},
+      {"layer_types",
+       [](nlohmann::json& c) {
+         c["layer_types"] = {"full_attention", "sliding_attention"};
        }},
       {"attention_bias", [](nlohmann::json& c) { c["attention_bias"] = true; }},
       {"hidden_act", [](nlohmann::json& c) { c["hidden_act"] = "gelu"; }},
@@ -318,6 +340,94 @@ TEST(HuggingFaceCheckpoint, LlamaSettingsStrideDoesNotComputeAreRefused) {
             std::string::npos)
       << e;
   fs::remove_all(mha);
+}
+
+// Keys that change nothing stride computes load as before: unknown ones,
+// and arithmetic ones at their neutral value.
+TEST(HuggingFaceCheckpoint, KeysThatChangeNoArithmeticAreIgnored) {
+  const fs::path dir = edited_copy(
+      "neutral",
+      [](nlohmann::json& c) {
+        c["a_note_of_our_own"] = "kept";
+        c["sliding_window"] = nullptr;
+        c["use_sliding_window"] = false;
+        c["pretraining_tp"] = 1;
+        c["partial_rotary_factor"] = 1.0;
+        c["layer_types"] = {"full_attention", "full_attention"};
+        c["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 10000.0}};
+      },
+      "llama_tiny_gqa");
+  auto model = load(dir);
+  auto reference = load(golden_dir() / "llama_tiny_gqa");
+  NoGradGuard no_grad;
+  EXPECT_TRUE(equal(model->forward(golden_ids()), reference->forward(golden_ids())));
+  fs::remove_all(dir);
+}
+
+// transformers 5 writes rope_theta inside "rope_parameters", 4.x at the top
+// level with an optional "rope_scaling": both read the same.
+TEST(HuggingFaceCheckpoint, RopeSettingsReadInBothForms) {
+  EXPECT_EQ(read_config(golden_dir() / "llama_tiny_tied").rope_theta, 500000.0);
+  EXPECT_EQ(read_config(golden_dir() / "llama5_tiny_default").rope_theta, 500000.0);
+  const llama::ModelConfig l3 = read_config(golden_dir() / "llama5_tiny_llama3");
+  EXPECT_EQ(l3.rope_type, "llama3");
+  EXPECT_EQ(l3.rope_factor, 8.0);
+  EXPECT_EQ(l3.rope_low_freq_factor, 1.0);
+  EXPECT_EQ(l3.rope_high_freq_factor, 4.0);
+  EXPECT_EQ(l3.rope_original_context, 512);
+
+  // The same model in the 4.x form, with the older "type" key.
+  const fs::path v4 = edited_copy(
+      "llama3_v4",
+      [](nlohmann::json& c) {
+        nlohmann::json rope = c["rope_parameters"];
+        c["rope_theta"] = rope["rope_theta"];
+        rope.erase("rope_theta");
+        rope.erase("rope_type");
+        rope["type"] = "llama3";
+        c["rope_scaling"] = rope;
+        c.erase("rope_parameters");
+      },
+      "llama5_tiny_llama3");
+  auto model = load(v4);
+  auto reference = load(golden_dir() / "llama5_tiny_llama3");
+  NoGradGuard no_grad;
+  EXPECT_TRUE(equal(model->forward(golden_ids()), reference->forward(golden_ids())));
+  fs::remove_all(v4);
+}
+
+// The goldens tell the rope types apart: the same weights with the scaling
+// left out give other logits, so a reader that ignored it would fail.
+TEST(HuggingFaceCheckpoint, ScaledRopeGoldensDependOnTheScaling) {
+  for (const char* source : {"llama5_tiny_llama3", "llama5_tiny_linear"}) {
+    const fs::path plain = edited_copy(
+        "plain", [](nlohmann::json& c) { c["rope_parameters"]["rope_type"] = "default"; }, source);
+    auto model = load(plain);
+    NoGradGuard no_grad;
+    const double diff =
+        max_abs_diff(model->forward(golden_ids()),
+                     outputs("llama5_tiny").at(std::string(source).substr(12) + "/logits"));
+    EXPECT_GT(diff, 1e-2) << source;
+    fs::remove_all(plain);
+  }
+}
+
+// Export writes RoPE as transformers 5 does: a "rope_parameters" object and
+// no top-level rope_theta or rope_scaling.
+TEST(HuggingFaceCheckpoint, ExportWritesTransformers5RopeParameters) {
+  auto model = load(golden_dir() / "llama5_tiny_llama3");
+  const fs::path dir = export_dir("rope_parameters");
+  save(*model, dir);
+  const nlohmann::json c = nlohmann::json::parse(std::ifstream(dir / "config.json"));
+  EXPECT_FALSE(c.contains("rope_theta"));
+  EXPECT_FALSE(c.contains("rope_scaling"));
+  EXPECT_EQ(c["rope_parameters"], nlohmann::json({{"rope_type", "llama3"},
+                                                  {"rope_theta", 500000.0},
+                                                  {"factor", 8.0},
+                                                  {"low_freq_factor", 1.0},
+                                                  {"high_freq_factor", 4.0},
+                                                  {"original_max_position_embeddings", 512}}));
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // PyTorch parity lives in functional_golden_test.cpp.
 #include <atomic>
 #include <cmath>
+#include <numbers>
 #include <string>
 #include <thread>
 #include <vector>
@@ -1696,6 +1697,50 @@ TEST(RotaryAttention, RotaryTablesGiveRotaryEmbeddingsOwnRotation) {
   }
   EXPECT_THROW(F::rotary_tables(4, 5), ShapeError);
   EXPECT_THROW(F::rotary_tables(4, 6, -1), ValueError);
+}
+
+// Hugging Face's rope types, checked against their definitions in
+// transformers' modeling_rope_utils at one frequency of each band.
+TEST(RotaryAttention, ScaledFrequenciesFollowEachRopeType) {
+  const double base = 10000.0;
+  const std::vector<double> plain = F::rope_frequencies(8, base);
+  for (int64_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(plain[size_t(i)], std::pow(base, -i / 4.0));
+
+  F::RopeScaling linear;
+  linear.type = F::RopeScaling::Type::Linear;
+  linear.factor = 4.0;
+  const std::vector<double> lin = F::rope_frequencies(8, base, linear);
+  for (size_t i = 0; i < 4; ++i) EXPECT_DOUBLE_EQ(lin[i], plain[i] / 4.0);
+
+  // Wavelengths 2 pi / theta_i: 6.3, 62.8, 628 and 6283. With an original
+  // context of 128 and factors 1 and 4 the bands are 32 and 128: the first
+  // is kept, the second interpolated, the last two divided by the factor.
+  F::RopeScaling llama3;
+  llama3.type = F::RopeScaling::Type::Llama3;
+  llama3.factor = 8.0;
+  llama3.low_freq_factor = 1.0;
+  llama3.high_freq_factor = 4.0;
+  llama3.original_context = 128;
+  const std::vector<double> l3 = F::rope_frequencies(8, base, llama3);
+  EXPECT_DOUBLE_EQ(l3[0], plain[0]);
+  const double smooth = (128.0 * plain[1] / (2 * std::numbers::pi) - 1.0) / 3.0;
+  EXPECT_GT(smooth, 0.0);
+  EXPECT_LT(smooth, 1.0);
+  EXPECT_NEAR(l3[1], (1 - smooth) * plain[1] / 8.0 + smooth * plain[1], 1e-15);
+  EXPECT_DOUBLE_EQ(l3[2], plain[2] / 8.0);
+  EXPECT_DOUBLE_EQ(l3[3], plain[3] / 8.0);
+
+  // The tables rotate by the scaled frequencies.
+  const auto [cos, sin] = F::rotary_tables(3, 8, 2, base, llama3);
+  EXPECT_DOUBLE_EQ(cos[1][2].item<double>(), std::cos(3 * l3[2]));
+  EXPECT_DOUBLE_EQ(sin[2][1].item<double>(), std::sin(4 * l3[1]));
+
+  F::RopeScaling bad = llama3;
+  bad.high_freq_factor = 0.5;
+  EXPECT_THROW(F::rope_frequencies(8, base, bad), ValueError);
+  bad = linear;
+  bad.factor = 0;
+  EXPECT_THROW(F::rope_frequencies(8, base, bad), ValueError);
 }
 
 TEST(RotaryAttention, RejectsKeysOfAnotherLengthAndBadTables) {

@@ -27,6 +27,16 @@ class Tokenizer {
   virtual std::vector<int64_t> prefix_ids() const { return {}; }
 };
 
+// `bytes` as valid UTF-8, as Python's bytes.decode("utf-8", "replace")
+// gives it (and so transformers' tokenizer decode): each maximal ill-formed
+// subsequence becomes one U+FFFD (Unicode's "substitution of maximal
+// subparts"). Tokenizers' decode returns the raw bytes, which byte-level BPE
+// and byte fallback can leave mid-character; text for a reader goes through
+// this. With `final` false, a trailing sequence that later bytes may still
+// complete into a character is left out instead; `consumed`, when given,
+// receives how many bytes of `bytes` the result stands for.
+std::string valid_utf8(std::string_view bytes, bool final = true, size_t* consumed = nullptr);
+
 // The tokenizer of a Hugging Face model directory: its tokenizer.model
 // (SentencePiece) where it has one, which is the reference its
 // tokenizer.json was converted from, else its tokenizer.json (byte-level

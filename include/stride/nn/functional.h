@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "stride/generator.h"
 #include "stride/tensor.h"
@@ -216,13 +217,36 @@ Tensor rotary_attention(const Tensor& q,
                         bool is_causal = false,
                         std::optional<double> scale = std::nullopt,
                         Generator* gen = nullptr);
+// How RoPE's frequencies theta_i = base^(-2i/D) are rescaled for contexts
+// longer than pretraining's (Hugging Face's rope_type):
+//  - Default: unchanged.
+//  - Linear: every frequency divided by `factor` (position interpolation).
+//  - Llama3 (Llama 3.1-3.3): with wavelengths 2 pi / theta_i, those shorter
+//    than original_context / high_freq_factor are kept, those longer than
+//    original_context / low_freq_factor divided by `factor`, and those
+//    between interpolated: (1 - s) theta_i / factor + s theta_i with
+//    s = (original_context / wavelength - low_freq_factor) /
+//        (high_freq_factor - low_freq_factor).
+struct RopeScaling {
+  enum class Type { Default, Linear, Llama3 };
+  Type type = Type::Default;
+  double factor = 1.0;
+  double low_freq_factor = 1.0;
+  double high_freq_factor = 4.0;
+  int64_t original_context = 8192;
+};
+// The D/2 frequencies of rows of width D (even), scaled; ValueError for a
+// base, factor or frequency band that is not positive and ordered.
+std::vector<double> rope_frequencies(int64_t D, double base, const RopeScaling& scaling = {});
 // The tables rotary_embedding(x, position_offset, base) rotates by, for
-// rows (T, D): cos and sin of (position_offset + t) * base^(-2i/D), float64
+// rows (T, D): cos and sin of (position_offset + t) * theta_i, float64
 // (T, D/2) each; rotary_embedding(x, cos, sin) with them gives the same bits.
+// With `scaling`, the frequencies are rope_frequencies(D, base, scaling).
 std::pair<Tensor, Tensor> rotary_tables(int64_t T,
                                         int64_t D,
                                         int64_t position_offset = 0,
-                                        double base = 10000.0);
+                                        double base = 10000.0,
+                                        const RopeScaling& scaling = {});
 // The same rotation composed from basic ops: the reference the fused op is
 // tested against.
 Tensor rotary_embedding_reference(const Tensor& x,
