@@ -157,11 +157,19 @@ set -e
 grep -q "resume" int.log || fail "no resume hint after Ctrl-C"
 
 # SIGTERM (timeout, Slurm, Kubernetes) and SIGHUP (a closed terminal) stop a
-# run like Ctrl-C, at a random step; resumed, its metrics equal an
-# uninterrupted run's line for line, timings aside.
+# run like Ctrl-C, at a random step; resumed (to its end, or to the same
+# --steps given again), its metrics equal an uninterrupted run's line for
+# line, timings aside, and its checkpoint records the same config.
 "$stride" train --config tiny.json --data corpus.txt --out straight --steps 2000 --sample 0 > straight.log
 untimed() { sed -E 's/"(elapsed|tokens_per_s)":[^,}]*,?//g' "$1"; }
 untimed straight/metrics.jsonl > straight.metrics
+saved_config() {
+  python3 -c 'import json, struct, sys
+f = open(sys.argv[1], "rb")
+n = struct.unpack("<Q", f.read(8))[0]
+print(json.loads(f.read(n))["__metadata__"]["stride.config"])' "$1/checkpoint.safetensors"
+}
+declare -A resume_steps=([TERM]="" [HUP]="--steps 2000")
 for sig in TERM HUP; do
   "$stride" train --config tiny.json --data corpus.txt --out "stopped_$sig" --steps 2000 \
     --sample 0 > "stopped_$sig.log" &
@@ -176,11 +184,15 @@ for sig in TERM HUP; do
   expected=$((128 + $(kill -l "$sig")))
   [ "$rc" -eq "$expected" ] || fail "a run sent SIG$sig exited $rc, expected $expected"
   grep -q "stopped by SIG$sig" "stopped_$sig.log" || fail "no word of SIG$sig"
-  "$stride" train --resume "stopped_$sig" --data corpus.txt --sample 0 > "resumed_$sig.log"
+  # shellcheck disable=SC2086
+  "$stride" train --resume "stopped_$sig" ${resume_steps[$sig]} --data corpus.txt --sample 0 \
+    > "resumed_$sig.log"
   grep -q "^resuming stopped_$sig at step" "resumed_$sig.log" || fail "resume did not say where it starts"
   untimed "stopped_$sig/metrics.jsonl" > stopped.metrics
   cmp -s straight.metrics stopped.metrics ||
     fail "metrics resumed after SIG$sig differ: $(diff straight.metrics stopped.metrics | head -5)"
+  [ "$(saved_config straight)" = "$(saved_config "stopped_$sig")" ] ||
+    fail "the checkpoint resumed after SIG$sig records another config than the uninterrupted one"
 done
 
 # OMP_NUM_THREADS is honoured when neither --threads nor STRIDE_NUM_THREADS is given.
@@ -210,6 +222,14 @@ expect_error "not valid UTF-8: byte 0xff at offset 3" \
   "$stride" train --config tiny.json --data latin1.txt --out latin1_run
 
 expect_error "Hint" "$stride" train --config tiny.json --data missing.txt --out run2
+# --out must be able to become a directory.
+touch a_file
+expect_error "a_file is a file, not a directory" \
+  "$stride" train --config tiny.json --data corpus.txt --out a_file --steps 1
+expect_error "a_file is a file, not a directory" \
+  "$stride" train --config tiny.json --data corpus.txt --out a_file/run --steps 1
+expect_error "cannot create the directory" \
+  "$stride" train --config tiny.json --data corpus.txt --out /proc/stride_run --steps 1
 expect_error "cannot read config" "$stride" train --config nope.json
 echo '{"model": {"d_modle": 3}}' > typo.json
 expect_error 'unknown key "d_modle"' "$stride" train --config typo.json --data corpus.txt

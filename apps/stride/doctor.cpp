@@ -26,8 +26,9 @@ int run_doctor(const DoctorArgs& args) {
   // A config's character model gets the corpus's vocabulary; a run's model
   // keeps its own.
   if (!model) cfg.model.vocab_size = corpus.tokenizer->vocab_size();
+  // The checks run a training step at the config's batch and context.
+  check_fits_in_memory(cfg, {llama::Workload::Kind::Training});
   if (!model) {
-    check_fits_in_memory(cfg, /*with_train_step=*/true);
     manual_seed(cfg.train.seed);
     model = llama::build_model(cfg.model);
   }

@@ -111,7 +111,7 @@ int run_ladder(const LadderArgs& args) {
     return 0;
   }
   const Corpus corpus = load_corpus(args.data);
-  fs::create_directories(args.out);
+  io::create_directories(args.out, "ladder --out");
   auto scaled = [&](int64_t steps) {
     return std::max<int64_t>(1, int64_t(std::llround(double(steps) * args.steps_scale)));
   };

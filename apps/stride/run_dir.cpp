@@ -112,29 +112,48 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
   return {std::move(config), std::move(tokenizer), std::move(model), std::move(state)};
 }
 
+// What a workload is, and what its memory is spent on, for the refusal's
+// sentence.
+std::pair<std::string, std::string> workload_text(const llama::RunConfig& config,
+                                                  const llama::Workload& w) {
+  const int64_t batch = w.batch > 0                                   ? w.batch
+                        : w.kind == llama::Workload::Kind::Generation ? 1
+                                                                      : config.train.batch_size;
+  const int64_t length = w.length > 0 ? w.length : config.model.context;
+  const std::string shape =
+      std::to_string(batch) + " sequence(s) of " + std::to_string(length) + " tokens";
+  switch (w.kind) {
+    case llama::Workload::Kind::Model:
+      break;
+    case llama::Workload::Kind::Training:
+      return {"a training step of this config",
+              " (parameters, gradients, Adam state and activations at batch_size " +
+                  std::to_string(batch) + " and context " + std::to_string(length) + ")"};
+    case llama::Workload::Kind::Evaluation:
+      return {"evaluating this config's model", " (its forward pass over " + shape + ")"};
+    case llama::Workload::Kind::Generation:
+      return {"generating with this config's model",
+              " (its KV cache and forward pass over " + shape + ")"};
+  }
+  return {"the model of this config", ""};
+}
+
 }  // namespace
 
-void check_fits_in_memory(const llama::RunConfig& config, bool with_train_step) {
-  const llama::MemoryEstimate need = llama::estimate_memory(config, with_train_step);
-  const uint64_t bytes = with_train_step ? need.train_step_bytes : need.model_bytes;
+void check_fits_in_memory(const llama::RunConfig& config, const llama::Workload& workload) {
+  const llama::MemoryEstimate need = llama::estimate_memory(config, workload);
   const size_t available = available_cpu_memory();
-  if (bytes <= available) return;
-  throw ValueError(
-      std::string(with_train_step ? "a training step of this config needs "
-                                  : "the model of this config needs ") +
-      bytes_text(bytes) +
-      (with_train_step ? " (parameters, gradients, Adam state and activations at batch_size " +
-                             std::to_string(config.train.batch_size) + " and context " +
-                             std::to_string(config.model.context) + ")"
-                       : std::string()) +
-      ", but " + bytes_text(available) +
-      " is available. Hint: lower train.batch_size, model.context or the model's size; "
-      "`stride inspect --config FILE` shows where the memory goes.");
+  if (need.peak_bytes <= available) return;
+  const auto [what, detail] = workload_text(config, workload);
+  throw ValueError(what + " needs " + bytes_text(need.peak_bytes) + detail + ", but " +
+                   bytes_text(available) +
+                   " is available. Hint: lower train.batch_size, model.context or the model's "
+                   "size; `stride inspect --config FILE` shows where the memory goes.");
 }
 
 void check_fits_on_meta(const llama::RunConfig& config) {
   constexpr uint64_t kMaxTensors = 1'000'000;
-  const llama::MemoryEstimate need = llama::estimate_memory(config, /*with_train_step=*/false);
+  const llama::MemoryEstimate need = llama::estimate_memory(config);
   if (need.state_tensors > kMaxTensors) {
     throw ValueError("this config's model has " + std::to_string(need.state_tensors) +
                      " tensors (" + std::to_string(config.model.n_layers) +

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "llama/config.h"
+#include "llama/inspect.h"
 #include "llama/model.h"
 #include "stride/checkpoint.h"
 #include "stride/data/text.h"
@@ -79,12 +80,13 @@ struct ModelSource {
 // strictly (a name mismatch lists every key).
 LoadedRun load_model(const ModelSource& source, const std::optional<std::string>& data);
 
-// Refuses, before anything is built, a config whose model (and with
-// with_train_step, whose training step: parameters, gradients, Adam state,
-// activations at its batch and context) needs more memory than is available,
-// or, for a meta build, more tensors than can be listed. Measured on meta
-// (llama::estimate_memory), so any config is checked in milliseconds.
-void check_fits_in_memory(const llama::RunConfig& config, bool with_train_step);
+// Refuses, before anything is built or allocated in proportion to the
+// context, a config whose workload (the model alone, a training step, an
+// evaluation's forward pass, or generation's KV cache and forward pass:
+// llama::Workload) needs more memory than is available, or whose sizes
+// overflow int64. Measured on meta (llama::estimate_memory), so any config
+// is checked in milliseconds.
+void check_fits_in_memory(const llama::RunConfig& config, const llama::Workload& workload);
 // Refuses a config too large to build even on meta (inspect): one whose
 // model has more than a million tensors.
 void check_fits_on_meta(const llama::RunConfig& config);

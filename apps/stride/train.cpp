@@ -138,7 +138,8 @@ RunStart load_run_start(const TrainArgs& args) {
 // run would leave the schedule nothing to decay, so it shrinks with it. On
 // resume, --steps is the step to end at (as most tools count), and the
 // learning-rate schedule keeps the length it started with, so the lr goes
-// on where it was rather than jumping to another curve.
+// on where it was rather than jumping to another curve. train.decay_steps
+// 0 (the run's length) is recorded resolved.
 void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg) {
   for (const std::string& setting : args.settings) {
     if (run.resume_state && setting.rfind("train.", 0) != 0) {
@@ -169,6 +170,9 @@ void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfi
   }
   if (args.seed) cfg.train.seed = *args.seed;
   if (args.precision) cfg.train.precision = *args.precision;
+  // The run records the schedule's length it trains with, so that a run
+  // resumed to the same step saves the same config as one never stopped.
+  if (cfg.train.decay_steps == 0) cfg.train.decay_steps = cfg.train.steps;
   cfg.train.validate();
 }
 
@@ -226,7 +230,7 @@ std::string write_run_files(const fs::path& dir,
                             const llama::RunConfig& cfg,
                             const Corpus& corpus,
                             const std::optional<fs::path>& tokenizer_dir) {
-  fs::create_directories(dir);
+  io::create_directories(dir.string(), "train --out");
   const std::string config_json = llama::to_json(cfg);
   std::cout << "config (saved to " << (dir / "config.json").string() << "):\n"
             << config_json << "\n";
@@ -420,7 +424,7 @@ int run_train(const TrainArgs& args) {
   const fs::path dir = run_directory(args, cfg);
   const Corpus corpus = load_corpus(args.data, run.tokenizer);
   fit_vocab_to_corpus(corpus, cfg);
-  check_fits_in_memory(cfg, /*with_train_step=*/true);
+  check_fits_in_memory(cfg, {llama::Workload::Kind::Training});
   const bool lead = is_lead_rank();
   const std::string config_json =
       lead ? write_run_files(dir, cfg, corpus, run.tokenizer_dir) : llama::to_json(cfg);

@@ -21,6 +21,14 @@ namespace stride::app {
 
 namespace {
 
+// A Hugging Face directory's model as a run config, for the memory check
+// made before its weights are loaded.
+llama::RunConfig hf_run_config(const std::string& dir) {
+  llama::RunConfig config;
+  config.model = hf::read_config(dir);
+  return config;
+}
+
 data::Split parse_split(const std::string& name) {
   return name == "test"    ? data::Split::Test
          : name == "train" ? data::Split::Train
@@ -32,13 +40,15 @@ data::Split parse_split(const std::string& name) {
 // whatever their tokenizers (the character-level runs' bits per character
 // are bits per byte on TinyShakespeare's ASCII).
 int eval_hf(const EvalArgs& args) {
+  const llama::RunConfig config = hf_run_config(*args.hf);
+  const int64_t T =
+      args.context > 0 ? std::min(args.context, config.model.context) : config.model.context;
+  check_fits_in_memory(config, {llama::Workload::Kind::Evaluation, args.batch, T});
   const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
   auto model = hf::load(*args.hf);
   check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
   const data::TokenDataset data = load_corpus(args.data, tokenizer).data;
   const data::Split split = parse_split(args.split);
-  const int64_t T =
-      args.context > 0 ? std::min(args.context, model->config().context) : model->config().context;
   const llama::SplitLoss whole =
       llama::evaluate_split(*model, data, split, args.batch, false, args.max_windows, T);
   // The bytes of the targets scored: positions 1..n of the split.
@@ -63,10 +73,19 @@ int run_eval(const EvalArgs& args) {
   const Corpus corpus = load_corpus(args.data, run.tokenizer);
   const data::Split split = parse_split(args.split);
   llama::LanguageModel& model = *run.model;
-  const int64_t B = run.config.train.batch_size;
+  const int64_t B = run.config.train.batch_size, context = run.config.model.context;
+  const int64_t tokens = corpus.data.bounds(split).size();
+  // Every forward pass below runs at most B windows of T tokens: the whole
+  // split's windows (no more than it holds), the causality check's two, and
+  // the article's estimate, B random windows of the whole context and their
+  // next token where the split has that many.
+  const int64_t T = std::max<int64_t>(1, std::min(context, tokens - 1));
+  const bool article_estimate = tokens >= context + 2;
+  const int64_t windows = (tokens - 1 + T - 1) / T;
+  const int64_t batch = std::max<int64_t>(article_estimate ? B : std::min(B, windows), 2);
+  check_fits_in_memory(run.config, {llama::Workload::Kind::Evaluation, batch, T});
   std::cout << run.config.name << " (" << llama::arch_name(run.config.model.arch) << ", step "
-            << run.state.step << ") on the " << args.split << " split ("
-            << corpus.data.bounds(split).size()
+            << run.state.step << ") on the " << args.split << " split (" << tokens
             << (as_chars(*run.tokenizer) ? " characters)\n" : " tokens)\n");
   const llama::SplitLoss whole = llama::evaluate_split(model, corpus.data, split, B);
   std::cout << "  loss over the whole split, sequential windows: " << whole.loss << " ("
@@ -76,15 +95,26 @@ int run_eval(const EvalArgs& args) {
             << "  loss at the last position of each window:     " << whole.last_position_loss
             << " (" << whole.last_positions << " positions, each from a full context, as in "
             << "generation)\n";
-  Generator gen(run.config.train.seed);
-  const double estimate = llama::estimate_loss(model, corpus.data, split, 10, B, gen);
-  std::cout << "  article-style estimate, 10 random batches:     " << estimate << "\n";
+  // The article's estimate draws windows of the whole context and its next
+  // token.
+  if (article_estimate) {
+    Generator gen(run.config.train.seed);
+    const double estimate = llama::estimate_loss(model, corpus.data, split, 10, B, gen);
+    std::cout << "  article-style estimate, 10 random batches:     " << estimate << "\n";
+  } else {
+    std::cout << "  article-style estimate: none (its random windows of " << context
+              << " tokens and their next token need more than the split's " << tokens << ")\n";
+  }
   // A model that reads the future scores better on whole windows than it
   // can when generating: give the loss it has when the future is absent.
+  // The check runs a forward per position, so it looks at the first
+  // positions only (a missing mask or a norm over the sequence leaks at
+  // any length); `stride doctor` checks the whole context.
+  constexpr int64_t kCausalityPositions = 128;
   model.eval();
-  const auto causal = doctor::check_causality([&](const Tensor& ids) { return model.forward(ids); },
-                                              run.config.model.vocab_size, run.config.model.context,
-                                              {.batch = 2, .trials = 1});
+  const auto causal = doctor::check_causality(
+      [&](const Tensor& ids) { return model.forward(ids); }, run.config.model.vocab_size,
+      std::min(T, kCausalityPositions), {.batch = 2, .trials = 1});
   if (!causal.causal) {
     const llama::SplitLoss honest =
         llama::evaluate_split(model, corpus.data, split, B, /*prefix_only=*/true);
@@ -108,6 +138,7 @@ llama::GenerateOptions generate_options(const GenerateArgs& args) {
 // generate --hf DIR: a Hugging Face model and its tokenizer (SentencePiece
 // or byte-level BPE).
 int generate_hf(const GenerateArgs& args) {
+  check_fits_in_memory(hf_run_config(*args.hf), {llama::Workload::Kind::Generation});
   const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
   auto model = hf::load(*args.hf);
   check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
@@ -127,6 +158,8 @@ int generate_hf(const GenerateArgs& args) {
 int run_generate(const GenerateArgs& args) {
   if (args.hf) return generate_hf(args);
   LoadedRun run = load_model(args.model, std::nullopt);
+  // Generation holds a KV cache of the whole context.
+  check_fits_in_memory(run.config, {llama::Workload::Kind::Generation});
   const std::vector<int64_t> prompt = encode_prompt(*run.tokenizer, args.prompt);
   if (prompt.empty())
     throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
@@ -242,7 +275,7 @@ int run_export(const ExportArgs& args) {
 
 int run_init(const InitArgs& args) {
   llama::RunConfig cfg = llama::load_config(args.config);
-  check_fits_in_memory(cfg, /*with_train_step=*/false);
+  check_fits_in_memory(cfg, {llama::Workload::Kind::Model});
   manual_seed(args.seed.value_or(cfg.train.seed));
   auto model = llama::build_model(cfg.model);
   io::save_safetensors(args.out, model->state_dict().items(),

@@ -66,4 +66,10 @@ void write_file_atomically(const std::string& path,
                            std::string_view bytes,
                            const std::string& op = "write_file_atomically");
 
+// Creates the directory `path` and its missing parents, as
+// std::filesystem::create_directories does, but an IOError beginning
+// "[op] path: " says why it cannot (a file in its way, a read-only or
+// pseudo file system such as /proc) instead of a raw filesystem_error.
+void create_directories(const std::string& path, const std::string& op);
+
 }  // namespace stride::io

@@ -592,7 +592,7 @@ std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
 void save(const llama::LanguageModel& model, const fs::path& dir) {
   const Layout& layout = layout_of(model);
   const ModelConfig& m = model.config();
-  fs::create_directories(dir);
+  io::create_directories(dir.string(), "hf::save");
   io::write_file_atomically((dir / "config.json").string(), layout.write_config(m).dump(2) + "\n",
                             "hf::save");
   io::NamedTensors tensors;

@@ -47,6 +47,28 @@ ArticleAttentionHead::ArticleAttentionHead(int64_t dim) : nn::Module("RoPEAttent
   w_v = register_module("w_v", std::make_shared<nn::Linear>(dim, dim, false));
 }
 
+namespace {
+
+// The article's get_rotary_matrix as float32 (context, d / 2) tables of cos
+// and -sin: theta_i = 10000^(-2 (i - 1) / d) (its off-by-one), angles in
+// float64. Built on meta (a memory estimate), they have shapes only: their
+// values would cost time and host memory in proportion to the context.
+std::pair<Tensor, Tensor> article_rope_tables(int64_t context, int64_t d) {
+  if (default_device().is_meta()) return {empty({context, d / 2}), empty({context, d / 2})};
+  std::vector<double> cos_table(size_t(context * d / 2)), neg_sin_table(cos_table.size());
+  for (int64_t p = 0; p < context; ++p) {
+    for (int64_t i = 0; i < d / 2; ++i) {
+      const double angle = double(p) * std::pow(10000.0, -2.0 * double(i - 1) / double(d));
+      cos_table[size_t(p * d / 2 + i)] = std::cos(angle);
+      neg_sin_table[size_t(p * d / 2 + i)] = -std::sin(angle);
+    }
+  }
+  return {tensor<double>(cos_table, {context, d / 2}).to(kFloat32),
+          tensor<double>(neg_sin_table, {context, d / 2}).to(kFloat32)};
+}
+
+}  // namespace
+
 ArticleMultiheadAttention::ArticleMultiheadAttention(const ModelConfig& config, bool is_causal)
     : nn::Module(is_causal ? "RoPEMaskedMultiheadAttention" : "RoPEMultiheadAttention"),
       causal(is_causal),
@@ -56,21 +78,9 @@ ArticleMultiheadAttention::ArticleMultiheadAttention(const ModelConfig& config, 
   for (int64_t h = 0; h < H; ++h) heads->push_back(std::make_shared<ArticleAttentionHead>(d));
   linear = register_module("linear", std::make_shared<nn::Linear>(H * d, d));
   dropout = register_module("dropout", std::make_shared<nn::Dropout>(config.dropout));
-  // The article's get_rotary_matrix: theta_i = 10000^(-2 (i - 1) / d) (its
-  // off-by-one), angles in float64, the table stored in float32.
-  std::vector<double> cos_table(size_t(cw * d / 2)), neg_sin_table(cos_table.size());
-  for (int64_t p = 0; p < cw; ++p) {
-    for (int64_t i = 0; i < d / 2; ++i) {
-      const double angle = double(p) * std::pow(10000.0, -2.0 * double(i - 1) / double(d));
-      cos_table[size_t(p * d / 2 + i)] = std::cos(angle);
-      neg_sin_table[size_t(p * d / 2 + i)] = -std::sin(angle);
-    }
-  }
-  rope_cos = register_buffer("rope_cos", tensor<double>(cos_table, {cw, d / 2}).to(kFloat32),
-                             /*persistent=*/false);
-  rope_neg_sin =
-      register_buffer("rope_neg_sin", tensor<double>(neg_sin_table, {cw, d / 2}).to(kFloat32),
-                      /*persistent=*/false);
+  const auto [cos, neg_sin] = article_rope_tables(cw, d);
+  rope_cos = register_buffer("rope_cos", cos, /*persistent=*/false);
+  rope_neg_sin = register_buffer("rope_neg_sin", neg_sin, /*persistent=*/false);
 }
 
 Tensor ArticleMultiheadAttention::rotate(const Tensor& x) const {

@@ -1,7 +1,9 @@
 #include "llama/config.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
@@ -161,9 +163,16 @@ Arch parse_arch(std::string_view name) {
 
 int64_t ModelConfig::hidden_dim() const {
   if (ffn_hidden > 0) return ffn_hidden;
-  if (arch == Arch::GPT2) return 4 * d_model;
-  const int64_t h = 8 * d_model / 3;
-  return (h + multiple_of - 1) / multiple_of * multiple_of;
+  // A hostile d_model or multiple_of must not overflow here: a width past
+  // int64 saturates, and building the model then refuses it.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  int64_t h = 0;
+  if (__builtin_mul_overflow(d_model, arch == Arch::GPT2 ? 4 : 8, &h)) return kMax;
+  if (arch == Arch::GPT2) return h;
+  const int64_t m = std::max<int64_t>(multiple_of, 1);
+  int64_t rounded = 0;
+  if (__builtin_add_overflow(h / 3, m - 1, &rounded)) return kMax;
+  return rounded / m * m;
 }
 
 void ModelConfig::validate() const {

@@ -34,7 +34,7 @@ size_t trainable_bytes(nn::Module& model) {
 
 }  // namespace
 
-ModelInspection inspect_model(const RunConfig& config) {
+ModelInspection inspect_model(const RunConfig& config, int64_t batch, int64_t length) {
   DefaultDeviceGuard on_meta(kMeta);
   ModelInspection r;
   const size_t empty_held = meta_bytes_held();
@@ -45,7 +45,8 @@ ModelInspection inspect_model(const RunConfig& config) {
   r.gradient_bytes = trainable_bytes(*model);
   r.optimizer_bytes = 2 * r.gradient_bytes;  // Adam and AdamW: two moments
 
-  const int64_t B = config.train.batch_size, T = config.model.context;
+  const int64_t B = batch > 0 ? batch : config.train.batch_size;
+  const int64_t T = length > 0 ? length : config.model.context;
   const Tensor ids = zeros({B, T}, kInt64), targets = zeros({B, T}, kInt64);
   const size_t before_step = meta_bytes_held();
   reset_meta_peak_memory();
@@ -72,7 +73,43 @@ uint64_t extrapolate(uint64_t one_layer, uint64_t two_layers, int64_t layers) {
   return total;
 }
 
-MemoryEstimate measure_on_meta(const RunConfig& config, bool with_train_step) {
+// The most a no-grad forward of `model` over (B, T) holds at once, beside
+// what is held before it; with a KV cache of (B, T) first where `cached`.
+uint64_t forward_peak_bytes(LanguageModel& model, int64_t B, int64_t T, bool cached) {
+  NoGradGuard no_grad;
+  model.eval();
+  const size_t before = meta_bytes_held();
+  reset_meta_peak_memory();
+  const Tensor ids = zeros({B, T}, kInt64);
+  if (cached && model.has_kv_cache()) {
+    KVCache cache = model.make_cache(B, T);
+    model.forward(ids, cache);
+  } else {
+    model.forward(ids);
+  }
+  return meta_memory_stats().peak_allocated_bytes - before;
+}
+
+uint64_t workload_peak_bytes(LanguageModel& model,
+                             const RunConfig& config,
+                             const Workload& w,
+                             uint64_t model_bytes) {
+  const int64_t B = w.batch > 0 ? w.batch : config.train.batch_size;
+  const int64_t T = w.length > 0 ? w.length : config.model.context;
+  switch (w.kind) {
+    case Workload::Kind::Model:
+      return model_bytes;
+    case Workload::Kind::Training:
+      return inspect_model(config, B, T).step_peak_bytes;
+    case Workload::Kind::Evaluation:
+      return model_bytes + forward_peak_bytes(model, B, T, /*cached=*/false);
+    case Workload::Kind::Generation:
+      return model_bytes + forward_peak_bytes(model, w.batch > 0 ? w.batch : 1, T, /*cached=*/true);
+  }
+  return model_bytes;
+}
+
+MemoryEstimate measure_on_meta(const RunConfig& config, const Workload& workload) {
   DefaultDeviceGuard on_meta(kMeta);
   MemoryEstimate m;
   const size_t empty_held = meta_bytes_held();
@@ -82,24 +119,43 @@ MemoryEstimate measure_on_meta(const RunConfig& config, bool with_train_step) {
     ++m.state_tensors;
     m.state_bytes += t.nbytes();
   }
-  if (with_train_step) m.train_step_bytes = inspect_model(config).step_peak_bytes;
+  m.peak_bytes = workload_peak_bytes(*model, config, workload, m.model_bytes);
   return m;
+}
+
+std::string sizes_of(const RunConfig& config, const Workload& w) {
+  const ModelConfig& m = config.model;
+  std::ostringstream out;
+  out << "model.vocab_size " << m.vocab_size << ", d_model " << m.d_model << ", n_layers "
+      << m.n_layers << ", n_heads " << m.n_heads << ", ffn_hidden " << m.ffn_hidden << ", context "
+      << m.context;
+  if (w.kind != Workload::Kind::Model) {
+    out << "; " << (w.batch > 0 ? w.batch : config.train.batch_size) << " sequences of "
+        << (w.length > 0 ? w.length : m.context) << " tokens";
+  }
+  return out.str();
 }
 
 }  // namespace
 
-MemoryEstimate estimate_memory(const RunConfig& config, bool with_train_step) {
+MemoryEstimate estimate_memory(const RunConfig& config, const Workload& workload) {
   config.model.validate();
   RunConfig one = config, two = config;
   one.model.n_layers = 1;
   two.model.n_layers = 2;
-  const MemoryEstimate a = measure_on_meta(one, with_train_step);
-  const MemoryEstimate b = measure_on_meta(two, with_train_step);
+  MemoryEstimate a, b;
+  try {
+    a = measure_on_meta(one, workload);
+    b = measure_on_meta(two, workload);
+  } catch (const ShapeError& e) {
+    throw ConfigError("this config's sizes (" + sizes_of(config, workload) +
+                      ") give tensors larger than int64 can count: " + e.what() +
+                      " Hint: check the sizes for a typo.");
+  }
   const int64_t n = config.model.n_layers;
   return {extrapolate(a.model_bytes, b.model_bytes, n),
           extrapolate(a.state_tensors, b.state_tensors, n),
-          extrapolate(a.state_bytes, b.state_bytes, n),
-          extrapolate(a.train_step_bytes, b.train_step_bytes, n)};
+          extrapolate(a.state_bytes, b.state_bytes, n), extrapolate(a.peak_bytes, b.peak_bytes, n)};
 }
 
 namespace {
@@ -115,7 +171,7 @@ std::string gib(uint64_t bytes) {
 void check_config_fits_checkpoint(const RunConfig& config,
                                   const CheckpointState& state,
                                   const std::string& path) {
-  const MemoryEstimate need = estimate_memory(config, /*with_train_step=*/false);
+  const MemoryEstimate need = estimate_memory(config);
   uint64_t held = 0;
   for (const auto& [name, t] : state.model) held += t.nbytes();
   if (need.state_tensors != state.model.size() || need.state_bytes != held) {

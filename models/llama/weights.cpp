@@ -37,7 +37,7 @@ std::string not_the_model_of(const RunConfig& config, const std::string& path) {
 void list_key_mismatches(const RunConfig& config,
                          const nn::StateDict& weights,
                          const std::string& path) {
-  const MemoryEstimate estimate = estimate_memory(config, false);
+  const MemoryEstimate estimate = estimate_memory(config);
   if (estimate.state_tensors > 2 * weights.size() + 16) return;
   DefaultDeviceGuard on_meta(kMeta);
   const auto model = build_model(config.model);

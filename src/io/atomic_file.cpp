@@ -143,6 +143,27 @@ void AtomicFile::fail(int err, const std::string& what) const {
 
 }  // namespace detail
 
+void create_directories(const std::string& path, const std::string& op) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return;
+  // The nearest part of the path that exists must be a directory.
+  for (fs::path part = fs::path(path); !part.empty(); part = part.parent_path()) {
+    if (!fs::exists(part, ec)) continue;
+    if (!fs::is_directory(part, ec)) {
+      throw IOError("[" + op + "] " + path + ": " + part.string() +
+                    " is a file, not a directory. Hint: choose a directory path.");
+    }
+    break;
+  }
+  fs::create_directories(path, ec);
+  if (ec || !fs::is_directory(path)) {
+    throw IOError("[" + op + "] " + path + ": cannot create the directory (" +
+                  (ec ? ec.message() : std::string("not created")) +
+                  "). Hint: choose a directory on a writable file system.");
+  }
+}
+
 void write_file_atomically(const std::string& path, std::string_view bytes, const std::string& op) {
   detail::AtomicFile file(path, op);
   file.write(bytes.data(), bytes.size());

@@ -142,18 +142,7 @@ Tensor cross_entropy_reference(const Tensor& logits,
   const int64_t rows = x.size(0);
   const detail::Targets t =
       detail::read_targets(target, x.size(1), ignore_index, "cross_entropy_reference");
-  Tensor valid, index;
-  {
-    NoGradGuard no_grad;
-    std::vector<bool> keep(t.values.size());
-    std::vector<int64_t> safe(t.values.size());
-    for (size_t i = 0; i < t.values.size(); ++i) {
-      keep[i] = t.values[i] != ignore_index;
-      safe[i] = keep[i] ? t.values[i] : 0;
-    }
-    valid = tensor<bool>(keep, {rows}).to(x.device());
-    index = tensor<int64_t>(safe, {rows, 1}).to(x.device());
-  }
+  const auto [valid, index] = detail::target_masks(t, rows, ignore_index, x.device());
   const Tensor logp = stride::log_softmax(x, 1);
   const Tensor nll = -logp.gather(1, index).view({rows});
   Tensor per_row = nll;

@@ -39,8 +39,9 @@ Targets read_targets(const Tensor& target, int64_t classes, int64_t ignore_index
                ". Hint: stride's losses take class indices; for soft (probability) targets "
                "write -(target * log_softmax(x, 1)).sum(1).mean().");
   Targets t;
-  if (target.device().is_meta()) {  // no values: every row counts, as class 0
-    t.values.assign(size_t(target.numel()), 0);
+  // No values on meta: every row counts, and nothing proportional to the
+  // rows is held (a memory estimate may describe 2^40 of them).
+  if (target.device().is_meta()) {
     t.count = target.numel();
     return t;
   }
@@ -62,6 +63,24 @@ Targets read_targets(const Tensor& target, int64_t classes, int64_t ignore_index
     ++t.count;
   }
   return t;
+}
+
+std::pair<Tensor, Tensor> target_masks(const Targets& t,
+                                       int64_t rows,
+                                       int64_t ignore_index,
+                                       Device device) {
+  NoGradGuard no_grad;
+  if (device.is_meta()) {
+    return {empty({rows}, TensorOptions(kBool).device(device)),
+            empty({rows, 1}, TensorOptions(kInt64).device(device))};
+  }
+  std::vector<bool> keep(t.values.size());
+  std::vector<int64_t> safe(t.values.size());
+  for (size_t i = 0; i < t.values.size(); ++i) {
+    keep[i] = t.values[i] != ignore_index;
+    safe[i] = keep[i] ? t.values[i] : 0;
+  }
+  return {tensor<bool>(keep, {rows}).to(device), tensor<int64_t>(safe, {rows, 1}).to(device)};
 }
 
 Tensor class_rows(const Tensor& input, const Tensor& target, const char* op) {
@@ -355,18 +374,7 @@ Tensor nll_loss(const Tensor& log_probs,
   const Tensor x = detail::class_rows(log_probs, target, "nll_loss");
   const detail::Targets t = detail::read_targets(target, x.size(1), ignore_index, "nll_loss");
   const int64_t rows = x.size(0);
-  Tensor valid, index;
-  {
-    NoGradGuard no_grad;
-    std::vector<bool> keep(t.values.size());
-    std::vector<int64_t> safe(t.values.size());
-    for (size_t i = 0; i < t.values.size(); ++i) {
-      keep[i] = t.values[i] != ignore_index;
-      safe[i] = keep[i] ? t.values[i] : 0;
-    }
-    valid = tensor<bool>(keep, {rows}).to(x.device());
-    index = tensor<int64_t>(safe, {rows, 1}).to(x.device());
-  }
+  const auto [valid, index] = detail::target_masks(t, rows, ignore_index, x.device());
   const Tensor picked = x.gather(1, index).view({rows});
   const Tensor per_row = where(valid, -picked, scalar_tensor(0, x.options()));
   return detail::reduce_rows(per_row, target.sizes(), reduction, t.count);

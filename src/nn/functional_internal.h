@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "stride/nn/functional.h"
@@ -17,7 +18,16 @@ struct Targets {
 
 // Reads `target` (int64 or int32), checks that every value is in [0, C) or
 // equal to ignore_index (IndexError naming the value, its position and C).
+// On meta it reads nothing: no values, every row counted.
 Targets read_targets(const Tensor& target, int64_t classes, int64_t ignore_index, const char* op);
+
+// What gather-based losses (nll_loss, cross_entropy_reference) pick with, on
+// `device`: which of the `rows` rows count (bool (rows)), and each row's
+// target with ignored rows as class 0 (int64 (rows, 1)). Shapes only on meta.
+std::pair<Tensor, Tensor> target_masks(const Targets& t,
+                                       int64_t rows,
+                                       int64_t ignore_index,
+                                       Device device);
 
 // Checks that `target` has the shape of `input` without its class dim 1
 // ((N, C, d1, ...) -> (N, d1, ...); (C) -> ()), and returns `input` with the

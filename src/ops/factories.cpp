@@ -73,6 +73,9 @@ Tensor arange(const Scalar& start,
   STRIDE_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "[arange] the range [", s,
                ", ", e, ") is empty or reversed for step ", st, ".");
   const int64_t n = int64_t(std::ceil((e - s) / st));
+  // On meta (a memory estimate) the values are not needed, and computing
+  // them would take time and host memory in proportion to n.
+  if (default_device().is_meta()) return empty({n}, options.device(default_device()));
   Tensor t = empty({n}, options);
   detail::dispatch_numeric(options.dtype(), "arange", [&](auto tag) {
     using T = typename decltype(tag)::type;

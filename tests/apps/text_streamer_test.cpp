@@ -34,7 +34,10 @@ TEST(ValidUtf8, ReplacesAsPythonDoes) {
       {"\xC0\xAF", kFFFD + kFFFD},                          // overlong
       {"\xE0\x80\xAF", kFFFD + kFFFD + kFFFD},
       // Unicode's example of maximal subparts (Table 3-8).
-      {"a\xF1\x80\x80\xE1\x80\xC2" "b\x80" "c\x80\xBF" "d",
+      {"a\xF1\x80\x80\xE1\x80\xC2"
+       "b\x80"
+       "c\x80\xBF"
+       "d",
        "a" + kFFFD + kFFFD + kFFFD + "b" + kFFFD + "c" + kFFFD + kFFFD + "d"},
   };
   for (const auto& [bytes, want] : cases) EXPECT_EQ(data::valid_utf8(bytes), want) << bytes;
@@ -83,7 +86,10 @@ TEST(TextStreamer, PrintsValidUtf8AndFlushesTheUnfinishedTail) {
   // A character split across tokens is printed whole.
   EXPECT_EQ(streamed("caf\xC3\xA9!", true), "caf\xC3\xA9!");
   // A byte that starts no character, mid-text and last.
-  EXPECT_EQ(streamed("a\xFF" "b", true), "a" + kFFFD + "b");
+  EXPECT_EQ(streamed("a\xFF"
+                     "b",
+                     true),
+            "a" + kFFFD + "b");
   EXPECT_EQ(streamed("a\xFF", true), "a" + kFFFD);
   // Generation ends inside a character: held until the end, then U+FFFD.
   EXPECT_EQ(streamed("ok\xE2\x82", false), "ok");

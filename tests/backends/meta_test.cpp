@@ -292,7 +292,7 @@ TEST(MetaModels, MemoryEstimateEqualsAFullBuild) {
   configs.push_back(llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json"));
   for (const llama::RunConfig& config : configs) {
     SCOPED_TRACE(llama::arch_name(config.model.arch));
-    const llama::MemoryEstimate estimate = llama::estimate_memory(config, false);
+    const llama::MemoryEstimate estimate = llama::estimate_memory(config);
     DefaultDeviceGuard on_meta(kMeta);
     const size_t before = meta_memory_stats().allocated_bytes;
     const auto model = llama::build_model(config.model);
@@ -338,6 +338,56 @@ TEST(MetaModels, ACheckpointConfigMustDescribeItsTensors) {
   // A saved config must describe the model in full.
   EXPECT_THROW(llama::parse_saved_config("{}", "ckpt"), llama::ConfigError);
   EXPECT_NO_THROW(llama::parse_saved_config(llama::to_json(config), "ckpt"));
+}
+
+// The estimate is closed-form in the sizes: on meta nothing is computed or
+// allocated in proportion to the context or the batch (RoPE and the
+// article's tables, positions, targets), so a context of 2^40 costs what
+// one of 16 does, for every workload and every model family; sizes whose
+// tensors int64 cannot count are a ConfigError naming them.
+TEST(MetaModels, MemoryEstimateCostsNothingInProportionToTheSizes) {
+  using Kind = llama::Workload::Kind;
+  std::vector<llama::RunConfig> configs;
+  for (const auto& stage : llama::ladder_stages())
+    configs.push_back(llama::article_run_config(stage));
+  configs.push_back(llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json"));
+  configs.push_back(llama::load_config(STRIDE_SOURCE_DIR "/configs/tiny-gpt.json"));
+  for (llama::RunConfig config : configs) {
+    SCOPED_TRACE(llama::arch_name(config.model.arch));
+    llama::RunConfig huge = config;
+    huge.model.context = int64_t(1) << 40;
+    const CpuAllocatorStats cpu_before = cpu_allocator_stats();
+    const auto start = std::chrono::steady_clock::now();
+    for (Kind kind : {Kind::Training, Kind::Evaluation, Kind::Generation}) {
+      EXPECT_GT(llama::estimate_memory(huge, {kind}).peak_bytes,
+                llama::estimate_memory(config, {kind}).peak_bytes);
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+    EXPECT_LT(cpu_allocator_stats().peak_allocated_bytes - cpu_before.peak_allocated_bytes,
+              size_t(1) << 20);
+    config.model.context = int64_t(1) << 62;
+    try {
+      llama::estimate_memory(config, {Kind::Training});
+      ADD_FAILURE() << "a context of 2^62 was estimated";
+    } catch (const llama::ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("context 4611686018427387904"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+// Generation holds a KV cache of the whole context beside the model: the
+// estimate grows with the context by the cache's bytes at least.
+TEST(MetaModels, GenerationEstimateHoldsTheKVCache) {
+  llama::RunConfig config = llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json");
+  const llama::ModelConfig& m = config.model;
+  const uint64_t at_16 =
+      llama::estimate_memory(config, {llama::Workload::Kind::Generation}).peak_bytes;
+  config.model.context = 16 + 1024;
+  const uint64_t at_1040 =
+      llama::estimate_memory(config, {llama::Workload::Kind::Generation}).peak_bytes;
+  const uint64_t cache = uint64_t(2 * m.n_layers * 1024 * m.kv_heads() * m.head_dim() * 4);
+  EXPECT_GE(at_1040 - at_16, cache);
 }
 
 }  // namespace
