@@ -35,7 +35,7 @@
 // runs at a time: a parallel_for from inside a chunk, or from another thread
 // while the pool is busy (a DataLoader worker), runs inline on its thread.
 // Results never depend on that, since chunking is for speed only (kernels
-// that reduce choose fixed pieces, docs/design.md invariant 5).
+// that reduce choose fixed pieces, docs/design.md invariant 9).
 //
 // oneDNN and OpenBLAS run single-threaded inside chunks (Note [Deterministic
 // GEMM]): workers set their OpenMP thread count to 1 once, so a library call

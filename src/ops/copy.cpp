@@ -1,6 +1,8 @@
 // copy_, contiguous, clone and dtype conversion: the one strided copy kernel
-// (STYLE.md §3.3 rule 3, src/backends/cpu/copy.cpp), through TensorIter like
-// every other write.
+// (src/backends/cpu/copy.cpp), through TensorIter like every other write.
+// Every destination written without a stride-aware kernel (in-place, out=,
+// slice assignment) is computed into a contiguous temporary and then copied
+// here, so strided writes are tested in one place.
 #include "backends/kernels.h"
 #include "core/layout.h"
 #include "core/tensor_iter.h"

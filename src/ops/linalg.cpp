@@ -1,8 +1,8 @@
 // matmul, mm, bmm. GEMM needs each matrix with one unit stride, so operands
 // are passed as they are when a row or column stride is 1 (a transposed
 // weight costs no copy) and made contiguous explicitly otherwise. Results are
-// computed into a contiguous buffer; a strided out= receives them by copy_
-// (STYLE.md §3.3 rule 3).
+// computed into a contiguous buffer; a strided out= receives them by copy_,
+// the one strided copy kernel.
 //
 // Under autocast (include/stride/autocast.h) the apply path rounds the
 // float32 factors to bfloat16 (Note [Autocast casts] in ops/apply.h) and the

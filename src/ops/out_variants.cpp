@@ -1,7 +1,7 @@
 // out= forms of ops whose kernels write their own contiguous result: each
 // computes out of place and copies into `out` through assign_result (shape and
-// dtype checked, empty outs resized, any layout written through TensorIter).
-// STYLE.md §3.3 rule 3.
+// dtype checked, empty outs resized, any layout written through TensorIter),
+// as every strided destination without a stride-aware kernel is written.
 #include "autograd/node.h"
 #include "ops/elementwise_common.h"
 

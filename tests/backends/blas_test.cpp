@@ -449,7 +449,7 @@ TYPED_TEST(BlasGemmBatched, BatchOfOneMatchesGemm) {
   EXPECT_TRUE(check_case<TypeParam>(cs, Entry::Batched));
 }
 
-// docs/design.md invariant 5 (Note [Deterministic GEMM] in blas.cpp): the same
+// docs/design.md invariant 9 (Note [Deterministic GEMM] in blas.cpp): the same
 // inputs give bit-identical C at every thread count, including k-heavy shapes
 // where a library's own threading would split k across threads.
 TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {

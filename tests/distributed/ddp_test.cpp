@@ -96,7 +96,8 @@ TEST(DDP, OneBucketByDefaultForASmallModel) {
 // The profiler shows every bucket but the last submitted to the
 // communication thread while backward still runs (the hook of a bucket's
 // last parameter launches it). When the transfer itself begins depends on
-// the scheduler; bench/ddp_overlap.cpp measures that.
+// the scheduler; bench/distributed_bench.cpp measures that (the share of
+// each all-reduce hidden behind backward).
 TEST(DDP, ReductionsAreLaunchedBeforeBackwardEnds) {
   auto model = std::make_shared<Net>(256);
   DistributedDataParallel ddp(model, DDPOptions{.bucket_cap_mb = 0.001});

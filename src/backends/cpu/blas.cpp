@@ -29,7 +29,7 @@
 #endif
 
 // Note [Deterministic GEMM]
-// docs/design.md invariant 5 asks for bit-identical results at every thread count.
+// docs/design.md invariant 9 asks for bit-identical results at every thread count.
 // The libraries' own threading does not give it: from 8 threads on, oneDNN
 // splits the k dimension of e.g. 128x128x4096 across threads and adds the
 // parts, which changes the rounding (its sgemm and its matmul primitive
