@@ -10,7 +10,7 @@
 //
 // Inside the scope the matmul-class ops (matmul, mm, bmm and
 // nn::functional::linear, linear_concat and linear_groups, hence nn::Linear:
-// the ops src/ops/op_list.h marks Lower) round their float32 factors to
+// the ops src/core/op_list.h marks Lower) round their float32 factors to
 // bfloat16 and multiply them on a bfloat16 GEMM that accumulates in float32
 // (oneDNN's AVX512-BF16 / AMX kernels: about twice the float32 rate). All
 // other ops, the parameters, their gradients and the optimizer state stay

@@ -9,7 +9,7 @@ namespace stride::python {
 namespace {
 
 constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
-    // Elementwise, from the op list (STRIDE_*_OPS in src/ops/op_list.h).
+    // Elementwise, from the op list (STRIDE_*_OPS in src/core/op_list.h).
     {"exp", "The exponential e^x of each element of input."},
     {"log", "The natural logarithm of each element of input."},
     {"sqrt", "The square root of each element of input."},

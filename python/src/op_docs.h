@@ -1,6 +1,6 @@
 // The docstrings of the op bindings (ops.cpp and the random functions of generator.cpp),
 // one table looked up by name: the elementwise ops that the X-macros of
-// src/ops/op_list.h bind get theirs without an edit of the op list. A
+// src/core/op_list.h bind get theirs without an edit of the op list. A
 // method and its stride.* function share one text, and every overload of a
 // name gets the same one, which nanobind then shows once (in __doc__ and in
 // the stubs).

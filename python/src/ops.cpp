@@ -1,6 +1,6 @@
 // Every op of the C++ API as a Tensor method and a stride.* function, with
 // PyTorch's argument names, and the Python operators. The elementwise ops
-// come from the op list (src/ops/op_list.h), so a new one is bound here
+// come from the op list (src/core/op_list.h), so a new one is bound here
 // without an edit.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -10,8 +10,8 @@
 #include <string>
 
 #include "bindings.h"
+#include "core/op_list.h"
 #include "op_docs.h"
-#include "ops/op_list.h"
 
 namespace stride::python {
 

@@ -18,8 +18,8 @@
 #include "backends/attention_args.h"
 #include "backends/rope_args.h"
 #include "core/dispatch_stub.h"
+#include "core/op_list.h"
 #include "core/tensor_iter.h"
-#include "ops/op_list.h"
 #include "stride/tensor.h"
 
 namespace stride::kernels {
@@ -324,7 +324,7 @@ using IndexGatherFn = void (*)(const TensorIter& iter);
 // in iteration order (entries may hit one element).
 using IndexPutFn = void (*)(const TensorIter& iter, ScalarType dtype, bool accumulate);
 
-// ---- elementwise ops (src/ops/op_list.h, src/backends/cpu/elementwise.cpp) ----
+// ---- elementwise ops (src/core/op_list.h, src/backends/cpu/elementwise.cpp) ----
 // iter: the op's TensorIter (operand 0 the output, any layouts), its inputs
 // already converted to `compute`, a 32- or 64-bit dtype (ops on 16-bit
 // floats compute in float32) -> the output, of the dtype iter was built
@@ -343,7 +343,7 @@ using ClampFn = void (*)(const TensorIter& iter,
 // where: iter over out and inputs cond (bool), a and b (compute) -> cond ? a : b.
 
 // ---- every stub, once: X(stub, signature, the op named in errors); and
-// M(name, ...) for each op of the lists of ops/op_list.h, whose stub is
+// M(name, ...) for each op of the lists of core/op_list.h, whose stub is
 // named after it and is an ElementwiseFn ----
 #define STRIDE_KERNEL_STUBS(X)                                                        \
   X(rms_norm_forward, RmsNormForwardFn, "rms_norm")                                   \

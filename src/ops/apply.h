@@ -11,7 +11,7 @@
 //   1. checks: the operands must share one device, else a DeviceError naming
 //      the op and both devices (undefined optional operands are skipped);
 //      the op's input (its first operand) must meet the list's dtype rule,
-//      else a DTypeError naming the op (ops/op_list.h);
+//      else a DTypeError naming the op (core/op_list.h);
 //   2. autocast: an op whose list rule is Lower, called under autocast with
 //      float32 or bfloat16 factors, multiplies them in bfloat16 (Note
 //      [Autocast casts] below); the forward and the backward factory get the
@@ -56,13 +56,13 @@
 #include <vector>
 
 #include "autograd/node.h"
+#include "core/op_list.h"
 #include "ops/common_device.h"
-#include "ops/op_list.h"
 #include "stride/profiler.h"
 
 namespace stride::detail {
 
-// Every op of the list (ops/op_list.h): the apply path takes one of these,
+// Every op of the list (core/op_list.h): the apply path takes one of these,
 // so an op that is not listed cannot be written.
 enum class Op : uint8_t {
 #define STRIDE_OP_VISIT(name, family, grad, dtypes, autocast) name,
@@ -70,7 +70,7 @@ enum class Op : uint8_t {
 #undef STRIDE_OP_VISIT
 };
 
-// The list's dtype and autocast rules (ops/op_list.h).
+// The list's dtype and autocast rules (core/op_list.h).
 enum class DtypeRule : uint8_t { Any, Floating };
 enum class AutocastRule : uint8_t { Keep, Lower };
 

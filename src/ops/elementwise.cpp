@@ -1,4 +1,4 @@
-// Elementwise ops. The ops of the lists in ops/op_list.h are expanded here
+// Elementwise ops. The ops of the lists in core/op_list.h are expanded here
 // from their lines (dtype rule, backward formula written with ops, so it is
 // differentiable again) into the out-of-place function (which records the
 // graph), the out= function and the in-place method; the others are written
@@ -6,9 +6,9 @@
 // kernel stub (the CPU's in src/backends/cpu/elementwise.cpp).
 #include <numbers>
 
+#include "core/op_list.h"
 #include "ops/apply.h"
 #include "ops/elementwise_common.h"
-#include "ops/op_list.h"
 
 namespace stride {
 
@@ -108,7 +108,7 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 
 }  // namespace
 
-// ---- unary ops (src/ops/op_list.h) ----
+// ---- unary ops (src/core/op_list.h) ----
 #define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
 #define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
 

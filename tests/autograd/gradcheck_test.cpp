@@ -5,7 +5,7 @@
 
 #include "stride/nn/functional.h"
 
-#include "ops/op_list.h"
+#include "core/op_list.h"
 #include "support/layouts.h"
 #include "support/op_coverage.h"
 
@@ -32,7 +32,7 @@ Tensor idx(std::vector<int64_t> v, IntArrayRef shape = {}) {
 std::vector<GradCase> grad_table() {
   const DimVector m{3, 4};
   std::vector<GradCase> t = {
-  // Every unary op of the list (src/ops/op_list.h).
+  // Every unary op of the list (src/core/op_list.h).
 #define STRIDE_UNARY_GRAD_CASE(name, domain) \
   {#name, {m}, [](const Inputs& x) { return name(x[0]); }, Domain::domain},
 #define STRIDE_FLOAT_UNARY_GRAD_CASE(name, expr, vexpr, which, backward, domain) \

@@ -172,7 +172,7 @@ TEST(Autocast, DoubleBackwardThroughAutocastLinear) {
   EXPECT_EQ(w.grad().dtype(), kFloat32);
 }
 
-// Every op whose list rule is Lower (src/ops/op_list.h) multiplies the
+// Every op whose list rule is Lower (src/core/op_list.h) multiplies the
 // bfloat16 roundings of its factors under autocast, with a float32 result.
 TEST(Autocast, EveryLowerOpMultipliesBfloat16Roundings) {
   Generator gen(15);

@@ -116,7 +116,7 @@ TEST(Errors, InternalAssertSaysBugInStride) {
   expect_contains(msg, {"1 + 1 == 3", "errors_test.cpp", "bug in stride"});
 }
 
-// The list's dtype rule (src/ops/op_list.h) is enforced by the apply path for
+// The list's dtype rule (src/core/op_list.h) is enforced by the apply path for
 // every op that has it: an integer input fails with a DTypeError naming the
 // op, on every device, before any kernel runs.
 TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {

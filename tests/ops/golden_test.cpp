@@ -27,7 +27,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/op_list.h"
+#include "core/op_list.h"
 #include "stride/io.h"
 #include "stride/ops.h"
 #include "support/op_coverage.h"
@@ -143,7 +143,7 @@ std::vector<GoldenCase> build_cases() {
   }
 
   // ---- elementwise: unary ----
-  // Every unary op of the list (src/ops/op_list.h): an op without its
+  // Every unary op of the list (src/core/op_list.h): an op without its
   // rows in tools/gen_goldens.py fails here.
   const std::vector<std::pair<std::string, UnaryFn>> unary = {
 #define STRIDE_FLOAT_UNARY_GOLDEN(name, expr, vexpr, which, backward, domain) {#name, name},
@@ -233,7 +233,7 @@ std::vector<GoldenCase> build_cases() {
     BinaryFn fn;
     Tensor (*scalar_fn)(const Tensor&, const Scalar&);
   };
-  // Every comparison of the list (src/ops/op_list.h).
+  // Every comparison of the list (src/core/op_list.h).
   const Comparison comparisons[] = {
 #define STRIDE_COMPARISON_GOLDEN(name, expr) \
   {#name, name, [](const Tensor& a, const Scalar& s) { return a.name(s); }},
@@ -997,7 +997,7 @@ TEST(GoldenFile, EveryCppCaseIsInTheFile) {
   }
 }
 
-// Every listed op (src/ops/op_list.h) has a golden case here or in the nn
+// Every listed op (src/core/op_list.h) has a golden case here or in the nn
 // functional goldens (tests/golden/nn_functional.safetensors), except those
 // only backward formulas run (checked through their ops' gradients) and the
 // random fills, whose streams are stride's own Philox: PyTorch has no values

@@ -8,7 +8,7 @@
 
 #include "stride/nn/functional.h"
 
-#include "ops/op_list.h"
+#include "core/op_list.h"
 #include "support/layouts.h"
 #include "support/op_coverage.h"
 
@@ -51,7 +51,7 @@ struct OpCase {
 
 std::vector<OpCase> op_table() {
   std::vector<OpCase> t = {
-  // Every unary op of the list (src/ops/op_list.h).
+  // Every unary op of the list (src/core/op_list.h).
 #define STRIDE_FLOAT_UNARY_CASE(name, expr, vexpr, which, backward, domain) \
   UNARY(name, Domain::domain),
 #define STRIDE_SAME_UNARY_CASE(name, expr, which, backward, domain) UNARY(name, Domain::domain),

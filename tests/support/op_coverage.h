@@ -1,4 +1,4 @@
-// Which listed ops (src/ops/op_list.h) a test table covers: the check that
+// Which listed ops (src/core/op_list.h) a test table covers: the check that
 // ties the layout matrix, gradcheck and golden tables to the op list, so
 // that an op cannot be added without its test rows.
 #pragma once

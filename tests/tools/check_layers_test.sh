@@ -11,7 +11,7 @@ failed=0
 # A fresh small tree with one file per layer, each including only downwards.
 make_clean_tree() {
   rm -rf "$tmp/tree"
-  mkdir -p "$tmp/tree"/{include/stride/nn,src/core,src/backends/cpu,src/autograd,src/ops,src/nn,src/optim}
+  mkdir -p "$tmp/tree"/{include/stride/nn,src/core,src/backends/cpu,src/autograd,src/ops,src/nn,src/optim,python/src,apps/stride}
   cd "$tmp/tree"
   printf '#pragma once\n' >include/stride/tensor.h
   printf '#pragma once\n#include "stride/tensor.h"\n' >include/stride/ops.h
@@ -19,7 +19,11 @@ make_clean_tree() {
   printf '#pragma once\n' >src/backends/cpu/vec_math.h
   printf '#pragma once\n' >src/backends/cpu/loops.h
   printf '#include "stride/tensor.h"\n' >src/core/x.cpp
-  printf '#include "backends/cpu/loops.h"\n#include "stride/ops.h"\n' >src/ops/z.cpp
+  printf '#include "backends/kernels.h"\n#include "stride/ops.h"\n' >src/ops/z.cpp
+  printf '#pragma once\n' >src/backends/kernels.h
+  printf '#include "backends/cpu/loops.h"\n' >src/backends/cpu/kernel.cpp
+  printf '#include "stride/nn/module.h"\n' >python/src/bind.cpp
+  printf '#pragma once\n' >apps/stride/commands.h
   printf '#include "stride/nn/module.h"\n' >src/nn/y.cpp
   printf '#include "stride/tensor.h"\n' >src/autograd/engine.cpp
   cd - >/dev/null
@@ -61,5 +65,18 @@ expect fail "autograd includes ops" src/autograd/engine.cpp
 make_clean_tree
 printf '#include "stride/nn/module.h"\n' >>"$tmp/tree/include/stride/ops.h"
 expect fail "a public ops header includes nn" include/stride/ops.h
+
+make_clean_tree
+printf '#include "backends/cpu/loops.h"\n' >>"$tmp/tree/src/ops/z.cpp"
+expect fail "ops includes the CPU backend" src/ops/z.cpp
+
+make_clean_tree
+printf '#include "../../apps/stride/commands.h"\n' >>"$tmp/tree/python/src/bind.cpp"
+expect fail "the Python bindings include the command line" python/src/bind.cpp
+
+make_clean_tree
+mkdir -p "$tmp/tree/src/newlayer"
+printf '#include "stride/tensor.h"\n' >"$tmp/tree/src/newlayer/w.cpp"
+expect fail "a file no layer claims" src/newlayer/w.cpp
 
 exit "$failed"

@@ -1,5 +1,5 @@
 // The CPU kernels of the elementwise ops (backends/kernels.h): the lists of
-// src/ops/op_list.h expanded into cpu_kernel loops, and the ops with
+// src/core/op_list.h expanded into cpu_kernel loops, and the ops with
 // scalars or three operands written out. float32 transcendentals run their
 // vec_math.h form through vec_kernel (libm calls do not vectorise); float64
 // keeps libm.
