@@ -3,6 +3,7 @@
 
 #include <stride/stride.h>
 
+#include "support/error_message.h"
 #include "support/layouts.h"
 
 namespace stride {
@@ -10,14 +11,7 @@ namespace {
 
 using testing::close;
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
-}
+using testing::message_of;
 
 TEST(Autograd, LeavesAccumulateUntilZeroed) {
   Tensor x = tensor<double>({1, 2, 3}).requires_grad_();

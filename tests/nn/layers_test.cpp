@@ -10,6 +10,7 @@
 #include <stride/nn.h>
 #include <stride/stride.h>
 
+#include "support/error_message.h"
 #include "support/layouts.h"
 
 namespace stride {
@@ -20,17 +21,7 @@ namespace {
   return ::testing::AssertionFailure() << "'" << part << "' is not in: " << text;
 }
 
-template <class E, class F>
-std::string message_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
+using testing::message_of;
 
 double min_of(const Tensor& t) {
   return t.min().item<double>();

@@ -7,6 +7,7 @@
 
 #include <stride/stride.h>
 
+#include "support/error_message.h"
 #include "support/layouts.h"
 
 namespace stride::testing {
@@ -230,14 +231,7 @@ TEST(AdvancedIndexing, InPlaceAssignmentIsRecorded) {
   EXPECT_TRUE(close(base.grad(), tensor<double>({0.0, 2.0, 0.0})));
 }
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no exception";
-}
+using testing::message_of;
 
 TEST(AdvancedIndexing, ErrorsNameTheIndexTheDimAndTheSize) {
   Tensor x = zeros({3, 4});

@@ -6,22 +6,13 @@
 #include <stride/stride.h>
 
 #include "core/check.h"
+#include "support/error_message.h"
 #include "support/op_coverage.h"
 
 namespace stride {
 namespace {
 
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
+using testing::message_of;
 
 void expect_contains(const std::string& msg, std::initializer_list<const char*> parts) {
   for (const char* p : parts)

@@ -16,6 +16,7 @@
 #include <stride/optim.h>
 #include <stride/stride.h>
 
+#include "support/error_message.h"
 #include "support/layouts.h"
 #include "support/thread_count.h"
 
@@ -31,21 +32,11 @@ using optim::SGD;
 using optim::SGDOptions;
 using testing::Layout;
 
-template <class E>
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
+using testing::message_of;
 
 #define EXPECT_ERROR_CONTAINS(E, stmt, ...)                                  \
   do {                                                                       \
-    const std::string msg_ = error_of<E>([&] { stmt; });                     \
+    const std::string msg_ = message_of<E>([&] { stmt; });                   \
     for (const char* part_ : {__VA_ARGS__}) {                                \
       EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_; \
     }                                                                        \
