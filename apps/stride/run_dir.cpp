@@ -1,7 +1,11 @@
 #include "run_dir.h"
 
+#include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "commands.h"
+#include "hf/hf.h"
 #include "llama/inspect.h"
 #include "llama/weights.h"
 #include "stride/allocator.h"
@@ -213,6 +217,140 @@ std::vector<int64_t> encode_prompt(const data::Tokenizer& tokenizer, const std::
   const std::vector<int64_t> text = tokenizer.encode(prompt);
   ids.insert(ids.end(), text.begin(), text.end());
   return ids;
+}
+
+RunStart load_run_start(const TrainArgs& args) {
+  RunStart start;
+  if (args.resume) {
+    LoadedRun run = load_run(*args.resume);
+    start.cfg = run.config;
+    start.tokenizer = run.tokenizer;
+    start.resume_state = std::move(run.state);
+  } else if (args.hf) {
+    // Fine-tuning: the model is the directory's; a config gives the rest.
+    if (!args.config.empty()) {
+      start.cfg = llama::load_config(args.config);
+      std::cout << "note: the model is " << *args.hf << "'s; " << args.config
+                << " gives the train section only\n";
+    } else {
+      start.cfg.name = fs::path(*args.hf).filename().string();
+    }
+    start.cfg.model = hf::read_config(*args.hf);
+    start.tokenizer = data::load_tokenizer(*args.hf);
+    start.tokenizer_dir = fs::path(*args.hf);
+  } else {
+    start.cfg = llama::load_config(args.config);
+  }
+  return start;
+}
+
+void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg) {
+  for (const std::string& setting : args.settings) {
+    if (run.resume_state && setting.rfind("train.", 0) != 0) {
+      throw ValueError("--set " + setting +
+                       ": a resumed run keeps its model and name; only "
+                       "train.* keys can change.");
+    }
+    cfg = llama::with_setting(cfg, setting);
+  }
+  if (args.steps) {
+    if (run.resume_state) {
+      const int64_t done = run.resume_state->step;
+      if (*args.steps <= done) {
+        throw ValueError("the run in " + *args.resume + " is already at step " +
+                         std::to_string(done) + "; --steps is the step to end at, not a count " +
+                         "of more steps. Hint: --steps " + std::to_string(done + *args.steps) +
+                         " trains " + std::to_string(*args.steps) + " more.");
+      }
+      if (cfg.train.decay_steps == 0) cfg.train.decay_steps = cfg.train.steps;
+    }
+    cfg.train.steps = *args.steps;
+    if (cfg.train.schedule == "cosine" && cfg.train.warmup_steps >= cfg.train.schedule_steps()) {
+      cfg.train.warmup_steps = cfg.train.steps / 10;
+      std::cout << "note: --steps " << cfg.train.steps
+                << " is shorter than the warm-up; warmup_steps set to " << cfg.train.warmup_steps
+                << "\n";
+    }
+  }
+  if (args.seed) cfg.train.seed = *args.seed;
+  if (args.precision) cfg.train.precision = *args.precision;
+  // The run records the schedule's length it trains with, so that a run
+  // resumed to the same step saves the same config as one never stopped.
+  if (cfg.train.decay_steps == 0) cfg.train.decay_steps = cfg.train.steps;
+  cfg.train.validate();
+}
+
+void print_config_changes(const llama::RunConfig& saved, const llama::RunConfig& now) {
+  const auto before = nlohmann::json::parse(llama::to_json(saved));
+  const auto after = nlohmann::json::parse(llama::to_json(now));
+  for (const auto& [section, values] : after.items()) {
+    if (!values.is_object()) continue;
+    for (const auto& [key, value] : values.items()) {
+      const auto& old_value =
+          before.at(section).contains(key) ? before.at(section).at(key) : nlohmann::json();
+      if (old_value != value) {
+        std::cout << "note: " << section << "." << key << " " << old_value.dump() << " -> "
+                  << value.dump() << "\n";
+      }
+    }
+  }
+}
+
+fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg) {
+  const fs::path dir = args.out      ? fs::path(*args.out)
+                       : args.resume ? fs::path(*args.resume)
+                                     : fs::path("runs") / cfg.name;
+  std::error_code ec;
+  const bool continues_it = args.resume && fs::equivalent(dir, *args.resume, ec);
+  if (!continues_it && !args.force && fs::exists(checkpoint_path(dir))) {
+    throw ValueError(dir.string() + " already holds a run (" +
+                     checkpoint_path(dir).filename().string() + "). Hint: continue it with " +
+                     "--resume " + dir.string() + ", or overwrite it with --force.");
+  }
+  return dir;
+}
+
+void write_curves(const fs::path& dir, const Curves& curves, const std::string& title) {
+  write_line_chart_svg(dir / "loss.svg", {curves.steps, curves.train, curves.val},
+                       {.title = title});
+}
+
+nlohmann::json metrics_line(const llama::StepResult& r, double tokens_per_s, double elapsed) {
+  return {{"step", r.step},           {"train_loss", r.loss},         {"lr", r.lr},
+          {"grad_norm", r.grad_norm}, {"tokens_per_s", tokens_per_s}, {"elapsed", elapsed},
+          {"val_loss", nullptr}};
+}
+
+MetricsHistory truncate_metrics(const fs::path& file, int64_t checkpoint_step) {
+  MetricsHistory h;
+  std::ifstream in(file);
+  std::string text;
+  while (std::getline(in, text)) {
+    const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!line.is_object() || !line.contains("step") || !line["step"].is_number_integer()) continue;
+    const int64_t step = line["step"].get<int64_t>();
+    if (step > checkpoint_step) break;
+    h.lines += text + "\n";
+    if (line.contains("elapsed") && line["elapsed"].is_number()) {
+      h.elapsed = line["elapsed"].get<double>();
+    }
+    if (line.contains("train_loss") && line["train_loss"].is_number()) {
+      h.curves.add_step_loss(step, line["train_loss"].get<double>());
+    }
+    if (line.contains("val_loss") && line["val_loss"].is_number()) {
+      const double val = line["val_loss"].get<double>();
+      if (h.curves.val.x.empty()) {
+        h.first_val_loss = val;
+        h.first_val_step = step;
+      }
+      h.curves.val.x.push_back(double(step));
+      h.curves.val.y.push_back(val);
+      h.curves.train.x.push_back(double(step));
+      h.curves.train.y.push_back(line.value("train_loss_estimate", line.value("train_loss", 0.0)));
+    }
+  }
+  io::write_file_atomically(file.string(), h.lines, "train");
+  return h;
 }
 
 }  // namespace stride::app

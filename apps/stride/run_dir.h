@@ -10,6 +10,10 @@
 //   DIR/metrics.jsonl            one JSON object per logged step
 //   DIR/loss.svg                 train and val loss against step
 //   DIR/trace.json               with --profile: a Chrome trace of the profiled steps
+//
+// Besides loading runs, this is the bookkeeping of `stride train` around its
+// loop (train.cpp): where a run starts from and what its command line
+// changes, and its metrics.jsonl and loss curve across a resume.
 #pragma once
 
 #include <filesystem>
@@ -17,15 +21,21 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "llama/config.h"
 #include "llama/inspect.h"
 #include "llama/model.h"
+#include "llama/train.h"
 #include "stride/checkpoint.h"
 #include "stride/data/text.h"
+#include "support/chart.h"
 
 namespace stride::app {
 
 namespace fs = std::filesystem;
+
+struct TrainArgs;  // commands.h, which includes this header
 
 inline fs::path checkpoint_path(const fs::path& dir) {
   return dir / "checkpoint.safetensors";
@@ -119,5 +129,73 @@ Corpus load_corpus(const std::optional<std::string>& data_path, TokenizerPtr tok
 // tokenizer, a character outside the vocabulary is a ValueError that names
 // it.
 std::vector<int64_t> encode_prompt(const data::Tokenizer& tokenizer, const std::string& prompt);
+
+// ---- a run's start: from a config, a Hugging Face model or a run to resume ----
+
+// What a run starts from: a fresh config, or a saved run to continue.
+struct RunStart {
+  llama::RunConfig cfg;
+  std::optional<CheckpointState> resume_state;
+  TokenizerPtr tokenizer;                 // null: built from the corpus
+  std::optional<fs::path> tokenizer_dir;  // a Hugging Face model's, to copy into the run
+};
+
+RunStart load_run_start(const TrainArgs& args);
+
+// Command-line flags win over the config; a warm-up longer than a shortened
+// run would leave the schedule nothing to decay, so it shrinks with it. On
+// resume, --steps is the step to end at (as most tools count), and the
+// learning-rate schedule keeps the length it started with, so the lr goes
+// on where it was rather than jumping to another curve. train.decay_steps
+// 0 (the run's length) is recorded resolved.
+void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg);
+
+// On resume, prints what the command line changed in the run's config.
+void print_config_changes(const llama::RunConfig& saved, const llama::RunConfig& now);
+
+// The run's directory: --out, the resumed run's, or runs/NAME. A new run
+// never overwrites another silently (its checkpoint and metrics would be
+// lost): ValueError without --force.
+fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg);
+
+// ---- metrics.jsonl and loss.svg ----
+
+// What loss.svg plots: the training loss of the logged steps (every
+// kMetricsEvery), smoothed, beside the evaluations.
+struct Curves {
+  Series steps{"train loss (logged steps, smoothed)", {}, {}, ""};
+  Series train{"train loss (10-batch estimate)", {}, {}, ""};
+  Series val{"val loss (10-batch estimate)", {}, {}, ""};
+
+  // An exponential moving average over the logged steps: one batch's loss
+  // is noisy, and a fresh run and a resumed one smooth the same points.
+  void add_step_loss(int64_t step, double loss) {
+    constexpr double kWeight = 0.2;  // of the newest point
+    const double smoothed =
+        steps.y.empty() ? loss : steps.y.back() + kWeight * (loss - steps.y.back());
+    steps.x.push_back(double(step));
+    steps.y.push_back(smoothed);
+  }
+};
+
+void write_curves(const fs::path& dir, const Curves& curves, const std::string& title);
+
+// A metrics.jsonl line for a step (val_loss null until an evaluation fills it).
+nlohmann::json metrics_line(const llama::StepResult& r, double tokens_per_s, double elapsed);
+
+// What metrics.jsonl says of a run up to its checkpoint.
+struct MetricsHistory {
+  std::string lines;   // the lines of steps <= the checkpoint's, each with its "\n"
+  Curves curves;       // their evaluations
+  double elapsed = 0;  // the last line's elapsed seconds
+  double first_val_loss = std::nan("");  // the run's first evaluation
+  int64_t first_val_step = 0;
+};
+
+// On resume, metrics.jsonl keeps the lines up to the checkpoint's step: the
+// steps after it (written before a kill) are trained again and would
+// otherwise appear twice. The kept history also continues the loss curve
+// and the elapsed time.
+MetricsHistory truncate_metrics(const fs::path& file, int64_t checkpoint_step);
 
 }  // namespace stride::app

@@ -20,7 +20,6 @@
 #include "stride/ops.h"
 #include "stride/parallel.h"
 #include "stride/profiler.h"
-#include "support/chart.h"
 #include "support/progress.h"
 
 namespace stride::app {
@@ -77,137 +76,6 @@ bool is_lead_rank() {
 
 // Steps between metrics lines: every step is too much for long runs.
 constexpr int64_t kMetricsEvery = 10;
-
-// What loss.svg plots: the training loss of the logged steps (every
-// kMetricsEvery), smoothed, beside the evaluations.
-struct Curves {
-  Series steps{"train loss (logged steps, smoothed)", {}, {}, ""};
-  Series train{"train loss (10-batch estimate)", {}, {}, ""};
-  Series val{"val loss (10-batch estimate)", {}, {}, ""};
-
-  // An exponential moving average over the logged steps: one batch's loss
-  // is noisy, and a fresh run and a resumed one smooth the same points.
-  void add_step_loss(int64_t step, double loss) {
-    constexpr double kWeight = 0.2;  // of the newest point
-    const double smoothed =
-        steps.y.empty() ? loss : steps.y.back() + kWeight * (loss - steps.y.back());
-    steps.x.push_back(double(step));
-    steps.y.push_back(smoothed);
-  }
-};
-
-void write_curves(const fs::path& dir, const Curves& curves, const std::string& title) {
-  write_line_chart_svg(dir / "loss.svg", {curves.steps, curves.train, curves.val},
-                       {.title = title});
-}
-
-// What a run starts from: a fresh config, or a saved run to continue.
-struct RunStart {
-  llama::RunConfig cfg;
-  std::optional<CheckpointState> resume_state;
-  TokenizerPtr tokenizer;                 // null: built from the corpus
-  std::optional<fs::path> tokenizer_dir;  // a Hugging Face model's, to copy into the run
-};
-
-RunStart load_run_start(const TrainArgs& args) {
-  RunStart start;
-  if (args.resume) {
-    LoadedRun run = load_run(*args.resume);
-    start.cfg = run.config;
-    start.tokenizer = run.tokenizer;
-    start.resume_state = std::move(run.state);
-  } else if (args.hf) {
-    // Fine-tuning: the model is the directory's; a config gives the rest.
-    if (!args.config.empty()) {
-      start.cfg = llama::load_config(args.config);
-      std::cout << "note: the model is " << *args.hf << "'s; " << args.config
-                << " gives the train section only\n";
-    } else {
-      start.cfg.name = fs::path(*args.hf).filename().string();
-    }
-    start.cfg.model = hf::read_config(*args.hf);
-    start.tokenizer = data::load_tokenizer(*args.hf);
-    start.tokenizer_dir = fs::path(*args.hf);
-  } else {
-    start.cfg = llama::load_config(args.config);
-  }
-  return start;
-}
-
-// Command-line flags win over the config; a warm-up longer than a shortened
-// run would leave the schedule nothing to decay, so it shrinks with it. On
-// resume, --steps is the step to end at (as most tools count), and the
-// learning-rate schedule keeps the length it started with, so the lr goes
-// on where it was rather than jumping to another curve. train.decay_steps
-// 0 (the run's length) is recorded resolved.
-void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg) {
-  for (const std::string& setting : args.settings) {
-    if (run.resume_state && setting.rfind("train.", 0) != 0) {
-      throw ValueError("--set " + setting +
-                       ": a resumed run keeps its model and name; only "
-                       "train.* keys can change.");
-    }
-    cfg = llama::with_setting(cfg, setting);
-  }
-  if (args.steps) {
-    if (run.resume_state) {
-      const int64_t done = run.resume_state->step;
-      if (*args.steps <= done) {
-        throw ValueError("the run in " + *args.resume + " is already at step " +
-                         std::to_string(done) + "; --steps is the step to end at, not a count " +
-                         "of more steps. Hint: --steps " + std::to_string(done + *args.steps) +
-                         " trains " + std::to_string(*args.steps) + " more.");
-      }
-      if (cfg.train.decay_steps == 0) cfg.train.decay_steps = cfg.train.steps;
-    }
-    cfg.train.steps = *args.steps;
-    if (cfg.train.schedule == "cosine" && cfg.train.warmup_steps >= cfg.train.schedule_steps()) {
-      cfg.train.warmup_steps = cfg.train.steps / 10;
-      std::cout << "note: --steps " << cfg.train.steps
-                << " is shorter than the warm-up; warmup_steps set to " << cfg.train.warmup_steps
-                << "\n";
-    }
-  }
-  if (args.seed) cfg.train.seed = *args.seed;
-  if (args.precision) cfg.train.precision = *args.precision;
-  // The run records the schedule's length it trains with, so that a run
-  // resumed to the same step saves the same config as one never stopped.
-  if (cfg.train.decay_steps == 0) cfg.train.decay_steps = cfg.train.steps;
-  cfg.train.validate();
-}
-
-// On resume, what the command line changed in the run's config.
-void print_config_changes(const llama::RunConfig& saved, const llama::RunConfig& now) {
-  const auto before = nlohmann::json::parse(llama::to_json(saved));
-  const auto after = nlohmann::json::parse(llama::to_json(now));
-  for (const auto& [section, values] : after.items()) {
-    if (!values.is_object()) continue;
-    for (const auto& [key, value] : values.items()) {
-      const auto& old_value =
-          before.at(section).contains(key) ? before.at(section).at(key) : nlohmann::json();
-      if (old_value != value) {
-        std::cout << "note: " << section << "." << key << " " << old_value.dump() << " -> "
-                  << value.dump() << "\n";
-      }
-    }
-  }
-}
-
-// A new run never overwrites another silently: its checkpoint and metrics
-// would be lost.
-fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg) {
-  const fs::path dir = args.out      ? fs::path(*args.out)
-                       : args.resume ? fs::path(*args.resume)
-                                     : fs::path("runs") / cfg.name;
-  std::error_code ec;
-  const bool continues_it = args.resume && fs::equivalent(dir, *args.resume, ec);
-  if (!continues_it && !args.force && fs::exists(checkpoint_path(dir))) {
-    throw ValueError(dir.string() + " already holds a run (" +
-                     checkpoint_path(dir).filename().string() + "). Hint: continue it with " +
-                     "--resume " + dir.string() + ", or overwrite it with --force.");
-  }
-  return dir;
-}
 
 // A character model's vocabulary must be the corpus's, whatever the config
 // said; a Hugging Face model must have an id for each of its tokenizer's.
@@ -288,57 +156,6 @@ void finish_profile(std::optional<profiler::Profiler>& prof,
   progress.message("profile of " + std::to_string(profile_steps) + " steps written to " +
                    (dir / "trace.json").string());
   prof.reset();
-}
-
-nlohmann::json metrics_line(const llama::StepResult& r, double tokens_per_s, double elapsed) {
-  return {{"step", r.step},           {"train_loss", r.loss},         {"lr", r.lr},
-          {"grad_norm", r.grad_norm}, {"tokens_per_s", tokens_per_s}, {"elapsed", elapsed},
-          {"val_loss", nullptr}};
-}
-
-// What metrics.jsonl says of a run up to its checkpoint.
-struct MetricsHistory {
-  std::string lines;   // the lines of steps <= the checkpoint's, each with its "\n"
-  Curves curves;       // their evaluations
-  double elapsed = 0;  // the last line's elapsed seconds
-  double first_val_loss = std::nan("");  // the run's first evaluation
-  int64_t first_val_step = 0;
-};
-
-// On resume, metrics.jsonl keeps the lines up to the checkpoint's step: the
-// steps after it (written before a kill) are trained again and would
-// otherwise appear twice. The kept history also continues the loss curve
-// and the elapsed time.
-MetricsHistory truncate_metrics(const fs::path& file, int64_t checkpoint_step) {
-  MetricsHistory h;
-  std::ifstream in(file);
-  std::string text;
-  while (std::getline(in, text)) {
-    const auto line = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (!line.is_object() || !line.contains("step") || !line["step"].is_number_integer()) continue;
-    const int64_t step = line["step"].get<int64_t>();
-    if (step > checkpoint_step) break;
-    h.lines += text + "\n";
-    if (line.contains("elapsed") && line["elapsed"].is_number()) {
-      h.elapsed = line["elapsed"].get<double>();
-    }
-    if (line.contains("train_loss") && line["train_loss"].is_number()) {
-      h.curves.add_step_loss(step, line["train_loss"].get<double>());
-    }
-    if (line.contains("val_loss") && line["val_loss"].is_number()) {
-      const double val = line["val_loss"].get<double>();
-      if (h.curves.val.x.empty()) {
-        h.first_val_loss = val;
-        h.first_val_step = step;
-      }
-      h.curves.val.x.push_back(double(step));
-      h.curves.val.y.push_back(val);
-      h.curves.train.x.push_back(double(step));
-      h.curves.train.y.push_back(line.value("train_loss_estimate", line.value("train_loss", 0.0)));
-    }
-  }
-  io::write_file_atomically(file.string(), h.lines, "train");
-  return h;
 }
 
 // The loss over the whole val split, not a 10-batch estimate.
