@@ -11,7 +11,7 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv venv-torch python-test configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
+.PHONY: all deps venv venv-torch python-test readme-python-check configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
 
 all: build
 
@@ -62,9 +62,21 @@ space := $(empty) $(empty)
 # CMAKE_FLAGS reach the package's configure too (CI's -DSTRIDE_WERROR=ON),
 # as scikit-build-core's cmake.args list (';'-separated).
 PIP_CMAKE_ARGS = $(if $(strip $(CMAKE_FLAGS)),--config-settings=cmake.args="$(subst $(space),;,$(strip $(CMAKE_FLAGS)))")
+# CCACHE_BASEDIR: ccache hashes the paths under it relative to it, so that
+# readme-python-check's build of the same flags in another tree reuses these
+# objects.
 python-test: venv
-	CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(VENV)/bin/pip install -q --no-build-isolation $(PIP_CMAKE_ARGS) .
+	CCACHE_BASEDIR=$(CURDIR) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(VENV)/bin/pip install -q --no-build-isolation $(PIP_CMAKE_ARGS) .
 	cd python/tests && OMP_WAIT_POLICY=passive ../../$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
+
+# The README's "From Python" commands, verbatim, in a copy of the working
+# tree (tools/readme_python_check.sh): a new user's `pip install .`, with
+# build isolation. CMAKE_FLAGS reach its build as scikit-build-core's
+# CMAKE_ARGS, so that it compiles libstride as python-test did (CI's
+# -Werror included) and ccache serves those objects.
+readme-python-check:
+	CMAKE_ARGS="$(CMAKE_FLAGS)" tools/readme_python_check.sh
 
 # Sanitizer builds: -O1 with line tables only (-g1): reports still name file
 # and line, and a build compiles faster than with full -g. -O1 compiles the

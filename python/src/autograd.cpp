@@ -36,17 +36,25 @@ class PyCallable {
 std::vector<Tensor> tensors_of(nb::handle obj, const char* what) {
   if (nb::isinstance<Tensor>(obj)) return {nb::cast<Tensor>(obj)};
   if (obj.is_none()) return {};
+  const auto refuse = [what](nb::handle got) {
+    return nb::type_error((std::string(what) + " must be a tensor or a sequence of tensors; got " +
+                           nb::inst_name(got).c_str() + ".")
+                              .c_str());
+  };
+  // Strings are sequences, of strings.
+  nb::object items =
+      nb::steal(nb::isinstance<nb::str>(obj) ? nullptr : PyObject_GetIter(obj.ptr()));
+  if (!items.is_valid()) {
+    PyErr_Clear();
+    throw refuse(obj);
+  }
   std::vector<Tensor> out;
-  for (nb::handle item : obj) {
+  for (nb::handle item : items) {
     if (item.is_none()) {
       out.emplace_back();
       continue;
     }
-    if (!nb::isinstance<Tensor>(item)) {
-      throw nb::type_error((std::string(what) + " must be a tensor or a sequence of tensors; got " +
-                            nb::inst_name(item).c_str() + ".")
-                               .c_str());
-    }
+    if (!nb::isinstance<Tensor>(item)) throw refuse(item);
     out.push_back(nb::cast<Tensor>(item));
   }
   return out;
@@ -101,8 +109,8 @@ void bind_custom_functions(nb::module_& ag) {
       .def(
           "__init__",
           [](FunctionContextPy* self, nb::handle inputs) {
-            new (self) FunctionContextPy{
-                std::make_shared<autograd::AutogradContext>(tensors_of(inputs, "inputs"))};
+            new (self) FunctionContextPy{std::make_shared<autograd::AutogradContext>(
+                tensors_of(inputs, "FunctionCtx(): inputs"))};
           },
           nb::arg("inputs"))
       .def_prop_ro("needs_input_grad",
@@ -113,7 +121,7 @@ void bind_custom_functions(nb::module_& ag) {
                    })
       .def("save_for_backward",
            [](FunctionContextPy& c, nb::handle tensors) {
-             c.ctx->save_for_backward(tensors_of(tensors, "save_for_backward"));
+             c.ctx->save_for_backward(tensors_of(tensors, "save_for_backward(): tensors"));
            })
       .def_prop_ro("saved_tensors",
                    [](const FunctionContextPy& c) {
@@ -125,7 +133,8 @@ void bind_custom_functions(nb::module_& ag) {
                    })
       .def("mark_non_differentiable",
            [](FunctionContextPy& c, nb::handle tensors) {
-             c.ctx->mark_non_differentiable(tensors_of(tensors, "mark_non_differentiable"));
+             c.ctx->mark_non_differentiable(
+                 tensors_of(tensors, "mark_non_differentiable(): tensors"));
            })
       .def("set_materialize_grads",
            [](FunctionContextPy& c, bool value) { c.ctx->set_materialize_grads(value); });
@@ -204,8 +213,9 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       [](nb::handle outputs, nb::handle inputs, nb::handle grad_outputs,
          std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
         const std::vector<Tensor> grads = autograd::grad(
-            tensors_of(outputs, "outputs"), tensors_of(inputs, "inputs"),
-            tensors_of(grad_outputs, "grad_outputs"), retain_graph, create_graph, allow_unused);
+            tensors_of(outputs, "grad(): outputs"), tensors_of(inputs, "grad(): inputs"),
+            tensors_of(grad_outputs, "grad(): grad_outputs"), retain_graph, create_graph,
+            allow_unused);
         nb::list out;
         for (const Tensor& g : grads) out.append(g.defined() ? nb::cast(g) : nb::none());
         return nb::tuple(out);
@@ -219,8 +229,9 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
       "backward",
       [](nb::handle tensors, nb::handle grad_tensors, std::optional<bool> retain_graph,
          bool create_graph) {
-        autograd::backward(tensors_of(tensors, "tensors"), tensors_of(grad_tensors, "grad_tensors"),
-                           retain_graph, create_graph);
+        autograd::backward(tensors_of(tensors, "backward(): tensors"),
+                           tensors_of(grad_tensors, "backward(): grad_tensors"), retain_graph,
+                           create_graph);
       },
       nb::arg("tensors"), nb::arg("grad_tensors") = nb::none(),
       nb::arg("retain_graph") = nb::none(), nb::arg("create_graph") = false,
@@ -235,9 +246,14 @@ void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls) {
               nb::list args;
               for (const Tensor& x : xs) args.append(x);
               nb::object out = call(nb::tuple(args));
+              if (!nb::isinstance<Tensor>(out)) {
+                throw nb::type_error(("gradcheck(): func must return a tensor; got " +
+                                      std::string(nb::inst_name(out).c_str()) + ".")
+                                         .c_str());
+              }
               return nb::cast<Tensor>(out);
             },
-            tensors_of(inputs, "inputs"), eps, atol, rtol);
+            tensors_of(inputs, "gradcheck(): inputs"), eps, atol, rtol);
       },
       nb::arg("func"), nb::arg("inputs"), nb::arg("eps") = 1e-6, nb::arg("atol") = 1e-5,
       nb::arg("rtol") = 1e-3,

@@ -30,9 +30,14 @@ struct type_caster<stride::Scalar> {
 namespace stride::python {
 
 // A shape as PyTorch's functions take it: `f(2, 3)`, `f((2, 3))` or
-// `f([2, 3])`. TypeError for anything else.
-std::vector<int64_t> shape_from_args(const nb::args& args);
+// `f([2, 3])` (NumPy's integers and arrays too), and a sequence of ints.
+// TypeError for anything else, naming `what` ("zeros(): size").
+std::vector<int64_t> shape_from_args(const nb::args& args, const char* what);
 std::vector<int64_t> int_list(nb::handle sequence, const char* what);
+// The int a Python or NumPy integer holds; nullopt for anything else, a
+// NumPy array of several elements included (it has __index__ too).
+// ValueError naming `what` past int64.
+std::optional<int64_t> index_value(nb::handle h, const char* what);
 
 // dtype= and device= arguments: None (the default), a stride.dtype, a
 // string ("cpu", "cuda:0", "meta") or a stride.device.
@@ -41,12 +46,22 @@ bool is_dtype(nb::handle obj);
 std::optional<Device> optional_device(nb::handle obj);
 TensorOptions options_from(nb::handle dtype, nb::handle device);
 
-// Converts nested Python lists and numbers (or a NumPy array, which is
-// copied) to a new tensor, as torch.tensor does: the dtype is inferred
-// (bool, int64, float32) unless given.
-Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype);
+// Converts nested Python lists and numbers, NumPy arrays and scalars (also
+// inside the lists) and tensors to a new tensor, as torch.tensor does: the
+// dtype is inferred (bool, int64, float32, a NumPy value's own dtype,
+// promoted together) unless given. `what` names the argument in errors
+// ("tensor(): data").
+Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, const char* what);
 // The tensor as nested Python lists (a number for a 0-d tensor).
 nb::object tensor_to_list(const Tensor& t);
+
+// NumPy's values: is_numpy() is true for an array or a NumPy scalar,
+// numpy_dtype() is the stride dtype of one (TypeError naming `what` for
+// NumPy dtypes stride does not have), tensor_from_numpy() a copy of one.
+bool is_numpy(nb::handle obj);
+bool is_numpy_array(nb::handle obj);
+ScalarType numpy_dtype(nb::handle obj, const char* what);
+Tensor tensor_from_numpy(nb::handle obj, const char* what);
 
 // The singleton Python object of a dtype (stride.float32, ...).
 nb::object dtype_object(ScalarType type);

@@ -1,5 +1,6 @@
 // Python values to and from stride: numbers (Scalar), shapes, and nested
-// lists of numbers (torch.tensor, tolist).
+// lists of numbers, NumPy's values among them (torch.tensor, tolist).
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -65,27 +66,54 @@ handle type_caster<stride::Scalar>::from_cpp(const stride::Scalar& s,
 
 namespace stride::python {
 
+std::optional<int64_t> index_value(nb::handle h, const char* what) {
+  if (!PyIndex_Check(h.ptr()) || PyBool_Check(h.ptr())) return std::nullopt;
+  nb::object i = nb::steal(PyNumber_Index(h.ptr()));
+  if (!i.is_valid()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0) {
+    throw nb::value_error((std::string(what) + " holds " + nb::str(i).c_str() +
+                           ", which is outside the range of int64.")
+                              .c_str());
+  }
+  return int64_t(v);
+}
+
 std::vector<int64_t> int_list(nb::handle sequence, const char* what) {
+  const auto not_a_sequence = [&] {
+    return nb::type_error((std::string(what) + " must be a sequence of ints, not " +
+                           nb::inst_name(sequence).c_str() + ".")
+                              .c_str());
+  };
   if (!nb::isinstance<nb::sequence>(sequence) || nb::isinstance<nb::str>(sequence)) {
-    throw nb::type_error((std::string(what) + " must be a sequence of ints, not " +
-                          nb::inst_name(sequence).c_str() + ".")
-                             .c_str());
+    throw not_a_sequence();
+  }
+  // A 0-d NumPy array is a sequence to PySequence_Check, yet not iterable.
+  nb::object items = nb::steal(PyObject_GetIter(sequence.ptr()));
+  if (!items.is_valid()) {
+    PyErr_Clear();
+    throw not_a_sequence();
   }
   std::vector<int64_t> out;
-  for (nb::handle item : sequence) {
-    if (!PyIndex_Check(item.ptr()) || PyBool_Check(item.ptr())) {
+  for (nb::handle item : items) {
+    const std::optional<int64_t> value = index_value(item, what);
+    if (!value) {
       throw nb::type_error(
           (std::string(what) + " must hold ints; got " + nb::inst_name(item).c_str() + ".")
               .c_str());
     }
-    out.push_back(nb::cast<int64_t>(nb::handle(PyNumber_Index(item.ptr())), false));
+    out.push_back(*value);
   }
   return out;
 }
 
-std::vector<int64_t> shape_from_args(const nb::args& args) {
-  if (args.size() == 1 && !PyIndex_Check(args[0].ptr())) return int_list(args[0], "size");
-  return int_list(args, "size");
+std::vector<int64_t> shape_from_args(const nb::args& args, const char* what) {
+  if (args.size() == 1 && !index_value(args[0], what)) return int_list(args[0], what);
+  return int_list(args, what);
 }
 
 namespace {
@@ -93,61 +121,89 @@ namespace {
 // The shape and dtype of nested lists, checked to be rectangular.
 struct DataLayout {
   std::vector<int64_t> shape;
-  ScalarType dtype = kBool;  // widened by each element: bool < int64 < float32
+  // Promoted with each element's, as torch.tensor infers: bool, int64 and
+  // float32 for Python's numbers, their own for NumPy's and 0-d tensors.
+  ScalarType dtype = kBool;
   bool seen_element = false;
 };
 
-void scan(nb::handle obj, size_t depth, DataLayout& layout) {
+// What holds elements: lists, tuples and NumPy arrays of one dim or more.
+bool holds_elements(nb::handle obj) {
   PyObject* o = obj.ptr();
-  const bool is_list = PyList_Check(o) || PyTuple_Check(o);
-  if (!is_list) {
+  return PyList_Check(o) || PyTuple_Check(o) ||
+         (is_numpy_array(obj) && nb::cast<int64_t>(obj.attr("ndim")) > 0);
+}
+
+ScalarType element_dtype(nb::handle obj, const char* what) {
+  PyObject* o = obj.ptr();
+  if (is_numpy(obj)) return numpy_dtype(obj, what);
+  if (nb::isinstance<Tensor>(obj)) {
+    const Tensor& t = nb::cast<const Tensor&>(obj);
+    if (t.dim() != 0) {
+      throw nb::value_error((std::string(what) +
+                             ": a tensor among the nested lists must be 0-d (one number); got "
+                             "one of " +
+                             std::to_string(t.dim()) + " dims. Hint: stride.stack(tensors).")
+                                .c_str());
+    }
+    return t.dtype();
+  }
+  if (PyBool_Check(o)) return kBool;
+  if (PyLong_Check(o) || PyIndex_Check(o)) return kInt64;
+  if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__")) return kFloat32;
+  throw nb::type_error((std::string(what) +
+                        " must be a number, nested lists of numbers, a NumPy array or a tensor; "
+                        "got an element of type " +
+                        nb::inst_name(obj).c_str() + ".")
+                           .c_str());
+}
+
+void scan(nb::handle obj, size_t depth, DataLayout& layout, const char* what) {
+  const std::string not_rectangular = std::string(what) + " is not rectangular: ";
+  if (!holds_elements(obj)) {
     if (depth != layout.shape.size() && layout.seen_element) {
-      throw nb::value_error(
-          "expected a sequence at this depth: the nested lists are not rectangular.");
+      throw nb::value_error((not_rectangular + "expected a sequence at dim " +
+                             std::to_string(depth) + ", got a number.")
+                                .c_str());
     }
     if (!layout.seen_element) layout.shape.resize(depth);
+    layout.dtype = promote_types(layout.dtype, element_dtype(obj, what));
     layout.seen_element = true;
-    if (PyBool_Check(o)) return;
-    if (PyLong_Check(o) || PyIndex_Check(o)) {
-      if (layout.dtype == kBool) layout.dtype = kInt64;
-      return;
-    }
-    if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__")) {
-      layout.dtype = kFloat32;
-      return;
-    }
-    throw nb::type_error(("could not make a tensor from an element of type " +
-                          std::string(nb::inst_name(obj).c_str()) + ".")
-                             .c_str());
+    return;
   }
-  const int64_t n = int64_t(PySequence_Size(o));
+  const int64_t n = int64_t(PySequence_Size(obj.ptr()));
   if (layout.seen_element && depth >= layout.shape.size()) {
-    throw nb::value_error("expected a number at this depth: the nested lists are not rectangular.");
+    throw nb::value_error((not_rectangular + "expected a number at dim " + std::to_string(depth) +
+                           ", got a sequence.")
+                              .c_str());
   }
   if (depth == layout.shape.size()) {
     layout.shape.push_back(n);
   } else if (layout.shape[depth] != n) {
-    throw nb::value_error(("expected a sequence of length " + std::to_string(layout.shape[depth]) +
-                           " at dim " + std::to_string(depth) + " (got " + std::to_string(n) +
-                           "): the nested lists are not rectangular.")
+    throw nb::value_error((not_rectangular + "expected a sequence of length " +
+                           std::to_string(layout.shape[depth]) + " at dim " +
+                           std::to_string(depth) + ", got " + std::to_string(n) + ".")
                               .c_str());
   }
-  for (nb::handle item : nb::borrow<nb::sequence>(obj)) scan(item, depth + 1, layout);
+  for (nb::handle item : obj) scan(item, depth + 1, layout, what);
 }
 
 // One number of the nested lists, as T. scan() has checked the kinds: only
-// integers (and bools) reach the int64 version.
+// integers (and bools) reach the int64 version. NumPy's scalars and 0-d
+// tensors are read as the Python number their item() is.
 template <class T>
-T read_number(PyObject* o) {
+T read_number(nb::handle obj) {
+  nb::object number =
+      is_numpy(obj) || nb::isinstance<Tensor>(obj) ? obj.attr("item")() : nb::borrow(obj);
+  PyObject* o = number.ptr();
   if constexpr (std::is_same_v<T, double>) {
     const double v = PyFloat_AsDouble(o);
     if (PyErr_Occurred()) throw nb::python_error();
     return v;
   } else {
-    PyObject* i = PyNumber_Index(o);
-    if (!i) throw nb::python_error();
-    const long long v = PyLong_AsLongLong(i);
-    Py_DECREF(i);
+    nb::object i = nb::steal(PyNumber_Index(o));
+    if (!i.is_valid()) throw nb::python_error();
+    const long long v = PyLong_AsLongLong(i.ptr());
     if (PyErr_Occurred()) throw nb::python_error();
     return v;
   }
@@ -155,29 +211,36 @@ T read_number(PyObject* o) {
 
 template <class T>
 void flatten(nb::handle obj, std::vector<T>& out) {
-  PyObject* o = obj.ptr();
-  if (PyList_Check(o) || PyTuple_Check(o)) {
-    for (nb::handle item : nb::borrow<nb::sequence>(obj)) flatten(item, out);
+  if (holds_elements(obj)) {
+    for (nb::handle item : obj) flatten(item, out);
     return;
   }
-  out.push_back(read_number<T>(o));
+  out.push_back(read_number<T>(obj));
 }
 
 }  // namespace
 
-Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype) {
+Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, const char* what) {
+  if (nb::isinstance<Tensor>(data)) {  // a copy, off the autograd graph, as torch.tensor(t)
+    const Tensor& t = nb::cast<const Tensor&>(data);
+    return t.detach().clone().to(dtype.value_or(t.dtype()));
+  }
+  if (is_numpy(data)) {
+    const Tensor t = tensor_from_numpy(data, what);
+    return dtype ? t.to(*dtype) : t;
+  }
   DataLayout layout;
-  scan(data, 0, layout);
+  scan(data, 0, layout, what);
   if (!layout.seen_element) layout.dtype = kFloat32;  // torch.tensor([]) is float32
   const ScalarType inferred = layout.dtype;
   const ScalarType target = dtype.value_or(inferred);
-  Tensor out;
   if (layout.shape.empty()) {  // a number: a 0-d tensor
-    const Scalar value = is_floating_point(inferred) ? Scalar(nb::cast<double>(data))
-                         : inferred == kBool         ? Scalar(nb::cast<bool>(data))
-                                                     : Scalar(nb::cast<int64_t>(data));
+    const Scalar value = is_floating_point(inferred) ? Scalar(read_number<double>(data))
+                         : inferred == kBool         ? Scalar(read_number<int64_t>(data) != 0)
+                                                     : Scalar(read_number<int64_t>(data));
     return scalar_tensor(value, target);
   }
+  Tensor out;
   if (!is_floating_point(inferred) && !is_floating_point(target)) {
     // Integers go through int64 so that values past 2^53 stay exact.
     std::vector<int64_t> values;

@@ -1,6 +1,5 @@
 // stride.dtype and stride.device, and how arguments become them.
 #include <nanobind/stl/string.h>
-#include <nanobind/stl/string_view.h>
 
 #include <array>
 #include <string>
@@ -45,10 +44,24 @@ bool is_dtype(nb::handle obj) {
   return nb::isinstance<DType>(obj);
 }
 
+namespace {
+
+// A device string such as "cuda:1"; a string that names none is a bad
+// value (ValueError), where stride's DeviceError reads as a RuntimeError.
+Device parse_device(const std::string& spec) {
+  try {
+    return Device(std::string_view(spec));
+  } catch (const DeviceError& e) {
+    throw nb::value_error(e.what());
+  }
+}
+
+}  // namespace
+
 std::optional<Device> optional_device(nb::handle obj) {
   if (obj.is_none()) return std::nullopt;
   if (nb::isinstance<Device>(obj)) return nb::cast<Device>(obj);
-  if (nb::isinstance<nb::str>(obj)) return Device(std::string_view(nb::cast<std::string>(obj)));
+  if (nb::isinstance<nb::str>(obj)) return parse_device(nb::cast<std::string>(obj));
   throw nb::type_error(("device must be a string such as 'cpu' or a stride.device, not " +
                         std::string(nb::inst_name(obj).c_str()) + ".")
                            .c_str());
@@ -82,11 +95,14 @@ void bind_dtypes(nb::module_& m) {
   }
 
   nb::class_<Device>(m, "device", "Where a tensor's memory lives: 'cpu', 'cuda:N' or 'meta'.")
-      .def(nb::init<std::string_view>(), nb::arg("spec"))
+      .def(
+          "__init__",
+          [](Device* self, const std::string& spec) { new (self) Device(parse_device(spec)); },
+          nb::arg("spec"))
       .def(
           "__init__",
           [](Device* self, const std::string& type, int index) {
-            new (self) Device(std::string_view(type + ":" + std::to_string(index)));
+            new (self) Device(parse_device(type + ":" + std::to_string(index)));
           },
           nb::arg("type"), nb::arg("index"))
       .def_prop_ro(

@@ -124,9 +124,10 @@ void bind_factories_with_generator(nb::module_& m) {
   const auto shaped = [&m](const char* name, auto make) {
     m.def(
         name,
-        [make](nb::args size, Generator* gen, nb::handle dtype, nb::handle device,
-               bool requires_grad) {
-          Tensor t = make(shape_from_args(size), options_from(dtype, device), gen);
+        [make, what = std::string(name) + "(): size"](nb::args size, Generator* gen,
+                                                      nb::handle dtype, nb::handle device,
+                                                      bool requires_grad) {
+          Tensor t = make(shape_from_args(size, what.c_str()), options_from(dtype, device), gen);
           if (requires_grad) t.requires_grad_(true);
           return t;
         },
@@ -143,7 +144,7 @@ void bind_factories_with_generator(nb::module_& m) {
         const int64_t lo = high ? low : 0, hi = high ? *high : low;
         TensorOptions options = options_from(dtype, device);
         if (dtype.is_none()) options = options.dtype(kInt64);
-        return randint(lo, hi, int_list(size, "size"), options, gen);
+        return randint(lo, hi, int_list(size, "randint(): size"), options, gen);
       },
       nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
       nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),

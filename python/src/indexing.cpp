@@ -20,23 +20,24 @@ enum class Kind { Int, Slice, None, Ellipsis, IntTensor, Mask };
 struct Item {
   Kind kind;
   nb::handle obj;
-  Tensor index;  // IntTensor, Mask, and Int given as a 0-d tensor
+  Tensor index;         // IntTensor, Mask, and Int given as a 0-d tensor
+  int64_t integer = 0;  // Int given as a Python int
 };
-
-bool is_int_like(nb::handle h) {
-  return !nb::isinstance<Tensor>(h) && PyIndex_Check(h.ptr()) && !PyBool_Check(h.ptr());
-}
 
 Item classify(nb::handle h) {
   if (h.is_none()) return {Kind::None, h, {}};
   if (h.ptr() == Py_Ellipsis) return {Kind::Ellipsis, h, {}};
   if (PySlice_Check(h.ptr())) return {Kind::Slice, h, {}};
-  if (is_int_like(h)) return {Kind::Int, h, {}};
+  // NumPy's values index as the tensors they convert to (a NumPy integer
+  // as a 0-d one), not through __index__, which a NumPy array has too.
+  if (!nb::isinstance<Tensor>(h) && !is_numpy(h)) {
+    if (const std::optional<int64_t> i = index_value(h, "an index")) return {Kind::Int, h, {}, *i};
+  }
   Tensor index;
   if (nb::isinstance<Tensor>(h)) {
     index = nb::cast<Tensor>(h);
-  } else if (PyList_Check(h.ptr())) {
-    index = tensor_from_data(h, std::nullopt);
+  } else if (PyList_Check(h.ptr()) || is_numpy(h)) {
+    index = tensor_from_data(h, std::nullopt, "tensor[index]: index");
   } else if (PyBool_Check(h.ptr())) {
     index = scalar_tensor(Scalar(h.ptr() == Py_True), kBool);
   } else {
@@ -109,8 +110,8 @@ Indexed apply_basic(const Tensor& t, const std::vector<Item>& items) {
         d += t.dim() - consumed;
         break;
       case Kind::Int:
-        out.view = out.view.select(
-            d, item.index.defined() ? item.index.item<int64_t>() : nb::cast<int64_t>(item.obj));
+        out.view =
+            out.view.select(d, item.index.defined() ? item.index.item<int64_t>() : item.integer);
         break;
       case Kind::Slice: {
         Py_ssize_t start = 0, stop = 0, step = 0;
@@ -168,55 +169,65 @@ Tensor getitem(const Tensor& t, nb::handle index) {
 }
 
 // The value of x[...] = value as a tensor of x's dtype: a tensor is
-// converted, a number or a nested list becomes one.
-Tensor values_for(const Tensor& t, nb::handle value) {
+// converted, a number, nested lists or a NumPy value becomes one.
+Tensor values_for(const Tensor& t, nb::handle value, const std::optional<Scalar>& number) {
+  if (number) return scalar_tensor(*number, t.options());
   if (nb::isinstance<Tensor>(value)) {
     const Tensor& v = nb::cast<const Tensor&>(value);
     return v.dtype() == t.dtype() ? v : v.to(t.dtype());
   }
-  if (PyList_Check(value.ptr()) || PyTuple_Check(value.ptr())) {
-    return tensor_from_data(value, t.dtype());
-  }
-  return scalar_tensor(nb::cast<Scalar>(value), t.options());
+  return tensor_from_data(value, t.dtype(), "tensor[index] = value: value");
 }
 
 void setitem(Tensor& t, nb::handle index, nb::handle value) {
   const Indexed indexed = apply_basic(t, parse(index));
+  std::optional<Scalar> number;
+  if (Scalar s; !nb::isinstance<Tensor>(value) && nb::try_cast(value, s)) number = s;
   if (indexed.rest.empty()) {
     Tensor view = indexed.view;
-    if (nb::isinstance<Tensor>(value)) {
+    if (number) {
+      view.fill_(*number);
+    } else if (nb::isinstance<Tensor>(value)) {
       view.copy_(nb::cast<const Tensor&>(value));
     } else {
-      view.fill_(nb::cast<Scalar>(value));
+      view.copy_(values_for(t, value, number));
     }
     return;
   }
   const Item& item = indexed.rest[0];
-  const bool number_through_whole_mask =
-      indexed.rest.size() == 1 && item.kind == Kind::Mask && item.index.dim() > 0 &&
-      indexed.at[0] + item.index.dim() == indexed.view.dim() && !nb::isinstance<Tensor>(value) &&
-      !PyList_Check(value.ptr()) && !PyTuple_Check(value.ptr());
+  const bool number_through_whole_mask = number && indexed.rest.size() == 1 &&
+                                         item.kind == Kind::Mask && item.index.dim() > 0 &&
+                                         indexed.at[0] + item.index.dim() == indexed.view.dim();
   if (number_through_whole_mask) {  // no positions to find: a masked fill
     Tensor view = indexed.view;
-    view.masked_fill_(item.index, nb::cast<Scalar>(value));
+    view.masked_fill_(item.index, *number);
     return;
   }
   IndexList list = index_list(indexed);
-  list.view.index_put_(list.indices, values_for(t, value));
+  list.view.index_put_(list.indices, values_for(t, value, number));
 }
 
 // Python's sequence of index tensors (None for a dim taken whole).
-std::vector<Tensor> index_tensors(nb::handle indices) {
+std::vector<Tensor> index_tensors(nb::handle indices, const char* op) {
+  const auto refuse = [op](nb::handle got) {
+    return nb::type_error((std::string(op) +
+                           ": indices must be a tuple of tensors (or None); got " +
+                           nb::inst_name(got).c_str() + ".")
+                              .c_str());
+  };
+  nb::object items = nb::steal(PyObject_GetIter(indices.ptr()));
+  if (!items.is_valid()) {
+    PyErr_Clear();
+    throw refuse(indices);
+  }
   std::vector<Tensor> out;
-  for (nb::handle h : indices) {
+  for (nb::handle h : items) {
     if (h.is_none()) {
       out.emplace_back();
     } else if (nb::isinstance<Tensor>(h)) {
       out.push_back(nb::cast<Tensor>(h));
     } else {
-      throw nb::type_error(("indices must be a tuple of tensors (or None); got " +
-                            std::string(nb::inst_name(h).c_str()) + ".")
-                               .c_str());
+      throw refuse(h);
     }
   }
   return out;
@@ -235,7 +246,8 @@ void bind_indexing(nb::class_<Tensor>& cls) {
   cls.def(
       "index_put_",
       [](nb::object self, nb::handle indices, const Tensor& values, bool accumulate) {
-        nb::cast<Tensor&>(self).index_put_(index_tensors(indices), values, accumulate);
+        nb::cast<Tensor&>(self).index_put_(index_tensors(indices, "index_put_()"), values,
+                                           accumulate);
         return self;
       },
       nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false,
@@ -243,7 +255,7 @@ void bind_indexing(nb::class_<Tensor>& cls) {
   cls.def(
       "index_put",
       [](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
-        return self.index_put(index_tensors(indices), values, accumulate);
+        return self.index_put(index_tensors(indices, "index_put()"), values, accumulate);
       },
       nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false, kIndexPutDoc);
 }
@@ -251,7 +263,9 @@ void bind_indexing(nb::class_<Tensor>& cls) {
 void bind_indexing_functions(nb::module_& m) {
   m.def(
       "index",
-      [](const Tensor& self, nb::handle indices) { return index(self, index_tensors(indices)); },
+      [](const Tensor& self, nb::handle indices) {
+        return index(self, index_tensors(indices, "index()"));
+      },
       nb::arg("input"), nb::arg("indices"),
       "input[indices] for a tuple of integer or boolean tensors (None takes a dim whole), "
       "broadcast together, as PyTorch's advanced indexing (torch.ops.aten.index): a copy, "
@@ -259,7 +273,7 @@ void bind_indexing_functions(nb::module_& m) {
   m.def(
       "index_put",
       [](const Tensor& self, nb::handle indices, const Tensor& values, bool accumulate) {
-        return self.index_put(index_tensors(indices), values, accumulate);
+        return self.index_put(index_tensors(indices, "index_put()"), values, accumulate);
       },
       nb::arg("input"), nb::arg("indices"), nb::arg("values"), nb::arg("accumulate") = false,
       kIndexPutDoc);

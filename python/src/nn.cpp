@@ -125,7 +125,7 @@ void bind_layers(nb::module_& m) {
       "layer_norm",
       [](const Tensor& x, nb::handle shape, const std::optional<Tensor>& w,
          const std::optional<Tensor>& b, double eps) {
-        return F::layer_norm(x, int_list(shape, "normalized_shape"), or_undefined(w),
+        return F::layer_norm(x, int_list(shape, "layer_norm(): normalized_shape"), or_undefined(w),
                              or_undefined(b), eps);
       },
       nb::arg("input"), nb::arg("normalized_shape"), nb::arg("weight") = nb::none(),
@@ -229,9 +229,14 @@ void bind_attention(nb::module_& m) {
       nb::arg("generator").none() = nb::none(),
       "scaled_dot_product_attention of rotary_embedding(q), rotary_embedding(k) and v, fused: "
       "the rotated q and k are never written to memory.");
-  m.def("rotary_tables", &F::rotary_tables, nb::arg("length"), nb::arg("dim"),
-        nb::arg("position_offset") = 0, nb::arg("base") = 10000.0,
-        "(cos, sin) float64 tables (length, dim / 2) of the standard RoPE angles.");
+  // The standard angles only: the Python API has no RopeScaling (yet).
+  m.def(
+      "rotary_tables",
+      [](int64_t length, int64_t dim, int64_t position_offset, double base) {
+        return F::rotary_tables(length, dim, position_offset, base);
+      },
+      nb::arg("length"), nb::arg("dim"), nb::arg("position_offset") = 0, nb::arg("base") = 10000.0,
+      "(cos, sin) float64 tables (length, dim / 2) of the standard RoPE angles.");
 }
 
 void bind_init(nb::module_& m) {

@@ -1,8 +1,11 @@
 // Memory shared with NumPy and every DLPack framework, never copied:
 // t.numpy(), stride.from_numpy(a), __dlpack__ / stride.from_dlpack, and the
 // buffer protocol (memoryview(t), np.asarray(t)). Whoever owns the memory
-// is kept alive for as long as a view from the other side exists.
+// is kept alive for as long as a view from the other side exists. Also
+// NumPy's arrays and scalars as data: stride.tensor(a) copies,
+// stride.as_tensor(a) shares when it can.
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 
 #include <string>
 
@@ -81,6 +84,13 @@ void release_array(void*, void* ctx) {
   delete static_cast<AnyArray*>(ctx);
 }
 
+bool has_negative_stride(const AnyArray& array) {
+  for (size_t i = 0; i < array.ndim(); ++i) {
+    if (array.stride(i) < 0) return true;
+  }
+  return false;
+}
+
 Tensor wrap_array(const AnyArray& array, const char* what) {
   const ScalarType dtype = scalar_type_of(array.dtype());
   std::vector<int64_t> sizes, strides;
@@ -104,6 +114,45 @@ Tensor wrap_array(const AnyArray& array, const char* what) {
   char* data = static_cast<char*>(array.data_handle()) + array.byte_offset();
   auto storage = std::make_shared<StorageImpl>(data, nbytes, Device(kCPU), &release_array, owner);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0));
+}
+
+// numpy.ndarray and numpy.generic (NumPy's scalars), or null while NumPy is
+// not imported: then no object can be either. NumPy is never unloaded, so
+// the types are looked up once and kept.
+struct NumpyTypes {
+  PyObject* ndarray = nullptr;
+  PyObject* generic = nullptr;
+};
+
+const NumpyTypes& numpy_types() {
+  static NumpyTypes types;
+  if (types.ndarray == nullptr) {
+    nb::object numpy = nb::steal(PyImport_GetModule(nb::str("numpy").ptr()));
+    if (!numpy.is_valid()) {
+      PyErr_Clear();
+      return types;
+    }
+    types.generic = nb::object(numpy.attr("generic")).release().ptr();
+    types.ndarray = nb::object(numpy.attr("ndarray")).release().ptr();
+  }
+  return types;
+}
+
+bool is_instance(nb::handle obj, PyObject* type) {
+  return type != nullptr && PyObject_IsInstance(obj.ptr(), type) == 1;
+}
+
+// The elements of a NumPy array that stride.tensor(a) copies and
+// stride.as_tensor(a) may share; dtype= converts afterwards.
+Tensor copy_array(nb::handle array, const char* what) {
+  numpy_dtype(array, what);  // refuses what stride cannot hold, naming `what`
+  nb::module_ numpy = nb::module_::import_("numpy");
+  // C order in native byte order, as stride's memory is; the copy is the
+  // tensor's alone.
+  nb::object copy =
+      numpy.attr("array")(array, nb::arg("dtype") = array.attr("dtype").attr("newbyteorder")("="),
+                          nb::arg("order") = "C", nb::arg("copy") = true);
+  return wrap_array(nb::cast<AnyArray>(copy), what);
 }
 
 // The shape and strides (in bytes) a Py_buffer points at, freed on release.
@@ -150,6 +199,37 @@ void release_buffer(PyObject*, Py_buffer* view) noexcept {
 
 }  // namespace
 
+bool is_numpy_array(nb::handle obj) {
+  return is_instance(obj, numpy_types().ndarray);
+}
+
+bool is_numpy(nb::handle obj) {
+  return is_numpy_array(obj) || is_instance(obj, numpy_types().generic);
+}
+
+ScalarType numpy_dtype(nb::handle obj, const char* what) {
+  nb::object type = obj.attr("dtype");
+  const std::string kind = nb::cast<std::string>(type.attr("kind"));
+  const size_t bits = nb::cast<size_t>(type.attr("itemsize")) * 8;
+  std::optional<Code> code;
+  if (kind == "b") code = Code::Bool;
+  if (kind == "u") code = Code::UInt;
+  if (kind == "i") code = Code::Int;
+  if (kind == "f") code = Code::Float;
+  for (const ForeignType& known : kForeignTypes) {
+    if (code == known.code && known.bits == bits) return known.type;
+  }
+  throw nb::type_error((std::string(what) + ": stride has no dtype for NumPy's " +
+                        nb::cast<std::string>(nb::str(type)) +
+                        "; stride holds bool, uint8, int32, int64, float16, bfloat16, float32 and "
+                        "float64. Hint: convert to one of those first with a.astype(...).")
+                           .c_str());
+}
+
+Tensor tensor_from_numpy(nb::handle obj, const char* what) {
+  return copy_array(nb::module_::import_("numpy").attr("asarray")(obj), what);
+}
+
 PyType_Slot* tensor_buffer_slots() {
   static PyType_Slot slots[] = {{Py_bf_getbuffer, reinterpret_cast<void*>(&get_buffer)},
                                 {Py_bf_releasebuffer, reinterpret_cast<void*>(&release_buffer)},
@@ -176,9 +256,24 @@ void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls) {
       [](const Tensor& t, nb::handle dtype, nb::handle copy) {
         check_shareable(t, "__array__");
         nb::object array = nb::cast(as_ndarray<nb::numpy>(t.detach()));
-        if (!dtype.is_none()) array = array.attr("astype")(dtype);
-        if (!copy.is_none() && nb::cast<bool>(copy)) array = array.attr("copy")();
-        return array;
+        if (!dtype.is_none()) {
+          nb::object type;
+          try {
+            type = nb::module_::import_("numpy").attr("dtype")(dtype);
+          } catch (const nb::python_error&) {
+            throw nb::type_error(("__array__(): dtype must be a NumPy dtype or None; got " +
+                                  std::string(nb::inst_name(dtype).c_str()) + ".")
+                                     .c_str());
+          }
+          array = array.attr("astype")(type);
+        }
+        bool copy_now = false;
+        if (!copy.is_none() && !nb::try_cast(copy, copy_now)) {
+          throw nb::type_error(("__array__(): copy must be True, False or None; got " +
+                                std::string(nb::inst_name(copy).c_str()) + ".")
+                                   .c_str());
+        }
+        return copy_now ? array.attr("copy")() : array;
       },
       nb::arg("dtype") = nb::none(), nb::arg("copy") = nb::none());
   cls.def(
@@ -203,10 +298,50 @@ void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls) {
       "A tensor sharing the array's memory (writes through either show in both); the array "
       "stays alive while the tensor does.");
   m.def(
+      "as_tensor",
+      [](nb::handle data, nb::handle dtype, nb::handle device) -> nb::object {
+        const std::optional<ScalarType> type = optional_dtype(dtype);
+        const std::optional<Device> to = optional_device(device);
+        Tensor t;
+        if (nb::isinstance<Tensor>(data)) {
+          t = nb::cast<Tensor>(data);
+          if ((!type || *type == t.dtype()) && (!to || *to == t.device())) {
+            return nb::borrow(data);
+          }
+        } else if (is_numpy_array(data)) {
+          // Shared as from_numpy shares, unless the dtype or device differ
+          // or stride cannot point at the memory (another byte order,
+          // negative strides) or must not write it (a read-only array).
+          AnyArray array;
+          const bool shareable = (!type || *type == numpy_dtype(data, "as_tensor()")) &&
+                                 (!to || to->is_cpu()) &&
+                                 nb::cast<bool>(data.attr("dtype").attr("isnative")) &&
+                                 nb::cast<bool>(data.attr("flags").attr("writeable")) &&
+                                 nb::try_cast(data, array) && !has_negative_stride(array);
+          t = shareable ? wrap_array(array, "as_tensor()") : copy_array(data, "as_tensor()");
+        } else {
+          t = tensor_from_data(data, type, "as_tensor(): data");
+        }
+        if (type) t = t.to(*type);
+        if (to) t = t.to(*to);
+        return nb::cast(t);
+      },
+      nb::arg("data").none(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      "data as a tensor, as torch.as_tensor: a tensor itself when its dtype and device fit, a "
+      "NumPy array's memory shared (as from_numpy) when its dtype fits and device is the CPU, "
+      "else a copy (as tensor).");
+  m.def(
       "from_dlpack",
       [](nb::handle obj) {
         if (nb::isinstance<Tensor>(obj)) return nb::cast<Tensor>(obj);
-        return wrap_array(nb::cast<AnyArray>(obj), "from_dlpack");
+        AnyArray array;
+        if (!nb::try_cast(obj, array)) {
+          throw nb::type_error(("from_dlpack(): ext_tensor must have __dlpack__ (a NumPy array, a "
+                                "PyTorch tensor, ...) or the buffer protocol; got " +
+                                std::string(nb::inst_name(obj).c_str()) + ".")
+                                   .c_str());
+        }
+        return wrap_array(array, "from_dlpack");
       },
       nb::arg("ext_tensor"),
       "A tensor sharing the memory of any object with __dlpack__ (NumPy, PyTorch, ...).");

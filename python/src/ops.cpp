@@ -56,7 +56,7 @@ auto in_place(F f) {
 // dim= as PyTorch takes it: None (every dim), an int, or a sequence of ints.
 std::vector<int64_t> dims_arg(nb::handle dim) {
   if (dim.is_none()) return {};
-  if (PyIndex_Check(dim.ptr())) return {nb::cast<int64_t>(dim)};
+  if (const std::optional<int64_t> d = index_value(dim, "dim")) return {*d};
   return int_list(dim, "dim");
 }
 
@@ -361,13 +361,17 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
 }
 
 void bind_views(nb::module_& m, TensorClass& cls) {
-  def_method(cls, "view",
-             [](const Tensor& t, nb::args shape) { return t.view(shape_from_args(shape)); });
-  def_method(cls, "reshape",
-             [](const Tensor& t, nb::args shape) { return t.reshape(shape_from_args(shape)); });
+  def_method(cls, "view", [](const Tensor& t, nb::args shape) {
+    return t.view(shape_from_args(shape, "view(): shape"));
+  });
+  def_method(cls, "reshape", [](const Tensor& t, nb::args shape) {
+    return t.reshape(shape_from_args(shape, "reshape(): shape"));
+  });
   def_function(
       m, "reshape",
-      [](const Tensor& t, nb::handle shape) { return t.reshape(int_list(shape, "shape")); },
+      [](const Tensor& t, nb::handle shape) {
+        return t.reshape(int_list(shape, "reshape(): shape"));
+      },
       nb::arg("input"), nb::arg("shape"));
   def_method(
       cls, "view_as", [](const Tensor& t, const Tensor& o) { return t.view(o.sizes()); },
@@ -375,14 +379,16 @@ void bind_views(nb::module_& m, TensorClass& cls) {
   def_method(
       cls, "reshape_as", [](const Tensor& t, const Tensor& o) { return t.reshape(o.sizes()); },
       nb::arg("other"));
-  def_method(cls, "permute",
-             [](const Tensor& t, nb::args dims) { return t.permute(shape_from_args(dims)); });
+  def_method(cls, "permute", [](const Tensor& t, nb::args dims) {
+    return t.permute(shape_from_args(dims, "permute(): dims"));
+  });
   def_function(
       m, "permute",
-      [](const Tensor& t, nb::handle dims) { return t.permute(int_list(dims, "dims")); },
+      [](const Tensor& t, nb::handle dims) { return t.permute(int_list(dims, "permute(): dims")); },
       nb::arg("input"), nb::arg("dims"));
-  def_method(cls, "expand",
-             [](const Tensor& t, nb::args size) { return t.expand(shape_from_args(size)); });
+  def_method(cls, "expand", [](const Tensor& t, nb::args size) {
+    return t.expand(shape_from_args(size, "expand(): size"));
+  });
   def_method(cls, "expand_as", &Tensor::expand_as, nb::arg("other"));
   def_both(
       m, cls, "transpose", [](const Tensor& t, int64_t a, int64_t b) { return t.transpose(a, b); },
@@ -418,7 +424,8 @@ void bind_views(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "as_strided",
       [](const Tensor& t, nb::handle size, nb::handle stride, std::optional<int64_t> offset) {
-        return t.as_strided(int_list(size, "size"), int_list(stride, "stride"), offset);
+        return t.as_strided(int_list(size, "as_strided(): size"),
+                            int_list(stride, "as_strided(): stride"), offset);
       },
       nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
   def_method(cls, "contiguous", &Tensor::contiguous);

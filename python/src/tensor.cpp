@@ -54,8 +54,9 @@ void bind_factories_on(nb::module_& m) {
   const auto shaped = [&m](const char* name, auto make, const char* doc) {
     m.def(
         name,
-        [make](nb::args size, nb::handle dtype, nb::handle device, bool requires_grad) {
-          const std::vector<int64_t> shape = shape_from_args(size);
+        [make, what = std::string(name) + "(): size"](nb::args size, nb::handle dtype,
+                                                      nb::handle device, bool requires_grad) {
+          const std::vector<int64_t> shape = shape_from_args(size, what.c_str());
           return with_requires_grad([&] { return make(shape, options_from(dtype, device)); },
                                     requires_grad);
         },
@@ -69,7 +70,7 @@ void bind_factories_on(nb::module_& m) {
       "full",
       [](nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
          bool requires_grad) {
-        const std::vector<int64_t> shape = int_list(size, "size");
+        const std::vector<int64_t> shape = int_list(size, "full(): size");
         return with_requires_grad([&] { return full(shape, value, options_from(dtype, device)); },
                                   requires_grad);
       },
@@ -101,14 +102,15 @@ void bind_factories_on(nb::module_& m) {
   m.def(
       "tensor",
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
-        Tensor t = tensor_from_data(data, optional_dtype(dtype));
+        Tensor t = tensor_from_data(data, optional_dtype(dtype), "tensor(): data");
         if (const auto d = optional_device(device)) t = t.to(*d);
         if (requires_grad) t.requires_grad_(true);
         return t;
       },
-      nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
-      nb::arg("requires_grad") = false,
-      "A new tensor holding a copy of data (a number or nested lists), as torch.tensor.");
+      nb::arg("data").none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      "A new tensor holding a copy of data (a number, nested lists, a NumPy array or a tensor), "
+      "as torch.tensor: the dtype is data's unless given.");
   m.def("zeros_like", &zeros_like, nb::arg("input"),
         "A tensor of zeros with input's shape, dtype and device.");
   m.def("ones_like", &ones_like, nb::arg("input"),

@@ -27,6 +27,7 @@ from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F40
     Tensor,
     allclose,
     arange,
+    as_tensor,
     bfloat16,
     bool,
     cat,

@@ -28,8 +28,14 @@ GradientFlow = _doctor.GradientFlow
 check_logits = _doctor.check_logits
 
 
-def _named_parameters(model):
-    return [(name, p) for name, p in model.named_parameters()]
+def _named_parameters(model, check):
+    named_parameters = getattr(model, "named_parameters", None)
+    if not callable(named_parameters):
+        raise TypeError(
+            f"{check}(): model must be a stride.nn.Module (anything with named_parameters()); "
+            f"got {type(model).__name__}."
+        )
+    return list(named_parameters())
 
 
 def check_causality(model, vocab_size, length, *, batch=2, trials=2, tolerance=0.0, seed=0):
@@ -52,7 +58,7 @@ def audit_parameters(model, optimizer, loss_fn):
     impl = getattr(optimizer, "_impl", None)
     if impl is None:
         raise TypeError(f"{type(optimizer).__name__} is not a stride.optim optimizer.")
-    return _doctor.audit_parameters(_named_parameters(model), impl, loss_fn)
+    return _doctor.audit_parameters(_named_parameters(model, "audit_parameters"), impl, loss_fn)
 
 
 def gradient_flow(model, zero_tolerance=0.0):
@@ -60,7 +66,7 @@ def gradient_flow(model, zero_tolerance=0.0):
     |grad|, |grad| / |w|, and whether any signal arrived. Run a backward pass
     first. `.table()` prints it; the result is truthy when every trainable
     parameter got a signal."""
-    return _doctor.gradient_flow(_named_parameters(model), zero_tolerance)
+    return _doctor.gradient_flow(_named_parameters(model, "gradient_flow"), zero_tolerance)
 
 
 class NonFiniteResult:

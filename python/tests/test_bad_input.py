@@ -3,6 +3,10 @@ raise a Python exception of the right class with a message, and nothing
 crashes the interpreter. The constructors are fuzzed with Hypothesis against
 NumPy (the indexing is fuzzed in test_indexing.py)."""
 
+import contextlib
+import inspect
+import re
+
 import numpy as np
 import pytest
 import stride
@@ -141,3 +145,239 @@ def test_bad_calls_raise_the_right_class_with_a_message(call, error):
     with pytest.raises(error) as info:
         call()
     assert str(info.value)
+
+
+# ---- Every public entry point, given types it cannot take ----------------
+#
+# Each public function and class of the package, and each method of
+# stride.Tensor, found by enumeration (so that a new one is covered without
+# an edit here), is first called with arguments that work, found by trying
+# candidates. Then its first argument is swapped for NumPy and other
+# stand-ins: the call must work or raise TypeError, ValueError or
+# NotImplementedError (never RuntimeError, SystemError or a crash), and a
+# TypeError must name the function or the argument.
+
+WALKED_MODULES = (
+    stride,
+    stride.autograd,
+    stride.cuda,
+    stride.doctor,
+    stride.nn,
+    stride.nn.functional,
+    stride.nn.init,
+    stride.nn.utils,
+    stride.optim,
+    stride.utils.data,
+)
+
+# Entry points the walk leaves out, and why.
+SKIPPED = {
+    "stride.set_num_threads": "resizes the thread pool every later test runs on",
+    "stride.save": "writes a file named by its second argument",
+    "stride.load": "reads a file: a string is a path, and a missing file an OSError",
+}
+
+
+def _x():
+    return stride.ones(2, 2)
+
+
+def _index():
+    return stride.zeros(2, 2, dtype=stride.int64)
+
+
+def _mask():
+    return stride.ones(2, 2, dtype=stride.bool)
+
+
+def _rows():
+    return stride.zeros(2, dtype=stride.int64)
+
+
+def _batch():
+    return stride.ones(2, 2, 2)
+
+
+def _scalar_with_graph():
+    return stride.ones(2, requires_grad=True).sum()
+
+
+# Candidates for the first argument (for a method: for self), then for the
+# others, as factories: an in-place call must not change the next one's
+# inputs.
+FIRST_CANDIDATES = (
+    _x,
+    _scalar_with_graph,
+    _mask,
+    _index,
+    _batch,
+    lambda: [_x(), _x()],
+    lambda: [stride.ones(2, requires_grad=True)],
+    lambda: (2, 2),
+    lambda: 2,
+    lambda: 1.5,
+)
+SELF_CANDIDATES = (_x, _scalar_with_graph, _mask, _batch)
+REST_CANDIDATES = (
+    (),
+    (_x,),
+    (_mask,),
+    (_batch,),
+    (_rows,),
+    (lambda: 0,),
+    (lambda: 1,),
+    (lambda: 0.5,),
+    (lambda: (1, 0),),
+    (lambda: (2,),),
+    (lambda: (4,),),
+    (lambda: (_rows(),),),
+    (_x, _x),
+    (lambda: 0, lambda: 1),
+    (lambda: 0, _rows),
+    (lambda: 0, _index),
+    (_mask, lambda: 0.0),
+    (lambda: (_rows(),), _x),
+    (lambda: (2, 2), lambda: (2, 1)),
+    (lambda: 3, lambda: (2, 2)),
+    (lambda: 0, lambda: 0, lambda: 1),
+    (lambda: 0, _index, _x),
+    (_x, lambda: 0.5),
+    (lambda: 2, lambda: 2),
+)
+
+
+def _numpy_lists(values):
+    """values (a NumPy array of one dim or more) as nested lists of NumPy scalars."""
+    return [_numpy_lists(v) if v.ndim else v[()] for v in values]
+
+
+def _stand_ins(good):
+    """Types the argument `good` stands in for cannot be, with the same
+    values where they have them: a NumPy array, a NumPy scalar, nested lists
+    of NumPy scalars, None and a string. No NumPy scalar has a sequence's
+    value: 1.5 stands in for one, which is no valid int either."""
+    if isinstance(good, stride.Tensor):
+        values = good.detach().float().numpy()
+    elif isinstance(good, (list, tuple)) and all(isinstance(v, stride.Tensor) for v in good):
+        values = np.stack([v.detach().float().numpy() for v in good])
+    else:
+        values = np.asarray(good)
+    if isinstance(good, (bool, int, float)) or (isinstance(good, stride.Tensor) and values.size):
+        scalar = values.reshape(-1)[0]
+    else:
+        scalar = np.float32(1.5)
+    return {
+        "numpy array": values,
+        "numpy scalar": scalar,
+        "nested list of numpy scalars": _numpy_lists(values) if values.ndim else [scalar],
+        "None": None,
+        "str": "text",
+    }
+
+
+def _entry_points():
+    """(qualified name, callable) of every public function and class of the
+    walked modules, and (qualified name, method name) of every method of
+    stride.Tensor."""
+    seen, found = set(), []
+    for module in WALKED_MODULES:
+        for name in dir(module):
+            obj = getattr(module, name)
+            if name.startswith("_") or not callable(obj) or inspect.ismodule(obj):
+                continue
+            owner = getattr(obj, "__module__", "") or ""
+            if not owner.startswith("stride") or id(obj) in seen:
+                continue
+            seen.add(id(obj))
+            found.append((f"{module.__name__}.{name}", obj))
+    for name in dir(stride.Tensor):
+        method = getattr(stride.Tensor, name)
+        if type(method).__name__ == "nb_method" and name not in ("__init__", "__new__"):
+            found.append((f"stride.Tensor.{name}", name))
+    return found
+
+
+class _Call:
+    """A call of a function or a method whose arguments come from factories;
+    `with_first(value)` makes it with the first argument after self replaced
+    (or given, if there was none)."""
+
+    def __init__(self, fn, self_factory, factories):
+        self.fn, self.self_factory, self.factories = fn, self_factory, factories
+
+    def good_args(self):
+        return [f() for f in self.factories]
+
+    def __call__(self, args):
+        if self.self_factory is None:
+            return self.fn(*args)
+        return getattr(self.self_factory(), self.fn)(*args)
+
+    def with_first(self, value):
+        return self([value, *self.good_args()[1:]])
+
+
+def _working_call(fn):
+    """A _Call of fn with arguments that work, else one with a plain tensor
+    (for a method: as self) and no other argument."""
+    if isinstance(fn, str):
+        candidates = [(s, rest) for s in SELF_CANDIDATES for rest in REST_CANDIDATES]
+    else:
+        candidates = [(None, (f, *rest)) for f in FIRST_CANDIDATES for rest in REST_CANDIDATES]
+    for self_factory, factories in candidates:
+        call = _Call(fn, self_factory, factories)
+        try:
+            call(call.good_args())
+        except Exception:  # a candidate that does not fit
+            continue
+        return call
+    return _Call(fn, _x if isinstance(fn, str) else None, () if isinstance(fn, str) else (_x,))
+
+
+def _names_of(fn, qualified):
+    """Words a TypeError of fn may name it by: its name and its parameters'."""
+    words = {qualified.rsplit(".", 1)[1]}
+    target = getattr(stride.Tensor, fn) if isinstance(fn, str) else fn
+    signatures = getattr(target, "__nb_signature__", None)
+    if signatures:
+        for signature, *_ in signatures:
+            parameters = signature.split("(", 1)[1].rsplit(")", 1)[0]
+            words.update(re.findall(r"(?:^|,)\s*\**(\w+)", parameters))
+    else:
+        with contextlib.suppress(TypeError, ValueError):
+            words.update(inspect.signature(target).parameters)
+    return words - {"self"}
+
+
+def test_the_skipped_entry_points_exist():
+    assert set(SKIPPED) <= {name for name, _ in _entry_points()}
+
+
+# IndexError is what x[...] raises for an index of the wrong type (as torch).
+INDEX_METHODS = ("stride.Tensor.__getitem__", "stride.Tensor.__setitem__")
+
+
+@pytest.mark.parametrize(
+    "qualified, fn", [pytest.param(*entry, id=entry[0]) for entry in _entry_points()]
+)
+def test_every_entry_point_takes_or_refuses_numpy_none_and_strings(qualified, fn):
+    if qualified in SKIPPED:
+        pytest.skip(SKIPPED[qualified])
+    call = _working_call(fn)
+    good = call.good_args()
+    allowed = (TypeError, ValueError, NotImplementedError)
+    if qualified in INDEX_METHODS:
+        allowed += (IndexError,)
+    names = _names_of(fn, qualified)
+    for what, bad in _stand_ins(good[0] if good else _x()).items():
+        try:
+            call.with_first(bad)
+        except allowed as e:
+            if isinstance(e, TypeError):
+                message = str(e)
+                assert any(re.search(rf"\b{re.escape(n)}\b", message) for n in names), (
+                    f"{qualified} with a {what}: the TypeError names neither the function nor an "
+                    f"argument ({sorted(names)}): {message}"
+                )
+        except Exception as e:  # the failure this test reports
+            pytest.fail(f"{qualified} with a {what}: {type(e).__name__}: {e}")

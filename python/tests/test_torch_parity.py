@@ -135,6 +135,28 @@ def test_adam_steps_match_torch():
 
 
 @pytest.mark.parametrize(
+    "data",
+    [
+        np.arange(6, dtype=np.int32).reshape(2, 3),
+        np.ones(3),
+        np.float32(1.5),
+        np.int64(3),
+        np.bool_(True),
+        [np.float32(1), np.float32(2)],
+        [1, np.float64(2.5)],
+        [np.int32(1), 2.5],
+        [np.uint8(1), np.int32(2)],
+        [np.float16(1), 2],
+    ],
+)
+def test_tensor_infers_pytorch_s_dtype_from_numpy_values(data):
+    expected = torch.tensor(data)
+    t = stride.tensor(data)
+    assert repr(t.dtype).split(".")[1] == repr(expected.dtype).split(".")[1]
+    assert t.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize(
     "values",
     [
         [1.0, -2.0, 30.0],
@@ -143,7 +165,7 @@ def test_adam_steps_match_torch():
         [3.25],
         [[1.0, 2.0], [3.0, 4.0]],
         [float("nan"), 1.5, float("inf")],
-        list(np.arange(30.0) / 7),
+        (np.arange(30.0) / 7).tolist(),
     ],
 )
 def test_repr_is_pytorch_s(values):

@@ -8,6 +8,16 @@ from collections import OrderedDict
 from .module import Module
 
 
+def _iterable(value, method, name):
+    """iter(value), or a TypeError naming the method and its argument."""
+    try:
+        return iter(value)
+    except TypeError:
+        raise TypeError(
+            f"{method}(): {name} must be iterable; got {type(value).__name__}."
+        ) from None
+
+
 def _index(i, n, what):
     i = operator.index(i)
     if not -n <= i < n:
@@ -61,7 +71,7 @@ class Sequential(Module):
 
     def extend(self, modules):
         """Appends every module of an iterable; returns self."""
-        for module in modules:
+        for module in _iterable(modules, "Sequential.extend", "modules"):
             self.append(module)
         return self
 
@@ -115,7 +125,7 @@ class ModuleList(Module):
 
     def extend(self, modules):
         """Appends every module of an iterable; returns self."""
-        for module in modules:
+        for module in _iterable(modules, "ModuleList.extend", "modules"):
             self.append(module)
         return self
 
@@ -176,5 +186,12 @@ class ModuleDict(Module):
     def update(self, modules):
         """Adds (or replaces) modules from a mapping or an iterable of (key, module) pairs."""
         items = modules.items() if hasattr(modules, "items") else modules
-        for key, module in items:
+        for item in _iterable(items, "ModuleDict.update", "modules"):
+            try:
+                key, module = item
+            except (TypeError, ValueError):
+                raise TypeError(
+                    "ModuleDict.update(): modules must be a mapping or an iterable of "
+                    f"(key, module) pairs; got an item of type {type(item).__name__}."
+                ) from None
             self[key] = module

@@ -7,7 +7,9 @@ kernel forward and one backward instead of a chain of ops.
     loss = F.cross_entropy(logits.view(-1, V), targets.view(-1))
 """
 
-from .._stride import _nn
+import operator
+
+from .._stride import Tensor, _nn
 
 linear = _nn.linear
 linear_concat = _nn.linear_concat
@@ -32,6 +34,8 @@ rotary_tables = _nn.rotary_tables
 def softmax(input, dim=None, dtype=None):
     """exp(x) / sum(exp(x)) along dim (required, as in PyTorch's current
     API); dtype= casts the input first."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"softmax(): input must be a stride.Tensor; got {type(input).__name__}.")
     if dim is None:
         raise TypeError("softmax() needs dim=: the dimension to normalise over.")
     if dtype is not None:
@@ -43,8 +47,21 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """x / sqrt(mean(x^2) + eps) * weight over the last dim, fused
     (torch.nn.functional.rms_norm). normalized_shape must be the last dim;
     eps=None is the dtype's machine epsilon, as in PyTorch."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if len(shape) != 1 or input.ndim == 0 or input.shape[-1] != shape[0]:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"rms_norm(): input must be a stride.Tensor; got {type(input).__name__}.")
+    try:
+        shape = (operator.index(normalized_shape),)
+    except TypeError:
+        try:
+            shape = tuple(operator.index(n) for n in normalized_shape)
+        except TypeError:
+            raise TypeError(
+                "rms_norm(): normalized_shape must be an int or a sequence of ints; got "
+                f"{type(normalized_shape).__name__}."
+            ) from None
+    if input.ndim == 0:
+        raise ValueError("rms_norm normalises the last dim; got a 0-d input.")
+    if shape != (input.shape[-1],):
         raise ValueError(
             f"rms_norm normalises the last dim: normalized_shape must be ({input.shape[-1]},) "
             f"for an input of shape {tuple(input.shape)}; got {shape}."

@@ -4,6 +4,8 @@ initialisation (drawn in PyTorch's order from the default generator, so the
 same seed gives the same weights as stride's C++ layers)."""
 
 import math
+import numbers
+import operator
 
 from .. import _stride
 from . import functional as F
@@ -14,6 +16,15 @@ from .parameter import Parameter
 
 def _factory_kwargs(device, dtype):
     return {"device": device, "dtype": dtype}
+
+
+def _int_arg(value, layer, name):
+    """value as an int (Python's or NumPy's), or a TypeError naming the
+    layer and the argument."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"{layer}(): {name} must be an int; got {type(value).__name__}.") from None
 
 
 class Identity(Module):
@@ -33,12 +44,12 @@ class Linear(Module):
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
-        self.in_features = in_features
-        self.out_features = out_features
+        self.in_features = _int_arg(in_features, "Linear", "in_features")
+        self.out_features = _int_arg(out_features, "Linear", "out_features")
         kw = _factory_kwargs(device, dtype)
-        self.weight = Parameter(_stride.empty(out_features, in_features, **kw))
+        self.weight = Parameter(_stride.empty(self.out_features, self.in_features, **kw))
         if bias:
-            self.bias = Parameter(_stride.empty(out_features, **kw))
+            self.bias = Parameter(_stride.empty(self.out_features, **kw))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
@@ -66,10 +77,10 @@ class Embedding(Module):
 
     def __init__(self, num_embeddings, embedding_dim, device=None, dtype=None):
         super().__init__()
-        self.num_embeddings = num_embeddings
-        self.embedding_dim = embedding_dim
+        self.num_embeddings = _int_arg(num_embeddings, "Embedding", "num_embeddings")
+        self.embedding_dim = _int_arg(embedding_dim, "Embedding", "embedding_dim")
         self.weight = Parameter(
-            _stride.empty(num_embeddings, embedding_dim, **_factory_kwargs(device, dtype))
+            _stride.empty(self.num_embeddings, self.embedding_dim, **_factory_kwargs(device, dtype))
         )
         self.reset_parameters()
 
@@ -84,10 +95,19 @@ class Embedding(Module):
         return f"{self.num_embeddings}, {self.embedding_dim}"
 
 
-def _as_shape(normalized_shape):
-    if isinstance(normalized_shape, int):
-        return (normalized_shape,)
-    return tuple(normalized_shape)
+def _as_shape(normalized_shape, layer):
+    """An int or a sequence of ints as a tuple, or a TypeError naming the layer."""
+    try:
+        return (operator.index(normalized_shape),)
+    except TypeError:
+        pass
+    try:
+        return tuple(operator.index(n) for n in normalized_shape)
+    except TypeError:
+        raise TypeError(
+            f"{layer}(): normalized_shape must be an int or a sequence of ints; got "
+            f"{type(normalized_shape).__name__}."
+        ) from None
 
 
 class RMSNorm(Module):
@@ -99,7 +119,7 @@ class RMSNorm(Module):
         self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None
     ):
         super().__init__()
-        self.normalized_shape = _as_shape(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape, "RMSNorm")
         if len(self.normalized_shape) != 1:
             raise ValueError(
                 f"RMSNorm normalises the last dim; got normalized_shape {self.normalized_shape}."
@@ -141,7 +161,7 @@ class LayerNorm(Module):
         dtype=None,
     ):
         super().__init__()
-        self.normalized_shape = _as_shape(normalized_shape)
+        self.normalized_shape = _as_shape(normalized_shape, "LayerNorm")
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         kw = _factory_kwargs(device, dtype)
@@ -181,21 +201,21 @@ class BatchNorm1d(Module):
         dtype=None,
     ):
         super().__init__()
-        self.num_features = num_features
+        self.num_features = _int_arg(num_features, "BatchNorm1d", "num_features")
         self.eps = eps
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
         kw = _factory_kwargs(device, dtype)
         if affine:
-            self.weight = Parameter(_stride.ones(num_features, **kw))
-            self.bias = Parameter(_stride.zeros(num_features, **kw))
+            self.weight = Parameter(_stride.ones(self.num_features, **kw))
+            self.bias = Parameter(_stride.zeros(self.num_features, **kw))
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
         if track_running_stats:
-            self.register_buffer("running_mean", _stride.zeros(num_features, **kw))
-            self.register_buffer("running_var", _stride.ones(num_features, **kw))
+            self.register_buffer("running_mean", _stride.zeros(self.num_features, **kw))
+            self.register_buffer("running_var", _stride.ones(self.num_features, **kw))
             self.register_buffer(
                 "num_batches_tracked", _stride.tensor(0, dtype=_stride.int64, device=device)
             )
@@ -244,6 +264,8 @@ class Dropout(Module):
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
+        if not isinstance(p, numbers.Real):
+            raise TypeError(f"Dropout(): p must be a number; got {type(p).__name__}.")
         if not 0 <= p <= 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}.")
         if inplace:

@@ -212,7 +212,9 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError(f"cannot assign a {kind} before Module.__init__() is called.")
         if not isinstance(name, str):
-            raise TypeError(f"{kind} name must be a string; got {type(name).__name__}.")
+            raise TypeError(
+                f"{type(self).__name__}: {kind} name must be a string; got {type(name).__name__}."
+            )
         if name == "" or "." in name:
             raise KeyError(f'{kind} name can\'t be empty or contain ".": got "{name}".')
 
@@ -252,7 +254,10 @@ class Module:
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists.")
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass.")
+            raise TypeError(
+                f"{type(self).__name__}.add_module(): module must be a stride.nn.Module or None; "
+                f"got {type(module).__name__}."
+            )
         self._modules[name] = module
 
     register_module = add_module

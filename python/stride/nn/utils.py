@@ -3,10 +3,16 @@
 from .._stride import Tensor, _nn
 
 
-def _parameter_list(parameters):
+def _parameter_list(parameters, op):
     if isinstance(parameters, Tensor):
         return [parameters]
-    return list(parameters)
+    try:
+        return list(parameters)
+    except TypeError:
+        raise TypeError(
+            f"{op}(): parameters must be a tensor or an iterable of tensors; got "
+            f"{type(parameters).__name__}."
+        ) from None
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
@@ -14,10 +20,13 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     norm is at most max_norm; returns the total norm before clipping (a 0-d
     tensor). norm_type=float('inf') uses the largest |g|."""
     return _nn.clip_grad_norm_(
-        _parameter_list(parameters), float(max_norm), float(norm_type), error_if_nonfinite
+        _parameter_list(parameters, "clip_grad_norm_"),
+        float(max_norm),
+        float(norm_type),
+        error_if_nonfinite,
     )
 
 
 def clip_grad_value_(parameters, clip_value):
     """Clamps every gradient element into [-clip_value, clip_value]."""
-    _nn.clip_grad_value_(_parameter_list(parameters), float(clip_value))
+    _nn.clip_grad_value_(_parameter_list(parameters, "clip_grad_value_"), float(clip_value))

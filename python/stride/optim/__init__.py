@@ -92,7 +92,13 @@ def _as_groups(params):
             "params argument given to the optimizer should be an iterable of "
             "Tensors or dicts, but got a Tensor."
         )
-    params = list(params)
+    try:
+        params = list(params)
+    except TypeError:
+        raise TypeError(
+            "params argument given to the optimizer should be an iterable of Tensors or dicts, "
+            f"but got {type(params).__name__}."
+        ) from None
     if not params:
         raise ValueError("optimizer got an empty parameter list.")
     if not isinstance(params[0], dict):

@@ -96,11 +96,38 @@ class IterableDataset(Dataset):
         raise NotImplementedError(f"{type(self).__name__} must define __iter__()")
 
 
+def _length(data_source, who, name):
+    """len(data_source), or a TypeError naming the caller and argument."""
+    try:
+        return len(data_source)
+    except TypeError:
+        raise TypeError(
+            f"[{who}] {name} must have a length (a dataset or a sequence); got "
+            f"{type(data_source).__name__}."
+        ) from None
+
+
+def _index_list(indices, who):
+    """indices as a list, or a TypeError naming the caller."""
+    try:
+        return list(indices)
+    except TypeError:
+        raise TypeError(
+            f"[{who}] indices must be an iterable of ints; got {type(indices).__name__}."
+        ) from None
+
+
 class TensorDataset(Dataset):
     """Rows of tensors sharing their first dimension: sample i is
     `tuple(t[i] for t in tensors)`, each row a view."""
 
     def __init__(self, *tensors):
+        for t in tensors:
+            if not isinstance(t, _stride.Tensor):
+                raise TypeError(
+                    f"[TensorDataset] tensors must be stride tensors; got {type(t).__name__}. "
+                    "Hint: stride.tensor(a) converts a NumPy array."
+                )
         sizes = {len(t) for t in tensors}
         if len(sizes) > 1:
             shapes = ", ".join(str(tuple(t.shape)) for t in tensors)
@@ -150,7 +177,7 @@ class Subset(Dataset):
 
     def __init__(self, dataset, indices):
         self.dataset = dataset
-        self.indices = list(indices)
+        self.indices = _index_list(indices, "Subset")
         self._mode = _generator_mode(dataset)
 
     def __getitem__(self, index, generator=None):
@@ -181,7 +208,7 @@ def random_split(dataset, lengths, generator=None):
     fractions summing to 1) after a random permutation drawn from
     `generator` (default: stride.default_generator) by the C++
     RandomSampler."""
-    n = len(dataset)
+    n = _length(dataset, "random_split", "dataset")
     lengths = _split_lengths(lengths, n)
     generator = _stride.default_generator if generator is None else generator
     order = _data.RandomSampler(n).indices(generator)
@@ -230,7 +257,9 @@ class SequentialSampler(_CppSampler):
     """0, 1, ..., len(data_source) - 1."""
 
     def __init__(self, data_source):
-        self._sampler = _data.SequentialSampler(len(data_source))
+        self._sampler = _data.SequentialSampler(
+            _length(data_source, "SequentialSampler", "data_source")
+        )
 
 
 class RandomSampler(_CppSampler):
@@ -241,7 +270,9 @@ class RandomSampler(_CppSampler):
     is a function of the loader's seed and epoch alone."""
 
     def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        self._sampler = _data.RandomSampler(len(data_source), replacement, num_samples)
+        self._sampler = _data.RandomSampler(
+            _length(data_source, "RandomSampler", "data_source"), replacement, num_samples
+        )
         self.generator = generator
 
 
@@ -249,7 +280,7 @@ class SubsetRandomSampler(_CppSampler):
     """The given indices in a random order."""
 
     def __init__(self, indices, generator=None):
-        self._sampler = _data.SubsetRandomSampler(list(indices))
+        self._sampler = _data.SubsetRandomSampler(_index_list(indices, "SubsetRandomSampler"))
         self.generator = generator
 
 
@@ -373,6 +404,12 @@ def default_collate(batch):
     tensors of their dtype; Python floats a float64 tensor, ints an int64 one,
     bools a bool one; strings and bytes stay a list; dicts, named tuples,
     tuples and lists are collated field by field (tuples give lists)."""
+    if not isinstance(batch, (collections.abc.Sequence, np.ndarray)) or isinstance(
+        batch, (str, bytes)
+    ):
+        raise TypeError(
+            f"default_collate: batch must be a sequence of samples; got {type(batch).__name__}."
+        )
     elem = batch[0]
     if isinstance(elem, _stride.Tensor):
         return _stride.stack(list(batch), 0)
@@ -811,7 +848,7 @@ class DataLoader:
         self._iterable = isinstance(dataset, IterableDataset) or (
             not hasattr(dataset, "__getitem__") and hasattr(dataset, "__iter__")
         )
-        size = -1 if self._iterable else len(dataset)
+        size = -1 if self._iterable else _length(dataset, "DataLoader", "dataset")
         _data.check_options(
             batch_size,
             bool(shuffle),
