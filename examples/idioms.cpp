@@ -17,7 +17,7 @@ int main() {
   auto model = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(8, 32),
                                                 std::make_shared<nn::ReLU>(),
                                                 std::make_shared<nn::Linear>(32, 4));
-  optim::AdamW opt(model->parameters(), optim::AdamWOptions(1e-2));
+  optim::AdamW opt(model->parameters(), optim::adamw_options(1e-2));
   Tensor x = randn({64, 8});
   Tensor y = x.narrow(1, 0, 4).argmax(1);  // a learnable labelling
 

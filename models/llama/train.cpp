@@ -31,14 +31,16 @@ class EvalScope {
 
 // Adam or AdamW with weight decay on the decay group only: the defaults, which
 // the no-decay group takes, have none.
-template <class Opt, class Options>
+template <class Opt>
 std::unique_ptr<optim::Optimizer> make_adam(std::vector<Tensor> decay,
                                             std::vector<Tensor> no_decay,
                                             const TrainConfig& c) {
-  const Options defaults = Options(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(0.0);
+  const optim::AdamOptions defaults =
+      optim::AdamOptions(c.lr).betas({c.beta1, c.beta2}).eps(c.eps).weight_decay(0.0);
   std::vector<optim::ParamGroup> groups;
   if (c.weight_decay > 0) {
-    groups.emplace_back(std::move(decay), Options(defaults).weight_decay(c.weight_decay));
+    groups.emplace_back(std::move(decay),
+                        optim::AdamOptions(defaults).weight_decay(c.weight_decay));
     if (!no_decay.empty()) groups.emplace_back(std::move(no_decay));
   } else {
     decay.insert(decay.end(), no_decay.begin(), no_decay.end());
@@ -56,9 +58,9 @@ std::unique_ptr<optim::Optimizer> make_optimizer(nn::Module& model, const TrainC
     (p.dim() >= 2 ? decay : no_decay).push_back(p);
   }
   if (c.optimizer == "adamw") {
-    return make_adam<optim::AdamW, optim::AdamWOptions>(std::move(decay), std::move(no_decay), c);
+    return make_adam<optim::AdamW>(std::move(decay), std::move(no_decay), c);
   }
-  return make_adam<optim::Adam, optim::AdamOptions>(std::move(decay), std::move(no_decay), c);
+  return make_adam<optim::Adam>(std::move(decay), std::move(no_decay), c);
 }
 
 std::unique_ptr<optim::LRScheduler> make_scheduler(optim::Optimizer& optimizer,

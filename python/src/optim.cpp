@@ -120,7 +120,7 @@ void bind_optimizer(nb::module_& m) {
         nb::arg("defaults"), nb::arg("name") = "SGD");
   m.def("Adam", &make_optimizer<optim::Adam, optim::AdamOptions>, nb::arg("groups"),
         nb::arg("defaults"), nb::arg("name") = "Adam");
-  m.def("AdamW", &make_optimizer<optim::AdamW, optim::AdamWOptions>, nb::arg("groups"),
+  m.def("AdamW", &make_optimizer<optim::AdamW, optim::AdamOptions>, nb::arg("groups"),
         nb::arg("defaults"), nb::arg("name") = "AdamW");
 }
 

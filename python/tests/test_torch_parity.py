@@ -122,16 +122,29 @@ def test_cross_entropy_and_attention_match_torch_with_gradients():
         assert close(s.grad, t.grad)
 
 
-def test_adam_steps_match_torch():
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, p: lib.optim.AdamW([p], lr=0.1, weight_decay=0.1),
+        lambda lib, p: lib.optim.Adam([p], lr=0.1, weight_decay=0.1),
+        lambda lib, p: lib.optim.Adam([p], lr=0.1, weight_decay=0.1, decoupled_weight_decay=True),
+    ],
+    ids=["AdamW", "Adam", "Adam-decoupled"],
+)
+def test_adam_steps_match_torch(make):
     s, t = pair(4, 3, seed=9)
-    opt = stride.optim.AdamW([s], lr=0.1, weight_decay=0.1)
-    topt = torch.optim.AdamW([t], lr=0.1, weight_decay=0.1)
+    opt, topt = make(stride, s), make(torch, t)
     for _ in range(5):
         for o, p in ((opt, s), (topt, t)):
             o.zero_grad()
             (p * p).sum().backward()
             o.step()
     assert close(s, t, 1e-12)
+    # The group's hyperparameters as torch names them, decoupled_weight_decay
+    # included.
+    group, tgroup = opt.param_groups[0], topt.param_groups[0]
+    for key in ("lr", "betas", "eps", "weight_decay", "amsgrad", "decoupled_weight_decay"):
+        assert group[key] == tgroup[key], key
 
 
 @pytest.mark.parametrize(

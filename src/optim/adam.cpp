@@ -1,6 +1,7 @@
 #include "stride/optim/adam.h"
 
 #include <cmath>
+#include <tuple>
 
 #include "core/check.h"
 #include "optim/fused.h"
@@ -10,28 +11,15 @@ namespace stride::optim {
 
 namespace {
 
-// The hyperparameters of an Adam or AdamW group: AdamOptions and AdamWOptions
-// are different types with the same fields.
-struct Hyper {
-  double lr, beta1, beta2, eps, weight_decay;
-  bool amsgrad, maximize, fused;
-};
-
-template <class Options>
-Hyper hyper_of(const Options& o) {
-  return {o.lr(),           o.betas().first, o.betas().second, o.eps(),
-          o.weight_decay(), o.amsgrad(),     o.maximize(),     o.fused()};
-}
-
-Hyper hyper_of(const OptimizerOptions& o, bool decoupled) {
-  return decoupled ? hyper_of(static_cast<const AdamWOptions&>(o))
-                   : hyper_of(static_cast<const AdamOptions&>(o));
+const AdamOptions& options_of(const OptimizerOptions& o) {
+  // Optimizer::init has checked that every group's options are AdamOptions.
+  return static_cast<const AdamOptions&>(o);
 }
 
 }  // namespace
 
-Adam::Adam(const char* name, bool decoupled, const OptimizerOptions& defaults)
-    : Optimizer(name, defaults), decoupled_(decoupled) {}
+Adam::Adam(const char* name, bool always_decoupled, const AdamOptions& defaults)
+    : Optimizer(name, defaults), always_decoupled_(always_decoupled) {}
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
     : Adam(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
@@ -41,18 +29,19 @@ Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& options)
   init(std::move(groups));
 }
 
-AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
+AdamW::AdamW(std::vector<Tensor> params, const AdamOptions& options)
     : AdamW(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
 
-AdamW::AdamW(std::vector<ParamGroup> groups, const AdamWOptions& options)
-    : Adam("AdamW", true, options) {
+AdamW::AdamW(std::vector<ParamGroup> groups, const AdamOptions& options)
+    : Adam("AdamW", true, AdamOptions(options).decoupled_weight_decay(true)) {
   init(std::move(groups));
 }
 
 void Adam::check_options(const OptimizerOptions& options, size_t g) const {
   const std::string& n = name();
-  const Hyper h = hyper_of(options, decoupled_);
-  const double lr = h.lr, eps = h.eps, wd = h.weight_decay, b1 = h.beta1, b2 = h.beta2;
+  const AdamOptions& o = options_of(options);
+  const double lr = o.lr(), eps = o.eps(), wd = o.weight_decay();
+  const auto [b1, b2] = o.betas();
   STRIDE_CHECK(lr >= 0, ValueError, "[", n, "] param group ", g, ": lr must be >= 0; got ", lr,
                ".");
   STRIDE_CHECK(eps >= 0, ValueError, "[", n, "] param group ", g, ": eps must be >= 0; got ", eps,
@@ -70,9 +59,10 @@ Optimizer::StateSchema Adam::state_schema() const {
 }
 
 void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, ParamState& state) {
-  const Hyper h = hyper_of(group.options(), decoupled_);
-  const double lr = h.lr, wd = h.weight_decay;
-  const bool amsgrad = h.amsgrad;
+  const AdamOptions& o = options_of(group.options());
+  const double lr = o.lr(), wd = o.weight_decay();
+  const bool amsgrad = o.amsgrad();
+  const bool decoupled = always_decoupled_ || o.decoupled_weight_decay();
   if (state.tensors.empty()) {
     state.scalars["step"] = 0;
     state.tensors["exp_avg"] = zeros_like_param(param);
@@ -89,23 +79,22 @@ void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Pa
   // The scalars exactly as torch/optim/adam.py (and adamw.py) compute them in
   // Python floats (doubles); the kernels see them rounded to the dtype.
   kernels::AdamStepScalars s{};
-  s.beta1 = h.beta1;
-  s.beta2 = h.beta2;
-  s.eps = h.eps;
+  std::tie(s.beta1, s.beta2) = o.betas();
+  s.eps = o.eps();
   s.weight_decay = wd;
   s.one_minus_beta1 = 1 - s.beta1;
   s.one_minus_beta2 = 1 - s.beta2;
-  s.decay = decoupled_ ? 1 - lr * wd : 1;
+  s.decay = decoupled ? 1 - lr * wd : 1;
   const double bias_correction1 = 1 - std::pow(s.beta1, step);
   const double bias_correction2 = 1 - std::pow(s.beta2, step);
   s.bias_correction2_sqrt = std::sqrt(bias_correction2);
   s.neg_step_size = -(lr / bias_correction1);
-  s.l2 = !decoupled_ && wd != 0;
-  s.decoupled = decoupled_;
+  s.l2 = !decoupled && wd != 0;
+  s.decoupled = decoupled;
   s.amsgrad = amsgrad;
-  s.maximize = h.maximize;
+  s.maximize = o.maximize();
 
-  if (h.fused && detail::fused_supported(param, grad)) {
+  if (o.fused() && detail::fused_supported(param, grad)) {
     fused_step().add_adam(param, exp_avg, exp_avg_sq, max_exp_avg_sq, grad, s);
     return;
   }
@@ -114,7 +103,7 @@ void Adam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, Pa
   // op by op.
   Tensor g = s.maximize ? neg(grad) : grad;
   if (s.l2) g = g.add(param, wd);
-  if (decoupled_) param.mul_(s.decay);
+  if (decoupled) param.mul_(s.decay);
   exp_avg.mul_(s.beta1).add_(g, s.one_minus_beta1);
   exp_avg_sq.mul_(s.beta2).addcmul_(g, g, s.one_minus_beta2);
   Tensor denom;

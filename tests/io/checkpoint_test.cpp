@@ -30,7 +30,7 @@ std::shared_ptr<nn::Sequential> make_model() {
 
 struct TrainingRun {
   std::shared_ptr<nn::Sequential> model = make_model();
-  optim::AdamW opt{model->parameters(), optim::AdamWOptions(3e-3)};
+  optim::AdamW opt{model->parameters(), optim::adamw_options(3e-3)};
   optim::WarmupCosineLR sched = optim::warmup_cosine(opt, 3, 12);
   std::vector<double> losses;
 

@@ -102,7 +102,7 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const json& c,
     return std::make_unique<optim::Adam>(groups(options(c1)), options(c));
   }
   EXPECT_EQ(kind, "AdamW");
-  auto options = [&](const json& j) { return adam(optim::AdamWOptions(j.value("lr", 1e-3)), j); };
+  auto options = [&](const json& j) { return adam(optim::adamw_options(j.value("lr", 1e-3)), j); };
   return std::make_unique<optim::AdamW>(groups(options(c1)), options(c));
 }
 

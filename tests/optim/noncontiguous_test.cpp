@@ -56,7 +56,7 @@ std::unique_ptr<optim::Optimizer> make(Opt o, std::vector<Tensor> params, bool f
                                            optim::AdamOptions(0.05).amsgrad(true).fused(fused));
     case Opt::AdamW:
       return std::make_unique<optim::AdamW>(
-          params, optim::AdamWOptions(0.05).weight_decay(0.1).fused(fused));
+          params, optim::adamw_options(0.05).weight_decay(0.1).fused(fused));
     case Opt::SGDMomentum:
       return std::make_unique<optim::SGD>(
           params, optim::SGDOptions(0.1).momentum(0.9).dampening(0.1).fused(fused));

@@ -26,7 +26,7 @@ namespace {
 using optim::Adam;
 using optim::AdamOptions;
 using optim::AdamW;
-using optim::AdamWOptions;
+using optim::adamw_options;
 using optim::ParamGroup;
 using optim::SGD;
 using optim::SGDOptions;
@@ -100,7 +100,7 @@ TEST(OptimizerErrors, InvalidHyperparameters) {
   EXPECT_ERROR_CONTAINS(ValueError, SGD({p}, SGDOptions(-1)), "lr must be >= 0");
   EXPECT_ERROR_CONTAINS(ValueError, SGD({p}, SGDOptions(0.1).nesterov(true)), "nesterov");
   EXPECT_ERROR_CONTAINS(ValueError, Adam({p}, AdamOptions().betas({0.9, 1.0})), "betas[1]");
-  EXPECT_ERROR_CONTAINS(ValueError, AdamW({p}, AdamWOptions().eps(-1)), "eps");
+  EXPECT_ERROR_CONTAINS(ValueError, AdamW({p}, adamw_options().eps(-1)), "eps");
   EXPECT_ERROR_CONTAINS(ValueError, Adam({ParamGroup({p}, AdamOptions().weight_decay(-0.1))}),
                         "param group 0", "weight_decay");
 }
@@ -224,10 +224,37 @@ TEST(Adam, FirstStepMovesEachWeightByLr) {
 TEST(AdamW, WeightDecayIsDecoupled) {
   // A zero gradient: Adam's L2 term moves p through m/v, AdamW only scales p.
   Tensor p = full({2}, 4.0).requires_grad_();
-  AdamW opt({p}, AdamWOptions(0.1).weight_decay(0.5));
+  AdamW opt({p}, adamw_options(0.1).weight_decay(0.5));
   p.mutable_grad() = zeros({2});
   opt.step();
   EXPECT_TRUE(equal(p, full({2}, 4.0f * float(1 - 0.1 * 0.5))));
+}
+
+// torch.optim.Adam(decoupled_weight_decay=True) is AdamW: with one options
+// type, the flag alone picks the decay, bit for bit, fused or op by op, and
+// AdamW keeps its decay decoupled whatever a group's options say.
+TEST(AdamW, IsAdamWithDecoupledWeightDecay) {
+  for (bool fused : {true, false}) {
+    Tensor a = leaf({4, 3}, 21), b = a.detach().clone().requires_grad_();
+    Tensor c = a.detach().clone().requires_grad_();
+    Adam adam({a}, AdamOptions(0.1).weight_decay(0.3).decoupled_weight_decay(true).fused(fused));
+    AdamW adamw({b}, adamw_options(0.1).weight_decay(0.3).fused(fused));
+    AdamW given_l2({ParamGroup({c}, AdamOptions(0.1).weight_decay(0.3).fused(fused))});
+    for (int step = 0; step < 3; ++step) {
+      const Tensor g = leaf({4, 3}, 30 + step).detach();
+      a.mutable_grad() = g.clone();
+      b.mutable_grad() = g.clone();
+      c.mutable_grad() = g.clone();
+      adam.step();
+      adamw.step();
+      given_l2.step();
+    }
+    EXPECT_TRUE(equal(a, b)) << "fused " << fused;
+    EXPECT_TRUE(equal(c, b)) << "fused " << fused;
+  }
+  EXPECT_EQ(adamw_options().weight_decay(), 1e-2);
+  EXPECT_TRUE(adamw_options().decoupled_weight_decay());
+  EXPECT_FALSE(AdamOptions().decoupled_weight_decay());
 }
 
 // ---- state_dict ----
@@ -300,9 +327,9 @@ TEST(OptimizerStateDict, ResumeIsBitExactForAdam) {
 TEST(OptimizerStateDict, ResumeIsBitExactForAdamWAndSGD) {
   expect_resume_is_exact(
       [](std::vector<Tensor> p) {
-        return std::make_unique<AdamW>(p, AdamWOptions(0.01).amsgrad(true));
+        return std::make_unique<AdamW>(p, adamw_options(0.01).amsgrad(true));
       },
-      [](std::vector<Tensor> p) { return std::make_unique<AdamW>(p, AdamWOptions()); });
+      [](std::vector<Tensor> p) { return std::make_unique<AdamW>(p, adamw_options()); });
   expect_resume_is_exact(
       [](std::vector<Tensor> p) {
         return std::make_unique<SGD>(p, SGDOptions(0.1).momentum(0.9).nesterov(true));
@@ -394,7 +421,11 @@ TEST(OptimizerStateDict, GroupOptionsKeepTheirCheckpointKeys) {
       {"param_groups.1.fused", 1},      {"param_groups.1.initial_lr", 0.02},
       {"param_groups.1.lr", 0.02},      {"param_groups.1.maximize", 0},
       {"param_groups.1.num_params", 1}, {"param_groups.1.weight_decay", 0}};
-  EXPECT_EQ(adam.state_dict().scalars, adam_keys);
+  // decoupled_weight_decay came later: checkpoints without it load (below).
+  std::map<std::string, double> adam_keys_now = adam_keys;
+  adam_keys_now["param_groups.0.decoupled_weight_decay"] = 0;
+  adam_keys_now["param_groups.1.decoupled_weight_decay"] = 0;
+  EXPECT_EQ(adam.state_dict().scalars, adam_keys_now);
   SGD sgd({a}, SGDOptions(0.1).momentum(0.9).nesterov(true).fused(false));
   const std::map<std::string, double> sgd_keys = {
       {"param_groups.0.dampening", 0},  {"param_groups.0.fused", 0},
@@ -473,11 +504,11 @@ std::vector<FusedCase> fused_cases() {
                                        AdamOptions(0.01).betas({0.5, 0.9}).maximize(true).fused(f));
        }},
       {"adamw",
-       [](auto p, bool f) { return std::make_unique<AdamW>(p, AdamWOptions(0.01).fused(f)); }},
+       [](auto p, bool f) { return std::make_unique<AdamW>(p, adamw_options(0.01).fused(f)); }},
       {"adamw_amsgrad",
        [](auto p, bool f) {
          return std::make_unique<AdamW>(
-             p, AdamWOptions(0.003).weight_decay(0.2).amsgrad(true).fused(f));
+             p, adamw_options(0.003).weight_decay(0.2).amsgrad(true).fused(f));
        }},
   };
 }
@@ -641,7 +672,7 @@ TEST(OptimFusedStep, OverlappingParametersUpdateInOrder) {
 
 TEST(OptimFusedStep, SixteenBitParametersUseTheReferencePath) {
   Tensor p = ones({8}, kBFloat16).requires_grad_();
-  AdamW opt({p}, AdamWOptions(0.1));
+  AdamW opt({p}, adamw_options(0.1));
   p.mutable_grad() = full({8}, 0.5, kBFloat16);
   opt.step();
   EXPECT_EQ(opt.state(p)->tensors.at("exp_avg").dtype(), kBFloat16);

@@ -262,10 +262,11 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
-    """Adam (torch.optim.Adam): L2 weight decay added to the gradient."""
+    """Adam (torch.optim.Adam): L2 weight decay added to the gradient, or
+    AdamW's decoupled decay with decoupled_weight_decay=True."""
 
     _make = staticmethod(_optim.Adam)
-    _flags = frozenset({"amsgrad", "maximize", "fused"})
+    _flags = frozenset({"amsgrad", "maximize", "fused", "decoupled_weight_decay"})
 
     def __init__(
         self,
@@ -278,6 +279,7 @@ class Adam(Optimizer):
         *,
         maximize=False,
         fused=None,
+        decoupled_weight_decay=False,
     ):
         super().__init__(
             params,
@@ -289,6 +291,7 @@ class Adam(Optimizer):
                 amsgrad=amsgrad,
                 maximize=maximize,
                 fused=fused is not False,
+                decoupled_weight_decay=decoupled_weight_decay,
             ),
         )
 
@@ -311,5 +314,13 @@ class AdamW(Adam):
         fused=None,
     ):
         super().__init__(
-            params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize, fused=fused
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            maximize=maximize,
+            fused=fused,
+            decoupled_weight_decay=True,
         )
