@@ -11,11 +11,8 @@
 // 1e-12; NaN must match NaN.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <functional>
-#include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -23,6 +20,7 @@
 #include "stride/io.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
+#include "support/golden_file.h"
 
 namespace stride {
 namespace {
@@ -219,101 +217,21 @@ const NnCase* find_case(const std::string& name) {
 }
 
 // ---- the file ----
-struct FileCase {
-  Ins inputs;
-  Outs outputs;
-};
-
-struct GoldenData {
-  io::Metadata metadata;
-  std::map<std::string, FileCase> cases;
-  std::string error;
-};
+using GoldenData = testing::GoldenFile;
 
 std::string golden_path() {
   return STRIDE_GOLDEN_DIR "/nn_functional.safetensors";
 }
 
-GoldenData read_golden_file() {
-  GoldenData file;
-  io::SafetensorsContents contents;
-  try {
-    contents = io::load_safetensors(golden_path());
-  } catch (const std::exception& e) {
-    file.error = e.what();
-    return file;
-  }
-  file.metadata = contents.metadata;
-  std::map<std::string, std::map<int64_t, Tensor>> ins, outs;
-  for (const auto& [key, t] : contents.tensors) {
-    const size_t slash = key.rfind('/');
-    const std::string name = slash == std::string::npos ? "" : key.substr(0, slash);
-    const std::string role = slash == std::string::npos ? key : key.substr(slash + 1);
-    if (role.rfind("in", 0) == 0 && role.size() > 2) {
-      ins[name][std::stoll(role.substr(2))] = t;
-    } else if (role.rfind("out", 0) == 0 && role.size() > 3) {
-      outs[name][std::stoll(role.substr(3))] = t;
-    } else {
-      file.error = "unexpected tensor name \"" + key + "\"";
-      return file;
-    }
-  }
-  auto dense = [&](const std::string& name, const std::map<int64_t, Tensor>& m, Ins& dst) {
-    for (const auto& [i, t] : m) {
-      if (i != int64_t(dst.size())) file.error = "case " + name + " has gaps in its numbering";
-      dst.push_back(t);
-    }
-  };
-  for (const auto& [name, m] : outs) dense(name, m, file.cases[name].outputs);
-  for (const auto& [name, m] : ins) {
-    if (!outs.count(name)) file.error = "case " + name + " has inputs but no outputs";
-    dense(name, m, file.cases[name].inputs);
-  }
-  return file;
-}
-
 const GoldenData& golden_file() {
-  static const GoldenData file = read_golden_file();
+  static const GoldenData file = testing::read_golden_file(golden_path());
   return file;
 }
 
-// Empty when `got` matches `want`; otherwise the max differences and the
-// first bad element.
 std::string compare(const Tensor& got, const Tensor& want, double rtol_f32) {
-  std::ostringstream os;
-  os.precision(9);
-  if (!got.defined()) return "stride returned an undefined tensor";
-  if (got.dtype() != want.dtype()) {
-    os << "dtype " << to_string(got.dtype()) << ", expected " << to_string(want.dtype());
-    return os.str();
-  }
-  if (!(got.sizes() == want.sizes())) {
-    os << "shape " << got.sizes() << ", expected " << want.sizes();
-    return os.str();
-  }
   const bool f64 = want.dtype() == kFloat64;
-  const double rtol = f64 ? 1e-10 : rtol_f32, atol = f64 ? 1e-12 : 1e-6;
-  const std::vector<double> g = got.to_vector<double>(), w = want.to_vector<double>();
-  double max_abs = 0;
-  int64_t bad = 0, first = -1;
-  for (size_t i = 0; i < w.size(); ++i) {
-    bool ok;
-    if (std::isnan(g[i]) || std::isnan(w[i])) {
-      ok = std::isnan(g[i]) && std::isnan(w[i]);
-    } else if (std::isinf(g[i]) || std::isinf(w[i])) {
-      ok = g[i] == w[i];
-    } else {
-      const double d = std::fabs(g[i] - w[i]);
-      max_abs = std::max(max_abs, d);
-      ok = d <= atol + rtol * std::fabs(w[i]);
-    }
-    if (!ok && bad++ == 0) first = int64_t(i);
-  }
-  if (bad == 0) return "";
-  os << bad << " of " << w.size() << " elements differ (rtol " << rtol << ", atol " << atol
-     << "); max abs diff " << max_abs << "; first at flat index " << first << ": got "
-     << g[size_t(first)] << ", expected " << w[size_t(first)];
-  return os.str();
+  return testing::golden_mismatch(got, want,
+                                  {.rtol = f64 ? 1e-10 : rtol_f32, .atol = f64 ? 1e-12 : 1e-6});
 }
 
 TEST(FunctionalGoldenFile, LoadsAndRecordsHowItWasMade) {

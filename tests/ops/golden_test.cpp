@@ -15,14 +15,11 @@
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <functional>
-#include <iomanip>
 #include <limits>
 #include <map>
 #include <optional>
 #include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +27,7 @@
 #include "core/op_list.h"
 #include "stride/io.h"
 #include "stride/ops.h"
+#include "support/golden_file.h"
 #include "support/op_coverage.h"
 
 namespace stride {
@@ -821,140 +819,27 @@ const GoldenCase* find_case(const std::string& name) {
 }
 
 // ---- the golden file ----
-struct FileCase {
-  Ins inputs;
-  Outs outputs;
-};
-
-struct GoldenData {
-  io::Metadata metadata;
-  std::map<std::string, FileCase> cases;
-  std::string error;  // why the file could not be read, if it could not
-};
+using GoldenData = testing::GoldenFile;
+using FileCase = testing::GoldenCaseData;
 
 std::string golden_path() {
   return STRIDE_GOLDEN_DIR "/ops.safetensors";
 }
 
-// Groups CASE/inN and CASE/outN; numbering must be dense from 0.
-GoldenData read_golden_file() {
-  GoldenData file;
-  io::SafetensorsContents contents;
-  try {
-    contents = io::load_safetensors(golden_path());
-  } catch (const std::exception& e) {
-    file.error = e.what();
-    return file;
-  }
-  file.metadata = contents.metadata;
-  std::map<std::string, std::map<int64_t, Tensor>> ins, outs;
-  for (const auto& [key, tensor] : contents.tensors) {
-    const size_t slash = key.rfind('/');
-    const std::string role = slash == std::string::npos ? "" : key.substr(slash + 1);
-    const std::string name = key.substr(0, slash == std::string::npos ? 0 : slash);
-    auto number = [&](size_t prefix) { return std::stoll(role.substr(prefix)); };
-    if (role.rfind("in", 0) == 0 && role.size() > 2) {
-      ins[name][number(2)] = tensor;
-    } else if (role.rfind("out", 0) == 0 && role.size() > 3) {
-      outs[name][number(3)] = tensor;
-    } else {
-      file.error = "unexpected tensor name \"" + key + "\" (expected CASE/inN or CASE/outN)";
-      return file;
-    }
-  }
-  auto dense = [&](const std::string& name, const std::map<int64_t, Tensor>& m, Ins& dst) {
-    for (const auto& [i, t] : m) {
-      if (i != int64_t(dst.size())) {
-        file.error = "case " + name + " has gaps in its tensor numbering";
-        return;
-      }
-      dst.push_back(t);
-    }
-  };
-  for (const auto& [name, m] : outs) dense(name, m, file.cases[name].outputs);
-  for (const auto& [name, m] : ins) {
-    if (!outs.count(name)) file.error = "case " + name + " has inputs but no outputs";
-    dense(name, m, file.cases[name].inputs);
-  }
-  return file;
-}
-
 const GoldenData& golden_file() {
-  static const GoldenData file = read_golden_file();
+  static const GoldenData file = testing::read_golden_file(golden_path());
   return file;
 }
 
-// ---- comparison ----
-std::string hex_bits(const Tensor& contiguous, int64_t i) {
-  const size_t size = contiguous.element_size();
-  uint64_t bits = 0;
-  std::memcpy(&bits, static_cast<const char*>(contiguous.data_ptr()) + size_t(i) * size, size);
-  std::ostringstream os;
-  os << "0x" << std::hex << std::setw(int(2 * size)) << std::setfill('0') << bits;
-  return os.str();
-}
-
-std::string fmt_double(double v) {
-  std::ostringstream os;
-  os << v;
-  return os.str();
-}
-
-// Empty when `got` matches `want`; otherwise what differs (llm.c style: the
-// max abs/rel diff, the count of bad elements and the first of them).
+// float32 and float64 results within PyTorch's own test tolerances (wider
+// for long sums); other dtypes, and Cmp::Exact cases, bit for bit.
 std::string compare(const Tensor& got, const Tensor& want, Cmp cmp) {
-  std::ostringstream os;
-  os << std::setprecision(9);
-  if (!got.defined()) return "stride returned an undefined tensor";
-  if (got.dtype() != want.dtype()) {
-    os << "dtype " << to_string(got.dtype()) << ", expected " << to_string(want.dtype());
-    return os.str();
-  }
-  if (!(got.sizes() == want.sizes())) {
-    os << "shape " << got.sizes() << ", expected " << want.sizes();
-    return os.str();
-  }
   const ScalarType t = want.dtype();
-  const bool tolerant = cmp != Cmp::Exact && (t == kFloat32 || t == kFloat64);
-  const double rtol = t == kFloat64 ? 1e-12 : 1e-5;
-  const double atol = t == kFloat64 ? 1e-12 : cmp == Cmp::LongSum ? 1e-5 : 1e-6;
-  const Tensor g = got.contiguous(), w = want.contiguous();
-  const std::vector<double> gv = g.to_vector<double>(), wv = w.to_vector<double>();
-  const size_t size = g.element_size();
-  const auto* gb = static_cast<const char*>(g.data_ptr());
-  const auto* wb = static_cast<const char*>(w.data_ptr());
-  double max_abs = 0, max_rel = 0;
-  int64_t bad = 0, first_bad = -1;
-  for (size_t i = 0; i < wv.size(); ++i) {
-    const double a = gv[i], b = wv[i];
-    bool ok;
-    if (std::isnan(a) || std::isnan(b)) {
-      ok = std::isnan(a) && std::isnan(b);
-    } else if (!tolerant) {
-      ok = std::memcmp(gb + i * size, wb + i * size, size) == 0;
-    } else if (std::isinf(a) || std::isinf(b)) {
-      ok = a == b;
-      if (!ok) max_abs = kInf;
-    } else {
-      const double diff = std::fabs(a - b);
-      max_abs = std::max(max_abs, diff);
-      if (b != 0) max_rel = std::max(max_rel, diff / std::fabs(b));
-      ok = diff <= atol + rtol * std::fabs(b);
-    }
-    if (!ok && bad++ == 0) first_bad = int64_t(i);
-    if (!ok && !tolerant && !std::isnan(a) && !std::isnan(b)) {
-      max_abs = std::max(max_abs, std::fabs(a - b));
-    }
-  }
-  if (bad == 0) return "";
-  os << bad << " of " << wv.size() << " elements differ ("
-     << (tolerant ? "rtol " + fmt_double(rtol) + ", atol " + fmt_double(atol)
-                  : std::string("exact"))
-     << "); max abs diff " << max_abs << ", max rel diff " << max_rel << "; first at flat index "
-     << first_bad << " of shape " << want.sizes() << ": got " << gv[size_t(first_bad)] << " ("
-     << hex_bits(g, first_bad) << "), expected " << wv[size_t(first_bad)] << " ("
-     << hex_bits(w, first_bad) << ")";
-  return os.str();
+  testing::Tolerance tol;
+  tol.exact = cmp == Cmp::Exact || (t != kFloat32 && t != kFloat64);
+  tol.rtol = t == kFloat64 ? 1e-12 : 1e-5;
+  tol.atol = t == kFloat64 ? 1e-12 : cmp == Cmp::LongSum ? 1e-5 : 1e-6;
+  return testing::golden_mismatch(got, want, tol);
 }
 
 // ---- the tests ----
