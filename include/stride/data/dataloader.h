@@ -160,6 +160,48 @@ class EpochRun {
   bool done = false;
 };
 
+// The threads of an epoch run, and the consumer thread's stand-in for worker
+// 0 when there are none (its generator and WorkerInfo), which both kinds of
+// run set up alike.
+class RunThreads {
+ public:
+  RunThreads(int64_t epoch, uint64_t base_seed, int64_t num_workers) {
+    if (num_workers == 0) {
+      consumer_gen_.emplace(make_worker_generator(base_seed, 0));
+      consumer_info_ = WorkerInfo{0, 1, epoch, base_seed, &*consumer_gen_, true};
+    }
+  }
+  RunThreads(const RunThreads&) = delete;
+  RunThreads& operator=(const RunThreads&) = delete;
+
+  // Starts `n` threads running work(w); if one cannot start, stop() makes
+  // those started return, they are joined, and the error is rethrown.
+  template <class Work, class Stop>
+  void start(int64_t n, Work work, Stop stop) {
+    try {
+      threads_.reserve(size_t(n));
+      for (int64_t w = 0; w < n; ++w) threads_.emplace_back([work, w] { work(w); });
+    } catch (...) {
+      stop();
+      throw;
+    }
+  }
+  // Joins the threads, which the run has told to stop.
+  void join() noexcept {
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+    threads_.clear();
+  }
+
+  WorkerInfo& consumer_info() { return consumer_info_; }
+
+ private:
+  std::optional<Generator> consumer_gen_;
+  WorkerInfo consumer_info_;
+  std::vector<std::thread> threads_;
+};
+
 // Note [DataLoader workers], for map-style datasets.
 template <class D, class Batch>
 class MapRun final : public EpochRun<Batch> {
@@ -181,20 +223,12 @@ class MapRun final : public EpochRun<Batch> {
         sample_root_seed_(sample_root_seed(seed, epoch)),
         base_seed_(worker_base_seed(seed, epoch)),
         num_workers_(num_workers),
-        capacity_(num_workers * prefetch_factor) {
-    if (num_workers_ == 0) {
-      consumer_gen_.emplace(make_worker_generator(base_seed_, 0));
-      consumer_info_ = WorkerInfo{0, 1, epoch_, base_seed_, &*consumer_gen_, true};
-      return;
-    }
+        capacity_(num_workers * prefetch_factor),
+        threads_(epoch, base_seed_, num_workers) {
+    if (num_workers_ == 0) return;
     ring_.resize(size_t(capacity_));
-    try {
-      threads_.reserve(size_t(num_workers_));
-      for (int64_t w = 0; w < num_workers_; ++w) threads_.emplace_back([this, w] { work(w); });
-    } catch (...) {
-      stop_and_join();
-      throw;
-    }
+    threads_.start(
+        num_workers_, [this](int64_t w) { work(w); }, [this] { stop_and_join(); });
   }
   ~MapRun() override { stop_and_join(); }
 
@@ -211,7 +245,7 @@ class MapRun final : public EpochRun<Batch> {
     const int64_t k = next_consume_;
     Slot slot;
     if (num_workers_ == 0) {
-      WorkerInfoScope scope(&consumer_info_);
+      WorkerInfoScope scope(&threads_.consumer_info());
       const Generator root(sample_root_seed_);
       slot = produce(k, 0, root);
       ++next_consume_;
@@ -317,10 +351,7 @@ class MapRun final : public EpochRun<Batch> {
       stop_requested_.store(true, std::memory_order_relaxed);
     }
     work_cv_.notify_all();
-    for (std::thread& t : threads_) {
-      if (t.joinable()) t.join();
-    }
-    threads_.clear();
+    threads_.join();
   }
 
   const std::shared_ptr<const D> dataset_;
@@ -332,9 +363,7 @@ class MapRun final : public EpochRun<Batch> {
   const int64_t num_workers_;
   const int64_t capacity_;
 
-  // Consumer-thread state (num_workers = 0, and the stop reason).
-  std::optional<Generator> consumer_gen_;
-  WorkerInfo consumer_info_;
+  // Consumer-thread state: the stop reason.
   const char* stopped_reason_ = nullptr;
 
   // Shared with the workers, guarded by mu_.
@@ -346,7 +375,8 @@ class MapRun final : public EpochRun<Batch> {
   int64_t next_consume_ = 0;
   bool stopping_ = false;
   std::atomic<bool> stop_requested_{false};  // stopping_, readable without the lock
-  std::vector<std::thread> threads_;
+  // Last: its threads start once everything they use is constructed.
+  RunThreads threads_;
 };
 
 // Note [DataLoader workers], for iterable datasets: worker w fills its own
@@ -376,20 +406,12 @@ class StreamRun final : public EpochRun<Batch> {
         base_seed_(worker_base_seed(seed, epoch)),
         num_workers_(num_workers),
         prefetch_factor_(prefetch_factor),
-        exhausted_(size_t(std::max<int64_t>(num_workers, 1)), false) {
-    if (num_workers_ == 0) {
-      consumer_gen_.emplace(make_worker_generator(base_seed_, 0));
-      consumer_info_ = WorkerInfo{0, 1, epoch_, base_seed_, &*consumer_gen_, true};
-      return;
-    }
+        exhausted_(size_t(std::max<int64_t>(num_workers, 1)), false),
+        threads_(epoch, base_seed_, num_workers) {
+    if (num_workers_ == 0) return;
     queues_.resize(size_t(num_workers_));
-    try {
-      threads_.reserve(size_t(num_workers_));
-      for (int64_t w = 0; w < num_workers_; ++w) threads_.emplace_back([this, w] { work(w); });
-    } catch (...) {
-      stop_and_join();
-      throw;
-    }
+    threads_.start(
+        num_workers_, [this](int64_t w) { work(w); }, [this] { stop_and_join(); });
   }
   ~StreamRun() override { stop_and_join(); }
 
@@ -405,8 +427,8 @@ class StreamRun final : public EpochRun<Batch> {
       }
       Item item;
       if (num_workers_ == 0) {
-        WorkerInfoScope scope(&consumer_info_);
-        item = next_batch(consumer_stream_, 0, consumer_info_);
+        WorkerInfoScope scope(&threads_.consumer_info());
+        item = next_batch(consumer_stream_, 0, threads_.consumer_info());
       } else {
         std::unique_lock lock(mu_);
         std::deque<Item>& q = queues_[size_t(cursor_)];
@@ -549,10 +571,7 @@ class StreamRun final : public EpochRun<Batch> {
       stop_requested_.store(true, std::memory_order_relaxed);
     }
     space_cv_.notify_all();
-    for (std::thread& t : threads_) {
-      if (t.joinable()) t.join();
-    }
-    threads_.clear();
+    threads_.join();
   }
 
   const std::shared_ptr<const D> dataset_;
@@ -569,8 +588,6 @@ class StreamRun final : public EpochRun<Batch> {
   int64_t live_ = int64_t(exhausted_.size());
   int64_t cursor_ = 0;
   const char* stopped_reason_ = nullptr;
-  std::optional<Generator> consumer_gen_;
-  WorkerInfo consumer_info_;
   StreamState consumer_stream_;
 
   // Shared with the workers, guarded by mu_.
@@ -580,7 +597,8 @@ class StreamRun final : public EpochRun<Batch> {
   std::vector<std::deque<Item>> queues_;
   bool stopping_ = false;
   std::atomic<bool> stop_requested_{false};
-  std::vector<std::thread> threads_;
+  // Last: its threads start once everything they use is constructed.
+  RunThreads threads_;
 };
 
 }  // namespace detail
