@@ -1,4 +1,4 @@
-// stride._stride._data: what stride.utils.data (python/stride/utils/data.py)
+// stride._stride._data: what stride.utils.data (python/stride/utils/data/)
 // takes from the C++ loader so that a Python DataLoader and a C++ one agree
 // number for number: the samplers, the generator derivations of Note [Loader
 // randomness] (include/stride/data/dataloader.h), the loader's default seed,
