@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <utility>
+#include <variant>
 
 namespace stride::llama {
 
@@ -32,6 +33,69 @@ std::string join_keys(const json& known) {
   return out;
 }
 
+// Each key of a section, declared once: its name and the field it sets.
+// Its default is the field's initializer; its JSON form, its type check on
+// reading and `--set` (which edits the JSON) follow from the field's type.
+// `saved_since_start` is false for a key added after runs were first saved:
+// a saved config without it means the field's default.
+template <class Section>
+struct Key {
+  using Field = std::variant<Arch Section::*,
+                             int64_t Section::*,
+                             uint64_t Section::*,
+                             double Section::*,
+                             bool Section::*,
+                             std::string Section::*>;
+  const char* name;
+  Field field;
+  bool saved_since_start = true;
+};
+
+const Key<ModelConfig> kModelKeys[] = {
+    {"arch", &ModelConfig::arch},
+    {"vocab_size", &ModelConfig::vocab_size},
+    {"d_model", &ModelConfig::d_model},
+    {"n_layers", &ModelConfig::n_layers},
+    {"n_heads", &ModelConfig::n_heads},
+    {"n_kv_heads", &ModelConfig::n_kv_heads},
+    {"context", &ModelConfig::context},
+    {"ffn_hidden", &ModelConfig::ffn_hidden},
+    {"multiple_of", &ModelConfig::multiple_of},
+    {"norm_eps", &ModelConfig::norm_eps},
+    {"rope_theta", &ModelConfig::rope_theta},
+    {"rope_type", &ModelConfig::rope_type, false},
+    {"rope_factor", &ModelConfig::rope_factor, false},
+    {"rope_low_freq_factor", &ModelConfig::rope_low_freq_factor, false},
+    {"rope_high_freq_factor", &ModelConfig::rope_high_freq_factor, false},
+    {"rope_original_context", &ModelConfig::rope_original_context, false},
+    {"rope_style", &ModelConfig::rope_style},
+    {"tie_embeddings", &ModelConfig::tie_embeddings},
+    {"dropout", &ModelConfig::dropout},
+};
+
+const Key<TrainConfig> kTrainKeys[] = {
+    {"steps", &TrainConfig::steps},
+    {"batch_size", &TrainConfig::batch_size},
+    {"optimizer", &TrainConfig::optimizer},
+    {"lr", &TrainConfig::lr},
+    {"beta1", &TrainConfig::beta1},
+    {"beta2", &TrainConfig::beta2},
+    {"eps", &TrainConfig::eps},
+    {"weight_decay", &TrainConfig::weight_decay},
+    {"schedule", &TrainConfig::schedule},
+    {"warmup_steps", &TrainConfig::warmup_steps},
+    {"decay_steps", &TrainConfig::decay_steps},
+    {"min_lr_ratio", &TrainConfig::min_lr_ratio},
+    {"grad_clip", &TrainConfig::grad_clip},
+    {"precision", &TrainConfig::precision},
+    {"eval_interval", &TrainConfig::eval_interval},
+    {"eval_batches", &TrainConfig::eval_batches},
+    {"checkpoint_interval", &TrainConfig::checkpoint_interval},
+    {"seed", &TrainConfig::seed},
+    {"deterministic_shards", &TrainConfig::deterministic_shards},
+    {"zero_stage", &TrainConfig::zero_stage},
+};
+
 // Reads the object `section` of the config into the fields that `known` (the
 // defaults, serialised) lists: unknown keys and wrong types are errors that
 // name the key and the file.
@@ -46,6 +110,24 @@ class SectionReader {
       if (!known_.contains(key)) {
         fail("unknown key \"", key, "\" in \"", section, "\". Known keys: ", join_keys(known_));
       }
+    }
+  }
+
+  // Every key of `keys` the section holds, into `section`.
+  template <class Section, size_t N>
+  void read_all(Section& section, const Key<Section> (&keys)[N]) const {
+    for (const Key<Section>& key : keys) {
+      std::visit([&](auto field) { read(key.name, section.*field); }, key.field);
+    }
+  }
+
+  void read(const char* key, Arch& field) const {
+    std::string name(arch_name(field));
+    read(key, name);
+    try {
+      field = parse_arch(name);
+    } catch (const ConfigError& e) {
+      fail(e.what());
     }
   }
 
@@ -83,49 +165,29 @@ class SectionReader {
   std::string_view source_;
 };
 
+json value_json(Arch arch) {
+  return arch_name(arch);
+}
+template <class T>
+json value_json(const T& value) {
+  return value;
+}
+
+template <class Section, size_t N>
+json section_json(const Section& section, const Key<Section> (&keys)[N]) {
+  json out = json::object();
+  for (const Key<Section>& key : keys) {
+    std::visit([&](auto field) { out[key.name] = value_json(section.*field); }, key.field);
+  }
+  return out;
+}
+
 json model_json(const ModelConfig& m) {
-  return {{"arch", arch_name(m.arch)},
-          {"vocab_size", m.vocab_size},
-          {"d_model", m.d_model},
-          {"n_layers", m.n_layers},
-          {"n_heads", m.n_heads},
-          {"n_kv_heads", m.n_kv_heads},
-          {"context", m.context},
-          {"ffn_hidden", m.ffn_hidden},
-          {"multiple_of", m.multiple_of},
-          {"norm_eps", m.norm_eps},
-          {"rope_theta", m.rope_theta},
-          {"rope_type", m.rope_type},
-          {"rope_factor", m.rope_factor},
-          {"rope_low_freq_factor", m.rope_low_freq_factor},
-          {"rope_high_freq_factor", m.rope_high_freq_factor},
-          {"rope_original_context", m.rope_original_context},
-          {"rope_style", m.rope_style},
-          {"tie_embeddings", m.tie_embeddings},
-          {"dropout", m.dropout}};
+  return section_json(m, kModelKeys);
 }
 
 json train_json(const TrainConfig& t) {
-  return {{"steps", t.steps},
-          {"batch_size", t.batch_size},
-          {"optimizer", t.optimizer},
-          {"lr", t.lr},
-          {"beta1", t.beta1},
-          {"beta2", t.beta2},
-          {"eps", t.eps},
-          {"weight_decay", t.weight_decay},
-          {"schedule", t.schedule},
-          {"warmup_steps", t.warmup_steps},
-          {"decay_steps", t.decay_steps},
-          {"min_lr_ratio", t.min_lr_ratio},
-          {"grad_clip", t.grad_clip},
-          {"precision", t.precision},
-          {"eval_interval", t.eval_interval},
-          {"eval_batches", t.eval_batches},
-          {"checkpoint_interval", t.checkpoint_interval},
-          {"seed", t.seed},
-          {"deterministic_shards", t.deterministic_shards},
-          {"zero_stage", t.zero_stage}};
+  return section_json(t, kTrainKeys);
 }
 
 void require(bool ok, const std::string& what) {
@@ -262,55 +324,9 @@ RunConfig parse_config(std::string_view json_text, std::string_view source) {
   }
 
   ModelConfig& m = cfg.model;
-  const SectionReader model(root, "model", model_json(m), source);
-  std::string arch(arch_name(m.arch));
-  model.read("arch", arch);
-  try {
-    m.arch = parse_arch(arch);
-  } catch (const ConfigError& e) {
-    model.fail(e.what());
-  }
-  model.read("vocab_size", m.vocab_size);
-  model.read("d_model", m.d_model);
-  model.read("n_layers", m.n_layers);
-  model.read("n_heads", m.n_heads);
-  model.read("n_kv_heads", m.n_kv_heads);
-  model.read("context", m.context);
-  model.read("ffn_hidden", m.ffn_hidden);
-  model.read("multiple_of", m.multiple_of);
-  model.read("norm_eps", m.norm_eps);
-  model.read("rope_theta", m.rope_theta);
-  model.read("rope_type", m.rope_type);
-  model.read("rope_factor", m.rope_factor);
-  model.read("rope_low_freq_factor", m.rope_low_freq_factor);
-  model.read("rope_high_freq_factor", m.rope_high_freq_factor);
-  model.read("rope_original_context", m.rope_original_context);
-  model.read("rope_style", m.rope_style);
-  model.read("tie_embeddings", m.tie_embeddings);
-  model.read("dropout", m.dropout);
-
+  SectionReader(root, "model", model_json(m), source).read_all(m, kModelKeys);
   TrainConfig& t = cfg.train;
-  const SectionReader train(root, "train", train_json(t), source);
-  train.read("steps", t.steps);
-  train.read("batch_size", t.batch_size);
-  train.read("optimizer", t.optimizer);
-  train.read("lr", t.lr);
-  train.read("beta1", t.beta1);
-  train.read("beta2", t.beta2);
-  train.read("eps", t.eps);
-  train.read("weight_decay", t.weight_decay);
-  train.read("schedule", t.schedule);
-  train.read("warmup_steps", t.warmup_steps);
-  train.read("decay_steps", t.decay_steps);
-  train.read("min_lr_ratio", t.min_lr_ratio);
-  train.read("grad_clip", t.grad_clip);
-  train.read("precision", t.precision);
-  train.read("eval_interval", t.eval_interval);
-  train.read("eval_batches", t.eval_batches);
-  train.read("checkpoint_interval", t.checkpoint_interval);
-  train.read("seed", t.seed);
-  train.read("deterministic_shards", t.deterministic_shards);
-  train.read("zero_stage", t.zero_stage);
+  SectionReader(root, "train", train_json(t), source).read_all(t, kTrainKeys);
 
   try {
     m.validate();
@@ -325,12 +341,11 @@ RunConfig parse_saved_config(std::string_view json_text, std::string_view source
   RunConfig cfg = parse_config(json_text, source);
   const json root = json::parse(json_text);  // parse_config has checked it
   const json model = root.contains("model") ? root.at("model") : json::object();
-  const json keys = model_json(cfg.model);
   std::string missing;
-  for (const auto& [key, value] : keys.items()) {
-    // Runs saved before RoPE scaling existed used none: their default.
-    const bool added_later = key.starts_with("rope_") && key != "rope_theta" && key != "rope_style";
-    if (!model.contains(key) && !added_later) missing += (missing.empty() ? "" : ", ") + key;
+  for (const Key<ModelConfig>& key : kModelKeys) {
+    if (key.saved_since_start && !model.contains(key.name)) {
+      missing += (missing.empty() ? "" : ", ") + std::string(key.name);
+    }
   }
   if (!missing.empty()) {
     throw ConfigError(std::string(source) + ": the saved config lacks model." +

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "llama/article.h"
 #include "llama/generate.h"
@@ -664,6 +665,47 @@ TEST(Configs, UnknownKeysAndBadValuesAreNamed) {
   // Round trip.
   const RunConfig c = parse_config(R"({"name": "x", "model": {"d_model": 64, "n_heads": 4}})");
   EXPECT_EQ(to_json(parse_config(to_json(c))), to_json(c));
+}
+
+// Every key of a section round-trips through its declaration: a config
+// with each field away from its default reads back as written.
+TEST(Configs, EveryKeyRoundTrips) {
+  RunConfig c;
+  c.model.arch = Arch::Llama;
+  c.model.rope_type = "llama3";
+  c.model.rope_factor = 8;
+  c.model.rope_low_freq_factor = 0.5;
+  c.model.rope_high_freq_factor = 2;
+  c.model.rope_original_context = 64;
+  c.model.rope_style = "half";
+  c.model.tie_embeddings = true;
+  c.model.n_kv_heads = 4;
+  c.train.seed = uint64_t(1) << 60;
+  c.train.optimizer = "adamw";
+  c.train.precision = "bf16";
+  const RunConfig back = parse_saved_config(to_json(c), "saved");
+  EXPECT_EQ(to_json(back), to_json(c));
+  EXPECT_EQ(back.model.rope_original_context, 64);
+  EXPECT_EQ(back.train.seed, uint64_t(1) << 60);
+}
+
+// A run saved before RoPE scaling existed has no rope_type (nor its
+// factors) in its config: it loads with the default, no scaling, while a
+// key every saved config has is still required.
+TEST(Configs, SavedConfigsFromBeforeRopeScalingLoad) {
+  nlohmann::json saved = nlohmann::json::parse(to_json(RunConfig{}));
+  for (const char* key : {"rope_type", "rope_factor", "rope_low_freq_factor",
+                          "rope_high_freq_factor", "rope_original_context"}) {
+    saved["model"].erase(key);
+  }
+  EXPECT_EQ(parse_saved_config(saved.dump(), "old").model.rope_type, "default");
+  saved["model"].erase("context");
+  try {
+    parse_saved_config(saved.dump(), "old");
+    FAIL() << "a saved config without model.context loaded";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("lacks model.context"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
