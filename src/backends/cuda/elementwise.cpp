@@ -12,14 +12,21 @@ namespace stride::cuda_detail {
 
 namespace {
 
+// Every TensorIter fits a GPU loop's parameters.
+static_assert(kMaxOperands >= kMaxIterOperands);
+
 IterParams params_of(const TensorIter& iter, const char* op) {
   STRIDE_CHECK(iter.ndim() <= kMaxDims, DeviceError, "[", op, "] iterates over ", iter.ndim(),
                " dims after coalescing; the CUDA loops take at most ", kMaxDims, ".");
+  // Refused rather than dropped: a loop missing an operand would compute on
+  // wrong data.
+  STRIDE_CHECK(iter.ntensors() <= kMaxOperands, DeviceError, "[", op, "] iterates over ",
+               iter.ntensors(), " operands; the CUDA loops take at most ", kMaxOperands, ".");
   IterParams p;
   p.ndim = iter.ndim();
   p.numel = iter.numel();
   for (int d = 0; d < p.ndim; ++d) p.sizes[d] = iter.shape()[size_t(d)];
-  for (int k = 0; k < iter.ntensors() && k < kMaxOperands; ++k) {
+  for (int k = 0; k < iter.ntensors(); ++k) {
     p.data[k] = static_cast<char*>(iter.operand(k).data_ptr());
     for (int d = 0; d < p.ndim; ++d) p.strides[k][d] = iter.strides(k)[d];
   }

@@ -10,7 +10,10 @@ namespace stride::cuda_detail {
 // Iteration dims a GPU loop takes; TensorIter coalesces dims first, so
 // more is rare (a DeviceError says so).
 inline constexpr int kMaxDims = 12;
-inline constexpr int kMaxOperands = 2;
+// Operands a GPU loop takes: as many as a TensorIter holds
+// (kMaxIterOperands, which elementwise.cpp checks), so every op of the list
+// (a ternary op's output and three inputs included) fits.
+inline constexpr int kMaxOperands = 6;
 
 // An elementwise iteration (TensorIter's): operand k's element at linear
 // index i, whose coordinates are i's digits in `sizes` (innermost first),
