@@ -216,6 +216,18 @@ void read_rope(const json& c, const fs::path& file, ModelConfig& m) {
                                          param("original_max_position_embeddings", m.context));
 }
 
+// transformers 4.x's rope_scaling for `m`: null without scaling, else the
+// scaling's parameters (rope_theta stays at the top level).
+json legacy_rope_scaling(const ModelConfig& m) {
+  if (m.rope_type == "default") return nullptr;
+  json scaling = {{"rope_type", m.rope_type}, {"factor", m.rope_factor}};
+  if (m.rope_type != "llama3") return scaling;
+  scaling["low_freq_factor"] = m.rope_low_freq_factor;
+  scaling["high_freq_factor"] = m.rope_high_freq_factor;
+  scaling["original_max_position_embeddings"] = m.rope_original_context;
+  return scaling;
+}
+
 // The rope_parameters object transformers 5 writes for `m`.
 json rope_parameters(const ModelConfig& m) {
   json rope = {{"rope_theta", m.rope_theta}, {"rope_type", m.rope_type}};
@@ -300,7 +312,12 @@ class LlamaLayout final : public Layout {
             {"head_dim", m.head_dim()},
             {"max_position_embeddings", m.context},
             {"rms_norm_eps", m.norm_eps},
+            // transformers 5's form, and beside it 4.x's, which 4.x would
+            // otherwise miss without a word (falling back to rope_theta
+            // 10000); 5.x reads the two alike.
             {"rope_parameters", rope_parameters(m)},
+            {"rope_theta", m.rope_theta},
+            {"rope_scaling", legacy_rope_scaling(m)},
             {"tie_word_embeddings", m.tie_embeddings},
             {"hidden_act", "silu"},
             {"attention_bias", false},

@@ -412,21 +412,40 @@ TEST(HuggingFaceCheckpoint, ScaledRopeGoldensDependOnTheScaling) {
   }
 }
 
-// Export writes RoPE as transformers 5 does: a "rope_parameters" object and
-// no top-level rope_theta or rope_scaling.
-TEST(HuggingFaceCheckpoint, ExportWritesTransformers5RopeParameters) {
+// Export writes RoPE as transformers 5 does, a "rope_parameters" object,
+// and beside it transformers 4.x's top-level rope_theta and rope_scaling,
+// which 4.x reads in its place (hf_live.sh loads the exports with either).
+// Each form alone loads back to the same model.
+TEST(HuggingFaceCheckpoint, ExportWritesTransformers5RopeParametersAnd4xKeys) {
   auto model = load(golden_dir() / "llama5_tiny_llama3");
   const fs::path dir = export_dir("rope_parameters");
   save(*model, dir);
   const nlohmann::json c = nlohmann::json::parse(std::ifstream(dir / "config.json"));
-  EXPECT_FALSE(c.contains("rope_theta"));
-  EXPECT_FALSE(c.contains("rope_scaling"));
   EXPECT_EQ(c["rope_parameters"], nlohmann::json({{"rope_type", "llama3"},
                                                   {"rope_theta", 500000.0},
                                                   {"factor", 8.0},
                                                   {"low_freq_factor", 1.0},
                                                   {"high_freq_factor", 4.0},
                                                   {"original_max_position_embeddings", 512}}));
+  EXPECT_EQ(c["rope_theta"], 500000.0);
+  EXPECT_EQ(c["rope_scaling"], nlohmann::json({{"rope_type", "llama3"},
+                                               {"factor", 8.0},
+                                               {"low_freq_factor", 1.0},
+                                               {"high_freq_factor", 4.0},
+                                               {"original_max_position_embeddings", 512}}));
+  NoGradGuard no_grad;
+  const Tensor want = model->forward(golden_ids());
+  for (const std::string form : {"rope_parameters", "4.x"}) {
+    nlohmann::json only = c;
+    if (form == "4.x") {
+      only.erase("rope_parameters");
+    } else {
+      only.erase("rope_theta");
+      only.erase("rope_scaling");
+    }
+    std::ofstream(dir / "config.json") << only.dump(2);
+    EXPECT_TRUE(equal(load(dir)->forward(golden_ids()), want)) << form;
+  }
   fs::remove_all(dir);
 }
 
