@@ -27,18 +27,19 @@ def test_strided_arrays_keep_their_strides():
         stride.from_numpy(a[::-1])
 
 
-@pytest.mark.parametrize(
-    "np_dtype, dtype",
-    [
-        (np.bool_, stride.bool),
-        (np.uint8, stride.uint8),
-        (np.int32, stride.int32),
-        (np.int64, stride.int64),
-        (np.float16, stride.float16),
-        (np.float32, stride.float32),
-        (np.float64, stride.float64),
-    ],
-)
+# NumPy's dtypes that stride has, and stride's for each.
+NUMPY_DTYPES = [
+    (np.bool_, stride.bool),
+    (np.uint8, stride.uint8),
+    (np.int32, stride.int32),
+    (np.int64, stride.int64),
+    (np.float16, stride.float16),
+    (np.float32, stride.float32),
+    (np.float64, stride.float64),
+]
+
+
+@pytest.mark.parametrize("np_dtype, dtype", NUMPY_DTYPES)
 def test_every_numpy_dtype_round_trips(np_dtype, dtype):
     a = np.arange(6).astype(np_dtype).reshape(2, 3)
     t = stride.from_numpy(a)
@@ -99,18 +100,7 @@ def test_dlpack_with_torch():
 # ---- NumPy values as data: stride.tensor copies, stride.as_tensor shares ----
 
 
-@pytest.mark.parametrize(
-    "np_dtype, dtype",
-    [
-        (np.bool_, stride.bool),
-        (np.uint8, stride.uint8),
-        (np.int32, stride.int32),
-        (np.int64, stride.int64),
-        (np.float16, stride.float16),
-        (np.float32, stride.float32),
-        (np.float64, stride.float64),
-    ],
-)
+@pytest.mark.parametrize("np_dtype, dtype", NUMPY_DTYPES)
 def test_tensor_copies_a_numpy_array_with_its_dtype(np_dtype, dtype):
     a = np.arange(6).astype(np_dtype).reshape(2, 3)
     t = stride.tensor(a)
