@@ -145,12 +145,19 @@ AttentionShape fused_shape(const Tensor& q,
   a.bottom_right = alignment == CausalAlignment::BottomRight;
   // Reserve what dropout's bernoulli_ fill over the (N, L, S) probabilities
   // would (none for an empty fill), so the generator ends in the same state.
-  if (dropout_p > 0 && a.N * L * S > 0) {
-    Generator& g = gen ? *gen : default_generator(q.device());
-    constexpr int64_t K = kernels::kUniformDoublePerCounter;
-    a.dropout_p = dropout_p;
-    a.base = g.reserve(uint64_t((a.N * L * S + K - 1) / K));
-    a.key = g.key();
+  if (dropout_p > 0) {
+    int64_t probabilities = 0;
+    STRIDE_CHECK(!__builtin_mul_overflow(a.N, L, &probabilities) &&
+                     !__builtin_mul_overflow(probabilities, S, &probabilities),
+                 ShapeError, "[scaled_dot_product_attention] dropout over ", a.N, " x ", L, " x ",
+                 S, " attention probabilities: more than int64 can count.");
+    if (probabilities > 0) {
+      Generator& g = gen ? *gen : default_generator(q.device());
+      constexpr int64_t K = kernels::kUniformDoublePerCounter;
+      a.dropout_p = dropout_p;
+      a.base = g.reserve(uint64_t((probabilities + K - 1) / K));
+      a.key = g.key();
+    }
   }
   return a;
 }

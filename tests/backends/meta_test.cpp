@@ -342,9 +342,11 @@ TEST(MetaModels, ACheckpointConfigMustDescribeItsTensors) {
 
 // The estimate is closed-form in the sizes: on meta nothing is computed or
 // allocated in proportion to the context or the batch (RoPE and the
-// article's tables, positions, targets), so a context of 2^40 costs what
-// one of 16 does, for every workload and every model family; sizes whose
-// tensors int64 cannot count are a ConfigError naming them.
+// article's tables, positions, targets), so a context of 2^24 (8 s of
+// tables before) costs what one of 16 does, for every workload and every
+// model family; at 2^40 a model whose attention dropout would draw more
+// numbers than int64 counts, and every model at 2^62, is a ConfigError
+// naming its sizes.
 TEST(MetaModels, MemoryEstimateCostsNothingInProportionToTheSizes) {
   using Kind = llama::Workload::Kind;
   std::vector<llama::RunConfig> configs;
@@ -355,7 +357,7 @@ TEST(MetaModels, MemoryEstimateCostsNothingInProportionToTheSizes) {
   for (llama::RunConfig config : configs) {
     SCOPED_TRACE(llama::arch_name(config.model.arch));
     llama::RunConfig huge = config;
-    huge.model.context = int64_t(1) << 40;
+    huge.model.context = int64_t(1) << 24;
     const CpuAllocatorStats cpu_before = cpu_allocator_stats();
     const auto start = std::chrono::steady_clock::now();
     for (Kind kind : {Kind::Training, Kind::Evaluation, Kind::Generation}) {
@@ -365,6 +367,15 @@ TEST(MetaModels, MemoryEstimateCostsNothingInProportionToTheSizes) {
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
     EXPECT_LT(cpu_allocator_stats().peak_allocated_bytes - cpu_before.peak_allocated_bytes,
               size_t(1) << 20);
+    huge.model.context = int64_t(1) << 40;
+    for (Kind kind : {Kind::Model, Kind::Training, Kind::Evaluation, Kind::Generation}) {
+      try {
+        EXPECT_GT(llama::estimate_memory(huge, {kind}).peak_bytes, 0u);
+      } catch (const llama::ConfigError& e) {
+        EXPECT_GT(config.model.dropout, 0.0) << e.what();
+        EXPECT_NE(std::string(e.what()).find("int64"), std::string::npos) << e.what();
+      }
+    }
     config.model.context = int64_t(1) << 62;
     try {
       llama::estimate_memory(config, {Kind::Training});
