@@ -120,10 +120,7 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
 // sentence.
 std::pair<std::string, std::string> workload_text(const llama::RunConfig& config,
                                                   const llama::Workload& w) {
-  const int64_t batch = w.batch > 0                                   ? w.batch
-                        : w.kind == llama::Workload::Kind::Generation ? 1
-                                                                      : config.train.batch_size;
-  const int64_t length = w.length > 0 ? w.length : config.model.context;
+  const int64_t batch = w.batch_of(config), length = w.length_of(config);
   const std::string shape =
       std::to_string(batch) + " sequence(s) of " + std::to_string(length) + " tokens";
   switch (w.kind) {

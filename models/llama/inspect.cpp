@@ -94,8 +94,7 @@ uint64_t workload_peak_bytes(LanguageModel& model,
                              const RunConfig& config,
                              const Workload& w,
                              uint64_t model_bytes) {
-  const int64_t B = w.batch > 0 ? w.batch : config.train.batch_size;
-  const int64_t T = w.length > 0 ? w.length : config.model.context;
+  const int64_t B = w.batch_of(config), T = w.length_of(config);
   switch (w.kind) {
     case Workload::Kind::Model:
       return model_bytes;
@@ -104,7 +103,7 @@ uint64_t workload_peak_bytes(LanguageModel& model,
     case Workload::Kind::Evaluation:
       return model_bytes + forward_peak_bytes(model, B, T, /*cached=*/false);
     case Workload::Kind::Generation:
-      return model_bytes + forward_peak_bytes(model, w.batch > 0 ? w.batch : 1, T, /*cached=*/true);
+      return model_bytes + forward_peak_bytes(model, B, T, /*cached=*/true);
   }
   return model_bytes;
 }
@@ -130,13 +129,21 @@ std::string sizes_of(const RunConfig& config, const Workload& w) {
       << m.n_layers << ", n_heads " << m.n_heads << ", ffn_hidden " << m.ffn_hidden << ", context "
       << m.context;
   if (w.kind != Workload::Kind::Model) {
-    out << "; " << (w.batch > 0 ? w.batch : config.train.batch_size) << " sequences of "
-        << (w.length > 0 ? w.length : m.context) << " tokens";
+    out << "; " << w.batch_of(config) << " sequences of " << w.length_of(config) << " tokens";
   }
   return out.str();
 }
 
 }  // namespace
+
+int64_t Workload::batch_of(const RunConfig& config) const {
+  if (batch > 0) return batch;
+  return kind == Kind::Generation ? 1 : config.train.batch_size;
+}
+
+int64_t Workload::length_of(const RunConfig& config) const {
+  return length > 0 ? length : config.model.context;
+}
 
 MemoryEstimate estimate_memory(const RunConfig& config, const Workload& workload) {
   config.model.validate();

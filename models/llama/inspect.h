@@ -52,6 +52,12 @@ struct Workload {
   Kind kind = Kind::Model;
   int64_t batch = 0;
   int64_t length = 0;
+
+  // The sequences and their tokens it runs at: batch and length where
+  // given, else train.batch_size (generation: one sequence) and
+  // model.context.
+  int64_t batch_of(const RunConfig& config) const;
+  int64_t length_of(const RunConfig& config) const;
 };
 
 // What a model of `config` needs, without building it at its size:
