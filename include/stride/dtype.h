@@ -37,12 +37,14 @@ struct BFloat16 {
     std::memcpy(&f, &u, 4);
     return f;
   }
+  // Nearest even; a NaN stays a NaN, made quiet. Branch-free, so that loops
+  // of conversions vectorise.
   static uint16_t round(float f) {
     uint32_t u;
     std::memcpy(&u, &f, 4);
-    if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // quiet NaN
-    u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
-    return uint16_t(u >> 16);
+    const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
+    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    return uint16_t(nan ? (u >> 16) | 0x40u : rounded);
   }
 };
 

@@ -324,11 +324,13 @@ using IndexGatherFn = void (*)(const TensorIter& iter);
 // in iteration order (entries may hit one element).
 using IndexPutFn = void (*)(const TensorIter& iter, ScalarType dtype, bool accumulate);
 
-// ---- elementwise ops (src/core/op_list.h, src/backends/cpu/elementwise.cpp) ----
+// ---- elementwise ops (src/core/op_list.h, src/backends/elementwise_math.h) ----
 // iter: the op's TensorIter (operand 0 the output, any layouts), its inputs
-// already converted to `compute`, a 32- or 64-bit dtype (ops on 16-bit
-// floats compute in float32) -> the output, of the dtype iter was built
-// with. A kernel without a loop for `compute` is a DTypeError naming the op.
+// already of dtype `compute` -> the output, of the dtype iter was built with
+// (`compute`, or bool for comparisons). 16-bit floats compute in float: the
+// kernel's loop widens each element as it reads it and rounds each result
+// as it writes it. A kernel without a loop for `compute` is a DTypeError
+// naming the op.
 using ElementwiseFn = void (*)(const TensorIter& iter, ScalarType compute);
 // ...with the op's scalar: add's and sub's alpha, lerp_'s weight,
 // addcmul_'s and addcdiv_'s value, converted to `compute`.

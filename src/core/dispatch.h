@@ -88,4 +88,16 @@ struct DispatchNumericAndBool {
   }
 };
 
+// An elementwise kernel's dispatch: calls f(TypeTag<T>{}, TypeTag<S>{}) with
+// T the C++ type the op computes in and S the type its floating operands are
+// stored as. S is T, except for 16-bit floats, which compute in float
+// (S = Half or BFloat16) whatever dtypes `Dispatch` names: the kernel's loop
+// converts each element as it reads and writes it.
+template <class Dispatch, class F>
+void dispatch_computing(ScalarType t, const char* op, F&& f) {
+  if (t == kBFloat16) return f(TypeTag<float>{}, TypeTag<BFloat16>{});
+  if (t == kFloat16) return f(TypeTag<float>{}, TypeTag<Half>{});
+  Dispatch{}(t, op, [&](auto tag) { f(tag, tag); });
+}
+
 }  // namespace stride::detail

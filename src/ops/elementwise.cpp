@@ -147,9 +147,9 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
           name##_kernel(self, *this);                                           \
         });                                                                     \
   }
-#define STRIDE_DEFINE_FLOAT_UNARY(name, expr, vexpr, which, backward, domain) \
+#define STRIDE_DEFINE_FLOAT_UNARY(name, which, backward, domain) \
   STRIDE_DEFINE_UNARY(name, which, backward, float_result(input.dtype()))
-#define STRIDE_DEFINE_SAME_UNARY(name, expr, which, backward, domain) \
+#define STRIDE_DEFINE_SAME_UNARY(name, which, backward, domain) \
   STRIDE_DEFINE_UNARY(name, which, backward, input.dtype())
 STRIDE_FLOAT_UNARY_OPS(STRIDE_DEFINE_FLOAT_UNARY)
 
@@ -172,7 +172,7 @@ static Tensor& sub_kernel(Tensor& out, const Tensor& a, const Tensor& b, const S
   return run_elementwise("sub", out, {a, b}, rt, rt, kernels::sub, alpha);
 }
 
-#define STRIDE_DEFINE_BINARY(name, dispatch, expr)                              \
+#define STRIDE_DEFINE_BINARY(name, dispatch)                                    \
   static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) { \
     const ScalarType rt = result_type(a, b);                                    \
     return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);          \
@@ -317,7 +317,7 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 }
 
 // ---- comparisons -> bool ----
-#define STRIDE_DEFINE_COMPARISON(name, expr)                                             \
+#define STRIDE_DEFINE_COMPARISON(name)                                                   \
   static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {          \
     return run_elementwise(#name, out, {a, b}, result_type(a, b), kBool, kernels::name); \
   }                                                                                      \
@@ -380,11 +380,6 @@ static Tensor& where_kernel(Tensor& out, const Tensor& cond, const Tensor& a, co
   STRIDE_CHECK(cond.dtype() == kBool, DTypeError, "[where] condition must be bool; got ",
                to_string(cond.dtype()), ". Hint: build it with a comparison such as x.gt(0).");
   const ScalarType rt = result_type(a, b);
-  if (detail::is_16bit(rt)) {
-    Tensor tmp;
-    where_kernel(tmp, cond, a.to(kFloat32), b.to(kFloat32));
-    return detail::assign_result(out, tmp, rt, "where");
-  }
   const Tensor ac = a.to(rt), bc = b.to(rt);
   TensorIter iter = TensorIterConfig("where")
                         .add_output(out)

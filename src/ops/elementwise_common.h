@@ -1,6 +1,5 @@
 // Shared machinery of the elementwise ops: dtype rules and the one runner
-// that builds the TensorIter and calls the op's kernel stub. 16-bit floats
-// compute in float32.
+// that builds the TensorIter and calls the op's kernel stub.
 #pragma once
 
 #include <initializer_list>
@@ -12,9 +11,6 @@ namespace stride::detail {
 
 inline bool is_16bit(ScalarType t) {
   return t == kFloat16 || t == kBFloat16;
-}
-inline ScalarType compute_type(ScalarType t) {
-  return is_16bit(t) ? kFloat32 : t;
 }
 // bool < integer < floating
 inline int type_category(ScalarType t) {
@@ -34,14 +30,16 @@ inline ScalarType float_result(ScalarType t) {
 }
 
 // Writes `result` into `out`: allocates it when undefined, resizes it when it
-// has no elements, else checks shape and dtype. For the 16-bit compute path.
+// has no elements, else checks shape and dtype. For out= forms computed out
+// of place (out_variants.cpp).
 Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const char* op);
 
-// The forward of an elementwise op: inputs are converted to `compute`, the
-// result has dtype `result`, and `stub` (backends/kernels.h) fills it on the
-// operands' device with `args` after the TensorIter and the compute dtype.
-// 16-bit compute/result dtypes go through float32. The op's apply path
-// (ops/apply.h) wraps it.
+// The forward of an elementwise op: inputs are converted to `compute` (as
+// PyTorch: a float32 0-d operand of a bfloat16 op is rounded to bfloat16),
+// the result has dtype `result`, and `stub` (backends/kernels.h) fills it on
+// the operands' device with `args` after the TensorIter and the compute
+// dtype. 16-bit floats compute in float32 inside the kernel's loop. The op's
+// apply path (ops/apply.h) wraps it.
 template <class Stub, class... Args>
 Tensor& run_elementwise(const char* op,
                         Tensor& out,
@@ -50,23 +48,15 @@ Tensor& run_elementwise(const char* op,
                         ScalarType result,
                         const Stub& stub,
                         const Args&... args) {
-  const bool via_float32 = is_16bit(compute) || is_16bit(result);
-  Tensor tmp;
-  Tensor& target = via_float32 ? tmp : out;
+  TensorIterConfig cfg(op);
+  cfg.add_output(out).output_dtype(result).check_all_same_dtype(false);
   std::vector<Tensor> converted;
   converted.reserve(inputs.size());
-  // As PyTorch: operands are first cast to the common dtype (a float32 0-d
-  // operand of a bfloat16 op is rounded to bfloat16), then computed in float32.
-  for (const Tensor& t : inputs) {
-    const Tensor cast = t.dtype() == compute ? t : t.to(compute);
-    converted.push_back(via_float32 ? cast.to(compute_type(compute)) : cast);
-  }
-  TensorIterConfig cfg(op);
-  cfg.add_output(target).output_dtype(compute_type(result)).check_all_same_dtype(false);
+  for (const Tensor& t : inputs) converted.push_back(t.dtype() == compute ? t : t.to(compute));
   for (const Tensor& t : converted) cfg.add_input(t);
   TensorIter iter = cfg.build();
-  stub(iter.output().device(), iter, compute_type(compute), args...);
-  return via_float32 ? assign_result(out, tmp, result, op) : out;
+  stub(iter.output().device(), iter, compute, args...);
+  return out;
 }
 
 }  // namespace stride::detail

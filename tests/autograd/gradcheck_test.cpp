@@ -35,9 +35,9 @@ std::vector<GradCase> grad_table() {
   // Every unary op of the list (src/core/op_list.h).
 #define STRIDE_UNARY_GRAD_CASE(name, domain) \
   {#name, {m}, [](const Inputs& x) { return name(x[0]); }, Domain::domain},
-#define STRIDE_FLOAT_UNARY_GRAD_CASE(name, expr, vexpr, which, backward, domain) \
+#define STRIDE_FLOAT_UNARY_GRAD_CASE(name, which, backward, domain) \
   STRIDE_UNARY_GRAD_CASE(name, domain)
-#define STRIDE_SAME_UNARY_GRAD_CASE(name, expr, which, backward, domain) \
+#define STRIDE_SAME_UNARY_GRAD_CASE(name, which, backward, domain) \
   STRIDE_UNARY_GRAD_CASE(name, domain)
       STRIDE_FLOAT_UNARY_OPS(STRIDE_FLOAT_UNARY_GRAD_CASE)
           STRIDE_SAME_UNARY_OPS(STRIDE_SAME_UNARY_GRAD_CASE)
@@ -45,7 +45,7 @@ std::vector<GradCase> grad_table() {
 #undef STRIDE_FLOAT_UNARY_GRAD_CASE
 #undef STRIDE_UNARY_GRAD_CASE
   // Every binary op of the list.
-#define STRIDE_BINARY_GRAD_CASE(name, dispatch, expr) \
+#define STRIDE_BINARY_GRAD_CASE(name, dispatch) \
   {#name, {m, m}, [](const Inputs& x) { return name(x[0], x[1]); }},
               STRIDE_BINARY_OPS(STRIDE_BINARY_GRAD_CASE)
 #undef STRIDE_BINARY_GRAD_CASE

@@ -1,16 +1,20 @@
 // The CUDA backend (include/stride/cuda.h, src/backends/cuda/): copies
 // between the CPU and the GPU in every dtype and layout, fill_ and copy_ on
 // the GPU into every output layout with the elements around the view left
-// alone (each run beside the CPU's on the same base), the caching
+// alone (each run beside the CPU's on the same base), the elementwise ops
+// of the op list against the CPU's, the caching
 // allocator's reuse and statistics, and out-of-memory errors. Without a GPU
 // the tests that need one are skipped with the reason; the ones that check
 // what happens without one run.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
+#include <vector>
 
 #include <stride/stride.h>
 
+#include "core/op_list.h"
 #include "support/layouts.h"
 
 namespace stride {
@@ -119,6 +123,58 @@ TEST(CudaElementwise, CopyConvertsBetweenEveryDtypePairAndLayout) {
   const Tensor x = arange(12).view({3, 4}).to(kFloat32);
   EXPECT_TRUE(equal(x.to(kGpu).t().to(Device(kCPU)), x.t()));
   EXPECT_TRUE(equal(x.to(kGpu).t().contiguous().to(Device(kCPU)), x.t().contiguous()));
+}
+
+// An op of the elementwise lists of core/op_list.h on up to two operands.
+struct ListedOp {
+  const char* name;
+  std::function<Tensor(const Tensor&, const Tensor&)> fn;
+};
+
+std::vector<ListedOp> listed_ops() {
+  return {
+#define STRIDE_UNARY_OP(name, ...) {#name, [](const Tensor& x, const Tensor&) { return name(x); }},
+#define STRIDE_BINARY_OP(name, ...) \
+  {#name, [](const Tensor& x, const Tensor& y) { return name(x, y); }},
+      STRIDE_FLOAT_UNARY_OPS(STRIDE_UNARY_OP) STRIDE_SAME_UNARY_OPS(STRIDE_UNARY_OP)
+          STRIDE_BINARY_OPS(STRIDE_BINARY_OP) STRIDE_COMPARISON_OPS(STRIDE_BINARY_OP)
+#undef STRIDE_BINARY_OP
+#undef STRIDE_UNARY_OP
+  };
+}
+
+// Every listed op runs the functor the CPU runs (backends/elementwise_math.h)
+// on the GPU: the same results in every dtype and input layout (within
+// float rounding where the two devices' libm differ), and a DTypeError for
+// the dtypes the CPU refuses.
+TEST(CudaElementwise, ListedOpsMatchTheCpuInEveryDtypeAndLayout) {
+  STRIDE_SKIP_WITHOUT_CUDA();
+  Generator gen(3);
+  for (const ListedOp& op : listed_ops()) {
+    for (ScalarType t : kEveryDtype) {
+      for (Layout l : testing::kAllLayouts) {
+        SCOPED_TRACE(std::string(op.name) + ", " + trace(t, l));
+        const Tensor x = testing::make_input({5, 37}, t, l, testing::Domain::Unit, gen);
+        const Tensor y = testing::make_input({5, 37}, t, l, testing::Domain::Unit, gen);
+        Tensor want;
+        try {
+          want = op.fn(x, y);
+        } catch (const DTypeError&) {
+          EXPECT_THROW((void)op.fn(x.to(kGpu), y.to(kGpu)), DTypeError);
+          continue;
+        }
+        const Tensor got = op.fn(x.to(kGpu), y.to(kGpu));
+        EXPECT_EQ(got.device(), kGpu);
+        const Tensor back = got.to(Device(kCPU));
+        if (is_floating_point(want.dtype())) {
+          const double rtol = element_size(want.dtype()) == 2 ? 1e-2 : 1e-5;
+          EXPECT_TRUE(testing::close(back.to(kFloat64), want.to(kFloat64), rtol, rtol));
+        } else {
+          EXPECT_TRUE(equal(back, want));
+        }
+      }
+    }
+  }
 }
 
 TEST(CudaMemory, TheCachingAllocatorReusesBlocksAndCounts) {

@@ -144,8 +144,8 @@ std::vector<GoldenCase> build_cases() {
   // Every unary op of the list (src/core/op_list.h): an op without its
   // rows in tools/gen_goldens.py fails here.
   const std::vector<std::pair<std::string, UnaryFn>> unary = {
-#define STRIDE_FLOAT_UNARY_GOLDEN(name, expr, vexpr, which, backward, domain) {#name, name},
-#define STRIDE_SAME_UNARY_GOLDEN(name, expr, which, backward, domain) {#name, name},
+#define STRIDE_FLOAT_UNARY_GOLDEN(name, which, backward, domain) {#name, name},
+#define STRIDE_SAME_UNARY_GOLDEN(name, which, backward, domain) {#name, name},
       STRIDE_FLOAT_UNARY_OPS(STRIDE_FLOAT_UNARY_GOLDEN)
           STRIDE_SAME_UNARY_OPS(STRIDE_SAME_UNARY_GOLDEN)
 #undef STRIDE_SAME_UNARY_GOLDEN
@@ -233,7 +233,7 @@ std::vector<GoldenCase> build_cases() {
   };
   // Every comparison of the list (src/core/op_list.h).
   const Comparison comparisons[] = {
-#define STRIDE_COMPARISON_GOLDEN(name, expr) \
+#define STRIDE_COMPARISON_GOLDEN(name) \
   {#name, name, [](const Tensor& a, const Scalar& s) { return a.name(s); }},
       STRIDE_COMPARISON_OPS(STRIDE_COMPARISON_GOLDEN)
 #undef STRIDE_COMPARISON_GOLDEN

@@ -52,14 +52,13 @@ struct OpCase {
 std::vector<OpCase> op_table() {
   std::vector<OpCase> t = {
   // Every unary op of the list (src/core/op_list.h).
-#define STRIDE_FLOAT_UNARY_CASE(name, expr, vexpr, which, backward, domain) \
-  UNARY(name, Domain::domain),
-#define STRIDE_SAME_UNARY_CASE(name, expr, which, backward, domain) UNARY(name, Domain::domain),
+#define STRIDE_FLOAT_UNARY_CASE(name, which, backward, domain) UNARY(name, Domain::domain),
+#define STRIDE_SAME_UNARY_CASE(name, which, backward, domain) UNARY(name, Domain::domain),
       STRIDE_FLOAT_UNARY_OPS(STRIDE_FLOAT_UNARY_CASE) STRIDE_SAME_UNARY_OPS(STRIDE_SAME_UNARY_CASE)
 #undef STRIDE_SAME_UNARY_CASE
 #undef STRIDE_FLOAT_UNARY_CASE
   // Every binary op of the list.
-#define STRIDE_BINARY_CASE(name, dispatch, expr) BINARY(name, Domain::Any),
+#define STRIDE_BINARY_CASE(name, dispatch) BINARY(name, Domain::Any),
           STRIDE_BINARY_OPS(STRIDE_BINARY_CASE)
 #undef STRIDE_BINARY_CASE
               BINARY(div, Domain::Positive),

@@ -1,13 +1,14 @@
-// The CPU kernels of the elementwise ops (backends/kernels.h): the lists of
-// src/core/op_list.h expanded into cpu_kernel loops, and the ops with
-// scalars or three operands written out. float32 transcendentals run their
-// vec_math.h form through vec_kernel (libm calls do not vectorise); float64
-// keeps libm.
-#include <cmath>
-#include <numbers>
+// The CPU kernels of the elementwise ops (backends/kernels.h): each op's
+// functor of backends/elementwise_math.h run by the loops of loops.h, the
+// ops of the lists of src/core/op_list.h expanded, the others written out.
+// Beside the functors, the CPU's own column: float32 forms over vec_math.h's
+// vectors for the transcendental ops, whose libm calls do not vectorise.
+// float64 keeps libm; 16-bit floats compute in float32 in the loop
+// (Note [16-bit elementwise] in loops.h).
 #include <type_traits>
 
 #include "backends/cpu/loops.h"
+#include "backends/elementwise_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 
@@ -15,190 +16,183 @@ namespace stride::cpu {
 
 namespace {
 
+using stride::detail::dispatch_computing;
 using stride::detail::DispatchFloating;
 using stride::detail::DispatchNumeric;
 using stride::detail::DispatchNumericAndBool;
+using vec::Vec16f;
 
-// The vector column of an op with no vec_math.h form: it runs the scalar
-// kernel for float32 too.
-struct ScalarOnly {};
-
-template <class T>
-inline T sigmoid_fn(T x) {
-  return T(1) / (T(1) + std::exp(-x));
+// ---- the float32 vector forms (Note [Vector kernels]) ----
+inline Vec16f vec_form(math::exp, Vec16f v) {
+  return vec::exp(v);
+}
+inline Vec16f vec_form(math::log, Vec16f v) {
+  return vec::log(v);
+}
+inline Vec16f vec_form(math::tanh, Vec16f v) {
+  return vec::tanh(v);
+}
+inline Vec16f vec_form(math::sigmoid, Vec16f v) {
+  return vec::sigmoid(v);
+}
+inline Vec16f vec_form(math::silu, Vec16f v) {
+  return v * vec::sigmoid(v);
+}
+inline Vec16f vec_form(math::gelu, Vec16f v) {
+  return vec::gelu(v);
+}
+// d gelu / dx = Phi(x) + x phi(x), of (g, x).
+inline Vec16f vec_form(math::gelu_backward, Vec16f g, Vec16f x) {
+  constexpr float kInvSqrt2Pi = float(math::kInvSqrt2Pi);
+  const Vec16f pdf = vec::exp(-0.5f * x * x) * kInvSqrt2Pi;
+  return g * (vec::normal_cdf(x) + x * pdf);
 }
 
-// |x| with abs(-0.0) = +0.0, as fabs and PyTorch.
-template <class T>
-inline T abs_fn(T x) {
-  if constexpr (std::is_floating_point_v<T>)
-    return std::fabs(x);
-  else if constexpr (std::is_signed_v<T>)
-    return T(x < T(0) ? -x : x);
-  else
-    return x;
-}
+template <class Op, class... V>
+concept HasVecForm = requires(V... v) {
+  vec_form(Op{}, v...);
+};
 
-template <class T>
-inline T int_pow(T base, T exp) {
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result *= base;
-    base *= base;
-    exp >>= 1;
+// Op over the iteration in T, its operands stored as S: through its vector
+// form for float when it has one.
+template <class S, class T, class Op>
+void run_unary(const TensorIter& iter, Op op) {
+  if constexpr (std::is_same_v<T, float> && HasVecForm<Op, Vec16f>) {
+    vec_kernel<S>(iter, [](Vec16f v) { return vec_form(Op{}, v); });
+  } else {
+    cpu_kernel(iter, widened<S>([op](T x) -> T { return op(x); }));
   }
-  return result;
+}
+template <class S, class T, class Op>
+void run_binary(const TensorIter& iter, Op op) {
+  if constexpr (std::is_same_v<T, float> && HasVecForm<Op, Vec16f, Vec16f>) {
+    vec_kernel<S>(iter, [](Vec16f x, Vec16f y) { return vec_form(Op{}, x, y); });
+  } else {
+    cpu_kernel(iter, widened<S>([op](T x, T y) { return op(x, y); }));
+  }
+}
+
+// A kernel of one of the lists: Op's functor over the dtypes of Dispatch.
+template <class Op, class Dispatch>
+void unary_kernel(const TensorIter& iter, ScalarType compute, const char* name) {
+  dispatch_computing<Dispatch>(compute, name, [&](auto t, auto s) {
+    run_unary<typename decltype(s)::type, typename decltype(t)::type>(iter, Op{});
+  });
+}
+template <class Op, class Dispatch>
+void binary_kernel(const TensorIter& iter, ScalarType compute, const char* name) {
+  dispatch_computing<Dispatch>(compute, name, [&](auto t, auto s) {
+    run_binary<typename decltype(s)::type, typename decltype(t)::type>(iter, Op{});
+  });
 }
 
 // ---- the listed ops ----
-
-// A unary kernel: float32 through `vexpr` unless it is ScalarOnly.
-#define STRIDE_CPU_UNARY_KERNEL(name, expr, vexpr, Dispatch)                           \
-  void name##_kernel(const TensorIter& iter, ScalarType compute) {                     \
-    Dispatch{}(compute, #name, [&](auto tag) {                                         \
-      using T = typename decltype(tag)::type;                                          \
-      [[maybe_unused]] auto vf = []([[maybe_unused]] vec::Vec16f v) { return vexpr; }; \
-      if constexpr (std::is_same_v<T, float> &&                                        \
-                    std::is_same_v<decltype(vf(vec::Vec16f{})), vec::Vec16f>) {        \
-        vec_kernel(iter, vf);                                                          \
-      } else {                                                                         \
-        cpu_kernel(iter, [](T x) -> T { return expr; });                               \
-      }                                                                                \
-    });                                                                                \
+#define STRIDE_CPU_FLOAT_UNARY(name, ...)                             \
+  void name##_kernel(const TensorIter& iter, ScalarType compute) {    \
+    unary_kernel<math::name, DispatchFloating>(iter, compute, #name); \
   }
-#define STRIDE_CPU_FLOAT_UNARY(name, expr, vexpr, ...) \
-  STRIDE_CPU_UNARY_KERNEL(name, expr, vexpr, DispatchFloating)
-#define STRIDE_CPU_SAME_UNARY(name, expr, ...) \
-  STRIDE_CPU_UNARY_KERNEL(name, expr, ScalarOnly{}, DispatchNumeric)
+#define STRIDE_CPU_SAME_UNARY(name, ...)                             \
+  void name##_kernel(const TensorIter& iter, ScalarType compute) {   \
+    unary_kernel<math::name, DispatchNumeric>(iter, compute, #name); \
+  }
+#define STRIDE_CPU_BINARY(name, Dispatch)                          \
+  void name##_kernel(const TensorIter& iter, ScalarType compute) { \
+    binary_kernel<math::name, Dispatch>(iter, compute, #name);     \
+  }
+#define STRIDE_CPU_COMPARISON(name) STRIDE_CPU_BINARY(name, DispatchNumericAndBool)
 STRIDE_FLOAT_UNARY_OPS(STRIDE_CPU_FLOAT_UNARY)
 STRIDE_SAME_UNARY_OPS(STRIDE_CPU_SAME_UNARY)
-#undef STRIDE_CPU_SAME_UNARY
-#undef STRIDE_CPU_FLOAT_UNARY
-#undef STRIDE_CPU_UNARY_KERNEL
-
-// A binary kernel of result type R (T, or bool for comparisons).
-#define STRIDE_CPU_BINARY_KERNEL(name, Dispatch, R, expr)          \
-  void name##_kernel(const TensorIter& iter, ScalarType compute) { \
-    Dispatch{}(compute, #name, [&](auto tag) {                     \
-      using T = typename decltype(tag)::type;                      \
-      cpu_kernel(iter, [](T x, T y) -> R { return expr; });        \
-    });                                                            \
-  }
-#define STRIDE_CPU_BINARY(name, Dispatch, expr) STRIDE_CPU_BINARY_KERNEL(name, Dispatch, T, expr)
-#define STRIDE_CPU_COMPARISON(name, expr) \
-  STRIDE_CPU_BINARY_KERNEL(name, DispatchNumericAndBool, bool, expr)
 STRIDE_BINARY_OPS(STRIDE_CPU_BINARY)
 STRIDE_COMPARISON_OPS(STRIDE_CPU_COMPARISON)
 #undef STRIDE_CPU_COMPARISON
 #undef STRIDE_CPU_BINARY
-#undef STRIDE_CPU_BINARY_KERNEL
+#undef STRIDE_CPU_SAME_UNARY
+#undef STRIDE_CPU_FLOAT_UNARY
 
 // ---- the ops written out ----
 
 void div_kernel(const TensorIter& iter, ScalarType compute) {
-  stride::detail::dispatch_floating(compute, "div", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    cpu_kernel(iter, [](T x, T y) -> T { return x / y; });
-  });
+  binary_kernel<math::div, DispatchFloating>(iter, compute, "div");
+}
+
+void gelu_backward_kernel(const TensorIter& iter, ScalarType compute) {
+  binary_kernel<math::gelu_backward, DispatchFloating>(iter, compute, "gelu_backward");
 }
 
 void pow_kernel(const TensorIter& iter, ScalarType compute) {
-  stride::detail::dispatch_numeric(compute, "pow", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T>) {
-      cpu_kernel(iter, [](T x, T y) -> T { return std::pow(x, y); });
-    } else {
-      cpu_kernel(iter, [](T x, T y) -> T {
-        if constexpr (std::is_signed_v<T>) {
-          STRIDE_CHECK(y >= 0, ValueError,
-                       "[pow] integers cannot be raised to a negative power; got exponent ",
-                       int64_t(y), ".");
-        }
-        return int_pow(x, y);
-      });
-    }
+  dispatch_computing<DispatchNumeric>(compute, "pow", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    using S = typename decltype(s)::type;
+    cpu_kernel(iter, widened<S>([](T x, T y) -> T {
+                 if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+                   STRIDE_CHECK(y >= 0, ValueError,
+                                "[pow] integers cannot be raised to a negative power; got "
+                                "exponent ",
+                                int64_t(y), ".");
+                 }
+                 return math::pow{}(x, y);
+               }));
   });
 }
 
 void where_kernel(const TensorIter& iter, ScalarType compute) {
-  stride::detail::dispatch_numeric_and_bool(compute, "where", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    cpu_kernel(iter, [](bool c, T x, T y) -> T { return c ? x : y; });
-  });
-}
-
-// d gelu / dx = Phi(x) + x phi(x), of (g, x).
-void gelu_backward_kernel(const TensorIter& iter, ScalarType compute) {
-  stride::detail::dispatch_floating(compute, "gelu_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    constexpr T kInvSqrt2Pi = T(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
-    if constexpr (std::is_same_v<T, float>) {
-      vec_kernel(iter, [](vec::Vec16f gv, vec::Vec16f xv) {
-        const vec::Vec16f pdf = vec::exp(-0.5f * xv * xv) * kInvSqrt2Pi;
-        return gv * (vec::normal_cdf(xv) + xv * pdf);
-      });
-    } else {
-      cpu_kernel(iter, [](T gv, T xv) -> T {
-        const T cdf = T(0.5) * (T(1) + std::erf(xv * T(std::numbers::sqrt2 / 2)));
-        const T pdf = std::exp(T(-0.5) * xv * xv) * kInvSqrt2Pi;
-        return gv * (cdf + xv * pdf);
-      });
-    }
+  dispatch_computing<DispatchNumericAndBool>(compute, "where", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    using S = typename decltype(s)::type;
+    cpu_kernel(iter, widened<S>([](bool c, T x, T y) -> T { return math::where{}(c, x, y); }));
   });
 }
 
 void add_kernel(const TensorIter& iter, ScalarType compute, const Scalar& alpha) {
-  stride::detail::dispatch_numeric_and_bool(compute, "add", [&](auto tag) {
-    using T = typename decltype(tag)::type;
+  dispatch_computing<DispatchNumericAndBool>(compute, "add", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    using S = typename decltype(s)::type;
     if constexpr (std::is_same_v<T, bool>) {
-      cpu_kernel(iter, [](bool x, bool y) -> bool { return x || y; });
+      run_binary<S, T>(iter, math::add{});  // x or y, whatever alpha
+    } else if (alpha.to<T>() == T(1)) {
+      run_binary<S, T>(iter, math::add{});
     } else {
-      const T al = alpha.to<T>();
-      if (al == T(1)) {
-        cpu_kernel(iter, [](T x, T y) -> T { return T(x + y); });
-      } else {
-        cpu_kernel(iter, [al](T x, T y) -> T { return T(x + al * y); });
-      }
+      run_binary<S, T>(iter, math::add_scaled<T>{alpha.to<T>()});
     }
   });
 }
 
 void sub_kernel(const TensorIter& iter, ScalarType compute, const Scalar& alpha) {
-  stride::detail::dispatch_numeric(compute, "sub", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T al = alpha.to<T>();
-    if (al == T(1)) {
-      cpu_kernel(iter, [](T x, T y) -> T { return T(x - y); });
+  dispatch_computing<DispatchNumeric>(compute, "sub", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    using S = typename decltype(s)::type;
+    if (alpha.to<T>() == T(1)) {
+      run_binary<S, T>(iter, math::sub{});
     } else {
-      cpu_kernel(iter, [al](T x, T y) -> T { return T(x - al * y); });
+      run_binary<S, T>(iter, math::sub_scaled<T>{alpha.to<T>()});
     }
   });
 }
 
 void lerp_kernel(const TensorIter& iter, ScalarType compute, const Scalar& weight) {
-  stride::detail::dispatch_floating(compute, "lerp_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T w = weight.to<T>();
-    // PyTorch's two-sided form: exact at both ends.
-    cpu_kernel(iter, [w](T s, T e) -> T {
-      return w < T(0.5) ? s + w * (e - s) : e - (e - s) * (T(1) - w);
-    });
+  dispatch_computing<DispatchFloating>(compute, "lerp_", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    run_binary<typename decltype(s)::type, T>(iter, math::lerp<T>{weight.to<T>()});
   });
 }
 
+// A ternary op of T with operands stored as S.
+template <class S, class T, class Op>
+void run_ternary(const TensorIter& iter, Op op) {
+  cpu_kernel(iter, widened<S>([op](T x, T a, T b) -> T { return op(x, a, b); }));
+}
+
 void addcmul_kernel(const TensorIter& iter, ScalarType compute, const Scalar& value) {
-  stride::detail::dispatch_numeric(compute, "addcmul_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T v = value.to<T>();
-    cpu_kernel(iter, [v](T s, T a, T b) -> T { return T(s + v * a * b); });
+  dispatch_computing<DispatchNumeric>(compute, "addcmul_", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    run_ternary<typename decltype(s)::type, T>(iter, math::addcmul<T>{value.to<T>()});
   });
 }
 
 void addcdiv_kernel(const TensorIter& iter, ScalarType compute, const Scalar& value) {
-  stride::detail::dispatch_floating(compute, "addcdiv_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T v = value.to<T>();
-    cpu_kernel(iter, [v](T s, T a, T b) -> T { return s + v * a / b; });
+  dispatch_computing<DispatchFloating>(compute, "addcdiv_", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    run_ternary<typename decltype(s)::type, T>(iter, math::addcdiv<T>{value.to<T>()});
   });
 }
 
@@ -206,17 +200,11 @@ void clamp_kernel(const TensorIter& iter,
                   ScalarType compute,
                   const std::optional<Scalar>& lo,
                   const std::optional<Scalar>& hi) {
-  stride::detail::dispatch_numeric(compute, "clamp", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const bool has_lo = lo.has_value(), has_hi = hi.has_value();
-    const T l = has_lo ? lo->to<T>() : T(0);
-    const T h = has_hi ? hi->to<T>() : T(0);
-    cpu_kernel(iter, [=](T v) -> T {
-      if (v != v) return v;  // NaN propagates
-      if (has_lo && v < l) v = l;
-      if (has_hi && v > h) v = h;
-      return v;
-    });
+  dispatch_computing<DispatchNumeric>(compute, "clamp", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    const math::clamp<T> op{lo.has_value(), hi.has_value(), lo ? lo->to<T>() : T(0),
+                            hi ? hi->to<T>() : T(0)};
+    run_unary<typename decltype(s)::type, T>(iter, op);
   });
 }
 

@@ -4,12 +4,14 @@
 // get a plain indexed loop the compiler vectorises, as does a binary op with
 // one input broadcast along the run; anything else walks the byte strides
 // TensorIter hands over. vec_kernel does the same for a float32 functor on
-// 16-lane vectors (Note [Vector kernels]).
+// 16-lane vectors (Note [Vector kernels]). Both run ops on 16-bit floats in
+// float32 without copies (Note [16-bit elementwise]).
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "backends/cpu/vec_math.h"
@@ -79,6 +81,41 @@ inline void check_arity(const TensorIter& iter, size_t arity) {
 
 }  // namespace detail
 
+// Note [16-bit elementwise]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Ops on float16 and bfloat16 compute in float32, as PyTorch's do, without a
+// float32 copy of any operand: `widened<S>(f)` runs a functor of float on
+// operands stored as S (Half or BFloat16), converting each element as the
+// loop reads it and rounding each result as it writes it, and vec_kernel<S>
+// converts blocks of 256 elements into buffers that stay in L1. An element's
+// bits are those of the float32 op on its widened inputs, rounded once.
+template <class S, class T>
+using stored_t = std::conditional_t<std::is_same_v<T, float>, S, T>;
+
+namespace detail {
+
+template <class S, class F, class R, class Args>
+struct Widened;
+template <class S, class F, class R, class... A>
+struct Widened<S, F, R, std::tuple<A...>> {
+  F f;
+  stored_t<S, R> operator()(stored_t<S, A>... a) const { return stored_t<S, R>(f(A(a)...)); }
+};
+
+}  // namespace detail
+
+// f itself for S = float (or any type that is not a 16-bit float); else f
+// over operands stored as S (Note [16-bit elementwise]).
+template <class S, class F>
+auto widened(const F& f) {
+  if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+    using Traits = FnTraits<F>;
+    return detail::Widened<S, F, typename Traits::result, typename Traits::args>{f};
+  } else {
+    return f;
+  }
+}
+
 // out[i] = f(in_0[i], in_1[i], ...) over the whole iteration, in parallel.
 template <class F>
 void cpu_kernel(const TensorIter& iter, const F& f, int64_t grain = 32768) {
@@ -116,24 +153,53 @@ template <class F, size_t... I>
 
 }  // namespace detail
 
+namespace detail {
+
+// n elements of operand k, stored as S at byte stride `stride`, widened into
+// buf; and back, rounded.
+template <class S>
+inline void widen_into(float* buf, const char* p, int64_t stride, int64_t n) {
+  if (stride == int64_t(sizeof(S))) {
+    const S* q = reinterpret_cast<const S*>(p);
+    for (int64_t j = 0; j < n; ++j) buf[j] = float(q[j]);
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) buf[j] = float(*reinterpret_cast<const S*>(p + j * stride));
+}
+template <class S>
+inline void store_from(char* p, int64_t stride, const float* buf, int64_t n) {
+  if (stride == int64_t(sizeof(S))) {
+    S* q = reinterpret_cast<S*>(p);
+    for (int64_t j = 0; j < n; ++j) q[j] = S(buf[j]);
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) *reinterpret_cast<S*>(p + j * stride) = S(buf[j]);
+}
+
+}  // namespace detail
+
 // out[i] = f(in_0[i], in_1[i], ...) 16 lanes at a time, in parallel; every
-// operand float32.
-template <class F>
+// operand stored as S: float32, or a 16-bit float widened on the way in and
+// rounded on the way out (Note [16-bit elementwise]).
+template <class S = float, class F>
 void vec_kernel(const TensorIter& iter, const F& f, int64_t grain = 32768) {
   constexpr size_t arity = FnTraits<F>::arity;
   detail::check_arity(iter, arity);
   for (int k = 0; k < iter.ntensors(); ++k)
-    STRIDE_ASSERT(iter.dtype(k) == kFloat32, "vec_kernel needs float32 operands");
+    STRIDE_ASSERT(iter.dtype(k) == CppTypeToScalarType<S>::value,
+                  "vec_kernel's operands must all be of its storage type");
   constexpr auto seq = std::make_index_sequence<arity>{};
   iter.for_each(
       [&](char** data, const int64_t* s, int64_t n) {
-        bool contiguous = true;
-        for (size_t k = 0; k <= arity; ++k) contiguous = contiguous && s[k] == sizeof(float);
-        if (contiguous) {
-          std::array<const float*, arity> in;
-          for (size_t k = 0; k < arity; ++k) in[k] = reinterpret_cast<const float*>(data[k + 1]);
-          detail::vec_run(reinterpret_cast<float*>(data[0]), in, n, f, seq);
-          return;
+        if constexpr (std::is_same_v<S, float>) {
+          bool contiguous = true;
+          for (size_t k = 0; k <= arity; ++k) contiguous = contiguous && s[k] == sizeof(float);
+          if (contiguous) {
+            std::array<const float*, arity> in;
+            for (size_t k = 0; k < arity; ++k) in[k] = reinterpret_cast<const float*>(data[k + 1]);
+            detail::vec_run(reinterpret_cast<float*>(data[0]), in, n, f, seq);
+            return;
+          }
         }
         // Inputs are all read before out is written, so in-place is safe.
         constexpr int64_t kBuf = 256;
@@ -142,14 +208,10 @@ void vec_kernel(const TensorIter& iter, const F& f, int64_t grain = 32768) {
         for (size_t k = 0; k < arity; ++k) in[k] = buf[k + 1];
         for (int64_t i = 0; i < n; i += kBuf) {
           const int64_t m = std::min(kBuf, n - i);
-          for (size_t k = 1; k <= arity; ++k) {
-            const char* p = data[k] + i * s[k];
-            for (int64_t j = 0; j < m; ++j)
-              buf[k][j] = *reinterpret_cast<const float*>(p + j * s[k]);
-          }
+          for (size_t k = 1; k <= arity; ++k)
+            detail::widen_into<S>(buf[k], data[k] + i * s[k], s[k], m);
           detail::vec_run(buf[0], in, m, f, seq);
-          char* q = data[0] + i * s[0];
-          for (int64_t j = 0; j < m; ++j) *reinterpret_cast<float*>(q + j * s[0]) = buf[0][j];
+          detail::store_from<S>(data[0] + i * s[0], s[0], buf[0], m);
         }
       },
       grain);

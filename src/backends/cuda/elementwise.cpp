@@ -1,5 +1,6 @@
-// The CUDA kernels of fill_ and copy_ (backends/kernels.h): TensorIter's
-// iteration handed to the loops of elementwise.cu (launch.h).
+// The CUDA kernels of fill_, copy_ and the ops of the elementwise lists of
+// core/op_list.h (backends/kernels.h): TensorIter's iteration handed to the
+// loops of elementwise.cu (launch.h).
 #include <cstring>
 
 #include "backends/cuda/launch.h"
@@ -68,8 +69,39 @@ void copy_kernel(const TensorIter& iter) {
                "copy_");
 }
 
+// A listed op's kernel: the dtype checked here, where a refusal can be a
+// DTypeError naming the op (the same sets as the CPU's), then launched.
+template <class Dispatch>
+void listed_kernel(const TensorIter& iter, ScalarType compute, ListedOp op, const char* name) {
+  ::stride::detail::dispatch_computing<Dispatch>(compute, name, [](auto, auto) {});
+  check_launch(launch_listed(op, params_of(iter, name), dtype_of(compute), device_of(iter)), name);
+}
+
+using ::stride::detail::DispatchFloating;
+using ::stride::detail::DispatchNumeric;
+using ::stride::detail::DispatchNumericAndBool;
+#define STRIDE_CUDA_LISTED(name, Dispatch)                         \
+  void name##_kernel(const TensorIter& iter, ScalarType compute) { \
+    listed_kernel<Dispatch>(iter, compute, ListedOp::name, #name); \
+  }
+#define STRIDE_CUDA_FLOAT_UNARY(name, ...) STRIDE_CUDA_LISTED(name, DispatchFloating)
+#define STRIDE_CUDA_SAME_UNARY(name, ...) STRIDE_CUDA_LISTED(name, DispatchNumeric)
+#define STRIDE_CUDA_COMPARISON(name) STRIDE_CUDA_LISTED(name, DispatchNumericAndBool)
+STRIDE_FLOAT_UNARY_OPS(STRIDE_CUDA_FLOAT_UNARY)
+STRIDE_SAME_UNARY_OPS(STRIDE_CUDA_SAME_UNARY)
+STRIDE_BINARY_OPS(STRIDE_CUDA_LISTED)
+STRIDE_COMPARISON_OPS(STRIDE_CUDA_COMPARISON)
+#undef STRIDE_CUDA_COMPARISON
+#undef STRIDE_CUDA_SAME_UNARY
+#undef STRIDE_CUDA_FLOAT_UNARY
+#undef STRIDE_CUDA_LISTED
+
 }  // namespace
 
+#define STRIDE_REGISTER_LISTED(name, ...) \
+  STRIDE_REGISTER_KERNEL(kernels::name, CUDA, name##_kernel);
+STRIDE_LISTED_ELEMENTWISE_OPS(STRIDE_REGISTER_LISTED)
+#undef STRIDE_REGISTER_LISTED
 STRIDE_REGISTER_KERNEL(kernels::fill, CUDA, fill_kernel);
 STRIDE_REGISTER_KERNEL(kernels::copy, CUDA, copy_kernel);
 

@@ -2,7 +2,9 @@
 // finding its operands' elements from its linear index through the
 // iteration's sizes and byte strides, so any layout - transposed, sliced,
 // broadcast (stride 0), in place - is walked the way the CPU's TensorIter
-// walks it. fill_ and copy_ (every dtype pair) run on it.
+// walks it. fill_, copy_ (every dtype pair) and the ops of the elementwise
+// lists of core/op_list.h (their functors of backends/elementwise_math.h)
+// run on it.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -12,6 +14,7 @@
 #include <type_traits>
 
 #include "backends/cuda/launch.h"
+#include "backends/elementwise_math.h"
 
 namespace stride::cuda_detail {
 
@@ -114,7 +117,117 @@ const char* with_type(DType dtype, Fn&& fn) {
   return "unknown dtype";
 }
 
+// ---- the listed ops ----
+
+// The dtype sets of core/dispatch.h's dispatchers, under the names the op
+// list gives them.
+struct DispatchFloating {
+  static constexpr bool integers = false, boolean = false;
+};
+struct DispatchNumeric {
+  static constexpr bool integers = true, boolean = false;
+};
+struct DispatchNumericAndBool {
+  static constexpr bool integers = true, boolean = true;
+};
+
+// S: how an operand is stored; T: the type the op computes in.
+template <class S, class T>
+struct Types {
+  using stored = S;
+  using compute = T;
+};
+
+// Calls fn(Types<S, T>{}) for `dtype` when Set takes it; 16-bit floats
+// compute in float.
+template <class Set, class Fn>
+const char* with_compute_type(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::Bool:
+      if constexpr (Set::boolean) return fn(Types<bool, bool>{});
+      break;
+    case DType::UInt8:
+      if constexpr (Set::integers) return fn(Types<uint8_t, uint8_t>{});
+      break;
+    case DType::Int32:
+      if constexpr (Set::integers) return fn(Types<int32_t, int32_t>{});
+      break;
+    case DType::Int64:
+      if constexpr (Set::integers) return fn(Types<int64_t, int64_t>{});
+      break;
+    case DType::Float16:
+      return fn(Types<__half, float>{});
+    case DType::BFloat16:
+      return fn(Types<__nv_bfloat16, float>{});
+    case DType::Float32:
+      return fn(Types<float, float>{});
+    case DType::Float64:
+      return fn(Types<double, double>{});
+  }
+  return "the op has no CUDA kernel for this dtype";
+}
+
+template <class S, class T, class Op>
+struct UnaryLoop {
+  __device__ void operator()(char* const* data, const int64_t* offset) const {
+    const T x = T(*reinterpret_cast<const S*>(data[1] + offset[1]));
+    *reinterpret_cast<S*>(data[0] + offset[0]) = S(Op{}(x));
+  }
+};
+
+// Comparisons write bool; the others their operands' type.
+template <class S, class T, class Op>
+struct BinaryLoop {
+  __device__ void operator()(char* const* data, const int64_t* offset) const {
+    const T x = T(*reinterpret_cast<const S*>(data[1] + offset[1]));
+    const T y = T(*reinterpret_cast<const S*>(data[2] + offset[2]));
+    using R = decltype(Op{}(x, y));
+    using Out = std::conditional_t<std::is_same_v<R, bool>, bool, S>;
+    *reinterpret_cast<Out*>(data[0] + offset[0]) = Out(Op{}(x, y));
+  }
+};
+
+template <class Op, class Set>
+const char* launch_unary(const IterParams& p, DType compute, int device) {
+  return with_compute_type<Set>(compute, [&](auto types) {
+    using Ts = decltype(types);
+    return launch<2>(p, device, UnaryLoop<typename Ts::stored, typename Ts::compute, Op>{});
+  });
+}
+
+template <class Op, class Set>
+const char* launch_binary(const IterParams& p, DType compute, int device) {
+  return with_compute_type<Set>(compute, [&](auto types) {
+    using Ts = decltype(types);
+    return launch<3>(p, device, BinaryLoop<typename Ts::stored, typename Ts::compute, Op>{});
+  });
+}
+
 }  // namespace
+
+const char* launch_listed(ListedOp op, const IterParams& p, DType compute, int device) {
+  switch (op) {
+#define STRIDE_CUDA_FLOAT_UNARY(name, ...) \
+  case ListedOp::name:                     \
+    return launch_unary<math::name, DispatchFloating>(p, compute, device);
+#define STRIDE_CUDA_SAME_UNARY(name, ...) \
+  case ListedOp::name:                    \
+    return launch_unary<math::name, DispatchNumeric>(p, compute, device);
+#define STRIDE_CUDA_BINARY(name, Set) \
+  case ListedOp::name:                \
+    return launch_binary<math::name, Set>(p, compute, device);
+#define STRIDE_CUDA_COMPARISON(name) STRIDE_CUDA_BINARY(name, DispatchNumericAndBool)
+    STRIDE_FLOAT_UNARY_OPS(STRIDE_CUDA_FLOAT_UNARY)
+    STRIDE_SAME_UNARY_OPS(STRIDE_CUDA_SAME_UNARY)
+    STRIDE_BINARY_OPS(STRIDE_CUDA_BINARY)
+    STRIDE_COMPARISON_OPS(STRIDE_CUDA_COMPARISON)
+#undef STRIDE_CUDA_COMPARISON
+#undef STRIDE_CUDA_BINARY
+#undef STRIDE_CUDA_SAME_UNARY
+#undef STRIDE_CUDA_FLOAT_UNARY
+  }
+  return "unknown elementwise op";
+}
 
 const char* launch_fill(const IterParams& p, DType dtype, const void* value, int device) {
   return with_type(dtype, [&](auto tag) {

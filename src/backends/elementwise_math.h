@@ -1,0 +1,214 @@
+// Each elementwise op's scalar math, once, for every device: plain C++
+// functors that the CPU's loops (backends/cpu/elementwise.cpp) and the CUDA
+// loops (backends/cuda/elementwise.cu, where nvcc compiles them __host__
+// __device__) both expand, so a new backend adds loops and no op's math.
+//
+// T is the type an op computes in: bool, the integers, float and double.
+// 16-bit floats compute in float: each backend's loop widens an element as
+// it reads it and rounds the result as it writes it (PyTorch's
+// TensorIterator does the same), so no float32 copy of an operand is made.
+//
+// This header includes only <cmath> and <type_traits>: nvcc compiles it
+// without stride's other headers.
+#pragma once
+
+#include <cmath>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define STRIDE_HOST_DEVICE __host__ __device__
+#else
+#define STRIDE_HOST_DEVICE
+#endif
+
+namespace stride::math {
+
+// One functor type per op, named after it: math::exp{}(x).
+#define STRIDE_UNARY_MATH(name, ...)             \
+  struct name {                                  \
+    template <class T>                           \
+    STRIDE_HOST_DEVICE T operator()(T x) const { \
+      return __VA_ARGS__;                        \
+    }                                            \
+  };
+#define STRIDE_BINARY_MATH(name, R, ...)              \
+  struct name {                                       \
+    template <class T>                                \
+    STRIDE_HOST_DEVICE R operator()(T x, T y) const { \
+      return __VA_ARGS__;                             \
+    }                                                 \
+  };
+
+// 1 / sqrt(2) and 1 / sqrt(2 pi) as doubles (std::numbers's inv_sqrtpi /
+// sqrt2 for the second; nvcc compiles C++17, without <numbers>).
+inline constexpr double kInvSqrt2 = 0.70710678118654752440;
+inline constexpr double kInvSqrt2Pi = 0.56418958354775628695 / 1.41421356237309504880;
+
+template <class T>
+STRIDE_HOST_DEVICE inline T sigmoid_of(T x) {
+  return T(1) / (T(1) + std::exp(-x));
+}
+
+// |x| with abs(-0.0) = +0.0, as fabs and PyTorch.
+template <class T>
+STRIDE_HOST_DEVICE inline T abs_of(T x) {
+  if constexpr (std::is_floating_point_v<T>)
+    return std::fabs(x);
+  else if constexpr (std::is_signed_v<T>)
+    return T(x < T(0) ? -x : x);
+  else
+    return x;
+}
+
+// base^exp for exp >= 0 by squaring (the caller refuses negative exponents).
+template <class T>
+STRIDE_HOST_DEVICE inline T int_pow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result *= base;
+    base *= base;
+    exp >>= 1;
+  }
+  return result;
+}
+
+// ---- the listed ops (src/core/op_list.h) ----
+// Unary ops computing in floating point (float, double).
+STRIDE_UNARY_MATH(exp, std::exp(x))
+STRIDE_UNARY_MATH(log, std::log(x))
+STRIDE_UNARY_MATH(sqrt, std::sqrt(x))
+STRIDE_UNARY_MATH(rsqrt, T(1) / std::sqrt(x))
+STRIDE_UNARY_MATH(sin, std::sin(x))
+STRIDE_UNARY_MATH(cos, std::cos(x))
+STRIDE_UNARY_MATH(tanh, std::tanh(x))
+STRIDE_UNARY_MATH(sigmoid, sigmoid_of(x))
+STRIDE_UNARY_MATH(silu, x* sigmoid_of(x))
+STRIDE_UNARY_MATH(gelu, T(0.5) * x * (T(1) + std::erf(x * T(kInvSqrt2))))
+STRIDE_UNARY_MATH(reciprocal, T(1) / x)
+
+// Unary ops keeping the input's dtype (the numeric ones).
+STRIDE_UNARY_MATH(neg, T(-x))
+STRIDE_UNARY_MATH(abs, abs_of(x))
+STRIDE_UNARY_MATH(square, T(x* x))
+struct relu {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T>)
+      return x;
+    else
+      return T(x < T(0) ? T(0) : x);
+  }
+};
+
+// Binary ops of the inputs' promoted dtype; maximum and minimum propagate a
+// NaN from either side.
+STRIDE_BINARY_MATH(mul, T, T(x* y))
+STRIDE_BINARY_MATH(maximum, T, T((x != x) ? x : (y != y) ? y : (x > y ? x : y)))
+STRIDE_BINARY_MATH(minimum, T, T((x != x) ? x : (y != y) ? y : (x < y ? x : y)))
+
+// Comparisons, in the inputs' promoted dtype.
+STRIDE_BINARY_MATH(eq, bool, x == y)
+STRIDE_BINARY_MATH(ne, bool, x != y)
+STRIDE_BINARY_MATH(lt, bool, x < y)
+STRIDE_BINARY_MATH(le, bool, x <= y)
+STRIDE_BINARY_MATH(gt, bool, x > y)
+STRIDE_BINARY_MATH(ge, bool, x >= y)
+
+// ---- the ops written out (src/ops/elementwise.cpp) ----
+STRIDE_BINARY_MATH(div, T, x / y)
+
+// x^y: std::pow for floating T, repeated squaring for integers.
+struct pow {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return std::pow(x, y);
+    else
+      return int_pow(x, y);
+  }
+};
+
+// d gelu / dx = Phi(x) + x phi(x), times the upstream gradient g.
+struct gelu_backward {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T g, T x) const {
+    const T cdf = T(0.5) * (T(1) + std::erf(x * T(kInvSqrt2)));
+    const T pdf = std::exp(T(-0.5) * x * x) * T(kInvSqrt2Pi);
+    return g * (cdf + x * pdf);
+  }
+};
+
+struct where {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(bool c, T x, T y) const {
+    return c ? x : y;
+  }
+};
+
+// x + alpha y (bool: x or y); alpha = 1, the usual case, is its own
+// functor that skips the multiply.
+struct add {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return x || y;
+    else
+      return T(x + y);
+  }
+};
+template <class T>
+struct add_scaled {
+  T alpha;
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const { return T(x + alpha * y); }
+};
+struct sub {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    return T(x - y);
+  }
+};
+template <class T>
+struct sub_scaled {
+  T alpha;
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const { return T(x - alpha * y); }
+};
+
+// PyTorch's two-sided form of start + weight (end - start): exact at both
+// ends.
+template <class T>
+struct lerp {
+  T weight;
+  STRIDE_HOST_DEVICE T operator()(T s, T e) const {
+    return weight < T(0.5) ? s + weight * (e - s) : e - (e - s) * (T(1) - weight);
+  }
+};
+
+template <class T>
+struct addcmul {
+  T value;
+  STRIDE_HOST_DEVICE T operator()(T s, T a, T b) const { return T(s + value * a * b); }
+};
+
+template <class T>
+struct addcdiv {
+  T value;
+  STRIDE_HOST_DEVICE T operator()(T s, T a, T b) const { return s + value * a / b; }
+};
+
+// Either bound may be absent; NaN propagates.
+template <class T>
+struct clamp {
+  bool has_lo, has_hi;
+  T lo, hi;
+  STRIDE_HOST_DEVICE T operator()(T v) const {
+    if (v != v) return v;
+    if (has_lo && v < lo) v = lo;
+    if (has_hi && v > hi) v = hi;
+    return v;
+  }
+};
+
+#undef STRIDE_BINARY_MATH
+#undef STRIDE_UNARY_MATH
+
+}  // namespace stride::math
