@@ -84,11 +84,17 @@ class Profiler {
   std::vector<Event> events_;
 };
 
+// The recorder (src/core/recorder.cpp), below every layer that records.
 namespace detail {
 extern std::atomic<bool> g_enabled;
 bool record_shapes();
 void begin(const char* name, const Tensor* inputs, size_t ninputs);
 void end();
+// Starts a session (a ValueError while one records); stop_recording ends it
+// and returns its events, ordered by thread then start time, the scopes
+// still open ended at the stop.
+void start_recording(bool record_shapes);
+std::vector<Event> stop_recording();
 }  // namespace detail
 
 inline bool is_enabled() {
