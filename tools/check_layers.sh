@@ -23,6 +23,7 @@ LAYERS=(
   "backends: src/backends/* include/stride/cuda.h"
   "autograd: src/autograd/* include/stride/autograd.h"
   "ops: src/ops/* include/stride/ops.h include/stride/autocast.h"
+  "engine: src/engine/*"
   "nn: src/nn/* include/stride/nn.h include/stride/nn/*"
   "optim: src/optim/* include/stride/optim.h include/stride/optim/*"
   "data-io-profiler-doctor: src/data/* src/io/* src/profiler/* src/doctor/*
@@ -39,6 +40,8 @@ LAYERS=(
 FORBIDDEN=(
   "src/ops/* -> src/backends/cpu/*"
   "src/ops/* -> src/backends/cuda/*"
+  "src/engine/* -> src/backends/cpu/*"
+  "src/engine/* -> src/backends/cuda/*"
   "src/nn/* -> src/backends/cpu/*"
   "src/nn/* -> src/backends/cuda/*"
   "src/optim/* -> src/backends/cpu/*"

@@ -231,7 +231,7 @@ class AutogradContext {
   void set_materialize_grads(bool value);
   bool materialize_grads() const;
 
-  struct State;  // src/autograd/custom_function.cpp
+  struct State;  // src/engine/custom_function.cpp
 
  private:
   friend std::vector<Tensor> record_function(const std::string& name,

@@ -77,28 +77,20 @@ AccumulateGrad::AccumulateGrad(Tensor variable)
   num_outputs = 1;
 }
 
+namespace {
+AccumulateGrad::AccumulateFn accumulate_fn = nullptr;
+}  // namespace
+
+void AccumulateGrad::set_accumulate(AccumulateFn fn) {
+  accumulate_fn = fn;
+}
+
 Grads AccumulateGrad::apply(Grads&& grads) {
   Tensor g = std::move(grads[0]);
   if (!g.defined()) return {};
-  AutogradMeta& meta = materialize_autograd_meta(*variable_.impl());
-  for (const auto& hook : meta.hooks) {
-    Tensor replaced = hook.fn(g);
-    if (replaced.defined()) g = replaced;
-  }
-  if (GradMode::is_enabled()) {  // create_graph: .grad itself is part of a graph
-    meta.grad = meta.grad.defined() ? meta.grad.add(g) : g;
-  } else if (!meta.grad.defined()) {
-    // As PyTorch: a fresh gradient that nothing else holds (no other handle,
-    // no view of its storage) becomes .grad as it is; any other is cloned,
-    // so that accumulating into .grad later cannot change someone's tensor.
-    const bool stealable = g.use_count() == 1 && g.storage().use_count() == 1 &&
-                           g.is_contiguous() && variable_.is_contiguous() &&
-                           g.dtype() == variable_.dtype() && !requires_grad(g);
-    meta.grad = stealable ? g : g.detach().clone();
-  } else {
-    meta.grad.add_(g);
-  }
-  for (const auto& hook : meta.post_accumulate_hooks) hook.fn(variable_);
+  STRIDE_ASSERT(accumulate_fn != nullptr,
+                "AccumulateGrad: the engine registered no accumulation (src/engine/engine.cpp)");
+  accumulate_fn(variable_, std::move(g));
   return {};
 }
 
@@ -233,18 +225,6 @@ std::shared_ptr<FunctionNode> make_named_node(std::string node_name,
   return make_node_for(std::move(node_name), op, inputs, outputs);
 }
 
-Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
-  if (grad.sizes() == shape) return grad;
-  const int64_t lead = grad.dim() - int64_t(shape.size());
-  STRIDE_ASSERT(lead >= 0, "cannot sum ", shape_str(grad.sizes()), " to ", shape_str(shape));
-  DimVector dims;
-  for (int64_t d = 0; d < grad.dim(); ++d) {
-    if (d < lead || (shape[size_t(d - lead)] == 1 && grad.size(d) != 1)) dims.push_back(d);
-  }
-  Tensor r = dims.empty() ? grad : grad.sum(dims, true);
-  return r.view(shape);
-}
-
 void check_no_grad_out(const char* op, std::initializer_list<const Tensor*> inputs) {
   if (!GradMode::is_enabled()) return;
   for (const Tensor* t : inputs) {
@@ -269,22 +249,6 @@ bool check_inplace(const Tensor& self,
                "base would need its history rewritten. Hint: use the out-of-place op, or clone() "
                "the view first.");
   return true;
-}
-
-void rebase_history(Tensor& self, const Tensor& result) {
-  {
-    NoGradGuard no_grad;
-    self.copy_(result);
-  }
-  AutogradMeta& m = materialize_autograd_meta(*self.impl());
-  if (AutogradMeta* rm = get_autograd_meta(*result.impl()); rm && rm->grad_fn) {
-    m.grad_fn = rm->grad_fn;
-    m.output_nr = rm->output_nr;
-    m.requires_grad = true;
-  } else {  // e.g. fill_: the new value does not depend on anything that requires grad
-    m.grad_fn = nullptr;
-    m.requires_grad = false;
-  }
 }
 
 }  // namespace stride::autograd

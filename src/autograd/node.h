@@ -55,9 +55,28 @@ class FunctionNode final : public Node {
   bool released_ = false;
 };
 
-// Accumulates into a leaf's .grad.
+// Note [Two autograd layers]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Ops record into the graph (Node, edges, saved tensors, grad mode), and the
+// engine that runs the graph computes with ops (summing gradients, reducing
+// broadcast ones, the 1 that backward() starts from). So autograd is two
+// layers, as PyTorch's is split between c10's autograd-meta interface and
+// torch/csrc/autograd: src/autograd/ (this graph) below the ops, and
+// src/engine/ (the engine, custom functions, gradcheck) above them; the
+// build checks at link time that neither calls the other upward
+// (cmake/layers.cmake). The one place the graph needs arithmetic is a
+// leaf's AccumulateGrad, whose sum the engine registers at load, as a
+// backend registers its kernels on the stubs the ops call.
+//
+// Accumulates into a leaf's .grad. The graph layer creates and links it; the
+// sum, which runs ops (recorded under create_graph), is the engine's, set
+// at load (Note [Two autograd layers]).
 class AccumulateGrad final : public Node {
  public:
+  // Adds `grad` into `variable`'s .grad, running its hooks.
+  using AccumulateFn = void (*)(Tensor& variable, Tensor grad);
+  static void set_accumulate(AccumulateFn fn);
+
   explicit AccumulateGrad(Tensor variable);
   Grads apply(Grads&& grads) override;
   const Tensor& variable() const { return variable_; }
@@ -119,9 +138,6 @@ std::shared_ptr<FunctionNode> make_named_node(std::string node_name,
                                               const std::vector<const Tensor*>& inputs,
                                               const std::vector<const Tensor*>& outputs);
 
-// Sums `grad` down to `shape` (the reverse of broadcasting).
-Tensor sum_to(const Tensor& grad, IntArrayRef shape);
-
 // Refuses out= forms when autograd would have to track them (PyTorch does too).
 void check_no_grad_out(const char* op, std::initializer_list<const Tensor*> inputs);
 
@@ -139,8 +155,5 @@ void check_no_grad_out(const char* op, std::initializer_list<const Tensor*> inpu
 // True when the in-place write into `self` must be recorded; throws for the
 // refused cases above.
 bool check_inplace(const Tensor& self, const char* op, std::initializer_list<const Tensor*> others);
-// Copies `result` into `self` without recording, then gives self result's
-// grad_fn (Note [In-place ops and autograd]).
-void rebase_history(Tensor& self, const Tensor& result);
 
 }  // namespace stride::autograd

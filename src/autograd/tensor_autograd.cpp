@@ -83,12 +83,6 @@ bool Tensor::retains_grad() const {
   return m && m->retains_grad;
 }
 
-void Tensor::backward(const Tensor& gradient,
-                      std::optional<bool> retain_graph,
-                      bool create_graph) const {
-  autograd::backward({*this}, {gradient}, retain_graph, create_graph);
-}
-
 HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) {
   STRIDE_CHECK(requires_grad(), Error,
                "[register_hook] cannot register a hook on a tensor that does not require grad.");

@@ -1,6 +1,8 @@
 // The backward engine: dependency counting over the reachable graph, then a
 // ready queue in reverse creation order (like PyTorch's CPU queue). No
 // recursion anywhere, so a chain of 100k ops backpropagates on any stack.
+// It computes with ops, above which it sits (Note [Two autograd layers] in
+// autograd/node.h).
 #include <cmath>
 #include <queue>
 #include <unordered_map>
@@ -8,32 +10,41 @@
 
 #include "autograd/node.h"
 #include "core/check.h"
+#include "ops/reduce.h"
 #include "stride/factory.h"
 #include "stride/profiler.h"
 
 namespace stride {
 
-namespace {
-thread_local bool grad_mode_enabled = true;
-std::atomic<bool> anomaly_enabled{false};
-}  // namespace
-
-bool GradMode::is_enabled() {
-  return grad_mode_enabled;
-}
-void GradMode::set_enabled(bool enabled) {
-  grad_mode_enabled = enabled;
-}
-bool AnomalyMode::is_enabled() {
-  return anomaly_enabled.load(std::memory_order_relaxed);
-}
-void AnomalyMode::set_enabled(bool enabled) {
-  anomaly_enabled = enabled;
-}
-
 namespace autograd {
 
 namespace {
+
+// AccumulateGrad's sum (autograd/node.h), here above the ops it runs.
+void accumulate_into_leaf(Tensor& variable, Tensor g) {
+  AutogradMeta& meta = materialize_autograd_meta(*variable.impl());
+  for (const auto& hook : meta.hooks) {
+    Tensor replaced = hook.fn(g);
+    if (replaced.defined()) g = replaced;
+  }
+  if (GradMode::is_enabled()) {  // create_graph: .grad itself is part of a graph
+    meta.grad = meta.grad.defined() ? meta.grad.add(g) : g;
+  } else if (!meta.grad.defined()) {
+    // As PyTorch: a fresh gradient that nothing else holds (no other handle,
+    // no view of its storage) becomes .grad as it is; any other is cloned,
+    // so that accumulating into .grad later cannot change someone's tensor.
+    const bool stealable = g.use_count() == 1 && g.storage().use_count() == 1 &&
+                           g.is_contiguous() && variable.is_contiguous() &&
+                           g.dtype() == variable.dtype() && !requires_grad(g);
+    meta.grad = stealable ? g : g.detach().clone();
+  } else {
+    meta.grad.add_(g);
+  }
+  for (const auto& hook : meta.post_accumulate_hooks) hook.fn(variable);
+}
+
+[[maybe_unused]] const bool accumulate_registered =
+    (AccumulateGrad::set_accumulate(&accumulate_into_leaf), true);
 
 struct Capture {
   Edge edge;
@@ -52,7 +63,7 @@ Tensor validate(const Node& node, size_t i, Tensor g) {
     STRIDE_CHECK(broadcastable, ShapeError, "[backward] Function ", node.name(),
                  " returned an invalid gradient at index ", i, ": got shape ", shape_str(g.sizes()),
                  " but expected shape compatible with ", shape_str(meta.shape), ".");
-    g = sum_to(g, meta.shape);
+    g = detail::sum_to(g, meta.shape);
   }
   if (g.dtype() != meta.dtype) g = g.to(meta.dtype);
   STRIDE_CHECK(g.device() == meta.device, DeviceError, "[backward] Function ", node.name(),
@@ -338,4 +349,11 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs,
 }
 
 }  // namespace autograd
+
+void Tensor::backward(const Tensor& gradient,
+                      std::optional<bool> retain_graph,
+                      bool create_graph) const {
+  autograd::backward({*this}, {gradient}, retain_graph, create_graph);
+}
+
 }  // namespace stride

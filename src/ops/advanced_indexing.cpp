@@ -18,6 +18,7 @@
 #include "core/tensor_impl_utils.h"
 #include "core/tensor_iter.h"
 #include "ops/apply.h"
+#include "ops/reduce.h"
 #include "stride/ops.h"
 
 namespace stride {
@@ -265,7 +266,7 @@ void index_put_kernel(Tensor& self,
 Tensor values_grad(const Tensor& g, const std::vector<Tensor>& indices, IntArrayRef values_shape) {
   Tensor picked = index(g, indices);
   while (picked.dim() < int64_t(values_shape.size())) picked = picked.unsqueeze(0);
-  return autograd::sum_to(picked, values_shape);
+  return detail::sum_to(picked, values_shape);
 }
 
 }  // namespace

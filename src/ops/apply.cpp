@@ -58,4 +58,20 @@ void AutocastOperands::cast_factors() {
   }
 }
 
+void rebase_history(Tensor& self, const Tensor& result) {
+  {
+    NoGradGuard no_grad;
+    self.copy_(result);
+  }
+  autograd::AutogradMeta& m = autograd::materialize_autograd_meta(*self.impl());
+  if (autograd::AutogradMeta* rm = autograd::get_autograd_meta(*result.impl()); rm && rm->grad_fn) {
+    m.grad_fn = rm->grad_fn;
+    m.output_nr = rm->output_nr;
+    m.requires_grad = true;
+  } else {  // e.g. fill_: the new value does not depend on anything that requires grad
+    m.grad_fn = nullptr;
+    m.requires_grad = false;
+  }
+}
+
 }  // namespace stride::detail

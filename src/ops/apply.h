@@ -261,6 +261,10 @@ inline OperandList with_operand(const Tensor& written,
   return operands;
 }
 
+// Copies `result` into `self` without recording, then gives self result's
+// grad_fn (Note [In-place ops and autograd]).
+void rebase_history(Tensor& self, const Tensor& result);
+
 // The in-place method self.op_(others...): when autograd must record the
 // write (Note [In-place ops and autograd]), self takes over the result of
 // `recorded()`, the out-of-place op on a clone of self; otherwise `write()`
@@ -274,7 +278,7 @@ Tensor& apply_inplace(Op op,
   const char* name = op_info(op).inplace_name;
   check_dtype_rule(op, name, &self);
   if (autograd::check_inplace(self, name, others)) {
-    autograd::rebase_history(self, recorded());
+    rebase_history(self, recorded());
     return self;
   }
   const OperandList operands = with_operand(self, others);

@@ -11,6 +11,7 @@
 #include "core/tensor_iter.h"
 #include "ops/apply.h"
 #include "ops/elementwise_common.h"
+#include "ops/reduce.h"
 
 namespace stride {
 
@@ -380,5 +381,21 @@ Tensor Tensor::norm(double p) const {
 Tensor Tensor::norm(double p, IntArrayRef dims, bool keepdim) const {
   return stride::norm(*this, p, dims, keepdim);
 }
+
+namespace detail {
+
+Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
+  if (grad.sizes() == shape) return grad;
+  const int64_t lead = grad.dim() - int64_t(shape.size());
+  STRIDE_ASSERT(lead >= 0, "cannot sum ", shape_str(grad.sizes()), " to ", shape_str(shape));
+  DimVector dims;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d < lead || (shape[size_t(d - lead)] == 1 && grad.size(d) != 1)) dims.push_back(d);
+  }
+  Tensor r = dims.empty() ? grad : grad.sum(dims, true);
+  return r.view(shape);
+}
+
+}  // namespace detail
 
 }  // namespace stride

@@ -8,6 +8,7 @@
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
 #include "ops/apply.h"
+#include "ops/reduce.h"
 #include "stride/ops.h"
 
 namespace stride {
@@ -322,7 +323,7 @@ Tensor Tensor::expand(IntArrayRef shape) const {
   checked_numel(sz, "expand");
   return record_view(
       Op::expand, *this, make_view(*this, sz, st, storage_offset()),
-      [shape = sizes().dims()](const Tensor& g) { return autograd::sum_to(g, shape); });
+      [shape = sizes().dims()](const Tensor& g) { return detail::sum_to(g, shape); });
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const {
