@@ -19,9 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "llama/config.h"
 #include "llama/model.h"
-#include "llama/train.h"
+#include "lm/config.h"
+#include "lm/registry.h"
+#include "lm/train.h"
 #include "stride/distributed/ddp.h"
 #include "stride/stride.h"
 
@@ -99,11 +100,11 @@ int64_t overlap_ns(const std::vector<std::pair<int64_t, int64_t>>& intervals,
 int ddp_step(const std::string& config_path, double bucket_mb) {
   distributed::init();
   const int rank = distributed::rank(), world = distributed::world_size();
-  const llama::RunConfig cfg = llama::load_config(config_path);
+  const lm::RunConfig cfg = lm::load_config(config_path);
   manual_seed(1);
-  auto model = llama::build_model(cfg.model);
+  auto model = lm::build_model(cfg.model);
   distributed::DistributedDataParallel ddp(model, {.bucket_cap_mb = bucket_mb});
-  auto optimizer = llama::make_optimizer(*model, cfg.train);
+  auto optimizer = lm::make_optimizer(*model, cfg.train);
   const int64_t batch = cfg.train.batch_size, context = cfg.model.context;
   Generator gen(5);
   const Tensor ids = randint(0, cfg.model.vocab_size, {batch, context + 1}, kInt64, &gen);

@@ -6,8 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "llama/generate.h"
 #include "llama/model.h"
+#include "lm/generate.h"
+#include "lm/registry.h"
 #include "stride/stride.h"
 
 using namespace stride;
@@ -15,8 +16,8 @@ using namespace stride;
 int main(int argc, char** argv) {
   const int64_t new_tokens = argc > 1 ? std::atoll(argv[1]) : 64;
   const int runs = argc > 2 ? std::atoi(argv[2]) : 5;
-  llama::ModelConfig config;  // GPT-2 small's shapes
-  config.arch = llama::Arch::GPT2;
+  lm::ModelConfig config;  // GPT-2 small's shapes
+  config.arch = "gpt2";
   config.vocab_size = 50257;
   config.d_model = 768;
   config.n_layers = 12;
@@ -26,16 +27,16 @@ int main(int argc, char** argv) {
   config.tie_embeddings = true;
   config.dropout = 0;
   manual_seed(1);
-  auto model = llama::build_model(config);
+  auto model = lm::build_model(config);
   std::vector<int64_t> prompt;
   for (int64_t i = 0; i < 16; ++i) prompt.push_back((i * 7919) % config.vocab_size);
-  llama::GenerateOptions options;
+  lm::GenerateOptions options;
   options.sampling.temperature = 0;  // greedy, as the transformers side
   options.max_new_tokens = new_tokens;
-  llama::generate(*model, prompt, options);  // warm-up
+  lm::generate(*model, prompt, options);  // warm-up
   for (int r = 0; r < runs; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    llama::generate(*model, prompt, options);
+    lm::generate(*model, prompt, options);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("tokens_per_s %.3f\n", double(new_tokens) / s);
   }

@@ -17,14 +17,15 @@
 
 #include "hf/hf.h"
 #include "llama/model.h"
+#include "lm/registry.h"
 #include "stride/stride.h"
 
 using namespace stride;
 
 namespace {
 
-llama::ModelConfig tinyllama_shapes() {
-  llama::ModelConfig c;
+lm::ModelConfig tinyllama_shapes() {
+  lm::ModelConfig c;
   c.vocab_size = 32000;
   c.d_model = 2048;
   c.n_layers = 22;
@@ -41,10 +42,10 @@ llama::ModelConfig tinyllama_shapes() {
 // Random weights, drawn without running the initialisers (which take
 // minutes at this size on two cores): built on meta, then filled.
 int write(const std::string& dir) {
-  std::shared_ptr<llama::LanguageModel> model;
+  std::shared_ptr<lm::LanguageModel> model;
   {
     DefaultDeviceGuard on_meta(kMeta);
-    model = llama::build_model(tinyllama_shapes());
+    model = lm::build_model(tinyllama_shapes());
   }
   model->to_empty(Device(kCPU));
   manual_seed(1);
@@ -56,9 +57,9 @@ int write(const std::string& dir) {
 }
 
 // Tokens per second decoding 16 tokens with the KV cache, after 4 of warm-up.
-double decode_speed(llama::LanguageModel& model) {
+double decode_speed(lm::LanguageModel& model) {
   NoGradGuard no_grad;
-  llama::KVCache cache = model.make_cache(1, 32);
+  lm::KVCache cache = model.make_cache(1, 32);
   const Tensor token = full({1, 1}, 1, TensorOptions(kInt64));
   for (int i = 0; i < 4; ++i) model.forward(token, cache);
   const auto t0 = std::chrono::steady_clock::now();
@@ -74,7 +75,7 @@ int load(const std::string& dir) {
   };
   const double load_s = seconds();
   NoGradGuard no_grad;
-  llama::KVCache cache = model->make_cache(1, 8);
+  lm::KVCache cache = model->make_cache(1, 8);
   const Tensor logits = model->forward(full({1, 1}, 1, TensorOptions(kInt64)), cache);
   const double ready_s = seconds();
   int64_t bytes = 0;

@@ -64,10 +64,11 @@
 #include <string>
 #include <vector>
 
-#include "llama/config.h"
 #include "llama/ladder.h"
 #include "llama/model.h"
-#include "llama/train.h"
+#include "lm/config.h"
+#include "lm/registry.h"
+#include "lm/train.h"
 #include "stride/nn/functional.h"
 #include "stride/profiler.h"
 #include "stride/stride.h"
@@ -76,6 +77,7 @@ namespace {
 
 using stride::Tensor;
 namespace llama = stride::llama;
+namespace lm = stride::lm;
 
 struct Options {
   std::string workload;
@@ -160,13 +162,13 @@ std::vector<int64_t> token_stream(uint64_t seed, int64_t count, int64_t vocab) {
 }
 
 struct Workload {
-  llama::ModelConfig model;
-  llama::TrainConfig train;
+  lm::ModelConfig model;
+  lm::TrainConfig train;
 };
 
-llama::ModelConfig correct_llama(int64_t d, int64_t layers, int64_t heads, int64_t context) {
-  llama::ModelConfig m;
-  m.arch = llama::Arch::Llama;
+lm::ModelConfig correct_llama(int64_t d, int64_t layers, int64_t heads, int64_t context) {
+  lm::ModelConfig m;
+  m.arch = "llama";
   m.vocab_size = 65;
   m.d_model = d;
   m.n_layers = layers;
@@ -175,8 +177,8 @@ llama::ModelConfig correct_llama(int64_t d, int64_t layers, int64_t heads, int64
   return m;
 }
 
-llama::TrainConfig adamw(int64_t batch) {
-  llama::TrainConfig t;
+lm::TrainConfig adamw(int64_t batch) {
+  lm::TrainConfig t;
   t.batch_size = batch;
   t.optimizer = "adamw";
   t.lr = 1e-3;
@@ -189,8 +191,8 @@ llama::TrainConfig adamw(int64_t batch) {
 Workload workload_config(const std::string& name) {
   if (name == "article") {
     for (const auto& stage : llama::ladder_stages()) {
-      if (stage.arch != llama::Arch::ArticleLlama) continue;
-      const llama::RunConfig run = llama::article_run_config(stage);
+      if (stage.arch != "article_llama") continue;
+      const lm::RunConfig run = llama::article_run_config(stage);
       return {run.model, run.train};
     }
     throw stride::ValueError("no ArticleLlama stage in ladder_stages()");
@@ -198,8 +200,8 @@ Workload workload_config(const std::string& name) {
   if (name == "correct") return {correct_llama(128, 4, 8, 16), adamw(32)};
   if (name == "large" || name == "generate") return {correct_llama(384, 6, 6, 256), adamw(16)};
   if (name == "gpt") {
-    llama::ModelConfig m;
-    m.arch = llama::Arch::GPT2;
+    lm::ModelConfig m;
+    m.arch = "gpt2";
     m.vocab_size = 65;
     m.d_model = 384;
     m.n_layers = 6;
@@ -208,7 +210,7 @@ Workload workload_config(const std::string& name) {
     m.norm_eps = 1e-5;
     m.tie_embeddings = true;
     m.dropout = 0.2;
-    llama::TrainConfig t = adamw(16);
+    lm::TrainConfig t = adamw(16);
     t.beta2 = 0.99;
     return {m, t};
   }
@@ -231,10 +233,9 @@ int64_t linear_params(stride::nn::Module& model) {
 // products (q k^T and P v, and two each in backward) over the causal half
 // of the (T, T) scores, 6 * T * width per token and layer. The attention
 // width is H * d for the article's heads of width d, d otherwise.
-double min_matmul_flops(stride::nn::Module& model, const llama::ModelConfig& c, int64_t batch) {
+double min_matmul_flops(stride::nn::Module& model, const lm::ModelConfig& c, int64_t batch) {
   const double tokens = double(batch * c.context);
-  const double width =
-      double(c.arch == llama::Arch::ArticleLlama ? c.n_heads * c.d_model : c.d_model);
+  const double width = double(c.arch == "article_llama" ? c.n_heads * c.d_model : c.d_model);
   return tokens * (6.0 * double(linear_params(model)) +
                    6.0 * double(c.n_layers) * double(c.context) * width);
 }
@@ -396,7 +397,7 @@ void bench_fma(const Options& o, Measured& m) {
 void bench_stream(const Options& o, Measured& m) {
   constexpr int kPasses = 8;  // ~10 ms a rep at tens of GB/s
   const int64_t n =
-      o.n ? *o.n : llama::build_model(workload_config("generate").model)->num_parameters();
+      o.n ? *o.n : lm::build_model(workload_config("generate").model)->num_parameters();
   // In stride's memory, as the weights are: on huge pages where the
   // kernel grants them (Note [Huge pages]), which read faster.
   const Tensor data = stride::ones({n});
@@ -411,8 +412,8 @@ void bench_stream(const Options& o, Measured& m) {
 void bench_attention(const Options& o, Measured& m) {
   namespace F = stride::nn::functional;
   const Workload w = workload_config(o.workload.substr(std::strlen("attention-")));
-  const llama::ModelConfig& c = w.model;
-  const bool article = c.arch == llama::Arch::ArticleLlama;  // heads as wide as the model
+  const lm::ModelConfig& c = w.model;
+  const bool article = c.arch == "article_llama";  // heads as wide as the model
   const int64_t B = w.train.batch_size, T = c.context, H = c.n_heads;
   const int64_t E = article ? c.d_model : c.head_dim();
   const double p = article ? c.dropout : 0.0;
@@ -448,7 +449,7 @@ void bench_attention(const Options& o, Measured& m) {
 
 void bench_generate(const Options& o,
                     const Workload& w,
-                    llama::LanguageModel& model,
+                    lm::LanguageModel& model,
                     int64_t params,
                     int64_t embedding,
                     Measured& m) {
@@ -459,7 +460,7 @@ void bench_generate(const Options& o,
   int64_t last = -1;
   m.times = time_reps(o, [&] {
     stride::AutocastGuard autocast(o.autocast);
-    llama::KVCache cache = net->make_cache(1, w.model.context);
+    lm::KVCache cache = net->make_cache(1, w.model.context);
     int64_t next = prompt;
     for (int64_t i = 0; i < o.tokens; ++i) {
       const Tensor logits = net->forward(stride::tensor<int64_t>({next}, {1, 1}), cache);
@@ -480,11 +481,11 @@ void bench_generate(const Options& o,
           << ", \"bytes_per_token\": " << (weights + cached) * double(sizeof(float));
 }
 
-void bench_train(const Options& o, const Workload& w, llama::LanguageModel& model, Measured& m) {
+void bench_train(const Options& o, const Workload& w, lm::LanguageModel& model, Measured& m) {
   const int64_t B = w.train.batch_size, T = w.model.context, V = w.model.vocab_size;
   const Tensor x = stride::tensor<int64_t>(token_stream(1, B * T, V), {B, T});
   const Tensor y = stride::tensor<int64_t>(token_stream(2, B * T, V), {B, T});
-  auto optimizer = llama::make_optimizer(model, w.train);
+  auto optimizer = lm::make_optimizer(model, w.train);
   model.train();
   double loss = 0;
   m.times = time_reps(o, [&] {
@@ -508,7 +509,7 @@ void bench_train(const Options& o, const Workload& w, llama::LanguageModel& mode
 // The model workloads: training steps and generation.
 void bench_model(const Options& o, Measured& m) {
   const Workload w = workload_config(o.workload);
-  auto model = llama::build_model(w.model);
+  auto model = lm::build_model(w.model);
   int64_t params = 0, embedding = 0;
   for (const auto& [name, p] : model->named_parameters()) {
     params += p.numel();

@@ -10,6 +10,7 @@
 
 #include "llama/ladder.h"
 #include "llama/model.h"
+#include "lm/registry.h"
 #include "stride/doctor.h"
 #include "stride/ops.h"
 #include "stride/optim/adam.h"
@@ -18,9 +19,9 @@
 int main() {
   using namespace stride;
   manual_seed(0);
-  const llama::RunConfig cfg = llama::article_run_config(llama::ladder_stages().back());
-  auto llama = llama::build_model(cfg.model);              // the model trained earlier
-  auto llama_with_cosine = llama::build_model(cfg.model);  // the one meant to be trained now
+  const lm::RunConfig cfg = llama::article_run_config(llama::ladder_stages().back());
+  auto llama = lm::build_model(cfg.model);              // the model trained earlier
+  auto llama_with_cosine = lm::build_model(cfg.model);  // the one meant to be trained now
   // The bug: llama's parameters, not llama_with_cosine's.
   optim::Adam optimizer(llama->parameters(),
                         optim::AdamOptions(1e-3).betas({0.9, 0.95}).weight_decay(0.1).eps(1e-9));

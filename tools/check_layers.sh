@@ -31,7 +31,9 @@ LAYERS=(
          include/stride/checkpoint.h include/stride/doctor.h"
   "distributed: src/distributed/* include/stride/distributed.h include/stride/distributed/*"
   "umbrella: include/stride/stride.h"
-  "models: models/*"
+  "models-lm: models/lm/*"
+  "models: models/llama/* models/gpt/*"
+  "models-hf: models/hf/*"
   "apps: apps/*"
   "python: python/src/*"
 )
@@ -47,6 +49,8 @@ FORBIDDEN=(
   "src/optim/* -> src/backends/cpu/*"
   "src/optim/* -> src/backends/cuda/*"
   "python/src/* -> apps/*"
+  "models/llama/* -> models/gpt/*"
+  "models/gpt/* -> models/llama/*"
 )
 
 # Directories scanned, relative to the root.

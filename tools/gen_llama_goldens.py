@@ -17,7 +17,7 @@ Regenerate (from the repository root; Debian's python3-torch, since the pyenv
 
 The committed files were made before `stride init` existed, from the same
 configs, by a throwaway program that did, for each model,
-`stride::manual_seed(seed); auto m = stride::llama::build_model(cfg);
+`stride::manual_seed(seed); auto m = stride::lm::build_model(cfg);
 stride::io::save_safetensors(path, m->state_dict().items());` with seed 0
 (article Llama) and 1 (Llama). Which stride-initialised weights are used does
 not matter to the test: the golden files carry them.
@@ -66,7 +66,7 @@ MAX_BYTES = 6_000_000
 BATCH = 4
 
 # name -> (weights file in --weights-dir, golden file, stride config). The
-# config is stride's JSON config (models/llama/config.h); keys left out take
+# config is stride's JSON config (models/lm/config.h); keys left out take
 # stride's defaults: vocab 65, d_model 128, n_heads 8, context 16, norm_eps
 # 1e-6, rope_theta 10000, ffn_hidden 0 (8d/3 rounded up to a multiple of 32).
 CONFIGS = OrderedDict(

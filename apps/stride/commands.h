@@ -52,7 +52,7 @@ struct GenerateArgs {
   double top_p = 1.0;
   uint64_t seed = 0;
   std::string precision = "fp32";
-  int64_t window = 0;  // llama::GenerateOptions::slide; 0: a quarter of the context
+  int64_t window = 0;  // lm::GenerateOptions::slide; 0: a quarter of the context
   // A Hugging Face model directory (with its tokenizer.json) instead of model.
   std::optional<std::string> hf;
 };

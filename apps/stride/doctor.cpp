@@ -3,7 +3,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "llama/train.h"
+#include "lm/registry.h"
+#include "lm/train.h"
 #include "run_dir.h"
 #include "stride/autograd.h"
 #include "stride/doctor.h"
@@ -11,8 +12,8 @@
 namespace stride::app {
 
 int run_doctor(const DoctorArgs& args) {
-  llama::RunConfig cfg;
-  std::shared_ptr<llama::LanguageModel> model;
+  lm::RunConfig cfg;
+  std::shared_ptr<lm::LanguageModel> model;
   TokenizerPtr tokenizer;
   if (args.ckpt || args.weights) {
     LoadedRun run = load_model({args.ckpt, args.weights, args.config}, args.data);
@@ -20,19 +21,19 @@ int run_doctor(const DoctorArgs& args) {
     model = run.model;
     tokenizer = run.tokenizer;
   } else {
-    cfg = llama::load_config(*args.config);
+    cfg = lm::load_config(*args.config);
   }
   const Corpus corpus = load_corpus(args.data, tokenizer);
   // A config's character model gets the corpus's vocabulary; a run's model
   // keeps its own.
   if (!model) cfg.model.vocab_size = corpus.tokenizer->vocab_size();
   // The checks run a training step at the config's batch and context.
-  check_fits_in_memory(cfg, {llama::Workload::Kind::Training});
+  check_fits_in_memory(cfg, {lm::Workload::Kind::Training});
   if (!model) {
     manual_seed(cfg.train.seed);
-    model = llama::build_model(cfg.model);
+    model = lm::build_model(cfg.model);
   }
-  std::cout << "doctor: " << cfg.name << " (" << llama::arch_name(cfg.model.arch) << ", "
+  std::cout << "doctor: " << cfg.name << " (" << cfg.model.arch << ", "
             << model->num_parameters(true) << " parameters)\n";
   int failures = 0;
   auto report = [&](const char* check, bool ok, const std::string& detail) {
@@ -56,7 +57,7 @@ int run_doctor(const DoctorArgs& args) {
   }
 
   model->train();
-  auto optimizer = llama::make_optimizer(*model, cfg.train);
+  auto optimizer = lm::make_optimizer(*model, cfg.train);
   try {
     std::optional<DetectAnomalyGuard> anomaly;
     if (args.anomaly) anomaly.emplace();

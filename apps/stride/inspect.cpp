@@ -5,7 +5,7 @@
 #include <string>
 
 #include "commands.h"
-#include "llama/inspect.h"
+#include "lm/inspect.h"
 #include "run_dir.h"
 #include "support/text.h"
 
@@ -23,7 +23,7 @@ std::string with_commas(int64_t n) {
   return out;
 }
 
-void print_parameters(const llama::ModelInspection& r) {
+void print_parameters(const lm::ModelInspection& r) {
   size_t width = 0;
   for (const auto& p : r.parameters) width = std::max(width, p.name.size());
   for (const auto& p : r.parameters) {
@@ -32,7 +32,7 @@ void print_parameters(const llama::ModelInspection& r) {
   }
 }
 
-void print_step_memory(const llama::RunConfig& config, const llama::ModelInspection& r) {
+void print_step_memory(const lm::RunConfig& config, const lm::ModelInspection& r) {
   std::printf("\nOne training step at batch %lld x context %lld (float32, %s):\n",
               static_cast<long long>(config.train.batch_size),
               static_cast<long long>(config.model.context), config.train.optimizer.c_str());
@@ -52,13 +52,12 @@ void print_step_memory(const llama::RunConfig& config, const llama::ModelInspect
 
 int run_inspect(const InspectArgs& args) {
   const auto start = std::chrono::steady_clock::now();
-  const llama::RunConfig config = llama::load_config(args.config);
+  const lm::RunConfig config = lm::load_config(args.config);
   check_fits_on_meta(config);
-  const llama::ModelInspection r = llama::inspect_model(config);
+  const lm::ModelInspection r = lm::inspect_model(config);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%s (%s): %s parameters\n", config.name.c_str(),
-              std::string(llama::arch_name(config.model.arch)).c_str(),
+  std::printf("%s (%s): %s parameters\n", config.name.c_str(), config.model.arch.c_str(),
               with_commas(r.parameter_count).c_str());
   print_parameters(r);
   print_step_memory(config, r);

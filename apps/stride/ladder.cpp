@@ -10,7 +10,8 @@
 
 #include "commands.h"
 #include "llama/ladder.h"
-#include "llama/train.h"
+#include "lm/registry.h"
+#include "lm/train.h"
 #include "run_dir.h"
 #include "stride/doctor.h"
 #include "stride/io.h"
@@ -98,14 +99,14 @@ int run_ladder(const LadderArgs& args) {
     DefaultDeviceGuard on_meta(kMeta);
     std::printf("%-22s %12s %12s\n", "stage", "ours", "article");
     for (const auto& s : stages) {
-      auto model = llama::build_model(llama::article_run_config(s).model);
+      auto model = lm::build_model(llama::article_run_config(s).model);
       std::printf("%-22s %12lld %12lld%s\n", std::string(s.article_class).c_str(),
                   static_cast<long long>(model->num_parameters(true)),
                   static_cast<long long>(s.article_params),
                   model->num_parameters(true) == s.article_params ? "" : "  MISMATCH");
     }
-    llama::ModelConfig correct;
-    auto model = llama::build_model(correct);
+    lm::ModelConfig correct;
+    auto model = lm::build_model(correct);
     std::printf("%-22s %12lld %12s\n", "Llama (correct)",
                 static_cast<long long>(model->num_parameters(true)), "-");
     return 0;
@@ -117,11 +118,11 @@ int run_ladder(const LadderArgs& args) {
   };
   // The article's stages, then the correct Llama trained the same way
   // (same Adam, batches and steps as the article's first Llama run).
-  std::vector<std::pair<llama::RunConfig, const llama::LadderStage*>> runs;
+  std::vector<std::pair<lm::RunConfig, const llama::LadderStage*>> runs;
   for (const auto& s : stages) runs.emplace_back(llama::article_run_config(s), &s);
-  llama::RunConfig correct = llama::article_run_config(stages.back());
+  lm::RunConfig correct = llama::article_run_config(stages.back());
   correct.name = "08_llama";
-  correct.model = llama::ModelConfig{};
+  correct.model = lm::ModelConfig{};
   correct.train.steps = 5000;
   runs.emplace_back(correct, nullptr);
 
@@ -149,26 +150,26 @@ int run_ladder(const LadderArgs& args) {
     }
     cfg.train.steps = scaled(points.back());
     manual_seed(cfg.train.seed);
-    auto model = llama::build_model(cfg.model);
+    auto model = lm::build_model(cfg.model);
     row.params = model->num_parameters(true);
-    llama::Trainer trainer(model, cfg.train, corpus.data);
+    lm::Trainer trainer(model, cfg.train, corpus.data);
     Generator eval_gen(cfg.train.seed + 1);
     for (int64_t p : points) {
       const int64_t target = scaled(p);
       while (trainer.steps_done() < target) trainer.step();
       row.steps.push_back(target);
       row.our_val.push_back(
-          llama::estimate_loss(*model, corpus.data, data::Split::Val, 10, 32, eval_gen));
+          lm::estimate_loss(*model, corpus.data, data::Split::Val, 10, 32, eval_gen));
     }
     model->eval();
     row.causal =
         doctor::check_causality([&](const Tensor& ids) { return model->forward(ids); },
                                 cfg.model.vocab_size, cfg.model.context, {.batch = 2, .trials = 1})
             .causal;
-    row.whole_split = llama::evaluate_split(*model, corpus.data, data::Split::Val, 64).loss;
+    row.whole_split = lm::evaluate_split(*model, corpus.data, data::Split::Val, 64).loss;
     row.honest = row.causal ? row.whole_split
-                            : llama::evaluate_split(*model, corpus.data, data::Split::Val, 64,
-                                                    /*prefix_only=*/true)
+                            : lm::evaluate_split(*model, corpus.data, data::Split::Val, 64,
+                                                 /*prefix_only=*/true)
                                   .loss;
     row.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     std::string estimates;

@@ -6,8 +6,9 @@
 
 #include "commands.h"
 #include "hf/hf.h"
-#include "llama/inspect.h"
-#include "llama/weights.h"
+#include "lm/inspect.h"
+#include "lm/registry.h"
+#include "lm/weights.h"
 #include "stride/allocator.h"
 #include "stride/data/tiny_shakespeare.h"
 #include "stride/io.h"
@@ -61,8 +62,8 @@ LoadedRun load_run(const fs::path& dir) {
                   "). Hint: pass the --out directory of `stride train`, e.g. --ckpt runs/demo.");
   }
   CheckpointState state = load_checkpoint(checkpoint_path(dir).string());
-  llama::RunConfig config = llama::parse_saved_config(state.config, checkpoint_path(dir).string());
-  llama::check_config_fits_checkpoint(config, state, checkpoint_path(dir).string());
+  lm::RunConfig config = lm::parse_saved_config(state.config, checkpoint_path(dir).string());
+  lm::check_config_fits_checkpoint(config, state, checkpoint_path(dir).string());
   TokenizerPtr tokenizer = load_run_tokenizer(dir);
   // A character run's model has exactly its vocabulary; a Hugging Face
   // model's may have more ids than its tokenizer (padded).
@@ -72,13 +73,13 @@ LoadedRun load_run(const fs::path& dir) {
                      " symbols but the model was built for " + std::to_string(want) +
                      ". Hint: the directory mixes files of two runs.");
   }
-  auto model = llama::build_model(config.model);
+  auto model = lm::build_model(config.model);
   try {
     restore_checkpoint(state, *model, nullptr, nullptr);
   } catch (const Error& e) {
     throw ValueError("the checkpoint in " + dir.string() +
-                     " does not fit the model of its config (" +
-                     std::string(llama::arch_name(config.model.arch)) + "): " + e.what());
+                     " does not fit the model of its config (" + config.model.arch +
+                     "): " + e.what());
   }
   return {std::move(config), std::move(tokenizer), std::move(model), std::move(state)};
 }
@@ -93,11 +94,11 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
     const auto it = file.metadata.find(key);
     return it == file.metadata.end() ? nullptr : &it->second;
   };
-  llama::RunConfig config;
+  lm::RunConfig config;
   if (source.config) {
-    config = llama::load_config(*source.config);
+    config = lm::load_config(*source.config);
   } else if (const std::string* saved = meta("stride.config")) {
-    config = llama::parse_saved_config(*saved, path);
+    config = lm::parse_saved_config(*saved, path);
   } else {
     throw ValueError(path +
                      " carries no config (\"stride.config\" metadata). Hint: pass "
@@ -111,28 +112,28 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
   }
   config.model.vocab_size = tokenizer->vocab_size();
   CheckpointState state;
-  state.model = llama::state_dict_from(std::move(file));
-  auto model = llama::build_with_weights(config, state.model, path);
+  state.model = lm::state_dict_from(std::move(file));
+  auto model = lm::build_with_weights(config, state.model, path);
   return {std::move(config), std::move(tokenizer), std::move(model), std::move(state)};
 }
 
 // What a workload is, and what its memory is spent on, for the refusal's
 // sentence.
-std::pair<std::string, std::string> workload_text(const llama::RunConfig& config,
-                                                  const llama::Workload& w) {
+std::pair<std::string, std::string> workload_text(const lm::RunConfig& config,
+                                                  const lm::Workload& w) {
   const int64_t batch = w.batch_of(config), length = w.length_of(config);
   const std::string shape =
       std::to_string(batch) + " sequence(s) of " + std::to_string(length) + " tokens";
   switch (w.kind) {
-    case llama::Workload::Kind::Model:
+    case lm::Workload::Kind::Model:
       break;
-    case llama::Workload::Kind::Training:
+    case lm::Workload::Kind::Training:
       return {"a training step of this config",
               " (parameters, gradients, Adam state and activations at batch_size " +
                   std::to_string(batch) + " and context " + std::to_string(length) + ")"};
-    case llama::Workload::Kind::Evaluation:
+    case lm::Workload::Kind::Evaluation:
       return {"evaluating this config's model", " (its forward pass over " + shape + ")"};
-    case llama::Workload::Kind::Generation:
+    case lm::Workload::Kind::Generation:
       return {"generating with this config's model",
               " (its KV cache and forward pass over " + shape + ")"};
   }
@@ -141,8 +142,8 @@ std::pair<std::string, std::string> workload_text(const llama::RunConfig& config
 
 }  // namespace
 
-void check_fits_in_memory(const llama::RunConfig& config, const llama::Workload& workload) {
-  const llama::MemoryEstimate need = llama::estimate_memory(config, workload);
+void check_fits_in_memory(const lm::RunConfig& config, const lm::Workload& workload) {
+  const lm::MemoryEstimate need = lm::estimate_memory(config, workload);
   const size_t available = available_cpu_memory();
   if (need.peak_bytes <= available) return;
   const auto [what, detail] = workload_text(config, workload);
@@ -152,9 +153,9 @@ void check_fits_in_memory(const llama::RunConfig& config, const llama::Workload&
                    "size; `stride inspect --config FILE` shows where the memory goes.");
 }
 
-void check_fits_on_meta(const llama::RunConfig& config) {
+void check_fits_on_meta(const lm::RunConfig& config) {
   constexpr uint64_t kMaxTensors = 1'000'000;
-  const llama::MemoryEstimate need = llama::estimate_memory(config);
+  const lm::MemoryEstimate need = lm::estimate_memory(config);
   if (need.state_tensors > kMaxTensors) {
     throw ValueError("this config's model has " + std::to_string(need.state_tensors) +
                      " tensors (" + std::to_string(config.model.n_layers) +
@@ -174,9 +175,8 @@ LoadedRun load_model(const ModelSource& source, const std::optional<std::string>
 void export_weights(const LoadedRun& run, const std::string& path) {
   // A subword tokenizer stays in its files (the run directory's).
   const data::CharTokenizer* chars = as_chars(*run.tokenizer);
-  llama::save_weights(
-      path, *run.model, run.config,
-      chars ? io::Metadata{{"stride.tokenizer", chars->to_json()}} : io::Metadata{});
+  lm::save_weights(path, *run.model, run.config,
+                   chars ? io::Metadata{{"stride.tokenizer", chars->to_json()}} : io::Metadata{});
 }
 
 void check_tokenizer_fits(const data::Tokenizer& tokenizer,
@@ -226,7 +226,7 @@ RunStart load_run_start(const TrainArgs& args) {
   } else if (args.hf) {
     // Fine-tuning: the model is the directory's; a config gives the rest.
     if (!args.config.empty()) {
-      start.cfg = llama::load_config(args.config);
+      start.cfg = lm::load_config(args.config);
       std::cout << "note: the model is " << *args.hf << "'s; " << args.config
                 << " gives the train section only\n";
     } else {
@@ -236,19 +236,19 @@ RunStart load_run_start(const TrainArgs& args) {
     start.tokenizer = data::load_tokenizer(*args.hf);
     start.tokenizer_dir = fs::path(*args.hf);
   } else {
-    start.cfg = llama::load_config(args.config);
+    start.cfg = lm::load_config(args.config);
   }
   return start;
 }
 
-void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg) {
+void apply_overrides(const TrainArgs& args, const RunStart& run, lm::RunConfig& cfg) {
   for (const std::string& setting : args.settings) {
     if (run.resume_state && setting.rfind("train.", 0) != 0) {
       throw ValueError("--set " + setting +
                        ": a resumed run keeps its model and name; only "
                        "train.* keys can change.");
     }
-    cfg = llama::with_setting(cfg, setting);
+    cfg = lm::with_setting(cfg, setting);
   }
   if (args.steps) {
     if (run.resume_state) {
@@ -277,9 +277,9 @@ void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfi
   cfg.train.validate();
 }
 
-void print_config_changes(const llama::RunConfig& saved, const llama::RunConfig& now) {
-  const auto before = nlohmann::json::parse(llama::to_json(saved));
-  const auto after = nlohmann::json::parse(llama::to_json(now));
+void print_config_changes(const lm::RunConfig& saved, const lm::RunConfig& now) {
+  const auto before = nlohmann::json::parse(lm::to_json(saved));
+  const auto after = nlohmann::json::parse(lm::to_json(now));
   for (const auto& [section, values] : after.items()) {
     if (!values.is_object()) continue;
     for (const auto& [key, value] : values.items()) {
@@ -293,7 +293,7 @@ void print_config_changes(const llama::RunConfig& saved, const llama::RunConfig&
   }
 }
 
-fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg) {
+fs::path run_directory(const TrainArgs& args, const lm::RunConfig& cfg) {
   const fs::path dir = args.out      ? fs::path(*args.out)
                        : args.resume ? fs::path(*args.resume)
                                      : fs::path("runs") / cfg.name;
@@ -312,7 +312,7 @@ void write_curves(const fs::path& dir, const Curves& curves, const std::string& 
                        {.title = title});
 }
 
-nlohmann::json metrics_line(const llama::StepResult& r, double tokens_per_s, double elapsed) {
+nlohmann::json metrics_line(const lm::StepResult& r, double tokens_per_s, double elapsed) {
   return {{"step", r.step},           {"train_loss", r.loss},         {"lr", r.lr},
           {"grad_norm", r.grad_norm}, {"tokens_per_s", tokens_per_s}, {"elapsed", elapsed},
           {"val_loss", nullptr}};

@@ -23,10 +23,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "llama/config.h"
-#include "llama/inspect.h"
 #include "llama/model.h"
-#include "llama/train.h"
+#include "lm/config.h"
+#include "lm/inspect.h"
+#include "lm/train.h"
 #include "stride/checkpoint.h"
 #include "stride/data/text.h"
 #include "support/chart.h"
@@ -65,9 +65,9 @@ void save_run_tokenizer(const data::Tokenizer& tokenizer,
 
 // A trained model loaded from a run directory.
 struct LoadedRun {
-  llama::RunConfig config;
+  lm::RunConfig config;
   TokenizerPtr tokenizer;
-  std::shared_ptr<llama::LanguageModel> model;
+  std::shared_ptr<lm::LanguageModel> model;
   CheckpointState state;
 };
 
@@ -93,13 +93,13 @@ LoadedRun load_model(const ModelSource& source, const std::optional<std::string>
 // Refuses, before anything is built or allocated in proportion to the
 // context, a config whose workload (the model alone, a training step, an
 // evaluation's forward pass, or generation's KV cache and forward pass:
-// llama::Workload) needs more memory than is available, or whose sizes
-// overflow int64. Measured on meta (llama::estimate_memory), so any config
+// lm::Workload) needs more memory than is available, or whose sizes
+// overflow int64. Measured on meta (lm::estimate_memory), so any config
 // is checked in milliseconds.
-void check_fits_in_memory(const llama::RunConfig& config, const llama::Workload& workload);
+void check_fits_in_memory(const lm::RunConfig& config, const lm::Workload& workload);
 // Refuses a config too large to build even on meta (inspect): one whose
 // model has more than a million tensors.
-void check_fits_on_meta(const llama::RunConfig& config);
+void check_fits_on_meta(const lm::RunConfig& config);
 
 // The weights of `run` in a safetensors file that PyTorch and Hugging Face
 // tooling read: the state dict under its names (Meta's for the Llama), with
@@ -134,7 +134,7 @@ std::vector<int64_t> encode_prompt(const data::Tokenizer& tokenizer, const std::
 
 // What a run starts from: a fresh config, or a saved run to continue.
 struct RunStart {
-  llama::RunConfig cfg;
+  lm::RunConfig cfg;
   std::optional<CheckpointState> resume_state;
   TokenizerPtr tokenizer;                 // null: built from the corpus
   std::optional<fs::path> tokenizer_dir;  // a Hugging Face model's, to copy into the run
@@ -148,15 +148,15 @@ RunStart load_run_start(const TrainArgs& args);
 // learning-rate schedule keeps the length it started with, so the lr goes
 // on where it was rather than jumping to another curve. train.decay_steps
 // 0 (the run's length) is recorded resolved.
-void apply_overrides(const TrainArgs& args, const RunStart& run, llama::RunConfig& cfg);
+void apply_overrides(const TrainArgs& args, const RunStart& run, lm::RunConfig& cfg);
 
 // On resume, prints what the command line changed in the run's config.
-void print_config_changes(const llama::RunConfig& saved, const llama::RunConfig& now);
+void print_config_changes(const lm::RunConfig& saved, const lm::RunConfig& now);
 
 // The run's directory: --out, the resumed run's, or runs/NAME. A new run
 // never overwrites another silently (its checkpoint and metrics would be
 // lost): ValueError without --force.
-fs::path run_directory(const TrainArgs& args, const llama::RunConfig& cfg);
+fs::path run_directory(const TrainArgs& args, const lm::RunConfig& cfg);
 
 // ---- metrics.jsonl and loss.svg ----
 
@@ -181,7 +181,7 @@ struct Curves {
 void write_curves(const fs::path& dir, const Curves& curves, const std::string& title);
 
 // A metrics.jsonl line for a step (val_loss null until an evaluation fills it).
-nlohmann::json metrics_line(const llama::StepResult& r, double tokens_per_s, double elapsed);
+nlohmann::json metrics_line(const lm::StepResult& r, double tokens_per_s, double elapsed);
 
 // What metrics.jsonl says of a run up to its checkpoint.
 struct MetricsHistory {

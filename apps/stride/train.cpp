@@ -11,9 +11,10 @@
 
 #include "commands.h"
 #include "hf/hf.h"
-#include "llama/generate.h"
-#include "llama/train.h"
-#include "llama/weights.h"
+#include "lm/generate.h"
+#include "lm/registry.h"
+#include "lm/train.h"
+#include "lm/weights.h"
 #include "run_dir.h"
 #include "stride/distributed.h"
 #include "stride/io.h"
@@ -79,7 +80,7 @@ constexpr int64_t kMetricsEvery = 10;
 
 // A character model's vocabulary must be the corpus's, whatever the config
 // said; a Hugging Face model must have an id for each of its tokenizer's.
-void fit_vocab_to_corpus(const Corpus& corpus, llama::RunConfig& cfg) {
+void fit_vocab_to_corpus(const Corpus& corpus, lm::RunConfig& cfg) {
   const int64_t have = corpus.tokenizer->vocab_size();
   if (!as_chars(*corpus.tokenizer)) {
     check_tokenizer_fits(*corpus.tokenizer, cfg.model.vocab_size, cfg.name);
@@ -95,11 +96,11 @@ void fit_vocab_to_corpus(const Corpus& corpus, llama::RunConfig& cfg) {
 // Writes config.json and the tokenizer, so the run can be resumed or
 // inspected; returns the config as saved (checkpoints embed it).
 std::string write_run_files(const fs::path& dir,
-                            const llama::RunConfig& cfg,
+                            const lm::RunConfig& cfg,
                             const Corpus& corpus,
                             const std::optional<fs::path>& tokenizer_dir) {
   io::create_directories(dir.string(), "train --out");
-  const std::string config_json = llama::to_json(cfg);
+  const std::string config_json = lm::to_json(cfg);
   std::cout << "config (saved to " << (dir / "config.json").string() << "):\n"
             << config_json << "\n";
   io::write_file_atomically((dir / "config.json").string(), config_json + "\n", "train");
@@ -107,11 +108,10 @@ std::string write_run_files(const fs::path& dir,
   return config_json;
 }
 
-void print_model_summary(const llama::LanguageModel& model, const llama::RunConfig& cfg) {
-  std::cout << model.name() << " (" << llama::arch_name(cfg.model.arch)
-            << "): " << model.num_parameters(true) << " parameters, " << get_num_threads()
-            << " threads, batch " << cfg.train.batch_size << " x context " << cfg.model.context
-            << ", " << cfg.train.steps << " steps\n";
+void print_model_summary(const lm::LanguageModel& model, const lm::RunConfig& cfg) {
+  std::cout << model.name() << " (" << cfg.model.arch << "): " << model.num_parameters(true)
+            << " parameters, " << get_num_threads() << " threads, batch " << cfg.train.batch_size
+            << " x context " << cfg.model.context << ", " << cfg.train.steps << " steps\n";
 }
 
 // Tokens per second over windows of at least a second, so that the number
@@ -159,16 +159,16 @@ void finish_profile(std::optional<profiler::Profiler>& prof,
 }
 
 // The loss over the whole val split, not a 10-batch estimate.
-void print_final_report(llama::LanguageModel& model,
+void print_final_report(lm::LanguageModel& model,
                         const Corpus& corpus,
-                        const llama::RunConfig& cfg,
+                        const lm::RunConfig& cfg,
                         const fs::path& dir,
                         int64_t steps_trained,
                         double seconds,
                         int64_t first_step,
                         double first_val_loss) {
-  const llama::SplitLoss honest =
-      llama::evaluate_split(model, corpus.data, data::Split::Val, cfg.train.batch_size);
+  const lm::SplitLoss honest =
+      lm::evaluate_split(model, corpus.data, data::Split::Val, cfg.train.batch_size);
   std::cout << "trained " << steps_trained << " steps in " << format_duration(seconds) << "\n"
             << "val loss over the whole split (" << honest.positions
             << " positions, sequential windows): " << honest.loss << "   (step " << first_step
@@ -176,15 +176,15 @@ void print_final_report(llama::LanguageModel& model,
             << "wrote " << checkpoint_path(dir).string() << ", metrics.jsonl, loss.svg\n";
 }
 
-void print_sample(llama::LanguageModel& model,
+void print_sample(lm::LanguageModel& model,
                   const Corpus& corpus,
-                  const llama::RunConfig& cfg,
+                  const lm::RunConfig& cfg,
                   int64_t sample_tokens) {
-  llama::GenerateOptions gen;
+  lm::GenerateOptions gen;
   gen.max_new_tokens = sample_tokens;
   gen.sampling.temperature = 0.8;
   gen.seed = cfg.train.seed;
-  const auto ids = llama::generate(model, corpus.tokenizer->encode("\n"), gen);
+  const auto ids = lm::generate(model, corpus.tokenizer->encode("\n"), gen);
   std::cout << "sample (temperature 0.8):\n"
             << "----------------------------------------\n"
             << corpus.tokenizer->decode(ids) << "\n"
@@ -193,7 +193,7 @@ void print_sample(llama::LanguageModel& model,
 
 // With ZeRO-1, the optimizer state this rank held beside the whole of it.
 // Collective.
-void report_sharded_state(const llama::Trainer& trainer) {
+void report_sharded_state(const lm::Trainer& trainer) {
   if (!trainer.zero()) return;
   const int64_t mine = trainer.zero()->state_bytes();
   Tensor total = full({1}, mine, TensorOptions(kInt64));
@@ -208,14 +208,14 @@ void report_sharded_state(const llama::Trainer& trainer) {
 // A Hugging Face model to train: its weights copied out of the file's
 // mapping into one block (Note [Packed parameters]), since every step writes
 // them all.
-std::shared_ptr<llama::LanguageModel> load_to_fine_tune(const std::string& dir) {
+std::shared_ptr<lm::LanguageModel> load_to_fine_tune(const std::string& dir) {
   auto model = hf::load(dir);
   model->pack_parameters();
   return model;
 }
 
 // The first lines of a run: where it starts and what it will do.
-void print_plan(const llama::RunConfig& cfg,
+void print_plan(const lm::RunConfig& cfg,
                 const fs::path& dir,
                 int64_t first_step,
                 bool resumed,
@@ -234,26 +234,25 @@ void print_plan(const llama::RunConfig& cfg,
 
 int run_train(const TrainArgs& args) {
   RunStart run = load_run_start(args);
-  llama::RunConfig& cfg = run.cfg;
-  const llama::RunConfig saved = cfg;
+  lm::RunConfig& cfg = run.cfg;
+  const lm::RunConfig saved = cfg;
   apply_overrides(args, run, cfg);
   if (run.resume_state) print_config_changes(saved, cfg);
   const fs::path dir = run_directory(args, cfg);
   const Corpus corpus = load_corpus(args.data, run.tokenizer);
   fit_vocab_to_corpus(corpus, cfg);
-  check_fits_in_memory(cfg, {llama::Workload::Kind::Training});
+  check_fits_in_memory(cfg, {lm::Workload::Kind::Training});
   const bool lead = is_lead_rank();
   const std::string config_json =
-      lead ? write_run_files(dir, cfg, corpus, run.tokenizer_dir) : llama::to_json(cfg);
+      lead ? write_run_files(dir, cfg, corpus, run.tokenizer_dir) : lm::to_json(cfg);
 
   manual_seed(cfg.train.seed);
-  auto model =
-      args.hf ? load_to_fine_tune(*args.hf)
-      : args.weights
-          ? llama::build_with_weights(
-                cfg, llama::state_dict_from(io::load_safetensors(*args.weights)), *args.weights)
-          : llama::build_model(cfg.model);
-  llama::Trainer trainer(model, cfg.train, corpus.data);
+  auto model = args.hf        ? load_to_fine_tune(*args.hf)
+               : args.weights ? lm::build_with_weights(
+                                    cfg, lm::state_dict_from(io::load_safetensors(*args.weights)),
+                                    *args.weights)
+                              : lm::build_model(cfg.model);
+  lm::Trainer trainer(model, cfg.train, corpus.data);
   if (run.resume_state) trainer.restore(*run.resume_state);
   print_model_summary(*model, cfg);
   const int64_t first_step = trainer.steps_done();
@@ -314,7 +313,7 @@ int run_train(const TrainArgs& args) {
     StopSignals stop_signals;
     while (trainer.steps_done() < cfg.train.steps &&
            !(stopped = on_any_rank(StopSignals::received() != 0))) {
-      const llama::StepResult r = trainer.step();
+      const lm::StepResult r = trainer.step();
       const auto now = Clock::now();
       const double tokens_per_s = throughput.step(now);
       const double elapsed = history.elapsed + throughput.seconds_since_start(now);

@@ -5,8 +5,9 @@
 
 #include "commands.h"
 #include "hf/hf.h"
-#include "llama/generate.h"
-#include "llama/train.h"
+#include "lm/generate.h"
+#include "lm/registry.h"
+#include "lm/train.h"
 #include "run_dir.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
@@ -23,8 +24,8 @@ namespace {
 
 // A Hugging Face directory's model as a run config, for the memory check
 // made before its weights are loaded.
-llama::RunConfig hf_run_config(const std::string& dir) {
-  llama::RunConfig config;
+lm::RunConfig hf_run_config(const std::string& dir) {
+  lm::RunConfig config;
   config.model = hf::read_config(dir);
   return config;
 }
@@ -40,23 +41,23 @@ data::Split parse_split(const std::string& name) {
 // whatever their tokenizers (the character-level runs' bits per character
 // are bits per byte on TinyShakespeare's ASCII).
 int eval_hf(const EvalArgs& args) {
-  const llama::RunConfig config = hf_run_config(*args.hf);
+  const lm::RunConfig config = hf_run_config(*args.hf);
   const int64_t T =
       args.context > 0 ? std::min(args.context, config.model.context) : config.model.context;
-  check_fits_in_memory(config, {llama::Workload::Kind::Evaluation, args.batch, T});
+  check_fits_in_memory(config, {lm::Workload::Kind::Evaluation, args.batch, T});
   const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
   auto model = hf::load(*args.hf);
   check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
   const data::TokenDataset data = load_corpus(args.data, tokenizer).data;
   const data::Split split = parse_split(args.split);
-  const llama::SplitLoss whole =
-      llama::evaluate_split(*model, data, split, args.batch, false, args.max_windows, T);
+  const lm::SplitLoss whole =
+      lm::evaluate_split(*model, data, split, args.batch, false, args.max_windows, T);
   // The bytes of the targets scored: positions 1..n of the split.
   const Tensor targets = data.split(split).slice(0, 1, whole.positions + 1);
   const auto bytes = double(tokenizer->decode(targets.to_vector<int64_t>()).size());
-  std::cout << args.hf->c_str() << " (" << llama::arch_name(model->config().arch) << ", "
-            << model->num_parameters() << " parameters) on the " << args.split << " split ("
-            << data.bounds(split).size() << " tokens)\n"
+  std::cout << args.hf->c_str() << " (" << model->config().arch << ", " << model->num_parameters()
+            << " parameters) on the " << args.split << " split (" << data.bounds(split).size()
+            << " tokens)\n"
             << "  loss over " << (args.max_windows > 0 ? "its first windows" : "the whole split")
             << " of " << T << " tokens: " << whole.loss << " per token (" << whole.positions
             << " positions), perplexity " << std::exp(whole.loss) << ", "
@@ -72,7 +73,7 @@ int run_eval(const EvalArgs& args) {
   LoadedRun run = load_model(args.model, args.data);
   const Corpus corpus = load_corpus(args.data, run.tokenizer);
   const data::Split split = parse_split(args.split);
-  llama::LanguageModel& model = *run.model;
+  lm::LanguageModel& model = *run.model;
   const int64_t B = run.config.train.batch_size, context = run.config.model.context;
   const int64_t tokens = corpus.data.bounds(split).size();
   // Every forward pass below runs at most B windows of T tokens: the whole
@@ -83,11 +84,11 @@ int run_eval(const EvalArgs& args) {
   const bool article_estimate = tokens >= context + 2;
   const int64_t windows = (tokens - 1 + T - 1) / T;
   const int64_t batch = std::max<int64_t>(article_estimate ? B : std::min(B, windows), 2);
-  check_fits_in_memory(run.config, {llama::Workload::Kind::Evaluation, batch, T});
-  std::cout << run.config.name << " (" << llama::arch_name(run.config.model.arch) << ", step "
-            << run.state.step << ") on the " << args.split << " split (" << tokens
+  check_fits_in_memory(run.config, {lm::Workload::Kind::Evaluation, batch, T});
+  std::cout << run.config.name << " (" << run.config.model.arch << ", step " << run.state.step
+            << ") on the " << args.split << " split (" << tokens
             << (as_chars(*run.tokenizer) ? " characters)\n" : " tokens)\n");
-  const llama::SplitLoss whole = llama::evaluate_split(model, corpus.data, split, B);
+  const lm::SplitLoss whole = lm::evaluate_split(model, corpus.data, split, B);
   std::cout << "  loss over the whole split, sequential windows: " << whole.loss << " ("
             << whole.positions << " positions): " << whole.loss / std::numbers::ln2
             << (as_chars(*run.tokenizer) ? " bits per character" : " bits per token")
@@ -99,7 +100,7 @@ int run_eval(const EvalArgs& args) {
   // token.
   if (article_estimate) {
     Generator gen(run.config.train.seed);
-    const double estimate = llama::estimate_loss(model, corpus.data, split, 10, B, gen);
+    const double estimate = lm::estimate_loss(model, corpus.data, split, 10, B, gen);
     std::cout << "  article-style estimate, 10 random batches:     " << estimate << "\n";
   } else {
     std::cout << "  article-style estimate: none (its random windows of " << context
@@ -116,8 +117,8 @@ int run_eval(const EvalArgs& args) {
       [&](const Tensor& ids) { return model.forward(ids); }, run.config.model.vocab_size,
       std::min(T, kCausalityPositions), {.batch = 2, .trials = 1});
   if (!causal.causal) {
-    const llama::SplitLoss honest =
-        llama::evaluate_split(model, corpus.data, split, B, /*prefix_only=*/true);
+    const lm::SplitLoss honest =
+        lm::evaluate_split(model, corpus.data, split, B, /*prefix_only=*/true);
     std::cout << "  the model is NOT causal (it reads later tokens); the loss it has when the\n"
               << "  future is absent (each position from its prefix only): " << honest.loss << "\n";
   }
@@ -126,8 +127,8 @@ int run_eval(const EvalArgs& args) {
 
 namespace {
 
-llama::GenerateOptions generate_options(const GenerateArgs& args) {
-  llama::GenerateOptions opt;
+lm::GenerateOptions generate_options(const GenerateArgs& args) {
+  lm::GenerateOptions opt;
   opt.max_new_tokens = args.tokens;
   opt.seed = args.seed;
   opt.sampling = {args.temperature, args.top_k, args.top_p};
@@ -138,7 +139,7 @@ llama::GenerateOptions generate_options(const GenerateArgs& args) {
 // generate --hf DIR: a Hugging Face model and its tokenizer (SentencePiece
 // or byte-level BPE).
 int generate_hf(const GenerateArgs& args) {
-  check_fits_in_memory(hf_run_config(*args.hf), {llama::Workload::Kind::Generation});
+  check_fits_in_memory(hf_run_config(*args.hf), {lm::Workload::Kind::Generation});
   const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
   auto model = hf::load(*args.hf);
   check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
@@ -147,7 +148,7 @@ int generate_hf(const GenerateArgs& args) {
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
   TextStreamer out(*tokenizer, prompt, std::cout);
-  llama::generate(*model, prompt, generate_options(args), [&](int64_t id) { out.push(id); });
+  lm::generate(*model, prompt, generate_options(args), [&](int64_t id) { out.push(id); });
   out.finish();
   std::cout << "\n";
   return 0;
@@ -159,11 +160,11 @@ int run_generate(const GenerateArgs& args) {
   if (args.hf) return generate_hf(args);
   LoadedRun run = load_model(args.model, std::nullopt);
   // Generation holds a KV cache of the whole context.
-  check_fits_in_memory(run.config, {llama::Workload::Kind::Generation});
+  check_fits_in_memory(run.config, {lm::Workload::Kind::Generation});
   const std::vector<int64_t> prompt = encode_prompt(*run.tokenizer, args.prompt);
   if (prompt.empty())
     throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
-  const llama::GenerateOptions opt = generate_options(args);
+  const lm::GenerateOptions opt = generate_options(args);
   if (args.temperature == 0) {
     std::cerr << "note: temperature 0 is greedy decoding (the most likely character each "
                  "time); --seed, --top-k and --top-p have no effect\n";
@@ -171,7 +172,7 @@ int run_generate(const GenerateArgs& args) {
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
   TextStreamer out(*run.tokenizer, prompt, std::cout);
-  llama::generate(*run.model, prompt, opt, [&](int64_t id) { out.push(id); });
+  lm::generate(*run.model, prompt, opt, [&](int64_t id) { out.push(id); });
   out.finish();
   std::cout << "\n";
   return 0;
@@ -194,8 +195,8 @@ HeatmapLabels attention_labels(const LoadedRun& run,
                                size_t layers,
                                int64_t heads) {
   HeatmapLabels labels;
-  labels.title = run.config.name + " (" + std::string(llama::arch_name(run.config.model.arch)) +
-                 "), step " + std::to_string(run.state.step) +
+  labels.title = run.config.name + " (" + run.config.model.arch + "), step " +
+                 std::to_string(run.state.step) +
                  ": attention of each query (row) to each key (column)";
   for (int64_t id : ids) labels.row_labels.push_back(axis_label(run.tokenizer->decode({id})));
   labels.col_labels = labels.row_labels;
@@ -215,7 +216,7 @@ int run_attention(const AttentionArgs& args) {
   const int64_t context = run.config.model.context;
   if (ids.empty()) throw ValueError("the prompt is empty.");
   if (int64_t(ids.size()) > context) ids.erase(ids.begin(), ids.end() - context);
-  llama::LanguageModel& model = *run.model;
+  lm::LanguageModel& model = *run.model;
   model.eval();
   model.record_attention(true);
   {
@@ -224,8 +225,7 @@ int run_attention(const AttentionArgs& args) {
   }
   const auto& maps = model.attention_maps();
   if (maps.empty()) {
-    throw ValueError("the model (" + std::string(llama::arch_name(run.config.model.arch)) +
-                     ") has no attention layers.");
+    throw ValueError("the model (" + run.config.model.arch + ") has no attention layers.");
   }
   std::vector<Heatmap> cells;
   const int64_t H = maps.front().size(1), T = maps.front().size(2);
@@ -274,12 +274,12 @@ int run_export(const ExportArgs& args) {
 }
 
 int run_init(const InitArgs& args) {
-  llama::RunConfig cfg = llama::load_config(args.config);
-  check_fits_in_memory(cfg, {llama::Workload::Kind::Model});
+  lm::RunConfig cfg = lm::load_config(args.config);
+  check_fits_in_memory(cfg, {lm::Workload::Kind::Model});
   manual_seed(args.seed.value_or(cfg.train.seed));
-  auto model = llama::build_model(cfg.model);
+  auto model = lm::build_model(cfg.model);
   io::save_safetensors(args.out, model->state_dict().items(),
-                       {{"stride.config", llama::to_json(cfg)}});
+                       {{"stride.config", lm::to_json(cfg)}});
   std::cout << "wrote " << args.out << ": " << model->name() << ", " << model->num_parameters(true)
             << " parameters\n";
   return 0;

@@ -5,6 +5,7 @@
 #include <stride/stride.h>
 
 #include "llama/model.h"
+#include "lm/registry.h"
 
 int main() {
   stride::manual_seed(0);
@@ -14,13 +15,13 @@ int main() {
   const double total = c.sum().item<double>();
   std::printf("rows of softmax sum to %.4f (expected 4)\n", total);
 
-  stride::llama::ModelConfig config;
+  stride::lm::ModelConfig config;
   config.vocab_size = 65;
   config.d_model = 32;
   config.n_layers = 2;
   config.n_heads = 4;
   config.context = 16;
-  const auto model = stride::llama::build_model(config);
+  const auto model = stride::lm::build_model(config);
   const stride::Tensor logits = model->forward(stride::zeros({1, 16}, stride::kInt64));
   std::printf("a %lld-parameter Llama gives logits of shape (%lld, %lld, %lld)\n",
               static_cast<long long>(model->num_parameters()),

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "lm/registry.h"
 #include "stride/nn/functional.h"
 #include "stride/nn/init.h"
 #include "stride/ops.h"
@@ -150,14 +151,14 @@ Tensor GPT::forward(const Tensor& ids) {
   return run(ids, nullptr);
 }
 
-Tensor GPT::forward(const Tensor& ids, llama::KVCache& cache) {
+Tensor GPT::forward(const Tensor& ids, lm::KVCache& cache) {
   check_cache(ids, cache);
   Tensor logits = run(ids, &cache);
   cache.length += ids.size(1);
   return logits;
 }
 
-llama::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
+lm::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
   const int64_t context = config().context;
   if (capacity > context) {
     throw ValueError("[GPT] a cache of " + std::to_string(capacity) +
@@ -167,7 +168,7 @@ llama::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
   return empty_cache(batch, capacity > 0 ? capacity : context, transformer->wte->weight.options());
 }
 
-Tensor GPT::run(const Tensor& ids, llama::KVCache* cache) {
+Tensor GPT::run(const Tensor& ids, lm::KVCache* cache) {
   attention_maps_.clear();
   const int64_t offset = cache ? cache->length : 0, T = ids.size(1);
   const Tensor positions = arange(offset, offset + T, 1, kInt64).to(ids.device());
@@ -182,5 +183,33 @@ Tensor GPT::run(const Tensor& ids, llama::KVCache* cache) {
   }
   return lm_head->call(transformer->ln_f->call(h));
 }
+
+// ---- the architecture (lm/registry.h) ----
+
+namespace {
+
+// GPT-2's MLP: 4 d_model wide, saturating instead of overflowing.
+int64_t gpt2_hidden_dim(const ModelConfig& m) {
+  int64_t h = 0;
+  return __builtin_mul_overflow(m.d_model, 4, &h) ? std::numeric_limits<int64_t>::max() : h;
+}
+
+void validate_gpt2(const ModelConfig& m) {
+  lm::refuse_llama_only_settings(m);
+  lm::require_config(m.d_model % m.n_heads == 0, "d_model (" + std::to_string(m.d_model) +
+                                                     ") must be divisible by n_heads (" +
+                                                     std::to_string(m.n_heads) + ")");
+}
+
+}  // namespace
+
+STRIDE_REGISTER_ARCHITECTURE(gpt2,
+                             {.name = "gpt2",
+                              .build =
+                                  [](const ModelConfig& c) -> std::shared_ptr<lm::LanguageModel> {
+                                return std::make_shared<GPT>(c);
+                              },
+                              .hidden_dim = gpt2_hidden_dim,
+                              .validate = validate_gpt2});
 
 }  // namespace stride::gpt

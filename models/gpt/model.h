@@ -24,12 +24,12 @@
 
 #include <memory>
 
-#include "llama/model.h"
+#include "lm/language_model.h"
 #include "stride/nn/layers.h"
 
 namespace stride::gpt {
 
-using llama::ModelConfig;
+using lm::ModelConfig;
 
 // GPT-2's GELU, the tanh approximation ("gelu_new" in Hugging Face):
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
@@ -100,7 +100,7 @@ class Transformer : public nn::Module {
   std::shared_ptr<nn::LayerNorm> ln_f;
 };
 
-class GPT : public llama::LanguageModel {
+class GPT : public lm::LanguageModel {
  public:
   explicit GPT(const ModelConfig& config);
   // ids (B, T) with T <= context -> logits (B, T, V).
@@ -108,14 +108,14 @@ class GPT : public llama::LanguageModel {
   // Incremental decoding (LanguageModel::forward(ids, cache)); the learned
   // positions end at the context, so a cache holds at most that many.
   bool has_kv_cache() const override { return true; }
-  Tensor forward(const Tensor& ids, llama::KVCache& cache) override;
-  llama::KVCache make_cache(int64_t batch, int64_t capacity = 0) const override;
+  Tensor forward(const Tensor& ids, lm::KVCache& cache) override;
+  lm::KVCache make_cache(int64_t batch, int64_t capacity = 0) const override;
 
   std::shared_ptr<Transformer> transformer;
   std::shared_ptr<nn::Linear> lm_head;
 
  private:
-  Tensor run(const Tensor& ids, llama::KVCache* cache);
+  Tensor run(const Tensor& ids, lm::KVCache* cache);
 };
 
 }  // namespace stride::gpt

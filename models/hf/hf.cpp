@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "lm/registry.h"
 #include "stride/autograd.h"
 #include "stride/data/text.h"
 #include "stride/io.h"
@@ -18,9 +19,8 @@ namespace stride::hf {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using llama::Arch;
-using llama::ConfigError;
-using llama::ModelConfig;
+using lm::ConfigError;
+using lm::ModelConfig;
 
 namespace {
 
@@ -249,7 +249,7 @@ class LlamaLayout final : public Layout {
 
   ModelConfig read_config(const json& c, const fs::path& file) const override {
     ModelConfig m;
-    m.arch = Arch::Llama;
+    m.arch = "llama";
     m.vocab_size = get<int64_t>(c, file, "vocab_size");
     m.d_model = get<int64_t>(c, file, "hidden_size");
     m.ffn_hidden = get<int64_t>(c, file, "intermediate_size");
@@ -403,7 +403,7 @@ class GPT2Layout final : public Layout {
 
   ModelConfig read_config(const json& c, const fs::path& file) const override {
     ModelConfig m;
-    m.arch = Arch::GPT2;
+    m.arch = "gpt2";
     m.vocab_size = get<int64_t>(c, file, "vocab_size");
     m.d_model = get<int64_t>(c, file, "n_embd");
     m.n_layers = get<int64_t>(c, file, "n_layer");
@@ -500,18 +500,13 @@ const Layout& layout_of(const json& c, const fs::path& file) {
                     " is not an architecture stride implements (" + known + ")");
 }
 
-const Layout& layout_of(const llama::LanguageModel& model) {
-  switch (model.config().arch) {
-    case Arch::Llama:
-      return kLlama;
-    case Arch::GPT2:
-      return kGPT2;
-    default:
-      throw ValueError(
-          "hf::save: only the correct Llama and GPT-2 export to Hugging Face's "
-          "layout; this is " +
-          std::string(llama::arch_name(model.config().arch)));
-  }
+const Layout& layout_of(const lm::LanguageModel& model) {
+  const std::string& arch = model.config().arch;
+  if (arch == "llama") return kLlama;
+  if (arch == "gpt2") return kGPT2;
+  throw ValueError(
+      "hf::save: only the correct Llama and GPT-2 export to Hugging Face's layout; this is " +
+      arch);
 }
 
 // A directory's layout and model config, from its config.json.
@@ -525,11 +520,11 @@ std::pair<const Layout*, ModelConfig> config_of(const fs::path& dir) {
 // The model of `config` with uninitialised weights: built on meta, so that
 // no initialiser runs, then given CPU memory that nothing touches (and so
 // holds no pages) until a tensor is copied into it.
-std::shared_ptr<llama::LanguageModel> uninitialised_model(const ModelConfig& config) {
-  std::shared_ptr<llama::LanguageModel> model;
+std::shared_ptr<lm::LanguageModel> uninitialised_model(const ModelConfig& config) {
+  std::shared_ptr<lm::LanguageModel> model;
   {
     DefaultDeviceGuard on_meta(kMeta);
-    model = llama::build_model(config);
+    model = lm::build_model(config);
   }
   model->to_empty(Device(kCPU));
   return model;
@@ -555,7 +550,7 @@ ModelConfig read_config(const fs::path& dir) {
   return config_of(dir).second;
 }
 
-std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
+std::shared_ptr<lm::LanguageModel> load(const fs::path& dir) {
   const auto [layout_ptr, config] = config_of(dir);
   const Layout& layout = *layout_ptr;
   const std::vector<fs::path> files = weight_files(dir);
@@ -606,7 +601,7 @@ std::shared_ptr<llama::LanguageModel> load(const fs::path& dir) {
   return model;
 }
 
-void save(const llama::LanguageModel& model, const fs::path& dir) {
+void save(const lm::LanguageModel& model, const fs::path& dir) {
   const Layout& layout = layout_of(model);
   const ModelConfig& m = model.config();
   io::create_directories(dir.string(), "hf::save");

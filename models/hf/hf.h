@@ -31,26 +31,26 @@
 #include <filesystem>
 #include <memory>
 
-#include "llama/config.h"
 #include "llama/model.h"
+#include "lm/config.h"
 
 namespace stride::hf {
 
 // The model config of a Hugging Face model directory's config.json. Throws
-// llama::ConfigError naming the file and the key for an architecture stride
+// lm::ConfigError naming the file and the key for an architecture stride
 // does not implement, a missing or ill-typed key, or a setting that would
 // change the arithmetic (another activation, biases, RoPE scaling, ...).
-llama::ModelConfig read_config(const std::filesystem::path& dir);
+lm::ModelConfig read_config(const std::filesystem::path& dir);
 
 // The model of a Hugging Face directory, with its weights, in eval mode.
 // Throws IOError naming the file for a missing shard or weights file, and
 // ValueError naming the file and the key for a tensor missing, unexpected or
 // of another shape than the config implies.
-std::shared_ptr<llama::LanguageModel> load(const std::filesystem::path& dir);
+std::shared_ptr<lm::LanguageModel> load(const std::filesystem::path& dir);
 
 // Writes `model` (the correct Llama or GPT-2) as save_pretrained would:
 // config.json and model.safetensors, so that transformers' from_pretrained
 // loads it and computes the same logits. Other models throw ValueError.
-void save(const llama::LanguageModel& model, const std::filesystem::path& dir);
+void save(const lm::LanguageModel& model, const std::filesystem::path& dir);
 
 }  // namespace stride::hf

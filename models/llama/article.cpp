@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lm/registry.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 
@@ -168,15 +169,10 @@ Tensor ArticleSwiGLU::forward(const Tensor& x) {
 
 namespace {
 
-const char* simple_name(Arch arch) {
-  switch (arch) {
-    case Arch::SimpleBroken:
-      return "SimpleBrokenModel";
-    case Arch::SimpleRMS:
-      return "SimpleModel_RMS";
-    default:
-      return "SimpleModel";
-  }
+const char* simple_name(const std::string& arch) {
+  if (arch == "simple_broken") return "SimpleBrokenModel";
+  if (arch == "simple_rms") return "SimpleModel_RMS";
+  return "SimpleModel";
 }
 
 }  // namespace
@@ -185,7 +181,7 @@ SimpleModel::SimpleModel(const ModelConfig& config)
     : LanguageModel(simple_name(config.arch), config) {
   const int64_t d = config.d_model, V = config.vocab_size;
   embedding = register_module("embedding", std::make_shared<nn::Embedding>(V, d));
-  if (config.arch == Arch::SimpleRMS) {
+  if (config.arch == "simple_rms") {
     rms = register_module("rms", std::make_shared<ArticleRMSNorm>(config.context, d));
   }
   linear = register_module("linear",
@@ -201,7 +197,7 @@ Tensor SimpleModel::forward(const Tensor& ids) {
   Tensor a = linear->call(x);
   // SimpleBrokenModel's bug, kept: it returns softmax(a), and the loss then
   // treats these probabilities as logits.
-  return config().arch == Arch::SimpleBroken ? a.softmax(-1) : a;
+  return config().arch == "simple_broken" ? a.softmax(-1) : a;
 }
 
 RopeModel::RopeModel(const ModelConfig& config) : LanguageModel("RopeModel", config) {
@@ -209,9 +205,9 @@ RopeModel::RopeModel(const ModelConfig& config) : LanguageModel("RopeModel", con
   embedding = register_module("embedding", std::make_shared<nn::Embedding>(V, d));
   rms = register_module("rms", std::make_shared<ArticleRMSNorm>(config.context, d));
   rope_attention = register_module("rope_attention", std::make_shared<ArticleMultiheadAttention>(
-                                                         config, config.arch != Arch::RopeNoMask));
+                                                         config, config.arch != "rope_nomask"));
   auto ffn = std::make_shared<nn::Sequential>(std::make_shared<nn::Linear>(d, d));
-  if (config.arch == Arch::RopeSwiGLU) {
+  if (config.arch == "rope_swiglu") {
     ffn->push_back(std::make_shared<ArticleSwiGLU>(d));
   } else {
     ffn->push_back(std::make_shared<nn::ReLU>());
@@ -276,5 +272,61 @@ Tensor ArticleLlama::forward(const Tensor& ids) {
   }
   return ffn->call(x);
 }
+
+// ---- the ladder's architectures (lm/registry.h) ----
+
+namespace {
+
+void validate_ladder_stage(const ModelConfig& m) {
+  lm::refuse_llama_only_settings(m);
+}
+
+void validate_rope_stage(const ModelConfig& m) {
+  lm::require_config(m.d_model % 2 == 0, "RoPE needs an even d_model");
+  lm::refuse_llama_only_settings(m);
+}
+
+template <class Model>
+std::shared_ptr<LanguageModel> build(const ModelConfig& config) {
+  return std::make_shared<Model>(config);
+}
+
+}  // namespace
+
+STRIDE_REGISTER_ARCHITECTURE(simple_broken,
+                             {.name = "simple_broken",
+                              .build = build<SimpleModel>,
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_ladder_stage});
+STRIDE_REGISTER_ARCHITECTURE(simple,
+                             {.name = "simple",
+                              .build = build<SimpleModel>,
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_ladder_stage});
+STRIDE_REGISTER_ARCHITECTURE(simple_rms,
+                             {.name = "simple_rms",
+                              .build = build<SimpleModel>,
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_ladder_stage});
+STRIDE_REGISTER_ARCHITECTURE(rope_nomask,
+                             {.name = "rope_nomask",
+                              .build = build<RopeModel>,
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_rope_stage});
+STRIDE_REGISTER_ARCHITECTURE(rope_masked,
+                             {.name = "rope_masked",
+                              .build = build<RopeModel>,
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_rope_stage});
+STRIDE_REGISTER_ARCHITECTURE(rope_swiglu,
+                             {.name = "rope_swiglu",
+                              .build = build<RopeModel>,
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_rope_stage});
+STRIDE_REGISTER_ARCHITECTURE(article_llama,
+                             {.name = "article_llama",
+                              .build = build<ArticleLlama>,
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_rope_stage});
 
 }  // namespace stride::llama

@@ -6,20 +6,20 @@ namespace stride::llama {
 
 const std::vector<LadderStage>& ladder_stages() {
   static const std::vector<LadderStage> stages = {
-      {"01_simple_broken", "SimpleBrokenModel", Arch::SimpleBroken, 33217, {{1000, 3.9422}}, true},
-      {"02_simple", "SimpleModel", Arch::Simple, 33217, {{1000, 2.5058}}, true},
-      {"03_simple_rms", "SimpleModel_RMS", Arch::SimpleRMS, 35265, {{1000, 2.5015}}, false},
-      {"04_rope_nomask", "RopeModel (no mask)", Arch::RopeNoMask, 559681, {{1000, 0.1623}}, false},
+      {"01_simple_broken", "SimpleBrokenModel", "simple_broken", 33217, {{1000, 3.9422}}, true},
+      {"02_simple", "SimpleModel", "simple", 33217, {{1000, 2.5058}}, true},
+      {"03_simple_rms", "SimpleModel_RMS", "simple_rms", 35265, {{1000, 2.5015}}, false},
+      {"04_rope_nomask", "RopeModel (no mask)", "rope_nomask", 559681, {{1000, 0.1623}}, false},
       {"05_rope_masked",
        "RopeModel (masked)",
-       Arch::RopeMasked,
+       "rope_masked",
        559681,
        {{1000, 2.0815}, {6000, 1.8985}},
        false},
-      {"06_rope_swiglu", "RopeModel + SwiGLU", Arch::RopeSwiGLU, 592706, {{5000, 1.8963}}, false},
+      {"06_rope_swiglu", "RopeModel + SwiGLU", "rope_swiglu", 592706, {{5000, 1.8963}}, false},
       {"07_article_llama",
        "Llama (article)",
-       Arch::ArticleLlama,
+       "article_llama",
        2370246,
        {{5000, 1.5532}, {15000, 1.1479}, {25000, 0.9997}},
        false},
@@ -27,10 +27,10 @@ const std::vector<LadderStage>& ladder_stages() {
   return stages;
 }
 
-RunConfig article_run_config(const LadderStage& stage) {
-  RunConfig c;
+lm::RunConfig article_run_config(const LadderStage& stage) {
+  lm::RunConfig c;
   c.name = std::string(stage.id);
-  c.model.arch = stage.arch;
+  c.model.arch = std::string(stage.arch);
   c.model.vocab_size = 65;
   c.model.d_model = 128;
   c.model.context = 16;

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "llama/config.h"
+#include "lm/config.h"
 
 namespace stride::llama {
 
@@ -19,7 +19,7 @@ struct ArticlePoint {
 struct LadderStage {
   std::string_view id;             // config name: configs/ladder/<id>.json
   std::string_view article_class;  // the article's class and variant
-  Arch arch;
+  std::string_view arch;           // its registered architecture
   int64_t article_params;
   std::vector<ArticlePoint> article;  // in step order; the last is the run's length
   bool causal;  // the doctor's verdict for a correct implementation of the stage
@@ -30,6 +30,6 @@ const std::vector<LadderStage>& ladder_stages();
 
 // The article's MASTER_CONFIG for a stage: vocab 65, d 128, context 16,
 // 8 heads, 4 layers; Adam(lr 1e-3) on batches of 32, no schedule.
-RunConfig article_run_config(const LadderStage& stage);
+lm::RunConfig article_run_config(const LadderStage& stage);
 
 }  // namespace stride::llama

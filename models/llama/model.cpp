@@ -8,8 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "gpt/model.h"
-#include "llama/article.h"
+#include "lm/registry.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
@@ -18,64 +17,6 @@
 namespace stride::llama {
 
 namespace F = nn::functional;
-
-LanguageModel::LanguageModel(std::string name, ModelConfig config)
-    : nn::Module(std::move(name)), config_(std::move(config)) {
-  config_.validate();
-}
-
-Tensor LanguageModel::loss(const Tensor& ids, const Tensor& targets) {
-  const Tensor out = (*this)(ids);
-  return F::cross_entropy(out.reshape({-1, out.size(-1)}), targets.reshape({-1}));
-}
-
-Tensor LanguageModel::forward(const Tensor& /*ids*/, KVCache& /*cache*/) {
-  throw ValueError("[" + name() +
-                   "] has no KV cache (has_kv_cache() is false): decode with "
-                   "forward(ids) over the window.");
-}
-
-KVCache LanguageModel::make_cache(int64_t /*batch*/, int64_t /*capacity*/) const {
-  throw ValueError("[" + name() + "] has no KV cache (has_kv_cache() is false).");
-}
-
-void LanguageModel::check_cache(const Tensor& ids, const KVCache& cache) const {
-  if (ids.dim() != 2 || cache.k.size() != size_t(config_.n_layers) ||
-      ids.size(0) != cache.k.front().size(0)) {
-    throw ShapeError("[" + name() +
-                     "] the KV cache was made for another batch or model (cache "
-                     "batch " +
-                     std::to_string(cache.k.empty() ? 0 : cache.k.front().size(0)) + ", ids " +
-                     shape_str(ids.sizes()) + "). Hint: make it with model.make_cache(batch).");
-  }
-  if (cache.length + ids.size(1) > cache.capacity()) {
-    throw ShapeError("[" + name() + "] the KV cache holds " + std::to_string(cache.capacity()) +
-                     " positions; " + std::to_string(cache.length) + " are used and " +
-                     std::to_string(ids.size(1)) + " more were given.");
-  }
-}
-
-KVCache LanguageModel::empty_cache(int64_t batch, int64_t capacity, TensorOptions options) const {
-  KVCache cache;
-  for (int64_t l = 0; l < config_.n_layers; ++l) {
-    cache.k.push_back(zeros({batch, config_.kv_heads(), capacity, config_.head_dim()}, options));
-    cache.v.push_back(zeros({batch, config_.kv_heads(), capacity, config_.head_dim()}, options));
-  }
-  return cache;
-}
-
-void LanguageModel::check_ids(const Tensor& ids) const {
-  if (ids.dim() != 2 || (ids.dtype() != kInt64 && ids.dtype() != kInt32)) {
-    throw ShapeError("[" + name() + "] expected token ids (B, T) of dtype int64; got " +
-                     shape_str(ids.sizes()) + " " + std::string(to_string(ids.dtype())) + ".");
-  }
-  if (ids.size(1) > config_.context) {
-    throw ShapeError("[" + name() + "] got " + std::to_string(ids.size(1)) +
-                     " positions but the model's context is " + std::to_string(config_.context) +
-                     ". Hint: feed at most the last `context` tokens (generation slides its "
-                     "window for you).");
-  }
-}
 
 // ---- projections ----
 
@@ -301,36 +242,45 @@ Tensor Llama::run(const Tensor& ids, KVCache* cache) {
   return output->call(norm->call(h));
 }
 
-// ---- factory ----
+// ---- the architecture ----
 
-std::shared_ptr<LanguageModel> build_model(const ModelConfig& config) {
-  config.validate();
-  std::shared_ptr<LanguageModel> model;
-  switch (config.arch) {
-    case Arch::Llama:
-      model = std::make_shared<Llama>(config);
-      break;
-    case Arch::GPT2:
-      model = std::make_shared<gpt::GPT>(config);
-      break;
-    case Arch::ArticleLlama:
-      model = std::make_shared<ArticleLlama>(config);
-      break;
-    case Arch::SimpleBroken:
-    case Arch::Simple:
-    case Arch::SimpleRMS:
-      model = std::make_shared<SimpleModel>(config);
-      break;
-    case Arch::RopeNoMask:
-    case Arch::RopeMasked:
-    case Arch::RopeSwiGLU:
-      model = std::make_shared<RopeModel>(config);
-      break;
-  }
-  if (!model) throw ValueError("build_model: unknown arch");
-  // One block of memory for the weights (Note [Packed parameters]).
-  model->pack_parameters();
-  return model;
+namespace {
+
+void validate_rope_scaling(const ModelConfig& m) {
+  lm::require_config(
+      m.rope_type == "default" || m.rope_type == "linear" || m.rope_type == "llama3",
+      "rope_type must be \"default\", \"linear\" or \"llama3\"; got \"" + m.rope_type + "\"");
+  if (m.rope_type == "default") return;
+  lm::require_config(m.rope_factor > 0, "rope_factor must be positive");
+  if (m.rope_type != "llama3") return;
+  lm::require_config(m.rope_low_freq_factor > 0 && m.rope_high_freq_factor > m.rope_low_freq_factor,
+                     "llama3 RoPE needs 0 < rope_low_freq_factor < rope_high_freq_factor");
+  lm::require_config(m.rope_original_context > 0, "rope_original_context must be positive");
 }
+
+void validate_llama(const ModelConfig& m) {
+  lm::require_config(m.d_model % 2 == 0, "RoPE needs an even d_model");
+  lm::require_config(m.d_model % m.n_heads == 0, "d_model (" + std::to_string(m.d_model) +
+                                                     ") must be divisible by n_heads (" +
+                                                     std::to_string(m.n_heads) + ")");
+  lm::require_config(m.head_dim() % 2 == 0, "RoPE needs an even head_dim = d_model / n_heads");
+  lm::require_config(m.n_kv_heads >= 0 && m.n_heads % m.kv_heads() == 0,
+                     "n_kv_heads (" + std::to_string(m.n_kv_heads) + ") must divide n_heads (" +
+                         std::to_string(m.n_heads) + "); 0 means n_heads");
+  lm::require_config(
+      m.rope_style == "interleaved" || m.rope_style == "half",
+      "rope_style must be \"interleaved\" or \"half\"; got \"" + m.rope_style + "\"");
+  validate_rope_scaling(m);
+}
+
+}  // namespace
+
+STRIDE_REGISTER_ARCHITECTURE(llama,
+                             {.name = "llama",
+                              .build = [](const ModelConfig& c) -> std::shared_ptr<LanguageModel> {
+                                return std::make_shared<Llama>(c);
+                              },
+                              .hidden_dim = lm::swiglu_hidden_dim,
+                              .validate = validate_llama});
 
 }  // namespace stride::llama

@@ -1,4 +1,4 @@
-// The correct Llama, and the interface every model of the ladder shares.
+// The correct Llama, registered as the architecture "llama" (lm/registry.h).
 //
 // Shapes: B batch, T sequence length (<= context), D d_model, H n_heads,
 // Dh = D / H head_dim, Hkv key/value heads (n_kv_heads; H with multi-head
@@ -17,7 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "llama/config.h"
+#include "lm/config.h"
+#include "lm/language_model.h"
 #include "stride/nn/functional.h"
 #include "stride/nn/layers.h"
 #include "stride/nn/module.h"
@@ -25,56 +26,10 @@
 
 namespace stride::llama {
 
-// Keys and values of every layer for incremental decoding: k[l], v[l] are
-// (B, Hkv, capacity, Dh), Hkv the key/value heads; positions [0, length) hold
-// the tokens seen so far.
-struct KVCache {
-  std::vector<Tensor> k, v;
-  int64_t length = 0;
-  int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
-};
-
-// A next-token model: ids (B, T) int64 -> (B, T, V), the tensor its loss is
-// computed from. That is logits for every model except the article's
-// SimpleBrokenModel, which (faithfully to the article) returns probabilities.
-class LanguageModel : public nn::Module {
- public:
-  LanguageModel(std::string name, ModelConfig config);
-  const ModelConfig& config() const { return config_; }
-  // cross_entropy(forward(ids), targets) over all B * T positions; targets
-  // equal to -100 are ignored.
-  Tensor loss(const Tensor& ids, const Tensor& targets);
-  // The attention probabilities of the last forward(), one (B, H, T, S)
-  // tensor per attention layer, when recording is on (see record_attention);
-  // models without attention return none.
-  void record_attention(bool on) { record_attention_ = on; }
-  const std::vector<Tensor>& attention_maps() const { return attention_maps_; }
-
-  // Incremental decoding, in the models that have it (the correct Llama,
-  // GPT-2): ids (B, T) are the tokens at positions [cache.length,
-  // cache.length + T), which must stay within the cache's capacity; returns
-  // their logits (B, T, V), the same as forward() on the whole sequence, and
-  // advances cache.length. The others (the article's ladder) throw.
-  virtual bool has_kv_cache() const { return false; }
-  using nn::Module::forward;
-  virtual Tensor forward(const Tensor& ids, KVCache& cache);
-  // An empty cache for `batch` sequences of up to `capacity` tokens
-  // (default: the context).
-  virtual KVCache make_cache(int64_t batch, int64_t capacity = 0) const;
-
- protected:
-  void check_ids(const Tensor& ids) const;  // (B, T) integer ids with T <= context
-  // For forward(ids, cache): the cache was made for this model and batch, and
-  // has room for ids.
-  void check_cache(const Tensor& ids, const KVCache& cache) const;
-  // Zeroed keys and values (B, kv_heads, capacity, head_dim) per layer.
-  KVCache empty_cache(int64_t batch, int64_t capacity, TensorOptions options) const;
-  bool record_attention_ = false;
-  std::vector<Tensor> attention_maps_;
-
- private:
-  ModelConfig config_;
-};
+// The model layer's names this folder builds on.
+using lm::KVCache;
+using lm::LanguageModel;
+using lm::ModelConfig;
 
 // The positions [offset, offset + T) a forward runs at, with their RoPE
 // tables (F::rotary_tables, (T, head_dim / 2) each), made once for all layers.
@@ -135,9 +90,5 @@ class Llama : public LanguageModel {
  private:
   Tensor run(const Tensor& ids, KVCache* cache);
 };
-
-// Any model of the ladder (see Arch), with PyTorch's default initialisation
-// drawn from the default generator (manual_seed first to fix the weights).
-std::shared_ptr<LanguageModel> build_model(const ModelConfig& config);
 
 }  // namespace stride::llama

@@ -7,9 +7,10 @@
 #include <string>
 
 #include "backends/kernels.h"
-#include "llama/inspect.h"
 #include "llama/ladder.h"
 #include "llama/model.h"
+#include "lm/inspect.h"
+#include "lm/registry.h"
 #include "stride/backend.h"
 #include "stride/checkpoint.h"
 #include "stride/nn/functional.h"
@@ -197,15 +198,15 @@ TEST(DeviceSeam, ModuleToDeviceKeepsParameterIdentity) {
   EXPECT_TRUE(linear.weight.device().is_cpu());
 }
 
-llama::ModelConfig correct_llama() {
-  return llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json").model;
+lm::ModelConfig correct_llama() {
+  return lm::load_config(STRIDE_SOURCE_DIR "/configs/llama.json").model;
 }
 
 // A training step of the correct Llama on meta: every parameter receives a
 // gradient of its own shape, on meta, and nothing is allocated on the CPU.
 TEST(MetaModels, LlamaTrainsOnMetaInShapes) {
   DefaultDeviceGuard on_meta(kMeta);
-  const auto model = llama::build_model(correct_llama());
+  const auto model = lm::build_model(correct_llama());
   const Tensor ids = zeros({2, 16}, kInt64);
   model->loss(ids, ids).backward();
   for (const auto& [name, p] : model->named_parameters()) {
@@ -217,13 +218,13 @@ TEST(MetaModels, LlamaTrainsOnMetaInShapes) {
 
 // Built on meta, moved to the CPU with to_empty and initialised: the same
 // values as built on the CPU from the same seed.
-void expect_materialises_like_cpu(const llama::ModelConfig& config) {
+void expect_materialises_like_cpu(const lm::ModelConfig& config) {
   manual_seed(11);
-  const auto on_cpu = llama::build_model(config);
-  std::shared_ptr<llama::LanguageModel> from_meta;
+  const auto on_cpu = lm::build_model(config);
+  std::shared_ptr<lm::LanguageModel> from_meta;
   {
     DefaultDeviceGuard on_meta(kMeta);
-    from_meta = llama::build_model(config);
+    from_meta = lm::build_model(config);
   }
   from_meta->to_empty(Device(kCPU));
   manual_seed(11);
@@ -261,10 +262,10 @@ TEST(MetaModels, MaterialisedRopeStagesEqualOnesBuiltOnTheCpu) {
 // `stride inspect`'s numbers: Meta's 7B in well under a second, with no
 // parameter memory allocated.
 TEST(MetaModels, InspectSizesA7BLlamaWithoutItsMemory) {
-  const llama::RunConfig config = llama::load_config(STRIDE_SOURCE_DIR "/configs/llama-7b.json");
+  const lm::RunConfig config = lm::load_config(STRIDE_SOURCE_DIR "/configs/llama-7b.json");
   const CpuAllocatorStats cpu_before = cpu_allocator_stats();
   const auto start = std::chrono::steady_clock::now();
-  const llama::ModelInspection r = llama::inspect_model(config);
+  const lm::ModelInspection r = lm::inspect_model(config);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(r.parameter_count, 6738415616);
@@ -286,16 +287,16 @@ TEST(MetaModels, InspectSizesA7BLlamaWithoutItsMemory) {
 // The estimate from one and two layers equals a build at full depth, for
 // every stage of the ladder and the correct Llama.
 TEST(MetaModels, MemoryEstimateEqualsAFullBuild) {
-  std::vector<llama::RunConfig> configs;
+  std::vector<lm::RunConfig> configs;
   for (const auto& stage : llama::ladder_stages())
     configs.push_back(llama::article_run_config(stage));
-  configs.push_back(llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json"));
-  for (const llama::RunConfig& config : configs) {
-    SCOPED_TRACE(llama::arch_name(config.model.arch));
-    const llama::MemoryEstimate estimate = llama::estimate_memory(config);
+  configs.push_back(lm::load_config(STRIDE_SOURCE_DIR "/configs/llama.json"));
+  for (const lm::RunConfig& config : configs) {
+    SCOPED_TRACE(config.model.arch);
+    const lm::MemoryEstimate estimate = lm::estimate_memory(config);
     DefaultDeviceGuard on_meta(kMeta);
     const size_t before = meta_memory_stats().allocated_bytes;
-    const auto model = llama::build_model(config.model);
+    const auto model = lm::build_model(config.model);
     EXPECT_EQ(estimate.model_bytes, meta_memory_stats().allocated_bytes - before);
     const nn::StateDict state = model->state_dict();
     uint64_t bytes = 0;
@@ -308,36 +309,36 @@ TEST(MetaModels, MemoryEstimateEqualsAFullBuild) {
 // A checkpoint whose config was edited is refused before the model is
 // built: an n_layers of a million costs two small meta builds, not memory.
 TEST(MetaModels, ACheckpointConfigMustDescribeItsTensors) {
-  llama::RunConfig config = llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json");
+  lm::RunConfig config = lm::load_config(STRIDE_SOURCE_DIR "/configs/llama.json");
   config.model.d_model = 32;
   config.model.n_heads = 4;
   config.model.n_layers = 2;
-  const auto model = llama::build_model(config.model);
-  CheckpointState state = capture_checkpoint(*model, nullptr, nullptr, 0, llama::to_json(config));
-  EXPECT_NO_THROW(llama::check_config_fits_checkpoint(config, state, "ckpt"));
-  const auto expect_refused = [&](llama::RunConfig edited, const std::string& expected) {
+  const auto model = lm::build_model(config.model);
+  CheckpointState state = capture_checkpoint(*model, nullptr, nullptr, 0, lm::to_json(config));
+  EXPECT_NO_THROW(lm::check_config_fits_checkpoint(config, state, "ckpt"));
+  const auto expect_refused = [&](lm::RunConfig edited, const std::string& expected) {
     const auto start = std::chrono::steady_clock::now();
     try {
-      llama::check_config_fits_checkpoint(edited, state, "ckpt");
-      ADD_FAILURE() << "accepted " << llama::to_json(edited);
+      lm::check_config_fits_checkpoint(edited, state, "ckpt");
+      ADD_FAILURE() << "accepted " << lm::to_json(edited);
     } catch (const IOError& e) {
       EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
     }
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
   };
-  llama::RunConfig deep = config;
+  lm::RunConfig deep = config;
   deep.model.n_layers = 1'000'000;
   expect_refused(deep, "describes a model of 9000003 tensors");
-  llama::RunConfig wide = config;
+  lm::RunConfig wide = config;
   wide.model.d_model = 1 << 20;
   wide.model.n_heads = 1 << 10;
   expect_refused(wide, "but the file holds 21 model tensors");
-  llama::RunConfig huge = config;
+  lm::RunConfig huge = config;
   huge.model.ffn_hidden = int64_t(1) << 40;
   expect_refused(huge, "Hint: the checkpoint's metadata is corrupt or was edited.");
   // A saved config must describe the model in full.
-  EXPECT_THROW(llama::parse_saved_config("{}", "ckpt"), llama::ConfigError);
-  EXPECT_NO_THROW(llama::parse_saved_config(llama::to_json(config), "ckpt"));
+  EXPECT_THROW(lm::parse_saved_config("{}", "ckpt"), lm::ConfigError);
+  EXPECT_NO_THROW(lm::parse_saved_config(lm::to_json(config), "ckpt"));
 }
 
 // The estimate is closed-form in the sizes: on meta nothing is computed or
@@ -348,21 +349,21 @@ TEST(MetaModels, ACheckpointConfigMustDescribeItsTensors) {
 // numbers than int64 counts, and every model at 2^62, is a ConfigError
 // naming its sizes.
 TEST(MetaModels, MemoryEstimateCostsNothingInProportionToTheSizes) {
-  using Kind = llama::Workload::Kind;
-  std::vector<llama::RunConfig> configs;
+  using Kind = lm::Workload::Kind;
+  std::vector<lm::RunConfig> configs;
   for (const auto& stage : llama::ladder_stages())
     configs.push_back(llama::article_run_config(stage));
-  configs.push_back(llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json"));
-  configs.push_back(llama::load_config(STRIDE_SOURCE_DIR "/configs/tiny-gpt.json"));
-  for (llama::RunConfig config : configs) {
-    SCOPED_TRACE(llama::arch_name(config.model.arch));
-    llama::RunConfig huge = config;
+  configs.push_back(lm::load_config(STRIDE_SOURCE_DIR "/configs/llama.json"));
+  configs.push_back(lm::load_config(STRIDE_SOURCE_DIR "/configs/tiny-gpt.json"));
+  for (lm::RunConfig config : configs) {
+    SCOPED_TRACE(config.model.arch);
+    lm::RunConfig huge = config;
     huge.model.context = int64_t(1) << 24;
     const CpuAllocatorStats cpu_before = cpu_allocator_stats();
     const auto start = std::chrono::steady_clock::now();
     for (Kind kind : {Kind::Training, Kind::Evaluation, Kind::Generation}) {
-      EXPECT_GT(llama::estimate_memory(huge, {kind}).peak_bytes,
-                llama::estimate_memory(config, {kind}).peak_bytes);
+      EXPECT_GT(lm::estimate_memory(huge, {kind}).peak_bytes,
+                lm::estimate_memory(config, {kind}).peak_bytes);
     }
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
     EXPECT_LT(cpu_allocator_stats().peak_allocated_bytes - cpu_before.peak_allocated_bytes,
@@ -370,17 +371,17 @@ TEST(MetaModels, MemoryEstimateCostsNothingInProportionToTheSizes) {
     huge.model.context = int64_t(1) << 40;
     for (Kind kind : {Kind::Model, Kind::Training, Kind::Evaluation, Kind::Generation}) {
       try {
-        EXPECT_GT(llama::estimate_memory(huge, {kind}).peak_bytes, 0u);
-      } catch (const llama::ConfigError& e) {
+        EXPECT_GT(lm::estimate_memory(huge, {kind}).peak_bytes, 0u);
+      } catch (const lm::ConfigError& e) {
         EXPECT_GT(config.model.dropout, 0.0) << e.what();
         EXPECT_NE(std::string(e.what()).find("int64"), std::string::npos) << e.what();
       }
     }
     config.model.context = int64_t(1) << 62;
     try {
-      llama::estimate_memory(config, {Kind::Training});
+      lm::estimate_memory(config, {Kind::Training});
       ADD_FAILURE() << "a context of 2^62 was estimated";
-    } catch (const llama::ConfigError& e) {
+    } catch (const lm::ConfigError& e) {
       EXPECT_NE(std::string(e.what()).find("context 4611686018427387904"), std::string::npos)
           << e.what();
     }
@@ -390,13 +391,11 @@ TEST(MetaModels, MemoryEstimateCostsNothingInProportionToTheSizes) {
 // Generation holds a KV cache of the whole context beside the model: the
 // estimate grows with the context by the cache's bytes at least.
 TEST(MetaModels, GenerationEstimateHoldsTheKVCache) {
-  llama::RunConfig config = llama::load_config(STRIDE_SOURCE_DIR "/configs/llama.json");
-  const llama::ModelConfig& m = config.model;
-  const uint64_t at_16 =
-      llama::estimate_memory(config, {llama::Workload::Kind::Generation}).peak_bytes;
+  lm::RunConfig config = lm::load_config(STRIDE_SOURCE_DIR "/configs/llama.json");
+  const lm::ModelConfig& m = config.model;
+  const uint64_t at_16 = lm::estimate_memory(config, {lm::Workload::Kind::Generation}).peak_bytes;
   config.model.context = 16 + 1024;
-  const uint64_t at_1040 =
-      llama::estimate_memory(config, {llama::Workload::Kind::Generation}).peak_bytes;
+  const uint64_t at_1040 = lm::estimate_memory(config, {lm::Workload::Kind::Generation}).peak_bytes;
   const uint64_t cache = uint64_t(2 * m.n_layers * 1024 * m.kv_heads() * m.head_dim() * 4);
   EXPECT_GE(at_1040 - at_16, cache);
 }

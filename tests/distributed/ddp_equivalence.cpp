@@ -12,7 +12,8 @@
 #include <string>
 
 #include "llama/model.h"
-#include "llama/train.h"
+#include "lm/registry.h"
+#include "lm/train.h"
 #include "stride/distributed/ddp.h"
 #include "stride/stride.h"
 
@@ -85,20 +86,20 @@ std::pair<Tensor, Tensor> global_batch(int64_t step, int64_t vocab, int64_t cont
 int train(const Args& a) {
   distributed::init();
   const int rank = distributed::rank(), world = distributed::world_size();
-  llama::ModelConfig config;
+  lm::ModelConfig config;
   config.d_model = 64;
   config.n_layers = 2;
   config.n_heads = 4;
   config.context = 16;
   config.dropout = 0;
   manual_seed(7);
-  auto model = llama::build_model(config);
+  auto model = lm::build_model(config);
   distributed::DistributedDataParallel ddp(
       model, distributed::DDPOptions{.bucket_cap_mb = 0.05, .deterministic_shards = a.shards});
-  llama::TrainConfig train_config;
+  lm::TrainConfig train_config;
   train_config.optimizer = "adamw";
   train_config.weight_decay = 0.1;
-  auto optimizer = llama::make_optimizer(*model, train_config);
+  auto optimizer = lm::make_optimizer(*model, train_config);
 
   const int parts = a.shards > 0 ? a.shards : world;
   std::vector<double> losses;

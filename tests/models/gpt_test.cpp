@@ -9,6 +9,7 @@
 
 #include "gpt/model.h"
 #include "llama/model.h"
+#include "lm/registry.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 ModelConfig tiny() {
   ModelConfig c;
-  c.arch = llama::Arch::GPT2;
+  c.arch = "gpt2";
   c.vocab_size = 65;
   c.d_model = 128;
   c.n_layers = 8;
@@ -32,7 +33,7 @@ double std_of(const Tensor& t) {
   return std::sqrt(var(t.to(kFloat64)).item<double>());
 }
 
-void expect_gpt2_initialisation(llama::LanguageModel& model) {
+void expect_gpt2_initialisation(lm::LanguageModel& model) {
   const auto params = model.named_parameters();
   const double residual = 0.02 / std::sqrt(2.0 * 8.0);
   for (const auto& [name, p] : params) {
@@ -55,17 +56,17 @@ void expect_gpt2_initialisation(llama::LanguageModel& model) {
 
 TEST(GPT, DrawsItsWeightsAsGPT2Does) {
   manual_seed(1);
-  auto model = llama::build_model(tiny());
+  auto model = lm::build_model(tiny());
   expect_gpt2_initialisation(*model);
   const auto& gpt = dynamic_cast<const GPT&>(*model);
   EXPECT_TRUE(gpt.lm_head->weight.is_same(gpt.transformer->wte->weight));
 }
 
 TEST(GPT, MaterialisedFromMetaDrawsTheSame) {
-  std::shared_ptr<llama::LanguageModel> model;
+  std::shared_ptr<lm::LanguageModel> model;
   {
     DefaultDeviceGuard on_meta(kMeta);
-    model = llama::build_model(tiny());
+    model = lm::build_model(tiny());
   }
   model->to_empty(Device(kCPU));
   manual_seed(1);

@@ -21,11 +21,16 @@
 
 #include "llama/ladder.h"
 #include "llama/model.h"
+#include "lm/registry.h"
 #include "stride/io.h"
 #include "stride/ops.h"
 
 namespace stride::llama {
 namespace {
+
+// The model layer (models/lm): configs, training and generation, tested
+// here with the Llama.
+using namespace ::stride::lm;
 
 const io::SafetensorsContents& golden(const std::string& file) {
   static std::map<std::string, io::SafetensorsContents> cache;
@@ -52,7 +57,7 @@ ModelConfig article_golden_config() {
 
 ModelConfig correct_golden_config() {
   ModelConfig c;
-  c.arch = Arch::Llama;
+  c.arch = "llama";
   c.n_layers = 2;  // 4 in the article-size run; 2 keeps the file at 3.4 MB
   return c;
 }

@@ -1,11 +1,11 @@
 // Weights cross between stride and PyTorch's own model code with the same
 // logits, in both directions (tools/torch_roundtrip.py runs the PyTorch half,
 // on tools/torch_llama.py's models):
-//   * stride -> PyTorch: llama::save_weights (what `stride export` writes)
+//   * stride -> PyTorch: lm::save_weights (what `stride export` writes)
 //     read by PyTorch's safetensors reader, loaded strictly into the PyTorch
 //     model of the file's own "stride.config" metadata;
 //   * PyTorch -> stride: a state dict PyTorch initialised and saved as plain
-//     safetensors (no stride metadata), built by llama::build_with_weights
+//     safetensors (no stride metadata), built by lm::build_with_weights
 //     (what `--weights FILE --config C` does).
 // Skipped when no Python with torch is found (tests/support/torch_python.h).
 #include <gtest/gtest.h>
@@ -14,9 +14,10 @@
 #include <fstream>
 #include <string>
 
-#include "llama/config.h"
 #include "llama/model.h"
-#include "llama/weights.h"
+#include "lm/config.h"
+#include "lm/registry.h"
+#include "lm/weights.h"
 #include "stride/autograd.h"
 #include "stride/generator.h"
 #include "stride/io.h"
@@ -26,6 +27,10 @@
 
 namespace stride::llama {
 namespace {
+
+// The model layer (models/lm): configs, training and generation, tested
+// here with the Llama.
+using namespace ::stride::lm;
 
 // Two float32 forwards of the same weights, summed in different orders: the
 // largest logit difference relative to the largest logit.
@@ -37,7 +42,7 @@ int run_roundtrip_script(const std::string& python, const std::string& args) {
   return std::system(command.c_str());
 }
 
-RunConfig small_config(Arch arch) {
+RunConfig small_config(const std::string& arch) {
   RunConfig config;
   config.model.arch = arch;
   config.model.d_model = 64;
@@ -51,7 +56,7 @@ RunConfig small_config(Arch arch) {
   return config;
 }
 
-void check_stride_export_runs_in_pytorch(Arch arch) {
+void check_stride_export_runs_in_pytorch(const std::string& arch) {
   const std::string python = testing::torch_python();
   if (python.empty()) GTEST_SKIP() << "no Python with torch and safetensors (make venv)";
   const RunConfig config = small_config(arch);
@@ -70,18 +75,18 @@ void check_stride_export_runs_in_pytorch(Arch arch) {
   save_weights(weights, *model, config, {{"stride.tokenizer", "{}"}});
   io::save_safetensors(expected, {{"ids", ids}, {"logits", logits}});
   EXPECT_EQ(run_roundtrip_script(python, "check-export " + weights + " " + expected), 0)
-      << "PyTorch's logits differ from stride's on " << arch_name(arch);
+      << "PyTorch's logits differ from stride's on " << arch;
 }
 
 TEST(TorchRoundTrip, StrideExportOfTheLlamaRunsInPyTorch) {
-  check_stride_export_runs_in_pytorch(Arch::Llama);
+  check_stride_export_runs_in_pytorch("llama");
 }
 
 TEST(TorchRoundTrip, StrideExportOfTheArticleLlamaRunsInPyTorch) {
-  check_stride_export_runs_in_pytorch(Arch::ArticleLlama);
+  check_stride_export_runs_in_pytorch("article_llama");
 }
 
-void check_pytorch_weights_run_in_stride(Arch arch) {
+void check_pytorch_weights_run_in_stride(const std::string& arch) {
   const std::string python = testing::torch_python();
   if (python.empty()) GTEST_SKIP() << "no Python with torch and safetensors (make venv)";
   const RunConfig config = small_config(arch);
@@ -107,15 +112,15 @@ void check_pytorch_weights_run_in_stride(Arch arch) {
   ASSERT_EQ(logits.sizes(), torch_logits.sizes());
   const double err = (logits.to(kFloat64) - torch_logits.to(kFloat64)).abs().max().item<double>() /
                      torch_logits.to(kFloat64).abs().max().item<double>();
-  EXPECT_LE(err, kTolerance) << "stride's logits on PyTorch's weights (" << arch_name(arch) << ")";
+  EXPECT_LE(err, kTolerance) << "stride's logits on PyTorch's weights (" << arch << ")";
 }
 
 TEST(TorchRoundTrip, PyTorchWeightsOfTheLlamaRunInStride) {
-  check_pytorch_weights_run_in_stride(Arch::Llama);
+  check_pytorch_weights_run_in_stride("llama");
 }
 
 TEST(TorchRoundTrip, PyTorchWeightsOfTheArticleLlamaRunInStride) {
-  check_pytorch_weights_run_in_stride(Arch::ArticleLlama);
+  check_pytorch_weights_run_in_stride("article_llama");
 }
 
 }  // namespace

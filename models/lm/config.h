@@ -18,24 +18,7 @@
 
 #include "stride/error.h"
 
-namespace stride::llama {
-
-// The models of the article's ladder, in its order, then the correct Llama.
-enum class Arch {
-  SimpleBroken,  // softmax output fed to cross_entropy (the article's baseline bug)
-  Simple,        // embedding -> MLP
-  SimpleRMS,     // + the article's sequence-wide RMSNorm
-  RopeNoMask,    // + 8 full-width RoPE heads, no causal mask (leaks the future)
-  RopeMasked,    // + causal mask
-  RopeSwiGLU,    // + the article's SwiGLU (learnable beta)
-  ArticleLlama,  // 4 article blocks and an MLP head: 2,370,246 parameters
-  Llama,         // the correct Llama (per-token RMSNorm, d/h heads, SwiGLU FFN)
-  GPT2,          // GPT-2 (models/gpt): learned positions, LayerNorm, GELU MLP, tied head
-};
-
-std::string_view arch_name(Arch arch);  // "simple_broken", ..., "llama", "gpt2"
-// Throws ConfigError listing the valid names.
-Arch parse_arch(std::string_view name);
+namespace stride::lm {
 
 // A configuration that cannot be used: unknown key, wrong type, bad value.
 class ConfigError : public ValueError {
@@ -43,8 +26,14 @@ class ConfigError : public ValueError {
   using ValueError::ValueError;
 };
 
+// One config for every architecture (lm/registry.h): each reads the fields
+// it uses and refuses, in its validation, settings it does not have.
 struct ModelConfig {
-  Arch arch = Arch::Llama;
+  // The architecture's registered name: "llama" (the correct Llama),
+  // "gpt2", or a stage of the article's ladder ("simple_broken", "simple",
+  // "simple_rms", "rope_nomask", "rope_masked", "rope_swiglu",
+  // "article_llama").
+  std::string arch = "llama";
   int64_t vocab_size = 65;
   int64_t d_model = 128;
   int64_t n_layers = 4;
@@ -79,11 +68,23 @@ struct ModelConfig {
 
   int64_t head_dim() const { return d_model / n_heads; }
   int64_t kv_heads() const { return n_kv_heads > 0 ? n_kv_heads : n_heads; }
+  // ffn_hidden, or the architecture's width for it.
   int64_t hidden_dim() const;
-  // Throws ConfigError for an inconsistent config (d_model not divisible by
-  // n_heads, odd head_dim, non-positive sizes, ...).
+  // Throws ConfigError for an unknown arch or an inconsistent config
+  // (non-positive sizes, ...; then the architecture's own checks: d_model
+  // not divisible by n_heads, odd head_dim, ...).
   void validate() const;
 };
+
+// For the architectures' registrations (lm/registry.h):
+// a ConfigError "invalid config: <what>" unless ok;
+void require_config(bool ok, const std::string& what);
+// 8 d_model / 3 rounded up to a multiple of multiple_of (d 128 -> 352), the
+// SwiGLU width of the Llamas, saturating instead of overflowing;
+int64_t swiglu_hidden_dim(const ModelConfig& config);
+// refuses the correct Llama's settings (grouped-query attention, RoPE
+// scaling and pairing) where an architecture has none of them.
+void refuse_llama_only_settings(const ModelConfig& config);
 
 struct TrainConfig {
   int64_t steps = 1000;
@@ -145,4 +146,4 @@ RunConfig with_setting(const RunConfig& config, std::string_view setting);
 // Every field, so that a saved config reproduces the run exactly.
 std::string to_json(const RunConfig& config, int indent = 2);
 
-}  // namespace stride::llama
+}  // namespace stride::lm

@@ -7,10 +7,10 @@
 #include <functional>
 #include <vector>
 
-#include "llama/model.h"
+#include "lm/language_model.h"
 #include "stride/generator.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 struct SamplingOptions {
   double temperature = 1.0;  // 0: greedy (argmax)
@@ -41,4 +41,4 @@ std::vector<int64_t> generate(LanguageModel& model,
                               const GenerateOptions& options,
                               const std::function<void(int64_t)>& on_token = {});
 
-}  // namespace stride::llama
+}  // namespace stride::lm

@@ -1,4 +1,4 @@
-#include "llama/generate.h"
+#include "lm/generate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include "stride/autograd.h"
 #include "stride/ops.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 int64_t sample_token(const Tensor& logits, const SamplingOptions& options, Generator& gen) {
   if (options.temperature < 0 || options.top_k < 0 || !(options.top_p > 0 && options.top_p <= 1)) {
@@ -115,4 +115,4 @@ std::vector<int64_t> generate(LanguageModel& model,
   return out;
 }
 
-}  // namespace stride::llama
+}  // namespace stride::lm

@@ -1,11 +1,12 @@
-#include "llama/weights.h"
+#include "lm/weights.h"
 
-#include "llama/inspect.h"
+#include "lm/inspect.h"
+#include "lm/registry.h"
 #include "stride/checkpoint.h"
 #include "stride/device.h"
 #include "stride/io.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 void save_weights(const std::string& path,
                   const nn::Module& model,
@@ -26,8 +27,7 @@ nn::StateDict state_dict_from(io::SafetensorsContents file) {
 namespace {
 
 std::string not_the_model_of(const RunConfig& config, const std::string& path) {
-  return path + " does not hold the weights of the config's model (" +
-         std::string(arch_name(config.model.arch)) + "): ";
+  return path + " does not hold the weights of the config's model (" + config.model.arch + "): ";
 }
 
 // When a config and a weights file disagree and the config's model is about
@@ -72,4 +72,4 @@ std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
   return model;
 }
 
-}  // namespace stride::llama
+}  // namespace stride::lm

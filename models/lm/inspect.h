@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "llama/config.h"
+#include "lm/config.h"
 #include "stride/checkpoint.h"
 #include "stride/shape.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 struct ParameterInfo {
   std::string name;
@@ -85,4 +85,4 @@ void check_config_fits_checkpoint(const RunConfig& config,
                                   const CheckpointState& state,
                                   const std::string& path);
 
-}  // namespace stride::llama
+}  // namespace stride::lm

@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "llama/config.h"
-#include "llama/model.h"
+#include "lm/config.h"
+#include "lm/language_model.h"
 #include "stride/checkpoint.h"
 #include "stride/data/text.h"
 #include "stride/distributed/ddp.h"
@@ -19,7 +19,7 @@
 #include "stride/optim/lr_scheduler.h"
 #include "stride/optim/optimizer.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 // The optimizer a TrainConfig asks for. With weight decay, only matrices
 // (dim >= 2: linear and embedding weights) decay; norm gains, biases and the
@@ -132,4 +132,4 @@ class Trainer {
   int64_t steps_ = 0;
 };
 
-}  // namespace stride::llama
+}  // namespace stride::lm

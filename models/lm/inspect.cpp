@@ -1,14 +1,15 @@
-#include "llama/inspect.h"
+#include "lm/inspect.h"
 
 #include <iomanip>
 #include <sstream>
 
-#include "llama/model.h"
+#include "lm/language_model.h"
+#include "lm/registry.h"
 #include "stride/allocator.h"
 #include "stride/autograd.h"
 #include "stride/ops.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 namespace {
 
@@ -196,4 +197,4 @@ void check_config_fits_checkpoint(const RunConfig& config,
   }
 }
 
-}  // namespace stride::llama
+}  // namespace stride::lm

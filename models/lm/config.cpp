@@ -1,4 +1,4 @@
-#include "llama/config.h"
+#include "lm/config.h"
 
 #include <algorithm>
 #include <array>
@@ -9,23 +9,13 @@
 #include <utility>
 #include <variant>
 
-namespace stride::llama {
+#include "lm/registry.h"
+
+namespace stride::lm {
 
 namespace {
 
 using nlohmann::json;
-
-constexpr std::array<std::pair<Arch, std::string_view>, 9> kArchNames = {{
-    {Arch::SimpleBroken, "simple_broken"},
-    {Arch::Simple, "simple"},
-    {Arch::SimpleRMS, "simple_rms"},
-    {Arch::RopeNoMask, "rope_nomask"},
-    {Arch::RopeMasked, "rope_masked"},
-    {Arch::RopeSwiGLU, "rope_swiglu"},
-    {Arch::ArticleLlama, "article_llama"},
-    {Arch::Llama, "llama"},
-    {Arch::GPT2, "gpt2"},
-}};
 
 std::string join_keys(const json& known) {
   std::string out;
@@ -40,8 +30,7 @@ std::string join_keys(const json& known) {
 // a saved config without it means the field's default.
 template <class Section>
 struct Key {
-  using Field = std::variant<Arch Section::*,
-                             int64_t Section::*,
+  using Field = std::variant<int64_t Section::*,
                              uint64_t Section::*,
                              double Section::*,
                              bool Section::*,
@@ -121,16 +110,6 @@ class SectionReader {
     }
   }
 
-  void read(const char* key, Arch& field) const {
-    std::string name(arch_name(field));
-    read(key, name);
-    try {
-      field = parse_arch(name);
-    } catch (const ConfigError& e) {
-      fail(e.what());
-    }
-  }
-
   template <class T>
   void read(const char* key, T& field) const {
     if (!values_.contains(key)) return;
@@ -165,9 +144,6 @@ class SectionReader {
   std::string_view source_;
 };
 
-json value_json(Arch arch) {
-  return arch_name(arch);
-}
 template <class T>
 json value_json(const T& value) {
   return value;
@@ -191,53 +167,44 @@ json train_json(const TrainConfig& t) {
 }
 
 void require(bool ok, const std::string& what) {
-  if (!ok) throw ConfigError("invalid config: " + what);
-}
-
-void validate_rope_scaling(const ModelConfig& m) {
-  require(m.rope_type == "default" || m.rope_type == "linear" || m.rope_type == "llama3",
-          "rope_type must be \"default\", \"linear\" or \"llama3\"; got \"" + m.rope_type + "\"");
-  if (m.rope_type == "default") return;
-  require(m.rope_factor > 0, "rope_factor must be positive");
-  if (m.rope_type != "llama3") return;
-  require(m.rope_low_freq_factor > 0 && m.rope_high_freq_factor > m.rope_low_freq_factor,
-          "llama3 RoPE needs 0 < rope_low_freq_factor < rope_high_freq_factor");
-  require(m.rope_original_context > 0, "rope_original_context must be positive");
+  require_config(ok, what);
 }
 
 }  // namespace
 
-std::string_view arch_name(Arch arch) {
-  for (const auto& [a, name] : kArchNames) {
-    if (a == arch) return name;
-  }
-  return "unknown";
-}
-
-Arch parse_arch(std::string_view name) {
-  std::string known;
-  for (const auto& [a, n] : kArchNames) {
-    if (n == name) return a;
-    known += (known.empty() ? "" : ", ") + std::string(n);
-  }
-  throw ConfigError("unknown arch \"" + std::string(name) + "\". Known: " + known);
+void require_config(bool ok, const std::string& what) {
+  if (!ok) throw ConfigError("invalid config: " + what);
 }
 
 int64_t ModelConfig::hidden_dim() const {
-  if (ffn_hidden > 0) return ffn_hidden;
+  return ffn_hidden > 0 ? ffn_hidden : architecture(arch).hidden_dim(*this);
+}
+
+int64_t swiglu_hidden_dim(const ModelConfig& m) {
   // A hostile d_model or multiple_of must not overflow here: a width past
   // int64 saturates, and building the model then refuses it.
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t h = 0;
-  if (__builtin_mul_overflow(d_model, arch == Arch::GPT2 ? 4 : 8, &h)) return kMax;
-  if (arch == Arch::GPT2) return h;
-  const int64_t m = std::max<int64_t>(multiple_of, 1);
+  if (__builtin_mul_overflow(m.d_model, 8, &h)) return kMax;
+  const int64_t multiple = std::max<int64_t>(m.multiple_of, 1);
   int64_t rounded = 0;
-  if (__builtin_add_overflow(h / 3, m - 1, &rounded)) return kMax;
-  return rounded / m * m;
+  if (__builtin_add_overflow(h / 3, multiple - 1, &rounded)) return kMax;
+  return rounded / multiple * multiple;
+}
+
+void refuse_llama_only_settings(const ModelConfig& m) {
+  require(m.rope_type == "default",
+          "rope_type is a setting of the correct Llama only (the ladder's RoPE is the "
+          "article's)");
+  require(m.n_kv_heads == 0 || m.n_kv_heads == m.n_heads,
+          "n_kv_heads (grouped-query attention) is a setting of the correct Llama only");
+  require(m.rope_style == "interleaved",
+          "rope_style is a setting of the correct Llama only (the ladder's RoPE is the "
+          "article's)");
 }
 
 void ModelConfig::validate() const {
+  const Architecture& architecture_of_config = architecture(arch);
   require(vocab_size > 0 && d_model > 0 && n_layers > 0 && n_heads > 0 && context > 0,
           "vocab_size, d_model, n_layers, n_heads and context must be positive");
   require(multiple_of > 0, "multiple_of must be positive");
@@ -245,34 +212,7 @@ void ModelConfig::validate() const {
   require(norm_eps >= 0, "norm_eps must be >= 0");
   require(rope_theta > 0, "rope_theta must be positive");
   require(dropout >= 0 && dropout < 1, "dropout must be in [0, 1)");
-  const bool rope = arch >= Arch::RopeNoMask && arch <= Arch::Llama;
-  require(!rope || d_model % 2 == 0, "RoPE needs an even d_model");
-  if (arch == Arch::Llama) {
-    require(d_model % n_heads == 0, "d_model (" + std::to_string(d_model) +
-                                        ") must be divisible by n_heads (" +
-                                        std::to_string(n_heads) + ")");
-    require(head_dim() % 2 == 0, "RoPE needs an even head_dim = d_model / n_heads");
-    require(n_kv_heads >= 0 && n_heads % kv_heads() == 0,
-            "n_kv_heads (" + std::to_string(n_kv_heads) + ") must divide n_heads (" +
-                std::to_string(n_heads) + "); 0 means n_heads");
-    require(rope_style == "interleaved" || rope_style == "half",
-            "rope_style must be \"interleaved\" or \"half\"; got \"" + rope_style + "\"");
-    validate_rope_scaling(*this);
-  } else {
-    require(rope_type == "default",
-            "rope_type is a setting of the correct Llama only (the ladder's RoPE is the "
-            "article's)");
-    require(n_kv_heads == 0 || n_kv_heads == n_heads,
-            "n_kv_heads (grouped-query attention) is a setting of the correct Llama only");
-    require(rope_style == "interleaved",
-            "rope_style is a setting of the correct Llama only (the ladder's RoPE is the "
-            "article's)");
-  }
-  if (arch == Arch::GPT2) {
-    require(d_model % n_heads == 0, "d_model (" + std::to_string(d_model) +
-                                        ") must be divisible by n_heads (" +
-                                        std::to_string(n_heads) + ")");
-  }
+  architecture_of_config.validate(*this);
 }
 
 void TrainConfig::validate() const {
@@ -394,4 +334,4 @@ std::string to_json(const RunConfig& config, int indent) {
   return root.dump(indent);
 }
 
-}  // namespace stride::llama
+}  // namespace stride::lm

@@ -1,4 +1,4 @@
-#include "llama/train.h"
+#include "lm/train.h"
 
 #include <algorithm>
 #include <limits>
@@ -10,7 +10,7 @@
 #include "stride/optim/adam.h"
 #include "stride/optim/clip_grad.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 namespace F = nn::functional;
 
@@ -271,4 +271,4 @@ void Trainer::restore(const CheckpointState& state) {
   steps_ = state.step;
 }
 
-}  // namespace stride::llama
+}  // namespace stride::lm

@@ -8,12 +8,12 @@
 #include <memory>
 #include <string>
 
-#include "llama/config.h"
-#include "llama/model.h"
+#include "lm/config.h"
+#include "lm/language_model.h"
 #include "stride/io.h"
 #include "stride/nn/module.h"
 
-namespace stride::llama {
+namespace stride::lm {
 
 // Writes `model`'s state dict under its own names (Meta's for the Llama, the
 // article's for its ladder) with "format": "pt" and the config as
@@ -36,4 +36,4 @@ std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
                                                   const nn::StateDict& weights,
                                                   const std::string& path);
 
-}  // namespace stride::llama
+}  // namespace stride::lm
