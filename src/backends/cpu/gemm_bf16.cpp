@@ -7,7 +7,6 @@
 // deterministic.
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 
 #include "backends/cpu/blas.h"
@@ -74,15 +73,10 @@ bool prefers_bf16_gemm(int64_t batch, bool trans_a, int64_t m, int64_t n, int64_
 }
 
 void round_to_bf16(const float* src, BFloat16* dst, int64_t n) {
-  // BFloat16::round, branch-free so that it vectorises: NaNs become quiet
-  // NaNs, everything else rounds to nearest even.
-  for (int64_t i = 0; i < n; ++i) {
-    uint32_t u;
-    std::memcpy(&u, src + i, 4);
-    const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
-    const uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    dst[i].bits = uint16_t(nan ? (u >> 16) | 0x40u : rounded);
-  }
+  // BFloat16's own rounding, written once: it is branch-free, so this loop
+  // vectorises and runs as fast as the same formula written out inline
+  // (measured at 4K to 4M floats).
+  for (int64_t i = 0; i < n; ++i) dst[i] = BFloat16(src[i]);
 }
 
 void gemm_batched_bf16(const Bf16Gemm& g, const GemmBatch& batch) {
