@@ -54,6 +54,26 @@ struct Shape {
   double flops() const { return 2.0 * double(batch) * double(m) * double(n) * double(k); }
 };
 
+// stride's arguments for a shape's GEMM (its first matrices, for a batch)
+// and for its batch of dense matrices.
+template <class In, class Out>
+stride::cpu::GemmArgs<In, Out> args_of(const Shape& s, const In* a, const In* b, Out* c) {
+  return {.trans_a = s.ta,
+          .trans_b = s.tb,
+          .m = s.m,
+          .n = s.n,
+          .k = s.k,
+          .a = a,
+          .lda = s.lda(),
+          .b = b,
+          .ldb = s.ldb(),
+          .c = c,
+          .ldc = s.ldc()};
+}
+stride::cpu::GemmBatch batch_of(const Shape& s) {
+  return {.count = s.batch, .stride_a = s.m * s.k, .stride_b = s.k * s.n, .stride_c = s.m * s.n};
+}
+
 // One layer of Llama-ish training at the article's sizes: B*T = 512 tokens,
 // C = 128, FFN hidden 1024 (down-projection), vocab 65; attention with
 // 256 = batch*heads blocks of 16 tokens, head dim 16 or 128.
@@ -253,8 +273,7 @@ void run_single(benchmark::State& state, Shape s, Backend backend, int threads) 
   for (auto _ : state) {
     switch (backend) {
       case Backend::Stride:
-        stride::cpu::gemm(s.ta, s.tb, s.m, s.n, s.k, T(1), a, s.lda(), b, s.ldb(), T(0), c,
-                          s.ldc());
+        stride::cpu::gemm(args_of(s, a, b, c));
         break;
       case Backend::OpenBlas:
         cblas(s, s.m, a, b, c);
@@ -305,8 +324,7 @@ void run_batched(benchmark::State& state, Shape s, Backend backend, int threads)
   for (auto _ : state) {
     switch (backend) {
       case Backend::Stride:
-        stride::cpu::gemm_batched(s.batch, s.ta, s.tb, s.m, s.n, s.k, T(1), a, s.lda(), sa, b,
-                                  s.ldb(), sb, T(0), c, s.ldc(), sc);
+        stride::cpu::gemm_batched(args_of(s, a, b, c), batch_of(s));
         break;
       case Backend::OneDnnPf:
       case Backend::OpenBlasPf:
@@ -337,10 +355,8 @@ void run_bf16(benchmark::State& state, Shape s, Backend, int threads) {
   std::vector<stride::BFloat16> a(x.a.size()), b(x.b.size());
   stride::cpu::round_to_bf16(x.a.data(), a.data(), int64_t(a.size()));
   stride::cpu::round_to_bf16(x.b.data(), b.data(), int64_t(b.size()));
-  const int64_t sa = s.m * s.k, sb = s.k * s.n, sc = s.m * s.n;
   for (auto _ : state) {
-    stride::cpu::gemm_batched_bf16(s.batch, s.ta, s.tb, s.m, s.n, s.k, a.data(), s.lda(), sa,
-                                   b.data(), s.ldb(), sb, x.c.data(), s.ldc(), sc);
+    stride::cpu::gemm_batched_bf16(args_of(s, a.data(), b.data(), x.c.data()), batch_of(s));
     benchmark::DoNotOptimize(x.c.data());
     benchmark::ClobberMemory();
   }
@@ -356,8 +372,16 @@ void run_decode(benchmark::State& state, int threads) {
   std::vector<float> x(kK, 1.0f), y(kN);
   for (auto _ : state) {
     for (const auto& w : weights) {
-      stride::cpu::gemm(false, true, 1, kN, kK, 1.0f, x.data(), kK, w.data(), kK, 0.0f, y.data(),
-                        kN);
+      stride::cpu::gemm({.trans_b = true,
+                         .m = 1,
+                         .n = kN,
+                         .k = kK,
+                         .a = x.data(),
+                         .lda = kK,
+                         .b = w.data(),
+                         .ldb = kK,
+                         .c = y.data(),
+                         .ldc = kN});
     }
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();

@@ -82,6 +82,31 @@ struct Case {
   }
 };
 
+// The case's GEMM (its first matrices, for a batch) on these buffers.
+template <class In, class Out>
+GemmArgs<In, Out> args_of(const Case& cs, const In* a, const In* b, Out* c) {
+  return {.trans_a = cs.ta,
+          .trans_b = cs.tb,
+          .m = cs.m,
+          .n = cs.n,
+          .k = cs.k,
+          .a = a,
+          .lda = cs.lda(),
+          .b = b,
+          .ldb = cs.ldb(),
+          .c = c,
+          .ldc = cs.ldc(),
+          .alpha = Out(cs.alpha),
+          .beta = Out(cs.beta)};
+}
+
+GemmBatch batch_of(const Case& cs) {
+  return {.count = cs.batch,
+          .stride_a = cs.stride_a(),
+          .stride_b = cs.stride_b(),
+          .stride_c = cs.stride_c()};
+}
+
 // Which entry point check_case calls.
 enum class Entry { Gemm, Batched, Small };
 
@@ -110,18 +135,13 @@ template <class T>
   }
   const std::vector<T> c_in = c;
 
+  const GemmArgs<T> args = args_of(cs, a.data(), b.data(), c.data());
   if (entry == Entry::Small) {
-    if constexpr (std::is_same_v<T, float>) {
-      sgemm_small(cs.ta, cs.tb, cs.m, cs.n, cs.k, T(cs.alpha), a.data(), cs.lda(), b.data(),
-                  cs.ldb(), T(cs.beta), c.data(), cs.ldc());
-    }
+    if constexpr (std::is_same_v<T, float>) sgemm_small(args);
   } else if (cs.batch == 1 && entry == Entry::Gemm) {
-    gemm(cs.ta, cs.tb, cs.m, cs.n, cs.k, T(cs.alpha), a.data(), cs.lda(), b.data(), cs.ldb(),
-         T(cs.beta), c.data(), cs.ldc());
+    gemm(args);
   } else {
-    gemm_batched(cs.batch, cs.ta, cs.tb, cs.m, cs.n, cs.k, T(cs.alpha), a.data(), cs.lda(),
-                 cs.stride_a(), b.data(), cs.ldb(), cs.stride_b(), T(cs.beta), c.data(), cs.ldc(),
-                 cs.stride_c());
+    gemm_batched(args, batch_of(cs));
   }
 
   for (int64_t s = 0; s < cs.batch; ++s) {
@@ -308,13 +328,20 @@ TYPED_TEST(BlasGemm, EmptyInnerDimensionScalesC) {
   for_each_thread_count([] {
     // k == 0: A and B are not read (null here); C = beta * C.
     std::vector<T> c = {1, 2, 3, 4, 5, 6};  // (2, 2) with ldc 3
-    gemm(false, false, 2, 2, 0, T(1), nullptr, 0, nullptr, 0, T(2), c.data(), 3);
+    gemm({.m = 2, .n = 2, .k = 0, .c = c.data(), .ldc = 3, .beta = T(2)});
     EXPECT_EQ(c, (std::vector<T>{2, 4, 3, 8, 10, 6}));
-    gemm(true, true, 2, 2, 0, T(1), nullptr, 0, nullptr, 0, T(1), c.data(), 3);
+    gemm({.trans_a = true,
+          .trans_b = true,
+          .m = 2,
+          .n = 2,
+          .k = 0,
+          .c = c.data(),
+          .ldc = 3,
+          .beta = T(1)});
     EXPECT_EQ(c, (std::vector<T>{2, 4, 3, 8, 10, 6}));
     const T nan = std::numeric_limits<T>::quiet_NaN();
     std::vector<T> d = {nan, nan, T(7), nan, nan, T(7)};
-    gemm(false, true, 2, 2, 0, T(1), nullptr, 0, nullptr, 0, T(0), d.data(), 3);
+    gemm({.trans_b = true, .m = 2, .n = 2, .k = 0, .c = d.data(), .ldc = 3});
     EXPECT_EQ(d, (std::vector<T>{0, 0, 7, 0, 0, 7}));
 
     Case cs;
@@ -331,18 +358,29 @@ TYPED_TEST(BlasGemm, AlphaZeroDoesNotReadAOrB) {
   using T = TypeParam;
   const T nan = std::numeric_limits<T>::quiet_NaN();
   std::vector<T> a(6, nan), b(6, nan), c = {1, 2, 3, 4};
-  gemm(false, false, 2, 2, 3, T(0), a.data(), 3, b.data(), 2, T(3), c.data(), 2);
+  gemm({.m = 2,
+        .n = 2,
+        .k = 3,
+        .a = a.data(),
+        .lda = 3,
+        .b = b.data(),
+        .ldb = 2,
+        .c = c.data(),
+        .ldc = 2,
+        .alpha = T(0),
+        .beta = T(3)});
   EXPECT_EQ(c, (std::vector<T>{3, 6, 9, 12}));
 }
 
 TYPED_TEST(BlasGemm, EmptyOutputIsANoOp) {
   using T = TypeParam;
   std::vector<T> c = {1, 2, 3};
-  gemm(false, false, 0, 3, 4, T(1), nullptr, 4, nullptr, 3, T(0), c.data(), 3);
-  gemm(true, false, 3, 0, 4, T(1), nullptr, 3, nullptr, 0, T(0), c.data(), 0);
-  gemm(false, false, 0, 0, 0, T(1), nullptr, 0, nullptr, 0, T(0), nullptr, 0);
-  gemm_batched(5, false, false, 0, 3, 4, T(1), nullptr, 4, 0, nullptr, 3, 0, T(0), c.data(), 3, 0);
-  gemm_batched(0, false, false, 2, 3, 4, T(1), nullptr, 4, 8, nullptr, 3, 12, T(0), nullptr, 3, 6);
+  gemm({.m = 0, .n = 3, .k = 4, .lda = 4, .ldb = 3, .c = c.data(), .ldc = 3});
+  gemm({.trans_a = true, .m = 3, .n = 0, .k = 4, .lda = 3, .ldb = 0, .c = c.data(), .ldc = 0});
+  gemm(GemmArgs<T>{});
+  gemm_batched({.m = 0, .n = 3, .k = 4, .lda = 4, .ldb = 3, .c = c.data(), .ldc = 3}, {.count = 5});
+  gemm_batched(GemmArgs<T>{.m = 2, .n = 3, .k = 4, .lda = 4, .ldb = 3, .ldc = 3},
+               {.count = 0, .stride_a = 8, .stride_b = 12, .stride_c = 6});
   EXPECT_EQ(c, (std::vector<T>{1, 2, 3}));
 }
 
@@ -351,17 +389,31 @@ TYPED_TEST(BlasGemm, RejectsBadSizesAndLeadingDimensions) {
   std::vector<T> x(64);
   const T* p = x.data();
   T* q = x.data();
-  EXPECT_THROW(gemm(false, false, -1, 2, 2, T(1), p, 2, p, 2, T(0), q, 2), ValueError);
-  EXPECT_THROW(gemm(false, false, 2, 2, 3, T(1), p, 2, p, 2, T(0), q, 2), ValueError);  // lda < k
-  EXPECT_THROW(gemm(true, false, 4, 2, 3, T(1), p, 3, p, 2, T(0), q, 2), ValueError);   // lda < m
-  EXPECT_THROW(gemm(false, true, 2, 4, 3, T(1), p, 3, p, 2, T(0), q, 4), ValueError);   // ldb < k
-  EXPECT_THROW(gemm(false, false, 2, 4, 3, T(1), p, 3, p, 4, T(0), q, 3), ValueError);  // ldc < n
-  EXPECT_THROW(gemm_batched(-1, false, false, 2, 2, 2, T(1), p, 2, 4, p, 2, 4, T(0), q, 2, 4),
+  // A valid 2 x 2 x 2 GEMM (never run: C overlaps A and B), each call
+  // changing it into one with one thing wrong.
+  const GemmArgs<T> ok{
+      .m = 2, .n = 2, .k = 2, .a = p, .lda = 2, .b = p, .ldb = 2, .c = q, .ldc = 2};
+  auto with = [&](auto change) {
+    GemmArgs<T> g = ok;
+    change(g);
+    return g;
+  };
+  EXPECT_THROW(gemm(with([](GemmArgs<T>& g) { g.m = -1; })), ValueError);
+  EXPECT_THROW(gemm(with([](GemmArgs<T>& g) { g.k = 3; })), ValueError);  // lda < k
+  EXPECT_THROW(gemm(with([](GemmArgs<T>& g) { g.trans_a = true, g.m = 4, g.k = 3, g.lda = 3; })),
+               ValueError);  // lda < m
+  EXPECT_THROW(
+      gemm(with([](GemmArgs<T>& g) { g.trans_b = true, g.n = 4, g.k = 3, g.lda = 3, g.ldc = 4; })),
+      ValueError);  // ldb < k
+  EXPECT_THROW(
+      gemm(with([](GemmArgs<T>& g) { g.n = 4, g.k = 3, g.lda = 3, g.ldb = 4, g.ldc = 3; })),
+      ValueError);  // ldc < n
+  EXPECT_THROW(gemm_batched(ok, {.count = -1, .stride_a = 4, .stride_b = 4, .stride_c = 4}),
                ValueError);
-  EXPECT_THROW(gemm_batched(2, false, false, 2, 2, 2, T(1), p, 2, 4, p, 2, 4, T(0), q, 2, 0),
+  EXPECT_THROW(gemm_batched(ok, {.count = 2, .stride_a = 4, .stride_b = 4, .stride_c = 0}),
                ValueError);  // outputs alias
   try {
-    gemm(false, false, 2, 2, 3, T(1), p, 2, p, 2, T(0), q, 2);
+    gemm(with([](GemmArgs<T>& g) { g.k = 3; }));
     ADD_FAILURE() << "expected ValueError";
   } catch (const ValueError& e) {
     EXPECT_NE(std::string(e.what()).find("[gemm] expected lda >= k"), std::string::npos)
@@ -473,12 +525,24 @@ TYPED_TEST(BlasGemm, IsBitIdenticalAtEveryThreadCount) {
     auto run = [&](int threads) {
       ThreadCount guard(threads);
       std::vector<T> c(size_t(sh.batch * sh.m * sh.n), std::numeric_limits<T>::quiet_NaN());
+      const GemmArgs<T> args{.trans_a = sh.ta,
+                             .trans_b = sh.tb,
+                             .m = sh.m,
+                             .n = sh.n,
+                             .k = sh.k,
+                             .a = a.data(),
+                             .lda = lda,
+                             .b = b.data(),
+                             .ldb = ldb,
+                             .c = c.data(),
+                             .ldc = sh.n};
       if (sh.batch == 1) {
-        gemm(sh.ta, sh.tb, sh.m, sh.n, sh.k, T(1), a.data(), lda, b.data(), ldb, T(0), c.data(),
-             sh.n);
+        gemm(args);
       } else {
-        gemm_batched(sh.batch, sh.ta, sh.tb, sh.m, sh.n, sh.k, T(1), a.data(), lda, sh.m * sh.k,
-                     b.data(), ldb, sh.k * sh.n, T(0), c.data(), sh.n, sh.m * sh.n);
+        gemm_batched(args, {.count = sh.batch,
+                            .stride_a = sh.m * sh.k,
+                            .stride_b = sh.k * sh.n,
+                            .stride_c = sh.m * sh.n});
       }
       return c;
     };
@@ -564,8 +628,7 @@ TEST(BlasSmallGemm, AttentionShapesGoToItWhereTheBlasPacks) {
       bf16_vector(cs.broadcast_b ? cs.size_b() : cs.stride_b() * cs.batch, 2);
   const float sentinel = 12345.0f;
   std::vector<float> c(size_t(cs.stride_c() * cs.batch), sentinel);
-  gemm_batched_bf16(cs.batch, cs.ta, cs.tb, cs.m, cs.n, cs.k, a.data(), cs.lda(), cs.stride_a(),
-                    b.data(), cs.ldb(), cs.stride_b(), c.data(), cs.ldc(), cs.stride_c());
+  gemm_batched_bf16(args_of(cs, a.data(), b.data(), c.data()), batch_of(cs));
   for (int64_t s = 0; s < cs.batch; ++s) {
     const BFloat16* as = a.data() + s * cs.stride_a();
     const BFloat16* bs = b.data() + s * cs.stride_b();

@@ -411,8 +411,17 @@ void fused_forward(const AttentionShape& a,
       for (int64_t i0 = 0; i0 < a.L; i0 += block) {
         const int64_t rows = std::min(block, a.L - i0);
         const int64_t keys = key_limit(i0 + rows - 1, a.L, a.S, a.causal, a.bottom_right);
-        cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qk.queries(n, i0, rows),
-                  qk.ld_queries(), kn, qk.ld_keys(), T(0), p.data(), ldp);
+        cpu::gemm({.trans_b = true,
+                   .m = rows,
+                   .n = keys,
+                   .k = a.E,
+                   .a = qk.queries(n, i0, rows),
+                   .lda = qk.ld_queries(),
+                   .b = kn,
+                   .ldb = qk.ld_keys(),
+                   .c = p.data(),
+                   .ldc = ldp,
+                   .alpha = T(a.scale)});
         // The choices go where the backward reads them, if it does.
         if (a.dropout_p > 0) {
           dropout.draw(n, i0, rows, keys,
@@ -450,8 +459,15 @@ void fused_forward(const AttentionShape& a,
           for (int64_t i = 0; i < rows; ++i) std::fill_n(out_rows + i * out.ld(), a.Ev, nan);
           continue;
         }
-        cpu::gemm(false, false, rows, a.Ev, keys, T(1), p.data(), ldp, v[n], v.ld(), T(0), out_rows,
-                  out.ld());
+        cpu::gemm({.m = rows,
+                   .n = a.Ev,
+                   .k = keys,
+                   .a = p.data(),
+                   .lda = ldp,
+                   .b = v[n],
+                   .ldb = v.ld(),
+                   .c = out_rows,
+                   .ldc = out.ld()});
       }
     }
   });
@@ -507,8 +523,17 @@ void fused_backward(const AttentionShape& a,
             std::copy_n(saved.probs + (n * a.L + i0 + i) * a.S, keys, p.data() + i * ldp);
           }
         } else {
-          cpu::gemm(false, true, rows, keys, a.E, T(a.scale), qb, qk.ld_queries(), kn, qk.ld_keys(),
-                    T(0), p.data(), ldp);
+          cpu::gemm({.trans_b = true,
+                     .m = rows,
+                     .n = keys,
+                     .k = a.E,
+                     .a = qb,
+                     .lda = qk.ld_queries(),
+                     .b = kn,
+                     .ldb = qk.ld_keys(),
+                     .c = p.data(),
+                     .ldc = ldp,
+                     .alpha = T(a.scale)});
           for (int64_t i = i0; i < i0 + rows; ++i) {
             T* row = p.data() + (i - i0) * ldp;
             const int64_t limit = key_limit(i, a.L, a.S, a.causal, a.bottom_right);
@@ -517,8 +542,16 @@ void fused_backward(const AttentionShape& a,
             if (limit == 0) std::fill_n(row, keys, l);  // NaN, as the forward's row
           }
         }
-        cpu::gemm(false, true, rows, keys, a.Ev, T(1), dob, dout.ld(), vn, v.ld(), T(0), dp.data(),
-                  ldp);
+        cpu::gemm({.trans_b = true,
+                   .m = rows,
+                   .n = keys,
+                   .k = a.Ev,
+                   .a = dob,
+                   .lda = dout.ld(),
+                   .b = vn,
+                   .ldb = v.ld(),
+                   .c = dp.data(),
+                   .ldc = ldp});
         const uint8_t* saved_keep =
             saved.keep != nullptr ? saved.keep + (n * a.L + i0) * a.S : nullptr;
         if (a.dropout_p > 0 && saved_keep == nullptr) dropout.draw(n, i0, rows, keys);
@@ -539,18 +572,34 @@ void fused_backward(const AttentionShape& a,
         auto accumulate = [&](const T* lhs, const T* rhs, int64_t ld_rhs, int64_t cols, T alpha,
                               T* dst, int64_t ld_dst) {
           const int64_t old_rows = std::min(keys, written);
-          if (old_rows > 0) {
-            cpu::gemm(true, false, old_rows, cols, rows, alpha, lhs, ldp, rhs, ld_rhs, T(1), dst,
-                      ld_dst);
-          }
-          if (keys > old_rows) {
-            cpu::gemm(true, false, keys - old_rows, cols, rows, alpha, lhs + old_rows, ldp, rhs,
-                      ld_rhs, T(0), dst + old_rows * ld_dst, ld_dst);
-          }
+          auto product = [&](int64_t first, int64_t count, T beta) {
+            cpu::gemm({.trans_a = true,
+                       .m = count,
+                       .n = cols,
+                       .k = rows,
+                       .a = lhs + first,
+                       .lda = ldp,
+                       .b = rhs,
+                       .ldb = ld_rhs,
+                       .c = dst + first * ld_dst,
+                       .ldc = ld_dst,
+                       .alpha = alpha,
+                       .beta = beta});
+          };
+          if (old_rows > 0) product(0, old_rows, T(1));
+          if (keys > old_rows) product(old_rows, keys - old_rows, T(0));
         };
         accumulate(p.data(), dob, dout.ld(), a.Ev, T(1), dv[n], dv.ld());
-        cpu::gemm(false, false, rows, a.E, keys, T(a.scale), dp.data(), ldp, kn, qk.ld_keys(), T(0),
-                  dqb, dq.ld());
+        cpu::gemm({.m = rows,
+                   .n = a.E,
+                   .k = keys,
+                   .a = dp.data(),
+                   .lda = ldp,
+                   .b = kn,
+                   .ldb = qk.ld_keys(),
+                   .c = dqb,
+                   .ldc = dq.ld(),
+                   .alpha = T(a.scale)});
         // Rotary attention: the gradient reaches q through the rotation.
         if (unrotate) {
           unrotate->rows(dqb, dq.ld(), dqb, dq.ld(), i0, rows);

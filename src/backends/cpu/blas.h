@@ -28,96 +28,51 @@
 
 namespace stride::cpu {
 
-void gemm(bool trans_a,
-          bool trans_b,
-          int64_t m,
-          int64_t n,
-          int64_t k,
-          float alpha,
-          const float* a,
-          int64_t lda,
-          const float* b,
-          int64_t ldb,
-          float beta,
-          float* c,
-          int64_t ldc);
-void gemm(bool trans_a,
-          bool trans_b,
-          int64_t m,
-          int64_t n,
-          int64_t k,
-          double alpha,
-          const double* a,
-          int64_t lda,
-          const double* b,
-          int64_t ldb,
-          double beta,
-          double* c,
-          int64_t ldc);
+// One GEMM: C = alpha * op(A) @ op(B) + beta * C, laid out as the legend
+// above says. Callers name the fields they set (designated initializers);
+// alpha is 1 and beta 0 unless given, so a plain product names neither. In
+// is the element type of A and B, Out that of C and of the scalars: the
+// bf16 GEMM reads bfloat16 and writes float32.
+template <class In, class Out = In>
+struct GemmArgs {
+  bool trans_a = false, trans_b = false;
+  int64_t m = 0, n = 0, k = 0;
+  const In* a = nullptr;
+  int64_t lda = 0;
+  const In* b = nullptr;
+  int64_t ldb = 0;
+  Out* c = nullptr;
+  int64_t ldc = 0;
+  Out alpha = 1, beta = 0;
+};
 
-// `batch` independent GEMMs with the contract above: matrix i of A starts at
+// `count` GEMMs of one GemmArgs' sizes: matrix i of A starts at
 // a + i * stride_a, likewise for B and C. stride_a or stride_b may be 0 to
 // broadcast one matrix over the batch; the C matrices must not overlap each
-// other (stride_c >= the size of one C matrix, or batch <= 1).
-void gemm_batched(int64_t batch,
-                  bool trans_a,
-                  bool trans_b,
-                  int64_t m,
-                  int64_t n,
-                  int64_t k,
-                  float alpha,
-                  const float* a,
-                  int64_t lda,
-                  int64_t stride_a,
-                  const float* b,
-                  int64_t ldb,
-                  int64_t stride_b,
-                  float beta,
-                  float* c,
-                  int64_t ldc,
-                  int64_t stride_c);
-void gemm_batched(int64_t batch,
-                  bool trans_a,
-                  bool trans_b,
-                  int64_t m,
-                  int64_t n,
-                  int64_t k,
-                  double alpha,
-                  const double* a,
-                  int64_t lda,
-                  int64_t stride_a,
-                  const double* b,
-                  int64_t ldb,
-                  int64_t stride_b,
-                  double beta,
-                  double* c,
-                  int64_t ldc,
-                  int64_t stride_c);
+// other (stride_c >= the size of one C matrix, or count <= 1).
+struct GemmBatch {
+  int64_t count = 1;
+  int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+};
+
+void gemm(const GemmArgs<float>& g);
+void gemm(const GemmArgs<double>& g);
+
+// Each GEMM of the batch with the contract above.
+void gemm_batched(const GemmArgs<float>& g, const GemmBatch& batch);
+void gemm_batched(const GemmArgs<double>& g, const GemmBatch& batch);
 
 // Mixed precision (autocast): bfloat16 A and B, float32 accumulation and C,
-// with the contract above for alpha = 1, beta = 0. Runs oneDNN's brgemm
-// kernels (AVX512-BF16 or AMX); only callable when has_bf16_gemm().
+// with the contract above for alpha = 1, beta = 0 only (others throw
+// ValueError). Runs oneDNN's brgemm kernels (AVX512-BF16 or AMX); only
+// callable when has_bf16_gemm().
 bool has_bf16_gemm();
 // Whether gemm_batched_bf16 beats the float32 GEMM on widened operands for
 // this shape: with bf16 kernels, from 2^19 multiply-adds (below, oneDNN's
 // per-call cost dominates), and always for decoding (m <= 4 rows of a
 // row-major A, its own kernel).
 bool prefers_bf16_gemm(int64_t batch, bool trans_a, int64_t m, int64_t n, int64_t k);
-void gemm_batched_bf16(int64_t batch,
-                       bool trans_a,
-                       bool trans_b,
-                       int64_t m,
-                       int64_t n,
-                       int64_t k,
-                       const BFloat16* a,
-                       int64_t lda,
-                       int64_t stride_a,
-                       const BFloat16* b,
-                       int64_t ldb,
-                       int64_t stride_b,
-                       float* c,
-                       int64_t ldc,
-                       int64_t stride_c);
+void gemm_batched_bf16(const GemmArgs<BFloat16, float>& g, const GemmBatch& batch);
 
 // dst[i] = bfloat16(src[i]), rounded to nearest even (BFloat16's rounding),
 // vectorised: the operand conversion of the mixed-precision GEMM.

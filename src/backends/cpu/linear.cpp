@@ -29,6 +29,7 @@
 // separate layers: grouping them changes no result (tested against linear()
 // up to depth 352, the FFN's at the article's size).
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "backends/cpu/blas.h"
@@ -39,31 +40,6 @@
 namespace stride::cpu {
 
 namespace {
-
-// C (m, n) = op(A) @ op(B) into a float32 or float64 buffer (cpu::gemm).
-void gemm(const Tensor& like,
-          bool ta,
-          bool tb,
-          int64_t m,
-          int64_t n,
-          int64_t k,
-          const void* a,
-          int64_t lda,
-          const void* b,
-          int64_t ldb,
-          bool accumulate,
-          void* c,
-          int64_t ldc) {
-  if (like.dtype() == kFloat32) {
-    cpu::gemm(ta, tb, m, n, k, 1.0f, static_cast<const float*>(a), lda,
-              static_cast<const float*>(b), ldb, accumulate ? 1.0f : 0.0f, static_cast<float*>(c),
-              ldc);
-  } else {
-    cpu::gemm(ta, tb, m, n, k, 1.0, static_cast<const double*>(a), lda,
-              static_cast<const double*>(b), ldb, accumulate ? 1.0 : 0.0, static_cast<double*>(c),
-              ldc);
-  }
-}
 
 // Weights per task of linear_concat's loops over its weights: one when
 // there are at least two per thread, else all of them in one task, each GEMM
@@ -83,30 +59,29 @@ constexpr int64_t kConcatRowBlock = 64;
 constexpr int64_t kConcatDecodeRows = 4;
 constexpr int64_t kConcatDecodeGrain = 64;  // weight rows per task at least
 
-// dst[0, n) += src[0, n) in x's dtype (float32 or float64).
-void add_into(const Tensor& like, void* dst, const void* src, int64_t n) {
-  auto add = [n](auto* d, const auto* a) {
-    for (int64_t i = 0; i < n; ++i) d[i] += a[i];
-  };
-  if (like.dtype() == kFloat32) {
-    add(static_cast<float*>(dst), static_cast<const float*>(src));
+// Calls fn(T()) with T the C++ type of x's dtype, float32 or float64: the
+// dtypes of cpu::gemm.
+template <class Fn>
+void with_gemm_type(const Tensor& x, Fn&& fn) {
+  if (x.dtype() == kFloat32) {
+    fn(float());
   } else {
-    add(static_cast<double*>(dst), static_cast<const double*>(src));
+    fn(double());
   }
 }
 
-void linear_groups_forward_kernel(const Tensor& x2,
-                                  const std::vector<Tensor>& weights,
-                                  const kernels::LinearGroupsLayout& f,
-                                  std::vector<Tensor>& ys) {
+template <class T>
+void linear_groups_forward(const Tensor& x2,
+                           const std::vector<Tensor>& weights,
+                           const kernels::LinearGroupsLayout& f,
+                           std::vector<Tensor>& ys) {
   const int64_t M = x2.size(0), K = x2.size(1);
-  const size_t elem = x2.element_size(), n = weights.size();
-  // Weight i's first output column in x's dtype, and its output's row length.
-  auto out = [&](size_t i) {
-    return static_cast<char*>(ys[f.group_of[i]].data_ptr()) + size_t(f.column[i]) * elem;
-  };
+  const size_t n = weights.size();
+  const T* x = x2.data_ptr<T>();
+  // Weight i's first output column, and its output's row length.
+  auto out = [&](size_t i) { return ys[f.group_of[i]].data_ptr<T>() + f.column[i]; };
   auto ldc = [&](size_t i) { return f.width[f.group_of[i]]; };
-  if (M <= kConcatDecodeRows && x2.dtype() == kFloat32) {
+  if (M <= kConcatDecodeRows && std::is_same_v<T, float>) {
     std::vector<int64_t> offsets{0};  // of each weight's rows among all weights'
     for (const Tensor& w : weights) offsets.push_back(offsets.back() + w.size(0));
     parallel_for(0, offsets.back(), kConcatDecodeGrain, [&](int64_t begin, int64_t end) {
@@ -114,18 +89,33 @@ void linear_groups_forward_kernel(const Tensor& x2,
         const int64_t row0 = std::max(begin, offsets[i]), row1 = std::min(end, offsets[i + 1]);
         if (row0 >= row1) continue;
         const Tensor& w = weights[i];
-        gemm(x2, false, true, M, row1 - row0, K, x2.data_ptr(), K,
-             static_cast<const char*>(w.data_ptr()) +
-                 size_t((row0 - offsets[i]) * w.stride(0)) * elem,
-             w.stride(0), false, out(i) + size_t(row0 - offsets[i]) * elem, ldc(i));
+        const int64_t first = row0 - offsets[i];  // of w's rows
+        gemm({.trans_b = true,
+              .m = M,
+              .n = row1 - row0,
+              .k = K,
+              .a = x,
+              .lda = K,
+              .b = w.data_ptr<T>() + first * w.stride(0),
+              .ldb = w.stride(0),
+              .c = out(i) + first,
+              .ldc = ldc(i)});
       }
     });
   } else {
     parallel_for(0, int64_t(n), weights_per_task(n), [&](int64_t begin, int64_t end) {
       for (auto i = size_t(begin); i < size_t(end); ++i) {
         const Tensor& w = weights[i];
-        gemm(x2, false, true, M, w.size(0), K, x2.data_ptr(), K, w.data_ptr(), w.stride(0), false,
-             out(i), ldc(i));
+        gemm({.trans_b = true,
+              .m = M,
+              .n = w.size(0),
+              .k = K,
+              .a = x,
+              .lda = K,
+              .b = w.data_ptr<T>(),
+              .ldb = w.stride(0),
+              .c = out(i),
+              .ldc = ldc(i)});
       }
     });
   }
@@ -133,45 +123,79 @@ void linear_groups_forward_kernel(const Tensor& x2,
 
 // dw_i = dy_i^T @ x, one weight per task, then dx = sum_i dy_i @ w_i by
 // blocks of rows (Note [Linear over concatenated weights]).
-void linear_groups_backward_kernel(const Tensor& xv,
-                                   const std::vector<Tensor>& w,
-                                   const std::vector<Tensor>& g2,
-                                   const kernels::LinearGroupsLayout& plan,
-                                   const std::vector<size_t>& with_grad,
-                                   std::vector<Tensor>& grads) {
+template <class T>
+void linear_groups_backward(const Tensor& xv,
+                            const std::vector<Tensor>& w,
+                            const std::vector<Tensor>& g2,
+                            const kernels::LinearGroupsLayout& plan,
+                            const std::vector<size_t>& with_grad,
+                            std::vector<Tensor>& grads) {
   const int64_t M = xv.size(0), K = xv.size(1);
-  const size_t size = xv.element_size();
   // Weight i's columns of its output's gradient, and that gradient's row length.
-  auto grad = [&](size_t i) {
-    return static_cast<const char*>(g2[plan.group_of[i]].data_ptr()) +
-           size_t(plan.column[i]) * size;
-  };
+  auto grad = [&](size_t i) { return g2[plan.group_of[i]].data_ptr<T>() + plan.column[i]; };
   auto ld = [&](size_t i) { return plan.width[plan.group_of[i]]; };
   parallel_for(0, int64_t(w.size()), weights_per_task(w.size()), [&](int64_t begin, int64_t end) {
     for (auto i = size_t(begin); i < size_t(end); ++i) {
       if (!grads[i + 1].defined()) continue;
-      gemm(xv, true, false, w[i].size(0), K, M, grad(i), ld(i), xv.data_ptr(), K, false,
-           grads[i + 1].data_ptr(), K);
+      gemm({.trans_a = true,
+            .m = w[i].size(0),
+            .n = K,
+            .k = M,
+            .a = grad(i),
+            .lda = ld(i),
+            .b = xv.data_ptr<T>(),
+            .ldb = K,
+            .c = grads[i + 1].data_ptr<T>(),
+            .ldc = K});
     }
   });
   if (!grads[0].defined()) return;
-  char* gx = static_cast<char*>(grads[0].data_ptr());
+  T* gx = grads[0].data_ptr<T>();
   const int64_t blocks = (M + kConcatRowBlock - 1) / kConcatRowBlock;
   parallel_for(0, blocks, 1, [&](int64_t begin, int64_t end) {
     // Each later group's sum for a block, then added to it.
     const Tensor part = with_grad.size() > 1 ? empty({kConcatRowBlock, K}, xv.dtype()) : Tensor();
     for (int64_t b = begin; b < end; ++b) {
       const int64_t r0 = b * kConcatRowBlock, rows = std::min(kConcatRowBlock, M - r0);
-      char* block = gx + size_t(r0 * K) * size;
+      T* block = gx + r0 * K;
       for (size_t j = 0; j < with_grad.size(); ++j) {
-        void* sum = j == 0 ? block : part.data_ptr();
+        T* sum = j == 0 ? block : part.data_ptr<T>();
         for (size_t i = plan.first[with_grad[j]]; i < plan.first[with_grad[j] + 1]; ++i) {
-          gemm(xv, false, false, rows, K, w[i].size(0), grad(i) + size_t(r0 * ld(i)) * size, ld(i),
-               w[i].data_ptr(), w[i].stride(0), i > plan.first[with_grad[j]], sum, K);
+          // The group's first weight starts its sum, the others add to it.
+          gemm({.m = rows,
+                .n = K,
+                .k = w[i].size(0),
+                .a = grad(i) + r0 * ld(i),
+                .lda = ld(i),
+                .b = w[i].data_ptr<T>(),
+                .ldb = w[i].stride(0),
+                .c = sum,
+                .ldc = K,
+                .beta = T(i > plan.first[with_grad[j]] ? 1 : 0)});
         }
-        if (j > 0) add_into(xv, block, sum, rows * K);
+        if (j > 0) {
+          for (int64_t e = 0; e < rows * K; ++e) block[e] += sum[e];
+        }
       }
     }
+  });
+}
+
+void linear_groups_forward_kernel(const Tensor& x2,
+                                  const std::vector<Tensor>& weights,
+                                  const kernels::LinearGroupsLayout& f,
+                                  std::vector<Tensor>& ys) {
+  with_gemm_type(x2, [&](auto zero) { linear_groups_forward<decltype(zero)>(x2, weights, f, ys); });
+}
+
+void linear_groups_backward_kernel(const Tensor& xv,
+                                   const std::vector<Tensor>& w,
+                                   const std::vector<Tensor>& g2,
+                                   const kernels::LinearGroupsLayout& plan,
+                                   const std::vector<size_t>& with_grad,
+                                   std::vector<Tensor>& grads) {
+  with_gemm_type(xv, [&](auto zero) {
+    linear_groups_backward<decltype(zero)>(xv, w, g2, plan, with_grad, grads);
   });
 }
 

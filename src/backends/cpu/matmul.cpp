@@ -106,15 +106,35 @@ void mixed_gemm(const Tensor& a,
     // rounded operands, widened back (row-major), gives the same numbers up
     // to summation order.
     const Tensor wa = rounded_to_bf16_as_float(a), wb = rounded_to_bf16_as_float(b);
-    gemm_batched(batch, false, false, n, m, k, 1.0f, wa.data_ptr<float>(), k,
-                 wa.size(0) == 1 ? 0 : n * k, wb.data_ptr<float>(), m, wb.size(0) == 1 ? 0 : k * m,
-                 0.0f, c.data_ptr<float>(), m, n * m);
+    gemm_batched({.m = n,
+                  .n = m,
+                  .k = k,
+                  .a = wa.data_ptr<float>(),
+                  .lda = k,
+                  .b = wb.data_ptr<float>(),
+                  .ldb = m,
+                  .c = c.data_ptr<float>(),
+                  .ldc = m},
+                 {.count = batch,
+                  .stride_a = wa.size(0) == 1 ? 0 : n * k,
+                  .stride_b = wb.size(0) == 1 ? 0 : k * m,
+                  .stride_c = n * m});
     return;
   }
   const Bf16Operand A = to_bf16_operand(a, la, sa), B = to_bf16_operand(b, lb, sb);
-  gemm_batched_bf16(batch, A.layout.trans, B.layout.trans, n, m, k, A.data.data_ptr<BFloat16>(),
-                    A.layout.ld, A.batch_stride, B.data.data_ptr<BFloat16>(), B.layout.ld,
-                    B.batch_stride, c.data_ptr<float>(), m, n * m);
+  gemm_batched_bf16(
+      {.trans_a = A.layout.trans,
+       .trans_b = B.layout.trans,
+       .m = n,
+       .n = m,
+       .k = k,
+       .a = A.data.data_ptr<BFloat16>(),
+       .lda = A.layout.ld,
+       .b = B.data.data_ptr<BFloat16>(),
+       .ldb = B.layout.ld,
+       .c = c.data_ptr<float>(),
+       .ldc = m},
+      {.count = batch, .stride_a = A.batch_stride, .stride_b = B.batch_stride, .stride_c = n * m});
 }
 
 // The CPU GEMM of one dtype: BLAS for floating point, a plain loop else.
@@ -127,14 +147,28 @@ void gemm(const Tensor& a,
           Tensor& c,
           const char* op) {
   const int64_t batch = c.size(0), n = c.size(1), m = c.size(2), k = a.size(2);
+  // C (batch, n, m) = op(A) (batch, n, k) @ op(B) (batch, k, m), C dense.
+  auto blas = [&](auto zero) {
+    using T = decltype(zero);
+    gemm_batched({.trans_a = la.trans,
+                  .trans_b = lb.trans,
+                  .m = n,
+                  .n = m,
+                  .k = k,
+                  .a = a.data_ptr<T>(),
+                  .lda = la.ld,
+                  .b = b.data_ptr<T>(),
+                  .ldb = lb.ld,
+                  .c = c.data_ptr<T>(),
+                  .ldc = m},
+                 {.count = batch, .stride_a = sa, .stride_b = sb, .stride_c = n * m});
+  };
   switch (a.dtype()) {
     case kFloat32:
-      gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0f, a.data_ptr<float>(), la.ld, sa,
-                   b.data_ptr<float>(), lb.ld, sb, 0.0f, c.data_ptr<float>(), m, n * m);
+      blas(float());
       break;
     case kFloat64:
-      gemm_batched(batch, la.trans, lb.trans, n, m, k, 1.0, a.data_ptr<double>(), la.ld, sa,
-                   b.data_ptr<double>(), lb.ld, sb, 0.0, c.data_ptr<double>(), m, n * m);
+      blas(double());
       break;
     default:
       stride::detail::dispatch_numeric(a.dtype(), op, [&](auto tag) {

@@ -212,19 +212,16 @@ bool prefers_small_sgemm(int64_t m, int64_t n, int64_t k) {
   return double(m) * double(n) * double(k) <= kMaxMacs && openblas_packs_small_sgemm();
 }
 
-void sgemm_small(bool trans_a,
-                 bool trans_b,
-                 int64_t m,
-                 int64_t n,
-                 int64_t k,
-                 float alpha,
-                 const float* a,
-                 int64_t lda,
-                 const float* b,
-                 int64_t ldb,
-                 float beta,
-                 float* c,
-                 int64_t ldc) {
+void sgemm_small(const GemmArgs<float>& g) {
+  // In locals: C's stores could otherwise alias g's scalars, and B may be
+  // replaced by a panel.
+  const bool trans_a = g.trans_a, trans_b = g.trans_b;
+  const int64_t m = g.m, n = g.n, k = g.k, lda = g.lda, ldc = g.ldc;
+  const float alpha = g.alpha, beta = g.beta;
+  const float* const a = g.a;
+  const float* b = g.b;
+  int64_t ldb = g.ldb;
+  float* const c = g.c;
   // B as row-major (k, n) rows of whole vectors: in place, or a padded panel.
   const int64_t n_padded = (n + W - 1) / W * W;
   if (trans_b || n_padded != n || (ldb % kAliasingFloats == 0 && m > tile_rows<kMaxVectors>())) {

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "backends/cpu/blas.h"
+
 namespace stride::cpu {
 
 // Rows a multiple of this many floats (2 KiB) apart fall in few cache sets:
@@ -24,18 +26,6 @@ bool prefers_small_sgemm(int64_t m, int64_t n, int64_t k);
 // C = alpha * op(A) @ op(B) + beta * C on the calling thread, with blas.h's
 // contract (beta == 0 ignores C; k > 0 and alpha != 0 here). Each element of
 // C sums its k products in order p = 0, 1, ..., k - 1, one FMA each.
-void sgemm_small(bool trans_a,
-                 bool trans_b,
-                 int64_t m,
-                 int64_t n,
-                 int64_t k,
-                 float alpha,
-                 const float* a,
-                 int64_t lda,
-                 const float* b,
-                 int64_t ldb,
-                 float beta,
-                 float* c,
-                 int64_t ldc);
+void sgemm_small(const GemmArgs<float>& g);
 
 }  // namespace stride::cpu
