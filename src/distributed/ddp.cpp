@@ -2,6 +2,8 @@
 // gradient reduction] in include/stride/distributed/ddp.h).
 #include "stride/distributed/ddp.h"
 
+#include <exception>
+
 #include "core/check.h"
 #include "stride/autograd.h"
 #include "stride/ops.h"
@@ -258,7 +260,16 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
 
 DistributedDataParallel::~DistributedDataParallel() {
   for (HookHandle& h : impl_->hooks) h.remove();
-  impl_->wait_launched();
+  // The buckets' collectives must end before their buffers go. One that
+  // failed is the error a step reports, usually the one unwinding through
+  // here now: thrown again from a destructor it would end the process
+  // (std::terminate) before that error reached anyone.
+  for (Bucket& b : impl_->buckets) {
+    try {
+      b.work.wait();
+    } catch (const std::exception&) {
+    }
+  }
 }
 
 void DistributedDataParallel::check_parameters_identical() const {

@@ -22,8 +22,11 @@
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/transport/tcp/device.h>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <atomic>
+#include <csignal>
 #include <cstring>
 #include <memory>
 
@@ -241,8 +244,21 @@ class GlooCommunicator final : public Communicator {
 
 }  // namespace
 
+// A rank that dies closes its sockets, and Gloo's next write to one raises
+// SIGPIPE, whose default action ends this process without a word before
+// the collective can report the lost rank (stride's own sockets send with
+// MSG_NOSIGNAL). Ignored, the write fails with EPIPE, which Gloo throws and
+// the collective turns into its error. A handler the program installed is
+// left alone.
+void ignore_sigpipe() {
+  struct sigaction current {};
+  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
+    std::signal(SIGPIPE, SIG_IGN);
+}
+
 std::unique_ptr<Communicator> gloo_init_world(const EnvLaunch& launch,
                                               std::chrono::milliseconds timeout) {
+  ignore_sigpipe();
   auto w = std::make_unique<GlooWorld>();
   w->timeout = timeout;
   w->store = std::make_unique<TcpStore>(launch.master_addr, launch.master_port,

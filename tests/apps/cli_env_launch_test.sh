@@ -76,7 +76,12 @@ fault() {  # fault NAME SIGNAL
     waited=$((waited + 1))
     [ "$waited" -lt 60 ] || fail "$name: rank 0 still runs 30 s after rank 1 got SIG$signal"
   done
-  if wait "$rank0"; then fail "$name: rank 0 succeeded after rank 1 got SIG$signal"; fi
+  local status=0
+  wait "$rank0" || status=$?
+  # 2: the error below. Not a signal: a write to the dead rank's socket
+  # (SIGPIPE, 141) or a destructor throwing while the error unwinds (SIGABRT,
+  # 134) once ended rank 0 without it, now and then.
+  [ "$status" -eq 2 ] || fail "$name: rank 0 ended with status $status after rank 1 got SIG$signal"
   kill -KILL "$rank1" 2>/dev/null || true
   wait "$rank1" 2>/dev/null || true
   grep -q "a rank of its group has died or hangs" "$name.0.log" ||
