@@ -291,42 +291,32 @@ std::shared_ptr<LanguageModel> build(const ModelConfig& config) {
   return std::make_shared<Model>(config);
 }
 
-}  // namespace
+// Each stage under its config name, in the article's order.
+struct Stage {
+  const char* name;
+  std::shared_ptr<LanguageModel> (*build)(const ModelConfig&);
+  void (*validate)(const ModelConfig&);
+};
+constexpr Stage kStages[] = {
+    {"simple_broken", build<SimpleModel>, validate_ladder_stage},
+    {"simple", build<SimpleModel>, validate_ladder_stage},
+    {"simple_rms", build<SimpleModel>, validate_ladder_stage},
+    {"rope_nomask", build<RopeModel>, validate_rope_stage},
+    {"rope_masked", build<RopeModel>, validate_rope_stage},
+    {"rope_swiglu", build<RopeModel>, validate_rope_stage},
+    {"article_llama", build<ArticleLlama>, validate_rope_stage},
+};
 
-STRIDE_REGISTER_ARCHITECTURE(simple_broken,
-                             {.name = "simple_broken",
-                              .build = build<SimpleModel>,
-                              .hidden_dim = lm::swiglu_hidden_dim,
-                              .validate = validate_ladder_stage});
-STRIDE_REGISTER_ARCHITECTURE(simple,
-                             {.name = "simple",
-                              .build = build<SimpleModel>,
-                              .hidden_dim = lm::swiglu_hidden_dim,
-                              .validate = validate_ladder_stage});
-STRIDE_REGISTER_ARCHITECTURE(simple_rms,
-                             {.name = "simple_rms",
-                              .build = build<SimpleModel>,
-                              .hidden_dim = lm::swiglu_hidden_dim,
-                              .validate = validate_ladder_stage});
-STRIDE_REGISTER_ARCHITECTURE(rope_nomask,
-                             {.name = "rope_nomask",
-                              .build = build<RopeModel>,
-                              .hidden_dim = lm::swiglu_hidden_dim,
-                              .validate = validate_rope_stage});
-STRIDE_REGISTER_ARCHITECTURE(rope_masked,
-                             {.name = "rope_masked",
-                              .build = build<RopeModel>,
-                              .hidden_dim = lm::swiglu_hidden_dim,
-                              .validate = validate_rope_stage});
-STRIDE_REGISTER_ARCHITECTURE(rope_swiglu,
-                             {.name = "rope_swiglu",
-                              .build = build<RopeModel>,
-                              .hidden_dim = lm::swiglu_hidden_dim,
-                              .validate = validate_rope_stage});
-STRIDE_REGISTER_ARCHITECTURE(article_llama,
-                             {.name = "article_llama",
-                              .build = build<ArticleLlama>,
-                              .hidden_dim = lm::swiglu_hidden_dim,
-                              .validate = validate_rope_stage});
+[[maybe_unused]] const bool stages_registered = [] {
+  for (const Stage& stage : kStages) {
+    lm::register_architecture({.name = stage.name,
+                               .build = stage.build,
+                               .hidden_dim = lm::swiglu_hidden_dim,
+                               .validate = stage.validate});
+  }
+  return true;
+}();
+
+}  // namespace
 
 }  // namespace stride::llama
