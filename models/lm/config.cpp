@@ -166,10 +166,6 @@ json train_json(const TrainConfig& t) {
   return section_json(t, kTrainKeys);
 }
 
-void require(bool ok, const std::string& what) {
-  require_config(ok, what);
-}
-
 }  // namespace
 
 void require_config(bool ok, const std::string& what) {
@@ -193,53 +189,55 @@ int64_t swiglu_hidden_dim(const ModelConfig& m) {
 }
 
 void refuse_llama_only_settings(const ModelConfig& m) {
-  require(m.rope_type == "default",
-          "rope_type is a setting of the correct Llama only (the ladder's RoPE is the "
-          "article's)");
-  require(m.n_kv_heads == 0 || m.n_kv_heads == m.n_heads,
-          "n_kv_heads (grouped-query attention) is a setting of the correct Llama only");
-  require(m.rope_style == "interleaved",
-          "rope_style is a setting of the correct Llama only (the ladder's RoPE is the "
-          "article's)");
+  require_config(m.rope_type == "default",
+                 "rope_type is a setting of the correct Llama only (the ladder's RoPE is the "
+                 "article's)");
+  require_config(m.n_kv_heads == 0 || m.n_kv_heads == m.n_heads,
+                 "n_kv_heads (grouped-query attention) is a setting of the correct Llama only");
+  require_config(m.rope_style == "interleaved",
+                 "rope_style is a setting of the correct Llama only (the ladder's RoPE is the "
+                 "article's)");
 }
 
 void ModelConfig::validate() const {
   const Architecture& architecture_of_config = architecture(arch);
-  require(vocab_size > 0 && d_model > 0 && n_layers > 0 && n_heads > 0 && context > 0,
-          "vocab_size, d_model, n_layers, n_heads and context must be positive");
-  require(multiple_of > 0, "multiple_of must be positive");
-  require(ffn_hidden >= 0, "ffn_hidden must be >= 0 (0 derives it from d_model)");
-  require(norm_eps >= 0, "norm_eps must be >= 0");
-  require(rope_theta > 0, "rope_theta must be positive");
-  require(dropout >= 0 && dropout < 1, "dropout must be in [0, 1)");
+  require_config(vocab_size > 0 && d_model > 0 && n_layers > 0 && n_heads > 0 && context > 0,
+                 "vocab_size, d_model, n_layers, n_heads and context must be positive");
+  require_config(multiple_of > 0, "multiple_of must be positive");
+  require_config(ffn_hidden >= 0, "ffn_hidden must be >= 0 (0 derives it from d_model)");
+  require_config(norm_eps >= 0, "norm_eps must be >= 0");
+  require_config(rope_theta > 0, "rope_theta must be positive");
+  require_config(dropout >= 0 && dropout < 1, "dropout must be in [0, 1)");
   architecture_of_config.validate(*this);
 }
 
 void TrainConfig::validate() const {
-  require(steps >= 0, "train.steps must be >= 0");
-  require(batch_size > 0, "train.batch_size must be positive");
-  require(optimizer == "adam" || optimizer == "adamw",
-          "train.optimizer must be \"adam\" or \"adamw\"; got \"" + optimizer + "\"");
-  require(schedule == "constant" || schedule == "cosine",
-          "train.schedule must be \"constant\" or \"cosine\"; got \"" + schedule + "\"");
-  require(precision == "fp32" || precision == "bf16",
-          "train.precision must be \"fp32\" or \"bf16\"; got \"" + precision + "\"");
-  require(lr > 0, "train.lr must be positive");
-  require(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1,
-          "train.beta1/beta2 must be in [0, 1)");
-  require(eps >= 0 && weight_decay >= 0 && grad_clip >= 0, "eps, weight_decay, grad_clip >= 0");
-  require(warmup_steps >= 0, "train.warmup_steps must be >= 0");
-  require(decay_steps >= 0, "train.decay_steps must be >= 0 (0: train.steps)");
-  require(schedule != "cosine" || warmup_steps < std::max<int64_t>(schedule_steps(), 1),
-          "train.warmup_steps must be below the schedule's length (train.decay_steps, else "
-          "train.steps) for the cosine schedule");
-  require(min_lr_ratio >= 0 && min_lr_ratio <= 1, "train.min_lr_ratio must be in [0, 1]");
-  require(eval_interval > 0 && eval_batches > 0, "eval_interval and eval_batches must be positive");
-  require(checkpoint_interval >= 0, "train.checkpoint_interval must be >= 0");
-  require(deterministic_shards >= 0 &&
-              (deterministic_shards == 0 || batch_size % deterministic_shards == 0),
-          "train.deterministic_shards must be 0 or divide train.batch_size");
-  require(zero_stage == 0 || zero_stage == 1, "train.zero_stage must be 0 or 1");
+  require_config(steps >= 0, "train.steps must be >= 0");
+  require_config(batch_size > 0, "train.batch_size must be positive");
+  require_config(optimizer == "adam" || optimizer == "adamw",
+                 "train.optimizer must be \"adam\" or \"adamw\"; got \"" + optimizer + "\"");
+  require_config(schedule == "constant" || schedule == "cosine",
+                 "train.schedule must be \"constant\" or \"cosine\"; got \"" + schedule + "\"");
+  require_config(precision == "fp32" || precision == "bf16",
+                 "train.precision must be \"fp32\" or \"bf16\"; got \"" + precision + "\"");
+  require_config(lr > 0, "train.lr must be positive");
+  require_config(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1,
+                 "train.beta1/beta2 must be in [0, 1)");
+  require_config(eps >= 0 && weight_decay >= 0 && grad_clip >= 0,
+                 "eps, weight_decay, grad_clip >= 0");
+  require_config(warmup_steps >= 0, "train.warmup_steps must be >= 0");
+  require_config(decay_steps >= 0, "train.decay_steps must be >= 0 (0: train.steps)");
+  require_config(schedule != "cosine" || warmup_steps < std::max<int64_t>(schedule_steps(), 1),
+                 "train.warmup_steps must be below the schedule's length (train.decay_steps, else "
+                 "train.steps) for the cosine schedule");
+  require_config(min_lr_ratio >= 0 && min_lr_ratio <= 1, "train.min_lr_ratio must be in [0, 1]");
+  require_config(eval_interval > 0 && eval_batches > 0,
+                 "eval_interval and eval_batches must be positive");
+  require_config(checkpoint_interval >= 0, "train.checkpoint_interval must be >= 0");
+  require_config(deterministic_shards >= 0 &&
+                     (deterministic_shards == 0 || batch_size % deterministic_shards == 0),
+                 "train.deterministic_shards must be 0 or divide train.batch_size");
+  require_config(zero_stage == 0 || zero_stage == 1, "train.zero_stage must be 0 or 1");
 }
 
 RunConfig parse_config(std::string_view json_text, std::string_view source) {

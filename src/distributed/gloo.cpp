@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <cstring>
 #include <memory>
 
@@ -252,8 +251,9 @@ class GlooCommunicator final : public Communicator {
 // left alone.
 void ignore_sigpipe() {
   struct sigaction current {};
-  if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL)
-    std::signal(SIGPIPE, SIG_IGN);
+  if (sigaction(SIGPIPE, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
+  current.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &current, nullptr);
 }
 
 std::unique_ptr<Communicator> gloo_init_world(const EnvLaunch& launch,

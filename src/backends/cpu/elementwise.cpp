@@ -147,13 +147,11 @@ void add_kernel(const TensorIter& iter, ScalarType compute, const Scalar& alpha)
   dispatch_computing<DispatchNumericAndBool>(compute, "add", [&](auto t, auto s) {
     using T = typename decltype(t)::type;
     using S = typename decltype(s)::type;
-    if constexpr (std::is_same_v<T, bool>) {
-      run_binary<S, T>(iter, math::add{});  // x or y, whatever alpha
-    } else if (alpha.to<T>() == T(1)) {
-      run_binary<S, T>(iter, math::add{});
-    } else {
-      run_binary<S, T>(iter, math::add_scaled<T>{alpha.to<T>()});
+    // bool: x or y, whatever alpha.
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (alpha.to<T>() != T(1)) return run_binary<S, T>(iter, math::add_scaled<T>{alpha.to<T>()});
     }
+    run_binary<S, T>(iter, math::add{});
   });
 }
 
