@@ -85,6 +85,22 @@ STRIDE_UNARY_MATH(sigmoid, sigmoid_of(x))
 STRIDE_UNARY_MATH(silu, x* sigmoid_of(x))
 STRIDE_UNARY_MATH(gelu, T(0.5) * x * (T(1) + std::erf(x * T(kInvSqrt2))))
 STRIDE_UNARY_MATH(reciprocal, T(1) / x)
+STRIDE_UNARY_MATH(expm1, std::expm1(x))
+STRIDE_UNARY_MATH(log1p, std::log1p(x))
+STRIDE_UNARY_MATH(log2, std::log2(x))
+STRIDE_UNARY_MATH(log10, std::log10(x))
+STRIDE_UNARY_MATH(exp2, std::exp2(x))
+STRIDE_UNARY_MATH(tan, std::tan(x))
+STRIDE_UNARY_MATH(asin, std::asin(x))
+STRIDE_UNARY_MATH(acos, std::acos(x))
+STRIDE_UNARY_MATH(atan, std::atan(x))
+STRIDE_UNARY_MATH(sinh, std::sinh(x))
+STRIDE_UNARY_MATH(cosh, std::cosh(x))
+STRIDE_UNARY_MATH(asinh, std::asinh(x))
+STRIDE_UNARY_MATH(acosh, std::acosh(x))
+STRIDE_UNARY_MATH(atanh, std::atanh(x))
+STRIDE_UNARY_MATH(erf, std::erf(x))
+STRIDE_UNARY_MATH(erfc, std::erfc(x))
 
 // Unary ops keeping the input's dtype (the numeric ones).
 STRIDE_UNARY_MATH(neg, T(-x))
@@ -97,6 +113,44 @@ struct relu {
       return x;
     else
       return T(x < T(0) ? T(0) : x);
+  }
+};
+
+// -1, 0 or 1 as PyTorch: 0 for both zeros and for NaN.
+struct sign {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_unsigned_v<T>)
+      return T(x > T(0));
+    else
+      return T((T(0) < x) - (x < T(0)));
+  }
+};
+
+// Rounding is the identity on integers; round is half to even (nearbyint
+// in the default rounding mode), as PyTorch's.
+#define STRIDE_ROUNDING_MATH(name, round_float)  \
+  struct name {                                  \
+    template <class T>                           \
+    STRIDE_HOST_DEVICE T operator()(T x) const { \
+      if constexpr (std::is_floating_point_v<T>) \
+        return round_float(x);                   \
+      else                                       \
+        return x;                                \
+    }                                            \
+  };
+STRIDE_ROUNDING_MATH(floor, std::floor)
+STRIDE_ROUNDING_MATH(ceil, std::ceil)
+STRIDE_ROUNDING_MATH(round, std::nearbyint)
+STRIDE_ROUNDING_MATH(trunc, std::trunc)
+// The fractional part, with x's sign; inf gives NaN, as PyTorch's.
+struct frac {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x) const {
+    if constexpr (std::is_floating_point_v<T>)
+      return x - std::trunc(x);
+    else
+      return T(0);
   }
 };
 
@@ -202,6 +256,8 @@ struct clamp {
   T lo, hi;
   STRIDE_HOST_DEVICE T operator()(T v) const {
     if (v != v) return v;
+    if (has_lo && lo != lo) return lo;  // a NaN bound gives NaN, as PyTorch 2
+    if (has_hi && hi != hi) return hi;
     if (has_lo && v < lo) v = lo;
     if (has_hi && v > hi) v = hi;
     return v;

@@ -24,7 +24,7 @@
 // A unary line gives the op's name, the tensor its backward saves (x: the
 // input, y: the output), its backward (an expression of the upstream
 // gradient g written with ops, so it is differentiable again), and the
-// domain the tests draw inputs from (Any, Positive, Unit). Each op's scalar
+// domain the tests draw inputs from (Any, Positive, Unit: (-1, 1), AboveOne). Each op's scalar
 // math is the functor of its name in src/backends/elementwise_math.h, which
 // every device's loops expand; the CPU adds a float32 vector form where it
 // has one (src/backends/cpu/elementwise.cpp). A column is compiled only where
@@ -32,25 +32,47 @@
 #pragma once
 
 // Unary ops computing in floating point (integer inputs compute in float32).
-#define STRIDE_FLOAT_UNARY_OPS(X)                                 \
-  X(exp, y, g* y, Unit)                                           \
-  X(log, x, g / x, Positive)                                      \
-  X(sqrt, y, g / (y * 2.0), Positive)                             \
-  X(rsqrt, y, g* y* y* y * -0.5, Positive)                        \
-  X(sin, x, g* cos(x), Any)                                       \
-  X(cos, x, -g* sin(x), Any)                                      \
-  X(tanh, y, g*(1.0 - y * y), Any)                                \
-  X(sigmoid, y, g* y*(1.0 - y), Any)                              \
-  X(silu, x, g* sigmoid(x) * (1.0 + x * (1.0 - sigmoid(x))), Any) \
-  X(gelu, x, gelu_backward(g, x), Any)                            \
-  X(reciprocal, y, -g* y* y, Positive)
+#define STRIDE_FLOAT_UNARY_OPS(X)                                   \
+  X(exp, y, g* y, Unit)                                             \
+  X(log, x, g / x, Positive)                                        \
+  X(sqrt, y, g / (y * 2.0), Positive)                               \
+  X(rsqrt, y, g* y* y* y * -0.5, Positive)                          \
+  X(sin, x, g* cos(x), Any)                                         \
+  X(cos, x, -g* sin(x), Any)                                        \
+  X(tanh, y, g*(1.0 - y * y), Any)                                  \
+  X(sigmoid, y, g* y*(1.0 - y), Any)                                \
+  X(silu, x, g* sigmoid(x) * (1.0 + x * (1.0 - sigmoid(x))), Any)   \
+  X(gelu, x, gelu_backward(g, x), Any)                              \
+  X(reciprocal, y, -g* y* y, Positive)                              \
+  X(expm1, y, g*(y + 1.0), Any)                                     \
+  X(log1p, x, g / (x + 1.0), Positive)                              \
+  X(log2, x, g / (x * std::numbers::ln2), Positive)                 \
+  X(log10, x, g / (x * std::numbers::ln10), Positive)               \
+  X(exp2, y, g* y* std::numbers::ln2, Any)                          \
+  X(tan, y, g*(1.0 + y * y), Unit)                                  \
+  X(asin, x, g* rsqrt(1.0 - x * x), Unit)                           \
+  X(acos, x, -g* rsqrt(1.0 - x * x), Unit)                          \
+  X(atan, x, g / (1.0 + x * x), Any)                                \
+  X(sinh, x, g* cosh(x), Any)                                       \
+  X(cosh, x, g* sinh(x), Any)                                       \
+  X(asinh, x, g* rsqrt(x* x + 1.0), Any)                            \
+  X(acosh, x, g* rsqrt(x* x - 1.0), AboveOne)                       \
+  X(atanh, x, g / (1.0 - x * x), Unit)                              \
+  X(erf, x, g* exp(-(x * x)) * std::numbers::inv_sqrtpi * 2.0, Any) \
+  X(erfc, x, g* exp(-(x * x)) * std::numbers::inv_sqrtpi * -2.0, Any)
 
 // Unary ops keeping the input's dtype.
-#define STRIDE_SAME_UNARY_OPS(X) \
-  X(neg, x, -g, Any)             \
-  X(abs, x, g* sign_of(x), Any)  \
-  X(square, x, g* x * 2.0, Any)  \
-  X(relu, y, g* mask_of(y.gt(0), y.dtype()), Any)
+#define STRIDE_SAME_UNARY_OPS(X)                  \
+  X(neg, x, -g, Any)                              \
+  X(abs, x, g* sign_of(x), Any)                   \
+  X(square, x, g* x * 2.0, Any)                   \
+  X(relu, y, g* mask_of(y.gt(0), y.dtype()), Any) \
+  X(sign, x, zeros_like(g), Any)                  \
+  X(floor, x, zeros_like(g), Any)                 \
+  X(ceil, x, zeros_like(g), Any)                  \
+  X(round, x, zeros_like(g), Any)                 \
+  X(trunc, x, zeros_like(g), Any)                 \
+  X(frac, x, g, Any)
 
 // Binary ops of the inputs' promoted dtype: name and the dtypes their
 // kernels take (a dispatcher of core/dispatch.h; 16-bit floats compute in

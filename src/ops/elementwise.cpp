@@ -159,6 +159,35 @@ STRIDE_SAME_UNARY_OPS(STRIDE_DEFINE_SAME_UNARY)
 #undef STRIDE_DEFINE_UNARY
 
 // ---- binary arithmetic (promoting) ----
+namespace {
+
+// PyTorch's mul and div of a 16-bit tensor `a` by a wider 0-d `b` (a
+// wrapped number such as `x * 0.1`) read b in float instead of rounding it
+// to a's dtype first (its add and sub round it), and round the result once:
+// computing the op in float32 and rounding gives those bits. (maximum and
+// minimum give the same bits either way.)
+bool reads_scalar_in_float(const Tensor& a, const Tensor& b, ScalarType rt) {
+  return detail::is_16bit(rt) && a.dim() > 0 && b.dim() == 0 && b.dtype() != rt;
+}
+// A number multiplying or dividing `like`: wrap_scalar's tensor, but a
+// floating number stays float64 beside a 16-bit tensor, so that mul and div
+// read it in float as PyTorch does (the result keeps like's dtype).
+Tensor wrap_factor(const Scalar& s, const Tensor& like) {
+  if (s.is_floating_point() && detail::is_16bit(like.dtype())) {
+    return scalar_tensor(s, TensorOptions(kFloat64).device(like.device()));
+  }
+  return wrap_scalar(s, like);
+}
+template <class Kernel>
+Tensor& computed_in_float(
+    const char* op, Tensor& out, Kernel kernel, const Tensor& a, const Tensor& b, ScalarType rt) {
+  Tensor wide;
+  kernel(wide, a.to(kFloat32), b.to(kFloat32));
+  return detail::assign_result(out, wide, rt, op);
+}
+
+}  // namespace
+
 static Tensor& add_kernel(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const ScalarType rt = result_type(a, b);
   return run_elementwise("add", out, {a, b}, rt, rt, kernels::add, alpha);
@@ -175,6 +204,8 @@ static Tensor& sub_kernel(Tensor& out, const Tensor& a, const Tensor& b, const S
 #define STRIDE_DEFINE_BINARY(name, dispatch)                                    \
   static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) { \
     const ScalarType rt = result_type(a, b);                                    \
+    if (reads_scalar_in_float(a, b, rt))                                        \
+      return computed_in_float(#name, out, name##_kernel, a, b, rt);            \
     return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);          \
   }
 STRIDE_BINARY_OPS(STRIDE_DEFINE_BINARY)
@@ -182,6 +213,7 @@ STRIDE_BINARY_OPS(STRIDE_DEFINE_BINARY)
 
 static Tensor& div_kernel(Tensor& out, const Tensor& a, const Tensor& b) {
   const ScalarType rt = float_result(result_type(a, b));  // true division
+  if (reads_scalar_in_float(a, b, rt)) return computed_in_float("div", out, div_kernel, a, b, rt);
   return run_elementwise("div", out, {a, b}, rt, rt, kernels::div);
 }
 
@@ -526,13 +558,13 @@ Tensor Tensor::mul(const Tensor& other) const {
   return stride::mul(*this, other);
 }
 Tensor Tensor::mul(const Scalar& other) const {
-  return stride::mul(*this, wrap_scalar(other, *this));
+  return stride::mul(*this, wrap_factor(other, *this));
 }
 Tensor Tensor::div(const Tensor& other) const {
   return stride::div(*this, other);
 }
 Tensor Tensor::div(const Scalar& other) const {
-  return stride::div(*this, wrap_scalar(other, *this));
+  return stride::div(*this, wrap_factor(other, *this));
 }
 Tensor Tensor::pow(const Tensor& exponent) const {
   return stride::pow(*this, exponent);
@@ -587,10 +619,10 @@ Tensor& Tensor::sub_(const Scalar& other) {
   return sub_(wrap_scalar(other, *this));
 }
 Tensor& Tensor::mul_(const Scalar& other) {
-  return mul_(wrap_scalar(other, *this));
+  return mul_(wrap_factor(other, *this));
 }
 Tensor& Tensor::div_(const Scalar& other) {
-  return div_(wrap_scalar(other, *this));
+  return div_(wrap_factor(other, *this));
 }
 Tensor& Tensor::pow_(const Scalar& exponent) {
   const Tensor e = wrap_scalar(exponent, *this);
@@ -617,7 +649,7 @@ Tensor operator-(const Scalar& a, const Tensor& b) {
   return sub(wrap_scalar(a, b), b);
 }
 Tensor operator*(const Scalar& a, const Tensor& b) {
-  return mul(wrap_scalar(a, b), b);
+  return mul(b, wrap_factor(a, b));  // as PyTorch's __rmul__
 }
 Tensor operator/(const Scalar& a, const Tensor& b) {
   return div(wrap_scalar(a, b), b);

@@ -35,7 +35,8 @@ inline ScalarType float_result(ScalarType t) {
 Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const char* op);
 
 // The forward of an elementwise op: inputs are converted to `compute` (as
-// PyTorch: a float32 0-d operand of a bfloat16 op is rounded to bfloat16),
+// PyTorch: a float32 0-d operand of a bfloat16 comparison is rounded to
+// bfloat16; arithmetic reads it in float, src/ops/elementwise.cpp),
 // the result has dtype `result`, and `stub` (backends/kernels.h) fills it on
 // the operands' device with `args` after the TensorIter and the compute
 // dtype. 16-bit floats compute in float32 inside the kernel's loop. The op's

@@ -133,6 +133,9 @@ std::vector<GoldenCase> build_cases() {
     reg(name, [](const Ins& in) -> Outs { return {in[0] + in[1]}; });
   }
   reg("promote_bf16_plus_float_scalar", [](const Ins& in) -> Outs { return {in[0] + 0.3}; });
+  reg("promote_bf16_mul_float_scalar", [](const Ins& in) -> Outs {
+    return {in[0] * 0.3, in[0] / 0.3, 0.3 * in[0]};
+  });
   reg("promote_f32_pow_f64_0d", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
   reg("promote_f32_gt_i64_0d", [](const Ins& in) -> Outs { return {gt(in[0], in[1])}; });
   for (const char* name : {"promote_bool_mul_bool", "promote_bool_mul_f32", "promote_i64_mul_f32",
@@ -152,8 +155,10 @@ std::vector<GoldenCase> build_cases() {
 #undef STRIDE_FLOAT_UNARY_GOLDEN
   };
   for (const auto& [name, fn] : unary) {
-    const bool moves_values = name == "neg" || name == "abs" || name == "relu";
-    const Cmp cmp = moves_values ? Cmp::Exact : Cmp::Auto;
+    // Ops that move or round values, without arithmetic of their own.
+    static const std::set<std::string> moves_values = {"neg",  "abs",   "relu",  "sign", "floor",
+                                                       "ceil", "round", "trunc", "frac"};
+    const Cmp cmp = moves_values.contains(name) ? Cmp::Exact : Cmp::Auto;
     reg(
         name + "_f32", [fn](const Ins& in) -> Outs { return {fn(in[0])}; }, cmp);
     reg(
@@ -874,7 +879,7 @@ TEST(GoldenFile, EveryCppCaseIsInTheFile) {
     EXPECT_TRUE(seen.insert(c.name).second) << "case " << c.name << " is in the table twice";
     EXPECT_TRUE(file.cases.count(c.name))
         << "case " << c.name << " is in golden_test.cpp but not in " << golden_path()
-        << ". Hint: add it to tools/gen_goldens.py and run /usr/bin/python3 "
+        << ". Hint: add it to tools/gen_goldens.py and run build-venv/bin/python "
            "tools/gen_goldens.py.";
   }
   for (const auto& [name, why] : known_bugs()) {
@@ -912,7 +917,7 @@ TEST_P(GoldenOps, MatchesPyTorch) {
   ASSERT_NE(c, nullptr);
   auto it = file.cases.find(name);
   ASSERT_NE(it, file.cases.end()) << "case " << name << " is not in " << golden_path()
-                                  << ". Hint: run /usr/bin/python3 tools/gen_goldens.py.";
+                                  << ". Hint: run build-venv/bin/python tools/gen_goldens.py.";
   const FileCase& expected = it->second;
   Outs got;
   try {

@@ -92,9 +92,12 @@ Tensor make_input(
       case Domain::Unit:
         base.uniform_(-0.9, 0.9, &gen);
         break;
+      case Domain::AboveOne:
+        base.uniform_(1.1, 4, &gen);
+        break;
     }
   } else {
-    base.random_(domain == Domain::Any ? -5 : 1, 6, &gen);
+    base.random_(domain == Domain::Any ? -5 : domain == Domain::AboveOne ? 2 : 1, 6, &gen);
   }
   return view;
 }

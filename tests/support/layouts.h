@@ -19,10 +19,11 @@ inline constexpr Layout kOutputLayouts[] = {Layout::Contiguous, Layout::Transpos
                                             Layout::Offset};
 const char* layout_name(Layout l);
 
-enum class Domain { Any, Positive, Unit };
+enum class Domain { Any, Positive, Unit, AboveOne };
 
 // A view of `shape` in `layout` over a larger buffer, holding random values
-// drawn from `domain` (integers in [-5, 5) for integral dtypes).
+// drawn from `domain` (Any: N(0, 1); Positive: [0.1, 3); Unit: [-0.9, 0.9);
+// AboveOne: [1.1, 4); integers in [-5, 6), [1, 6) or [2, 6)).
 Tensor make_input(
     IntArrayRef shape, ScalarType dtype, Layout layout, Domain domain, Generator& gen);
 
