@@ -1110,6 +1110,136 @@ def _(g):
     return [x], [torch.argmax(x), torch.argmin(x)]
 
 
+# ---- scans, sorting, all/any, isnan/isinf/isfinite ----
+@case("cumsum_f32")
+def _(g):
+    x = randn(g, 3, 50)
+    return [x], [torch.cumsum(x, 1), torch.cumsum(x, 0), torch.cumsum(x, -1, dtype=f64)]
+
+
+@case("cumsum_i64")
+def _(g):
+    x, b = randint(g, -5, 5, 4, 6), mask(g, 4, 6)
+    return [x, b], [torch.cumsum(x, 1), torch.cumsum(b, 0)]
+
+
+@case("cumprod_f32")
+def _(g):
+    x = rand(g, 4, 6, lo=0.5, hi=1.5)
+    x[1, 2] = 0.0
+    x[2, 0] = 0.0
+    x[2, 4] = 0.0
+    return [x], [torch.cumprod(x, 1), torch.cumprod(x, 0)]
+
+
+@case("cumprod_i64")
+def _(g):
+    x = randint(g, -3, 4, 3, 5)
+    return [x], [torch.cumprod(x, 1)]
+
+
+@case("sort_ties_nan_f32")
+def _(g):
+    x = randint(g, 0, 4, 5, 9).to(f32)
+    x[1, 3] = NAN
+    x[1, 7] = NAN
+    x[3, 0] = INF
+    x[3, 1] = -INF
+    asc = torch.sort(x, stable=True, dim=1)
+    desc = torch.sort(x, stable=True, dim=1, descending=True)
+    dim0 = torch.sort(x, stable=True, dim=0)
+    return [x], [*asc, *desc, *dim0]
+
+
+@case("sort_i64")
+def _(g):
+    x = randint(g, -4, 4, 6, 7)
+    asc = torch.sort(x, stable=True, dim=1)
+    return [x], [*asc, *torch.sort(x, stable=True, dim=0, descending=True)]
+
+
+@case("argsort_f32")
+def _(g):
+    x = randint(g, 0, 3, 4, 8).to(f32)
+    return [x], [torch.argsort(x, stable=True), torch.argsort(x, stable=True, dim=0, descending=True)]
+
+
+@case("topk_f32")
+def _(g):
+    x = randn(g, 4, 30)
+    return [x], [*torch.topk(x, 5), *torch.topk(x, 3, largest=False), *torch.topk(x, 2, 0)]
+
+
+def zeros_ones_nan(g):
+    x = randint(g, 0, 3, 4, 5).to(f32)
+    x[0] = 1.0
+    x[1, 2] = NAN
+    return x
+
+
+@case("all_f32")
+def _(g):
+    x, e = zeros_ones_nan(g), torch.zeros(3, 0)
+    return [x, e], [torch.all(x), torch.all(x, 1), torch.all(e, 1)]
+
+
+@case("any_f32")
+def _(g):
+    x, e = zeros_ones_nan(g), torch.zeros(3, 0)
+    return [x, e], [torch.any(x), torch.any(x, 0, keepdim=True), torch.any(e, 1)]
+
+
+for _name, _fn in [("isnan", torch.isnan), ("isinf", torch.isinf), ("isfinite", torch.isfinite)]:
+
+    def _register(name=_name, fn=_fn):
+        @case(f"{name}_f32")
+        def _(g):
+            x = with_specials(randn(g, 8), UNARY_SPECIALS)
+            return [x], [fn(x)]
+
+        @case(f"{name}_i64")
+        def _(g):
+            x = randint(g, -5, 5, 7)
+            return [x], [fn(x)]
+
+    _register()
+
+
+@case("flip_f32")
+def _(g):
+    x = randn(g, 3, 4, 5)
+    return [x], [torch.flip(x, [0, 2]), torch.flip(x, [1])]
+
+
+@case("roll_f32")
+def _(g):
+    x = randn(g, 3, 4, 5)
+    return [x], [torch.roll(x, 2, 1), torch.roll(x, (-7, 3), (2, 0)), torch.roll(x, 4)]
+
+
+@case("outer_f32")
+def _(g):
+    a, b = randn(g, 4), randn(g, 6)
+    return [a, b], [torch.outer(a, b)]
+
+
+@case("addmm_f32")
+def _(g):
+    m, m1, m2 = randn(g, 4, 6), randn(g, 4, 3), randn(g, 3, 6)
+    nan_input = torch.full((4, 6), NAN)
+    return [m, m1, m2, nan_input], [
+        torch.addmm(m, m1, m2, beta=0.5, alpha=2.0),
+        torch.addmm(nan_input, m1, m2, beta=0.0),
+        torch.addmm(m[0], m1, m2),
+    ]
+
+
+@case("baddbmm_f32")
+def _(g):
+    bi, b1, b2 = randn(g, 2, 4, 6), randn(g, 2, 4, 3), randn(g, 2, 3, 6)
+    return [bi, b1, b2], [torch.baddbmm(bi, b1, b2), torch.baddbmm(bi, b1, b2, alpha=-1.5)]
+
+
 @case("argmax_all_nan_f32")
 def _(g):
     x = torch.tensor([[1.0, 3.0, NAN, 1.0], [2.0, NAN, 9.0, 0.0]])

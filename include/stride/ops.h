@@ -104,6 +104,9 @@ Tensor frac(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
+Tensor isnan(const Tensor& x);
+Tensor isinf(const Tensor& x);
+Tensor isfinite(const Tensor& x);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
 Tensor eq(const Tensor& a, const Tensor& b);
@@ -186,6 +189,32 @@ Tensor argmax(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool k
 Tensor argmin(const Tensor& x, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim = false);
 Tensor norm(const Tensor& x, double p = 2, IntArrayRef dims = {}, bool keepdim = false);
+// Whether every (any) element of each block is non-zero, as bool; an empty
+// block gives true (false).
+Tensor all(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+// Running sums (products) along dim, in dtype when given, else x's (int64
+// for integers and bool).
+Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+
+// ---- sorting and sampling ----
+// (values, indices) of x sorted along dim; NaN sorts above every number;
+// always stable (equal elements keep their order).
+std::pair<Tensor, Tensor> sort(const Tensor& x,
+                               int64_t dim = -1,
+                               bool descending = false,
+                               bool stable = false);
+Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
+// (values, indices) of the k largest (smallest) elements along dim, in order.
+std::pair<Tensor, Tensor> topk(
+    const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+// num_samples category indices drawn from each row of probs (1-d or 2-d,
+// non-negative weights, not necessarily normalised).
+Tensor multinomial(const Tensor& probs,
+                   int64_t num_samples,
+                   bool replacement = false,
+                   Generator* gen = nullptr);
 Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
 Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
 // out= forms of the ops below compute into a buffer and copy into `out`
@@ -206,6 +235,21 @@ void min_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);   // (n, k) @ (k, m)
 Tensor bmm(const Tensor& a, const Tensor& b);  // (B, n, k) @ (B, k, m)
+// a (n) and b (m) -> (n, m), a[i] * b[j].
+Tensor outer(const Tensor& a, const Tensor& b);
+// beta * input + alpha * (m1 @ m2), input broadcast to (n, m); beta = 0
+// ignores input's values (NaN included).
+Tensor addmm(const Tensor& input,
+             const Tensor& m1,
+             const Tensor& m2,
+             const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+// The batched form: beta * input + alpha * bmm(b1, b2).
+Tensor baddbmm(const Tensor& input,
+               const Tensor& b1,
+               const Tensor& b2,
+               const Scalar& beta = 1,
+               const Scalar& alpha = 1);
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b);
@@ -214,6 +258,11 @@ Tensor& bmm_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor index_select(const Tensor& x, int64_t dim, const Tensor& index);
+// x with the order of its elements reversed along each of dims (a copy).
+Tensor flip(const Tensor& x, IntArrayRef dims);
+// x with its elements moved shifts[i] places along dims[i], wrapping around;
+// without dims, along the flattened tensor (one shift).
+Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims = {});
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
 // Advanced indexing, as PyTorch's aten::index and index_put. `indices` has

@@ -309,6 +309,9 @@ class Tensor {
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
   Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
   Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
   Tensor tril(int64_t diagonal = 0) const;
   Tensor triu(int64_t diagonal = 0) const;
   Tensor& tril_(int64_t diagonal = 0);
@@ -369,6 +372,22 @@ class Tensor {
 
   // ---- indexing ----
   Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor outer(const Tensor& other) const;
+  Tensor all(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor any(IntArrayRef dims = {}, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  std::pair<Tensor, Tensor> sort(int64_t dim = -1,
+                                 bool descending = false,
+                                 bool stable = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false, bool stable = false) const;
+  std::pair<Tensor, Tensor> topk(int64_t k,
+                                 int64_t dim = -1,
+                                 bool largest = true,
+                                 bool sorted = true) const;
+  Tensor multinomial(int64_t num_samples, bool replacement = false, Generator* gen = nullptr) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);

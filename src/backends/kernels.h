@@ -279,6 +279,27 @@ using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
                                       bool is_max,
                                       const char* op);
 
+// ---- sort, topk, multinomial (src/backends/cpu/sort.cpp) ----
+// x (R, N) contiguous, numeric or bool -> values (R, K) of x's dtype and
+// indices (R, K) int64, contiguous, K <= N: each row's first K elements in
+// ascending (or descending) order, NaN above every number, equal elements in
+// index order (stable). K = N sorts the rows.
+using SortRowsFn = void (*)(const Tensor& x, bool descending, Tensor& values, Tensor& indices);
+// probs (R, N) contiguous float32 or float64, checked by the op (finite, not
+// negative, each row a positive sum, enough positive categories without
+// replacement); uniforms (R, S) with replacement, else (R, N), float64 in
+// [0, 1) -> samples (R, S) int64: category indices drawn from each row.
+using MultinomialFn = void (*)(const Tensor& probs,
+                               const Tensor& uniforms,
+                               bool replacement,
+                               Tensor& samples);
+
+// ---- cumsum, cumprod (src/backends/cpu/scan.cpp) ----
+// x (O, N, I) contiguous, numeric -> out (O, N, I) contiguous of x's dtype:
+// the running sums (products when `product`) along N, accumulated in double
+// for floating x and int64 for integers.
+using ScanFn = void (*)(const Tensor& x, bool product, Tensor& out);
+
 // ---- copy_ (src/backends/cpu/copy.cpp) ----
 // iter over output dst and input src, any dtypes and layouts, of one shape
 // -> dst = src converted to dst's dtype (to bool: != 0).
@@ -372,6 +393,9 @@ using ClampFn = void (*)(const TensorIter& iter,
   X(reduce_sum, ReduceSumFn, "sum")                                                   \
   X(reduce_extreme, ReduceExtremeFn, "amax/amin")                                     \
   X(reduce_extreme_index, ReduceExtremeIndexFn, "max/min")                            \
+  X(sort_rows, SortRowsFn, "sort")                                                    \
+  X(multinomial, MultinomialFn, "multinomial")                                        \
+  X(scan, ScanFn, "cumsum")                                                           \
   X(copy, CopyFn, "copy_")                                                            \
   X(gather, GatherFn, "gather")                                                       \
   X(scatter_add, ScatterAddFn, "scatter_add")                                         \

@@ -142,6 +142,9 @@
   X(addcmul, Elementwise, Grad, Any, Keep)                                  \
   X(addcdiv, Elementwise, Grad, Any, Keep)                                  \
   X(gelu_backward, Elementwise, Internal, Any, Keep)                        \
+  X(isnan, Composite, NoGrad, Any, Keep)                                    \
+  X(isinf, Composite, NoGrad, Any, Keep)                                    \
+  X(isfinite, Composite, NoGrad, Any, Keep)                                 \
   /* fills (src/ops/factories.cpp), in place only */                        \
   X(fill, Fill, NoGrad, Any, Keep)                                          \
   X(uniform, Fill, NoGrad, Floating, Keep)                                  \
@@ -160,10 +163,23 @@
   X(argmin, Reduction, NoGrad, Any, Keep)                                   \
   X(logsumexp, Composite, Grad, Any, Keep)                                  \
   X(norm, Composite, Grad, Floating, Keep)                                  \
+  X(all, Composite, NoGrad, Any, Keep)                                      \
+  X(any, Composite, NoGrad, Any, Keep)                                      \
+  /* scans (src/ops/scan.cpp) */                                            \
+  X(cumsum, Scan, Grad, Any, Keep)                                          \
+  X(cumprod, Scan, Grad, Any, Keep)                                         \
+  /* sorting and sampling (src/ops/sorting.cpp) */                          \
+  X(sort, Sorting, Grad, Any, Keep)                                         \
+  X(argsort, Composite, NoGrad, Any, Keep)                                  \
+  X(topk, Sorting, Grad, Any, Keep)                                         \
+  X(multinomial, Sorting, NoGrad, Floating, Keep)                           \
   /* products (src/ops/linalg.cpp) */                                       \
   X(matmul, Linalg, Grad, Any, Lower)                                       \
   X(mm, Linalg, Grad, Any, Lower)                                           \
   X(bmm, Linalg, Grad, Any, Lower)                                          \
+  X(outer, Composite, Grad, Any, Keep)                                      \
+  X(addmm, Composite, Grad, Any, Keep)                                      \
+  X(baddbmm, Composite, Grad, Any, Keep)                                    \
   /* softmax (src/ops/softmax.cpp) */                                       \
   X(softmax, Softmax, Grad, Floating, Keep)                                 \
   X(log_softmax, Softmax, Grad, Floating, Keep)                             \
@@ -176,6 +192,8 @@
   X(index_put, Indexing, Grad, Any, Keep)                                   \
   X(cat, Indexing, Grad, Any, Keep)                                         \
   X(stack, Composite, Grad, Any, Keep)                                      \
+  X(flip, Composite, Grad, Any, Keep)                                       \
+  X(roll, Composite, Grad, Any, Keep)                                       \
   /* views (src/ops/views.cpp): no kernel, a new geometry on the storage */ \
   X(view, View, Grad, Any, Keep)                                            \
   X(reshape, View, Grad, Any, Keep)                                         \

@@ -4,6 +4,7 @@
 // graph), the out= function and the in-place method; the others are written
 // out. All run through run_elementwise, so through TensorIter and the op's
 // kernel stub (the CPU's in src/backends/cpu/elementwise.cpp).
+#include <limits>
 #include <numbers>
 
 #include "core/op_list.h"
@@ -370,6 +371,33 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
   }
 STRIDE_COMPARISON_OPS(STRIDE_DEFINE_COMPARISON)
 #undef STRIDE_DEFINE_COMPARISON
+
+// ---- isnan, isinf, isfinite: bool results, from comparisons ----
+Tensor isnan(const Tensor& x) {
+  detail::check_dtype_rule(Op::isnan, x);
+  return x.ne(x);
+}
+Tensor isinf(const Tensor& x) {
+  detail::check_dtype_rule(Op::isinf, x);
+  if (!x.is_floating_point()) return zeros(x.sizes(), x.options().dtype(kBool));
+  return x.abs().eq(Scalar(std::numeric_limits<double>::infinity()));
+}
+// x - x is 0 for every finite x and NaN for inf and NaN.
+Tensor isfinite(const Tensor& x) {
+  detail::check_dtype_rule(Op::isfinite, x);
+  if (!x.is_floating_point()) return ones(x.sizes(), x.options().dtype(kBool));
+  NoGradGuard no_grad;
+  return (x - x).eq(Scalar(0));
+}
+Tensor Tensor::isnan() const {
+  return stride::isnan(*this);
+}
+Tensor Tensor::isinf() const {
+  return stride::isinf(*this);
+}
+Tensor Tensor::isfinite() const {
+  return stride::isfinite(*this);
+}
 
 // ---- clamp, where, masked_fill ----
 static Tensor& clamp_kernel(Tensor& out,

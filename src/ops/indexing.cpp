@@ -285,6 +285,56 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return cat(parts, dim);
 }
 
+namespace {
+
+// The positions 0..n-1 of a dim, reordered: position i of the result reads
+// source position at(i).
+template <class At>
+Tensor positions(int64_t n, const Tensor& like, At at) {
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[size_t(i)] = at(i);
+  return tensor(order).to(like.device());
+}
+
+}  // namespace
+
+Tensor flip(const Tensor& x, IntArrayRef dims) {
+  detail::check_dtype_rule(Op::flip, x);
+  Tensor r = x;
+  for (const int64_t dim : dims) {
+    const int64_t d = wrap_dim(dim, x.dim(), "flip");
+    const int64_t n = x.size(d);
+    r = r.index_select(d, positions(n, x, [n](int64_t i) { return n - 1 - i; }));
+  }
+  return dims.empty() ? x.clone() : r;
+}
+
+Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims) {
+  detail::check_dtype_rule(Op::roll, x);
+  if (dims.empty()) {  // the flattened tensor, rolled as one line
+    STRIDE_CHECK(shifts.size() == 1, ValueError, "[roll] without dims takes one shift; got ",
+                 shifts.size(), ".");
+    return roll(x.reshape({-1}), shifts, {0}).view(x.sizes());
+  }
+  STRIDE_CHECK(shifts.size() == dims.size(), ValueError, "[roll] got ", shifts.size(),
+               " shifts for ", dims.size(), " dims; pass one shift per dim.");
+  Tensor r = x;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const int64_t d = wrap_dim(dims[k], x.dim(), "roll");
+    const int64_t n = x.size(d);
+    if (n == 0) continue;
+    const int64_t shift = ((shifts[k] % n) + n) % n;
+    r = r.index_select(d, positions(n, x, [n, shift](int64_t i) { return (i - shift + n) % n; }));
+  }
+  return r;
+}
+
+Tensor Tensor::flip(IntArrayRef dims) const {
+  return stride::flip(*this, dims);
+}
+Tensor Tensor::roll(IntArrayRef shifts, IntArrayRef dims) const {
+  return stride::roll(*this, shifts, dims);
+}
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
   return stride::index_select(*this, dim, index);
 }

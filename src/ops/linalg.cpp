@@ -161,6 +161,45 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   return matmul_impl(a, b, Op::bmm);
 }
 
+Tensor outer(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::outer, a);
+  STRIDE_CHECK(a.dim() == 1 && b.dim() == 1, ShapeError, "[outer] expects two 1-d tensors; got ",
+               shape_str(a.sizes()), " and ", shape_str(b.sizes()), ".");
+  return a.unsqueeze(1) * b.unsqueeze(0);
+}
+
+// beta * input + alpha * product, where beta = 0 ignores input (NaN in it
+// included), as PyTorch's.
+static Tensor scaled_sum(const Tensor& input,
+                         const Tensor& product,
+                         const Scalar& beta,
+                         const Scalar& alpha) {
+  const Tensor scaled = alpha.to_double() == 1.0 ? product : product * alpha;
+  if (beta.to_double() == 0.0) return scaled + zeros_like(input);
+  return (beta.to_double() == 1.0 ? input : input * beta) + scaled;
+}
+
+Tensor addmm(const Tensor& input,
+             const Tensor& m1,
+             const Tensor& m2,
+             const Scalar& beta,
+             const Scalar& alpha) {
+  detail::check_dtype_rule(Op::addmm, input);
+  return scaled_sum(input, mm(m1, m2), beta, alpha);
+}
+
+Tensor baddbmm(const Tensor& input,
+               const Tensor& b1,
+               const Tensor& b2,
+               const Scalar& beta,
+               const Scalar& alpha) {
+  detail::check_dtype_rule(Op::baddbmm, input);
+  return scaled_sum(input, bmm(b1, b2), beta, alpha);
+}
+
+Tensor Tensor::outer(const Tensor& other) const {
+  return stride::outer(*this, other);
+}
 Tensor Tensor::matmul(const Tensor& other) const {
   return stride::matmul(*this, other);
 }

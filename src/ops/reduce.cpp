@@ -320,6 +320,19 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return out;
 }
 
+// all and any count the zeros (the non-zeros) of each block, so an empty
+// block gives all's True and any's False, as PyTorch's.
+Tensor all(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  detail::check_dtype_rule(Op::all, x);
+  NoGradGuard no_grad;
+  return sum(x.eq(Scalar(0)), dims, keepdim).eq(Scalar(0));
+}
+Tensor any(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  detail::check_dtype_rule(Op::any, x);
+  NoGradGuard no_grad;
+  return sum(x.ne(Scalar(0)), dims, keepdim).gt(Scalar(0));
+}
+
 Tensor norm(const Tensor& x, double p, IntArrayRef dims, bool keepdim) {
   detail::check_dtype_rule(Op::norm, x);
   if (std::isinf(p)) return p > 0 ? amax(x.abs(), dims, keepdim) : amin(x.abs(), dims, keepdim);
@@ -374,6 +387,12 @@ Tensor Tensor::argmin(std::optional<int64_t> dim, bool keepdim) const {
 }
 Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const {
   return stride::logsumexp(*this, dims, keepdim);
+}
+Tensor Tensor::all(IntArrayRef dims, bool keepdim) const {
+  return stride::all(*this, dims, keepdim);
+}
+Tensor Tensor::any(IntArrayRef dims, bool keepdim) const {
+  return stride::any(*this, dims, keepdim);
 }
 Tensor Tensor::norm(double p) const {
   return stride::norm(*this, p);

@@ -79,6 +79,34 @@ std::vector<GradCase> grad_table() {
       {"max_dim", {m}, [](const Inputs& x) { return max(x[0], 0).first; }},
       {"min_dim_keep", {m}, [](const Inputs& x) { return min(x[0], 1, true).first; }},
       {"logsumexp", {m}, [](const Inputs& x) { return x[0].logsumexp({1}); }},
+      {"cumsum", {{2, 3, 4}}, [](const Inputs& x) { return x[0].cumsum(1); }},
+      {"cumprod", {m}, [](const Inputs& x) { return x[0].cumprod(1); }},
+      // Zeros at the start, in the middle and twice in a line.
+      {"cumprod_zeros",
+       {m},
+       [](const Inputs& x) {
+         const Tensor zero_at = tensor<bool>({1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 0}, {3, 4});
+         return where(zero_at, zeros_like(x[0]), x[0]).cumprod(1);
+       }},
+      {"sort", {m}, [](const Inputs& x) { return x[0].sort(1, true).first; }},
+      {"topk", {{2, 3, 4}}, [](const Inputs& x) { return x[0].topk(2, 1).first; }},
+      {"flip",
+       {m},
+       [](const Inputs& x) {
+         return x[0].flip({0, 1});
+       }},
+      {"roll",
+       {m},
+       [](const Inputs& x) {
+         return x[0].roll({1, 5}, {0, 1});
+       }},
+      {"outer", {{3}, {4}}, [](const Inputs& x) { return outer(x[0], x[1]); }},
+      {"addmm",
+       {m, {3, 2}, {2, 4}},
+       [](const Inputs& x) { return addmm(x[0], x[1], x[2], 0.5, 2.0); }},
+      {"baddbmm",
+       {{2, 3, 4}, {2, 3, 2}, {2, 2, 4}},
+       [](const Inputs& x) { return baddbmm(x[0], x[1], x[2]); }},
       {"norm_2", {m}, [](const Inputs& x) { return x[0].norm(2, {1}); }},
       {"norm_3", {m}, [](const Inputs& x) { return x[0].norm(3); }, Domain::Positive},
       {"matmul", {m, {4, 2}}, [](const Inputs& x) { return matmul(x[0], x[1]); }},

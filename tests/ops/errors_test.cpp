@@ -121,6 +121,7 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"mean", [&] { i.mean(); }},
       {"var", [&] { i.var(); }},
       {"norm", [&] { i.norm(); }},
+      {"multinomial", [&] { i.multinomial(1); }},
       {"uniform", [&] { i.clone().uniform_(); }},
       {"normal", [&] { i.clone().normal_(); }},
       {"rms_norm", [&] { F::rms_norm(i, Tensor()); }},

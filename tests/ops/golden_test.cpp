@@ -409,6 +409,71 @@ std::vector<GoldenCase> build_cases() {
   reg("argmax_all_random_f32", [](const Ins& in) -> Outs {
     return {argmax(in[0]), argmin(in[0])};
   });
+  // ---- scans, sorting, all/any, isnan/isinf/isfinite ----
+  reg("cumsum_f32", [](const Ins& in) -> Outs {
+    return {cumsum(in[0], 1), cumsum(in[0], 0), cumsum(in[0], -1, kFloat64)};
+  });
+  reg("cumsum_i64", [](const Ins& in) -> Outs { return {cumsum(in[0], 1), cumsum(in[1], 0)}; });
+  reg("cumprod_f32", [](const Ins& in) -> Outs { return {cumprod(in[0], 1), cumprod(in[0], 0)}; });
+  reg("cumprod_i64", [](const Ins& in) -> Outs { return {cumprod(in[0], 1)}; });
+  reg(
+      "sort_ties_nan_f32",
+      [](const Ins& in) -> Outs {
+        auto [av, ai] = sort(in[0], 1);
+        auto [dv, di] = sort(in[0], 1, true);
+        auto [v0, i0] = sort(in[0], 0);
+        return {av, ai, dv, di, v0, i0};
+      },
+      Cmp::Exact);
+  reg("sort_i64", [](const Ins& in) -> Outs {
+    auto [av, ai] = sort(in[0], 1);
+    auto [dv, di] = sort(in[0], 0, true);
+    return {av, ai, dv, di};
+  });
+  reg("argsort_f32", [](const Ins& in) -> Outs {
+    return {argsort(in[0]), argsort(in[0], 0, true)};
+  });
+  reg(
+      "topk_f32",
+      [](const Ins& in) -> Outs {
+        auto [v, i] = topk(in[0], 5);
+        auto [sv, si] = topk(in[0], 3, -1, false);
+        auto [v0, i0] = topk(in[0], 2, 0);
+        return {v, i, sv, si, v0, i0};
+      },
+      Cmp::Exact);
+  reg("all_f32", [](const Ins& in) -> Outs {
+    return {all(in[0]), all(in[0], {1}), all(in[1], {1})};
+  });
+  reg("any_f32", [](const Ins& in) -> Outs {
+    return {any(in[0]), any(in[0], {0}, true), any(in[1], {1})};
+  });
+  for (const auto& [name, fn] : std::vector<std::pair<std::string, UnaryFn>>{
+           {"isnan", isnan}, {"isinf", isinf}, {"isfinite", isfinite}}) {
+    reg(name + "_f32", [fn](const Ins& in) -> Outs { return {fn(in[0])}; });
+    reg(name + "_i64", [fn](const Ins& in) -> Outs { return {fn(in[0])}; });
+  }
+  reg(
+      "flip_f32",
+      [](const Ins& in) -> Outs {
+        return {flip(in[0], {0, 2}), flip(in[0], {1})};
+      },
+      Cmp::Exact);
+  reg(
+      "roll_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor& x = in[0];
+        return {roll(x, {2}, {1}), roll(x, {-7, 3}, {2, 0}), roll(x, {4})};
+      },
+      Cmp::Exact);
+  reg("outer_f32", [](const Ins& in) -> Outs { return {outer(in[0], in[1])}; });
+  reg("addmm_f32", [](const Ins& in) -> Outs {
+    return {addmm(in[0], in[1], in[2], 0.5, 2.0), addmm(in[3], in[1], in[2], 0.0),
+            addmm(in[0].select(0, 0), in[1], in[2])};
+  });
+  reg("baddbmm_f32", [](const Ins& in) -> Outs {
+    return {baddbmm(in[0], in[1], in[2]), baddbmm(in[0], in[1], in[2], 1.0, -1.5)};
+  });
   reg("argmax_all_nan_f32", [](const Ins& in) -> Outs {
     return {argmax(in[0]), argmin(in[0]), argmax(in[0], 1)};
   });
@@ -900,7 +965,9 @@ TEST(GoldenFile, EveryListedOpHasACase) {
        io::load_safetensors(STRIDE_GOLDEN_DIR "/nn_functional.safetensors").tensors) {
     names.push_back(key.substr(0, key.find('/')));
   }
-  const std::set<std::string> random_fills = {"uniform", "normal", "random", "bernoulli"};
+  // Random draws: their properties are tested in tests/ops/sampling_test.cpp.
+  const std::set<std::string> random_fills = {"uniform", "normal", "random", "bernoulli",
+                                              "multinomial"};
   const std::vector<std::string> missing = testing::ops_without_a_case(
       names,
       [&](const detail::OpInfo& op) { return !op.internal && !random_fills.count(op.name); });

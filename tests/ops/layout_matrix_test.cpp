@@ -331,6 +331,49 @@ std::vector<OpCase> op_table() {
   add_case({"max_values", {{4, 6}}, [](const Inputs& in) { return max(in[0], 0).first; }});
   add_case({"max_indices", {{4, 6}}, [](const Inputs& in) { return max(in[0], 1).second; }});
   add_case({"argmin", {{4, 6}}, [](const Inputs& in) { return argmin(in[0], 0, true); }});
+  add_case({"all", {{4, 6}}, [](const Inputs& in) { return all(in[0].gt(-0.5), {1}); }});
+  add_case({"any_all", {{4, 6}}, [](const Inputs& in) { return any(in[0].gt(1.5)); }});
+  add_case({"cumsum", {{4, 6}}, [](const Inputs& in) { return cumsum(in[0], 1); }});
+  add_case({"cumsum_dim0", {{4, 6}}, [](const Inputs& in) { return cumsum(in[0], 0); }});
+  add_case({"cumprod", {{4, 6}}, [](const Inputs& in) { return cumprod(in[0], 0); }});
+  add_case({"sort_values", {{4, 6}}, [](const Inputs& in) { return sort(in[0], 0).first; }});
+  add_case(
+      {"sort_indices", {{4, 6}}, [](const Inputs& in) { return sort(in[0], 1, true).second; }});
+  add_case({"argsort", {{4, 6}}, [](const Inputs& in) { return argsort(in[0]); }});
+  add_case({"topk_values", {{4, 6}}, [](const Inputs& in) { return topk(in[0], 3).first; }});
+  add_case(
+      {"topk_indices", {{4, 6}}, [](const Inputs& in) { return topk(in[0], 2, 0, false).second; }});
+  add_case({"multinomial",
+            {{4, 6}},
+            [](const Inputs& in) {
+              Generator gen(7);
+              return multinomial(in[0], 3, false, &gen);
+            },
+            nullptr,
+            nullptr,
+            Domain::Positive});
+  add_case({"isnan", {{4, 6}}, [](const Inputs& in) { return isnan(in[0].log()); }});
+  add_case({"isinf", {{4, 6}}, [](const Inputs& in) { return isinf(in[0] / in[0].gt(0)); }});
+  add_case({"isfinite", {{4, 6}}, [](const Inputs& in) { return isfinite(in[0].log()); }});
+  add_case({"flip", {{4, 6}}, [](const Inputs& in) { return flip(in[0], {0, 1}); }});
+  add_case({"roll", {{4, 6}}, [](const Inputs& in) { return roll(in[0], {2, -1}, {1, 0}); }});
+  add_case({"outer", {{4}, {6}}, [](const Inputs& in) { return outer(in[0], in[1]); }});
+  add_case({"addmm",
+            {{4, 6}, {4, 3}, {3, 6}},
+            [](const Inputs& in) { return addmm(in[0], in[1], in[2], 0.5, 2.0); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"baddbmm",
+            {{2, 4, 6}, {2, 4, 3}, {2, 3, 6}},
+            [](const Inputs& in) { return baddbmm(in[0], in[1], in[2]); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
   add_case({"argmax_all", {{4, 6}}, [](const Inputs& in) { return argmax(in[0]); }});
   add_case({"logsumexp",
             {{4, 6}},

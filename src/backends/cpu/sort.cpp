@@ -1,0 +1,139 @@
+// The CPU kernels of sort, topk and multinomial (backends/kernels.h): one
+// row at a time, rows split across threads. Every row's result depends on
+// that row alone, so results do not depend on the thread count.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+#include "backends/kernels.h"
+#include "core/dispatch.h"
+#include "stride/parallel.h"
+
+namespace stride::cpu {
+
+namespace {
+
+// PyTorch's order: NaN above every number, so last ascending and first
+// descending; equal keys keep their index order (a stable sort).
+template <class T>
+bool ascends(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return false;
+    if (std::isnan(b)) return true;
+  }
+  return a < b;
+}
+
+// The first k positions of a row of n values in order: all of them sorted
+// when k == n, else the k smallest (largest when descending) found by a
+// partial sort.
+template <class T>
+void order_row(const T* row, int64_t n, int64_t k, bool descending, std::vector<int64_t>& order) {
+  order.resize(size_t(n));
+  std::iota(order.begin(), order.end(), int64_t(0));
+  auto before = [row, descending](int64_t i, int64_t j) {
+    const bool less = descending ? ascends(row[j], row[i]) : ascends(row[i], row[j]);
+    if (less) return true;
+    const bool greater = descending ? ascends(row[i], row[j]) : ascends(row[j], row[i]);
+    return !greater && i < j;  // ties (NaN with NaN too) in index order
+  };
+  if (k == n) {
+    std::sort(order.begin(), order.end(), before);
+  } else {
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), before);
+  }
+}
+
+void sort_rows_kernel(const Tensor& x, bool descending, Tensor& values, Tensor& indices) {
+  const int64_t rows = values.size(0), k = values.size(1), n = x.size(1);
+  detail::dispatch_numeric_and_bool(x.dtype(), "sort", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data_ptr<T>();
+    T* out = values.data_ptr<T>();
+    int64_t* idx = indices.data_ptr<int64_t>();
+    parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> order;
+      for (int64_t r = begin; r < end; ++r) {
+        const T* row = src + r * n;
+        order_row(row, n, k, descending, order);
+        for (int64_t j = 0; j < k; ++j) {
+          out[r * k + j] = row[order[size_t(j)]];
+          idx[r * k + j] = order[size_t(j)];
+        }
+      }
+    });
+  });
+}
+
+// With replacement: each uniform u picks the first category whose running
+// probability sum exceeds u times the row's sum (a binary search).
+template <class T>
+void sample_with_replacement(
+    const T* p, int64_t n, const double* u, int64_t s, int64_t* out, std::vector<double>& cdf) {
+  cdf.resize(size_t(n));
+  double total = 0;
+  for (int64_t i = 0; i < n; ++i) cdf[size_t(i)] = total += double(p[i]);
+  for (int64_t j = 0; j < s; ++j) {
+    const double target = u[j] * total;
+    auto it = std::upper_bound(cdf.begin(), cdf.end(), target);
+    int64_t pick = std::min<int64_t>(it - cdf.begin(), n - 1);
+    while (p[pick] == T(0) && pick > 0) --pick;  // never a zero-probability category
+    out[j] = pick;
+  }
+}
+
+// Without replacement: the s categories with the largest keys log(1 - u) / p
+// (Efraimidis and Spirakis; 1 - u is in (0, 1]), which draws them with the
+// probabilities, and in the order, of sequential sampling.
+template <class T>
+void sample_without_replacement(const T* p,
+                                int64_t n,
+                                const double* u,
+                                int64_t s,
+                                int64_t* out,
+                                std::vector<double>& keys,
+                                std::vector<int64_t>& order) {
+  keys.resize(size_t(n));
+  for (int64_t i = 0; i < n; ++i) {
+    keys[size_t(i)] =
+        p[i] > T(0) ? std::log1p(-u[i]) / double(p[i]) : -std::numeric_limits<double>::infinity();
+  }
+  order_row(keys.data(), n, s, true, order);
+  std::copy_n(order.begin(), s, out);
+}
+
+void multinomial_kernel(const Tensor& probs,
+                        const Tensor& uniforms,
+                        bool replacement,
+                        Tensor& samples) {
+  const int64_t rows = probs.size(0), n = probs.size(1), s = samples.size(1);
+  const int64_t draws = uniforms.size(1);
+  detail::dispatch_floating(probs.dtype(), "multinomial", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = probs.data_ptr<T>();
+    const double* u = uniforms.data_ptr<double>();
+    int64_t* out = samples.data_ptr<int64_t>();
+    parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
+      std::vector<double> scratch;
+      std::vector<int64_t> order;
+      for (int64_t r = begin; r < end; ++r) {
+        if (replacement) {
+          sample_with_replacement(p + r * n, n, u + r * draws, s, out + r * s, scratch);
+        } else {
+          sample_without_replacement(p + r * n, n, u + r * draws, s, out + r * s, scratch, order);
+        }
+      }
+    });
+  });
+}
+
+}  // namespace
+
+STRIDE_REGISTER_KERNEL(kernels::sort_rows, CPU, sort_rows_kernel);
+STRIDE_REGISTER_KERNEL(kernels::multinomial, CPU, multinomial_kernel);
+
+}  // namespace stride::cpu
