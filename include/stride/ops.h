@@ -10,6 +10,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -102,8 +103,15 @@ Tensor round(const Tensor& x);
 Tensor trunc(const Tensor& x);
 Tensor frac(const Tensor& x);
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max);
+// Tensor bounds, broadcast with x: max(min(x, max), min).
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optional<Tensor>& max);
+// a / b with the quotient rounded: rounding_mode "trunc" (toward zero) or
+// "floor"; integer operands keep their dtype.
+Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
+// value a 0-d tensor (converted to x's dtype; it may require grad).
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value);
 Tensor isnan(const Tensor& x);
 Tensor isinf(const Tensor& x);
 Tensor isfinite(const Tensor& x);
@@ -116,6 +124,7 @@ Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 
 // ---- elementwise (out=) ----
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);

@@ -45,6 +45,9 @@ std::optional<ScalarType> optional_dtype(nb::handle obj);
 bool is_dtype(nb::handle obj);
 std::optional<Device> optional_device(nb::handle obj);
 TensorOptions options_from(nb::handle dtype, nb::handle device);
+// t's dtype and device, each replaced when given (the _like and new_*
+// factories).
+TensorOptions options_like(const Tensor& t, nb::handle dtype, nb::handle device);
 
 // Converts nested Python lists and numbers, NumPy arrays and scalars (also
 // inside the lists) and tensors to a new tensor, as torch.tensor does: the
@@ -75,6 +78,10 @@ void bind_tensor(nb::module_& m);
 void bind_indexing(nb::class_<Tensor>& cls);
 void bind_indexing_functions(nb::module_& m);
 void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
+void bind_sorting_and_scans(nb::module_& m, nb::class_<Tensor>& cls);
+// A (values, indices) result as PyTorch's named tuple of that op
+// (stride.return_types.sort, .topk, .max, ...).
+nb::object values_indices(const char* kind, std::pair<Tensor, Tensor> result);
 void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 // After bind_tensor: stride.Generator and generator= overloads of the

@@ -153,14 +153,22 @@ void bind_factories_with_generator(nb::module_& m) {
         nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
         nb::arg("device") = nb::none(),
         "A random permutation of 0..n-1 (int64 unless dtype= is given).");
-  m.def(
-      "rand_like", [](const Tensor& t, Generator* gen) { return rand_like(t, gen); },
-      nb::arg("input"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-      op_doc("rand_like").c_str());
-  m.def(
-      "randn_like", [](const Tensor& t, Generator* gen) { return randn_like(t, gen); },
-      nb::arg("input"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
-      op_doc("randn_like").c_str());
+  for (const bool normal : {false, true}) {
+    const char* name = normal ? "randn_like" : "rand_like";
+    m.def(
+        name,
+        [normal](const Tensor& t, Generator* gen, nb::handle dtype, nb::handle device,
+                 bool requires_grad, nb::handle /*memory_format: always contiguous*/) {
+          const TensorOptions o = options_like(t, dtype, device);
+          Tensor r = normal ? randn(t.sizes(), o, gen) : rand(t.sizes(), o, gen);
+          if (requires_grad) r.requires_grad_(true);
+          return r;
+        },
+        nb::arg("input"), nb::kw_only(), nb::arg("generator").none() = nb::none(),
+        nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+        nb::arg("requires_grad") = false, nb::arg("memory_format") = nb::none(),
+        op_doc(name).c_str());
+  }
 }
 
 // The in-place samplers, with generator= (t.normal_(0, 1, generator=g)).

@@ -82,18 +82,22 @@ void bind_activations(nb::module_& m) {
   m.def("silu", &F::silu, nb::arg("input"), "SiLU (swish), x * sigmoid(x), elementwise.");
   m.def(
       "gelu",
-      [](const Tensor& x, const std::string& approximate) {
-        if (approximate != "none") {
-          throw nb::value_error("gelu: only approximate='none' (the exact erf form) is supported.");
-        }
-        return F::gelu(x);
-      },
+      [](const Tensor& x, const std::string& approximate) { return F::gelu(x, approximate); },
       nb::arg("input"), nb::arg("approximate") = "none",
-      "GELU, x * Phi(x) (the exact erf form; approximate='tanh' raises ValueError).");
+      "GELU, x * Phi(x): the exact erf form, or approximate='tanh' (GPT-2's).");
   m.def("softmax", &F::softmax, nb::arg("input"), nb::arg("dim"),
         "exp(x) / sum(exp(x)) along dim.");
-  m.def("log_softmax", &F::log_softmax, nb::arg("input"), nb::arg("dim"),
-        "log(softmax(input, dim)), computed stably.");
+  m.def(
+      "log_softmax",
+      [](const Tensor& x, std::optional<int64_t> dim, int /*_stacklevel*/, nb::handle dtype) {
+        if (!dim)
+          throw nb::type_error("log_softmax() needs dim=: the dimension to normalise over.");
+        const std::optional<ScalarType> d = optional_dtype(dtype);
+        return F::log_softmax(d ? x.to(*d) : x, *dim);
+      },
+      nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("_stacklevel") = 3,
+      nb::arg("dtype") = nb::none(),
+      "log(softmax(input, dim)), computed stably; dtype= casts first.");
   m.def(
       "swiglu",
       [](const Tensor& gate, const Tensor& up, const std::optional<Tensor>& beta) {

@@ -59,6 +59,33 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"gt", "input > other elementwise (other a tensor or a number), as a bool tensor."},
     {"ge", "input >= other elementwise (other a tensor or a number), as a bool tensor."},
 
+    {"floor_divide", "input / other rounded down (div with rounding_mode='floor')."},
+    // Sorting, sampling and scans.
+    {"sort",
+     "(values, indices) of input sorted along dim (ascending unless descending=True); NaN sorts "
+     "above every number and equal elements keep their order."},
+    {"argsort", "The indices that sort input along dim, as sort(...).indices."},
+    {"topk",
+     "(values, indices) of the k largest elements along dim (smallest with largest=False), in "
+     "order."},
+    {"multinomial",
+     "num_samples category indices drawn from each row of input, a 1-d or 2-d tensor of "
+     "non-negative weights (with or without replacement)."},
+    {"cumsum", "The running sums of input along dim (int64 for integer input unless dtype=)."},
+    {"cumprod", "The running products of input along dim (int64 for integer input unless dtype=)."},
+    {"all", "Whether every element (along dim) is non-zero, as bool; true for no elements."},
+    {"any", "Whether any element (along dim) is non-zero, as bool; false for no elements."},
+    {"isnan", "Whether each element of input is NaN, as bool."},
+    {"isinf", "Whether each element of input is +inf or -inf, as bool."},
+    {"isfinite", "Whether each element of input is finite (not inf, not NaN), as bool."},
+    {"flip", "A copy of input with the order of its elements reversed along dims."},
+    {"roll",
+     "input with its elements moved shifts places along dims, wrapping around (the flattened "
+     "tensor without dims)."},
+    {"outer", "The outer product of two 1-d tensors: out[i, j] = input[i] * vec2[j]."},
+    {"addmm", "beta * input + alpha * (mat1 @ mat2); beta=0 ignores input's values."},
+    {"baddbmm", "beta * input + alpha * bmm(batch1, batch2); beta=0 ignores input's values."},
+
     // Arithmetic.
     {"add", "input + alpha * other elementwise (other a tensor, broadcast, or a number)."},
     {"sub", "input - alpha * other elementwise (other a tensor, broadcast, or a number)."},

@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <string>
 
 #include "bindings.h"
@@ -58,6 +59,60 @@ std::vector<int64_t> dims_arg(nb::handle dim) {
   if (dim.is_none()) return {};
   if (const std::optional<int64_t> d = index_value(dim, "dim")) return {*d};
   return int_list(dim, "dim");
+}
+
+// A number beside a tensor, as the C++ operators wrap it.
+Tensor wrapped_number(const Scalar& s, const Tensor& like) {
+  return scalar_tensor(
+      s, like.options().dtype(s.is_floating_point() && !like.is_floating_point() ? kFloat32
+                                                                                 : like.dtype()));
+}
+
+// squeeze(dims): the dims of size 1 among dims removed, as PyTorch's.
+Tensor squeezed(const Tensor& t, std::vector<int64_t> dims) {
+  for (int64_t& d : dims) d = d < 0 ? d + std::max<int64_t>(t.dim(), 1) : d;
+  std::sort(dims.rbegin(), dims.rend());
+  Tensor r = t;
+  for (const int64_t d : dims) r = r.squeeze(d);
+  return r;
+}
+
+// split with a list of sizes, which must add up to the dim's size.
+std::vector<Tensor> split_by_sizes(const Tensor& t,
+                                   const std::vector<int64_t>& sizes,
+                                   int64_t dim) {
+  int64_t start = 0;
+  std::vector<Tensor> parts;
+  for (const int64_t n : sizes) {
+    parts.push_back(t.narrow(dim, start, n));
+    start += n;
+  }
+  if (start != t.size(dim)) {
+    throw nb::value_error(("split: the sizes add up to " + std::to_string(start) + " but dim " +
+                           std::to_string(dim) + " has " + std::to_string(t.size(dim)) +
+                           " elements.")
+                              .c_str());
+  }
+  return parts;
+}
+
+// memory_format=: stride.preserve_format (None) keeps the layout,
+// stride.contiguous_format makes it contiguous; channels-last layouts are
+// not supported.
+Tensor in_memory_format(const Tensor& t, nb::handle memory_format) {
+  if (memory_format.is_none()) return t;
+  const std::string name = nb::cast<std::string>(nb::str(memory_format));
+  if (name == "stride.preserve_format") return t;
+  if (name == "stride.contiguous_format") return t.contiguous();
+  throw nb::type_error(
+      ("memory_format=" + name +
+       " is not supported: stride tensors take stride.preserve_format or stride.contiguous_format.")
+          .c_str());
+}
+
+Tensor cast_to(const Tensor& t, nb::handle dtype) {
+  const std::optional<ScalarType> d = optional_dtype(dtype);
+  return d ? t.to(*d) : t;
 }
 
 Tensor to_any(const Tensor& t, nb::handle target, nb::handle dtype, nb::handle device) {
@@ -118,9 +173,24 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "mul", [](const Tensor& a, const Scalar& b) { return a.mul(b); }, nb::arg("other"));
   def_both(
-      m, cls, "div", [](const Tensor& a, const Tensor& b) { return a.div(b); }, nb::arg("other"));
+      m, cls, "div",
+      [](const Tensor& a, const Tensor& b, std::optional<std::string> mode) {
+        return mode ? div(a, b, *mode) : a.div(b);
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode") = nb::none());
   def_both(
-      m, cls, "div", [](const Tensor& a, const Scalar& b) { return a.div(b); }, nb::arg("other"));
+      m, cls, "div",
+      [](const Tensor& a, const Scalar& b, std::optional<std::string> mode) {
+        return mode ? div(a, wrapped_number(b, a), *mode) : a.div(b);
+      },
+      nb::arg("other"), nb::kw_only(), nb::arg("rounding_mode") = nb::none());
+  def_both(
+      m, cls, "floor_divide", [](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); },
+      nb::arg("other"));
+  def_both(
+      m, cls, "floor_divide",
+      [](const Tensor& a, const Scalar& b) { return div(a, wrapped_number(b, a), "floor"); },
+      nb::arg("other"));
   def_both(
       m, cls, "pow", [](const Tensor& a, const Tensor& b) { return a.pow(b); },
       nb::arg("exponent"));
@@ -165,9 +235,19 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
       [](const Tensor& a, const Tensor& end, const Scalar& w) { return lerp(a, end, w); },
       nb::arg("end"), nb::arg("weight"));
   def_both(
+      m, cls, "lerp",
+      [](const Tensor& a, const Tensor& end, const Tensor& w) { return lerp(a, end, w); },
+      nb::arg("end"), nb::arg("weight"));
+  def_both(
       m, cls, "clamp",
       [](const Tensor& t, std::optional<Scalar> lo, std::optional<Scalar> hi) {
         return t.clamp(lo, hi);
+      },
+      nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
+  def_both(
+      m, cls, "clamp",
+      [](const Tensor& t, std::optional<Tensor> lo, std::optional<Tensor> hi) {
+        return clamp(t, lo, hi);
       },
       nb::arg("min") = nb::none(), nb::arg("max") = nb::none());
   def_method(cls, "clamp_",
@@ -178,6 +258,10 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "masked_fill",
       [](const Tensor& t, const Tensor& mask, const Scalar& v) { return t.masked_fill(mask, v); },
+      nb::arg("mask"), nb::arg("value"));
+  def_both(
+      m, cls, "masked_fill",
+      [](const Tensor& t, const Tensor& mask, const Tensor& v) { return masked_fill(t, mask, v); },
       nb::arg("mask"), nb::arg("value"));
   def_method(cls, "masked_fill_", in_place([](Tensor& t, const Tensor& mask, const Scalar& v) {
                t.masked_fill_(mask, v);
@@ -222,6 +306,16 @@ void bind_operators(TensorClass& cls) {
   cls.def("__add__", [](const Tensor& a, const Tensor& b) { return a + b; })
       .def("__add__", [](const Tensor& a, const Scalar& b) { return a + b; })
       .def("__radd__", [](const Tensor& a, const Scalar& b) { return b + a; })
+      .def("__radd__", [](const Tensor& a, const Tensor& b) { return b + a; })
+      .def("__rsub__", [](const Tensor& a, const Tensor& b) { return b - a; })
+      .def("__rmul__", [](const Tensor& a, const Tensor& b) { return b * a; })
+      .def("__rtruediv__", [](const Tensor& a, const Tensor& b) { return b / a; })
+      .def("__rpow__", [](const Tensor& a, const Tensor& b) { return b.pow(a); })
+      .def("__floordiv__", [](const Tensor& a, const Tensor& b) { return div(a, b, "floor"); })
+      .def("__floordiv__",
+           [](const Tensor& a, const Scalar& b) { return div(a, wrapped_number(b, a), "floor"); })
+      .def("__rfloordiv__",
+           [](const Tensor& a, const Scalar& b) { return div(wrapped_number(b, a), a, "floor"); })
       .def("__sub__", [](const Tensor& a, const Tensor& b) { return a - b; })
       .def("__sub__", [](const Tensor& a, const Scalar& b) { return a - b; })
       .def("__rsub__", [](const Tensor& a, const Scalar& b) { return b - a; })
@@ -290,10 +384,6 @@ void bind_logical_operators(TensorClass& cls) {
       .def("__xor__", logical("^", [](const Tensor& a, const Tensor& b) { return a.ne(b); }));
 }
 
-nb::object values_indices(std::pair<Tensor, Tensor> p) {
-  return nb::make_tuple(p.first, p.second);
-}
-
 void bind_reductions(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "sum",
@@ -312,6 +402,10 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
         m, cls, is_std ? "std" : "var",
         [is_std](const Tensor& t, nb::handle dim, std::optional<bool> unbiased,
                  std::optional<int64_t> correction, bool keepdim) {
+          if (nb::isinstance<nb::bool_>(dim)) {  // var(input, unbiased), PyTorch's older form
+            unbiased = nb::cast<bool>(dim);
+            dim = nb::none();
+          }
           const int64_t c = correction.value_or(unbiased.value_or(true) ? 1 : 0);
           const Tensor v = var(t, dims_arg(dim), c, keepdim);
           return is_std ? v.sqrt() : v;
@@ -320,11 +414,20 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
         nb::arg("correction") = nb::none(), nb::arg("keepdim") = false);
   }
   for (const bool is_max : {true, false}) {
+    // The elementwise form, torch.max(input, other), before the reduction's:
+    // a tensor never reads as a dim.
+    def_both(
+        m, cls, is_max ? "max" : "min",
+        [is_max](const Tensor& a, const Tensor& b) {
+          return is_max ? maximum(a, b) : minimum(a, b);
+        },
+        nb::arg("other"));
     def_both(
         m, cls, is_max ? "max" : "min",
         [is_max](const Tensor& t, std::optional<int64_t> dim, bool keepdim) -> nb::object {
           if (!dim) return nb::cast(is_max ? t.max() : t.min());
-          return values_indices(is_max ? t.max(*dim, keepdim) : t.min(*dim, keepdim));
+          return values_indices(is_max ? "max" : "min",
+                                is_max ? t.max(*dim, keepdim) : t.min(*dim, keepdim));
         },
         nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
     def_both(
@@ -352,12 +455,17 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
         return norm(t, p, dims_arg(dim), keepdim);
       },
       nb::arg("p") = 2.0, nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
+  // dtype= casts the input first, as PyTorch's.
   def_both(
-      m, cls, "softmax", [](const Tensor& t, int64_t dim) { return t.softmax(dim); },
-      nb::arg("dim"));
+      m, cls, "softmax",
+      [](const Tensor& t, int64_t dim, nb::handle dtype) { return cast_to(t, dtype).softmax(dim); },
+      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
   def_both(
-      m, cls, "log_softmax", [](const Tensor& t, int64_t dim) { return t.log_softmax(dim); },
-      nb::arg("dim"));
+      m, cls, "log_softmax",
+      [](const Tensor& t, int64_t dim, nb::handle dtype) {
+        return cast_to(t, dtype).log_softmax(dim);
+      },
+      nb::arg("dim"), nb::kw_only(), nb::arg("dtype") = nb::none());
 }
 
 void bind_views(nb::module_& m, TensorClass& cls) {
@@ -399,7 +507,10 @@ void bind_views(nb::module_& m, TensorClass& cls) {
       nb::arg("dim"));
   def_both(
       m, cls, "squeeze",
-      [](const Tensor& t, std::optional<int64_t> d) { return d ? t.squeeze(*d) : t.squeeze(); },
+      [](const Tensor& t, nb::handle dim) {
+        if (dim.is_none()) return t.squeeze();
+        return squeezed(t, dims_arg(dim));
+      },
       nb::arg("dim") = nb::none());
   def_both(
       m, cls, "flatten", [](const Tensor& t, int64_t s, int64_t e) { return t.flatten(s, e); },
@@ -415,8 +526,13 @@ void bind_views(nb::module_& m, TensorClass& cls) {
       m, cls, "chunk", [](const Tensor& t, int64_t n, int64_t d) { return t.chunk(n, d); },
       nb::arg("chunks"), nb::arg("dim") = 0);
   def_both(
-      m, cls, "split", [](const Tensor& t, int64_t n, int64_t d) { return t.split(n, d); },
-      nb::arg("split_size"), nb::arg("dim") = 0);
+      m, cls, "split",
+      [](const Tensor& t, nb::handle sizes, int64_t d) {
+        if (const std::optional<int64_t> n = index_value(sizes, "split_size"))
+          return t.split(*n, d);
+        return split_by_sizes(t, int_list(sizes, "split_size_or_sections"), d);
+      },
+      nb::arg("split_size_or_sections"), nb::arg("dim") = 0);
   def_both(
       m, cls, "diagonal",
       [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return t.diagonal(o, a, b); },
@@ -434,13 +550,21 @@ void bind_views(nb::module_& m, TensorClass& cls) {
   def_method(cls, "detach_", in_place([](Tensor& t) { t.detach_(); }));
   def_method(
       cls, "to",
-      [](const Tensor& t, nb::handle target, nb::handle dtype, nb::handle device) {
-        return to_any(t, target, dtype, device);
+      [](const Tensor& t, nb::handle target, nb::handle dtype, nb::handle device,
+         bool /*non_blocking*/, bool copy, nb::handle memory_format) {
+        Tensor out = in_memory_format(to_any(t, target, dtype, device), memory_format);
+        return copy && out.is_same(t) ? t.clone() : out;
       },
       nb::arg("target") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none());
+      nb::arg("device") = nb::none(), nb::arg("non_blocking") = false, nb::arg("copy") = false,
+      nb::arg("memory_format") = nb::none());
   const auto cast = [&cls](const char* name, ScalarType type) {
-    def_method(cls, name, [type](const Tensor& t) { return t.to(type); });
+    def_method(
+        cls, name,
+        [type](const Tensor& t, nb::handle memory_format) {
+          return in_memory_format(t.to(type), memory_format);
+        },
+        nb::kw_only(), nb::arg("memory_format") = nb::none());
   };
   cast("float", kFloat32);
   cast("double", kFloat64);
@@ -502,6 +626,7 @@ void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_reductions(m, cls);
   bind_views(m, cls);
   bind_linalg_and_indexing_ops(m, cls);
+  bind_sorting_and_scans(m, cls);
 }
 
 }  // namespace stride::python

@@ -94,11 +94,13 @@ void bind_factories_on(nb::module_& m) {
       "Values from start to end (excluded) by step: arange(5), arange(1, 4, 0.5).");
   m.def(
       "eye",
-      [](int64_t n, std::optional<int64_t> cols, nb::handle dtype, nb::handle device) {
-        return eye(n, cols, options_from(dtype, device));
+      [](int64_t n, std::optional<int64_t> cols, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
+        return with_requires_grad([&] { return eye(n, cols, options_from(dtype, device)); },
+                                  requires_grad);
       },
       nb::arg("n"), nb::arg("m") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(), "The identity matrix.");
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, "The identity matrix.");
   m.def(
       "tensor",
       [](nb::handle data, nb::handle dtype, nb::handle device, bool requires_grad) {
@@ -111,22 +113,45 @@ void bind_factories_on(nb::module_& m) {
       nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
       "A new tensor holding a copy of data (a number, nested lists, a NumPy array or a tensor), "
       "as torch.tensor: the dtype is data's unless given.");
-  m.def("zeros_like", &zeros_like, nb::arg("input"),
-        "A tensor of zeros with input's shape, dtype and device.");
-  m.def("ones_like", &ones_like, nb::arg("input"),
-        "A tensor of ones with input's shape, dtype and device.");
-  m.def("full_like", &full_like, nb::arg("input"), nb::arg("fill_value"),
-        "A tensor filled with fill_value with input's shape, dtype and device.");
+  // The _like factories: input's shape, and its dtype and device unless
+  // given.
+  const auto like = [&m](const char* name, auto fill, const char* doc) {
+    m.def(
+        name,
+        [fill](const Tensor& t, nb::handle dtype, nb::handle device, bool requires_grad,
+               nb::handle /*memory_format: the result is always contiguous*/) {
+          return with_requires_grad([&] { return fill(t.sizes(), options_like(t, dtype, device)); },
+                                    requires_grad);
+        },
+        nb::arg("input"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+        nb::arg("memory_format") = nb::none(), doc);
+  };
+  like("zeros_like", &zeros, "A tensor of zeros with input's shape, dtype and device.");
+  like("ones_like", &ones, "A tensor of ones with input's shape, dtype and device.");
+  like("empty_like", &empty, "An uninitialised tensor with input's shape, dtype and device.");
+  m.def(
+      "full_like",
+      [](const Tensor& t, const Scalar& value, nb::handle dtype, nb::handle device,
+         bool requires_grad, nb::handle /*memory_format*/) {
+        return with_requires_grad(
+            [&] { return full(t.sizes(), value, options_like(t, dtype, device)); }, requires_grad);
+      },
+      nb::arg("input"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      nb::arg("memory_format") = nb::none(),
+      "A tensor filled with fill_value with input's shape, dtype and device.");
   m.def(
       "manual_seed", [](uint64_t seed) { manual_seed(seed); }, nb::arg("seed"),
       "Seeds the default generator (the same seed gives the C++ API's numbers).");
   m.def(
       "scalar_tensor",
-      [](const Scalar& value, nb::handle dtype, nb::handle device) {
-        return scalar_tensor(value, options_from(dtype, device));
+      [](const Scalar& value, nb::handle dtype, nb::handle device, bool requires_grad) {
+        return with_requires_grad([&] { return scalar_tensor(value, options_from(dtype, device)); },
+                                  requires_grad);
       },
       nb::arg("value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
-      nb::arg("device") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
       "A 0-d tensor holding value (float32 unless dtype= says otherwise), as "
       "torch.scalar_tensor.");
   m.def("set_num_threads", &set_num_threads, nb::arg("num_threads"),
@@ -135,7 +160,60 @@ void bind_factories_on(nb::module_& m) {
         "The number of threads stride's kernels use (torch.get_num_threads).");
 }
 
+// t.new_zeros(size), ...: new tensors with t's dtype and device unless
+// given, as torch.Tensor.new_*.
+void bind_new_factories(nb::class_<Tensor>& cls) {
+  const auto shaped = [&cls](const char* name, auto make, const char* doc) {
+    cls.def(
+        name,
+        [make, what = std::string(name) + "(): size"](const Tensor& t, nb::args size,
+                                                      nb::handle dtype, nb::handle device,
+                                                      bool requires_grad) {
+          const std::vector<int64_t> shape = shape_from_args(size, what.c_str());
+          return with_requires_grad([&] { return make(shape, options_like(t, dtype, device)); },
+                                    requires_grad);
+        },
+        nb::arg("size"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+        nb::arg("device") = nb::none(), nb::arg("requires_grad") = false, doc);
+  };
+  shaped("new_zeros", &zeros,
+         "A tensor of zeros of size, with self's dtype and device unless given.");
+  shaped("new_ones", &ones, "A tensor of ones of size, with self's dtype and device unless given.");
+  shaped("new_empty", &empty,
+         "An uninitialised tensor of size, with self's dtype and device unless given.");
+  cls.def(
+      "new_full",
+      [](const Tensor& t, nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
+        const std::vector<int64_t> shape = int_list(size, "new_full(): size");
+        return with_requires_grad(
+            [&] { return full(shape, value, options_like(t, dtype, device)); }, requires_grad);
+      },
+      nb::arg("size"), nb::arg("fill_value"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      "A tensor of size filled with fill_value, with self's dtype and device unless given.");
+  cls.def(
+      "new_tensor",
+      [](const Tensor& t, nb::handle data, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
+        const TensorOptions o = options_like(t, dtype, device);
+        return with_requires_grad(
+            [&] { return tensor_from_data(data, o.dtype(), "new_tensor(): data").to(o.device()); },
+            requires_grad);
+      },
+      nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
+      nb::arg("requires_grad") = false,
+      "A copy of data as a tensor, with self's dtype and device unless given.");
+}
+
 }  // namespace
+
+TensorOptions options_like(const Tensor& t, nb::handle dtype, nb::handle device) {
+  TensorOptions o = t.options();
+  if (const auto d = optional_dtype(dtype)) o = o.dtype(*d);
+  if (const auto d = optional_device(device)) o = o.device(*d);
+  return o;
+}
 
 void bind_tensor(nb::module_& m) {
   nb::class_<GradFn>(m, "GradFn", "A backward function of the autograd graph (t.grad_fn).")
@@ -283,6 +361,7 @@ void bind_tensor(nb::module_& m) {
       .def("__hash__", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()); });
 
   bind_factories_on(m);
+  bind_new_factories(cls);
   bind_indexing(cls);
   bind_ops(m, cls);
   bind_numpy(m, cls);

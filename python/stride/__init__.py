@@ -20,7 +20,15 @@ from . import (  # noqa: F401
     nn,
     optim,
     profiler,  # noqa: F401
+    return_types,  # noqa: F401
     utils,  # noqa: F401
+)
+from ._memory_format import (  # noqa: F401
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    memory_format,
+    preserve_format,
 )
 from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F401
     Generator,

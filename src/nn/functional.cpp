@@ -362,6 +362,13 @@ Tensor silu(const Tensor& x) {
 Tensor gelu(const Tensor& x) {
   return stride::gelu(x);
 }
+Tensor gelu(const Tensor& x, std::string_view approximate) {
+  if (approximate == "none") return stride::gelu(x);
+  STRIDE_CHECK(approximate == "tanh", ValueError,
+               "[gelu] approximate must be 'none' or 'tanh'; got '", approximate, "'.");
+  constexpr double kSqrt2OverPi = 0.79788456080286535588;  // sqrt(2 / pi)
+  return x * 0.5 * (1.0 + (kSqrt2OverPi * (x + 0.044715 * x * x * x)).tanh());
+}
 Tensor relu(const Tensor& x) {
   return stride::relu(x);
 }

@@ -171,10 +171,12 @@ bool reads_scalar_in_float(const Tensor& a, const Tensor& b, ScalarType rt) {
   return detail::is_16bit(rt) && a.dim() > 0 && b.dim() == 0 && b.dtype() != rt;
 }
 // A number multiplying or dividing `like`: wrap_scalar's tensor, but a
-// floating number stays float64 beside a 16-bit tensor, so that mul and div
-// read it in float as PyTorch does (the result keeps like's dtype).
+// floating number stays float64 beside a 16-bit tensor with dims, so that
+// mul and div read it in float as PyTorch does (the result keeps like's
+// dtype). Beside a 0-d tensor it is rounded to like's dtype first: two 0-d
+// operands promote to the wider dtype, which a wrapped number must not.
 Tensor wrap_factor(const Scalar& s, const Tensor& like) {
-  if (s.is_floating_point() && detail::is_16bit(like.dtype())) {
+  if (s.is_floating_point() && detail::is_16bit(like.dtype()) && like.dim() > 0) {
     return scalar_tensor(s, TensorOptions(kFloat64).device(like.device()));
   }
   return wrap_scalar(s, like);
@@ -478,6 +480,20 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   return where(mask, scalar_tensor(value, x.options()), x);
 }
 
+// A 0-d tensor value (which may require grad: its gradient is the sum of
+// the filled positions' gradients).
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
+  STRIDE_CHECK(value.dim() == 0, ShapeError,
+               "[masked_fill] value must be a number or a 0-d tensor; got shape ",
+               shape_str(value.sizes()), ".");
+  STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
+               to_string(mask.dtype()), ".");
+  STRIDE_CHECK(broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill") == x.sizes(), ShapeError,
+               "[masked_fill] mask ", shape_str(mask.sizes()), " cannot be broadcast to ",
+               shape_str(x.sizes()), ".");
+  return where(mask, value.to(x.dtype()), x);
+}
+
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   return apply_inplace(
       Op::masked_fill, *this, {&mask}, [&] { return stride::masked_fill(clone(), mask, value); },
@@ -529,6 +545,29 @@ Tensor Tensor::triu(int64_t diagonal) const {
   return stride::triu(*this, diagonal);
 }
 
+// Tensor bounds: max(min(x, hi), lo) in the promoted dtype; NaN in x or a
+// bound gives NaN.
+Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::optional<Tensor>& hi) {
+  STRIDE_CHECK(lo || hi, ValueError, "[clamp] needs at least one of min and max.");
+  Tensor r = x;
+  if (lo) r = maximum(r, *lo);
+  if (hi) r = minimum(r, *hi);
+  return r;
+}
+
+// div with PyTorch's rounding_mode: "trunc" rounds the quotient toward zero,
+// "floor" down; integer operands keep their integer dtype, their quotient
+// computed in float64.
+Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode) {
+  const bool trunc = rounding_mode == "trunc";
+  STRIDE_CHECK(trunc || rounding_mode == "floor", ValueError,
+               "[div] rounding_mode must be 'trunc', 'floor' or None; got '", rounding_mode, "'.");
+  const ScalarType rt = result_type(a, b);
+  if (is_floating_point(rt)) return trunc ? div(a, b).trunc() : div(a, b).floor();
+  const Tensor q = div(a.to(kFloat64), b.to(kFloat64));
+  return (trunc ? q.trunc() : q.floor()).to(rt);
+}
+
 // ---- optimizer-style in-place updates ----
 // With autograd recording they are computed from ops (differentiable); the
 // kernels below are the fast path used by optimizers under NoGradGuard.
@@ -538,6 +577,13 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
   }
   Tensor out = start.clone();
   return out.lerp_(end, weight);
+}
+
+// A tensor weight (broadcast with start and end), with PyTorch's two-sided
+// form, exact at both ends.
+Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight) {
+  const Tensor diff = end - start;
+  return where(weight.lt(0.5), start + weight * diff, end - diff * (1.0 - weight));
 }
 
 Tensor& Tensor::lerp_(const Tensor& end, const Scalar& weight) {

@@ -516,6 +516,22 @@ TEST(Elementwise, SpecialValues) {
   EXPECT_NEAR(gelu(tensor<double>({1.0})).item<double>(), 0.8413447460685429, 1e-12);
 }
 
+// A number keeps a 16-bit tensor's dtype, 0-d tensors and in-place ops
+// included (PyTorch's wrapped numbers never promote).
+TEST(Elementwise, ANumberKeepsA16BitTensorsDtype) {
+  for (const ScalarType t : {kBFloat16, kFloat16}) {
+    for (const Tensor& x : {ones({3}, t), scalar_tensor(2.0, t)}) {
+      EXPECT_EQ((x * 0.3).dtype(), t);
+      EXPECT_EQ((x / 0.3).dtype(), t);
+      EXPECT_EQ((0.3 * x).dtype(), t);
+      Tensor y = x.clone();
+      y.mul_(0.5).div_(0.25);
+      EXPECT_EQ(y.dtype(), t);
+      EXPECT_TRUE(allclose(y, x * 2.0));
+    }
+  }
+}
+
 TEST(Elementwise, OneBroadcastInputMatchesTheExpandedCopy) {
   // A 0-d operand or a (rows, 1) column has stride 0 along the inner run and
   // takes the hoisted loop; the expanded dense copy takes the plain one.

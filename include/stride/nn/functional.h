@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,9 @@ Tensor softmax(const Tensor& x, int64_t dim);
 Tensor log_softmax(const Tensor& x, int64_t dim);
 Tensor silu(const Tensor& x);
 Tensor gelu(const Tensor& x);
+// approximate "none" (the exact erf form) or "tanh": 0.5 x (1 + tanh(sqrt(2/pi)
+// (x + 0.044715 x^3))), GPT-2's.
+Tensor gelu(const Tensor& x, std::string_view approximate);
 Tensor relu(const Tensor& x);
 
 // silu(gate) * up, Llama's SwiGLU nonlinearity (the FFN is
