@@ -1,21 +1,39 @@
-"""stride.save and stride.load: state dicts as safetensors files.
+"""stride.save and stride.load: PyTorch's checkpoint files, and safetensors.
 
-    stride.save(model_state, "model.safetensors", metadata={"step": "100"})
-    state = stride.load("model.safetensors")     # OrderedDict name -> Tensor
+    stride.save({"model": model.state_dict(), "optimizer": opt.state_dict(),
+                 "iter_num": 100}, "ckpt.pt")            # torch.load reads it
+    checkpoint = stride.load("ckpt.pt")                    # or what torch.save wrote
+    stride.save(model.state_dict(), "model.safetensors")   # safetensors, by the suffix
 
-Unlike torch.save, which pickles any object, these write the safetensors
-format (https://huggingface.co/docs/safetensors) through stride::io: a flat
-dict of str -> Tensor, nothing executable, readable by
-`safetensors.torch.load_file` and by stride's C++ loader. A nested object of
-dicts, lists, tuples, numbers, strings and tensors (a checkpoint such as
-`{"model": model.state_dict(), "optimizer": opt.state_dict(), "step": 10}`)
-is saved too: its tensors under their paths ("optimizer/state/0/exp_avg"),
-its structure as JSON in the metadata key "stride.structure", which load
-uses to rebuild it. The write is atomic
-(a temporary beside the file, fsync, rename), so a crash leaves the old file
-or the new one. Loading validates the whole header before reading data; a
-truncated or malformed file raises OSError with stride's message, never
-crashes. Both run without the GIL.
+stride.load reads what torch.save writes, its zip archive and the legacy
+format of old pytorch_model.bin files (torch.save(...,
+_use_new_zipfile_serialization=False)), and safetensors files, telling them
+apart by their first bytes. It reads pickles as torch.load(weights_only=True)
+does, without torch: it builds tensors, nn.Parameters, dicts (OrderedDict
+too), lists, tuples, sets, numbers, strings, bytes, None, torch.Size (as a
+tuple), dtypes and devices, and refuses any other global a pickle names
+(os.system, a class of its own) with pickle.UnpicklingError before anything
+runs. weights_only=False is accepted, for torch code that passes it, and
+refuses the same: stride never runs code from a file. Tensors keep their
+views: those that shared a storage when saved share memory when loaded.
+They land on the CPU unless map_location moves them; mmap=True maps the
+archive's storages instead of reading them (copy-on-write; bfloat16 ones,
+which NumPy cannot view, are copied). A truncated or malformed file raises
+OSError, pickle.UnpicklingError, ValueError or RuntimeError naming the
+file; it never crashes.
+
+stride.save writes torch.save's zip archive (pickle protocol 2, storages
+64-byte aligned, tensors sharing a storage written once), which
+torch.load(weights_only=True) reads, unless `f` is a path ending in
+".safetensors" or format="safetensors" says so: then it writes safetensors
+(https://huggingface.co/docs/safetensors) through stride::io, readable by
+`safetensors.torch.load_file` and by stride's C++ loader, with optional
+str -> str metadata. A flat dict of str -> Tensor is written as it is; a
+nested object of dicts, lists, tuples, numbers, strings and tensors as its
+tensors under their paths ("optimizer/state/0/exp_avg") plus its structure
+as JSON in the metadata key "stride.structure", which load uses to rebuild
+it. Both formats are written atomically (a temporary beside the file,
+fsync, rename), so a crash leaves the old file or the new one.
 """
 
 import collections
@@ -23,6 +41,7 @@ import collections.abc
 import json
 import os
 
+from . import _torch_format
 from ._stride import Tensor, _serialize
 
 __all__ = ["load", "load_metadata", "save"]
@@ -33,7 +52,8 @@ def _named_tensors(obj):
     if not isinstance(obj, collections.abc.Mapping):
         raise TypeError(
             f"[save] expected a dict of str -> Tensor (a state dict); got {type(obj).__name__}. "
-            "stride.save writes safetensors files, not pickled objects."
+            "A safetensors file holds tensors only: save other objects to a path not ending "
+            "in .safetensors, in torch.save's format."
         )
     pairs = []
     for name, value in obj.items():
@@ -87,8 +107,8 @@ def _skeleton(obj, path, tensors):
         return obj
     raise TypeError(
         f"[save] cannot save a {type(obj).__name__} (at {'/'.join(path) or 'the root'}); "
-        "stride.save takes tensors, numbers, strings, None, and dicts, lists and "
-        "tuples of them."
+        "a safetensors file takes tensors, numbers, strings, None, and dicts, lists and "
+        "tuples of them; save to a path not ending in .safetensors for torch.save's format."
     )
 
 
@@ -104,15 +124,54 @@ def _rebuild(node, tensors):
     return node
 
 
-def save(obj, f, metadata=None):
-    """Writes `obj` to the path `f` as safetensors, with optional `metadata`
-    (str -> str) in the header's "__metadata__". A state dict (str -> Tensor)
-    is written as it is, in its order; a nested checkpoint (dicts with str or
-    int keys, lists, tuples, numbers, strings, None and tensors) as its
-    tensors plus its structure (see the module's doc). Non-contiguous
-    tensors are written in row-major order. TypeError for anything else;
-    ValueError for an empty or reserved name; OSError when the file cannot be
-    written (an existing file is then left as it was)."""
+_FORMATS = ("torch", "safetensors")
+
+
+def _format_of(f, format):
+    """The format a save writes: `format` when given, else safetensors for
+    a path ending in .safetensors and torch.save's for any other f."""
+    if format is None:
+        is_safetensors_path = _torch_format.is_path(f) and os.fsdecode(f).endswith(".safetensors")
+        return "safetensors" if is_safetensors_path else "torch"
+    if format not in _FORMATS:
+        raise ValueError(f"[save] format must be 'torch' or 'safetensors'; got {format!r}.")
+    if format == "safetensors" and not _torch_format.is_path(f):
+        raise TypeError(
+            f"[save] a safetensors file is written to a path; got {type(f).__name__}. Pass a "
+            "path, or format='torch' for a file object."
+        )
+    return format
+
+
+def save(obj, f, metadata=None, *, format=None):
+    """Writes `obj` to `f` (a path, or a binary file object), in
+    torch.save's zip format unless f is a path ending in .safetensors or
+    format="safetensors", as the module's doc says.
+
+    torch's format takes what torch.load(weights_only=True) reads: tensors
+    (nn.Parameters stay Parameters; views stay views of one storage),
+    None, bools, ints, floats, complex numbers, strings, bytes, stride
+    dtypes and devices, and dicts, lists, tuples and sets of them. The
+    safetensors format takes a state dict (str -> Tensor), written in its
+    order, or a nested checkpoint (dicts with str or int keys, lists,
+    tuples, numbers, strings, None and tensors), with optional `metadata`
+    (str -> str) in the header's "__metadata__"; non-contiguous tensors
+    are written in row-major order. TypeError for what the format cannot
+    hold, ValueError for metadata given to torch's format or an empty or
+    reserved name, OSError when the file cannot be written (an existing one
+    is then left as it was)."""
+    if _format_of(f, format) == "torch":
+        if metadata is not None:
+            raise ValueError(
+                "[save] metadata is a safetensors header; save to a path ending in "
+                ".safetensors (or pass format='safetensors'), or put it in the object."
+            )
+        _torch_format.save(obj, f)
+        return
+    _save_safetensors(obj, f, metadata)
+
+
+def _save_safetensors(obj, f, metadata):
     metadata = _metadata(metadata)
     if _is_flat_state_dict(obj) or not isinstance(obj, (collections.abc.Mapping, list, tuple)):
         _serialize.save_file(os.fspath(f), _named_tensors(obj), metadata)
@@ -124,22 +183,56 @@ def save(obj, f, metadata=None):
     _serialize.save_file(os.fspath(f), tensors, metadata)
 
 
-def load(f):
-    """Reads a safetensors file: a state dict as an OrderedDict of name ->
-    Tensor, in the order of the tensors' data in the file (the save order for
-    files stride wrote), or the nested object stride.save wrote. Each tensor
-    is a new contiguous CPU tensor. OSError naming the file for a missing,
-    truncated or malformed one, ValueError for a malformed structure."""
+def load(f, map_location=None, *, weights_only=True, mmap=False):
+    """The object saved in `f` (a path, or a binary file object holding one
+    of torch's formats), as torch.load returns it: what torch.save or
+    stride.save wrote, or a safetensors file's state dict (an OrderedDict of
+    name -> Tensor in the order of the tensors' data) or nested object.
+
+    `weights_only` (True, or None as torch's default) builds only plain
+    data, as the module's doc says; False is accepted and refuses the same.
+    `map_location` moves the storages, which load on the CPU: a device
+    ("cpu", "cuda:0", a stride.device), a dict from saved locations
+    ("cuda:0") to devices (a location it does not name stays on the CPU),
+    or a function (storage, location) returning the storage, moved or not,
+    or None; RuntimeError for a device stride cannot use. `mmap=True` maps
+    the storages of a zip archive given by its path instead of reading
+    them. OSError naming the file for a missing, truncated or malformed one,
+    pickle.UnpicklingError for a pickle that builds anything else or is
+    malformed, ValueError for a malformed safetensors structure."""
+    if weights_only not in (True, False, None):
+        raise TypeError(f"[load] weights_only must be a bool; got {weights_only!r}.")
+    if mmap and not _torch_format.is_path(f):
+        raise ValueError(
+            f"[load] mmap=True maps a file by its path; got {type(f).__name__}. Pass the path."
+        )
+    if _torch_format.sniff(f) is not None:
+        return _torch_format.load(f, map_location, weights_only is not False, mmap)
+    return _load_safetensors(f, map_location, mmap)
+
+
+def _load_safetensors(f, map_location, mmap):
+    where = _torch_format.describe(f)
+    if not _torch_format.is_path(f):
+        raise ValueError(
+            f"[load] {where} holds neither of torch.save's formats, and stride reads "
+            "safetensors files from a path only."
+        )
+    if mmap:
+        raise ValueError(
+            f"[load] {where} is not a zip archive of torch.save, whose storages mmap=True maps; "
+            "load it with mmap=False."
+        )
+    place = _torch_format.placement(map_location, where)
     tensors, metadata = _serialize.load_file(os.fspath(f))
+    tensors = [(name, place(tensor, "cpu")) for name, tensor in tensors]
     structure = dict(metadata).get(_STRUCTURE_KEY)
     if structure is None:
         return collections.OrderedDict(tensors)
     try:
         return _rebuild(json.loads(structure), dict(tensors))
     except (ValueError, KeyError, TypeError) as e:
-        raise ValueError(
-            f"[load] {os.fspath(f)}: malformed {_STRUCTURE_KEY!r} metadata ({e})."
-        ) from None
+        raise ValueError(f"[load] {where}: malformed {_STRUCTURE_KEY!r} metadata ({e}).") from None
 
 
 def load_metadata(f):
