@@ -11,7 +11,7 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv venv-torch python-test readme-python-check configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
+.PHONY: all deps venv venv-torch python-test ops-doc readme-python-check configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
 
 all: build
 
@@ -69,6 +69,11 @@ python-test: venv
 	CCACHE_BASEDIR=$(CURDIR) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
 	  $(VENV)/bin/pip install -q --no-build-isolation $(PIP_CMAKE_ARGS) .
 	cd python/tests && OMP_WAIT_POLICY=passive ../../$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
+
+# docs/ops.md: the installed stride against PyTorch's OpInfo database
+# (python/tests/opinfo.py); python/tests/test_opinfo.py fails while it is stale.
+ops-doc: venv-torch
+	$(VENV)/bin/python python/tests/opinfo.py --write docs/ops.md
 
 # The README's "From Python" commands, verbatim, in a copy of the working
 # tree (tools/readme_python_check.sh): a new user's `pip install .`, with

@@ -1,0 +1,1175 @@
+"""PyTorch's OpInfo database as stride's breadth test (docs/ops.md).
+
+PyTorch describes every op it tests in one list,
+torch.testing._internal.common_methods_invocations.op_db: the op, the dtypes
+it supports, functions that make sample inputs, whether it has gradients.
+This module walks that list: for each entry it finds stride's op of the same
+name, runs it on PyTorch's own sample inputs (converted to stride tensors)
+and compares its outputs, gradients and, where PyTorch has them, second-order
+gradients with torch's. The result is docs/ops.md, which test_opinfo.py
+keeps current.
+
+    build-venv/bin/python python/tests/opinfo.py --write docs/ops.md
+    build-venv/bin/python python/tests/opinfo.py --only nn.functional.relu
+
+The entries stride has run in child processes, so that a crash in stride (a
+segfault) costs the entry that caused it and not the report.
+"""
+
+import argparse
+import collections
+import dataclasses
+import functools
+import json
+import math
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+import stride
+
+# Set by load_torch(): test_opinfo.py skips itself where torch or expecttest
+# (which op_db's module imports) is missing.
+torch = None
+OP_DB = None
+
+REGENERATE = "build-venv/bin/python python/tests/opinfo.py --write docs/ops.md"
+
+# The dtypes tried, in report order, with their short names in the table.
+DTYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool", "bfloat16": "bf16"}
+GRAD_DTYPES = ("float32", "float64")
+
+# Where an output of these dtypes differs from torch's by more than the
+# tolerance, it passes if it is as close as torch's to torch's float64 result.
+LOW_PRECISION = ("float32", "bfloat16")
+
+# The summary's families in report order, and the OpInfo name prefix of each;
+# the rest are torch.* functions and Tensor methods.
+FAMILIES = ("torch.* / Tensor methods", "torch.nn.functional", "linalg", "special", "fft")
+FAMILY_PREFIXES = {
+    "torch.nn.functional": "nn.functional.",
+    "linalg": "linalg.",
+    "special": "special.",
+    "fft": "fft.",
+}
+
+# The test classes of PyTorch whose per-op tolerance overrides apply to a
+# comparison of values or gradients with a reference (not the compilers',
+# TorchScript's or other devices' ones).
+REFERENCE_TEST_CLASSES = {
+    "TestCommon",
+    "TestUnaryUfuncs",
+    "TestBinaryUfuncs",
+    "TestBinaryUfuncsDevice",
+    "TestReductions",
+    "TestFFT",
+    "TestGradients",
+    "TestBwdGradients",
+    "TestOperators",
+}
+
+# A sample whose tensors hold more elements than this is skipped: none of
+# op_db's CPU samples does today; the bound keeps a future one from slowing
+# the walk.
+MAX_SAMPLE_ELEMENTS = 1 << 22
+
+# An entry that sends nothing for this long has hung; its process is killed.
+# A child has this long to import torch and op_db.
+ENTRY_TIMEOUT_S = 120
+START_TIMEOUT_S = 300
+
+
+def load_torch():
+    """Imports torch and PyTorch's op database (about 5 s)."""
+    global torch, OP_DB
+    if OP_DB is None:
+        import torch as torch_module
+        from torch.testing._internal.common_methods_invocations import op_db
+
+        torch = torch_module
+        OP_DB = op_db
+    return OP_DB
+
+
+# --- Finding stride's counterpart -------------------------------------------
+
+
+@dataclasses.dataclass
+class Counterpart:
+    """stride's op for an OpInfo entry: the name the report shows and how to
+    call it the way the entry calls torch's."""
+
+    name: str
+    call: object
+
+
+def family_of(name):
+    for family, prefix in FAMILY_PREFIXES.items():
+        if name.startswith(prefix):
+            return family
+    return FAMILIES[0]
+
+
+def attribute_path(root, path):
+    obj = root
+    for part in path.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj
+
+
+def method_caller(name):
+    """Calls the Tensor method (or reads the property) `name` of the first
+    argument, as torch.Tensor.<name>(input, ...) does."""
+
+    def call(tensor, *args, **kwargs):
+        attribute = getattr(tensor, name)
+        return attribute(*args, **kwargs) if callable(attribute) else attribute
+
+    return call
+
+
+def lookup(name):
+    """stride's function or Tensor method for a torch name, or None."""
+    path = name.removeprefix("torch.")
+    if not path.startswith("__"):
+        function = attribute_path(stride, path)
+        # stride.float and stride.bool are dtypes, not the Tensor methods.
+        if callable(function) and not isinstance(function, (type, types.ModuleType)):
+            return Counterpart(f"stride.{path}", function)
+    # dir(), not hasattr(): the class's metaclass has __or__ and __ror__.
+    if "." not in path and path in dir(stride.Tensor):
+        return Counterpart(f"Tensor.{path}", method_caller(path))
+    return None
+
+
+def missing_name(op):
+    """What stride lacks for an entry: the Tensor method (or property) where
+    torch has that and no function (torch.float is a dtype), else the
+    function."""
+    path = tested_name(op).removeprefix("torch.")
+    method_only = not callable(attribute_path(torch, path)) and hasattr(torch.Tensor, path)
+    if path.startswith("__") or ("." not in path and method_only):
+        return f"Tensor.{path}"
+    return f"stride.{path}"
+
+
+def code_names(fn):
+    """The global and attribute names a function's code (nested lambdas
+    included) uses."""
+    names, codes = set(), [getattr(fn, "__code__", None)]
+    while codes:
+        code = codes.pop()
+        if code is not None:
+            names.update(code.co_names)
+            codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names
+
+
+def tested_name(op):
+    """The name of the op an entry tests: OpInfo names its in-place random
+    ops after the function (`uniform` calls Tensor.uniform_)."""
+    in_place = op.name + "_"
+    return in_place if in_place in code_names(op.op) else op.name
+
+
+def defined_by_opinfo(fn):
+    """Whether the entry's op is a function of PyTorch's test code (a lambda
+    that reorders arguments, calls a method or sets a seed) rather than
+    torch's op itself."""
+    module = getattr(fn, "__module__", None) or ""
+    return isinstance(fn, types.FunctionType) and module.startswith("torch.testing._internal")
+
+
+def rebound(fn, **names):
+    """The entry's own function with some of its global names replaced."""
+    namespace = {**fn.__globals__, **names}
+    return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+
+
+def call_without_seed(fn, *args, **kwargs):
+    """wrapper_set_seed for stride: the walk seeds stride before each call."""
+    return fn(*args, **kwargs)
+
+
+def find_counterpart(op):
+    """stride's counterpart of an entry, by its name and then its aliases.
+    Where the entry's op is its own function, that function runs with
+    `torch` meaning stride: `lambda x, shape: x.view(shape)` or
+    `torch.where(condition, self, other)` call stride's op as they call
+    torch's."""
+    found = lookup(tested_name(op))
+    if found is not None:
+        if defined_by_opinfo(op.op):
+            found.call = rebound(op.op, torch=stride, wrapper_set_seed=call_without_seed)
+        return found
+    for alias in op.aliases:
+        found = lookup(alias.name)
+        if found is not None:
+            return found
+    return None
+
+
+# --- Copying samples --------------------------------------------------------
+
+
+class Unsupported(Exception):
+    """A sample stride cannot be given (a dtype it lacks)."""
+
+
+class Skipped(Exception):
+    """A sample outside the walk: complex, sparse or huge, or one torch
+    itself fails on."""
+
+
+def dtype_name(dtype):
+    """float32 for torch.float32 and stride.float32."""
+    return str(dtype).split(".")[-1]
+
+
+def stride_dtype(dtype):
+    if dtype.is_complex:
+        raise Skipped("complex")
+    found = getattr(stride, dtype_name(dtype), None)
+    if not isinstance(found, stride.dtype):
+        raise Unsupported(f"stride has no dtype {dtype_name(dtype)}.")
+    return found
+
+
+def storage_elements(tensor):
+    return tensor.untyped_storage().nbytes() // tensor.element_size()
+
+
+def is_compact(tensor):
+    """Whether a tensor is the whole of its storage, in order."""
+    whole = tensor.storage_offset() == 0 and tensor.numel() == storage_elements(tensor)
+    return whole and tensor.is_contiguous()
+
+
+def copy_tensor(tensor, make_storage, take_view):
+    """A copy of a torch tensor: make_storage(detached storage) copies the
+    storage (and sets requires_grad as the tensor's); a view takes the same
+    view of it with take_view, so that strides, offsets and overlaps (which
+    as_strided and in-place ops see) are torch's."""
+    if tensor.layout != torch.strided:
+        raise Skipped("sparse")
+    if is_compact(tensor):
+        return make_storage(tensor.detach())
+    storage = tensor.detach().as_strided((storage_elements(tensor),), (1,), 0)
+    view = (tuple(tensor.shape), tensor.stride(), tensor.storage_offset())
+    return take_view(make_storage(storage), *view)
+
+
+def tensor_to_stride(tensor, requires_grad=False):
+    """A stride copy of a torch tensor, through NumPy (bfloat16 through
+    float32, which holds it exactly)."""
+    target = stride_dtype(tensor.dtype)
+
+    def make_storage(storage):
+        if storage.dtype == torch.bfloat16:
+            storage = storage.float()
+        result = stride.from_numpy(np.array(storage.numpy()))
+        if target is stride.bfloat16:
+            result = result.to(stride.bfloat16)
+        return result.requires_grad_(True) if requires_grad else result
+
+    return copy_tensor(tensor, make_storage, stride.as_strided)
+
+
+def promoted_tensor(tensor):
+    """A torch copy with float32 and bfloat16 promoted to float64."""
+    low = dtype_name(tensor.dtype) in LOW_PRECISION
+
+    def make_storage(storage):
+        result = storage.double() if low else storage.clone()
+        return result.requires_grad_(tensor.requires_grad)
+
+    return copy_tensor(tensor, make_storage, torch.Tensor.as_strided)
+
+
+def stride_value(value):
+    """stride's counterpart of a non-tensor argument."""
+    if isinstance(value, torch.dtype):
+        return stride_dtype(value)
+    if isinstance(value, torch.device):
+        return stride.device(str(value))
+    if isinstance(value, torch.Size):
+        return tuple(value)
+    return value
+
+
+class SampleCopy:
+    """A sample's input, args and kwargs with each tensor replaced by
+    copy(tensor) and each other value by convert(value); of(tensor) is the
+    copy of a tensor of the sample (one that occurs twice is copied once)."""
+
+    def __init__(self, sample, copy, convert=lambda value: value):
+        self._copy, self._convert, self._copies = copy, convert, {}
+        self.input, self.args, self.kwargs = self._replace(
+            [sample.input, sample.args, sample.kwargs]
+        )
+
+    def _replace(self, value):
+        if isinstance(value, torch.Tensor):
+            if id(value) not in self._copies:
+                self._copies[id(value)] = self._copy(value)
+            return self._copies[id(value)]
+        if isinstance(value, (list, tuple)) and not isinstance(value, torch.Size):
+            return type(value)(self._replace(item) for item in value)
+        if isinstance(value, dict):
+            return {key: self._replace(item) for key, item in value.items()}
+        return self._convert(value)
+
+    def of(self, tensor):
+        return self._copies[id(tensor)]
+
+
+def stride_sample(sample):
+    return SampleCopy(sample, lambda t: tensor_to_stride(t, t.requires_grad), stride_value)
+
+
+def tensors_in(value):
+    """The torch tensors of a nested structure, in order."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in tensors_in(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in tensors_in(item)]
+    return []
+
+
+def sample_tensors(sample):
+    return tensors_in([sample.input, sample.args, sample.kwargs])
+
+
+def skip_reason(sample):
+    """Why a sample is left out, or None."""
+    tensors = sample_tensors(sample)
+    values = [sample.input, *sample.args, *sample.kwargs.values()]
+    complex_dtype = any(isinstance(v, torch.dtype) and v.is_complex for v in values)
+    if complex_dtype or any(t.is_complex() for t in tensors):
+        return "complex"
+    if any(t.layout != torch.strided for t in tensors):
+        return "sparse"
+    if sum(t.numel() for t in tensors) > MAX_SAMPLE_ELEMENTS:
+        return "huge"
+    return None
+
+
+def stride_to_torch(tensor):
+    detached = tensor.detach()
+    if detached.dtype is stride.bfloat16:
+        return torch.from_numpy(np.array(detached.float().numpy())).to(torch.bfloat16)
+    return torch.from_numpy(np.array(detached.numpy()))
+
+
+def comparable(value):
+    """An output as plain data: torch tensors, lists, numbers, dtype names.
+    Copies: an in-place op's next call must not change this one's output."""
+    if isinstance(value, stride.Tensor):
+        return stride_to_torch(value)
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (stride.dtype, torch.dtype)):
+        return dtype_name(value)
+    if isinstance(value, (list, tuple)):
+        return [comparable(item) for item in value]
+    return value
+
+
+def flat_outputs(value):
+    """The leaves of an output (a tensor or a nested tuple), in order."""
+    if isinstance(value, (list, tuple)):
+        return [leaf for item in value for leaf in flat_outputs(item)]
+    return [value]
+
+
+# --- Comparing -------------------------------------------------------------
+
+
+def default_tolerance(dtype):
+    """(rtol, atol) of torch.testing.assert_close, which test_ops uses."""
+    return torch.testing._comparison.default_tolerances(dtype)
+
+
+def entry_tolerance(op, dtype):
+    """PyTorch's tolerance for the dtype, loosened where the entry overrides
+    it on CPU for a test that compares with a reference."""
+    from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    rtol, atol = default_tolerance(dtype)
+    for decoration in op.decorators:
+        decorators = [decoration]
+        if isinstance(decoration, DecorateInfo):
+            if decoration.cls_name not in REFERENCE_TEST_CLASSES | {None}:
+                continue
+            if not decoration.is_active(decoration.cls_name, None, "cpu", dtype, {}):
+                continue
+            decorators = decoration.decorators
+        for decorator in decorators:
+            if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
+                atol = max(atol, decorator.d[dtype].atol)
+                rtol = max(rtol, decorator.d[dtype].rtol)
+            elif isinstance(decorator, precisionOverride) and dtype in decorator.d:
+                atol = max(atol, decorator.d[dtype])
+    return rtol, atol
+
+
+def shape_text(tensor):
+    return str(tuple(tensor.shape)).replace(",)", ")")
+
+
+def compare(actual, expected, tolerance, values=True, precise=None):
+    """Why stride's output is not torch's, or None. Where values differ and
+    precise is given, they pass if stride's are within twice torch's
+    distance of precise() (torch's float64 result), as PyTorch's
+    test_python_ref judges its references (it allows no factor).
+    values=False compares shapes and dtypes (random ops)."""
+    reason = difference(actual, expected, tolerance, values)
+    if reason is not None and precise is not None and precise() is not None:
+        reason = difference(actual, expected, tolerance, values, precise())
+    return reason
+
+
+def part(precise, index, length):
+    aligned = isinstance(precise, list) and len(precise) == length
+    return precise[index] if aligned else None
+
+
+def difference(actual, expected, tolerance, values, precise=None):
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"returns {type(actual).__name__} where torch returns a sequence."
+        if len(actual) != len(expected):
+            return f"returns {len(actual)} outputs where torch returns {len(expected)}."
+        for index, (a, e) in enumerate(zip(actual, expected)):
+            p = part(precise, index, len(expected))
+            reason = difference(a, e, tolerance, values, p)
+            if reason is not None:
+                return reason if len(expected) == 1 else f"output {index}: {reason}"
+        return None
+    if isinstance(expected, torch.Tensor):
+        return tensor_difference(actual, expected, tolerance, values, precise)
+    if isinstance(actual, torch.Tensor) or type(actual) is not type(expected):
+        return f"returns {type(actual).__name__} where torch returns {type(expected).__name__}."
+    if not values or expected == actual:
+        return None
+    if isinstance(expected, float) and math.isclose(
+        actual, expected, rel_tol=tolerance[0], abs_tol=tolerance[1]
+    ):
+        return None
+    return f"returns {actual!r} where torch returns {expected!r}."
+
+
+def tensor_difference(actual, expected, tolerance, values, precise):
+    if not isinstance(actual, torch.Tensor):
+        return f"returns {type(actual).__name__} where torch returns a tensor."
+    if actual.shape != expected.shape:
+        return f"shape {shape_text(actual)} where torch has {shape_text(expected)}."
+    if actual.dtype != expected.dtype:
+        return f"dtype {dtype_name(actual.dtype)} where torch has {dtype_name(expected.dtype)}."
+    if not values:
+        return None
+    # The entry's tolerance, or the output dtype's where that is looser (an
+    # int64 sample's mean is float32).
+    rtol, atol = (max(pair) for pair in zip(tolerance, default_tolerance(expected.dtype)))
+    try:
+        torch.testing.assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+        return None
+    except AssertionError:
+        if isinstance(precise, torch.Tensor) and precise.shape == expected.shape:
+            if distance(actual, precise) <= 2 * distance(expected, precise):
+                return None
+        return values_differ(actual, expected)
+
+
+def distance(tensor, precise):
+    """test_python_ref's distance: the summed absolute error, NaN matching
+    NaN."""
+    a, b = tensor.double(), precise.double()
+    same = (a == b) | (a.isnan() & b.isnan())
+    return float(torch.where(same, 0.0, (a - b).abs()).sum())
+
+
+def values_differ(actual, expected):
+    if expected.dtype.is_floating_point:
+        diff = (actual.double() - expected.double()).abs().nan_to_num(nan=math.inf)
+        return f"values differ: max abs diff {diff.max().item():.2g}."
+    wrong = int((actual != expected).sum())
+    return f"values differ at {wrong} of {expected.numel()} elements."
+
+
+def short_reason(error):
+    """The class and the first line of an exception's message, without
+    addresses, at most about 80 characters."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    message = binding_mismatch(str(error)) or (lines[0] if lines else "")
+    text = f"{type(error).__name__}: {message}" if message else type(error).__name__
+    text = re.sub(r"0x[0-9a-fA-F]+", "0x…", text)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def binding_mismatch(message):
+    """nanobind's "f(): incompatible function arguments" error says in its
+    last line what the call passed; the reason says that instead of the
+    first line, which every such error shares: `f() takes no (Tensor, dim=int)`."""
+    name = re.match(r"([\w.]+)\(\): incompatible function arguments", message)
+    passed = re.search(r"Invoked with types: (.*)", message)
+    if name is None or passed is None:
+        return None
+    positional, _, keywords = passed.group(1).replace("stride._stride.", "").partition("kwargs = {")
+    arguments = [a.strip() for a in positional.split(",") if a.strip()]
+    pairs = [item.split(":", 1) for item in keywords.rstrip("} ").split(",") if ":" in item]
+    arguments += [f"{key.strip()}={kind.strip()}" for key, kind in pairs]
+    return f"{name.group(1)}() takes no ({', '.join(arguments)})"
+
+
+# --- Running one sample ----------------------------------------------------
+
+
+@dataclasses.dataclass
+class Outcome:
+    """A sample's results: the failure of its values and of its gradients
+    (None: passed or not checked), whether gradients were checked, and the
+    exception behind a failure (--only prints it whole)."""
+
+    values: str = None
+    grads: str = None
+    checked_grads: bool = False
+    error: Exception = None
+
+
+def forward(op, fn, args):
+    """Calls fn the way the entry's gradient tests do (OpInfo's
+    gradcheck_wrapper makes some inputs symmetric or triangular first)."""
+    return op.gradcheck_wrapper(fn, args.input, *args.args, **args.kwargs)
+
+
+def is_random(op):
+    """Entries whose op draws random numbers (OpInfo wraps them to set a
+    seed) or returns uninitialised memory: torch's and stride's values cannot
+    agree, their shapes and dtypes can."""
+    return "wrapper_set_seed" in code_names(op.op) or op.has_nondeterministic_output
+
+
+def torch_is_deterministic(op, sample, output):
+    """Whether torch gives the same output under other seeds: a random op's
+    sample without randomness (dropout with p=0) can then be compared. Two
+    seeds, as a small sample can draw the same mask under two."""
+    if op.has_nondeterministic_output:
+        return False
+    return all(identical(torch_output_under_seed(op, sample, seed), output) for seed in (1, 2))
+
+
+def torch_output_under_seed(op, sample, seed):
+    def call_with_seed(fn, *args, **kwargs):
+        # Replaces OpInfo's wrapper_set_seed, which seeds 42 for every call.
+        with torch.random.fork_rng():
+            torch.manual_seed(seed)
+            return fn(*args, **kwargs)
+
+    fn = rebound(op.op, wrapper_set_seed=call_with_seed) if defined_by_opinfo(op.op) else op.op
+    return call_with_seed(forward, op, fn, sample)
+
+
+def identical(output, other):
+    try:
+        torch.testing.assert_close(
+            comparable(output), comparable(other), rtol=0, atol=0, equal_nan=True
+        )
+    except (AssertionError, TypeError, ValueError):
+        return False
+    return True
+
+
+def precise_outputs(op, sample, compute):
+    """A memoised thunk of compute(promoted copy of the sample), for a
+    float32 or bfloat16 sample (else None); None where torch fails on it."""
+    if not any(dtype_name(t.dtype) in LOW_PRECISION for t in sample_tensors(sample)):
+        return None
+
+    @functools.cache
+    def thunk():
+        try:
+            return compute(SampleCopy(sample, promoted_tensor))
+        except Exception:  # torch without float64 for this op: no second opinion
+            return None
+
+    return thunk
+
+
+def check_sample(op, fn, sample, tolerance, want_grads):
+    """Runs a sample through torch and stride and compares their values,
+    then their gradients."""
+    outcome = Outcome()
+    try:
+        stride_args = stride_sample(sample)
+    except Unsupported as error:
+        outcome.values = str(error)
+        return outcome
+    except Skipped:
+        raise
+    except Exception as error:  # from_numpy, to or as_strided of stride's
+        outcome.values, outcome.error = f"converting fails: {short_reason(error)}", error
+        return outcome
+    try:
+        expected = forward(op, op.op, sample)
+    except Exception as error:
+        raise Skipped("failing in torch") from error
+    expected_values = comparable(expected)
+    compare_values = not is_random(op) or torch_is_deterministic(op, sample, expected_values)
+    stride.manual_seed(0)
+    try:
+        actual = forward(op, fn, stride_args)
+    except Exception as error:  # any error of stride's fails the sample
+        outcome.values, outcome.error = short_reason(error), error
+        return outcome
+    precise = precise_outputs(op, sample, lambda copy: comparable(forward(op, op.op, copy)))
+    outcome.values = compare(
+        comparable(actual), expected_values, tolerance, compare_values, precise
+    )
+    if outcome.values is None and want_grads and compare_values:
+        check_grads(op, sample, stride_args, expected, actual, tolerance, outcome)
+    return outcome
+
+
+@dataclasses.dataclass
+class GradProblem:
+    """What the gradient checks of a sample differentiate: the inputs that
+    require grad, the positions of the differentiable outputs among the
+    outputs' leaves, and the random vectors they are multiplied by."""
+
+    inputs: list
+    positions: list
+    grad_outputs: list
+    vectors: list  # for the second order; None where OpInfo has none
+
+
+def grad_problem(op, sample, expected):
+    inputs = [t for t in sample_tensors(sample) if t.requires_grad and t.is_floating_point()]
+    inputs = list({id(t): t for t in inputs}.values())
+    leaves = flat_outputs(sample.output_process_fn_grad(expected))
+    positions = [i for i, leaf in enumerate(leaves) if differentiable(leaf)]
+    if not inputs or not positions:
+        return None
+    grad_outputs = random_like([leaves[i] for i in positions], seed=1)
+    vectors = random_like(inputs, seed=2) if op.supports_gradgrad else None
+    return GradProblem(inputs, positions, grad_outputs, vectors)
+
+
+def differentiable(leaf):
+    return isinstance(leaf, torch.Tensor) and leaf.requires_grad
+
+
+def random_like(tensors, seed):
+    generator = torch.Generator().manual_seed(seed)
+    return [torch.randn(t.shape, dtype=t.dtype, generator=generator) for t in tensors]
+
+
+def selected_outputs(sample, output, problem):
+    leaves = flat_outputs(sample.output_process_fn_grad(output))
+    return [leaves[i] for i in problem.positions]
+
+
+def torch_derivatives(op, sample, args, problem):
+    """torch's first- and second-order gradients (None where OpInfo has no
+    second order) on a copy of the sample, unused inputs' as zeros."""
+    outputs = selected_outputs(sample, forward(op, op.op, args), problem)
+    inputs = [args.of(t) for t in problem.inputs]
+    grad_outputs = [g.to(o.dtype) for g, o in zip(problem.grad_outputs, outputs)]
+    second_order = problem.vectors is not None
+    first = torch.autograd.grad(
+        outputs, inputs, grad_outputs, allow_unused=True, create_graph=second_order
+    )
+    second = None
+    if second_order:
+        vectors = [v.to(x.dtype) for v, x in zip(problem.vectors, inputs)]
+        second = zeros_for_unused(
+            second_order_grads(torch.autograd, first, inputs, vectors), inputs
+        )
+    return zeros_for_unused(first, inputs), second
+
+
+def zeros_for_unused(grads, inputs):
+    return [torch.zeros_like(x) if g is None else g.detach() for g, x in zip(grads, inputs)]
+
+
+def second_order_grads(autograd, grads, inputs, vectors):
+    """The gradient of sum(<grad_i, v_i>) over the grads that depend on the
+    inputs; the others are constants, whose contribution is zero."""
+    pairs = [(g, v) for g, v in zip(grads, vectors) if g is not None and g.requires_grad]
+    if not pairs:
+        return [None] * len(inputs)
+    grads, vectors = zip(*pairs)
+    return autograd.grad(list(grads), inputs, grad_outputs=list(vectors), allow_unused=True)
+
+
+def check_grads(op, sample, stride_args, expected, actual, tolerance, outcome):
+    """Compares the first-order gradients of every differentiable output
+    with respect to every input that requires grad, then the second-order
+    ones where OpInfo has them; records the first failure in outcome."""
+    problem = grad_problem(op, sample, expected)
+    if problem is None:
+        return
+    outcome.checked_grads = True
+    identity = SampleCopy(sample, lambda t: t)
+    expected_first, expected_second = torch_derivatives(op, sample, identity, problem)
+    precise = precise_outputs(op, sample, lambda copy: torch_derivatives(op, sample, copy, problem))
+    inputs = [stride_args.of(t) for t in problem.inputs]
+    try:
+        actual_first = stride.autograd.grad(
+            selected_outputs(sample, actual, problem),
+            inputs,
+            grad_outputs=[tensor_to_stride(g) for g in problem.grad_outputs],
+            allow_unused=True,
+            create_graph=problem.vectors is not None,
+        )
+    except Exception as error:
+        outcome.grads, outcome.error = f"grad: {short_reason(error)}", error
+        return
+    reason = compare_grads(actual_first, expected_first, tolerance, precise, 0)
+    if reason is not None or problem.vectors is None:
+        outcome.grads = reason and f"grad: {reason}"
+        return
+    try:
+        vectors = [tensor_to_stride(v) for v in problem.vectors]
+        actual_second = second_order_grads(stride.autograd, actual_first, inputs, vectors)
+    except Exception as error:
+        outcome.grads, outcome.error = f"gradgrad: {short_reason(error)}", error
+        return
+    reason = compare_grads(actual_second, expected_second, tolerance, precise, 1)
+    outcome.grads = reason and f"gradgrad: {reason}"
+
+
+def compare_grads(actual, expected, tolerance, precise, order):
+    """Compares stride's gradients (None: zero) with torch's; precise()[order]
+    is torch's in float64."""
+    actual = [
+        torch.zeros_like(e) if a is None else stride_to_torch(a) for a, e in zip(actual, expected)
+    ]
+    precise_order = precise and (lambda: precise() and precise()[order])
+    return compare(actual, expected, tolerance, True, precise_order)
+
+
+# --- Running one entry -----------------------------------------------------
+
+
+@dataclasses.dataclass
+class DtypeResult:
+    """One dtype of an entry: its status (pass, fail, or skip where every
+    sample was left out), its values' and gradients' columns, the first
+    failure of each, and why no sample ran where none did."""
+
+    status: str = "skip"
+    values: str = "—"
+    grads: str = "—"
+    value_failure: str = ""
+    grad_failure: str = ""
+    note: str = ""
+    samples: int = 0
+    skipped: collections.Counter = dataclasses.field(default_factory=collections.Counter)
+
+
+def tried_dtypes(op):
+    """The walk's dtypes that the entry supports on CPU (stride has them all)."""
+    supported = {dtype_name(d) for d in op.supported_dtypes("cpu")}
+    return [name for name in DTYPES if name in supported]
+
+
+def seeded_samples(op, dtype, requires_grad):
+    torch.manual_seed(0)
+    stride.manual_seed(0)
+    return list(op.sample_inputs("cpu", getattr(torch, dtype), requires_grad=requires_grad))
+
+
+def run_dtype(op, fn, dtype, report_failure=None):
+    """Runs every sample of a dtype. report_failure(sample, outcome), where
+    given, hears of each failing sample (--only)."""
+    want_grads = op.supports_autograd and dtype in GRAD_DTYPES
+    tolerance = entry_tolerance(op, getattr(torch, dtype))
+    result = DtypeResult()
+    try:
+        samples = seeded_samples(op, dtype, want_grads)
+    except Exception as error:
+        result.note = f"torch's sample inputs fail: {short_reason(error)}"
+        return result
+    outcomes = []
+    for sample in samples:
+        try:
+            skip = skip_reason(sample)
+            if skip is not None:
+                raise Skipped(skip)
+            outcome = check_sample(op, fn, sample, tolerance, want_grads)
+        except Skipped as skipped:
+            result.skipped[str(skipped)] += 1
+            continue
+        outcomes.append(outcome)
+        if (outcome.values or outcome.grads) and report_failure is not None:
+            report_failure(sample, outcome)
+    if outcomes:
+        value_failures = [o.values for o in outcomes if o.values]
+        grad_failures = [o.grads for o in outcomes if o.grads]
+        grads_checked = any(o.checked_grads for o in outcomes)
+        result.samples = len(outcomes)
+        result.values = "fail" if value_failures else "pass"
+        result.grads = "fail" if grad_failures else "pass" if grads_checked else "—"
+        result.status = "fail" if value_failures or grad_failures else "pass"
+        result.value_failure = (value_failures + [""])[0]
+        result.grad_failure = (grad_failures + [""])[0]
+    return result
+
+
+def run_entry(op, report_failure=None, on_dtype=None):
+    """An entry's row of the report (a dict, as the child processes send
+    it). on_dtype(dtype), where given, hears of each dtype as it starts."""
+    counterpart = find_counterpart(op)
+    row = {"name": op.full_name, "family": family_of(op.name), "stride": "", "dtypes": {}}
+    if counterpart is None:
+        return {**row, "values": "—", "grads": "—", "reason": f"no {missing_name(op)}"}
+    row["stride"] = counterpart.name
+    dtypes = tried_dtypes(op)
+    if not dtypes:
+        reason = f"no CPU dtype among {', '.join(DTYPES)}"
+        return {**row, "values": "—", "grads": "—", "reason": reason}
+    results = {}
+    for dtype in dtypes:
+        if on_dtype is not None:
+            on_dtype(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            results[dtype] = run_dtype(op, counterpart.call, dtype, report_failure)
+    return {**row, **summarize(op, results)}
+
+
+def summarize(op, results):
+    """An entry's columns from its dtypes' results."""
+    ran = [r for r in results.values() if r.samples]
+    values = "—" if not ran else "fail" if any(r.values == "fail" for r in ran) else "pass"
+    grad_columns = {r.grads for r in ran}
+    if not op.supports_autograd or not any(d in results for d in GRAD_DTYPES):
+        grads = "n/a"
+    elif "fail" in grad_columns:
+        grads = "fail"
+    else:
+        grads = "pass" if "pass" in grad_columns else "—"
+    # Values' failures first: the gradients of wrong values say little.
+    reasons = [r.value_failure for r in results.values()]
+    reasons += [r.grad_failure for r in results.values()]
+    reasons += [r.note for r in results.values()]
+    reasons = [reason for reason in reasons if reason]
+    return {
+        "dtypes": {dtype: r.status for dtype, r in results.items()},
+        "values": values,
+        "grads": grads,
+        "reason": reasons[0] if reasons else skipped_note(results),
+    }
+
+
+def skipped_note(results):
+    skipped = sum((r.skipped for r in results.values()), collections.Counter())
+    if not skipped:
+        return ""
+    kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(skipped.items()))
+    return f"samples skipped: {kinds}"
+
+
+# --- The walk, in child processes ------------------------------------------
+
+
+def worker():
+    """A child: says `ready` once torch is imported, then reads entry
+    indices from stdin, one a line, and answers each with `begin <dtype>`
+    lines and then `row <json>`. Anything else that writes to stdout
+    (stride's C++ included) goes to stderr instead."""
+    protocol = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    load_torch()
+    # One thread each: the children run side by side on the cores, and a
+    # reduction's order (its last bits) does not depend on the core count.
+    torch.set_num_threads(1)
+    stride.set_num_threads(1)
+    protocol.write("ready\n")
+    for line in sys.stdin:
+        row = run_entry(OP_DB[int(line)], on_dtype=lambda dtype: protocol.write(f"begin {dtype}\n"))
+        protocol.write(f"row {json.dumps(row)}\n")
+
+
+def exit_description(returncode):
+    if returncode is None:
+        return f"hung (no answer in {ENTRY_TIMEOUT_S} s)"
+    if returncode < 0:
+        return f"crashed the process ({signal.Signals(-returncode).name})"
+    return f"crashed the process (exit status {returncode})"
+
+
+def crash_row(op, dtype, how):
+    return {
+        "name": op.full_name,
+        "family": family_of(op.name),
+        "stride": find_counterpart(op).name,
+        "dtypes": {dtype: "fail"} if dtype else {},
+        "values": "fail",
+        "grads": "—",
+        "reason": f"{how} while running {dtype}" if dtype else how,
+    }
+
+
+class Worker:
+    """One child process, fed one entry at a time. A thread reads its lines
+    into a queue, so that a silent child can be waited for with a timeout."""
+
+    def __init__(self):
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "passive"}
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            text=True,
+        )
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        if self._next_line(START_TIMEOUT_S) != "ready\n":
+            raise RuntimeError("The walk's child process did not start; see its errors above.")
+
+    def _next_line(self, timeout):
+        """The child's next line; "" where it has exited, None where it has
+        said nothing for `timeout` seconds (it is then killed)."""
+        try:
+            return self.lines.get(timeout=timeout)
+        except queue.Empty:
+            self.process.kill()
+            self.process.wait()
+            return None
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line)
+        self.lines.put("")  # the child has exited
+
+    def run(self, index):
+        """The entry's row, or its crash row where the child died or hung."""
+        self.process.stdin.write(f"{index}\n")
+        self.process.stdin.flush()
+        dtype = None
+        while True:
+            line = self._next_line(ENTRY_TIMEOUT_S)
+            if not line:
+                returncode = None if line is None else self.process.wait()
+                return crash_row(OP_DB[index], dtype, exit_description(returncode))
+            kind, _, rest = line.partition(" ")
+            if kind == "row":
+                return json.loads(rest)
+            dtype = rest.strip()
+
+    @property
+    def alive(self):
+        return self.process.poll() is None
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def serve(pending, rows, errors):
+    """Runs entries from the shared queue in a child, starting a new child
+    after one dies. An error of the walk itself goes to `errors`."""
+    child = None
+    try:
+        while True:
+            try:
+                index = pending.get_nowait()
+            except queue.Empty:
+                break
+            if child is None or not child.alive:
+                child = Worker()
+            rows.append(child.run(index))  # list.append is atomic
+    except Exception as error:
+        errors.append(error)
+    if child is not None and child.alive:
+        child.close()
+
+
+def walk(jobs):
+    """Every entry's row: those stride lacks at once, the others in `jobs`
+    child processes."""
+    load_torch()
+    rows, pending = [], queue.Queue()
+    for index, op in enumerate(OP_DB):
+        if find_counterpart(op) is None:
+            rows.append(run_entry(op))
+        else:
+            pending.put(index)
+    errors = []
+    threads = [threading.Thread(target=serve, args=(pending, rows, errors)) for _ in range(jobs)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return rows
+
+
+# --- The report ------------------------------------------------------------
+
+
+def escape(text):
+    """Markdown table text: no column breaks, emphasis or HTML."""
+    return re.sub(r"([\\|*_<>\[\]`])", r"\\\1", text)
+
+
+def dtype_cell(dtypes):
+    marks = {"pass": "✓", "fail": "✗", "skip": "skipped"}
+    cells = [f"{DTYPES[d]} {marks[dtypes[d]]}" for d in DTYPES if d in dtypes]
+    return ", ".join(cells) or "—"
+
+
+def passes_values(row):
+    return row["values"] == "pass"
+
+
+def passes_all(row):
+    return passes_values(row) and row["grads"] in ("pass", "n/a")
+
+
+def summary_table(rows):
+    lines = [
+        "| family | entries | in stride by name | pass values | pass values and gradients |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    groups = [(family, [r for r in rows if r["family"] == family]) for family in FAMILIES]
+    for family, members in [*groups, ("all", rows)]:
+        counts = (
+            len(members),
+            sum(bool(r["stride"]) for r in members),
+            sum(passes_values(r) for r in members),
+            sum(passes_all(r) for r in members),
+        )
+        lines.append(f"| {family} | " + " | ".join(map(str, counts)) + " |")
+    return lines
+
+
+def entry_table(rows):
+    lines = [
+        "| torch | stride | dtypes | values | gradients | reason |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in sorted(rows, key=lambda r: r["name"]):
+        cells = [
+            f"`{row['name']}`",
+            f"`{row['stride']}`" if row["stride"] else "—",
+            dtype_cell(row["dtypes"]),
+            row["values"],
+            row["grads"],
+            escape(row["reason"]),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+HEADER = """\
+# stride against PyTorch's OpInfo database
+
+Generated by `python/tests/opinfo.py` from PyTorch {version}'s op database
+(`torch.testing._internal.common_methods_invocations.op_db`, {count}
+entries); do not edit. Regenerate it after adding or changing an op:
+
+    {command}
+
+(`make ops-doc` runs the same.) `python/tests/test_opinfo.py` fails while
+this file is out of date; `opinfo.py --only NAME` runs one entry and prints
+its failing samples.
+
+For each entry the walk looks up stride's op of the same name (`abs` is
+`stride.abs`, else `Tensor.abs`; `nn.functional.relu` is
+`stride.nn.functional.relu`; then the entry's aliases) and runs it on
+PyTorch's own sample inputs for each dtype below that the entry supports on
+CPU. It compares stride's outputs with torch's: shapes, dtypes and values,
+at the tolerance of `torch.testing.assert_close` for the dtype (which
+PyTorch's test_ops uses) or the entry's own where it sets a looser one. A
+float32 or bfloat16 output outside the tolerance still passes if it is
+within twice torch's distance of torch's float64 result (PyTorch's
+test_python_ref judges its references so). Where the entry has gradients,
+the walk compares float32 and float64 gradients for random output
+gradients, and the second-order ones where PyTorch has them.
+
+- **dtypes**: f32, f64, i64, bool, bf16: ✓ every sample passes (values and
+  gradients), ✗ one fails, skipped: every sample was left out (complex or
+  sparse tensors, or torch fails on it).
+- **values**, **gradients**: pass, fail, — (not run), n/a (the entry has no
+  gradients).
+- **reason**: the first failure (values before gradients), or why nothing
+  ran. Random ops compare shapes and dtypes only, unless torch's output is
+  the same under other seeds.
+"""
+
+
+def report(rows):
+    """docs/ops.md's text."""
+    header = HEADER.format(version=torch.__version__, count=len(rows), command=REGENERATE)
+    lines = [header, "## Summary", "", *summary_table(rows), ""]
+    for family in FAMILIES:
+        members = [r for r in rows if r["family"] == family]
+        lines += [f"## {family}", "", *entry_table(members), ""]
+    return "\n".join(lines)
+
+
+def generate(jobs=2):
+    """docs/ops.md's text, from a fresh walk."""
+    return report(walk(jobs))
+
+
+# --- Command line ----------------------------------------------------------
+
+
+def print_failure(sample, outcome):
+    print(f"  FAIL {sample.summary()}")
+    print(f"       {outcome.values or outcome.grads}")
+    if outcome.error is not None:  # the whole message, as the reason is its first line
+        for line in str(outcome.error).splitlines()[:12]:
+            print(f"       | {line}")
+
+
+def run_only(name):
+    """Runs the entries named `name` (with or without variant) in this
+    process, printing each failing sample."""
+    ops = [op for op in load_torch() if name in (op.name, op.full_name)]
+    if not ops:
+        sys.exit(f"No OpInfo entry is named {name}.")
+    for op in ops:
+        print(f"{op.full_name}:")
+        row = run_entry(op, print_failure)
+        print("\n".join(entry_table([row])))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write", metavar="PATH", help="write the report (docs/ops.md) there")
+    parser.add_argument("--only", metavar="NAME", help="run one entry, printing its failures")
+    parser.add_argument("--jobs", type=int, default=2, help="child processes (default 2)")
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.worker:
+        worker()
+    elif options.only:
+        run_only(options.only)
+    elif options.write:
+        Path(options.write).write_text(generate(options.jobs))
+    else:
+        print(generate(options.jobs), end="")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+"""docs/ops.md is current: the walk of PyTorch's OpInfo database
+(opinfo.py) regenerated now gives the committed file byte for byte, so an
+op added, fixed or broken shows in the report in the same change."""
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+OPS_MD = Path(__file__).resolve().parents[2] / "docs" / "ops.md"
+DIFF_LINES = 60
+
+
+def test_ops_md_is_current_against_torch_opinfo():
+    pytest.importorskip("torch", reason="the OpInfo walk needs PyTorch (make venv-torch)")
+    pytest.importorskip(
+        "expecttest", reason="PyTorch's op database imports expecttest (make venv-torch)"
+    )
+    import opinfo
+
+    fresh = opinfo.generate()
+    committed = OPS_MD.read_text() if OPS_MD.exists() else ""
+    if fresh != committed:
+        diff = difflib.unified_diff(
+            committed.splitlines(),
+            fresh.splitlines(),
+            "docs/ops.md (committed)",
+            "docs/ops.md (regenerated)",
+            lineterm="",
+        )
+        shown = "\n".join(list(diff)[:DIFF_LINES])
+        pytest.fail(
+            f"docs/ops.md is out of date. Regenerate it from the repository root with\n"
+            f"    {opinfo.REGENERATE}\n(or make ops-doc). The difference:\n{shown}",
+            pytrace=False,
+        )
