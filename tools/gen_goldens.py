@@ -539,6 +539,33 @@ for _name, _fn, _specials in UNARY:
     _register()
 
 
+# ---- elementwise: binary, computing in floating point ----
+BINARY_SPECIALS = [0.0, -0.0, 1.0, -1.0, INF, -INF, NAN]
+FLOAT_BINARY = [
+    ("atan2", torch.atan2),
+    ("hypot", torch.hypot),
+    ("logaddexp", torch.logaddexp),
+    ("logaddexp2", torch.logaddexp2),
+    ("copysign", torch.copysign),
+    ("xlogy", torch.xlogy),
+]
+
+for _name, _fn in FLOAT_BINARY:
+
+    def _register(name=_name, fn=_fn):
+        @case(f"{name}_f32")
+        def _(g):
+            # Every pair of specials, then random values, b broadcast over rows.
+            pairs = torch.tensor(BINARY_SPECIALS)
+            a = torch.cat([pairs.repeat_interleave(len(BINARY_SPECIALS)), randn(g, 24, scale=3.0)])
+            b = torch.cat([pairs.repeat(len(BINARY_SPECIALS)), randn(g, 24, scale=3.0)])
+            if name == "xlogy":
+                b = torch.cat([b[: len(BINARY_SPECIALS) ** 2], rand(g, 24, lo=0.01, hi=5.0)])
+            return [a, b], [fn(a, b)]
+
+    _register()
+
+
 # Computed in float32 and rounded once, so exact. (No gelu: in its cancellation tail, x < -4, PyTorch's vectorised erf and
 # the scalar one differ by many float ulps, so even PyTorch's bfloat16 gelu
 # depends on the lane.)

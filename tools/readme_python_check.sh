@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the README's "From Python" commands verbatim (its first ```sh block),
+# Runs the README's "From Python" commands verbatim (its ```sh blocks, in order),
 # as a new user would: in a copy of the working tree (the files git tracks or
 # would track, edits included, no build directories), with plain pip and so
 # build isolation. Then checks that the package they installed imports and
@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 commands=$(awk '/^## /{section = ($0 == "## From Python")} \
-  section && /^```sh$/{block = 1; next} block && /^```$/{exit} block' README.md)
+  section && /^```sh$/{block = 1; next} block && /^```$/{block = 0; next} block' README.md)
 if [ -z "$commands" ]; then
   echo "readme_python_check: README.md has no \`\`\`sh block under \"## From Python\"." >&2
   exit 1

@@ -231,6 +231,8 @@ class Tensor {
                     std::optional<int64_t> storage_offset = std::nullopt) const;
   std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
   std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  // The views x.select(dim, i) for every i, as torch.unbind.
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
 
   // ---- copies ----
@@ -317,6 +319,12 @@ class Tensor {
   Tensor& tril_(int64_t diagonal = 0);
   Tensor& triu_(int64_t diagonal = 0);
 
+  Tensor atan2(const Tensor& other) const;
+  Tensor hypot(const Tensor& other) const;
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  Tensor copysign(const Tensor& other) const;
+  Tensor xlogy(const Tensor& other) const;
   Tensor eq(const Tensor& other) const;
   Tensor ne(const Tensor& other) const;
   Tensor lt(const Tensor& other) const;

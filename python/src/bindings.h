@@ -94,5 +94,6 @@ void bind_serialize(nb::module_& m);
 void bind_nn(nb::module_& m);
 void bind_optim(nb::module_& m);
 void bind_doctor(nb::module_& m);
+void bind_autocast(nb::module_& m);
 
 }  // namespace stride::python

@@ -22,5 +22,6 @@ NB_MODULE(_stride, m) {
   stride::python::bind_nn(m);
   stride::python::bind_optim(m);
   stride::python::bind_doctor(m);
+  stride::python::bind_autocast(m);
   stride::python::bind_indexing_functions(m);
 }

@@ -52,6 +52,14 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
      "PyTorch."},
     {"maximum", "The elementwise maximum of input and other (broadcast); NaN propagates."},
     {"minimum", "The elementwise minimum of input and other (broadcast); NaN propagates."},
+    {"atan2",
+     "The angle atan(input / other) in (-pi, pi], from the signs of both (other a tensor or a "
+     "number)."},
+    {"hypot", "sqrt(input^2 + other^2) elementwise, without overflow."},
+    {"logaddexp", "log(e^input + e^other) elementwise, without overflow."},
+    {"logaddexp2", "log2(2^input + 2^other) elementwise, without overflow."},
+    {"copysign", "The magnitude of input with the sign of other, elementwise."},
+    {"xlogy", "input * log(other) elementwise, 0 where input is 0 (unless other is NaN)."},
     {"eq", "input == other elementwise (other a tensor or a number), as a bool tensor."},
     {"ne", "input != other elementwise (other a tensor or a number), as a bool tensor."},
     {"lt", "input < other elementwise (other a tensor or a number), as a bool tensor."},
@@ -60,6 +68,7 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"ge", "input >= other elementwise (other a tensor or a number), as a bool tensor."},
 
     {"floor_divide", "input / other rounded down (div with rounding_mode='floor')."},
+    {"unbind", "The views input.select(dim, i) for every i, as a tuple."},
     // Sorting, sampling and scans.
     {"sort",
      "(values, indices) of input sorted along dim (ascending unless descending=True); NaN sorts "

@@ -144,6 +144,17 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   STRIDE_BINARY_OPS(STRIDE_BIND_BINARY)
 #undef STRIDE_BIND_BINARY
 
+#define STRIDE_BIND_FLOAT_BINARY(name, ...)                                           \
+  def_both(                                                                           \
+      m, cls, #name, [](const Tensor& a, const Tensor& b) { return name(a, b); },     \
+      nb::arg("other"));                                                              \
+  def_both(                                                                           \
+      m, cls, #name,                                                                  \
+      [](const Tensor& a, const Scalar& b) { return name(a, wrapped_number(b, a)); }, \
+      nb::arg("other"));
+  STRIDE_FLOAT_BINARY_OPS(STRIDE_BIND_FLOAT_BINARY)
+#undef STRIDE_BIND_FLOAT_BINARY
+
 #define STRIDE_BIND_COMPARISON(name, ...)                                        \
   def_both(                                                                      \
       m, cls, #name, [](const Tensor& a, const Tensor& b) { return a.name(b); }, \
@@ -533,6 +544,14 @@ void bind_views(nb::module_& m, TensorClass& cls) {
         return split_by_sizes(t, int_list(sizes, "split_size_or_sections"), d);
       },
       nb::arg("split_size_or_sections"), nb::arg("dim") = 0);
+  def_both(
+      m, cls, "unbind",
+      [](const Tensor& t, int64_t d) {
+        nb::list parts;
+        for (const Tensor& p : t.unbind(d)) parts.append(nb::cast(p));
+        return nb::tuple(parts);
+      },
+      nb::arg("dim") = 0);
   def_both(
       m, cls, "diagonal",
       [](const Tensor& t, int64_t o, int64_t a, int64_t b) { return t.diagonal(o, a, b); },

@@ -160,6 +160,29 @@ void bind_factories_on(nb::module_& m) {
         "The number of threads stride's kernels use (torch.get_num_threads).");
 }
 
+// PyTorch's legacy tensor type names, by dtype.
+std::string tensor_type_name(ScalarType t) {
+  switch (t) {
+    case kFloat32:
+      return "stride.FloatTensor";
+    case kFloat64:
+      return "stride.DoubleTensor";
+    case kFloat16:
+      return "stride.HalfTensor";
+    case kBFloat16:
+      return "stride.BFloat16Tensor";
+    case kInt64:
+      return "stride.LongTensor";
+    case kInt32:
+      return "stride.IntTensor";
+    case kUInt8:
+      return "stride.ByteTensor";
+    case kBool:
+      return "stride.BoolTensor";
+  }
+  return "stride.Tensor";
+}
+
 // t.new_zeros(size), ...: new tensors with t's dtype and device unless
 // given, as torch.Tensor.new_*.
 void bind_new_factories(nb::class_<Tensor>& cls) {
@@ -204,6 +227,35 @@ void bind_new_factories(nb::class_<Tensor>& cls) {
       nb::arg("data"), nb::kw_only(), nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),
       nb::arg("requires_grad") = false,
       "A copy of data as a tensor, with self's dtype and device unless given.");
+}
+
+// f"{loss:.4f}" formats a 0-d tensor's number; other tensors take only the
+// empty spec, as torch.Tensor.__format__. t.type() names the tensor's type
+// ("stride.FloatTensor"); t.type(dtype) converts, as torch's.
+void bind_format_and_type(nb::class_<Tensor>& cls) {
+  cls.def(
+      "__format__",
+      [](nb::handle self, const std::string& spec) -> nb::object {
+        const Tensor& t = nb::cast<const Tensor&>(self);
+        if (t.dim() == 0 && !t.device().is_meta()) {
+          return nb::module_::import_("builtins").attr("format")(tensor_to_list(t), spec);
+        }
+        if (spec.empty()) return nb::str(self);
+        throw nb::type_error(("Tensor.__format__: format_spec '" + spec +
+                              "' needs a 0-d tensor (a number); format a tensor with dims "
+                              "with an empty spec, or format t.item() or t.tolist().")
+                                 .c_str());
+      },
+      nb::arg("format_spec"));
+  cls.def(
+      "type",
+      [](const Tensor& t, nb::handle dtype, bool /*non_blocking*/) -> nb::object {
+        if (dtype.is_none()) return nb::str(tensor_type_name(t.dtype()).c_str());
+        return nb::cast(t.to(*optional_dtype(dtype)));
+      },
+      nb::arg("dtype") = nb::none(), nb::arg("non_blocking") = false,
+      "The tensor's type name (stride.FloatTensor, ...) without dtype; else the tensor converted "
+      "to dtype.");
 }
 
 }  // namespace
@@ -362,6 +414,7 @@ void bind_tensor(nb::module_& m) {
 
   bind_factories_on(m);
   bind_new_factories(cls);
+  bind_format_and_type(cls);
   bind_indexing(cls);
   bind_ops(m, cls);
   bind_numpy(m, cls);

@@ -14,21 +14,33 @@ and with any DLPack framework (`stride.from_dlpack`).
 
 from . import (  # noqa: F401
     _stride,
+    amp,
     autograd,  # noqa: F401
+    backends,
+    cpu,
     cuda,  # noqa: F401
     doctor,
     nn,
     optim,
     profiler,  # noqa: F401
+    random,
     return_types,  # noqa: F401
     utils,  # noqa: F401
 )
+from ._compile import compile  # noqa: F401  (torch.compile; stride is eager)
 from ._memory_format import (  # noqa: F401
     channels_last,
     channels_last_3d,
     contiguous_format,
     memory_format,
     preserve_format,
+)
+from ._settings import (  # noqa: F401
+    are_deterministic_algorithms_enabled,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
 )
 from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F401
     Generator,
@@ -68,7 +80,9 @@ from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F40
     zeros,
     zeros_like,
 )
+from .amp import autocast  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: F401
 from .serialization import load, save  # noqa: F401
 
 # PyTorch's aliases of the dtypes.

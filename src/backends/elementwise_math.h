@@ -160,6 +160,38 @@ STRIDE_BINARY_MATH(mul, T, T(x* y))
 STRIDE_BINARY_MATH(maximum, T, T((x != x) ? x : (y != y) ? y : (x > y ? x : y)))
 STRIDE_BINARY_MATH(minimum, T, T((x != x) ? x : (y != y) ? y : (x < y ? x : y)))
 
+// Binary ops computing in floating point (float, double).
+STRIDE_BINARY_MATH(atan2, T, std::atan2(x, y))
+STRIDE_BINARY_MATH(hypot, T, std::hypot(x, y))
+STRIDE_BINARY_MATH(copysign, T, std::copysign(x, y))
+// log(e^x + e^y) without overflow: max + log1p(e^-|x - y|); equal infinite
+// inputs (where x - y is NaN) give themselves, as PyTorch's.
+struct logaddexp {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if (x == y && std::isinf(x)) return x;
+    const T m = x > y ? x : y;
+    return m + std::log1p(std::exp(-std::fabs(x - y)));
+  }
+};
+struct logaddexp2 {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if (x == y && std::isinf(x)) return x;
+    const T m = x > y ? x : y;
+    return m + std::log1p(std::exp2(-std::fabs(x - y))) / T(0.69314718055994530942);
+  }
+};
+// x log y, 0 where x is 0 unless y is NaN.
+struct xlogy {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if (y != y) return y;
+    if (x == T(0)) return T(0);
+    return x * std::log(y);
+  }
+};
+
 // Comparisons, in the inputs' promoted dtype.
 STRIDE_BINARY_MATH(eq, bool, x == y)
 STRIDE_BINARY_MATH(ne, bool, x != y)

@@ -413,7 +413,11 @@ using ClampFn = void (*)(const TensorIter& iter,
   X(addcdiv, ElementwiseScalarFn, "addcdiv_")                                         \
   X(clamp, ClampFn, "clamp")
 #define STRIDE_LISTED_ELEMENTWISE_OPS(M) \
-  STRIDE_FLOAT_UNARY_OPS(M) STRIDE_SAME_UNARY_OPS(M) STRIDE_BINARY_OPS(M) STRIDE_COMPARISON_OPS(M)
+  STRIDE_FLOAT_UNARY_OPS(M)              \
+  STRIDE_SAME_UNARY_OPS(M)               \
+  STRIDE_BINARY_OPS(M)                   \
+  STRIDE_FLOAT_BINARY_OPS(M)             \
+  STRIDE_COMPARISON_OPS(M)
 
 #define STRIDE_DECLARE_STUB(stub, Fn, op) extern detail::DispatchStub<Fn> stub;
 #define STRIDE_DECLARE_LISTED_STUB(name, ...) STRIDE_DECLARE_STUB(name, ElementwiseFn, #name)

@@ -82,6 +82,19 @@
   X(maximum, DispatchNumericAndBool) \
   X(minimum, DispatchNumericAndBool)
 
+// Binary ops computing in floating point (integer inputs compute in
+// float32): name, the gradients of a and of b (expressions of the upstream
+// gradient g, the inputs a and b and the output y, written with ops), and
+// the domain the tests draw both inputs from.
+#define STRIDE_FLOAT_BINARY_OPS(X)                                                                \
+  X(atan2, g* b / (a * a + b * b), -g * a / (a * a + b * b), Any)                                 \
+  X(hypot, g* a / y, g * b / y, Any)                                                              \
+  X(logaddexp, g* sigmoid(a - b), g* sigmoid(b - a), Any)                                         \
+  X(logaddexp2, g* sigmoid((a - b) * std::numbers::ln2), g* sigmoid((b - a) * std::numbers::ln2), \
+    Any)                                                                                          \
+  X(copysign, where(a.eq(0), zeros_like(g), g* y / a), zeros_like(g), Any)                        \
+  X(xlogy, where(a.eq(0), zeros_like(g), g* log(b)), g* a / b, Positive)
+
 // Comparisons: bool results of the inputs compared in their promoted dtype.
 #define STRIDE_COMPARISON_OPS(X) \
   X(eq)                          \
@@ -118,12 +131,14 @@
 #define STRIDE_OP_FROM_FLOAT_UNARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
 #define STRIDE_OP_FROM_SAME_UNARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
 #define STRIDE_OP_FROM_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
+#define STRIDE_OP_FROM_FLOAT_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
 #define STRIDE_OP_FROM_COMPARISON(name, ...) STRIDE_OP_VISIT(name, Elementwise, NoGrad, Any, Keep)
-#define STRIDE_ALL_OPS                               \
-  STRIDE_FLOAT_UNARY_OPS(STRIDE_OP_FROM_FLOAT_UNARY) \
-  STRIDE_SAME_UNARY_OPS(STRIDE_OP_FROM_SAME_UNARY)   \
-  STRIDE_BINARY_OPS(STRIDE_OP_FROM_BINARY)           \
-  STRIDE_COMPARISON_OPS(STRIDE_OP_FROM_COMPARISON)   \
+#define STRIDE_ALL_OPS                                 \
+  STRIDE_FLOAT_UNARY_OPS(STRIDE_OP_FROM_FLOAT_UNARY)   \
+  STRIDE_SAME_UNARY_OPS(STRIDE_OP_FROM_SAME_UNARY)     \
+  STRIDE_BINARY_OPS(STRIDE_OP_FROM_BINARY)             \
+  STRIDE_FLOAT_BINARY_OPS(STRIDE_OP_FROM_FLOAT_BINARY) \
+  STRIDE_COMPARISON_OPS(STRIDE_OP_FROM_COMPARISON)     \
   STRIDE_OTHER_OPS(STRIDE_OP_VISIT)
 
 // The ops not in the elementwise lists above.

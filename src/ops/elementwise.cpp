@@ -214,6 +214,35 @@ static Tensor& sub_kernel(Tensor& out, const Tensor& a, const Tensor& b, const S
 STRIDE_BINARY_OPS(STRIDE_DEFINE_BINARY)
 #undef STRIDE_DEFINE_BINARY
 
+// The binary ops computing in floating point: kernel, out=, the recorded
+// function (its gradients from the list) and the Tensor method.
+#define STRIDE_DEFINE_FLOAT_BINARY(name, grad_a, grad_b, domain)                           \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {            \
+    const ScalarType rt = float_result(result_type(a, b));                                 \
+    return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);                     \
+  }                                                                                        \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                      \
+    return apply_out(Op::name, out, {&a, &b},                                              \
+                     [&]() -> Tensor& { return name##_kernel(out, a, b); });               \
+  }                                                                                        \
+  Tensor name(const Tensor& a_in, const Tensor& b_in) {                                    \
+    return apply(                                                                          \
+        Op::name, {&a_in, &b_in}, [&] { return out_of_place(name##_kernel, a_in, b_in); }, \
+        [&](const Tensor& out) {                                                           \
+          return [sa = SavedTensor::input(a_in), sb = SavedTensor::input(b_in),            \
+                  sy = SavedTensor::output(out)](const Grads& gs) {                        \
+            const Tensor &g = gs[0], a = sa.get(), b = sb.get();                           \
+            [[maybe_unused]] const Tensor y = sy.get();                                    \
+            return Grads{grad_a, grad_b};                                                  \
+          };                                                                               \
+        });                                                                                \
+  }                                                                                        \
+  Tensor Tensor::name(const Tensor& other) const {                                         \
+    return stride::name(*this, other);                                                     \
+  }
+STRIDE_FLOAT_BINARY_OPS(STRIDE_DEFINE_FLOAT_BINARY)
+#undef STRIDE_DEFINE_FLOAT_BINARY
+
 static Tensor& div_kernel(Tensor& out, const Tensor& a, const Tensor& b) {
   const ScalarType rt = float_result(result_type(a, b));  // true division
   if (reads_scalar_in_float(a, b, rt)) return computed_in_float("div", out, div_kernel, a, b, rt);

@@ -387,6 +387,14 @@ std::vector<Tensor> Tensor::split(int64_t split_size, int64_t d) const {
   return out;
 }
 
+std::vector<Tensor> Tensor::unbind(int64_t d) const {
+  d = wrap_dim(d, dim(), "unbind");
+  std::vector<Tensor> out;
+  out.reserve(size_t(size(d)));
+  for (int64_t i = 0; i < size(d); ++i) out.push_back(select(d, i));
+  return out;
+}
+
 std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
   STRIDE_CHECK(chunks > 0, ValueError, "[chunk] chunks must be positive; got ", chunks, ".");
   d = wrap_dim(d, dim(), "chunk");

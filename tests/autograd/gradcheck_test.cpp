@@ -49,7 +49,11 @@ std::vector<GradCase> grad_table() {
   {#name, {m, m}, [](const Inputs& x) { return name(x[0], x[1]); }},
               STRIDE_BINARY_OPS(STRIDE_BINARY_GRAD_CASE)
 #undef STRIDE_BINARY_GRAD_CASE
-                  {"operator-", {m}, [](const Inputs& x) { return -x[0]; }},
+#define STRIDE_FLOAT_BINARY_GRAD_CASE(name, grad_a, grad_b, domain) \
+  {#name, {m, m}, [](const Inputs& x) { return name(x[0], x[1]); }, Domain::domain},
+                  STRIDE_FLOAT_BINARY_OPS(STRIDE_FLOAT_BINARY_GRAD_CASE)
+#undef STRIDE_FLOAT_BINARY_GRAD_CASE
+                      {"operator-", {m}, [](const Inputs& x) { return -x[0]; }},
       {"add_alpha", {m, m}, [](const Inputs& x) { return add(x[0], x[1], 0.5); }},
       {"add_broadcast", {m, {4}}, [](const Inputs& x) { return x[0] + x[1]; }},
       {"sub_broadcast", {{3, 1}, m}, [](const Inputs& x) { return x[0] - x[1]; }},
@@ -143,6 +147,12 @@ std::vector<GradCase> grad_table() {
          return x[0].contiguous().as_strided({2, 2}, {1, 2}, 1) * 2.0;
        }},
       {"chunk", {m}, [](const Inputs& x) { return x[0].chunk(2, 1)[1] * 2.0; }},
+      {"unbind",
+       {m},
+       [](const Inputs& x) {
+         const std::vector<Tensor> rows = x[0].unbind(0);
+         return rows[0] * rows[2] + rows[1];
+       }},
       {"diagonal", {{3, 3}}, [](const Inputs& x) { return x[0].diagonal(1) * 2.0; }},
       {"clone", {m}, [](const Inputs& x) { return x[0].clone() * 2.0; }},
       {"cat",

@@ -140,6 +140,11 @@ TEST(ElementwiseMath, EveryListedBinaryOpGivesItsFunctorsBits) {
   STRIDE_BINARY_OPS(STRIDE_BINARY_CASE)
   STRIDE_COMPARISON_OPS(STRIDE_BINARY_CASE)
 #undef STRIDE_BINARY_CASE
+#define STRIDE_FLOAT_BINARY_CASE(name, ...)                                \
+  expect_binary_matches_functor<float, math::name>(#name, name, kFloat32); \
+  expect_binary_matches_functor<double, math::name>(#name, name, kFloat64);
+  STRIDE_FLOAT_BINARY_OPS(STRIDE_FLOAT_BINARY_CASE)
+#undef STRIDE_FLOAT_BINARY_CASE
 }
 
 // An op on up to three operands of one dtype.
@@ -159,9 +164,10 @@ std::vector<SixteenBitCase> sixteen_bit_cases() {
       STRIDE_FLOAT_UNARY_OPS(STRIDE_UNARY_16) STRIDE_SAME_UNARY_OPS(STRIDE_UNARY_16)
 #undef STRIDE_UNARY_16
 #define STRIDE_BINARY_16(name, ...) {#name, 2, [](In x) { return name(x[0], x[1]); }},
-          STRIDE_BINARY_OPS(STRIDE_BINARY_16) STRIDE_COMPARISON_OPS(STRIDE_BINARY_16)
+          STRIDE_BINARY_OPS(STRIDE_BINARY_16) STRIDE_FLOAT_BINARY_OPS(STRIDE_BINARY_16)
+              STRIDE_COMPARISON_OPS(STRIDE_BINARY_16)
 #undef STRIDE_BINARY_16
-              {"add", 2, [](In x) { return add(x[0], x[1]); }},
+                  {"add", 2, [](In x) { return add(x[0], x[1]); }},
       {"add alpha", 2, [](In x) { return add(x[0], x[1], 2.5); }},
       {"sub alpha", 2, [](In x) { return sub(x[0], x[1], -0.75); }},
       {"div", 2, [](In x) { return div(x[0], x[1]); }},

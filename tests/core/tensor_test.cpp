@@ -36,6 +36,7 @@ TEST(Views, ShareStorageAndNeverCopy) {
                                      x.as_strided({3}, {5}, 1),
                                      x.chunk(2, 2)[1],
                                      x.split(1, 0)[1],
+                                     x.unbind(2)[3],
                                      x[1].diagonal(1),
                                      x.view({2, 1, 12}).expand({2, 5, 12}),
                                      x.contiguous()};

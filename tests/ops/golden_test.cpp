@@ -164,6 +164,11 @@ std::vector<GoldenCase> build_cases() {
     reg(
         name + "_f32_strided", [fn](const Ins& in) -> Outs { return {fn(in[0].t())}; }, cmp);
   }
+  // Every floating binary op of the list, with special values on both sides.
+#define STRIDE_FLOAT_BINARY_GOLDEN(name, ...) \
+  reg(#name "_f32", [](const Ins& in) -> Outs { return {name(in[0], in[1])}; });
+  STRIDE_FLOAT_BINARY_OPS(STRIDE_FLOAT_BINARY_GOLDEN)
+#undef STRIDE_FLOAT_BINARY_GOLDEN
   reg("unary_16bit", [](const Ins& in) -> Outs {
     const Tensor &x = in[0], &y = in[1];
     return {exp(x), sigmoid(x), tanh(x), x * y, y * y, y + y};

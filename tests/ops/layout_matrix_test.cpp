@@ -61,7 +61,10 @@ std::vector<OpCase> op_table() {
 #define STRIDE_BINARY_CASE(name, dispatch) BINARY(name, Domain::Any),
           STRIDE_BINARY_OPS(STRIDE_BINARY_CASE)
 #undef STRIDE_BINARY_CASE
-              BINARY(div, Domain::Positive),
+#define STRIDE_FLOAT_BINARY_CASE(name, grad_a, grad_b, domain) BINARY(name, Domain::domain),
+              STRIDE_FLOAT_BINARY_OPS(STRIDE_FLOAT_BINARY_CASE)
+#undef STRIDE_FLOAT_BINARY_CASE
+                  BINARY(div, Domain::Positive),
       BINARY(pow, Domain::Positive),
   };
   auto add_case = [&](OpCase c) { t.push_back(std::move(c)); };

@@ -99,12 +99,15 @@ void binary_kernel(const TensorIter& iter, ScalarType compute, const char* name)
   void name##_kernel(const TensorIter& iter, ScalarType compute) { \
     binary_kernel<math::name, Dispatch>(iter, compute, #name);     \
   }
+#define STRIDE_CPU_FLOAT_BINARY(name, ...) STRIDE_CPU_BINARY(name, DispatchFloating)
 #define STRIDE_CPU_COMPARISON(name) STRIDE_CPU_BINARY(name, DispatchNumericAndBool)
 STRIDE_FLOAT_UNARY_OPS(STRIDE_CPU_FLOAT_UNARY)
 STRIDE_SAME_UNARY_OPS(STRIDE_CPU_SAME_UNARY)
 STRIDE_BINARY_OPS(STRIDE_CPU_BINARY)
+STRIDE_FLOAT_BINARY_OPS(STRIDE_CPU_FLOAT_BINARY)
 STRIDE_COMPARISON_OPS(STRIDE_CPU_COMPARISON)
 #undef STRIDE_CPU_COMPARISON
+#undef STRIDE_CPU_FLOAT_BINARY
 #undef STRIDE_CPU_BINARY
 #undef STRIDE_CPU_SAME_UNARY
 #undef STRIDE_CPU_FLOAT_UNARY

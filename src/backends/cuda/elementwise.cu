@@ -216,12 +216,15 @@ const char* launch_listed(ListedOp op, const IterParams& p, DType compute, int d
 #define STRIDE_CUDA_BINARY(name, Set) \
   case ListedOp::name:                \
     return launch_binary<math::name, Set>(p, compute, device);
+#define STRIDE_CUDA_FLOAT_BINARY(name, ...) STRIDE_CUDA_BINARY(name, DispatchFloating)
 #define STRIDE_CUDA_COMPARISON(name) STRIDE_CUDA_BINARY(name, DispatchNumericAndBool)
     STRIDE_FLOAT_UNARY_OPS(STRIDE_CUDA_FLOAT_UNARY)
     STRIDE_SAME_UNARY_OPS(STRIDE_CUDA_SAME_UNARY)
     STRIDE_BINARY_OPS(STRIDE_CUDA_BINARY)
+    STRIDE_FLOAT_BINARY_OPS(STRIDE_CUDA_FLOAT_BINARY)
     STRIDE_COMPARISON_OPS(STRIDE_CUDA_COMPARISON)
 #undef STRIDE_CUDA_COMPARISON
+#undef STRIDE_CUDA_FLOAT_BINARY
 #undef STRIDE_CUDA_BINARY
 #undef STRIDE_CUDA_SAME_UNARY
 #undef STRIDE_CUDA_FLOAT_UNARY

@@ -406,6 +406,9 @@ class DataLoader:
     collate_fn: turns a list of samples into a batch (default_collate).
     seed: the loader's seed; without it, one draw from `generator` when given,
       else from the default generator (stride.manual_seed fixes it).
+    pin_memory, persistent_workers: accepted for PyTorch's programs; a CPU
+      batch needs no pinning, and stride's worker threads cost nothing to
+      start each epoch.
     The module's docstring describes the randomness, threads and errors."""
 
     def __init__(
@@ -420,8 +423,11 @@ class DataLoader:
         collate_fn=None,
         seed=None,
         generator=None,
+        pin_memory=False,
+        persistent_workers=False,
     ):
         self.dataset = dataset
+        self.pin_memory = bool(pin_memory)
         self._iterable = isinstance(dataset, IterableDataset) or (
             not hasattr(dataset, "__getitem__") and hasattr(dataset, "__iter__")
         )
