@@ -566,9 +566,10 @@ for _name, _fn in FLOAT_BINARY:
     _register()
 
 
-# Computed in float32 and rounded once, so exact. (No gelu: in its cancellation tail, x < -4, PyTorch's vectorised erf and
-# the scalar one differ by many float ulps, so even PyTorch's bfloat16 gelu
-# depends on the lane.)
+# Computed in float32 and rounded once, so exact. (No gelu: in its
+# cancellation tail, x < -4, PyTorch's vectorised erf and the scalar one
+# differ by many float ulps, so even PyTorch's bfloat16 gelu depends on the
+# lane.)
 @case("unary_16bit")
 def _(g):
     x, y = randn(g, 24, dtype=bf16, scale=2.0), randn(g, 24, dtype=f16, scale=2.0)
@@ -1188,7 +1189,10 @@ def _(g):
 @case("argsort_f32")
 def _(g):
     x = randint(g, 0, 3, 4, 8).to(f32)
-    return [x], [torch.argsort(x, stable=True), torch.argsort(x, stable=True, dim=0, descending=True)]
+    return [x], [
+        torch.argsort(x, stable=True),
+        torch.argsort(x, stable=True, dim=0, descending=True),
+    ]
 
 
 @case("topk_f32")
