@@ -1784,6 +1784,92 @@ def _(g):
     return [x, m], [x.to(boolean), m.to(f32), m.to(i64)]
 
 
+# ---- nn functional: activations, losses, vectors, padding (src/nn/) ----
+# A differentiable case stores its inputs, then the upstream gradient; its
+# outputs are the result, then the gradients of the inputs at `wrt`.
+def value_and_grad(g, fn, inputs, wrt=(0,)):
+    leaves = [t.detach().clone().requires_grad_(i in wrt) for i, t in enumerate(inputs)]
+    y = fn(*leaves)
+    gout = randn(g, *y.shape, dtype=y.dtype)
+    grads = torch.autograd.grad(y, [leaves[i] for i in wrt], gout)
+    return list(inputs) + [gout], [y.detach()] + [d.detach() for d in grads]
+
+
+def activation_input(g, kinks):
+    """N(0, 3^2) draws, the activation's kinks, signed zeros, NaN, +-inf and
+    values large enough to saturate exp."""
+    specials = [0.0, -0.0, NAN, INF, -INF, 30.0, -30.0, 100.0, -100.0, *kinks]
+    return with_specials(randn(g, 24, scale=3.0), specials)
+
+
+ACTIVATIONS = [
+    ("leaky_relu", lambda x: F.leaky_relu(x, 0.2), []),
+    ("elu", lambda x: F.elu(x, 0.7), [1e-4, -1e-4]),
+    ("selu", F.selu, [1e-4, -1e-4]),
+    ("celu", lambda x: F.celu(x, 1.5), [1e-4, -1e-4]),
+    ("softplus", F.softplus, [20.0, 20.5, 19.5]),
+    ("softplus_beta", lambda x: F.softplus(x, beta=2.0, threshold=5.0), [2.5, 2.4, 2.6]),
+    ("hardtanh", lambda x: F.hardtanh(x, -0.5, 1.0), [-0.5, 1.0]),
+    ("relu6", F.relu6, [6.0, 5.5, 6.5]),
+    ("hardswish", F.hardswish, [-3.0, 3.0, -2.5, 2.5]),
+    ("hardsigmoid", F.hardsigmoid, [-3.0, 3.0, -2.5, 2.5]),
+    ("mish", F.mish, [20.0, 25.0, -20.0]),
+    ("logsigmoid", F.logsigmoid, [20.0, -20.0, 1e-4]),
+    ("softsign", F.softsign, []),
+    ("tanhshrink", F.tanhshrink, [1e-3]),
+    ("softshrink", F.softshrink, [0.5, -0.5, 0.25]),
+    ("hardshrink", lambda x: F.hardshrink(x, 0.7), [0.7, -0.7, 0.25]),
+    ("threshold", lambda x: F.threshold(x, 0.1, -2.0), [0.1]),
+]
+
+
+def _activation_case(name, fn, kinks):
+    @case(f"{name}_f32")
+    def _(g):
+        return value_and_grad(g, fn, [activation_input(g, kinks)])
+
+
+for _name, _fn, _kinks in ACTIVATIONS:
+    _activation_case(_name, _fn, _kinks)
+
+
+@case("relu6_i64")  # integers pass through hardtanh's comparisons unchanged
+def _(g):
+    x = randint(g, -10, 10, 12)
+    return [x], [F.relu6(x), F.hardtanh(x, -2, 3), F.threshold(x, 1, 7)]
+
+
+@case("glu_f32")
+def _(g):
+    x = randn(g, 3, 4, 6)
+    return value_and_grad(g, lambda t: F.glu(t, 1), [x])
+
+
+@case("prelu_f32")
+def _(g):
+    x, w = activation_input(g, []).view(3, 11), torch.tensor([0.25, -0.5, 2.0])
+    x = torch.cat([x, randn(g, 3, 1)], 1).view(3, 3, 4)
+    return value_and_grad(g, F.prelu, [x.transpose(0, 1).contiguous(), w], wrt=(0, 1))
+
+
+@case("prelu_one_weight_f32")
+def _(g):
+    x, w = randn(g, 2, 5, 3), torch.tensor([0.1])
+    return value_and_grad(g, F.prelu, [x, w], wrt=(0, 1))
+
+
+@case("softmin_f32")
+def _(g):
+    x = randn(g, 4, 5)
+    return value_and_grad(g, lambda t: F.softmin(t, 0), [x])
+
+
+@case("softmin_dtype_f64")
+def _(g):
+    x = randn(g, 4, 5)
+    return [x], [F.softmin(x, 1, dtype=f64)]
+
+
 # ---- a composite: 2-layer MLP + cross-entropy from basic ops ----
 @case("mlp_cross_entropy_f32")
 def _(g):

@@ -77,6 +77,103 @@ init::FanMode fan_mode_from(const std::string& mode) {
   throw nb::value_error(("mode must be 'fan_in' or 'fan_out'; got '" + mode + "'.").c_str());
 }
 
+// PyTorch's inplace=True: the result written into input, which is returned.
+// When autograd records the op, it runs on a clone, so that the tensors its
+// backward saves are not the ones the copy overwrites; a leaf that requires
+// grad is refused by the copy, as PyTorch refuses it.
+template <class Op>
+Tensor maybe_inplace(const Tensor& input, bool inplace, Op op) {
+  if (!inplace) return op(input);
+  const bool records = GradMode::is_enabled() && input.requires_grad();
+  Tensor self = input;
+  self.copy_(op(records ? input.clone() : input));
+  return self;
+}
+
+void bind_composed_activations(nb::module_& m) {
+  m.def(
+      "leaky_relu",
+      [](const Tensor& x, double negative_slope, bool inplace) {
+        return maybe_inplace(x, inplace,
+                             [&](const Tensor& t) { return F::leaky_relu(t, negative_slope); });
+      },
+      nb::arg("input"), nb::arg("negative_slope") = 0.01, nb::arg("inplace") = false,
+      "LeakyReLU: x where x > 0, negative_slope * x elsewhere.");
+  m.def(
+      "elu",
+      [](const Tensor& x, double alpha, bool inplace) {
+        return maybe_inplace(x, inplace, [&](const Tensor& t) { return F::elu(t, alpha); });
+      },
+      nb::arg("input"), nb::arg("alpha") = 1.0, nb::arg("inplace") = false,
+      "ELU: x where x > 0, alpha * (exp(x) - 1) elsewhere.");
+  m.def(
+      "selu", [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::selu); },
+      nb::arg("input"), nb::arg("inplace") = false,
+      "SELU: scale * elu(x, alpha) with alpha = 1.6732632423543772 and scale = "
+      "1.0507009873554805.");
+  m.def(
+      "celu",
+      [](const Tensor& x, double alpha, bool inplace) {
+        return maybe_inplace(x, inplace, [&](const Tensor& t) { return F::celu(t, alpha); });
+      },
+      nb::arg("input"), nb::arg("alpha") = 1.0, nb::arg("inplace") = false,
+      "CELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).");
+  m.def("softplus", &F::softplus, nb::arg("input"), nb::arg("beta") = 1.0,
+        nb::arg("threshold") = 20.0,
+        "Softplus: log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.");
+  m.def(
+      "hardtanh",
+      [](const Tensor& x, const Scalar& min_val, const Scalar& max_val, bool inplace) {
+        return maybe_inplace(x, inplace,
+                             [&](const Tensor& t) { return F::hardtanh(t, min_val, max_val); });
+      },
+      nb::arg("input"), nb::arg("min_val") = -1.0, nb::arg("max_val") = 1.0,
+      nb::arg("inplace") = false, "HardTanh: x clamped into [min_val, max_val].");
+  m.def(
+      "relu6", [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::relu6); },
+      nb::arg("input"), nb::arg("inplace") = false, "ReLU6: min(max(0, x), 6).");
+  m.def(
+      "hardswish",
+      [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::hardswish); },
+      nb::arg("input"), nb::arg("inplace") = false, "Hardswish: x * relu6(x + 3) / 6.");
+  m.def(
+      "hardsigmoid",
+      [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::hardsigmoid); },
+      nb::arg("input"), nb::arg("inplace") = false, "Hardsigmoid: relu6(x + 3) / 6.");
+  m.def(
+      "mish", [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::mish); },
+      nb::arg("input"), nb::arg("inplace") = false, "Mish: x * tanh(softplus(x)).");
+  m.def("logsigmoid", &F::logsigmoid, nb::arg("input"),
+        "log(sigmoid(x)), computed stably as min(x, 0) - log(1 + exp(-|x|)).");
+  m.def("softsign", &F::softsign, nb::arg("input"), "Softsign: x / (1 + |x|).");
+  m.def("tanhshrink", &F::tanhshrink, nb::arg("input"), "Tanhshrink: x - tanh(x).");
+  m.def("softshrink", &F::softshrink, nb::arg("input"), nb::arg("lambd") = 0.5,
+        "Softshrink: x - lambd above lambd, x + lambd below -lambd, 0 between.");
+  m.def("hardshrink", &F::hardshrink, nb::arg("input"), nb::arg("lambd") = 0.5,
+        "Hardshrink: 0 where -lambd <= x <= lambd, x elsewhere.");
+  m.def(
+      "threshold",
+      [](const Tensor& x, const Scalar& threshold, const Scalar& value, bool inplace) {
+        return maybe_inplace(x, inplace,
+                             [&](const Tensor& t) { return F::threshold(t, threshold, value); });
+      },
+      nb::arg("input"), nb::arg("threshold"), nb::arg("value"), nb::arg("inplace") = false,
+      "Threshold: x where x > threshold, value elsewhere.");
+  m.def("glu", &F::glu, nb::arg("input"), nb::arg("dim") = -1,
+        "GLU: a * sigmoid(b), with a and b the two halves of input along dim.");
+  m.def("prelu", &F::prelu, nb::arg("input"), nb::arg("weight"),
+        "PReLU: x where x > 0, weight * x elsewhere; weight is one value or one per channel "
+        "(dim 1 of input).");
+  m.def(
+      "softmin",
+      [](const Tensor& x, std::optional<int64_t> dim, int /*_stacklevel*/, nb::handle dtype) {
+        if (!dim) throw nb::type_error("softmin() needs dim=: the dimension to normalise over.");
+        return F::softmin(x, *dim, optional_dtype(dtype));
+      },
+      nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("_stacklevel") = 3,
+      nb::arg("dtype") = nb::none(), "softmax(-input, dim); dtype= casts first.");
+}
+
 void bind_activations(nb::module_& m) {
   m.def("relu", &F::relu, nb::arg("input"), "ReLU, max(x, 0), elementwise.");
   m.def("silu", &F::silu, nb::arg("input"), "SiLU (swish), x * sigmoid(x), elementwise.");
@@ -309,6 +406,7 @@ void bind_clip_grad(nb::module_& m) {
 void bind_nn(nb::module_& m) {
   nb::module_ nn = m.def_submodule("_nn", "The kernels under stride.nn.");
   bind_activations(nn);
+  bind_composed_activations(nn);
   bind_layers(nn);
   bind_losses(nn);
   bind_attention(nn);

@@ -220,4 +220,24 @@
   X(rotary_embedding, Fused, Grad, Floating, Keep)                          \
   X(cross_entropy, Fused, Grad, Floating, Keep)                             \
   X(scaled_dot_product_attention, Fused, Grad, Floating, Keep)              \
-  X(rotary_attention, Fused, Grad, Floating, Keep)
+  X(rotary_attention, Fused, Grad, Floating, Keep)                          \
+  /* composed nn ops (src/nn/activations.cpp, losses, vectors, pad) */      \
+  X(leaky_relu, Composite, Grad, Floating, Keep)                            \
+  X(elu, Composite, Grad, Floating, Keep)                                   \
+  X(selu, Composite, Grad, Floating, Keep)                                  \
+  X(celu, Composite, Grad, Floating, Keep)                                  \
+  X(softplus, Composite, Grad, Floating, Keep)                              \
+  X(hardtanh, Composite, Grad, Any, Keep)                                   \
+  X(relu6, Composite, Grad, Any, Keep)                                      \
+  X(hardswish, Composite, Grad, Floating, Keep)                             \
+  X(hardsigmoid, Composite, Grad, Floating, Keep)                           \
+  X(mish, Composite, Grad, Floating, Keep)                                  \
+  X(logsigmoid, Composite, Grad, Floating, Keep)                            \
+  X(softsign, Composite, Grad, Any, Keep)                                   \
+  X(tanhshrink, Composite, Grad, Any, Keep)                                 \
+  X(softshrink, Composite, Grad, Floating, Keep)                            \
+  X(hardshrink, Composite, Grad, Floating, Keep)                            \
+  X(threshold, Composite, Grad, Any, Keep)                                  \
+  X(glu, Composite, Grad, Floating, Keep)                                   \
+  X(prelu, Composite, Grad, Floating, Keep)                                 \
+  X(softmin, Composite, Grad, Floating, Keep)

@@ -262,6 +262,27 @@ std::vector<GradCase> grad_table() {
          return F::rotary_attention(x[0], x[1], x[2], cos, sin, F::RopeConvention::Interleaved, 0.0,
                                     true);
        }},
+      // The composed activations (src/nn/activations.cpp), scaled where
+      // their kinks lie outside N(0, 1)'s bulk.
+      {"leaky_relu", {m}, [](const Inputs& x) { return F::leaky_relu(x[0], 0.2); }},
+      {"elu", {m}, [](const Inputs& x) { return F::elu(x[0], 0.7); }},
+      {"selu", {m}, [](const Inputs& x) { return F::selu(x[0]); }},
+      {"celu", {m}, [](const Inputs& x) { return F::celu(x[0], 1.5); }},
+      {"softplus", {m}, [](const Inputs& x) { return F::softplus(x[0], 2.0, 1.0); }},
+      {"hardtanh", {m}, [](const Inputs& x) { return F::hardtanh(x[0], -0.5, 1.0); }},
+      {"relu6", {m}, [](const Inputs& x) { return F::relu6(x[0] * 4.0); }},
+      {"hardswish", {m}, [](const Inputs& x) { return F::hardswish(x[0] * 3.0); }},
+      {"hardsigmoid", {m}, [](const Inputs& x) { return F::hardsigmoid(x[0] * 3.0); }},
+      {"mish", {m}, [](const Inputs& x) { return F::mish(x[0]); }},
+      {"logsigmoid", {m}, [](const Inputs& x) { return F::logsigmoid(x[0] * 3.0); }},
+      {"softsign", {m}, [](const Inputs& x) { return F::softsign(x[0]); }},
+      {"tanhshrink", {m}, [](const Inputs& x) { return F::tanhshrink(x[0]); }},
+      {"softshrink", {m}, [](const Inputs& x) { return F::softshrink(x[0]); }},
+      {"hardshrink", {m}, [](const Inputs& x) { return F::hardshrink(x[0], 0.7); }},
+      {"threshold", {m}, [](const Inputs& x) { return F::threshold(x[0], 0.1, -2.0); }},
+      {"glu", {m}, [](const Inputs& x) { return F::glu(x[0], 1); }},
+      {"prelu", {m, {4}}, [](const Inputs& x) { return F::prelu(x[0], x[1]); }},
+      {"softmin", {m}, [](const Inputs& x) { return F::softmin(x[0], 0); }},
   };
   return t;
 }

@@ -133,6 +133,20 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"swiglu", [&] { F::swiglu(i, i); }},
       {"scaled_dot_product_attention", [&] { F::scaled_dot_product_attention(i, i, i); }},
       {"rotary_attention", [&] { F::rotary_attention(i, i, i, tables, tables); }},
+      {"leaky_relu", [&] { F::leaky_relu(i); }},
+      {"elu", [&] { F::elu(i); }},
+      {"selu", [&] { F::selu(i); }},
+      {"celu", [&] { F::celu(i); }},
+      {"softplus", [&] { F::softplus(i); }},
+      {"hardswish", [&] { F::hardswish(i); }},
+      {"hardsigmoid", [&] { F::hardsigmoid(i); }},
+      {"mish", [&] { F::mish(i); }},
+      {"logsigmoid", [&] { F::logsigmoid(i); }},
+      {"softshrink", [&] { F::softshrink(i); }},
+      {"hardshrink", [&] { F::hardshrink(i); }},
+      {"glu", [&] { F::glu(i, 1); }},
+      {"prelu", [&] { F::prelu(i, tensor<int64_t>({1})); }},
+      {"softmin", [&] { F::softmin(i, -1); }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {

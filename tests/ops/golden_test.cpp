@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "core/op_list.h"
+#include "stride/autograd.h"
 #include "stride/io.h"
+#include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "support/golden_file.h"
 #include "support/op_coverage.h"
@@ -857,6 +859,55 @@ std::vector<GoldenCase> build_cases() {
         return {in[0].to(kBool), in[1].to(kFloat32), in[1].to(kInt64)};
       },
       Cmp::Exact);
+
+  // ---- nn functional: activations, losses, vectors, padding (src/nn/) ----
+  // A differentiable case's last input is the upstream gradient; its outputs
+  // are the result, then the gradients of the inputs at `wrt`.
+  namespace F = nn::functional;
+  using Fn = std::function<Tensor(const Ins&)>;
+  const auto value_and_grad = [](std::vector<size_t> wrt, Fn fn) -> CaseFn {
+    return [wrt, fn](const Ins& in) -> Outs {
+      Ins leaves(in.begin(), in.end() - 1);
+      std::vector<Tensor> params;
+      for (size_t i : wrt) {
+        leaves[i] = in[i].detach().clone().requires_grad_();
+        params.push_back(leaves[i]);
+      }
+      const Tensor y = fn(leaves);
+      Outs out{y.detach()};
+      for (const Tensor& d : autograd::grad({y}, params, {in.back()})) out.push_back(d);
+      return out;
+    };
+  };
+  const auto activation = [&](const std::string& name, Tensor (*f)(const Tensor&)) {
+    reg(name + "_f32", value_and_grad({0}, [f](const Ins& x) { return f(x[0]); }));
+  };
+  activation("leaky_relu", [](const Tensor& x) { return F::leaky_relu(x, 0.2); });
+  activation("elu", [](const Tensor& x) { return F::elu(x, 0.7); });
+  activation("selu", [](const Tensor& x) { return F::selu(x); });
+  activation("celu", [](const Tensor& x) { return F::celu(x, 1.5); });
+  activation("softplus", [](const Tensor& x) { return F::softplus(x); });
+  activation("softplus_beta", [](const Tensor& x) { return F::softplus(x, 2.0, 5.0); });
+  activation("hardtanh", [](const Tensor& x) { return F::hardtanh(x, -0.5, 1.0); });
+  activation("relu6", [](const Tensor& x) { return F::relu6(x); });
+  activation("hardswish", [](const Tensor& x) { return F::hardswish(x); });
+  activation("hardsigmoid", [](const Tensor& x) { return F::hardsigmoid(x); });
+  activation("mish", [](const Tensor& x) { return F::mish(x); });
+  activation("logsigmoid", [](const Tensor& x) { return F::logsigmoid(x); });
+  activation("softsign", [](const Tensor& x) { return F::softsign(x); });
+  activation("tanhshrink", [](const Tensor& x) { return F::tanhshrink(x); });
+  activation("softshrink", [](const Tensor& x) { return F::softshrink(x); });
+  activation("hardshrink", [](const Tensor& x) { return F::hardshrink(x, 0.7); });
+  activation("threshold", [](const Tensor& x) { return F::threshold(x, 0.1, -2.0); });
+  reg("relu6_i64", [](const Ins& in) -> Outs {
+    return {F::relu6(in[0]), F::hardtanh(in[0], -2, 3), F::threshold(in[0], 1, 7)};
+  });
+  reg("glu_f32", value_and_grad({0}, [](const Ins& x) { return F::glu(x[0], 1); }));
+  reg("prelu_f32", value_and_grad({0, 1}, [](const Ins& x) { return F::prelu(x[0], x[1]); }));
+  reg("prelu_one_weight_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::prelu(x[0], x[1]); }));
+  reg("softmin_f32", value_and_grad({0}, [](const Ins& x) { return F::softmin(x[0], 0); }));
+  reg("softmin_dtype_f64", [](const Ins& in) -> Outs { return {F::softmin(in[0], 1, kFloat64)}; });
 
   // ---- composites ----
   reg("mlp_cross_entropy_f32", [](const Ins& in) -> Outs {

@@ -569,6 +569,30 @@ std::vector<OpCase> op_table() {
             Domain::Any,
             kFloat32,
             1e-5});
+  // The composed activations (src/nn/activations.cpp).
+  const auto activation = [&](const char* name, std::function<Tensor(const Tensor&)> f) {
+    add_case({name, {{4, 6}}, [f](const Inputs& in) { return f(in[0]); }});
+  };
+  activation("leaky_relu", [](const Tensor& x) { return F::leaky_relu(x, 0.2); });
+  activation("elu", [](const Tensor& x) { return F::elu(x, 0.7); });
+  activation("selu", [](const Tensor& x) { return F::selu(x); });
+  activation("celu", [](const Tensor& x) { return F::celu(x, 1.5); });
+  activation("softplus", [](const Tensor& x) { return F::softplus(x, 2.0, 1.0); });
+  activation("hardtanh", [](const Tensor& x) { return F::hardtanh(x, -0.5, 1.0); });
+  activation("relu6", [](const Tensor& x) { return F::relu6(x * 4.0); });
+  activation("hardswish", [](const Tensor& x) { return F::hardswish(x * 3.0); });
+  activation("hardsigmoid", [](const Tensor& x) { return F::hardsigmoid(x * 3.0); });
+  activation("mish", [](const Tensor& x) { return F::mish(x); });
+  activation("logsigmoid", [](const Tensor& x) { return F::logsigmoid(x); });
+  activation("softsign", [](const Tensor& x) { return F::softsign(x); });
+  activation("tanhshrink", [](const Tensor& x) { return F::tanhshrink(x); });
+  activation("softshrink", [](const Tensor& x) { return F::softshrink(x); });
+  activation("hardshrink", [](const Tensor& x) { return F::hardshrink(x, 0.7); });
+  activation("threshold", [](const Tensor& x) { return F::threshold(x, 0.1, -2.0); });
+  activation("glu", [](const Tensor& x) { return F::glu(x); });
+  activation("glu_dim0", [](const Tensor& x) { return F::glu(x, 0); });
+  activation("softmin", [](const Tensor& x) { return F::softmin(x, 1); });
+  add_case({"prelu", {{4, 6}, {6}}, [](const Inputs& in) { return F::prelu(in[0], in[1]); }});
   add_case({"exp_bfloat16",
             {{4, 6}},
             [](const Inputs& in) { return exp(in[0]); },

@@ -100,6 +100,50 @@ Tensor nll_loss(const Tensor& log_probs,
 // (key "mse_loss_broadcast"), since it is almost always a bug.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
+// ---- Activations (torch.nn.functional's; src/nn/activations.cpp) ----
+// Composed of ops, so autograd (to any order) is automatic; the value and the
+// gradient at every kink are PyTorch's (e.g. hardtanh passes no gradient at
+// its bounds, leaky_relu passes negative_slope at 0). NaN stays NaN.
+
+// x > 0 ? x : negative_slope * x.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+// x > 0 ? x : alpha * (exp(x) - 1).
+Tensor elu(const Tensor& x, double alpha = 1.0);
+// scale * elu(x, alpha) with SELU's fixed alpha ~ 1.6733 and scale ~ 1.0507.
+Tensor selu(const Tensor& x);
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha != 0.
+Tensor celu(const Tensor& x, double alpha = 1.0);
+// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+// x clamped into [min_val, max_val], with no gradient at or beyond the bounds.
+Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1.0, const Scalar& max_val = 1.0);
+// hardtanh(x, 0, 6).
+Tensor relu6(const Tensor& x);
+// x * relu6(x + 3) / 6.
+Tensor hardswish(const Tensor& x);
+// relu6(x + 3) / 6.
+Tensor hardsigmoid(const Tensor& x);
+// x * tanh(softplus(x)).
+Tensor mish(const Tensor& x);
+// log(sigmoid(x)), computed stably: min(x, 0) - log(1 + exp(-|x|)).
+Tensor logsigmoid(const Tensor& x);
+// x / (1 + |x|).
+Tensor softsign(const Tensor& x);
+// x - tanh(x).
+Tensor tanhshrink(const Tensor& x);
+// x - lambd above lambd, x + lambd below -lambd, 0 between; lambd >= 0.
+Tensor softshrink(const Tensor& x, double lambd = 0.5);
+// 0 where -lambd <= x <= lambd, x elsewhere; lambd >= 0.
+Tensor hardshrink(const Tensor& x, double lambd = 0.5);
+// x > threshold ? x : value.
+Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value);
+// a * sigmoid(b), with a and b the two halves of x along dim (of even size).
+Tensor glu(const Tensor& x, int64_t dim = -1);
+// x > 0 ? x : weight * x, weight one value or one per channel (dim 1 of x).
+Tensor prelu(const Tensor& x, const Tensor& weight);
+// softmax(-x, dim), x first cast to dtype when given.
+Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+
 // x / sqrt(mean(x^2 over the last dim) + eps) * weight, per token; fused with
 // its own backward. x (..., D) in any layout, weight (D) of x's dtype or
 // undefined. The sum of squares accumulates in float64.

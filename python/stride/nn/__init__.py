@@ -17,19 +17,38 @@ ops (stride.nn.functional).
 from . import functional, init, utils  # noqa: F401
 from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
 from .layers import (  # noqa: F401
+    CELU,
+    ELU,
     GELU,
+    GLU,
+    SELU,
     BatchNorm1d,
     CrossEntropyLoss,
     Dropout,
     Embedding,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
     Identity,
     LayerNorm,
+    LeakyReLU,
     Linear,
+    LogSigmoid,
+    Mish,
     MSELoss,
+    PReLU,
     ReLU,
+    ReLU6,
     RMSNorm,
     SiLU,
     Softmax,
+    Softmin,
+    Softplus,
+    Softshrink,
+    Softsign,
+    Tanhshrink,
+    Threshold,
 )
 from .module import Module, RemovableHandle  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
