@@ -22,9 +22,12 @@ using ::stride::detail::Op;
 
 // x clamped into [lo, hi] with PyTorch's hardtanh gradient: x's gradient
 // strictly inside, none at the bounds (clamp's includes them) or for NaN
-// (which stays NaN).
+// (which stays NaN). An integer x keeps its dtype (the bounds are truncated
+// to integers, where clamp would promote to float for float bounds).
 Tensor clamp_open(const Tensor& x, const Scalar& lo, const Scalar& hi) {
-  return where(x.gt(lo) * x.lt(hi), x, x.clamp(lo, hi).detach());
+  const bool integral = !x.is_floating_point();
+  const Scalar l = integral ? Scalar(lo.to_int64()) : lo, h = integral ? Scalar(hi.to_int64()) : hi;
+  return where(x.gt(l) * x.lt(h), x, x.clamp(l, h).detach());
 }
 
 // x > 0 ? scale x : alpha scale (exp(x input_scale) - 1): PyTorch's elu
@@ -133,7 +136,6 @@ Tensor softshrink(const Tensor& x, double lambd) {
 
 Tensor hardshrink(const Tensor& x, double lambd) {
   check_dtype_rule(Op::hardshrink, x);
-  STRIDE_CHECK(lambd >= 0, ValueError, "[hardshrink] lambd must be >= 0; got ", lambd, ".");
   // x where |x| > lambd; elsewhere 0 for numbers and NaN for NaN, with no
   // gradient (PyTorch's).
   const Tensor inside = x.abs().le(lambd);

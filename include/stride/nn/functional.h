@@ -133,7 +133,7 @@ Tensor softsign(const Tensor& x);
 Tensor tanhshrink(const Tensor& x);
 // x - lambd above lambd, x + lambd below -lambd, 0 between; lambd >= 0.
 Tensor softshrink(const Tensor& x, double lambd = 0.5);
-// 0 where -lambd <= x <= lambd, x elsewhere; lambd >= 0.
+// 0 where -lambd <= x <= lambd, x elsewhere (all of x for a negative lambd).
 Tensor hardshrink(const Tensor& x, double lambd = 0.5);
 // x > threshold ? x : value.
 Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value);
