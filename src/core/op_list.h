@@ -240,4 +240,18 @@
   X(threshold, Composite, Grad, Any, Keep)                                  \
   X(glu, Composite, Grad, Floating, Keep)                                   \
   X(prelu, Composite, Grad, Floating, Keep)                                 \
-  X(softmin, Composite, Grad, Floating, Keep)
+  X(softmin, Composite, Grad, Floating, Keep)                               \
+  X(l1_loss, Composite, Grad, Floating, Keep)                               \
+  X(smooth_l1_loss, Composite, Grad, Floating, Keep)                        \
+  X(huber_loss, Composite, Grad, Floating, Keep)                            \
+  X(binary_cross_entropy, Composite, Grad, Floating, Keep)                  \
+  X(binary_cross_entropy_with_logits, Composite, Grad, Floating, Keep)      \
+  X(kl_div, Composite, Grad, Floating, Keep)                                \
+  X(soft_margin_loss, Composite, Grad, Floating, Keep)                      \
+  X(hinge_embedding_loss, Composite, Grad, Floating, Keep)                  \
+  X(poisson_nll_loss, Composite, Grad, Any, Keep)                           \
+  X(one_hot, Composite, NoGrad, Any, Keep)                                  \
+  X(normalize, Composite, Grad, Floating, Keep)                             \
+  X(cosine_similarity, Composite, Grad, Floating, Keep)                     \
+  X(pairwise_distance, Composite, Grad, Any, Keep)                          \
+  X(pad, Composite, Grad, Any, Keep)

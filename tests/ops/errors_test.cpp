@@ -147,6 +147,16 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"glu", [&] { F::glu(i, 1); }},
       {"prelu", [&] { F::prelu(i, tensor<int64_t>({1})); }},
       {"softmin", [&] { F::softmin(i, -1); }},
+      {"l1_loss", [&] { F::l1_loss(i, i); }},
+      {"smooth_l1_loss", [&] { F::smooth_l1_loss(i, i); }},
+      {"huber_loss", [&] { F::huber_loss(i, i); }},
+      {"binary_cross_entropy", [&] { F::binary_cross_entropy(i, i); }},
+      {"binary_cross_entropy_with_logits", [&] { F::binary_cross_entropy_with_logits(i, i); }},
+      {"kl_div", [&] { F::kl_div(i, i); }},
+      {"soft_margin_loss", [&] { F::soft_margin_loss(i, i); }},
+      {"hinge_embedding_loss", [&] { F::hinge_embedding_loss(i, i); }},
+      {"normalize", [&] { F::normalize(i); }},
+      {"cosine_similarity", [&] { F::cosine_similarity(i, f); }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {

@@ -908,6 +908,94 @@ std::vector<GoldenCase> build_cases() {
       value_and_grad({0, 1}, [](const Ins& x) { return F::prelu(x[0], x[1]); }));
   reg("softmin_f32", value_and_grad({0}, [](const Ins& x) { return F::softmin(x[0], 0); }));
   reg("softmin_dtype_f64", [](const Ins& in) -> Outs { return {F::softmin(in[0], 1, kFloat64)}; });
+  using F::Reduction;
+  const std::pair<const char*, Reduction> reductions[] = {
+      {"mean", Reduction::Mean}, {"sum", Reduction::Sum}, {"none", Reduction::None}};
+  for (const auto& [name, r] : reductions) {
+    reg(std::string("l1_loss_") + name + "_f32",
+        value_and_grad({0, 1}, [r](const Ins& x) { return F::l1_loss(x[0], x[1], r); }));
+  }
+  reg("l1_loss_weighted_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::l1_loss(x[0], x[1], Reduction::Mean, x[2]);
+      }));
+  reg("smooth_l1_loss_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::smooth_l1_loss(x[0], x[1]); }));
+  reg("smooth_l1_loss_beta_none_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::smooth_l1_loss(x[0], x[1], Reduction::None, 0.5);
+      }));
+  reg("smooth_l1_loss_beta0_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::smooth_l1_loss(x[0], x[1], Reduction::Sum, 0.0);
+      }));
+  reg("huber_loss_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::huber_loss(x[0], x[1]); }));
+  reg("huber_loss_weighted_none_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::huber_loss(x[0], x[1], Reduction::None, 0.5, x[2]);
+      }));
+  reg("binary_cross_entropy_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::binary_cross_entropy(x[0], x[1], x[2], Reduction::None);
+      }));
+  reg("binary_cross_entropy_mean_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::binary_cross_entropy(x[0], x[1]); }));
+  reg("binary_cross_entropy_with_logits_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::binary_cross_entropy_with_logits(x[0], x[1], x[2], x[3], Reduction::None);
+      }));
+  reg("binary_cross_entropy_with_logits_mean_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::binary_cross_entropy_with_logits(x[0], x[1]);
+      }));
+  for (const char* r : {"batchmean", "sum", "none", "mean"}) {
+    reg(std::string("kl_div_") + r + "_f32",
+        value_and_grad({0}, [r](const Ins& x) { return F::kl_div(x[0], x[1], r); }));
+  }
+  reg("kl_div_log_target_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::kl_div(x[0], x[1], "sum", true); }));
+  reg("soft_margin_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::soft_margin_loss(x[0], x[1], Reduction::None);
+      }));
+  reg("hinge_embedding_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::hinge_embedding_loss(x[0], x[1], 1.0, Reduction::None);
+      }));
+  reg("hinge_embedding_loss_mean_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::hinge_embedding_loss(x[0], x[1], 0.5); }));
+  reg("poisson_nll_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::poisson_nll_loss(x[0], x[1], true, true, 1e-8, Reduction::None);
+      }));
+  reg("poisson_nll_loss_no_log_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::poisson_nll_loss(x[0], x[1], false); }));
+  reg("one_hot_i64", [](const Ins& in) -> Outs {
+    return {F::one_hot(in[0], 6), F::one_hot(in[0]), F::one_hot(zeros({0}, kInt64), 3)};
+  });
+  reg("normalize_f32", value_and_grad({0}, [](const Ins& x) { return F::normalize(x[0]); }));
+  reg("normalize_p1_dim0_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::normalize(x[0], 1.0, 0); }));
+  reg("normalize_p3_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::normalize(x[0], 3.0, -1); }));
+  reg("cosine_similarity_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::cosine_similarity(x[0], x[1]); }));
+  reg("cosine_similarity_broadcast_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::cosine_similarity(x[0], x[1], -1); }));
+  reg("pairwise_distance_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::pairwise_distance(x[0], x[1]); }));
+  reg("pairwise_distance_p1_keepdim_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::pairwise_distance(x[0], x[1], 1.0, 1e-6, true);
+      }));
+  reg("pad_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {1, 2, -1, 1, 0, 1}, F::PadMode::Constant, 0.5);
+      }));
+  reg("pad_crop_i64", [](const Ins& in) -> Outs {
+    return {F::pad(in[0], {-2, -3}), F::pad(in[0], {1, -1, 2, 0}, F::PadMode::Constant, 7)};
+  });
+  reg("pad_reflect_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {4, -1, -1, 2}, F::PadMode::Reflect);
+      }));
+  reg("pad_reflect_3d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {1, 2, 2, 1, 1, 0}, F::PadMode::Reflect);
+      }));
+  reg("pad_replicate_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {3, -1}, F::PadMode::Replicate);
+      }));
+  reg("pad_circular_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {4, -1, 2, 3}, F::PadMode::Circular);
+      }));
 
   // ---- composites ----
   reg("mlp_cross_entropy_f32", [](const Ins& in) -> Outs {

@@ -447,6 +447,9 @@ class Hardtanh(_Activation):
 
     def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
         super().__init__()
+        for name, value in (("min_val", min_val), ("max_val", max_val)):
+            if not isinstance(value, numbers.Real):
+                raise TypeError(f"Hardtanh(): {name} must be a number; got {type(value).__name__}.")
         if min_val > max_val:
             raise ValueError(
                 f"Hardtanh(): min_val ({min_val}) cannot be greater than max_val ({max_val})."
@@ -597,3 +600,122 @@ class PReLU(Module):
 
     def extra_repr(self):
         return f"num_parameters={self.num_parameters}"
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    """PyTorch's _Loss: the deprecated size_average= and reduce=, when either
+    is given, decide the reduction."""
+    if size_average is None and reduce is None:
+        return reduction
+    mean = True if size_average is None else size_average
+    reduced = True if reduce is None else reduce
+    return ("mean" if mean else "sum") if reduced else "none"
+
+
+class L1Loss(Module):
+    """F.l1_loss as a module."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(Module):
+    """F.smooth_l1_loss as a module."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(Module):
+    """F.huber_loss as a module."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__()
+        self.reduction = reduction
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class BCELoss(Module):
+    """F.binary_cross_entropy as a module; weight is a buffer, as PyTorch's."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.register_buffer("weight", weight)
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(Module):
+    """F.binary_cross_entropy_with_logits as a module; weight and pos_weight
+    are buffers, as PyTorch's."""
+
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+    ):
+        super().__init__()
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
+        )
+
+
+class KLDivLoss(Module):
+    """F.kl_div as a module."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class Flatten(Module):
+    """Flattens dims start_dim..end_dim into one (torch.nn.Flatten)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim into unflattened_size (torch.nn.Unflatten)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input):
+        dim = self.dim + input.ndim if self.dim < 0 else self.dim
+        shape = tuple(input.shape)
+        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1 :])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
