@@ -555,7 +555,7 @@ for _name, _fn in FLOAT_BINARY:
     def _register(name=_name, fn=_fn):
         @case(f"{name}_f32")
         def _(g):
-            # Every pair of specials, then random values, b broadcast over rows.
+            # Every pair of specials, then random values.
             pairs = torch.tensor(BINARY_SPECIALS)
             a = torch.cat([pairs.repeat_interleave(len(BINARY_SPECIALS)), randn(g, 24, scale=3.0)])
             b = torch.cat([pairs.repeat(len(BINARY_SPECIALS)), randn(g, 24, scale=3.0)])
@@ -1813,6 +1813,349 @@ def _(g):
     x = torch.tensor([0.0, -0.0, 1.0, -2.5, NAN, INF, 1e-40])
     m = mask(g, 6)
     return [x, m], [x.to(boolean), m.to(f32), m.to(i64)]
+
+
+# ---- nn functional: activations, losses, vectors, padding (src/nn/) ----
+# A differentiable case stores its inputs, then the upstream gradient; its
+# outputs are the result, then the gradients of the inputs at `wrt`.
+def value_and_grad(g, fn, inputs, wrt=(0,)):
+    leaves = [t.detach().clone().requires_grad_(i in wrt) for i, t in enumerate(inputs)]
+    y = fn(*leaves)
+    gout = torch.randn(tuple(y.shape), generator=g, dtype=f64).to(y.dtype)  # 0-d too
+    grads = torch.autograd.grad(y, [leaves[i] for i in wrt], gout)
+    return list(inputs) + [gout], [y.detach()] + [d.detach() for d in grads]
+
+
+def activation_input(g, kinks):
+    """N(0, 3^2) draws, the activation's kinks, signed zeros, NaN, +-inf and
+    values large enough to saturate exp."""
+    specials = [0.0, -0.0, NAN, INF, -INF, 30.0, -30.0, 100.0, -100.0, *kinks]
+    return with_specials(randn(g, 24, scale=3.0), specials)
+
+
+ACTIVATIONS = [
+    ("leaky_relu", lambda x: F.leaky_relu(x, 0.2), []),
+    ("elu", lambda x: F.elu(x, 0.7), [1e-4, -1e-4]),
+    ("selu", F.selu, [1e-4, -1e-4]),
+    ("celu", lambda x: F.celu(x, 1.5), [1e-4, -1e-4]),
+    ("softplus", F.softplus, [20.0, 20.5, 19.5]),
+    ("softplus_beta", lambda x: F.softplus(x, beta=2.0, threshold=5.0), [2.5, 2.4, 2.6]),
+    ("hardtanh", lambda x: F.hardtanh(x, -0.5, 1.0), [-0.5, 1.0]),
+    ("relu6", F.relu6, [6.0, 5.5, 6.5]),
+    ("hardswish", F.hardswish, [-3.0, 3.0, -2.5, 2.5]),
+    ("hardsigmoid", F.hardsigmoid, [-3.0, 3.0, -2.5, 2.5]),
+    ("mish", F.mish, [20.0, 25.0, -20.0]),
+    ("logsigmoid", F.logsigmoid, [20.0, -20.0, 1e-4]),
+    ("softsign", F.softsign, []),
+    ("tanhshrink", F.tanhshrink, [1e-3]),
+    ("softshrink", F.softshrink, [0.5, -0.5, 0.25]),
+    ("hardshrink", lambda x: F.hardshrink(x, 0.7), [0.7, -0.7, 0.25]),
+    ("threshold", lambda x: F.threshold(x, 0.1, -2.0), [0.1]),
+]
+
+
+def _activation_case(name, fn, kinks):
+    @case(f"{name}_f32")
+    def _(g):
+        return value_and_grad(g, fn, [activation_input(g, kinks)])
+
+
+for _name, _fn, _kinks in ACTIVATIONS:
+    _activation_case(_name, _fn, _kinks)
+
+
+@case("relu6_i64")  # integers pass through hardtanh's comparisons unchanged
+def _(g):
+    x = randint(g, -10, 10, 12)
+    return [x], [F.relu6(x), F.hardtanh(x, -2, 3), F.threshold(x, 1, 7)]
+
+
+@case("glu_f32")
+def _(g):
+    x = randn(g, 3, 4, 6)
+    return value_and_grad(g, lambda t: F.glu(t, 1), [x])
+
+
+@case("prelu_f32")
+def _(g):
+    x, w = activation_input(g, []).view(3, 11), torch.tensor([0.25, -0.5, 2.0])
+    x = torch.cat([x, randn(g, 3, 1)], 1).view(3, 3, 4)
+    return value_and_grad(g, F.prelu, [x.transpose(0, 1).contiguous(), w], wrt=(0, 1))
+
+
+@case("prelu_one_weight_f32")
+def _(g):
+    x, w = randn(g, 2, 5, 3), torch.tensor([0.1])
+    return value_and_grad(g, F.prelu, [x, w], wrt=(0, 1))
+
+
+@case("softmin_f32")
+def _(g):
+    x = randn(g, 4, 5)
+    return value_and_grad(g, lambda t: F.softmin(t, 0), [x])
+
+
+@case("softmin_dtype_f64")
+def _(g):
+    x = randn(g, 4, 5)
+    return [x], [F.softmin(x, 1, dtype=f64)]
+
+
+def loss_pair(g, ties=()):
+    """An input and a target whose differences include 0 and `ties`."""
+    x, t = randn(g, 5, 6), randn(g, 5, 6)
+    flat = t.view(-1)
+    for i, d in enumerate((0.0, *ties)):
+        flat[i] = x.view(-1)[i] - d
+    return x, t
+
+
+for _reduction in ("mean", "sum", "none"):
+
+    def _l1(reduction):
+        @case(f"l1_loss_{reduction}_f32")
+        def _(g):
+            x, t = loss_pair(g)
+            return value_and_grad(
+                g, lambda a, b: F.l1_loss(a, b, reduction=reduction), [x, t], wrt=(0, 1)
+            )
+
+    _l1(_reduction)
+
+
+@case("l1_loss_weighted_f32")
+def _(g):
+    x, t = loss_pair(g)
+    w = rand(g, 5, 6)
+    return value_and_grad(g, lambda a, b, c: F.l1_loss(a, b, weight=c), [x, t, w], wrt=(0, 1, 2))
+
+
+@case("smooth_l1_loss_f32")
+def _(g):
+    x, t = loss_pair(g, ties=(1.0, -1.0))
+    return value_and_grad(g, F.smooth_l1_loss, [x, t], wrt=(0, 1))
+
+
+@case("smooth_l1_loss_beta_none_f32")
+def _(g):
+    x, t = loss_pair(g, ties=(0.5, -0.5))
+    fn = lambda a, b: F.smooth_l1_loss(a, b, reduction="none", beta=0.5)  # noqa: E731
+    return value_and_grad(g, fn, [x, t], wrt=(0, 1))
+
+
+@case("smooth_l1_loss_beta0_f32")
+def _(g):
+    x, t = loss_pair(g)
+    fn = lambda a, b: F.smooth_l1_loss(a, b, reduction="sum", beta=0.0)  # noqa: E731
+    return value_and_grad(g, fn, [x, t], wrt=(0, 1))
+
+
+@case("huber_loss_f32")
+def _(g):
+    x, t = loss_pair(g, ties=(1.0, -1.0))
+    return value_and_grad(g, F.huber_loss, [x, t], wrt=(0, 1))
+
+
+@case("huber_loss_weighted_none_f32")
+def _(g):
+    x, t = loss_pair(g, ties=(0.5, -0.5))
+    w = rand(g, 5, 6)
+    fn = lambda a, b, c: F.huber_loss(a, b, reduction="none", delta=0.5, weight=c)  # noqa: E731
+    return value_and_grad(g, fn, [x, t, w], wrt=(0, 1, 2))
+
+
+def probabilities(g):
+    """Probabilities with the edges 0 and 1, values within 1e-12 of them, and
+    a log below -100."""
+    edges = torch.tensor([0.0, 1.0, 0.0, 1.0, 1e-13, 1e-30, 1e-45, 0.5, 1.0 - 2.0**-24])
+    return torch.cat([rand(g, 21), edges]).view(5, 6)
+
+
+@case("binary_cross_entropy_f32")
+def _(g):
+    x = probabilities(g)
+    t = torch.cat([rand(g, 21), torch.tensor([0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.3, 0.0])])
+    w = rand(g, 6)
+    fn = lambda a, b, c: F.binary_cross_entropy(a, b, c, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, t.view(5, 6), w], wrt=(0,))
+
+
+@case("binary_cross_entropy_mean_f32")
+def _(g):
+    x, t = rand(g, 4, 3, lo=0.01, hi=0.99), (rand(g, 4, 3) > 0.5).to(f32)
+    return value_and_grad(g, F.binary_cross_entropy, [x, t], wrt=(0, 1))
+
+
+@case("binary_cross_entropy_with_logits_f32")
+def _(g):
+    x = with_specials(randn(g, 26, scale=4.0), [0.0, 100.0, -100.0, 30.0]).view(5, 6)
+    t, w, pw = rand(g, 5, 6), rand(g, 5, 6), rand(g, 6, hi=3.0)
+    fn = lambda a, b, c, d: F.binary_cross_entropy_with_logits(  # noqa: E731
+        a, b, c, reduction="none", pos_weight=d
+    )
+    return value_and_grad(g, fn, [x, t, w, pw], wrt=(0, 1))  # weights take no gradient
+
+
+@case("binary_cross_entropy_with_logits_mean_f32")
+def _(g):
+    x, t = randn(g, 4, 3), (rand(g, 4, 3) > 0.5).to(f32)
+    return value_and_grad(g, F.binary_cross_entropy_with_logits, [x, t], wrt=(0, 1))
+
+
+def kl_inputs(g):
+    x = torch.log_softmax(randn(g, 4, 5), 1)
+    t = torch.softmax(randn(g, 4, 5), 1)
+    t[0, 1] = 0.0
+    t[2, 3] = 0.0
+    return x, t
+
+
+for _reduction in ("batchmean", "sum", "none", "mean"):
+
+    def _kl(reduction):
+        @case(f"kl_div_{reduction}_f32")
+        def _(g):
+            x, t = kl_inputs(g)
+            fn = lambda a, b: F.kl_div(a, b, reduction=reduction)  # noqa: E731
+            # No target gradient: PyTorch's is NaN where the target is 0
+            # (stride's is -input there, the xlogy term's taken as 0).
+            return value_and_grad(g, fn, [x, t], wrt=(0,))
+
+    _kl(_reduction)
+
+
+@case("kl_div_log_target_f32")
+def _(g):
+    x, t = kl_inputs(g)
+    fn = lambda a, b: F.kl_div(a, b, reduction="sum", log_target=True)  # noqa: E731
+    return value_and_grad(g, fn, [x, torch.log(t + 0.01)], wrt=(0, 1))
+
+
+@case("soft_margin_loss_f32")  # no |x t| > 88: PyTorch's exp overflows there, stride's does not
+def _(g):
+    x = with_specials(randn(g, 16, scale=3.0), [0.0, 50.0, -50.0, 80.0]).view(4, 5)
+    t = torch.where(rand(g, 4, 5) > 0.5, 1.0, -1.0)
+    fn = lambda a, b: F.soft_margin_loss(a, b, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, t], wrt=(0,))
+
+
+@case("hinge_embedding_loss_f32")
+def _(g):
+    x = with_specials(randn(g, 16, scale=2.0), [0.0, 1.0, 0.5, -1.0]).view(4, 5)
+    t = torch.where(rand(g, 4, 5) > 0.5, 1.0, -1.0)
+    fn = lambda a, b: F.hinge_embedding_loss(a, b, margin=1.0, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, t], wrt=(0,))
+
+
+@case("hinge_embedding_loss_mean_f32")
+def _(g):
+    x, t = randn(g, 4, 5), torch.where(rand(g, 4, 5) > 0.5, 1.0, -1.0)
+    return value_and_grad(g, lambda a, b: F.hinge_embedding_loss(a, b, 0.5), [x, t], wrt=(0,))
+
+
+@case("poisson_nll_loss_f32")
+def _(g):
+    x = randn(g, 4, 5)
+    t = torch.cat([rand(g, 15, hi=6.0), torch.tensor([0.0, 1.0, 1.5, 2.0, 0.5])]).view(4, 5)
+    fn = lambda a, b: F.poisson_nll_loss(a, b, full=True, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, t], wrt=(0,))
+
+
+@case("poisson_nll_loss_no_log_f32")
+def _(g):
+    x, t = rand(g, 4, 5, hi=3.0), rand(g, 4, 5, hi=6.0)
+    x[0, 0] = 0.0
+    return value_and_grad(g, lambda a, b: F.poisson_nll_loss(a, b, log_input=False), [x, t])
+
+
+@case("one_hot_i64")
+def _(g):
+    x = randint(g, 0, 4, 3, 5)
+    return [x], [F.one_hot(x, 6), F.one_hot(x), F.one_hot(torch.zeros(0, dtype=i64), 3)]
+
+
+@case("normalize_f32")
+def _(g):
+    x = randn(g, 4, 5)
+    x[1] = 0.0  # a zero row: 0 / eps, and a zero gradient
+    return value_and_grad(g, F.normalize, [x])
+
+
+@case("normalize_p1_dim0_f32")
+def _(g):
+    x = randn(g, 4, 5)
+    return value_and_grad(g, lambda a: F.normalize(a, p=1.0, dim=0), [x])
+
+
+@case("normalize_p3_f32")
+def _(g):
+    x = randn(g, 3, 4, 5)
+    return value_and_grad(g, lambda a: F.normalize(a, p=3.0, dim=-1), [x])
+
+
+@case("cosine_similarity_f32")
+def _(g):
+    a, b = randn(g, 4, 6), randn(g, 4, 6)
+    a[2] = 0.0  # a zero vector: its norm clamped at eps
+    b[3] = 1e-10
+    return value_and_grad(g, F.cosine_similarity, [a, b], wrt=(0, 1))
+
+
+@case("cosine_similarity_broadcast_f32")
+def _(g):
+    a, b = randn(g, 3, 1, 5), randn(g, 4, 5)
+    fn = lambda x, y: F.cosine_similarity(x, y, dim=-1)  # noqa: E731
+    return value_and_grad(g, fn, [a, b], wrt=(0, 1))
+
+
+@case("pairwise_distance_f32")
+def _(g):
+    a, b = randn(g, 4, 6), randn(g, 4, 6)
+    b[1] = a[1]
+    return value_and_grad(g, F.pairwise_distance, [a, b], wrt=(0, 1))
+
+
+@case("pairwise_distance_p1_keepdim_f32")
+def _(g):
+    a, b = randn(g, 4, 6), randn(g, 6)
+    fn = lambda x, y: F.pairwise_distance(x, y, p=1.0, keepdim=True)  # noqa: E731
+    return value_and_grad(g, fn, [a, b], wrt=(0, 1))
+
+
+@case("pad_f32")
+def _(g):
+    x = randn(g, 2, 3, 4)
+    return value_and_grad(g, lambda a: F.pad(a, (1, 2, -1, 1, 0, 1), value=0.5), [x])
+
+
+@case("pad_crop_i64")
+def _(g):
+    x = randint(g, -5, 5, 3, 5)
+    return [x], [F.pad(x, (-2, -3)), F.pad(x, (1, -1, 2, 0), value=7)]
+
+
+@case("pad_reflect_f32")
+def _(g):
+    x = randn(g, 2, 3, 5)
+    return value_and_grad(g, lambda a: F.pad(a, (4, -1, -1, 2), mode="reflect"), [x])
+
+
+@case("pad_reflect_3d_f32")
+def _(g):
+    x = randn(g, 1, 2, 3, 3, 4)
+    return value_and_grad(g, lambda a: F.pad(a, (1, 2, 2, 1, 1, 0), mode="reflect"), [x])
+
+
+@case("pad_replicate_f32")
+def _(g):
+    x = randn(g, 3, 4)
+    return value_and_grad(g, lambda a: F.pad(a, (3, -1), mode="replicate"), [x])
+
+
+@case("pad_circular_f32")
+def _(g):
+    x = randn(g, 2, 3, 5)
+    return value_and_grad(g, lambda a: F.pad(a, (4, -1, 2, 3), mode="circular"), [x])
 
 
 # ---- a composite: 2-layer MLP + cross-entropy from basic ops ----

@@ -77,6 +77,103 @@ init::FanMode fan_mode_from(const std::string& mode) {
   throw nb::value_error(("mode must be 'fan_in' or 'fan_out'; got '" + mode + "'.").c_str());
 }
 
+// PyTorch's inplace=True: the result written into input, which is returned.
+// When autograd records the op, it runs on a clone, so that the tensors its
+// backward saves are not the ones the copy overwrites; a leaf that requires
+// grad is refused by the copy, as PyTorch refuses it.
+template <class Op>
+Tensor maybe_inplace(const Tensor& input, bool inplace, Op op) {
+  if (!inplace) return op(input);
+  const bool records = GradMode::is_enabled() && input.requires_grad();
+  Tensor self = input;
+  self.copy_(op(records ? input.clone() : input));
+  return self;
+}
+
+void bind_composed_activations(nb::module_& m) {
+  m.def(
+      "leaky_relu",
+      [](const Tensor& x, double negative_slope, bool inplace) {
+        return maybe_inplace(x, inplace,
+                             [&](const Tensor& t) { return F::leaky_relu(t, negative_slope); });
+      },
+      nb::arg("input"), nb::arg("negative_slope") = 0.01, nb::arg("inplace") = false,
+      "LeakyReLU: x where x > 0, negative_slope * x elsewhere.");
+  m.def(
+      "elu",
+      [](const Tensor& x, double alpha, bool inplace) {
+        return maybe_inplace(x, inplace, [&](const Tensor& t) { return F::elu(t, alpha); });
+      },
+      nb::arg("input"), nb::arg("alpha") = 1.0, nb::arg("inplace") = false,
+      "ELU: x where x > 0, alpha * (exp(x) - 1) elsewhere.");
+  m.def(
+      "selu", [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::selu); },
+      nb::arg("input"), nb::arg("inplace") = false,
+      "SELU: scale * elu(x, alpha) with alpha = 1.6732632423543772 and scale = "
+      "1.0507009873554805.");
+  m.def(
+      "celu",
+      [](const Tensor& x, double alpha, bool inplace) {
+        return maybe_inplace(x, inplace, [&](const Tensor& t) { return F::celu(t, alpha); });
+      },
+      nb::arg("input"), nb::arg("alpha") = 1.0, nb::arg("inplace") = false,
+      "CELU: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).");
+  m.def("softplus", &F::softplus, nb::arg("input"), nb::arg("beta") = 1.0,
+        nb::arg("threshold") = 20.0,
+        "Softplus: log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold.");
+  m.def(
+      "hardtanh",
+      [](const Tensor& x, const Scalar& min_val, const Scalar& max_val, bool inplace) {
+        return maybe_inplace(x, inplace,
+                             [&](const Tensor& t) { return F::hardtanh(t, min_val, max_val); });
+      },
+      nb::arg("input"), nb::arg("min_val") = -1.0, nb::arg("max_val") = 1.0,
+      nb::arg("inplace") = false, "HardTanh: x clamped into [min_val, max_val].");
+  m.def(
+      "relu6", [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::relu6); },
+      nb::arg("input"), nb::arg("inplace") = false, "ReLU6: min(max(0, x), 6).");
+  m.def(
+      "hardswish",
+      [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::hardswish); },
+      nb::arg("input"), nb::arg("inplace") = false, "Hardswish: x * relu6(x + 3) / 6.");
+  m.def(
+      "hardsigmoid",
+      [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::hardsigmoid); },
+      nb::arg("input"), nb::arg("inplace") = false, "Hardsigmoid: relu6(x + 3) / 6.");
+  m.def(
+      "mish", [](const Tensor& x, bool inplace) { return maybe_inplace(x, inplace, F::mish); },
+      nb::arg("input"), nb::arg("inplace") = false, "Mish: x * tanh(softplus(x)).");
+  m.def("logsigmoid", &F::logsigmoid, nb::arg("input"),
+        "log(sigmoid(x)), computed stably as min(x, 0) - log(1 + exp(-|x|)).");
+  m.def("softsign", &F::softsign, nb::arg("input"), "Softsign: x / (1 + |x|).");
+  m.def("tanhshrink", &F::tanhshrink, nb::arg("input"), "Tanhshrink: x - tanh(x).");
+  m.def("softshrink", &F::softshrink, nb::arg("input"), nb::arg("lambd") = 0.5,
+        "Softshrink: x - lambd above lambd, x + lambd below -lambd, 0 between.");
+  m.def("hardshrink", &F::hardshrink, nb::arg("input"), nb::arg("lambd") = 0.5,
+        "Hardshrink: 0 where -lambd <= x <= lambd, x elsewhere.");
+  m.def(
+      "threshold",
+      [](const Tensor& x, const Scalar& threshold, const Scalar& value, bool inplace) {
+        return maybe_inplace(x, inplace,
+                             [&](const Tensor& t) { return F::threshold(t, threshold, value); });
+      },
+      nb::arg("input"), nb::arg("threshold"), nb::arg("value"), nb::arg("inplace") = false,
+      "Threshold: x where x > threshold, value elsewhere.");
+  m.def("glu", &F::glu, nb::arg("input"), nb::arg("dim") = -1,
+        "GLU: a * sigmoid(b), with a and b the two halves of input along dim.");
+  m.def("prelu", &F::prelu, nb::arg("input"), nb::arg("weight"),
+        "PReLU: x where x > 0, weight * x elsewhere; weight is one value or one per channel "
+        "(dim 1 of input).");
+  m.def(
+      "softmin",
+      [](const Tensor& x, std::optional<int64_t> dim, int /*_stacklevel*/, nb::handle dtype) {
+        if (!dim) throw nb::type_error("softmin() needs dim=: the dimension to normalise over.");
+        return F::softmin(x, *dim, optional_dtype(dtype));
+      },
+      nb::arg("input"), nb::arg("dim") = nb::none(), nb::arg("_stacklevel") = 3,
+      nb::arg("dtype") = nb::none(), "softmax(-input, dim); dtype= casts first.");
+}
+
 void bind_activations(nb::module_& m) {
   m.def("relu", &F::relu, nb::arg("input"), "ReLU, max(x, 0), elementwise.");
   m.def("silu", &F::silu, nb::arg("input"), "SiLU (swish), x * sigmoid(x), elementwise.");
@@ -188,6 +285,196 @@ void bind_losses(nb::module_& m) {
       },
       nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean",
       "(input - target)^2, reduced by reduction ('mean', 'sum' or 'none').");
+}
+
+// A loss's reduction: PyTorch's deprecated size_average= and reduce=, when
+// either is given, decide it (_Reduction.legacy_get_string), with PyTorch's
+// warning; otherwise `reduction`, checked (batchmean: kl_div's fourth).
+std::string loss_reduction(const char* op,
+                           std::optional<bool> size_average,
+                           std::optional<bool> reduce,
+                           const std::string& reduction,
+                           bool batchmean = false) {
+  if (size_average || reduce) {
+    const bool mean = size_average.value_or(true), reduced = reduce.value_or(true);
+    const char* legacy = reduced ? (mean ? "mean" : "sum") : "none";
+    const std::string warning = std::string(op) +
+                                "(): size_average and reduce are deprecated; pass reduction='" +
+                                legacy + "' instead.";
+    if (PyErr_WarnEx(PyExc_UserWarning, warning.c_str(), 1) != 0) throw nb::python_error();
+    return legacy;
+  }
+  if (reduction == "mean" || reduction == "sum" || reduction == "none" ||
+      (batchmean && reduction == "batchmean")) {
+    return reduction;
+  }
+  throw nb::value_error((std::string(op) + "(): reduction must be 'mean', 'sum', 'none'" +
+                         (batchmean ? " or 'batchmean'" : "") + "; got '" + reduction + "'.")
+                            .c_str());
+}
+
+F::Reduction reduction_of(const char* op,
+                          std::optional<bool> size_average,
+                          std::optional<bool> reduce,
+                          const std::string& reduction) {
+  return reduction_from(loss_reduction(op, size_average, reduce, reduction));
+}
+
+F::PadMode pad_mode_from(const std::string& mode) {
+  if (mode == "constant") return F::PadMode::Constant;
+  if (mode == "reflect") return F::PadMode::Reflect;
+  if (mode == "replicate") return F::PadMode::Replicate;
+  if (mode == "circular") return F::PadMode::Circular;
+  throw nb::value_error(("pad(): mode must be 'constant', 'reflect', 'replicate' or 'circular'; "
+                         "got '" +
+                         mode + "'.")
+                            .c_str());
+}
+
+void bind_composed_losses(nb::module_& m) {
+  using Flag = std::optional<bool>;
+  m.def(
+      "l1_loss",
+      [](const Tensor& input, const Tensor& target, Flag size_average, Flag reduce,
+         const std::string& reduction, const std::optional<Tensor>& weight) {
+        return F::l1_loss(input, target, reduction_of("l1_loss", size_average, reduce, reduction),
+                          or_undefined(weight));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("size_average") = nb::none(),
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean", nb::arg("weight") = nb::none(),
+      "|input - target|, reduced; with weight, weighted (and 'mean' divides by the weights' "
+      "sum).");
+  m.def(
+      "smooth_l1_loss",
+      [](const Tensor& input, const Tensor& target, Flag size_average, Flag reduce,
+         const std::string& reduction, double beta) {
+        return F::smooth_l1_loss(
+            input, target, reduction_of("smooth_l1_loss", size_average, reduce, reduction), beta);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("size_average") = nb::none(),
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean", nb::arg("beta") = 1.0,
+      "0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input - target), reduced.");
+  m.def(
+      "huber_loss",
+      [](const Tensor& input, const Tensor& target, const std::string& reduction, double delta,
+         const std::optional<Tensor>& weight) {
+        return F::huber_loss(input, target, reduction_of("huber_loss", {}, {}, reduction), delta,
+                             or_undefined(weight));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("reduction") = "mean", nb::arg("delta") = 1.0,
+      nb::arg("weight") = nb::none(),
+      "0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere (d = input - target), "
+      "reduced.");
+  m.def(
+      "binary_cross_entropy",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         Flag size_average, Flag reduce, const std::string& reduction) {
+        return F::binary_cross_entropy(
+            input, target, or_undefined(weight),
+            reduction_of("binary_cross_entropy", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
+      nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean",
+      "-weight (t log(x) + (1 - t) log(1 - x)) of probabilities x, each log clamped at -100.");
+  m.def(
+      "binary_cross_entropy_with_logits",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         Flag size_average, Flag reduce, const std::string& reduction,
+         const std::optional<Tensor>& pos_weight) {
+        return F::binary_cross_entropy_with_logits(
+            input, target, or_undefined(weight), or_undefined(pos_weight),
+            reduction_of("binary_cross_entropy_with_logits", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
+      nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean", nb::arg("pos_weight") = nb::none(),
+      "binary_cross_entropy(sigmoid(input), target), computed stably from logits; pos_weight "
+      "weighs the positive term per class.");
+  m.def(
+      "kl_div",
+      [](const Tensor& input, const Tensor& target, Flag size_average, Flag reduce,
+         const std::string& reduction, bool log_target) {
+        return F::kl_div(input, target,
+                         loss_reduction("kl_div", size_average, reduce, reduction, true),
+                         log_target);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("size_average") = nb::none(),
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean", nb::arg("log_target") = false,
+      "KL divergence target (log target - input) of log-probabilities input; "
+      "reduction='batchmean' gives the KL divergence proper.");
+  m.def(
+      "soft_margin_loss",
+      [](const Tensor& input, const Tensor& target, Flag size_average, Flag reduce,
+         const std::string& reduction) {
+        return F::soft_margin_loss(
+            input, target, reduction_of("soft_margin_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("size_average") = nb::none(),
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean",
+      "log(1 + exp(-target * input)) for targets of +-1, reduced.");
+  m.def(
+      "hinge_embedding_loss",
+      [](const Tensor& input, const Tensor& target, double margin, Flag size_average, Flag reduce,
+         const std::string& reduction) {
+        return F::hinge_embedding_loss(
+            input, target, margin,
+            reduction_of("hinge_embedding_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("margin") = 1.0,
+      nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean",
+      "input where target is 1, max(0, margin - input) where it is -1, reduced.");
+  m.def(
+      "poisson_nll_loss",
+      [](const Tensor& input, const Tensor& target, bool log_input, bool full, Flag size_average,
+         double eps, Flag reduce, const std::string& reduction) {
+        return F::poisson_nll_loss(
+            input, target, log_input, full, eps,
+            reduction_of("poisson_nll_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("log_input") = true, nb::arg("full") = false,
+      nb::arg("size_average") = nb::none(), nb::arg("eps") = 1e-8, nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean",
+      "Poisson negative log-likelihood: exp(input) - target * input (log_input), or input - "
+      "target * log(input + eps); full adds Stirling's term.");
+}
+
+void bind_vectors_and_padding(nb::module_& m) {
+  m.def("one_hot", &F::one_hot, nb::arg("tensor"), nb::arg("num_classes") = -1,
+        "int64 (..., num_classes) with a 1 at each class index of tensor; num_classes=-1 takes "
+        "the largest index + 1.");
+  m.def(
+      "normalize",
+      [](const Tensor& input, double p, int64_t dim, double eps, std::optional<Tensor> out) {
+        const Tensor y = F::normalize(input, p, dim, eps);
+        if (!out) return y;
+        out->copy_(y);
+        return *out;
+      },
+      nb::arg("input"), nb::arg("p") = 2.0, nb::arg("dim") = 1, nb::arg("eps") = 1e-12,
+      nb::arg("out") = nb::none(), "input / max(||input||_p along dim, eps).");
+  m.def("cosine_similarity", &F::cosine_similarity, nb::arg("x1"), nb::arg("x2"),
+        nb::arg("dim") = 1, nb::arg("eps") = 1e-8,
+        "Cosine similarity of x1 and x2 (broadcast) along dim, each norm clamped at eps.");
+  m.def("pairwise_distance", &F::pairwise_distance, nb::arg("x1"), nb::arg("x2"),
+        nb::arg("p") = 2.0, nb::arg("eps") = 1e-6, nb::arg("keepdim") = false,
+        "||x1 - x2 + eps||_p along the last dim.");
+  m.def(
+      "pad",
+      [](const Tensor& input, nb::handle pad, const std::string& mode,
+         std::optional<Scalar> value) {
+        const F::PadMode pad_mode = pad_mode_from(mode);
+        if (value && pad_mode != F::PadMode::Constant) {
+          throw nb::value_error(
+              ("pad(): mode '" + mode + "' takes no value; only 'constant' fills.").c_str());
+        }
+        return F::pad(input, int_list(pad, "pad(): pad"), pad_mode, value.value_or(Scalar(0)));
+      },
+      nb::arg("input"), nb::arg("pad"), nb::arg("mode") = "constant", nb::arg("value") = nb::none(),
+      "input padded by pad = (left, right) pairs, the last dim's first: 'constant' fills with "
+      "value (0) any number of dims, 'reflect', 'replicate' and 'circular' pad the last 1-3; a "
+      "negative pad crops.");
 }
 
 void bind_attention(nb::module_& m) {
@@ -309,6 +596,9 @@ void bind_clip_grad(nb::module_& m) {
 void bind_nn(nb::module_& m) {
   nb::module_ nn = m.def_submodule("_nn", "The kernels under stride.nn.");
   bind_activations(nn);
+  bind_composed_activations(nn);
+  bind_composed_losses(nn);
+  bind_vectors_and_padding(nn);
   bind_layers(nn);
   bind_losses(nn);
   bind_attention(nn);

@@ -235,4 +235,38 @@
   X(rotary_embedding, Fused, Grad, Floating, Keep)                          \
   X(cross_entropy, Fused, Grad, Floating, Keep)                             \
   X(scaled_dot_product_attention, Fused, Grad, Floating, Keep)              \
-  X(rotary_attention, Fused, Grad, Floating, Keep)
+  X(rotary_attention, Fused, Grad, Floating, Keep)                          \
+  /* composed nn ops (src/nn/activations.cpp, losses, vectors, pad) */      \
+  X(leaky_relu, Composite, Grad, Floating, Keep)                            \
+  X(elu, Composite, Grad, Floating, Keep)                                   \
+  X(selu, Composite, Grad, Floating, Keep)                                  \
+  X(celu, Composite, Grad, Floating, Keep)                                  \
+  X(softplus, Composite, Grad, Floating, Keep)                              \
+  X(hardtanh, Composite, Grad, Any, Keep)                                   \
+  X(relu6, Composite, Grad, Any, Keep)                                      \
+  X(hardswish, Composite, Grad, Floating, Keep)                             \
+  X(hardsigmoid, Composite, Grad, Floating, Keep)                           \
+  X(mish, Composite, Grad, Floating, Keep)                                  \
+  X(logsigmoid, Composite, Grad, Floating, Keep)                            \
+  X(softsign, Composite, Grad, Any, Keep)                                   \
+  X(tanhshrink, Composite, Grad, Any, Keep)                                 \
+  X(softshrink, Composite, Grad, Floating, Keep)                            \
+  X(hardshrink, Composite, Grad, Floating, Keep)                            \
+  X(threshold, Composite, Grad, Any, Keep)                                  \
+  X(glu, Composite, Grad, Floating, Keep)                                   \
+  X(prelu, Composite, Grad, Floating, Keep)                                 \
+  X(softmin, Composite, Grad, Floating, Keep)                               \
+  X(l1_loss, Composite, Grad, Floating, Keep)                               \
+  X(smooth_l1_loss, Composite, Grad, Floating, Keep)                        \
+  X(huber_loss, Composite, Grad, Floating, Keep)                            \
+  X(binary_cross_entropy, Composite, Grad, Floating, Keep)                  \
+  X(binary_cross_entropy_with_logits, Composite, Grad, Floating, Keep)      \
+  X(kl_div, Composite, Grad, Floating, Keep)                                \
+  X(soft_margin_loss, Composite, Grad, Floating, Keep)                      \
+  X(hinge_embedding_loss, Composite, Grad, Floating, Keep)                  \
+  X(poisson_nll_loss, Composite, Grad, Any, Keep)                           \
+  X(one_hot, Composite, NoGrad, Any, Keep)                                  \
+  X(normalize, Composite, Grad, Floating, Keep)                             \
+  X(cosine_similarity, Composite, Grad, Floating, Keep)                     \
+  X(pairwise_distance, Composite, Grad, Any, Keep)                          \
+  X(pad, Composite, Grad, Any, Keep)

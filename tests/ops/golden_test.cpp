@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "core/op_list.h"
+#include "stride/autograd.h"
 #include "stride/io.h"
+#include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "support/golden_file.h"
 #include "support/op_coverage.h"
@@ -862,6 +864,143 @@ std::vector<GoldenCase> build_cases() {
         return {in[0].to(kBool), in[1].to(kFloat32), in[1].to(kInt64)};
       },
       Cmp::Exact);
+
+  // ---- nn functional: activations, losses, vectors, padding (src/nn/) ----
+  // A differentiable case's last input is the upstream gradient; its outputs
+  // are the result, then the gradients of the inputs at `wrt`.
+  namespace F = nn::functional;
+  using Fn = std::function<Tensor(const Ins&)>;
+  const auto value_and_grad = [](std::vector<size_t> wrt, Fn fn) -> CaseFn {
+    return [wrt, fn](const Ins& in) -> Outs {
+      Ins leaves(in.begin(), in.end() - 1);
+      std::vector<Tensor> params;
+      for (size_t i : wrt) {
+        leaves[i] = in[i].detach().clone().requires_grad_();
+        params.push_back(leaves[i]);
+      }
+      const Tensor y = fn(leaves);
+      Outs out{y.detach()};
+      for (const Tensor& d : autograd::grad({y}, params, {in.back()})) out.push_back(d);
+      return out;
+    };
+  };
+  const auto activation = [&](const std::string& name, Tensor (*f)(const Tensor&)) {
+    reg(name + "_f32", value_and_grad({0}, [f](const Ins& x) { return f(x[0]); }));
+  };
+  activation("leaky_relu", [](const Tensor& x) { return F::leaky_relu(x, 0.2); });
+  activation("elu", [](const Tensor& x) { return F::elu(x, 0.7); });
+  activation("selu", [](const Tensor& x) { return F::selu(x); });
+  activation("celu", [](const Tensor& x) { return F::celu(x, 1.5); });
+  activation("softplus", [](const Tensor& x) { return F::softplus(x); });
+  activation("softplus_beta", [](const Tensor& x) { return F::softplus(x, 2.0, 5.0); });
+  activation("hardtanh", [](const Tensor& x) { return F::hardtanh(x, -0.5, 1.0); });
+  activation("relu6", [](const Tensor& x) { return F::relu6(x); });
+  activation("hardswish", [](const Tensor& x) { return F::hardswish(x); });
+  activation("hardsigmoid", [](const Tensor& x) { return F::hardsigmoid(x); });
+  activation("mish", [](const Tensor& x) { return F::mish(x); });
+  activation("logsigmoid", [](const Tensor& x) { return F::logsigmoid(x); });
+  activation("softsign", [](const Tensor& x) { return F::softsign(x); });
+  activation("tanhshrink", [](const Tensor& x) { return F::tanhshrink(x); });
+  activation("softshrink", [](const Tensor& x) { return F::softshrink(x); });
+  activation("hardshrink", [](const Tensor& x) { return F::hardshrink(x, 0.7); });
+  activation("threshold", [](const Tensor& x) { return F::threshold(x, 0.1, -2.0); });
+  reg("relu6_i64", [](const Ins& in) -> Outs {
+    return {F::relu6(in[0]), F::hardtanh(in[0], -2, 3), F::threshold(in[0], 1, 7)};
+  });
+  reg("glu_f32", value_and_grad({0}, [](const Ins& x) { return F::glu(x[0], 1); }));
+  reg("prelu_f32", value_and_grad({0, 1}, [](const Ins& x) { return F::prelu(x[0], x[1]); }));
+  reg("prelu_one_weight_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::prelu(x[0], x[1]); }));
+  reg("softmin_f32", value_and_grad({0}, [](const Ins& x) { return F::softmin(x[0], 0); }));
+  reg("softmin_dtype_f64", [](const Ins& in) -> Outs { return {F::softmin(in[0], 1, kFloat64)}; });
+  using F::Reduction;
+  const std::pair<const char*, Reduction> reductions[] = {
+      {"mean", Reduction::Mean}, {"sum", Reduction::Sum}, {"none", Reduction::None}};
+  for (const auto& [name, r] : reductions) {
+    reg(std::string("l1_loss_") + name + "_f32",
+        value_and_grad({0, 1}, [r](const Ins& x) { return F::l1_loss(x[0], x[1], r); }));
+  }
+  reg("l1_loss_weighted_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::l1_loss(x[0], x[1], Reduction::Mean, x[2]);
+      }));
+  reg("smooth_l1_loss_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::smooth_l1_loss(x[0], x[1]); }));
+  reg("smooth_l1_loss_beta_none_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::smooth_l1_loss(x[0], x[1], Reduction::None, 0.5);
+      }));
+  reg("smooth_l1_loss_beta0_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::smooth_l1_loss(x[0], x[1], Reduction::Sum, 0.0);
+      }));
+  reg("huber_loss_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::huber_loss(x[0], x[1]); }));
+  reg("huber_loss_weighted_none_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::huber_loss(x[0], x[1], Reduction::None, 0.5, x[2]);
+      }));
+  reg("binary_cross_entropy_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::binary_cross_entropy(x[0], x[1], x[2], Reduction::None);
+      }));
+  reg("binary_cross_entropy_mean_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::binary_cross_entropy(x[0], x[1]); }));
+  reg("binary_cross_entropy_with_logits_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::binary_cross_entropy_with_logits(x[0], x[1], x[2], x[3], Reduction::None);
+      }));
+  reg("binary_cross_entropy_with_logits_mean_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::binary_cross_entropy_with_logits(x[0], x[1]);
+      }));
+  for (const char* r : {"batchmean", "sum", "none", "mean"}) {
+    reg(std::string("kl_div_") + r + "_f32",
+        value_and_grad({0}, [r](const Ins& x) { return F::kl_div(x[0], x[1], r); }));
+  }
+  reg("kl_div_log_target_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::kl_div(x[0], x[1], "sum", true); }));
+  reg("soft_margin_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::soft_margin_loss(x[0], x[1], Reduction::None);
+      }));
+  reg("hinge_embedding_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::hinge_embedding_loss(x[0], x[1], 1.0, Reduction::None);
+      }));
+  reg("hinge_embedding_loss_mean_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::hinge_embedding_loss(x[0], x[1], 0.5); }));
+  reg("poisson_nll_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::poisson_nll_loss(x[0], x[1], true, true, 1e-8, Reduction::None);
+      }));
+  reg("poisson_nll_loss_no_log_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::poisson_nll_loss(x[0], x[1], false); }));
+  reg("one_hot_i64", [](const Ins& in) -> Outs {
+    return {F::one_hot(in[0], 6), F::one_hot(in[0]), F::one_hot(zeros({0}, kInt64), 3)};
+  });
+  reg("normalize_f32", value_and_grad({0}, [](const Ins& x) { return F::normalize(x[0]); }));
+  reg("normalize_p1_dim0_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::normalize(x[0], 1.0, 0); }));
+  reg("normalize_p3_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::normalize(x[0], 3.0, -1); }));
+  reg("cosine_similarity_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::cosine_similarity(x[0], x[1]); }));
+  reg("cosine_similarity_broadcast_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::cosine_similarity(x[0], x[1], -1); }));
+  reg("pairwise_distance_f32",
+      value_and_grad({0, 1}, [](const Ins& x) { return F::pairwise_distance(x[0], x[1]); }));
+  reg("pairwise_distance_p1_keepdim_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::pairwise_distance(x[0], x[1], 1.0, 1e-6, true);
+      }));
+  reg("pad_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {1, 2, -1, 1, 0, 1}, F::PadMode::Constant, 0.5);
+      }));
+  reg("pad_crop_i64", [](const Ins& in) -> Outs {
+    return {F::pad(in[0], {-2, -3}), F::pad(in[0], {1, -1, 2, 0}, F::PadMode::Constant, 7)};
+  });
+  reg("pad_reflect_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {4, -1, -1, 2}, F::PadMode::Reflect);
+      }));
+  reg("pad_reflect_3d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {1, 2, 2, 1, 1, 0}, F::PadMode::Reflect);
+      }));
+  reg("pad_replicate_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {3, -1}, F::PadMode::Replicate);
+      }));
+  reg("pad_circular_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::pad(x[0], {4, -1, 2, 3}, F::PadMode::Circular);
+      }));
 
   // ---- composites ----
   reg("mlp_cross_entropy_f32", [](const Ins& in) -> Outs {

@@ -572,6 +572,90 @@ std::vector<OpCase> op_table() {
             Domain::Any,
             kFloat32,
             1e-5});
+  // The composed activations (src/nn/activations.cpp).
+  const auto activation = [&](const char* name, std::function<Tensor(const Tensor&)> f) {
+    add_case({name, {{4, 6}}, [f](const Inputs& in) { return f(in[0]); }});
+  };
+  activation("leaky_relu", [](const Tensor& x) { return F::leaky_relu(x, 0.2); });
+  activation("elu", [](const Tensor& x) { return F::elu(x, 0.7); });
+  activation("selu", [](const Tensor& x) { return F::selu(x); });
+  activation("celu", [](const Tensor& x) { return F::celu(x, 1.5); });
+  activation("softplus", [](const Tensor& x) { return F::softplus(x, 2.0, 1.0); });
+  activation("hardtanh", [](const Tensor& x) { return F::hardtanh(x, -0.5, 1.0); });
+  activation("relu6", [](const Tensor& x) { return F::relu6(x * 4.0); });
+  activation("hardswish", [](const Tensor& x) { return F::hardswish(x * 3.0); });
+  activation("hardsigmoid", [](const Tensor& x) { return F::hardsigmoid(x * 3.0); });
+  activation("mish", [](const Tensor& x) { return F::mish(x); });
+  activation("logsigmoid", [](const Tensor& x) { return F::logsigmoid(x); });
+  activation("softsign", [](const Tensor& x) { return F::softsign(x); });
+  activation("tanhshrink", [](const Tensor& x) { return F::tanhshrink(x); });
+  activation("softshrink", [](const Tensor& x) { return F::softshrink(x); });
+  activation("hardshrink", [](const Tensor& x) { return F::hardshrink(x, 0.7); });
+  activation("threshold", [](const Tensor& x) { return F::threshold(x, 0.1, -2.0); });
+  activation("glu", [](const Tensor& x) { return F::glu(x); });
+  activation("glu_dim0", [](const Tensor& x) { return F::glu(x, 0); });
+  activation("softmin", [](const Tensor& x) { return F::softmin(x, 1); });
+  add_case({"prelu", {{4, 6}, {6}}, [](const Inputs& in) { return F::prelu(in[0], in[1]); }});
+  // The composed losses, vector functions and padding (src/nn/losses.cpp,
+  // vectors.cpp, pad.cpp), unreduced so that every element is compared.
+  const F::Reduction none = F::Reduction::None;
+  const DimVector m{4, 6};
+  add_case({"l1_loss", {m, m}, [=](const Inputs& in) { return F::l1_loss(in[0], in[1], none); }});
+  add_case({"l1_loss_weighted_mean", {m, m, m}, [](const Inputs& in) {
+              return F::l1_loss(in[0], in[1], F::Reduction::Mean, in[2].abs());
+            }});
+  add_case({"smooth_l1_loss", {m, m}, [=](const Inputs& in) {
+              return F::smooth_l1_loss(in[0], in[1], none, 0.5);
+            }});
+  add_case({"huber_loss", {m, m, m}, [=](const Inputs& in) {
+              return F::huber_loss(in[0], in[1], none, 0.5, in[2]);
+            }});
+  add_case({"binary_cross_entropy", {m, m, {6}}, [=](const Inputs& in) {
+              return F::binary_cross_entropy(sigmoid(in[0]), sigmoid(in[1]), in[2], none);
+            }});
+  add_case({"binary_cross_entropy_with_logits", {m, m, m, {6}}, [=](const Inputs& in) {
+              return F::binary_cross_entropy_with_logits(in[0], sigmoid(in[1]), in[2], in[3].abs(),
+                                                         none);
+            }});
+  add_case({"kl_div", {m, m}, [](const Inputs& in) {
+              return F::kl_div(log_softmax(in[0], 1), softmax(in[1], 1), "none");
+            }});
+  add_case({"kl_div_log_target", {m, m}, [](const Inputs& in) {
+              return F::kl_div(in[0], in[1], "none", true);
+            }});
+  add_case({"soft_margin_loss", {m, m}, [=](const Inputs& in) {
+              return F::soft_margin_loss(in[0], sign(in[1]), none);
+            }});
+  add_case({"hinge_embedding_loss", {m, m}, [=](const Inputs& in) {
+              return F::hinge_embedding_loss(in[0], sign(in[1]), 0.5, none);
+            }});
+  add_case({"poisson_nll_loss", {m, m}, [=](const Inputs& in) {
+              return F::poisson_nll_loss(in[0], in[1].abs() * 3.0, true, true, 1e-8, none);
+            }});
+  add_case({"one_hot", {m}, [](const Inputs& in) {
+              return F::one_hot(in[0].gt(0.0).to(kInt64) + in[0].gt(1.0).to(kInt64), 3);
+            }});
+  add_case({"normalize", {m}, [](const Inputs& in) { return F::normalize(in[0]); }});
+  add_case(
+      {"normalize_p3_dim0", {m}, [](const Inputs& in) { return F::normalize(in[0], 3.0, 0); }});
+  add_case({"cosine_similarity", {m, {6}}, [](const Inputs& in) {
+              return F::cosine_similarity(in[0], in[1], -1);
+            }});
+  add_case({"pairwise_distance", {m, m}, [](const Inputs& in) {
+              return F::pairwise_distance(in[0], in[1]);
+            }});
+  add_case({"pad", {m}, [](const Inputs& in) {
+              return F::pad(in[0], {1, 2, -1, 1}, F::PadMode::Constant, 0.5);
+            }});
+  add_case({"pad_reflect", {{2, 4, 6}}, [](const Inputs& in) {
+              return F::pad(in[0], {2, 1, 1, 3}, F::PadMode::Reflect);
+            }});
+  add_case({"pad_replicate", {{2, 4, 6}}, [](const Inputs& in) {
+              return F::pad(in[0], {2, 0, -1, 3}, F::PadMode::Replicate);
+            }});
+  add_case({"pad_circular", {{2, 4, 6}}, [](const Inputs& in) {
+              return F::pad(in[0], {2, -1, 3, 1}, F::PadMode::Circular);
+            }});
   add_case({"exp_bfloat16",
             {{4, 6}},
             [](const Inputs& in) { return exp(in[0]); },

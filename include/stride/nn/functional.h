@@ -100,6 +100,148 @@ Tensor nll_loss(const Tensor& log_probs,
 // (key "mse_loss_broadcast"), since it is almost always a bug.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 
+// ---- Activations (torch.nn.functional's; src/nn/activations.cpp) ----
+// Composed of ops, so autograd (to any order) is automatic; the value and the
+// gradient at every kink are PyTorch's (e.g. hardtanh passes no gradient at
+// its bounds, leaky_relu passes negative_slope at 0). NaN stays NaN.
+
+// x > 0 ? x : negative_slope * x.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+// x > 0 ? x : alpha * (exp(x) - 1).
+Tensor elu(const Tensor& x, double alpha = 1.0);
+// scale * elu(x, alpha) with SELU's fixed alpha ~ 1.6733 and scale ~ 1.0507.
+Tensor selu(const Tensor& x);
+// max(0, x) + min(0, alpha * (exp(x / alpha) - 1)); alpha != 0.
+Tensor celu(const Tensor& x, double alpha = 1.0);
+// log(1 + exp(beta x)) / beta, and x itself where beta x > threshold.
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+// x clamped into [min_val, max_val], with no gradient at or beyond the bounds.
+Tensor hardtanh(const Tensor& x, const Scalar& min_val = -1.0, const Scalar& max_val = 1.0);
+// hardtanh(x, 0, 6).
+Tensor relu6(const Tensor& x);
+// x * relu6(x + 3) / 6.
+Tensor hardswish(const Tensor& x);
+// relu6(x + 3) / 6.
+Tensor hardsigmoid(const Tensor& x);
+// x * tanh(softplus(x)).
+Tensor mish(const Tensor& x);
+// log(sigmoid(x)), computed stably: min(x, 0) - log(1 + exp(-|x|)).
+Tensor logsigmoid(const Tensor& x);
+// x / (1 + |x|).
+Tensor softsign(const Tensor& x);
+// x - tanh(x).
+Tensor tanhshrink(const Tensor& x);
+// x - lambd above lambd, x + lambd below -lambd, 0 between; lambd >= 0.
+Tensor softshrink(const Tensor& x, double lambd = 0.5);
+// 0 where -lambd <= x <= lambd, x elsewhere (all of x for a negative lambd).
+Tensor hardshrink(const Tensor& x, double lambd = 0.5);
+// x > threshold ? x : value.
+Tensor threshold(const Tensor& x, const Scalar& threshold, const Scalar& value);
+// a * sigmoid(b), with a and b the two halves of x along dim (of even size).
+Tensor glu(const Tensor& x, int64_t dim = -1);
+// x > 0 ? x : weight * x, weight one value or one per channel (dim 1 of x).
+Tensor prelu(const Tensor& x, const Tensor& weight);
+// softmax(-x, dim), x first cast to dtype when given.
+Tensor softmin(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+
+// ---- Losses (src/nn/losses.cpp) ----
+// Elementwise losses of input against a target, reduced by `reduction`. As
+// in PyTorch, the binary cross-entropies take a target of input's shape
+// only; the others broadcast it, and l1, smooth_l1 and huber warn once when
+// the shapes differ (as mse_loss). A weight, where taken, multiplies each
+// element's loss before the reduction (and l1_loss's Mean then divides by
+// the weights' sum, as PyTorch).
+
+// |input - target|.
+Tensor l1_loss(const Tensor& input,
+               const Tensor& target,
+               Reduction reduction = Reduction::Mean,
+               const Tensor& weight = {});
+// 0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere (d = input -
+// target); beta = 0 is l1_loss, beta < 0 a ValueError.
+Tensor smooth_l1_loss(const Tensor& input,
+                      const Tensor& target,
+                      Reduction reduction = Reduction::Mean,
+                      double beta = 1.0);
+// 0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere; delta > 0.
+Tensor huber_loss(const Tensor& input,
+                  const Tensor& target,
+                  Reduction reduction = Reduction::Mean,
+                  double delta = 1.0,
+                  const Tensor& weight = {});
+// -weight (t log(x) + (1 - t) log(1 - x)) of probabilities x in [0, 1] (a
+// value outside is a ValueError), each log clamped at -100 as PyTorch does,
+// so that x = 0 or 1 gives a finite loss; the gradient there is PyTorch's
+// (x - t) / 1e-12 too. target has input's shape; weight broadcasts to it.
+Tensor binary_cross_entropy(const Tensor& input,
+                            const Tensor& target,
+                            const Tensor& weight = {},
+                            Reduction reduction = Reduction::Mean);
+// binary_cross_entropy(sigmoid(input), target) computed stably from logits:
+// (1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x), times weight.
+// pos_weight (broadcast along the last dim, one per class) weighs the
+// positive term.
+Tensor binary_cross_entropy_with_logits(const Tensor& input,
+                                        const Tensor& target,
+                                        const Tensor& weight = {},
+                                        const Tensor& pos_weight = {},
+                                        Reduction reduction = Reduction::Mean);
+// KL divergence of target from the distribution input holds as
+// log-probabilities: target (log target - input), or with log_target
+// exp(target) (target - input); 0 where target is 0. reduction is "none",
+// "sum", "mean" (over every element) or "batchmean" (sum / batch size, the
+// KL divergence proper): a string, as KL adds batchmean to Reduction's three.
+Tensor kl_div(const Tensor& input,
+              const Tensor& target,
+              std::string_view reduction = "mean",
+              bool log_target = false);
+// log(1 + exp(-target input)) for targets of +-1.
+Tensor soft_margin_loss(const Tensor& input,
+                        const Tensor& target,
+                        Reduction reduction = Reduction::Mean);
+// input where target is 1, max(0, margin - input) where it is -1.
+Tensor hinge_embedding_loss(const Tensor& input,
+                            const Tensor& target,
+                            double margin = 1.0,
+                            Reduction reduction = Reduction::Mean);
+// Poisson negative log-likelihood: exp(input) - target input with
+// log_input, input - target log(input + eps) otherwise; `full` adds
+// Stirling's approximation of log(target!) where target > 1.
+Tensor poisson_nll_loss(const Tensor& input,
+                        const Tensor& target,
+                        bool log_input = true,
+                        bool full = false,
+                        double eps = 1e-8,
+                        Reduction reduction = Reduction::Mean);
+
+// ---- Vectors, classes and padding (src/nn/vectors.cpp, pad.cpp) ----
+
+// int64 indices of any shape -> (..., num_classes) int64 with a 1 at each
+// index. num_classes = -1 takes the largest index + 1 (read from the values:
+// not on meta). An index outside [0, num_classes) is a ValueError.
+Tensor one_hot(const Tensor& indices, int64_t num_classes = -1);
+// x / max(||x||_p along dim, eps).
+Tensor normalize(const Tensor& x, double p = 2.0, int64_t dim = 1, double eps = 1e-12);
+// sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim (PyTorch's
+// current formula: each norm clamped, the clamp invisible to the gradient);
+// x1 and x2 broadcast.
+Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim = 1, double eps = 1e-8);
+// ||x1 - x2 + eps||_p along the last dim.
+Tensor pairwise_distance(
+    const Tensor& x1, const Tensor& x2, double p = 2.0, double eps = 1e-6, bool keepdim = false);
+// Padding modes of pad.
+enum class PadMode { Constant, Reflect, Replicate, Circular };
+// x padded by `pad` = (left of the last dim, right of the last dim, left of
+// the one before, ...), as torch.nn.functional.pad: Constant fills with
+// `value` and pads any number of dims; Reflect (mirroring without repeating
+// the edge), Replicate (repeating the edge) and Circular (wrapping around)
+// pad the last 1, 2 or 3 dims of a 2-3, 3-4 or 4-5-d input. A negative pad
+// crops.
+Tensor pad(const Tensor& x,
+           IntArrayRef pad,
+           PadMode mode = PadMode::Constant,
+           const Scalar& value = 0.0);
+
 // x / sqrt(mean(x^2 over the last dim) + eps) * weight, per token; fused with
 // its own backward. x (..., D) in any layout, weight (D) of x's dtype or
 // undefined. The sum of squares accumulates in float64.

@@ -364,3 +364,358 @@ class MSELoss(Module):
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class _Activation(Module):
+    """An activation over F.<_fn>, its constructor arguments kept as
+    attributes in PyTorch's names. extra_repr is PyTorch's: the arguments,
+    inplace only when True (and never where _repr_inplace is False, as
+    PyTorch's Hardswish, Hardsigmoid and Mish)."""
+
+    _fn = None
+    _args = ()
+    _repr_inplace = True
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, *(getattr(self, a) for a in self._args))
+
+    def extra_repr(self):
+        parts = [f"{a}={getattr(self, a)}" for a in self._args if a != "inplace"]
+        if self._repr_inplace and getattr(self, "inplace", False):
+            parts.append("inplace=True")
+        return ", ".join(parts)
+
+
+class LeakyReLU(_Activation):
+    """x where x > 0, negative_slope * x elsewhere (torch.nn.LeakyReLU)."""
+
+    _fn, _args = "leaky_relu", ("negative_slope", "inplace")
+
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+
+class ELU(_Activation):
+    """x where x > 0, alpha * (exp(x) - 1) elsewhere (torch.nn.ELU)."""
+
+    _fn, _args = "elu", ("alpha", "inplace")
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+
+class SELU(_Activation):
+    """scale * elu(x, alpha) with SELU's constants (torch.nn.SELU)."""
+
+    _fn, _args = "selu", ("inplace",)
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class CELU(_Activation):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) (torch.nn.CELU)."""
+
+    _fn, _args = "celu", ("alpha", "inplace")
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+
+class Softplus(_Activation):
+    """log(1 + exp(beta x)) / beta, linear above threshold (torch.nn.Softplus)."""
+
+    _fn, _args = "softplus", ("beta", "threshold")
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+
+class Hardtanh(_Activation):
+    """x clamped into [min_val, max_val] (torch.nn.Hardtanh)."""
+
+    _fn, _args = "hardtanh", ("min_val", "max_val", "inplace")
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        for name, value in (("min_val", min_val), ("max_val", max_val)):
+            if not isinstance(value, numbers.Real):
+                raise TypeError(f"Hardtanh(): {name} must be a number; got {type(value).__name__}.")
+        if min_val > max_val:
+            raise ValueError(
+                f"Hardtanh(): min_val ({min_val}) cannot be greater than max_val ({max_val})."
+            )
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+
+
+class ReLU6(_Activation):
+    """min(max(0, x), 6) (torch.nn.ReLU6)."""
+
+    _fn, _args = "relu6", ("inplace",)
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class Hardswish(_Activation):
+    """x * relu6(x + 3) / 6 (torch.nn.Hardswish)."""
+
+    _fn, _args = "hardswish", ("inplace",)
+    _repr_inplace = False
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class Hardsigmoid(_Activation):
+    """relu6(x + 3) / 6 (torch.nn.Hardsigmoid)."""
+
+    _fn, _args = "hardsigmoid", ("inplace",)
+    _repr_inplace = False
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class Mish(_Activation):
+    """x * tanh(softplus(x)) (torch.nn.Mish)."""
+
+    _fn, _args = "mish", ("inplace",)
+    _repr_inplace = False
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class LogSigmoid(_Activation):
+    """log(sigmoid(x)), computed stably (torch.nn.LogSigmoid)."""
+
+    _fn = "logsigmoid"
+
+
+class Softsign(_Activation):
+    """x / (1 + |x|) (torch.nn.Softsign)."""
+
+    _fn = "softsign"
+
+
+class Tanhshrink(_Activation):
+    """x - tanh(x) (torch.nn.Tanhshrink)."""
+
+    _fn = "tanhshrink"
+
+
+class Softshrink(_Activation):
+    """x -+ lambd outside [-lambd, lambd], 0 inside (torch.nn.Softshrink)."""
+
+    _fn, _args = "softshrink", ("lambd",)
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(_Activation):
+    """x outside [-lambd, lambd], 0 inside (torch.nn.Hardshrink)."""
+
+    _fn, _args = "hardshrink", ("lambd",)
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Threshold(_Activation):
+    """x where x > threshold, value elsewhere (torch.nn.Threshold)."""
+
+    _fn, _args = "threshold", ("threshold", "value", "inplace")
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+
+class GLU(_Activation):
+    """a * sigmoid(b) of input's two halves along dim (torch.nn.GLU)."""
+
+    _fn, _args = "glu", ("dim",)
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+
+class Softmin(_Activation):
+    """softmax(-x) along dim (torch.nn.Softmin)."""
+
+    _fn, _args = "softmin", ("dim",)
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+
+class PReLU(Module):
+    """x where x > 0, a * x elsewhere, with a learnable: one value or one per
+    channel (num_parameters), initialised to init (torch.nn.PReLU)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = _int_arg(num_parameters, "PReLU", "num_parameters")
+        self.init = init
+        self.weight = Parameter(
+            _stride.empty(self.num_parameters, **_factory_kwargs(device, dtype))
+        )
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Sets every weight back to init."""
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    """PyTorch's _Loss: the deprecated size_average= and reduce=, when either
+    is given, decide the reduction."""
+    if size_average is None and reduce is None:
+        return reduction
+    mean = True if size_average is None else size_average
+    reduced = True if reduce is None else reduce
+    return ("mean" if mean else "sum") if reduced else "none"
+
+
+class L1Loss(Module):
+    """F.l1_loss as a module."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class SmoothL1Loss(Module):
+    """F.smooth_l1_loss as a module."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return F.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(Module):
+    """F.huber_loss as a module."""
+
+    def __init__(self, reduction="mean", delta=1.0):
+        super().__init__()
+        self.reduction = reduction
+        self.delta = delta
+
+    def forward(self, input, target):
+        return F.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class BCELoss(Module):
+    """F.binary_cross_entropy as a module; weight is a buffer, as PyTorch's."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__()
+        self.register_buffer("weight", weight)
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(Module):
+    """F.binary_cross_entropy_with_logits as a module; weight and pos_weight
+    are buffers, as PyTorch's."""
+
+    def __init__(
+        self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+    ):
+        super().__init__()
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(
+            input, target, self.weight, pos_weight=self.pos_weight, reduction=self.reduction
+        )
+
+
+class KLDivLoss(Module):
+    """F.kl_div as a module."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
+        super().__init__()
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class Flatten(Module):
+    """Flattens dims start_dim..end_dim into one (torch.nn.Flatten)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim into unflattened_size (torch.nn.Unflatten)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input):
+        dim = self.dim + input.ndim if self.dim < 0 else self.dim
+        shape = tuple(input.shape)
+        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1 :])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
