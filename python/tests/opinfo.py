@@ -23,37 +23,30 @@ import functools
 import json
 import math
 import os
-import queue
 import re
-import signal
-import subprocess
 import sys
-import threading
 import types
 import warnings
 from pathlib import Path
 
 import numpy as np
 import stride
+from opinfo_children import run_in_children
+from opinfo_report import DTYPES, FAMILIES, entry_table, report
 
 # Set by load_torch(): test_opinfo.py skips itself where torch or expecttest
 # (which op_db's module imports) is missing.
 torch = None
 OP_DB = None
 
-REGENERATE = "build-venv/bin/python python/tests/opinfo.py --write docs/ops.md"
-
-# The dtypes tried, in report order, with their short names in the table.
-DTYPES = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool", "bfloat16": "bf16"}
 GRAD_DTYPES = ("float32", "float64")
 
 # Where an output of these dtypes differs from torch's by more than the
 # tolerance, it passes if it is as close as torch's to torch's float64 result.
 LOW_PRECISION = ("float32", "bfloat16")
 
-# The summary's families in report order, and the OpInfo name prefix of each;
+# The OpInfo name prefix of each family of the report (opinfo_report.py);
 # the rest are torch.* functions and Tensor methods.
-FAMILIES = ("torch.* / Tensor methods", "torch.nn.functional", "linalg", "special", "fft")
 FAMILY_PREFIXES = {
     "torch.nn.functional": "nn.functional.",
     "linalg": "linalg.",
@@ -80,11 +73,6 @@ REFERENCE_TEST_CLASSES = {
 # op_db's CPU samples does today; the bound keeps a future one from slowing
 # the walk.
 MAX_SAMPLE_ELEMENTS = 1 << 22
-
-# An entry that sends nothing for this long has hung; its process is killed.
-# A child has this long to import torch and op_db.
-ENTRY_TIMEOUT_S = 120
-START_TIMEOUT_S = 300
 
 
 def load_torch():
@@ -905,14 +893,6 @@ def worker():
         protocol.write(f"row {json.dumps(row)}\n")
 
 
-def exit_description(returncode):
-    if returncode is None:
-        return f"hung (no answer in {ENTRY_TIMEOUT_S} s)"
-    if returncode < 0:
-        return f"crashed the process ({signal.Signals(-returncode).name})"
-    return f"crashed the process (exit status {returncode})"
-
-
 def crash_row(op, dtype, how):
     return {
         "name": op.full_name,
@@ -925,210 +905,23 @@ def crash_row(op, dtype, how):
     }
 
 
-class Worker:
-    """One child process, fed one entry at a time. A thread reads its lines
-    into a queue, so that a silent child can be waited for with a timeout."""
-
-    def __init__(self):
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "OMP_WAIT_POLICY": "passive"}
-        self.process = subprocess.Popen(
-            [sys.executable, __file__, "--worker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-            text=True,
-        )
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-        if self._next_line(START_TIMEOUT_S) != "ready\n":
-            raise RuntimeError("The walk's child process did not start; see its errors above.")
-
-    def _next_line(self, timeout):
-        """The child's next line; "" where it has exited, None where it has
-        said nothing for `timeout` seconds (it is then killed)."""
-        try:
-            return self.lines.get(timeout=timeout)
-        except queue.Empty:
-            self.process.kill()
-            self.process.wait()
-            return None
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put("")  # the child has exited
-
-    def run(self, index):
-        """The entry's row, or its crash row where the child died or hung."""
-        self.process.stdin.write(f"{index}\n")
-        self.process.stdin.flush()
-        dtype = None
-        while True:
-            line = self._next_line(ENTRY_TIMEOUT_S)
-            if not line:
-                returncode = None if line is None else self.process.wait()
-                return crash_row(OP_DB[index], dtype, exit_description(returncode))
-            kind, _, rest = line.partition(" ")
-            if kind == "row":
-                return json.loads(rest)
-            dtype = rest.strip()
-
-    @property
-    def alive(self):
-        return self.process.poll() is None
-
-    def close(self):
-        self.process.stdin.close()
-        self.process.wait()
-
-
-def serve(pending, rows, errors):
-    """Runs entries from the shared queue in a child, starting a new child
-    after one dies. An error of the walk itself goes to `errors`."""
-    child = None
-    try:
-        while True:
-            try:
-                index = pending.get_nowait()
-            except queue.Empty:
-                break
-            if child is None or not child.alive:
-                child = Worker()
-            rows.append(child.run(index))  # list.append is atomic
-    except Exception as error:
-        errors.append(error)
-    if child is not None and child.alive:
-        child.close()
-
-
 def walk(jobs):
     """Every entry's row: those stride lacks at once, the others in `jobs`
     child processes."""
     load_torch()
-    rows, pending = [], queue.Queue()
-    for index, op in enumerate(OP_DB):
-        if find_counterpart(op) is None:
-            rows.append(run_entry(op))
-        else:
-            pending.put(index)
-    errors = []
-    threads = [threading.Thread(target=serve, args=(pending, rows, errors)) for _ in range(jobs)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return rows
+    rows = [run_entry(op) for op in OP_DB if find_counterpart(op) is None]
+    have = [index for index, op in enumerate(OP_DB) if find_counterpart(op) is not None]
+    return rows + run_in_children(
+        have, jobs, lambda index, dtype, how: crash_row(OP_DB[index], dtype, how)
+    )
 
 
 # --- The report ------------------------------------------------------------
 
 
-def escape(text):
-    """Markdown table text: no column breaks, emphasis or HTML."""
-    return re.sub(r"([\\|*_<>\[\]`])", r"\\\1", text)
-
-
-def dtype_cell(dtypes):
-    marks = {"pass": "✓", "fail": "✗", "skip": "skipped"}
-    cells = [f"{DTYPES[d]} {marks[dtypes[d]]}" for d in DTYPES if d in dtypes]
-    return ", ".join(cells) or "—"
-
-
-def passes_values(row):
-    return row["values"] == "pass"
-
-
-def passes_all(row):
-    return passes_values(row) and row["grads"] in ("pass", "n/a")
-
-
-def summary_table(rows):
-    lines = [
-        "| family | entries | in stride by name | pass values | pass values and gradients |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    groups = [(family, [r for r in rows if r["family"] == family]) for family in FAMILIES]
-    for family, members in [*groups, ("all", rows)]:
-        counts = (
-            len(members),
-            sum(bool(r["stride"]) for r in members),
-            sum(passes_values(r) for r in members),
-            sum(passes_all(r) for r in members),
-        )
-        lines.append(f"| {family} | " + " | ".join(map(str, counts)) + " |")
-    return lines
-
-
-def entry_table(rows):
-    lines = [
-        "| torch | stride | dtypes | values | gradients | reason |",
-        "|---|---|---|---|---|---|",
-    ]
-    for row in sorted(rows, key=lambda r: r["name"]):
-        cells = [
-            f"`{row['name']}`",
-            f"`{row['stride']}`" if row["stride"] else "—",
-            dtype_cell(row["dtypes"]),
-            row["values"],
-            row["grads"],
-            escape(row["reason"]),
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
-
-
-HEADER = """\
-# stride against PyTorch's OpInfo database
-
-Generated by `python/tests/opinfo.py` from PyTorch {version}'s op database
-(`torch.testing._internal.common_methods_invocations.op_db`, {count}
-entries); do not edit. Regenerate it after adding or changing an op:
-
-    {command}
-
-(`make ops-doc` runs the same.) `python/tests/test_opinfo.py` fails while
-this file is out of date; `opinfo.py --only NAME` runs one entry and prints
-its failing samples.
-
-For each entry the walk looks up stride's op of the same name (`abs` is
-`stride.abs`, else `Tensor.abs`; `nn.functional.relu` is
-`stride.nn.functional.relu`; then the entry's aliases) and runs it on
-PyTorch's own sample inputs for each dtype below that the entry supports on
-CPU. It compares stride's outputs with torch's: shapes, dtypes and values,
-at the tolerance of `torch.testing.assert_close` for the dtype (which
-PyTorch's test_ops uses) or the entry's own where it sets a looser one. A
-float32 or bfloat16 output outside the tolerance still passes if it is
-within twice torch's distance of torch's float64 result (PyTorch's
-test_python_ref judges its references so). Where the entry has gradients,
-the walk compares float32 and float64 gradients for random output
-gradients, and the second-order ones where PyTorch has them.
-
-- **dtypes**: f32, f64, i64, bool, bf16: ✓ every sample passes (values and
-  gradients), ✗ one fails, skipped: every sample was left out (complex or
-  sparse tensors, or torch fails on it).
-- **values**, **gradients**: pass, fail, — (not run), n/a (the entry has no
-  gradients).
-- **reason**: the first failure (values before gradients), or why nothing
-  ran. Random ops compare shapes and dtypes only, unless torch's output is
-  the same under other seeds.
-"""
-
-
-def report(rows):
-    """docs/ops.md's text."""
-    header = HEADER.format(version=torch.__version__, count=len(rows), command=REGENERATE)
-    lines = [header, "## Summary", "", *summary_table(rows), ""]
-    for family in FAMILIES:
-        members = [r for r in rows if r["family"] == family]
-        lines += [f"## {family}", "", *entry_table(members), ""]
-    return "\n".join(lines)
-
-
 def generate(jobs=2):
     """docs/ops.md's text, from a fresh walk."""
-    return report(walk(jobs))
+    return report(walk(jobs), torch.__version__)
 
 
 # --- Command line ----------------------------------------------------------
