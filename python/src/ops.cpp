@@ -20,26 +20,6 @@ namespace {
 
 using TensorClass = nb::class_<Tensor>;
 
-// Binds a Tensor method, or a stride.* function, with its docstring from the
-// table (op_docs.h): every overload of a name gets the same text, which
-// nanobind shows once.
-template <class F, class... Extra>
-void def_method(TensorClass& cls, const char* name, F f, const Extra&... extra) {
-  cls.def(name, f, extra..., op_doc(name).c_str());
-}
-template <class F, class... Extra>
-void def_function(nb::module_& m, const char* name, F f, const Extra&... extra) {
-  m.def(name, f, extra..., op_doc(name).c_str());
-}
-
-// Binds `f(const Tensor& self, args...)` as a method and as a function whose
-// first argument is `input`.
-template <class F, class... Extra>
-void def_both(nb::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
-  def_method(cls, name, f, extra...);
-  def_function(m, name, f, nb::arg("input"), extra...);
-}
-
 // An in-place method returns the very object it was called on, as in
 // PyTorch (`y = x.add_(1)` makes `y is x`).
 template <class F, class R, class... Args>
@@ -52,13 +32,6 @@ auto in_place_with(F f, R (F::*)(Tensor&, Args...) const) {
 template <class F>
 auto in_place(F f) {
   return in_place_with(f, &F::operator());
-}
-
-// dim= as PyTorch takes it: None (every dim), an int, or a sequence of ints.
-std::vector<int64_t> dims_arg(nb::handle dim) {
-  if (dim.is_none()) return {};
-  if (const std::optional<int64_t> d = index_value(dim, "dim")) return {*d};
-  return int_list(dim, "dim");
 }
 
 // A number beside a tensor, as the C++ operators wrap it.
@@ -637,6 +610,12 @@ void bind_linalg_and_indexing_ops(nb::module_& m, TensorClass& cls) {
 }
 
 }  // namespace
+
+std::vector<int64_t> dims_arg(nb::handle dim) {
+  if (dim.is_none()) return {};
+  if (const std::optional<int64_t> d = index_value(dim, "dim")) return {*d};
+  return int_list(dim, "dim");
+}
 
 void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_elementwise(m, cls);

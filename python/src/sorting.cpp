@@ -15,24 +15,10 @@ namespace {
 
 using TensorClass = nb::class_<Tensor>;
 
-// dim= as PyTorch's reductions take it: None (every dim), an int or a
-// sequence of ints.
-std::vector<int64_t> reduce_dims(nb::handle dim) {
-  if (dim.is_none()) return {};
-  if (const std::optional<int64_t> d = index_value(dim, "dim")) return {*d};
-  return int_list(dim, "dim");
-}
-
 // An int or a sequence of ints, as roll's shifts and dims and flip's dims.
 std::vector<int64_t> ints(nb::handle value, const char* what) {
   if (const std::optional<int64_t> v = index_value(value, what)) return {*v};
   return int_list(value, what);
-}
-
-template <class F, class... Extra>
-void def_both(nb::module_& m, TensorClass& cls, const char* name, F f, const Extra&... extra) {
-  cls.def(name, f, extra..., op_doc(name).c_str());
-  m.def(name, f, nb::arg("input"), extra..., op_doc(name).c_str());
 }
 
 void bind_sorting(nb::module_& m, TensorClass& cls) {
@@ -77,7 +63,7 @@ void bind_scans_and_tests(nb::module_& m, TensorClass& cls) {
     def_both(
         m, cls, every ? "all" : "any",
         [every](const Tensor& t, nb::handle dim, bool keepdim) {
-          return every ? t.all(reduce_dims(dim), keepdim) : t.any(reduce_dims(dim), keepdim);
+          return every ? t.all(dims_arg(dim), keepdim) : t.any(dims_arg(dim), keepdim);
         },
         nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
   }
@@ -90,9 +76,8 @@ void bind_reorders_and_products(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "flip", [](const Tensor& t, nb::handle dims) { return t.flip(ints(dims, "dims")); },
       nb::arg("dims"));
-  cls.def(
-      "flip", [](const Tensor& t, nb::args dims) { return t.flip(shape_from_args(dims, "dims")); },
-      op_doc("flip").c_str());
+  def_method(cls, "flip",
+             [](const Tensor& t, nb::args dims) { return t.flip(shape_from_args(dims, "dims")); });
   def_both(
       m, cls, "roll",
       [](const Tensor& t, nb::handle shifts, nb::handle dims) {
