@@ -38,25 +38,11 @@ struct NnCase {
   double rtol_f32 = 1e-5;
 };
 
-// Runs fn with the inputs at `wrt` as fresh leaves (the last input is the
-// upstream gradient); returns {y, d y / d in[wrt[0]], ...}.
-Outs fwd_bwd(const Ins& in, const std::vector<size_t>& wrt, const Fn& fn) {
-  Ins leaves(in.begin(), in.end() - 1);
-  std::vector<Tensor> params;
-  for (size_t i : wrt) {
-    leaves[i] = in[i].detach().clone().requires_grad_();
-    params.push_back(leaves[i]);
-  }
-  const Tensor y = fn(leaves);
-  const std::vector<Tensor> grads = autograd::grad({y}, params, {in.back()});
-  Outs out{y.detach()};
-  out.insert(out.end(), grads.begin(), grads.end());
-  return out;
-}
+using testing::value_and_grads;
 
 CaseFn ce(Reduction r, double smoothing = 0.0, int64_t ignore_index = -100) {
   return [=](const Ins& in) {
-    return fwd_bwd(in, {0}, [=](const Ins& x) {
+    return value_and_grads(in, {0}, [=](const Ins& x) {
       return F::cross_entropy(x[0], x[1], ignore_index, r, smoothing);
     });
   };
@@ -64,34 +50,35 @@ CaseFn ce(Reduction r, double smoothing = 0.0, int64_t ignore_index = -100) {
 
 CaseFn nll(Reduction r) {
   return [=](const Ins& in) {
-    return fwd_bwd(in, {0}, [=](const Ins& x) { return F::nll_loss(x[0], x[1], -100, r); });
+    return value_and_grads(in, {0}, [=](const Ins& x) { return F::nll_loss(x[0], x[1], -100, r); });
   };
 }
 
 CaseFn mse(Reduction r) {
   return [=](const Ins& in) {
-    return fwd_bwd(in, {0, 1}, [=](const Ins& x) { return F::mse_loss(x[0], x[1], r); });
+    return value_and_grads(in, {0, 1}, [=](const Ins& x) { return F::mse_loss(x[0], x[1], r); });
   };
 }
 
 CaseFn rms(double eps, bool weight) {
   return [=](const Ins& in) {
     if (!weight) {
-      return fwd_bwd(in, {0}, [=](const Ins& x) { return F::rms_norm(x[0], Tensor(), eps); });
+      return value_and_grads(in, {0},
+                             [=](const Ins& x) { return F::rms_norm(x[0], Tensor(), eps); });
     }
-    return fwd_bwd(in, {0, 1}, [=](const Ins& x) { return F::rms_norm(x[0], x[1], eps); });
+    return value_and_grads(in, {0, 1}, [=](const Ins& x) { return F::rms_norm(x[0], x[1], eps); });
   };
 }
 
 CaseFn ln(std::vector<int64_t> shape, bool affine, double eps) {
   return [=](const Ins& in) {
     if (!affine) {
-      return fwd_bwd(in, {0}, [=](const Ins& x) {
+      return value_and_grads(in, {0}, [=](const Ins& x) {
         return F::layer_norm(x[0], shape, Tensor(), Tensor(), eps);
       });
     }
-    return fwd_bwd(in, {0, 1, 2},
-                   [=](const Ins& x) { return F::layer_norm(x[0], shape, x[1], x[2], eps); });
+    return value_and_grads(
+        in, {0, 1, 2}, [=](const Ins& x) { return F::layer_norm(x[0], shape, x[1], x[2], eps); });
   };
 }
 
@@ -101,7 +88,7 @@ CaseFn sdpa(bool masked,
             std::optional<F::CausalAlignment> alignment = std::nullopt,
             std::vector<size_t> wrt = {0, 1, 2}) {
   return [=](const Ins& in) {
-    return fwd_bwd(in, wrt, [=](const Ins& x) {
+    return value_and_grads(in, wrt, [=](const Ins& x) {
       return F::scaled_dot_product_attention(x[0], x[1], x[2], masked ? x[3] : Tensor(), 0.0,
                                              causal, scale, alignment);
     });
@@ -110,8 +97,8 @@ CaseFn sdpa(bool masked,
 
 CaseFn rope(F::RopeConvention conv, int64_t offset, double base = 10000.0) {
   return [=](const Ins& in) {
-    return fwd_bwd(in, {0},
-                   [=](const Ins& x) { return F::rotary_embedding(x[0], offset, base, conv); });
+    return value_and_grads(
+        in, {0}, [=](const Ins& x) { return F::rotary_embedding(x[0], offset, base, conv); });
   };
 }
 
@@ -149,15 +136,17 @@ const std::vector<NnCase>& all_cases() {
       {"layer_norm_noaffine_f32", ln({7}, false, 1e-3)},
       {"linear_f32",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) { return F::linear(x[0], x[1], x[2]); });
+         return value_and_grads(in, {0, 1, 2},
+                                [](const Ins& x) { return F::linear(x[0], x[1], x[2]); });
        }},
       {"linear_nobias_f64",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1}, [](const Ins& x) { return F::linear(x[0], x[1]); });
+         return value_and_grads(in, {0, 1}, [](const Ins& x) { return F::linear(x[0], x[1]); });
        }},
       {"linear_1d_f32",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) { return F::linear(x[0], x[1], x[2]); });
+         return value_and_grads(in, {0, 1, 2},
+                                [](const Ins& x) { return F::linear(x[0], x[1], x[2]); });
        }},
       {"scaled_dot_product_attention_f32", sdpa(false)},
       {"scaled_dot_product_attention_cross_f64", sdpa(false)},
@@ -179,27 +168,28 @@ const std::vector<NnCase>& all_cases() {
       // The fused ops stride adds, against their PyTorch compositions.
       {"swiglu_f32",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1}, [](const Ins& x) { return F::swiglu(x[0], x[1]); });
+         return value_and_grads(in, {0, 1}, [](const Ins& x) { return F::swiglu(x[0], x[1]); });
        }},
       {"swiglu_beta_f64",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) { return F::swiglu(x[0], x[1], x[2]); });
+         return value_and_grads(in, {0, 1, 2},
+                                [](const Ins& x) { return F::swiglu(x[0], x[1], x[2]); });
        }},
       {"linear_concat_f32",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) {
+         return value_and_grads(in, {0, 1, 2}, [](const Ins& x) {
            return F::linear_concat(x[0], {x[1], x[2]});
          });
        }},
       {"linear_groups_f64",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1, 2, 3}, [](const Ins& x) {
+         return value_and_grads(in, {0, 1, 2, 3}, [](const Ins& x) {
            return cat(F::linear_groups(x[0], {{x[1]}, {x[2], x[3]}}), -1);
          });
        }},
       {"rotary_attention_f32",
        [](const Ins& in) {
-         return fwd_bwd(in, {0, 1, 2}, [](const Ins& x) {
+         return value_and_grads(in, {0, 1, 2}, [](const Ins& x) {
            const auto [cos, sin] = F::rotary_tables(x[0].size(-2), x[0].size(-1), 0, 10000.0);
            return F::rotary_attention(x[0], x[1], x[2], cos, sin, F::RopeConvention::Interleaved,
                                       0.0, true);

@@ -871,18 +871,7 @@ std::vector<GoldenCase> build_cases() {
   namespace F = nn::functional;
   using Fn = std::function<Tensor(const Ins&)>;
   const auto value_and_grad = [](std::vector<size_t> wrt, Fn fn) -> CaseFn {
-    return [wrt, fn](const Ins& in) -> Outs {
-      Ins leaves(in.begin(), in.end() - 1);
-      std::vector<Tensor> params;
-      for (size_t i : wrt) {
-        leaves[i] = in[i].detach().clone().requires_grad_();
-        params.push_back(leaves[i]);
-      }
-      const Tensor y = fn(leaves);
-      Outs out{y.detach()};
-      for (const Tensor& d : autograd::grad({y}, params, {in.back()})) out.push_back(d);
-      return out;
-    };
+    return [wrt, fn](const Ins& in) -> Outs { return testing::value_and_grads(in, wrt, fn); };
   };
   const auto activation = [&](const std::string& name, Tensor (*f)(const Tensor&)) {
     reg(name + "_f32", value_and_grad({0}, [f](const Ins& x) { return f(x[0]); }));

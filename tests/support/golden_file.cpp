@@ -7,6 +7,8 @@
 #include <limits>
 #include <sstream>
 
+#include "stride/autograd.h"
+
 namespace stride::testing {
 
 namespace {
@@ -120,6 +122,21 @@ std::string golden_mismatch(const Tensor& got, const Tensor& want, Tolerance tol
      << hex_bits(g, first_bad) << "), expected " << wv[size_t(first_bad)] << " ("
      << hex_bits(w, first_bad) << ")";
   return os.str();
+}
+
+std::vector<Tensor> value_and_grads(const std::vector<Tensor>& in,
+                                    const std::vector<size_t>& wrt,
+                                    const std::function<Tensor(const std::vector<Tensor>&)>& fn) {
+  std::vector<Tensor> leaves(in.begin(), in.end() - 1);
+  std::vector<Tensor> params;
+  for (size_t i : wrt) {
+    leaves[i] = in[i].detach().clone().requires_grad_();
+    params.push_back(leaves[i]);
+  }
+  const Tensor y = fn(leaves);
+  std::vector<Tensor> out{y.detach()};
+  for (const Tensor& d : autograd::grad({y}, params, {in.back()})) out.push_back(d);
+  return out;
 }
 
 }  // namespace stride::testing

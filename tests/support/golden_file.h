@@ -4,6 +4,8 @@
 // numbered densely from 0, with metadata saying how the file was made.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -37,5 +39,12 @@ struct Tolerance {
 // differs, llm.c style: the count of bad elements, the max abs and rel
 // differences, and the first bad element with its bits.
 std::string golden_mismatch(const Tensor& got, const Tensor& want, Tolerance tolerance);
+
+// A differentiable golden case's outputs: fn run on `in` without its last
+// entry (the upstream gradient) and with the inputs at `wrt` as fresh
+// leaves; returns {y, d y / d in[wrt[0]], ...}.
+std::vector<Tensor> value_and_grads(const std::vector<Tensor>& in,
+                                    const std::vector<size_t>& wrt,
+                                    const std::function<Tensor(const std::vector<Tensor>&)>& fn);
 
 }  // namespace stride::testing
