@@ -3,9 +3,9 @@
 learning-rate schedules and gradient clipping, which tests/optim/golden_test.cpp
 recomputes with stride.
 
-Run with Debian's python3-torch (the pyenv `python3` has no torch):
+Run with the PyTorch of tools/requirements-torch.txt (`make venv-torch`):
 
-    /usr/bin/python3 tools/gen_optim_goldens.py
+    build-venv/bin/python tools/gen_optim_goldens.py
 
 The file is data-driven: "__metadata__" holds, as JSON, each case's
 configuration (optimizer and hyperparameters, scheduler and arguments, clip
@@ -16,7 +16,8 @@ Tensors:
   params/p<i>              initial parameters (float32; float64 cases cast them)
   grads/p<i>               (STEPS, *shape): the gradient of parameter i at each step
   opt/<case>/p<i>          (STEPS, *shape): parameter i after each step
-  opt/<case>/state.<i>.<name>  the optimizer state after the last step
+  opt/<case>/state.<i>.<name>  the optimizer's state buffers after the last step
+                           (not its numbers: "step", NAdam's "mu_product")
   sched/<case>/lr          (SCHED_STEPS + 1, groups) float64: get_last_lr() after
                            construction and after each step()
   clip/<case>/g<i>         gradients before clipping; clip/<case>/out<i> after
@@ -43,7 +44,7 @@ import torch  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT_PATH = os.path.join(ROOT, "tests", "golden", "optim.safetensors")
-COMMAND = "/usr/bin/python3 tools/gen_optim_goldens.py"
+COMMAND = "build-venv/bin/python tools/gen_optim_goldens.py"
 
 STEPS = 10
 SCHED_STEPS = 50
@@ -105,6 +106,79 @@ OPT_CASES = {
         "weight_decay": 0.05,
         "group1": {"lr": 0.01},
     },
+    "rmsprop": {"optimizer": "RMSprop", "lr": 0.01},
+    "rmsprop_centered_momentum": {
+        "optimizer": "RMSprop",
+        "lr": 0.005,
+        "alpha": 0.9,
+        "eps": 1e-6,
+        "weight_decay": 0.01,
+        "momentum": 0.8,
+        "centered": True,
+        "group1": {"lr": 0.01, "centered": False, "momentum": 0.0},
+    },
+    "rmsprop_maximize_f64": {
+        "optimizer": "RMSprop",
+        "lr": 0.01,
+        "momentum": 0.5,
+        "maximize": True,
+        "dtype": "float64",
+    },
+    "adagrad": {"optimizer": "Adagrad", "lr": 0.1},
+    "adagrad_decay": {
+        "optimizer": "Adagrad",
+        "lr": 0.1,
+        "lr_decay": 0.05,
+        "weight_decay": 0.01,
+        "initial_accumulator_value": 0.1,
+        "eps": 1e-8,
+        "maximize": True,
+        "group1": {"lr": 0.05, "lr_decay": 0.0},
+    },
+    "adamax": {"optimizer": "Adamax", "lr": 0.02},
+    "adamax_wd_maximize": {
+        "optimizer": "Adamax",
+        "lr": 0.01,
+        "betas": [0.8, 0.99],
+        "eps": 1e-6,
+        "weight_decay": 0.1,
+        "maximize": True,
+        "group1": {"lr": 0.002, "weight_decay": 0.0},
+    },
+    "nadam": {"optimizer": "NAdam", "lr": 0.01},
+    "nadam_wd": {
+        "optimizer": "NAdam",
+        "lr": 0.01,
+        "betas": [0.8, 0.99],
+        "weight_decay": 0.1,
+        "momentum_decay": 0.01,
+        "maximize": True,
+        "group1": {"lr": 0.005, "decoupled_weight_decay": True},
+    },
+    "nadam_decoupled_f64": {
+        "optimizer": "NAdam",
+        "lr": 0.01,
+        "weight_decay": 0.05,
+        "decoupled_weight_decay": True,
+        "dtype": "float64",
+    },
+    "radam": {"optimizer": "RAdam", "lr": 0.01},
+    "radam_wd": {
+        "optimizer": "RAdam",
+        "lr": 0.01,
+        "betas": [0.8, 0.99],
+        "eps": 1e-6,
+        "weight_decay": 0.1,
+        "maximize": True,
+        "group1": {"lr": 0.005, "decoupled_weight_decay": True},
+    },
+    "radam_decoupled_f64": {
+        "optimizer": "RAdam",
+        "lr": 0.01,
+        "weight_decay": 0.05,
+        "decoupled_weight_decay": True,
+        "dtype": "float64",
+    },
 }
 
 SCHED_GROUP_LRS = [0.1, 0.01]
@@ -136,6 +210,44 @@ SCHED_CASES = {
             {"type": "LinearLR", "start_factor": 0.25, "total_iters": 4},
             {"type": "StepLR", "step_size": 5, "gamma": 0.5},
             {"type": "CosineAnnealingLR", "T_max": 10},
+        ],
+    },
+    "multistep": {"type": "MultiStepLR", "milestones": [12, 5, 30, 12], "gamma": 0.5},
+    "exponential": {"type": "ExponentialLR", "gamma": 0.95},
+    "constant": {"type": "ConstantLR", "factor": 0.25, "total_iters": 8},
+    "constant_defaults": {"type": "ConstantLR"},
+    "warm_restarts": {"type": "CosineAnnealingWarmRestarts", "T_0": 7},
+    "warm_restarts_mult": {
+        "type": "CosineAnnealingWarmRestarts",
+        "T_0": 3,
+        "T_mult": 2,
+        "eta_min": 0.001,
+    },
+    "one_cycle": {"type": "OneCycleLR", "max_lr": 0.5, "total_steps": 50},
+    "one_cycle_three_phase_linear": {
+        "type": "OneCycleLR",
+        "max_lr": [0.5, 0.05],
+        "total_steps": 60,
+        "pct_start": 0.25,
+        "anneal_strategy": "linear",
+        "three_phase": True,
+        "div_factor": 10.0,
+        "final_div_factor": 100.0,
+    },
+    "sequential_constant_exponential": {
+        "type": "SequentialLR",
+        "milestones": [6],
+        "schedulers": [
+            {"type": "ConstantLR", "factor": 0.2, "total_iters": 6},
+            {"type": "ExponentialLR", "gamma": 0.9},
+        ],
+    },
+    "sequential_warm_restarts": {
+        "type": "SequentialLR",
+        "milestones": [5],
+        "schedulers": [
+            {"type": "LinearLR", "start_factor": 0.1, "total_iters": 5},
+            {"type": "CosineAnnealingWarmRestarts", "T_0": 10, "T_mult": 2},
         ],
     },
     "warmup_cosine": {
@@ -171,8 +283,7 @@ def make_optimizer(cfg, groups):
     kw = {k: v for k, v in cfg.items() if k not in ("optimizer", "group1", "dtype")}
     if "betas" in kw:
         kw["betas"] = tuple(kw["betas"])
-    cls = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}
-    return cls[cfg["optimizer"]](groups, foreach=False, **kw)
+    return getattr(torch.optim, cfg["optimizer"])(groups, foreach=False, **kw)
 
 
 def optimizer_cases(entries):
@@ -204,7 +315,7 @@ def optimizer_cases(entries):
             entries.append((f"opt/{name}/p{i}", torch.stack(trajectory[i])))
         for i, p in enumerate(params):
             for key, value in sorted(opt.state[p].items()):
-                if key == "step" or value is None:
+                if key in ("step", "mu_product") or value is None:  # stride's are numbers
                     continue
                 entries.append((f"opt/{name}/state.{i}.{key}", value.detach().clone()))
 

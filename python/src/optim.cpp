@@ -122,6 +122,96 @@ void bind_optimizer(nb::module_& m) {
         nb::arg("defaults"), nb::arg("name") = "Adam");
   m.def("AdamW", &make_optimizer<optim::AdamW, optim::AdamOptions>, nb::arg("groups"),
         nb::arg("defaults"), nb::arg("name") = "AdamW");
+  m.def("RMSprop", &make_optimizer<optim::RMSprop, optim::RMSpropOptions>, nb::arg("groups"),
+        nb::arg("defaults"), nb::arg("name") = "RMSprop");
+  m.def("Adagrad", &make_optimizer<optim::Adagrad, optim::AdagradOptions>, nb::arg("groups"),
+        nb::arg("defaults"), nb::arg("name") = "Adagrad");
+  m.def("Adamax", &make_optimizer<optim::Adamax, optim::AdamaxOptions>, nb::arg("groups"),
+        nb::arg("defaults"), nb::arg("name") = "Adamax");
+  m.def("NAdam", &make_optimizer<optim::NAdam, optim::NAdamOptions>, nb::arg("groups"),
+        nb::arg("defaults"), nb::arg("name") = "NAdam");
+  m.def("RAdam", &make_optimizer<optim::RAdam, optim::RAdamOptions>, nb::arg("groups"),
+        nb::arg("defaults"), nb::arg("name") = "RAdam");
+}
+
+// CosineAnnealingWarmRestarts, whose step takes an optional (fractional)
+// epoch.
+void bind_warm_restarts(nb::module_& m) {
+  using optim::CosineAnnealingWarmRestarts;
+  nb::class_<CosineAnnealingWarmRestarts, optim::LRScheduler>(m, "CosineAnnealingWarmRestarts")
+      .def(
+          "step_epoch", [](CosineAnnealingWarmRestarts& s, double epoch) { s.step(epoch); },
+          nb::arg("epoch"))
+      .def_prop_ro("T_cur", &CosineAnnealingWarmRestarts::T_cur)
+      .def_prop_ro("T_i", &CosineAnnealingWarmRestarts::T_i);
+  m.def(
+      "make_CosineAnnealingWarmRestarts",
+      [](optim::Optimizer& o, int64_t t_0, int64_t t_mult,
+         double eta_min) -> std::shared_ptr<CosineAnnealingWarmRestarts> {
+        return std::make_shared<CosineAnnealingWarmRestarts>(o, t_0, t_mult, eta_min);
+      },
+      nb::arg("optimizer"), nb::arg("T_0"), nb::arg("T_mult"), nb::arg("eta_min"),
+      nb::keep_alive<0, 1>());
+}
+
+void bind_one_cycle(nb::module_& m) {
+  m.def(
+      "OneCycleLR",
+      [](optim::Optimizer& o, std::vector<double> max_lrs, int64_t total_steps, double pct_start,
+         bool linear, bool cycle_momentum, double base_momentum, double max_momentum,
+         double div_factor, double final_div_factor,
+         bool three_phase) -> std::shared_ptr<optim::LRScheduler> {
+        const auto options = optim::OneCycleLROptions()
+                                 .pct_start(pct_start)
+                                 .anneal_strategy(linear ? optim::AnnealStrategy::kLinear
+                                                         : optim::AnnealStrategy::kCos)
+                                 .cycle_momentum(cycle_momentum)
+                                 .base_momentum(base_momentum)
+                                 .max_momentum(max_momentum)
+                                 .div_factor(div_factor)
+                                 .final_div_factor(final_div_factor)
+                                 .three_phase(three_phase);
+        return std::make_shared<optim::OneCycleLR>(o, std::move(max_lrs), total_steps, options);
+      },
+      nb::arg("optimizer"), nb::arg("max_lrs"), nb::arg("total_steps"), nb::arg("pct_start"),
+      nb::arg("linear"), nb::arg("cycle_momentum"), nb::arg("base_momentum"),
+      nb::arg("max_momentum"), nb::arg("div_factor"), nb::arg("final_div_factor"),
+      nb::arg("three_phase"), nb::keep_alive<0, 1>());
+}
+
+void bind_plateau(nb::module_& m) {
+  using optim::ReduceLROnPlateau;
+  nb::class_<ReduceLROnPlateau>(m, "ReduceLROnPlateau",
+                                "The C++ ReduceLROnPlateau; see stride.optim.lr_scheduler.")
+      .def("step", &ReduceLROnPlateau::step, nb::arg("metric"))
+      .def("get_last_lr", &ReduceLROnPlateau::get_last_lr)
+      .def_prop_ro("last_epoch", &ReduceLROnPlateau::last_epoch)
+      .def_prop_ro("best", &ReduceLROnPlateau::best)
+      .def_prop_ro("num_bad_epochs", &ReduceLROnPlateau::num_bad_epochs)
+      .def_prop_ro("in_cooldown", &ReduceLROnPlateau::in_cooldown)
+      .def("state_dict", &ReduceLROnPlateau::state_dict)
+      .def("load_state_dict", &ReduceLROnPlateau::load_state_dict, nb::arg("state"));
+  m.def(
+      "make_ReduceLROnPlateau",
+      [](optim::Optimizer& o, bool max_mode, double factor, int64_t patience, double threshold,
+         bool abs_threshold, int64_t cooldown, std::vector<double> min_lrs,
+         double eps) -> std::unique_ptr<ReduceLROnPlateau> {
+        const auto options =
+            optim::ReduceLROnPlateauOptions()
+                .mode(max_mode ? optim::PlateauMode::kMax : optim::PlateauMode::kMin)
+                .factor(factor)
+                .patience(patience)
+                .threshold(threshold)
+                .threshold_mode(abs_threshold ? optim::ThresholdMode::kAbs
+                                              : optim::ThresholdMode::kRel)
+                .cooldown(cooldown)
+                .min_lrs(std::move(min_lrs))
+                .eps(eps);
+        return std::make_unique<ReduceLROnPlateau>(o, options);
+      },
+      nb::arg("optimizer"), nb::arg("max_mode"), nb::arg("factor"), nb::arg("patience"),
+      nb::arg("threshold"), nb::arg("abs_threshold"), nb::arg("cooldown"), nb::arg("min_lrs"),
+      nb::arg("eps"), nb::keep_alive<0, 1>());
 }
 
 // Schedulers keep their optimizer alive (keep_alive<0, 1>): the C++ object
@@ -172,6 +262,28 @@ void bind_schedulers(nb::module_& m) {
                                                      std::move(milestones));
       },
       nb::arg("optimizer"), nb::arg("schedulers"), nb::arg("milestones"), keep);
+  m.def(
+      "MultiStepLR",
+      [](optim::Optimizer& o, std::vector<int64_t> milestones,
+         double gamma) -> std::shared_ptr<LRScheduler> {
+        return std::make_shared<optim::MultiStepLR>(o, std::move(milestones), gamma);
+      },
+      nb::arg("optimizer"), nb::arg("milestones"), nb::arg("gamma"), keep);
+  m.def(
+      "ExponentialLR",
+      [](optim::Optimizer& o, double gamma) -> std::shared_ptr<LRScheduler> {
+        return std::make_shared<optim::ExponentialLR>(o, gamma);
+      },
+      nb::arg("optimizer"), nb::arg("gamma"), keep);
+  m.def(
+      "ConstantLR",
+      [](optim::Optimizer& o, double factor, int64_t total_iters) -> std::shared_ptr<LRScheduler> {
+        return std::make_shared<optim::ConstantLR>(o, factor, total_iters);
+      },
+      nb::arg("optimizer"), nb::arg("factor"), nb::arg("total_iters"), keep);
+  bind_warm_restarts(m);
+  bind_one_cycle(m);
+  bind_plateau(m);
   m.def(
       "WarmupCosineLR",
       [](optim::Optimizer& o, int64_t warmup, int64_t total,

@@ -63,6 +63,21 @@ std::string diff_summary(const Tensor& got, const Tensor& want) {
 
 // ---- optimizers ----
 
+optim::Betas betas_of(const json& j) {
+  if (!j.contains("betas")) return {0.9, 0.999};
+  return {j["betas"][0], j["betas"][1]};
+}
+
+template <class Groups>
+std::unique_ptr<optim::Optimizer> make_adam(const json& c,
+                                            const json& c1,
+                                            const Groups& groups,
+                                            bool fused);
+template <class Groups>
+std::unique_ptr<optim::Optimizer> make_adaptive(const json& c,
+                                                const json& c1,
+                                                const Groups& groups);
+
 // The optimizer `c` describes over the groups {p0, p1} and {p2}; the second
 // group's options are c's with c["group1"]'s entries instead.
 std::unique_ptr<optim::Optimizer> make_optimizer(const json& c,
@@ -87,23 +102,93 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const json& c,
     };
     return std::make_unique<optim::SGD>(groups(options(c1)), options(c));
   }
-  auto adam = [&](auto options, const json& j) {
-    optim::Betas betas{0.9, 0.999};
-    if (j.contains("betas")) betas = {j["betas"][0], j["betas"][1]};
-    return options.betas(betas)
+  if (kind == "Adam" || kind == "AdamW") return make_adam(c, c1, groups, fused);
+  return make_adaptive(c, c1, groups);
+}
+
+template <class Groups>
+std::unique_ptr<optim::Optimizer> make_adam(const json& c,
+                                            const json& c1,
+                                            const Groups& groups,
+                                            bool fused) {
+  auto options = [&](const json& j) {
+    const bool adamw = c.at("optimizer") == "AdamW";
+    auto o =
+        adamw ? optim::adamw_options(j.value("lr", 1e-3)) : optim::AdamOptions(j.value("lr", 1e-3));
+    return o.betas(betas_of(j))
         .eps(j.value("eps", 1e-8))
-        .weight_decay(j.value("weight_decay", options.weight_decay()))
+        .weight_decay(j.value("weight_decay", o.weight_decay()))
         .amsgrad(j.value("amsgrad", false))
         .maximize(j.value("maximize", false))
         .fused(fused);
   };
-  if (kind == "Adam") {
-    auto options = [&](const json& j) { return adam(optim::AdamOptions(j.value("lr", 1e-3)), j); };
+  if (c.at("optimizer") == "Adam") {
     return std::make_unique<optim::Adam>(groups(options(c1)), options(c));
   }
-  EXPECT_EQ(kind, "AdamW");
-  auto options = [&](const json& j) { return adam(optim::adamw_options(j.value("lr", 1e-3)), j); };
   return std::make_unique<optim::AdamW>(groups(options(c1)), options(c));
+}
+
+// RMSprop, Adagrad, Adamax, NAdam and RAdam, which have no fused path.
+template <class Groups>
+std::unique_ptr<optim::Optimizer> make_adaptive(const json& c,
+                                                const json& c1,
+                                                const Groups& groups) {
+  const std::string kind = c.at("optimizer");
+  if (kind == "RMSprop") {
+    auto options = [&](const json& j) {
+      return optim::RMSpropOptions(j.value("lr", 1e-2))
+          .alpha(j.value("alpha", 0.99))
+          .eps(j.value("eps", 1e-8))
+          .weight_decay(j.value("weight_decay", 0.0))
+          .momentum(j.value("momentum", 0.0))
+          .centered(j.value("centered", false))
+          .maximize(j.value("maximize", false));
+    };
+    return std::make_unique<optim::RMSprop>(groups(options(c1)), options(c));
+  }
+  if (kind == "Adagrad") {
+    auto options = [&](const json& j) {
+      return optim::AdagradOptions(j.value("lr", 1e-2))
+          .lr_decay(j.value("lr_decay", 0.0))
+          .weight_decay(j.value("weight_decay", 0.0))
+          .initial_accumulator_value(j.value("initial_accumulator_value", 0.0))
+          .eps(j.value("eps", 1e-10))
+          .maximize(j.value("maximize", false));
+    };
+    return std::make_unique<optim::Adagrad>(groups(options(c1)), options(c));
+  }
+  if (kind == "Adamax") {
+    auto options = [&](const json& j) {
+      return optim::AdamaxOptions(j.value("lr", 2e-3))
+          .betas(betas_of(j))
+          .eps(j.value("eps", 1e-8))
+          .weight_decay(j.value("weight_decay", 0.0))
+          .maximize(j.value("maximize", false));
+    };
+    return std::make_unique<optim::Adamax>(groups(options(c1)), options(c));
+  }
+  if (kind == "NAdam") {
+    auto options = [&](const json& j) {
+      return optim::NAdamOptions(j.value("lr", 2e-3))
+          .betas(betas_of(j))
+          .eps(j.value("eps", 1e-8))
+          .weight_decay(j.value("weight_decay", 0.0))
+          .momentum_decay(j.value("momentum_decay", 4e-3))
+          .decoupled_weight_decay(j.value("decoupled_weight_decay", false))
+          .maximize(j.value("maximize", false));
+    };
+    return std::make_unique<optim::NAdam>(groups(options(c1)), options(c));
+  }
+  EXPECT_EQ(kind, "RAdam");
+  auto options = [&](const json& j) {
+    return optim::RAdamOptions(j.value("lr", 1e-3))
+        .betas(betas_of(j))
+        .eps(j.value("eps", 1e-8))
+        .weight_decay(j.value("weight_decay", 0.0))
+        .decoupled_weight_decay(j.value("decoupled_weight_decay", false))
+        .maximize(j.value("maximize", false));
+  };
+  return std::make_unique<optim::RAdam>(groups(options(c1)), options(c));
 }
 
 class OptimGolden : public ::testing::TestWithParam<bool> {};  // param: fused
@@ -188,6 +273,37 @@ std::shared_ptr<optim::LRScheduler> make_scheduler(const json& c, optim::Optimiz
     const double base = c.at("base");
     return std::make_shared<optim::LambdaLR>(
         opt, [base](int64_t e) { return std::pow(base, double(e)); });
+  }
+  if (type == "MultiStepLR") {
+    return std::make_shared<optim::MultiStepLR>(opt, c.at("milestones").get<std::vector<int64_t>>(),
+                                                c.value("gamma", 0.1));
+  }
+  if (type == "ExponentialLR") {
+    return std::make_shared<optim::ExponentialLR>(opt, c.at("gamma").get<double>());
+  }
+  if (type == "ConstantLR") {
+    return std::make_shared<optim::ConstantLR>(opt, c.value("factor", 1.0 / 3),
+                                               c.value("total_iters", int64_t(5)));
+  }
+  if (type == "CosineAnnealingWarmRestarts") {
+    return std::make_shared<optim::CosineAnnealingWarmRestarts>(
+        opt, c.at("T_0").get<int64_t>(), c.value("T_mult", int64_t(1)), c.value("eta_min", 0.0));
+  }
+  if (type == "OneCycleLR") {
+    const json& max_lr = c.at("max_lr");
+    const std::vector<double> max_lrs =
+        max_lr.is_array() ? max_lr.get<std::vector<double>>() : std::vector<double>{max_lr};
+    const auto options =
+        optim::OneCycleLROptions()
+            .pct_start(c.value("pct_start", 0.3))
+            .anneal_strategy(c.value("anneal_strategy", std::string("cos")) == "linear"
+                                 ? optim::AnnealStrategy::kLinear
+                                 : optim::AnnealStrategy::kCos)
+            .div_factor(c.value("div_factor", 25.0))
+            .final_div_factor(c.value("final_div_factor", 1e4))
+            .three_phase(c.value("three_phase", false));
+    return std::make_shared<optim::OneCycleLR>(opt, max_lrs, c.at("total_steps").get<int64_t>(),
+                                               options);
   }
   if (type == "warmup_cosine") {
     return std::make_shared<optim::WarmupCosineLR>(opt, c.at("warmup_steps").get<int64_t>(),

@@ -194,5 +194,129 @@ TEST(Scheduler, StateDictResumesTheSchedule) {
             std::string::npos);
 }
 
+// ---- MultiStepLR, warm restarts, OneCycleLR, ReduceLROnPlateau ----
+
+TEST(Scheduler, MultiStepLRCountsARepeatedMilestoneTwice) {
+  auto opt = make_sgd({1.0});
+  optim::MultiStepLR s(*opt, {4, 2, 4}, 0.5);
+  std::vector<double> seen;
+  for (int e = 0; e < 6; ++e) {
+    seen.push_back(s.get_last_lr()[0]);
+    s.step();
+  }
+  EXPECT_EQ(seen, (std::vector<double>{1, 1, 0.5, 0.5, 0.125, 0.125}));
+}
+
+TEST(Scheduler, WarmRestartsTakeFractionalEpochsAndResume) {
+  auto opt = make_sgd({1.0});
+  optim::CosineAnnealingWarmRestarts s(*opt, 2, 2, 0.0);
+  auto cosine = [](double t_cur, double t_i) {
+    return (1 + std::cos(std::numbers::pi * t_cur / t_i)) / 2;
+  };
+  s.step(4.5);  // the second cycle (epochs 2 to 6, T_i = 4) at T_cur = 2.5
+  EXPECT_EQ(s.last_epoch(), 4);
+  EXPECT_EQ(s.T_i(), 4);
+  EXPECT_NEAR(s.get_last_lr()[0], cosine(2.5, 4), 1e-15);
+  s.step();  // T_cur + 1 = 3.5
+  EXPECT_EQ(s.last_epoch(), 5);
+  EXPECT_NEAR(s.get_last_lr()[0], cosine(3.5, 4), 1e-15);
+  s.step();  // 4.5 >= T_i: restart at 0.5 in a cycle of 8
+  EXPECT_EQ(s.T_i(), 8);
+  EXPECT_NEAR(s.T_cur(), 0.5, 1e-15);
+
+  const std::map<std::string, double> saved = s.state_dict();
+  auto opt2 = make_sgd({1.0});
+  optim::CosineAnnealingWarmRestarts resumed(*opt2, 2, 2, 0.0);
+  resumed.load_state_dict(saved);
+  s.step();
+  resumed.step();
+  EXPECT_EQ(resumed.get_last_lr(), s.get_last_lr());
+  EXPECT_NE(message_of<ValueError>([&] { s.step(-1.0); }).find("epoch >= 0"), std::string::npos);
+}
+
+TEST(Scheduler, OneCycleLRCyclesSGDMomentumAndAdamBeta1) {
+  std::vector<Tensor> params{zeros({1}).requires_grad_()};
+  optim::Adam adam(params, optim::AdamOptions(1.0).betas({0.9, 0.99}));
+  optim::OneCycleLR cycle(adam, {1.0}, 10, optim::OneCycleLROptions().pct_start(0.5));
+  auto beta1 = [&] {
+    return static_cast<const optim::AdamOptions&>(adam.param_groups()[0].options()).betas();
+  };
+  EXPECT_DOUBLE_EQ(cycle.get_last_lr()[0], 1.0 / 25);
+  EXPECT_EQ(beta1(), (optim::Betas{0.95, 0.99})) << "max_momentum at the start; beta2 untouched";
+  for (int e = 0; e < 4; ++e) cycle.step();  // epoch 4 = pct_start * 10 - 1: the peak
+  EXPECT_DOUBLE_EQ(cycle.get_last_lr()[0], 1.0);
+  EXPECT_DOUBLE_EQ(beta1().first, 0.85);
+  for (int e = 4; e < 9; ++e) cycle.step();  // epoch 9 = total_steps - 1: the floor
+  EXPECT_DOUBLE_EQ(cycle.get_last_lr()[0], 1.0 / 25 / 1e4);
+  EXPECT_DOUBLE_EQ(beta1().first, 0.95);
+  cycle.step();  // epoch total_steps still steps, as PyTorch's
+  EXPECT_NE(message_of<ValueError>([&] { cycle.step(); }).find("tried to step 11 times"),
+            std::string::npos);
+
+  auto sgd = make_sgd({0.1, 0.2});
+  optim::OneCycleLR linear(
+      *sgd, {0.5, 1.0}, 4,
+      optim::OneCycleLROptions().anneal_strategy(optim::AnnealStrategy::kLinear));
+  EXPECT_EQ(sgd->param_groups()[1].options().values().at("momentum"), 0.95);
+  EXPECT_EQ(linear.base_lrs(), (std::vector<double>{0.5 / 25, 1.0 / 25}));
+
+  optim::Adagrad adagrad(params);
+  EXPECT_NE(message_of<ValueError>([&] {
+              optim::OneCycleLR(adagrad, {1.0}, 10);
+            }).find("cycle_momentum needs an optimizer with momentum or betas"),
+            std::string::npos);
+  optim::OneCycleLR no_momentum(adagrad, {1.0}, 10,
+                                optim::OneCycleLROptions().cycle_momentum(false));
+  EXPECT_EQ(no_momentum.last_epoch(), 0);
+}
+
+TEST(Scheduler, ReduceLROnPlateauWaitsOutPatienceAndCooldown) {
+  auto opt = make_sgd({1.0, 0.004});
+  optim::ReduceLROnPlateau plateau(
+      *opt,
+      optim::ReduceLROnPlateauOptions().factor(0.5).patience(1).cooldown(1).min_lrs({0.0, 0.003}));
+  std::vector<double> lr0, lr1;
+  for (double metric : {5.0, 4.0, 4.0, 4.0, 4.0, 4.0, 4.0, 3.0}) {
+    plateau.step(metric);
+    lr0.push_back(plateau.get_last_lr()[0]);
+    lr1.push_back(plateau.get_last_lr()[1]);
+  }
+  // Two bad epochs (> patience 1) halve the lr; the cooldown epoch after it
+  // does not count, so the next cut comes two bad epochs later.
+  EXPECT_EQ(lr0, (std::vector<double>{1, 1, 1, 0.5, 0.5, 0.5, 0.25, 0.25}));
+  EXPECT_EQ(lr1, (std::vector<double>{0.004, 0.004, 0.004, 0.003, 0.003, 0.003, 0.003, 0.003}))
+      << "held at its min_lr";
+  EXPECT_EQ(plateau.best(), 3.0);
+  EXPECT_EQ(plateau.last_epoch(), 8);
+
+  const std::map<std::string, double> saved = plateau.state_dict();
+  auto opt2 = make_sgd({0.25, 0.003});
+  optim::ReduceLROnPlateau resumed(
+      *opt2,
+      optim::ReduceLROnPlateauOptions().factor(0.5).patience(1).cooldown(1).min_lrs({0.0, 0.003}));
+  resumed.load_state_dict(saved);
+  for (double metric : {3.0, 3.0, 3.0}) {
+    plateau.step(metric);
+    resumed.step(metric);
+  }
+  EXPECT_EQ(resumed.get_last_lr(), plateau.get_last_lr());
+  EXPECT_EQ(resumed.num_bad_epochs(), plateau.num_bad_epochs());
+
+  auto opt3 = make_sgd({1.0});
+  optim::ReduceLROnPlateau max_abs(*opt3, optim::ReduceLROnPlateauOptions()
+                                              .mode(optim::PlateauMode::kMax)
+                                              .threshold_mode(optim::ThresholdMode::kAbs)
+                                              .threshold(0.5)
+                                              .patience(0));
+  max_abs.step(1.0);
+  max_abs.step(1.4);  // not 0.5 above the best: a bad epoch, and patience is 0
+  EXPECT_EQ(max_abs.get_last_lr()[0], 0.1);
+  EXPECT_EQ(max_abs.best(), 1.0);
+  EXPECT_NE(message_of<ValueError>([&] {
+              optim::ReduceLROnPlateau(*opt3, optim::ReduceLROnPlateauOptions().factor(1.0));
+            }).find("factor must be < 1"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace stride

@@ -60,3 +60,5 @@ from .layers import (  # noqa: F401
 )
 from .module import Module, RemovableHandle  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
+from .rnn import GRU, LSTM  # noqa: F401
+from .transformer import MultiheadAttention, TransformerEncoderLayer  # noqa: F401

@@ -69,6 +69,29 @@ def _to_cpp(options):
     return out
 
 
+# Group keys of a torch.optim state_dict that choose how PyTorch runs a step
+# (multi-tensor, CUDA graphs, autograd through the step), not what it
+# computes; stride's steps have one implementation, so loading skips them.
+_TORCH_EXECUTION_KEYS = frozenset({"foreach", "capturable", "differentiable"})
+
+
+def _reject_unsupported(optimizer, capturable=False, differentiable=False):
+    """PyTorch's execution flags that stride cannot honour, as
+    NotImplementedError naming the optimizer and the argument."""
+    for name, value in (("capturable", capturable), ("differentiable", differentiable)):
+        if value:
+            raise NotImplementedError(
+                f"{optimizer}: {name}=True is not supported; stride's optimizer steps run "
+                f"eagerly without autograd. Pass {name}=False."
+            )
+
+
+def _as_stride_tensor(value):
+    """A state buffer from a stride or a torch state_dict (any DLPack
+    tensor), as a stride tensor; load_state_dict copies it."""
+    return value if isinstance(value, Tensor) else _stride.from_dlpack(value)
+
+
 def _as_groups(params):
     """PyTorch's params argument (tensors, (name, tensor) pairs, or dicts
     with "params") as a list of group dicts."""
@@ -109,6 +132,9 @@ class Optimizer:
 
     _make = None
     _flags = frozenset()
+    # The per-parameter state entries that are numbers (PyTorch stores them
+    # as 0-d tensors); the others are buffers of the parameter's shape.
+    _scalar_state = frozenset({"step"})
 
     def __init__(self, params, defaults):
         groups = _as_groups(params)
@@ -194,13 +220,19 @@ class Optimizer:
         for index, entry in state_dict["state"].items():
             for name, value in entry.items():
                 key = f"state.{int(index)}.{name}"
-                if isinstance(value, Tensor):
-                    tensors.append((key, value))
-                else:
+                if name in self._scalar_state:
                     scalars[key] = float(value)
+                else:
+                    tensors.append((key, _as_stride_tensor(value)))
         for g, group in enumerate(state_dict["param_groups"]):
             scalars[f"param_groups.{g}.num_params"] = float(len(group["params"]))
-            options = _to_cpp({k: v for k, v in group.items() if k != "params"})
+            options = _to_cpp(
+                {
+                    k: v
+                    for k, v in group.items()
+                    if k != "params" and k not in _TORCH_EXECUTION_KEYS and v is not None
+                }
+            )
             for key, value in options.items():
                 scalars[f"param_groups.{g}.{key}"] = value
         self._impl.load_state_dict(self._impl.name, tensors, scalars)
