@@ -66,6 +66,10 @@ MHA_CASES = {
         {"key_padding_mask": True, "attn_mask": "bool", "average_attn_weights": False},
     ),
     "float_mask_no_weights": ({}, {"attn_mask": "float", "need_weights": False}),
+    "bias_kv_zero_attn_masks": (
+        {"add_bias_kv": True, "add_zero_attn": True},
+        {"key_padding_mask": True, "attn_mask": "float"},
+    ),
 }
 
 
@@ -119,8 +123,6 @@ def test_multihead_attention_unbatched_and_errors():
     assert close(out, t_out) and close(weights, t_weights)
     with pytest.raises(ValueError, match="divisible by num_heads"):
         nn.MultiheadAttention(7, 2)
-    with pytest.raises(NotImplementedError, match="add_bias_kv"):
-        nn.MultiheadAttention(4, 2, add_bias_kv=True)
     with pytest.raises(RuntimeError, match="is_causal needs attn_mask"):
         mha(x, x, x, is_causal=True)
 

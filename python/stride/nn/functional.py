@@ -10,6 +10,7 @@ kernel forward and one backward instead of a chain of ops.
 import operator
 
 from .._stride import Tensor, _nn
+from ._attention import multi_head_attention_forward  # noqa: F401
 
 linear = _nn.linear
 linear_concat = _nn.linear_concat

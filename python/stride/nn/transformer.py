@@ -2,10 +2,9 @@
 Python over stride's ops, with PyTorch's parameter names (in_proj_weight,
 in_proj_bias, out_proj; q/k/v_proj_weight when kdim or vdim differ),
 arguments, masks and defaults, so a torch state_dict loads and gives the
-same outputs and gradients. add_bias_kv and add_zero_attn are not
-supported."""
+same outputs and gradients. The attention itself is
+F.multi_head_attention_forward (_attention.py)."""
 
-import math
 
 from .. import _stride
 from . import functional as F
@@ -13,21 +12,6 @@ from . import init
 from .layers import Dropout, LayerNorm, Linear, _factory_kwargs, _int_arg
 from .module import Module
 from .parameter import Parameter
-
-
-def _additive_mask(mask, dtype, name):
-    """A boolean mask (True: may not attend) as 0 / -inf, or a float mask
-    as given (added to the scores), as PyTorch's _canonical_mask."""
-    if mask is None:
-        return None
-    if mask.dtype == _stride.bool:
-        zeros = _stride.zeros(mask.shape, dtype=dtype, device=mask.device)
-        return zeros.masked_fill(mask, float("-inf"))
-    if not mask.is_floating_point():
-        raise TypeError(
-            f"MultiheadAttention: {name} must be a bool or floating-point tensor; got {mask.dtype}."
-        )
-    return mask.to(dtype)
 
 
 class MultiheadAttention(Module):
@@ -51,10 +35,6 @@ class MultiheadAttention(Module):
         dtype=None,
     ):
         super().__init__()
-        if add_bias_kv or add_zero_attn:
-            raise NotImplementedError(
-                "MultiheadAttention: add_bias_kv and add_zero_attn are not supported; pass False."
-            )
         self.embed_dim = _int_arg(embed_dim, "MultiheadAttention", "embed_dim")
         self.num_heads = _int_arg(num_heads, "MultiheadAttention", "num_heads")
         self.kdim = self.embed_dim if kdim is None else _int_arg(kdim, "MultiheadAttention", "kdim")
@@ -83,6 +63,12 @@ class MultiheadAttention(Module):
         else:
             self.register_parameter("in_proj_bias", None)
         self.out_proj = Linear(e, e, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(_stride.empty(1, 1, e, **kw))
+            self.bias_v = Parameter(_stride.empty(1, 1, e, **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = bool(add_zero_attn)
         self._reset_parameters()
 
     def _reset_parameters(self):
@@ -94,48 +80,9 @@ class MultiheadAttention(Module):
         if self.in_proj_bias is not None:
             init.constant_(self.in_proj_bias, 0.0)
             init.constant_(self.out_proj.bias, 0.0)
-
-    def _project(self, query, key, value):
-        e = self.embed_dim
-        b = self.in_proj_bias
-        biases = (None, None, None) if b is None else (b[:e], b[e : 2 * e], b[2 * e :])
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            weights = (w[:e], w[e : 2 * e], w[2 * e :])
-        else:
-            weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
-        return tuple(F.linear(x, w, bb) for x, w, bb in zip((query, key, value), weights, biases))
-
-    def _merged_mask(self, attn_mask, key_padding_mask, dtype, n, tgt, src):
-        """attn_mask and key_padding_mask as one additive (N * heads | 1, L, S) mask."""
-        mask = _additive_mask(attn_mask, dtype, "attn_mask")
-        if mask is not None:
-            if mask.dim() == 2:
-                if tuple(mask.shape) != (tgt, src):
-                    raise RuntimeError(
-                        f"MultiheadAttention: the 2-D attn_mask should be {(tgt, src)}; "
-                        f"got {tuple(mask.shape)}."
-                    )
-                mask = mask.unsqueeze(0)
-            elif tuple(mask.shape) != (n * self.num_heads, tgt, src):
-                raise RuntimeError(
-                    f"MultiheadAttention: the 3-D attn_mask should be "
-                    f"{(n * self.num_heads, tgt, src)}; got {tuple(mask.shape)}."
-                )
-        padding = _additive_mask(key_padding_mask, dtype, "key_padding_mask")
-        if padding is not None:
-            if tuple(padding.shape) != (n, src):
-                raise RuntimeError(
-                    f"MultiheadAttention: key_padding_mask should be {(n, src)}; "
-                    f"got {tuple(padding.shape)}."
-                )
-            padding = (
-                padding.view(n, 1, 1, src)
-                .expand(n, self.num_heads, 1, src)
-                .reshape(n * self.num_heads, 1, src)
-            )
-            mask = padding if mask is None else mask + padding
-        return mask
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
 
     def forward(
         self,
@@ -151,46 +98,36 @@ class MultiheadAttention(Module):
         """(attn_output, attn_weights or None). Masks: True (bool) or -inf
         (float) where a query may not attend; is_causal is a hint that needs
         attn_mask, as in PyTorch."""
-        if is_causal and attn_mask is None:
-            raise RuntimeError(
-                "MultiheadAttention: is_causal needs attn_mask (the hint does not build it); "
-                "pass a causal attn_mask."
-            )
-        batched = query.dim() == 3
-        if not batched:
-            query, key, value = (x.unsqueeze(1) for x in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif self.batch_first:
+        if self.batch_first and query.dim() == 3:
             query, key, value = (x.transpose(0, 1) for x in (query, key, value))
-        tgt, n, e = query.shape
-        src = key.shape[0]
-        h, d = self.num_heads, self.head_dim
-        q, k, v = self._project(query, key, value)
-        q = q.reshape(tgt, n * h, d).transpose(0, 1)
-        k = k.reshape(src, n * h, d).transpose(0, 1)
-        v = v.reshape(src, n * h, d).transpose(0, 1)
-        mask = self._merged_mask(attn_mask, key_padding_mask, q.dtype, n, tgt, src)
-        q_scaled = q * math.sqrt(1.0 / float(d))
-        if mask is None:
-            scores = _stride.bmm(q_scaled, k.transpose(-2, -1))
-        else:
-            scores = _stride.baddbmm(mask.expand(n * h, tgt, src), q_scaled, k.transpose(-2, -1))
-        weights = F.softmax(scores, dim=-1)
-        if self.dropout > 0 and self.training:
-            weights = F.dropout(weights, self.dropout, True)
-        out = _stride.bmm(weights, v).transpose(0, 1).reshape(tgt * n, e)
-        out = self.out_proj(out).view(tgt, n, e)
-        if not batched:
-            out = out.squeeze(1)
-        elif self.batch_first:
+        out, weights = F.multi_head_attention_forward(
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )
+        if self.batch_first and query.dim() == 3:
             out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
-        weights = weights.view(n, h, tgt, src)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        return out, (weights if batched else weights.squeeze(0))
+        return out, weights
 
 
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
@@ -217,6 +154,9 @@ class TransformerEncoderLayer(Module):
         dtype=None,
     ):
         super().__init__()
+        d_model = _int_arg(d_model, "TransformerEncoderLayer", "d_model")
+        nhead = _int_arg(nhead, "TransformerEncoderLayer", "nhead")
+        dim_feedforward = _int_arg(dim_feedforward, "TransformerEncoderLayer", "dim_feedforward")
         kw = _factory_kwargs(device, dtype)
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
