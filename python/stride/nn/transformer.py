@@ -5,7 +5,6 @@ arguments, masks and defaults, so a torch state_dict loads and gives the
 same outputs and gradients. The attention itself is
 F.multi_head_attention_forward (_attention.py)."""
 
-
 from .. import _stride
 from . import functional as F
 from . import init
