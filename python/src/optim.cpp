@@ -138,7 +138,9 @@ void bind_optimizer(nb::module_& m) {
 // epoch.
 void bind_warm_restarts(nb::module_& m) {
   using optim::CosineAnnealingWarmRestarts;
-  nb::class_<CosineAnnealingWarmRestarts, optim::LRScheduler>(m, "CosineAnnealingWarmRestarts")
+  nb::class_<CosineAnnealingWarmRestarts, optim::LRScheduler>(
+      m, "CosineAnnealingWarmRestarts",
+      "The C++ CosineAnnealingWarmRestarts; see stride.optim.lr_scheduler.")
       .def(
           "step_epoch", [](CosineAnnealingWarmRestarts& s, double epoch) { s.step(epoch); },
           nb::arg("epoch"))

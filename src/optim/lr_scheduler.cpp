@@ -506,14 +506,16 @@ std::pair<const OneCycleLR::Phase*, double> OneCycleLR::locate(int64_t epoch) co
                " times, but total_steps is ", total_steps_,
                ". Hint: build the scheduler with the number of optimizer steps you take.");
   double start_step = 0;
-  for (size_t i = 0; i < phases_.size(); ++i) {
+  for (size_t i = 0; i + 1 < phases_.size(); ++i) {
     const Phase& phase = phases_[i];
-    if (double(epoch) <= phase.end_step || i + 1 == phases_.size()) {
+    if (double(epoch) <= phase.end_step) {
       return {&phase, (double(epoch) - start_step) / (phase.end_step - start_step)};
     }
     start_step = phase.end_step;
   }
-  return {&phases_.back(), 1.0};  // unreachable: the last phase always matches
+  // The last phase also takes epoch total_steps, past its end (as PyTorch).
+  const Phase& last = phases_.back();
+  return {&last, (double(epoch) - start_step) / (last.end_step - start_step)};
 }
 
 double OneCycleLR::anneal(double start, double end, double pct) const {
