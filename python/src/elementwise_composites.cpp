@@ -3,6 +3,9 @@
 // listed ops (clamp_min/clamp_max, positive, rsub, true_divide, __rdiv__)
 // as Tensor methods and stride.* functions, plus linspace and logspace.
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include <string>
 
 #include "bindings.h"
 #include "op_docs.h"
@@ -31,7 +34,13 @@ double endpoint(nb::handle h, const char* op) {
     }
     return t.to(kFloat64).item<double>();
   }
-  return nb::cast<double>(h);
+  double value = 0;
+  if (!nb::try_cast(h, value)) {
+    throw nb::type_error((std::string(op) + "(): start and end are numbers or 0-d tensors; got a " +
+                          nb::cast<std::string>(nb::str(h.type())) + ".")
+                             .c_str());
+  }
+  return value;
 }
 
 void bind_logical_and_nan_aware(nb::module_& m, TensorClass& cls) {

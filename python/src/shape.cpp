@@ -29,7 +29,15 @@ nb::tuple as_tuple(const std::vector<Tensor>& tensors) {
 // functions take them.
 std::vector<Tensor> variadic_tensors(const nb::tuple& args, const char* op) {
   nb::handle items = args;
-  if (args.size() == 1 && !nb::isinstance<Tensor>(args[0])) items = args[0];
+  if (args.size() == 1 && !nb::isinstance<Tensor>(args[0])) {
+    items = args[0];
+    if (!nb::isinstance<nb::list>(items) && !nb::isinstance<nb::tuple>(items)) {
+      throw nb::type_error((std::string(op) +
+                            "() takes tensors, or one list or tuple of them; got a " +
+                            nb::cast<std::string>(nb::str(items.type())) + ".")
+                               .c_str());
+    }
+  }
   std::vector<Tensor> out;
   for (nb::handle h : items) {
     if (!nb::isinstance<Tensor>(h)) {
@@ -104,8 +112,19 @@ std::string sublist_term(nb::handle sublist) {
 }
 
 // einsum(equation, *operands), einsum(equation, [operands]) or the sublist
-// form einsum(op0, [0, 1], op1, [1, 2], [0, 2]).
+// form einsum(op0, [0, 1], op1, [1, 2], [0, 2]); TypeError for anything else.
+Tensor einsum_parsed(const nb::args& args);
 Tensor einsum_call(const nb::args& args) {
+  try {
+    return einsum_parsed(args);
+  } catch (const nb::cast_error&) {
+    throw nb::type_error(
+        "einsum() takes an equation and tensors, or tensors each followed by a sublist of ints "
+        "(and an output sublist).");
+  }
+}
+
+Tensor einsum_parsed(const nb::args& args) {
   if (args.size() == 0) throw nb::type_error("einsum() takes an equation and operands.");
   if (nb::isinstance<nb::str>(args[0])) {
     const std::string equation = nb::cast<std::string>(args[0]);

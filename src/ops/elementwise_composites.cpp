@@ -93,17 +93,21 @@ Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Sc
 namespace {
 
 // Point i of `steps` from start to end: the first half counts up from
-// start, the second half down from end, as PyTorch's kernel, so both ends
-// are exact. Computed in C (float for float32 and 16-bit floats, double
-// otherwise), then converted.
-template <class C, class Point>
-Tensor evenly_spaced(double start, double end, int64_t steps, TensorOptions options, Point point) {
-  std::vector<C> values(static_cast<size_t>(steps));
-  const C step = steps > 1 ? (C(end) - C(start)) / C(steps - 1) : C(0);
+// start, the second half down from end, so both ends are exact. As
+// PyTorch's kernel: start and end first rounded to the dtype (`round`;
+// truncated for the integers), then computed in C (float for float32 and
+// the 16-bit floats, double otherwise); point() of each converted to the
+// dtype.
+template <class C, class Round, class Point>
+Tensor evenly_spaced(
+    double start, double end, int64_t steps, TensorOptions options, Round round, Point point) {
+  std::vector<double> values(static_cast<size_t>(steps));
+  const C first = round(C(start)), last = round(C(end));
+  const C step = steps > 1 ? (last - first) / C(steps - 1) : C(0);
   const int64_t halfway = steps == 1 ? 1 : steps / 2;  // one point: start
   for (int64_t i = 0; i < steps; ++i) {
-    values[size_t(i)] =
-        point(i < halfway ? C(start) + step * C(i) : C(end) - step * C(steps - i - 1));
+    const C v = i < halfway ? first + step * C(i) : last - step * C(steps - i - 1);
+    values[size_t(i)] = point(double(v));
   }
   return tensor(values).to(options.dtype()).to(options.device());
 }
@@ -114,21 +118,33 @@ Tensor spaced(
   STRIDE_CHECK(steps >= 0, ValueError, "[", op, "] takes a non-negative number of steps; got ",
                steps, ".");
   const ScalarType d = options.dtype();
-  if (d == kFloat32 || d == kBFloat16 || d == kFloat16) {
-    return evenly_spaced<float>(start, end, steps, options, point);
+  const auto exact = [](auto v) { return v; };
+  switch (d) {
+    case kFloat32:
+      return evenly_spaced<float>(start, end, steps, options, exact, point);
+    case kBFloat16:
+      return evenly_spaced<float>(
+          start, end, steps, options, [](float v) { return float(BFloat16(v)); }, point);
+    case kFloat16:
+      return evenly_spaced<float>(
+          start, end, steps, options, [](float v) { return float(Half(v)); }, point);
+    case kFloat64:
+      return evenly_spaced<double>(start, end, steps, options, exact, point);
+    default:  // integers and bool
+      return evenly_spaced<double>(std::trunc(start), std::trunc(end), steps, options, exact,
+                                   point);
   }
-  return evenly_spaced<double>(start, end, steps, options, point);
 }
 
 }  // namespace
 
 Tensor linspace(double start, double end, int64_t steps, TensorOptions options) {
-  return spaced("linspace", start, end, steps, options, [](auto v) { return v; });
+  return spaced("linspace", start, end, steps, options, [](double v) { return v; });
 }
 
 Tensor logspace(double start, double end, int64_t steps, double base, TensorOptions options) {
   return spaced("logspace", start, end, steps, options,
-                [base](auto v) { return decltype(v)(std::pow(decltype(v)(base), v)); });
+                [base](double v) { return std::pow(base, v); });
 }
 
 }  // namespace stride

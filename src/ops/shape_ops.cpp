@@ -434,7 +434,8 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<i
 
 Tensor unflatten(const Tensor& x, int64_t dim, IntArrayRef sizes) {
   STRIDE_CHECK(!sizes.empty(), ValueError, "[unflatten] needs at least one size.");
-  const int64_t d = wrap_dim(dim, std::max<int64_t>(x.dim(), 1), "unflatten");
+  check_min_dims(x, 1, "unflatten");
+  const int64_t d = wrap_dim(dim, x.dim(), "unflatten");
   std::vector<int64_t> shape = x.sizes().vec();
   shape.erase(shape.begin() + d);
   shape.insert(shape.begin() + d, sizes.begin(), sizes.end());
