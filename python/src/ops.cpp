@@ -304,6 +304,7 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   def_function(
       m, "zero_",
       [](nb::object t) {
+        if (!nb::isinstance<Tensor>(t)) throw nb::type_error("zero_(): input must be a tensor.");
         Tensor& self = nb::cast<Tensor&>(t);
         self.masked_fill_(ones(self.sizes(), TensorOptions(kBool).device(self.device())), 0);
         return t;

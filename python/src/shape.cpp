@@ -254,7 +254,9 @@ void bind_dim_moves(nb::module_& m, TensorClass& cls) {
         if (nb::isinstance<Tensor>(repeats)) {
           return repeat_interleave(t, nb::cast<const Tensor&>(repeats), dim);
         }
-        return repeat_interleave(t, nb::cast<int64_t>(repeats), dim);
+        const std::optional<int64_t> n = index_value(repeats, "repeats");
+        if (!n) throw nb::type_error("repeat_interleave(): repeats must be an int or a tensor.");
+        return repeat_interleave(t, *n, dim);
       },
       nb::arg("repeats"), nb::arg("dim") = nb::none(), nb::kw_only(),
       nb::arg("output_size") = nb::none());

@@ -225,7 +225,7 @@ std::vector<Labeled> labeled_operands(std::string_view equation,
     const int64_t letters = letter_count(terms[i]);
     const bool has_ellipsis = contains(terms[i], kEllipsis);
     STRIDE_CHECK(has_ellipsis ? operands[i].dim() >= letters : operands[i].dim() == letters,
-                 ShapeError, "[einsum] term ", i, " has ", letters, " subscripts for operand ", i,
+                 ValueError, "[einsum] term ", i, " has ", letters, " subscripts for operand ", i,
                  " of shape ", shape_str(operands[i].sizes()), ".");
     STRIDE_CHECK(operands[i].dtype() == operands[0].dtype(), DTypeError,
                  "[einsum] takes operands of one dtype; operand ", i, " is ",
