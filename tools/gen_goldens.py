@@ -1248,6 +1248,196 @@ def _(g):
     return [x], [torch.roll(x, 2, 1), torch.roll(x, (-7, 3), (2, 0)), torch.roll(x, 4)]
 
 
+# ---- elementwise composites (src/ops/elementwise_composites.cpp) ----
+@case("logical_fmax_isclose_f32")
+def _(g):
+    a = with_specials(randn(g, 9), [0.0, 0.0, NAN, NAN, INF, 1.0])
+    b = with_specials(randn(g, 9), [0.0, NAN, 1.0, NAN, INF, 1.0 + 1e-6])
+    n = randint(g, -2, 3, 15)
+    return [a, b, n], [
+        torch.logical_and(a, b),
+        torch.logical_or(a, n),
+        torch.logical_xor(n, b),
+        torch.logical_not(n),
+        torch.fmax(a, b),
+        torch.fmin(a, b),
+        torch.isclose(a, b),
+        torch.isclose(a, b, rtol=0.5, atol=0.1, equal_nan=True),
+        torch.isclose(n, n.flip(0), rtol=0.0, atol=1.0),
+    ]
+
+
+@case("round_decimals_f32")
+def _(g):
+    x = randn(g, 20, scale=1000.0)
+    return [x], [
+        torch.round(x, decimals=2),
+        torch.round(x, decimals=-2),
+        torch.round(x, decimals=0),
+    ]
+
+
+@case("addcmul_addcdiv_f32")
+def _(g):
+    x, a, b = randn(g, 3, 4), randn(g, 4), rand(g, 3, 1, lo=0.5, hi=2.0)
+    return [x, a, b], [torch.addcmul(x, a, b, value=-0.5), torch.addcdiv(x, a, b, value=2.0)]
+
+
+@case("linspace_logspace")
+def _(g):
+    del g
+    return [], [
+        torch.linspace(-1.0, 2.0, 7),
+        torch.linspace(3.0, -3.0, 10, dtype=f64),
+        torch.linspace(0, 10, 4, dtype=i64),
+        torch.linspace(1.0, 1.0, 1),
+        torch.logspace(-1.0, 2.0, 5),
+        torch.logspace(0.0, 3.0, 4, base=2.0, dtype=f64),
+    ]
+
+
+# ---- shape ops (src/ops/shape_ops.cpp) ----
+@case("stacks_f32")
+def _(g):
+    s, v, m = randn(g, 1).reshape(()), randn(g, 3), randn(g, 2, 3)
+    return [s, v, m], [
+        torch.hstack([v, v, s]),
+        torch.hstack([m, m]),
+        torch.vstack([v, m, s.expand(3)]),
+        torch.dstack([m, m]),
+        torch.column_stack([v, m.t(), s.expand(3)]),
+        torch.atleast_3d(v),
+        torch.atleast_3d(m),
+        torch.atleast_2d(s),
+    ]
+
+
+@case("splits_f32")
+def _(g):
+    x = randn(g, 7, 4, 6)
+    return [x], [
+        *torch.tensor_split(x, 3),
+        *torch.tensor_split(x, [1, 5, -1, 9], dim=-1),
+        *torch.hsplit(x, 2),
+        *torch.vsplit(x, [2]),
+        *torch.dsplit(x, 3),
+        *torch.split_with_sizes(x, [3, 0, 4]),
+    ]
+
+
+@case("dim_moves_f32")
+def _(g):
+    x = randn(g, 2, 3, 4, 5)
+    return [x], [
+        torch.movedim(x, [0, 3], [2, 0]),
+        torch.movedim(x, -1, 1),
+        torch.rot90(x, 1, [1, 2]),
+        torch.rot90(x, -1),
+        torch.rot90(x, 2, [3, 0]),
+        torch.rot90(x, 4),
+        torch.fliplr(x),
+        torch.flipud(x),
+        torch.ravel(x.transpose(0, 2)),
+        x.unflatten(2, (2, -1)),
+        x.sum_to_size(3, 1, 5),
+    ]
+
+
+@case("diagonals_f32")
+def _(g):
+    v, m, b = with_specials(randn(g, 3), [INF]), randn(g, 3, 5), randn(g, 2, 3)
+    return [v, m, b], [
+        torch.diag(v, 1),
+        torch.diag(v, -2),
+        torch.diag(m, 1),
+        torch.diag_embed(b),
+        torch.diag_embed(b, 1, 0, 2),
+        torch.diag_embed(b, -1, 2, 0),
+        torch.diagflat(m, -1),
+        torch.block_diag(m, v, b[0, 0], b),
+    ]
+
+
+@case("grids_f32")
+def _(g):
+    a, b, c = randn(g, 3), randn(g, 4), randn(g, 2)
+    return [a, b, c], [
+        *torch.meshgrid(a, b, c, indexing="ij"),
+        *torch.meshgrid(a, b, c, indexing="xy"),
+        torch.cartesian_prod(a, b),
+        torch.combinations(b),
+        torch.combinations(a, 3, with_replacement=True),
+        torch.combinations(c, 3),
+    ]
+
+
+@case("repeats_f32")
+def _(g):
+    x, counts = randn(g, 2, 3), torch.tensor([1, 0, 2])
+    return [x, counts], [
+        x.repeat(2, 1, 3),
+        x.repeat(1, 0),
+        torch.tile(x, [2]),
+        torch.repeat_interleave(x, 2),
+        torch.repeat_interleave(x, 3, 1),
+        torch.repeat_interleave(x, counts, 1),
+        torch.repeat_interleave(counts),
+    ]
+
+
+@case("products_f32")
+def _(g):
+    v, w, m, t = randn(g, 4), randn(g, 4), randn(g, 3, 4), randn(g, 2, 3, 4)
+    return [v, w, m, t], [
+        torch.dot(v, w),
+        torch.inner(m, t),
+        torch.mv(m, v),
+        torch.addmv(m[:, 0], m, v, beta=0.5, alpha=2.0),
+        torch.addr(m, m[:, 1], v, alpha=-1.0),
+        torch.kron(m, t),
+        torch.tensordot(t, m, ([1, 2], [0, 1])),
+        torch.tensordot(m, t, 0),
+    ]
+
+
+@case("einsum_f32")
+def _(g):
+    a, b, c, d = randn(g, 2, 3, 4), randn(g, 4, 5), randn(g, 3, 3), randn(g, 1, 3, 5)
+    return [a, b, c, d], [
+        torch.einsum("bij,jk->bik", a, b),
+        torch.einsum("ii->i", c),
+        torch.einsum("ii", c),
+        torch.einsum("ij->", c),
+        torch.einsum("...j,jk", a, b),
+        torch.einsum("bij,jk,bik->bk", a, b, d.expand(2, 3, 5)),
+        torch.einsum("b i j , b j k -> b i k", a.transpose(1, 2), d),
+        torch.einsum("...ij,...jk->...ik", c, d),
+        torch.einsum("ij,kl->ijkl", c, b),
+        torch.einsum("ijk->kji", a),
+        torch.einsum("Ab,bC", c, b[:3]),
+    ]
+
+
+@case("more_products_f32")
+def _(g):
+    x, b1, b2, p, q = (
+        randn(g, 3, 5),
+        randn(g, 4, 3, 2),
+        randn(g, 4, 2, 5),
+        randn(g, 2, 4, 3),
+        randn(g, 5, 3),
+    )
+    return [x, b1, b2, p, q], [
+        torch.addbmm(x, b1, b2, beta=0.5, alpha=-1.0),
+        torch.chain_matmul(x[:, :2].t(), x, q),
+        torch.cdist(p, q),
+        torch.cdist(p, q, p=1.0),
+        torch.cdist(p, q, p=float("inf")),
+        torch.cdist(p, q, p=0.5),
+        torch.dist(p, q[:4], 3.0),
+    ]
+
+
 @case("outer_f32")
 def _(g):
     a, b = randn(g, 4), randn(g, 6)

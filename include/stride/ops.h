@@ -129,6 +129,30 @@ Tensor lt(const Tensor& a, const Tensor& b);
 Tensor le(const Tensor& a, const Tensor& b);
 Tensor gt(const Tensor& a, const Tensor& b);
 Tensor ge(const Tensor& a, const Tensor& b);
+// Composites of the ops above (src/ops/elementwise_composites.cpp), as
+// PyTorch's: logical_* treat nonzero as true and give bool; fmax/fmin are
+// maximum/minimum taking the other operand where one is NaN; round with
+// decimals rounds x * 10^decimals (half to even) and scales back; isclose
+// tests |a - b| <= atol + rtol * |b|, infinities equal only to themselves.
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& x);
+Tensor fmax(const Tensor& a, const Tensor& b);
+Tensor fmin(const Tensor& a, const Tensor& b);
+Tensor round(const Tensor& x, int64_t decimals);
+Tensor isclose(const Tensor& a,
+               const Tensor& b,
+               double rtol = 1e-5,
+               double atol = 1e-8,
+               bool equal_nan = false);
+Tensor addcmul(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+Tensor addcdiv(const Tensor& input, const Tensor& t1, const Tensor& t2, const Scalar& value = 1);
+// steps points from start to end, evenly spaced (linspace) or their powers
+// of base (logspace), in options' dtype (float32 by default).
+Tensor linspace(double start, double end, int64_t steps, TensorOptions options = {});
+Tensor logspace(
+    double start, double end, int64_t steps, double base = 10.0, TensorOptions options = {});
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 
@@ -312,6 +336,108 @@ Tensor index_put(const Tensor& self,
 // Rows of `weight` (V, D) picked by integer `ids` of any shape: (..., D).
 // Throws IndexError naming the id and V when an id is out of range.
 Tensor embedding(const Tensor& weight, const Tensor& ids);
+
+// ---- Shape ops (src/ops/shape_ops.cpp) ----
+// Composites of views, cat and the products, with PyTorch's semantics: no
+// kernel and no node of their own, so autograd flows through the ops they
+// are written with. A result that PyTorch returns as a view is a view here.
+Tensor atleast_1d(const Tensor& x);
+Tensor atleast_2d(const Tensor& x);
+Tensor atleast_3d(const Tensor& x);
+Tensor broadcast_to(const Tensor& x, IntArrayRef shape);
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
+// vstack: the tensors made at least 2-d, joined along dim 0; hstack: along
+// dim 1 (dim 0 for 1-d ones); dstack: made at least 3-d, along dim 2;
+// column_stack: 0-d and 1-d tensors become columns, joined along dim 1.
+Tensor hstack(const std::vector<Tensor>& tensors);
+Tensor vstack(const std::vector<Tensor>& tensors);
+Tensor dstack(const std::vector<Tensor>& tensors);
+Tensor column_stack(const std::vector<Tensor>& tensors);
+// tensor_split into `sections` views along dim whose sizes differ by at most
+// one (the first size % sections ones larger), or at the given indices.
+std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim = 0);
+std::vector<Tensor> tensor_split_at(const Tensor& x, IntArrayRef indices, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t dim = 0);
+// hsplit/vsplit/dsplit: tensor_split along dim 1 (0 for 1-d), 0 and 2; a
+// number of sections must divide the dim's size.
+std::vector<Tensor> hsplit(const Tensor& x, int64_t sections);
+std::vector<Tensor> vsplit(const Tensor& x, int64_t sections);
+std::vector<Tensor> dsplit(const Tensor& x, int64_t sections);
+std::vector<Tensor> hsplit_at(const Tensor& x, IntArrayRef indices);
+std::vector<Tensor> vsplit_at(const Tensor& x, IntArrayRef indices);
+std::vector<Tensor> dsplit_at(const Tensor& x, IntArrayRef indices);
+// The dims `source` moved to the places `destination`, the others keeping
+// their order (a view).
+Tensor movedim(const Tensor& x, IntArrayRef source, IntArrayRef destination);
+Tensor ravel(const Tensor& x);
+Tensor fliplr(const Tensor& x);
+Tensor flipud(const Tensor& x);
+// x turned k quarter turns from dims[0] towards dims[1].
+Tensor rot90(const Tensor& x, int64_t k = 1, IntArrayRef dims = {0, 1});
+// diag: a 1-d x on the offset diagonal of a square matrix, or the offset
+// diagonal of a 2-d x (a copy). diag_embed: the last dim of x on the offset
+// diagonal of the new dims dim1 and dim2. diagflat: x flattened, on a
+// diagonal. block_diag: the tensors (0-d to 2-d) on the diagonal blocks.
+Tensor diag(const Tensor& x, int64_t diagonal = 0);
+Tensor diag_embed(const Tensor& x, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+Tensor diagflat(const Tensor& x, int64_t offset = 0);
+Tensor block_diag(const std::vector<Tensor>& tensors);
+// meshgrid: indexing "ij" (the i-th output varies along dim i) or "xy" (the
+// first two dims swapped, as NumPy's); the outputs are expanded views.
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing = "ij");
+Tensor cartesian_prod(const std::vector<Tensor>& tensors);
+Tensor combinations(const Tensor& x, int64_t r = 2, bool with_replacement = false);
+// repeat: x tiled repeats[i] times along dim i (leading repeats add dims);
+// tile: the same with repeats padded with leading ones to x's rank.
+Tensor repeat(const Tensor& x, IntArrayRef repeats);
+Tensor tile(const Tensor& x, IntArrayRef repeats);
+// Each element repeated `repeats` times along dim (the flattened x without
+// a dim), or repeats[i] times for element i.
+Tensor repeat_interleave(const Tensor& x,
+                         int64_t repeats,
+                         std::optional<int64_t> dim = std::nullopt);
+Tensor repeat_interleave(const Tensor& x,
+                         const Tensor& repeats,
+                         std::optional<int64_t> dim = std::nullopt);
+Tensor unflatten(const Tensor& x, int64_t dim, IntArrayRef sizes);
+// x summed down to `shape`, to which x broadcasts.
+Tensor sum_to_size(const Tensor& x, IntArrayRef shape);
+
+// ---- Products (src/ops/linalg.cpp), composites of matmul ----
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor inner(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& m, const Tensor& v);
+Tensor addmv(const Tensor& input,
+             const Tensor& m,
+             const Tensor& v,
+             const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+Tensor addr(const Tensor& input,
+            const Tensor& v1,
+            const Tensor& v2,
+            const Scalar& beta = 1,
+            const Scalar& alpha = 1);
+Tensor kron(const Tensor& a, const Tensor& b);
+// a's dims dims_a contracted with b's dims dims_b (pairwise).
+Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
+Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims = 2);
+// beta * input + alpha * the sum over the batch of b1[i] @ b2[i].
+Tensor addbmm(const Tensor& input,
+              const Tensor& b1,
+              const Tensor& b2,
+              const Scalar& beta = 1,
+              const Scalar& alpha = 1);
+Tensor chain_matmul(const std::vector<Tensor>& matrices);
+// The p-norm distances between the rows of x1 (..., P, M) and of x2
+// (..., R, M): (..., P, R). dist: the p-norm of a - b (broadcast).
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
+Tensor dist(const Tensor& a, const Tensor& b, double p = 2.0);
+// Einstein summation in PyTorch's grammar (src/ops/einsum.cpp): letters
+// label dims, "..." the broadcast dims, a letter twice in one operand takes
+// the diagonal, "->" names the output (without it: the letters seen once,
+// in alphabetical order, after the "..." dims); every other letter is
+// summed over. Contracts the operands pairwise, left to right, with bmm.
+Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands);
 
 Tensor& cat_out(Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor& stack_out(Tensor& out, const std::vector<Tensor>& tensors, int64_t dim = 0);

@@ -139,8 +139,11 @@ void bind_factories_with_generator(nb::module_& m) {
   shaped("randn", [](IntArrayRef s, TensorOptions o, Generator* g) { return randn(s, o, g); });
   m.def(
       "randint",
-      [](int64_t low, std::optional<int64_t> high, nb::handle size, Generator* gen,
-         nb::handle dtype, nb::handle device) {
+      [](int64_t low, nb::handle high_or_size, nb::handle size, Generator* gen, nb::handle dtype,
+         nb::handle device) {
+        // randint(high, size) as well as randint(low, high, size), as torch's.
+        const std::optional<int64_t> high = index_value(high_or_size, "randint(): high");
+        if (!high && size.is_none()) size = high_or_size;
         const int64_t lo = high ? low : 0, hi = high ? *high : low;
         TensorOptions options = options_from(dtype, device);
         if (dtype.is_none()) options = options.dtype(kInt64);
@@ -149,6 +152,21 @@ void bind_factories_with_generator(nb::module_& m) {
       nb::arg("low"), nb::arg("high") = nb::none(), nb::arg("size") = nb::none(), nb::kw_only(),
       nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), op_doc("randint").c_str());
+  m.def(
+      "randint_like",
+      [](const Tensor& t, int64_t low, std::optional<int64_t> high, Generator* gen,
+         nb::handle dtype, nb::handle device, bool requires_grad,
+         nb::handle /*memory_format: always contiguous*/) {
+        // randint_like(input, high) or randint_like(input, low, high).
+        const int64_t lo = high ? low : 0, hi = high ? *high : low;
+        Tensor r = randint(lo, hi, t.sizes(), options_like(t, dtype, device), gen);
+        if (requires_grad) r.requires_grad_(true);
+        return r;
+      },
+      nb::arg("input"), nb::arg("low"), nb::arg("high") = nb::none(), nb::kw_only(),
+      nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      nb::arg("memory_format") = nb::none(), op_doc("randint_like").c_str());
   m.def("randperm", &randperm, nb::arg("n"), nb::kw_only(),
         nb::arg("generator").none() = nb::none(), nb::arg("dtype") = nb::none(),
         nb::arg("device") = nb::none(),

@@ -69,18 +69,34 @@ std::vector<Tensor> split_by_sizes(const Tensor& t,
   return parts;
 }
 
+// t laid out with its channels (dim 1) innermost, seen in its own dim
+// order: (N, C, H, W) stored as (N, H, W, C), as PyTorch's channels_last.
+Tensor channels_innermost(const Tensor& t, const std::string& name, int64_t rank) {
+  if (t.dim() != rank) {
+    throw nb::value_error(("memory_format=" + name + " takes a tensor of " + std::to_string(rank) +
+                           " dims; got " + std::to_string(t.dim()) + ".")
+                              .c_str());
+  }
+  std::vector<int64_t> to_last{0}, back{0, rank - 1};
+  for (int64_t d = 2; d < rank; ++d) {
+    to_last.push_back(d);
+    back.push_back(d - 1);
+  }
+  to_last.push_back(1);
+  return t.permute(to_last).contiguous().permute(back);
+}
+
 // memory_format=: stride.preserve_format (None) keeps the layout,
-// stride.contiguous_format makes it contiguous; channels-last layouts are
-// not supported.
+// stride.contiguous_format makes it contiguous, stride.channels_last (4
+// dims) and channels_last_3d (5 dims) store the channels innermost.
 Tensor in_memory_format(const Tensor& t, nb::handle memory_format) {
   if (memory_format.is_none()) return t;
   const std::string name = nb::cast<std::string>(nb::str(memory_format));
   if (name == "stride.preserve_format") return t;
   if (name == "stride.contiguous_format") return t.contiguous();
-  throw nb::type_error(
-      ("memory_format=" + name +
-       " is not supported: stride tensors take stride.preserve_format or stride.contiguous_format.")
-          .c_str());
+  if (name == "stride.channels_last") return channels_innermost(t, name, 4);
+  if (name == "stride.channels_last_3d") return channels_innermost(t, name, 5);
+  throw nb::type_error(("memory_format=" + name + " is not a stride memory format.").c_str());
 }
 
 Tensor cast_to(const Tensor& t, nb::handle dtype) {
@@ -282,6 +298,30 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   def_method(cls, "fill_", in_place([](Tensor& t, const Scalar& v) { t.fill_(v); }),
              nb::arg("value"));
   def_method(cls, "zero_", in_place([](Tensor& t) { t.zero_(); }));
+  // The function forms as masked_fill over every position, so that autograd
+  // records them as PyTorch does (input's gradient zero; a tensor value's
+  // the sum of the result's).
+  def_function(
+      m, "zero_",
+      [](nb::object t) {
+        if (!nb::isinstance<Tensor>(t)) throw nb::type_error("zero_(): input must be a tensor.");
+        Tensor& self = nb::cast<Tensor&>(t);
+        self.masked_fill_(ones(self.sizes(), TensorOptions(kBool).device(self.device())), 0);
+        return t;
+      },
+      nb::arg("input"));
+  def_function(
+      m, "fill",
+      [](const Tensor& t, const Scalar& v) {
+        return masked_fill(t, ones(t.sizes(), TensorOptions(kBool).device(t.device())), v);
+      },
+      nb::arg("input"), nb::arg("value"));
+  def_function(
+      m, "fill",
+      [](const Tensor& t, const Tensor& v) {
+        return masked_fill(t, ones(t.sizes(), TensorOptions(kBool).device(t.device())), v);
+      },
+      nb::arg("input"), nb::arg("value"));
   def_method(cls, "copy_", in_place([](Tensor& t, const Tensor& src) { t.copy_(src); }),
              nb::arg("src"));
 }
@@ -550,6 +590,21 @@ void bind_views(nb::module_& m, TensorClass& cls) {
       nb::arg("target") = nb::none(), nb::kw_only(), nb::arg("dtype") = nb::none(),
       nb::arg("device") = nb::none(), nb::arg("non_blocking") = false, nb::arg("copy") = false,
       nb::arg("memory_format") = nb::none());
+  // torch's positional forms: to(device, dtype, non_blocking, copy) and
+  // to(dtype, non_blocking, copy), where the arguments after a dtype shift
+  // one place left.
+  def_method(
+      cls, "to",
+      [](const Tensor& t, nb::handle target, nb::handle second, bool third, bool fourth,
+         nb::handle memory_format) {
+        const bool to_dtype = is_dtype(target);
+        const bool copy = to_dtype ? third : fourth;
+        Tensor out = in_memory_format(to_any(t, target, to_dtype ? nb::none() : second, nb::none()),
+                                      memory_format);
+        return copy && out.is_same(t) ? t.clone() : out;
+      },
+      nb::arg("target").none(), nb::arg("second").none(), nb::arg("third") = false,
+      nb::arg("fourth") = false, nb::kw_only(), nb::arg("memory_format") = nb::none());
   const auto cast = [&cls](const char* name, ScalarType type) {
     def_method(
         cls, name,
@@ -565,6 +620,20 @@ void bind_views(nb::module_& m, TensorClass& cls) {
   cast("long", kInt64);
   cast("int", kInt32);
   cast("bool", kBool);
+  cast("byte", kUInt8);
+  // int8 and int16 are not stride dtypes: the conversions say so.
+  for (const char* name : {"char", "short"}) {
+    def_method(
+        cls, name,
+        [name](const Tensor&, nb::handle /*memory_format*/) -> Tensor {
+          throw nb::type_error((std::string("Tensor.") + name + "() converts to " +
+                                (name == std::string("char") ? "int8" : "int16") +
+                                ", which stride does not have; its integer dtypes are uint8, int32 "
+                                "and int64.")
+                                   .c_str());
+        },
+        nb::kw_only(), nb::arg("memory_format") = nb::none());
+  }
   def_method(cls, "cpu", [](const Tensor& t) { return t.to(Device(kCPU)); });
   def_method(
       cls, "cuda", [](const Tensor& t, int device) { return t.to(Device(kCUDA, device)); },
@@ -625,6 +694,9 @@ void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_views(m, cls);
   bind_linalg_and_indexing_ops(m, cls);
   bind_sorting_and_scans(m, cls);
+  bind_shape_ops(m, cls);
+  bind_elementwise_composites(m, cls);
+  bind_random_forms(m, cls);
 }
 
 }  // namespace stride::python

@@ -67,6 +67,42 @@ void bind_factories_on(nb::module_& m) {
   shaped("ones", &ones, "A tensor of ones: ones(2, 3) or ones((2, 3)).");
   shaped("empty", &empty, "A new tensor whose values are unspecified: empty(2, 3).");
   m.def(
+      "empty_strided",
+      [](nb::handle size, nb::handle stride, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
+        const std::vector<int64_t> shape = int_list(size, "empty_strided(): size");
+        const std::vector<int64_t> strides = int_list(stride, "empty_strided(): stride");
+        return with_requires_grad(
+            [&] { return empty_strided(shape, strides, options_from(dtype, device)); },
+            requires_grad);
+      },
+      nb::arg("size"), nb::arg("stride"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      "A new tensor of the given sizes and strides whose values are unspecified.");
+  m.def(
+      "empty_permuted",
+      [](nb::handle size, nb::handle layout, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
+        const std::vector<int64_t> shape = int_list(size, "empty_permuted(): size");
+        const std::vector<int64_t> order = int_list(layout, "empty_permuted(): physical_layout");
+        if (order.size() != shape.size()) {
+          throw nb::value_error("empty_permuted(): physical_layout names each dim once.");
+        }
+        // Dims laid out in memory in `order` (outermost first), seen in the
+        // logical order of size.
+        std::vector<int64_t> physical(shape.size()), logical(shape.size());
+        for (size_t i = 0; i < order.size(); ++i) {
+          physical[i] = shape.at(size_t(order[i]));
+          logical.at(size_t(order[i])) = int64_t(i);
+        }
+        return with_requires_grad(
+            [&] { return empty(physical, options_from(dtype, device)).permute(logical); },
+            requires_grad);
+      },
+      nb::arg("size"), nb::arg("physical_layout"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      "A new tensor of shape size whose dims lie in memory in the order physical_layout.");
+  m.def(
       "full",
       [](nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
          bool requires_grad) {

@@ -1,6 +1,7 @@
-"""torch.memory_format's values. stride's tensors are strided views without
-a channels-last layout, so conversions take preserve_format (keep the
-layout) and contiguous_format (make it contiguous) only."""
+"""torch.memory_format's values. Conversions take preserve_format (keep the
+layout), contiguous_format (make it contiguous), and channels_last (4 dims)
+and channels_last_3d (5 dims): the same dims, stored with the channels (dim
+1) innermost, as strides of an ordinary strided tensor."""
 
 __all__ = [
     "channels_last",

@@ -292,6 +292,8 @@ def stride_value(value):
         return stride.device(str(value))
     if isinstance(value, torch.Size):
         return tuple(value)
+    if isinstance(value, torch.memory_format):  # torch.contiguous_format -> stride's
+        return getattr(stride, str(value).removeprefix("torch."))
     return value
 
 

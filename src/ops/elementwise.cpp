@@ -500,12 +500,11 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
       });
 }
 
+// Out of place, x and mask broadcast together (the result may be larger
+// than x), as PyTorch's.
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
                to_string(mask.dtype()), ".");
-  STRIDE_CHECK(broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill") == x.sizes(), ShapeError,
-               "[masked_fill] mask ", shape_str(mask.sizes()), " cannot be broadcast to ",
-               shape_str(x.sizes()), ".");
   return where(mask, scalar_tensor(value, x.options()), x);
 }
 
@@ -517,13 +516,13 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Tensor& value) {
                shape_str(value.sizes()), ".");
   STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_fill] mask must be bool; got ",
                to_string(mask.dtype()), ".");
-  STRIDE_CHECK(broadcast_shapes(x.sizes(), mask.sizes(), "masked_fill") == x.sizes(), ShapeError,
-               "[masked_fill] mask ", shape_str(mask.sizes()), " cannot be broadcast to ",
-               shape_str(x.sizes()), ".");
   return where(mask, value.to(x.dtype()), x);
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  STRIDE_CHECK(broadcast_shapes(sizes(), mask.sizes(), "masked_fill_") == sizes(), ShapeError,
+               "[masked_fill_] mask ", shape_str(mask.sizes()), " cannot be broadcast to ",
+               shape_str(sizes()), "; in place, the mask must fit self.");
   return apply_inplace(
       Op::masked_fill, *this, {&mask}, [&] { return stride::masked_fill(clone(), mask, value); },
       [&] {
@@ -604,7 +603,10 @@ Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight) {
   if (GradMode::is_enabled() && (autograd::requires_grad(start) || autograd::requires_grad(end))) {
     return start + (end - start) * weight;
   }
-  Tensor out = start.clone();
+  // A new tensor of the broadcast shape (start may be the smaller one).
+  const DimVector shape = broadcast_shapes(start.sizes(), end.sizes(), "lerp");
+  Tensor out =
+      IntArrayRef(shape) == start.sizes() ? start.clone() : start.expand(shape).contiguous();
   return out.lerp_(end, weight);
 }
 

@@ -1,11 +1,14 @@
 // Factories: tensors made from nothing, from values, or at random.
 #include <cmath>
 
+#include <type_traits>
+
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "core/dispatch.h"
 #include "core/tensor_impl_utils.h"
 #include "ops/apply.h"
+#include "ops/elementwise_common.h"
 #include "stride/backend.h"
 #include "stride/generator.h"
 #include "stride/ops.h"
@@ -73,17 +76,26 @@ Tensor arange(const Scalar& start,
   STRIDE_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "[arange] the range [", s,
                ", ", e, ") is empty or reversed for step ", st, ".");
   const int64_t n = int64_t(std::ceil((e - s) / st));
+  // 16-bit floats count in float, PyTorch's accumulate type, then round.
+  if (detail::is_16bit(options.dtype())) {
+    return arange(start, end, step, kFloat32).to(options.dtype());
+  }
   // On meta (a memory estimate) the values are not needed, and computing
   // them would take time and host memory in proportion to n.
   if (default_device().is_meta()) return empty({n}, options.device(default_device()));
   Tensor t = empty({n}, options);
   detail::dispatch_numeric(options.dtype(), "arange", [&](auto tag) {
     using T = typename decltype(tag)::type;
+    // PyTorch's accumulate type: start and step converted to it first (an
+    // integer dtype truncates a fractional step), then start + step * i.
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                   std::conditional_t<std::is_same_v<T, double>, double, float>>;
+    const auto to_acc = [](const Scalar& v) {
+      return v.is_integral() ? Acc(v.to_int64()) : Acc(v.to_double());
+    };
+    const Acc first = to_acc(start), by = to_acc(step);
     T* p = t.data_ptr<T>();
-    const bool integral = start.is_integral() && step.is_integral();
-    for (int64_t i = 0; i < n; ++i) {
-      p[i] = integral ? T(start.to_int64() + i * step.to_int64()) : T(s + double(i) * st);
-    }
+    for (int64_t i = 0; i < n; ++i) p[i] = T(first + by * Acc(i));
   });
   return t.to(default_device());
 }

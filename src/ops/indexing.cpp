@@ -16,6 +16,8 @@
 // (scatter_add) instead of a load and check per element, which dominated
 // embedding's forward and backward. Elements are visited in the same order,
 // so scatter_add's sums keep their bits.
+#include <algorithm>
+
 #include "backends/kernels.h"
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
@@ -219,8 +221,35 @@ Tensor embedding(const Tensor& weight, const Tensor& ids) {
   return detail::apply(Op::embedding, {&weight, &ids}, forward, backward);
 }
 
+namespace {
+
+// PyTorch's legacy rule: a tensor of shape (0,) joins tensors of any shape,
+// adding nothing but its dtype to the result's.
+bool is_legacy_empty(const Tensor& t) {
+  return t.dim() == 1 && t.size(0) == 0;
+}
+
+bool has_legacy_empty(const std::vector<Tensor>& tensors) {
+  return std::any_of(tensors.begin(), tensors.end(), is_legacy_empty) &&
+         !std::all_of(tensors.begin(), tensors.end(), is_legacy_empty);
+}
+
+Tensor cat_without_legacy_empties(const std::vector<Tensor>& tensors, int64_t dim) {
+  std::vector<Tensor> kept;
+  ScalarType dtype = tensors[0].dtype();
+  for (const Tensor& t : tensors) {
+    dtype = promote_types(dtype, t.dtype());
+    if (!is_legacy_empty(t)) kept.push_back(t);
+  }
+  const Tensor joined = cat(kept, dim);
+  return joined.dtype() == dtype ? joined : joined.to(dtype);
+}
+
+}  // namespace
+
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   STRIDE_CHECK(!tensors.empty(), ValueError, "[cat] expects at least one tensor.");
+  if (has_legacy_empty(tensors)) return cat_without_legacy_empties(tensors, dim);
   const Tensor& first = tensors[0];
   STRIDE_CHECK(first.dim() > 0, ShapeError,
                "[cat] zero-dimensional tensors cannot be "

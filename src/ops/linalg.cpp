@@ -168,12 +168,26 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return a.unsqueeze(1) * b.unsqueeze(0);
 }
 
+// A coefficient in the result's dtype, as PyTorch converts it: truncated
+// for an integer result (0.6 is 0), as is for a floating one.
+static Scalar coefficient_in(const Scalar& c, ScalarType result) {
+  return is_floating_point(result) || c.is_integral() ? c : Scalar(int64_t(c.to_double()));
+}
+
 // beta * input + alpha * product, where beta = 0 ignores input (NaN in it
-// included), as PyTorch's.
+// included), as PyTorch's; for a bool result, (beta and input) or (alpha
+// and product).
 static Tensor scaled_sum(const Tensor& input,
                          const Tensor& product,
-                         const Scalar& beta,
-                         const Scalar& alpha) {
+                         const Scalar& beta_in,
+                         const Scalar& alpha_in) {
+  const ScalarType rt = promote_types(input.dtype(), product.dtype());
+  if (rt == kBool) {
+    const Tensor scaled = alpha_in.to_double() != 0.0 ? product : zeros_like(product);
+    return beta_in.to_double() != 0.0 ? logical_or(input, scaled)
+                                      : logical_or(scaled, zeros_like(input));
+  }
+  const Scalar beta = coefficient_in(beta_in, rt), alpha = coefficient_in(alpha_in, rt);
   const Tensor scaled = alpha.to_double() == 1.0 ? product : product * alpha;
   if (beta.to_double() == 0.0) return scaled + zeros_like(input);
   return (beta.to_double() == 1.0 ? input : input * beta) + scaled;
@@ -195,6 +209,153 @@ Tensor baddbmm(const Tensor& input,
                const Scalar& alpha) {
   detail::check_dtype_rule(Op::baddbmm, input);
   return scaled_sum(input, bmm(b1, b2), beta, alpha);
+}
+
+Tensor addmv(const Tensor& input,
+             const Tensor& m,
+             const Tensor& v,
+             const Scalar& beta,
+             const Scalar& alpha) {
+  return scaled_sum(input, mv(m, v), beta, alpha);
+}
+
+Tensor addr(const Tensor& input,
+            const Tensor& v1,
+            const Tensor& v2,
+            const Scalar& beta,
+            const Scalar& alpha) {
+  return scaled_sum(input, outer(v1, v2), beta, alpha);
+}
+
+Tensor addbmm(const Tensor& input,
+              const Tensor& b1,
+              const Tensor& b2,
+              const Scalar& beta,
+              const Scalar& alpha) {
+  return scaled_sum(input, bmm(b1, b2).sum({0}), beta, alpha);
+}
+
+Tensor chain_matmul(const std::vector<Tensor>& matrices) {
+  STRIDE_CHECK(!matrices.empty(), ValueError, "[chain_matmul] needs at least one matrix.");
+  Tensor r = matrices[0];
+  for (size_t i = 1; i < matrices.size(); ++i) r = mm(r, matrices[i]);
+  return matrices.size() == 1 ? r.clone() : r;
+}
+
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
+  STRIDE_CHECK(x1.dim() >= 2 && x2.dim() >= 2 && x1.size(-1) == x2.size(-1), ShapeError,
+               "[cdist] expects (..., P, M) and (..., R, M) with one M; got ",
+               shape_str(x1.sizes()), " and ", shape_str(x2.sizes()), ".");
+  STRIDE_CHECK(p >= 0, ValueError, "[cdist] takes p >= 0; got ", p, ".");
+  return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, {-1});
+}
+
+Tensor dist(const Tensor& a, const Tensor& b, double p) {
+  return norm(a - b, p);
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  STRIDE_CHECK(a.dim() == 1 && b.dim() == 1 && a.numel() == b.numel(), ShapeError,
+               "[dot] expects two 1-d tensors of one size; got ", shape_str(a.sizes()), " and ",
+               shape_str(b.sizes()), ".");
+  STRIDE_CHECK(a.dtype() == b.dtype(), DTypeError, "[dot] expects two tensors of one dtype; got ",
+               to_string(a.dtype()), " and ", to_string(b.dtype()), ". Convert one with .to().");
+  return matmul(a, b);
+}
+
+Tensor mv(const Tensor& m, const Tensor& v) {
+  STRIDE_CHECK(m.dim() == 2 && v.dim() == 1 && m.size(1) == v.numel(), ShapeError,
+               "[mv] expects a matrix (n, k) and a vector (k); got ", shape_str(m.sizes()), " and ",
+               shape_str(v.sizes()), ".");
+  return matmul(m, v);
+}
+
+Tensor inner(const Tensor& a, const Tensor& b) {
+  if (a.dim() == 0 || b.dim() == 0) return a * b;
+  STRIDE_CHECK(a.size(-1) == b.size(-1), ShapeError,
+               "[inner] expects the last dims to match; got shapes ", shape_str(a.sizes()), " and ",
+               shape_str(b.sizes()), ".");
+  return tensordot(a, b, {a.dim() - 1}, {b.dim() - 1});
+}
+
+Tensor tensordot(const Tensor& a_in, const Tensor& b_in, IntArrayRef dims_a, IntArrayRef dims_b) {
+  STRIDE_CHECK(dims_a.size() == dims_b.size(), ValueError, "[tensordot] got ", dims_a.size(),
+               " dims of a and ", dims_b.size(), " of b; pass as many of each.");
+  // A contracted dim of size 1 against one of size n, as PyTorch allows:
+  // the other side summed over that dim first.
+  Tensor a = a_in, b = b_in;
+  for (size_t i = 0; i < dims_a.size(); ++i) {
+    const int64_t da = wrap_dim(dims_a[i], a.dim(), "tensordot");
+    const int64_t db = wrap_dim(dims_b[i], b.dim(), "tensordot");
+    if (a.size(da) == 1 && b.size(db) != 1) b = b.sum({db}, true);
+    if (b.size(db) == 1 && a.size(da) != 1) a = a.sum({da}, true);
+  }
+  std::vector<bool> contracted_a(size_t(a.dim()), false);
+  std::vector<bool> contracted_b(size_t(b.dim()), false);
+  std::vector<int64_t> order_a;  // a's free dims, then its contracted ones
+  std::vector<int64_t> order_b;  // b's contracted dims, then its free ones
+  int64_t inner_size = 1;
+  for (size_t i = 0; i < dims_a.size(); ++i) {
+    const int64_t da = wrap_dim(dims_a[i], a.dim(), "tensordot");
+    const int64_t db = wrap_dim(dims_b[i], b.dim(), "tensordot");
+    STRIDE_CHECK(a.size(da) == b.size(db), ShapeError, "[tensordot] contracts dim ", da,
+                 " of a (size ", a.size(da), ") with dim ", db, " of b (size ", b.size(db),
+                 "); the sizes must match.");
+    contracted_a[size_t(da)] = true;
+    contracted_b[size_t(db)] = true;
+    order_b.push_back(db);
+    inner_size *= a.size(da);
+  }
+  std::vector<int64_t> out_shape;
+  int64_t rows = 1;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (contracted_a[size_t(d)]) continue;
+    order_a.push_back(d);
+    out_shape.push_back(a.size(d));
+    rows *= a.size(d);
+  }
+  for (size_t i = 0; i < dims_a.size(); ++i)
+    order_a.push_back(wrap_dim(dims_a[i], a.dim(), "tensordot"));
+  int64_t cols = 1;
+  for (int64_t d = 0; d < b.dim(); ++d) {
+    if (contracted_b[size_t(d)]) continue;
+    order_b.push_back(d);
+    out_shape.push_back(b.size(d));
+    cols *= b.size(d);
+  }
+  const Tensor lhs = a.permute(order_a).reshape({rows, inner_size});
+  const Tensor rhs = b.permute(order_b).reshape({inner_size, cols});
+  return mm(lhs, rhs).view(out_shape);
+}
+
+Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
+  STRIDE_CHECK(dims >= 0 && dims <= a.dim() && dims <= b.dim(), ValueError,
+               "[tensordot] cannot contract ", dims, " dims of tensors of ", a.dim(), " and ",
+               b.dim(), " dims.");
+  std::vector<int64_t> dims_a;
+  std::vector<int64_t> dims_b;
+  for (int64_t i = 0; i < dims; ++i) {
+    dims_a.push_back(a.dim() - dims + i);
+    dims_b.push_back(i);
+  }
+  return tensordot(a, b, dims_a, dims_b);
+}
+
+Tensor kron(const Tensor& a, const Tensor& b) {
+  const int64_t n = std::max(a.dim(), b.dim());
+  // a viewed as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...): element
+  // (i, j) of each pair of dims lands at i * b_k + j once they are merged.
+  std::vector<int64_t> spread_a;
+  std::vector<int64_t> spread_b;
+  std::vector<int64_t> merged;
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t sa = k < n - a.dim() ? 1 : a.size(k - (n - a.dim()));
+    const int64_t sb = k < n - b.dim() ? 1 : b.size(k - (n - b.dim()));
+    spread_a.insert(spread_a.end(), {sa, 1});
+    spread_b.insert(spread_b.end(), {1, sb});
+    merged.push_back(sa * sb);
+  }
+  return (a.reshape(spread_a) * b.reshape(spread_b)).reshape(merged);
 }
 
 Tensor Tensor::outer(const Tensor& other) const {

@@ -15,7 +15,12 @@ namespace {
 // x with `dim` last, as contiguous rows (R, N); a 0-d x is one row of one.
 Tensor rows_along(const Tensor& x, int64_t dim) {
   if (x.dim() == 0) return x.reshape({1, 1});
-  return x.transpose(dim, -1).contiguous().reshape({-1, x.size(dim)});
+  const Tensor last = x.transpose(dim, -1).contiguous();
+  // The row count from the other dims, not reshape's -1: it cannot infer
+  // one for an empty x.
+  int64_t rows = 1;
+  for (int64_t i = 0; i + 1 < last.dim(); ++i) rows *= last.size(i);
+  return last.reshape({rows, x.size(dim)});
 }
 
 // Rows (R, K) back in x's layout, with K elements along `dim`.

@@ -473,6 +473,151 @@ std::vector<GoldenCase> build_cases() {
         return {roll(x, {2}, {1}), roll(x, {-7, 3}, {2, 0}), roll(x, {4})};
       },
       Cmp::Exact);
+  // ---- elementwise composites (src/ops/elementwise_composites.cpp) ----
+  reg("logical_fmax_isclose_f32", [](const Ins& in) -> Outs {
+    const Tensor &a = in[0], &b = in[1], &n = in[2];
+    return {logical_and(a, b),
+            logical_or(a, n),
+            logical_xor(n, b),
+            logical_not(n),
+            fmax(a, b),
+            fmin(a, b),
+            isclose(a, b),
+            isclose(a, b, 0.5, 0.1, true),
+            isclose(n, n.flip({0}), 0.0, 1.0)};
+  });
+  reg("round_decimals_f32", [](const Ins& in) -> Outs {
+    return {round(in[0], 2), round(in[0], -2), round(in[0], 0)};
+  });
+  reg("addcmul_addcdiv_f32", [](const Ins& in) -> Outs {
+    return {addcmul(in[0], in[1], in[2], -0.5), addcdiv(in[0], in[1], in[2], 2.0)};
+  });
+  reg("linspace_logspace", [](const Ins&) -> Outs {
+    return {linspace(-1.0, 2.0, 7),     linspace(3.0, -3.0, 10, kFloat64),
+            linspace(0, 10, 4, kInt64), linspace(1.0, 1.0, 1),
+            logspace(-1.0, 2.0, 5),     logspace(0.0, 3.0, 4, 2.0, kFloat64)};
+  });
+  // ---- shape ops (src/ops/shape_ops.cpp) ----
+  reg(
+      "stacks_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor &s = in[0], &v = in[1], &m = in[2];
+        return {hstack({v, v, s}),
+                hstack({m, m}),
+                vstack({v, m, s.expand({3})}),
+                dstack({m, m}),
+                column_stack({v, m.t(), s.expand({3})}),
+                atleast_3d(v),
+                atleast_3d(m),
+                atleast_2d(s)};
+      },
+      Cmp::Exact);
+  reg(
+      "splits_f32",
+      [](const Ins& in) -> Outs {
+        Outs out;
+        for (const std::vector<Tensor>& parts :
+             {tensor_split(in[0], 3), tensor_split_at(in[0], {1, 5, -1, 9}, -1), hsplit(in[0], 2),
+              vsplit_at(in[0], {2}), dsplit(in[0], 3), split_with_sizes(in[0], {3, 0, 4})}) {
+          out.insert(out.end(), parts.begin(), parts.end());
+        }
+        return out;
+      },
+      Cmp::Exact);
+  reg(
+      "dim_moves_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor& x = in[0];
+        return {movedim(x, {0, 3}, {2, 0}),
+                movedim(x, {-1}, {1}),
+                rot90(x, 1, {1, 2}),
+                rot90(x, -1),
+                rot90(x, 2, {3, 0}),
+                rot90(x, 4),
+                fliplr(x),
+                flipud(x),
+                ravel(x.transpose(0, 2)),
+                unflatten(x, 2, {2, -1}),
+                sum_to_size(x, {3, 1, 5})};
+      },
+      Cmp::Auto);  // sum_to_size sums
+  reg(
+      "diagonals_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor &v = in[0], &m = in[1], &b = in[2];
+        return {diag(v, 1),
+                diag(v, -2),
+                diag(m, 1),
+                diag_embed(b),
+                diag_embed(b, 1, 0, 2),
+                diag_embed(b, -1, 2, 0),
+                diagflat(m, -1),
+                block_diag({m, v, b.select(0, 0).select(0, 0), b})};
+      },
+      Cmp::Exact);
+  reg(
+      "grids_f32",
+      [](const Ins& in) -> Outs {
+        Outs out = meshgrid(in, "ij");
+        for (const Tensor& t : meshgrid(in, "xy")) out.push_back(t);
+        out.push_back(cartesian_prod({in[0], in[1]}));
+        out.push_back(combinations(in[1]));
+        out.push_back(combinations(in[0], 3, true));
+        out.push_back(combinations(in[2], 3));
+        return out;
+      },
+      Cmp::Exact);
+  reg(
+      "repeats_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor &x = in[0], &counts = in[1];
+        return {repeat(x, {2, 1, 3}),
+                repeat(x, {1, 0}),
+                tile(x, {2}),
+                repeat_interleave(x, 2),
+                repeat_interleave(x, 3, 1),
+                repeat_interleave(x, counts, 1),
+                repeat_interleave(arange(3), counts, 0)};
+      },
+      Cmp::Exact);
+  reg("products_f32", [](const Ins& in) -> Outs {
+    const Tensor &v = in[0], &w = in[1], &m = in[2], &t = in[3];
+    return {dot(v, w),
+            inner(m, t),
+            mv(m, v),
+            addmv(m.select(1, 0), m, v, 0.5, 2.0),
+            addr(m, m.select(1, 1), v, 1, -1.0),
+            kron(m, t),
+            tensordot(t, m, {1, 2}, {0, 1}),
+            tensordot(m, t, 0)};
+  });
+  reg(
+      "einsum_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor &a = in[0], &b = in[1], &c = in[2], &d = in[3];
+        return {einsum("bij,jk->bik", {a, b}),
+                einsum("ii->i", {c}),
+                einsum("ii", {c}),
+                einsum("ij->", {c}),
+                einsum("...j,jk", {a, b}),
+                einsum("bij,jk,bik->bk", {a, b, d.expand({2, 3, 5})}),
+                einsum("b i j , b j k -> b i k", {a.transpose(1, 2), d}),
+                einsum("...ij,...jk->...ik", {c, d}),
+                einsum("ij,kl->ijkl", {c, b}),
+                einsum("ijk->kji", {a}),
+                einsum("Ab,bC", {c, b.narrow(0, 0, 3)})};
+      },
+      Cmp::LongSum);
+  reg("more_products_f32", [](const Ins& in) -> Outs {
+    const Tensor &x = in[0], &b1 = in[1], &b2 = in[2], &p = in[3], &q = in[4];
+    return {addbmm(x, b1, b2, 0.5, -1.0),
+            chain_matmul({x.narrow(1, 0, 2).t(), x, q}),
+            cdist(p, q),
+            cdist(p, q, 1.0),
+            cdist(p, q, std::numeric_limits<double>::infinity()),
+            cdist(p, q, 0.5),
+            dist(p, q.narrow(0, 0, 4), 3.0)};
+  });
   reg("outer_f32", [](const Ins& in) -> Outs { return {outer(in[0], in[1])}; });
   reg("addmm_f32", [](const Ins& in) -> Outs {
     return {addmm(in[0], in[1], in[2], 0.5, 2.0), addmm(in[3], in[1], in[2], 0.0),
