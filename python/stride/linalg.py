@@ -273,7 +273,9 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if dim is not None and len(dim) == 2:
         return matrix_norm(A, "fro", dim, keepdim)
     if ord is not None and dim is None and A.dim() != 1:
-        raise RuntimeError("linalg.norm: a numeric ord needs a 1-d or 2-d input unless dim is given.")
+        raise RuntimeError(
+            "linalg.norm: a numeric ord needs a 1-d or 2-d input unless dim is given."
+        )
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim)
 
 

@@ -254,6 +254,9 @@ Tensor matrix_exp(const Tensor& A) {
 
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
   stride::detail::check_dtype_rule(Op::linalg_cross, a);
+  STRIDE_CHECK(a.dim() == b.dim(), ShapeError,
+               "[linalg.cross] the inputs must have the same number of dimensions; got shapes ",
+               shape_str(a.sizes()), " and ", shape_str(b.sizes()), ".");
   const DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), "linalg.cross");
   const int64_t d = wrap_dim(dim, int64_t(shape.size()), "linalg.cross");
   STRIDE_CHECK(shape[size_t(d)] == 3, ShapeError,

@@ -452,7 +452,7 @@ std::vector<GradCase> grad_table() {
        }},
       {"linalg_matrix_exp", {{2, 3, 3}},
        [](const Inputs& x) { return linalg::matrix_exp(x[0]); }},
-      {"linalg_cross", {{2, 3}, {3}}, [](const Inputs& x) { return linalg::cross(x[0], x[1]); }},
+      {"linalg_cross", {{2, 3}, {1, 3}}, [](const Inputs& x) { return linalg::cross(x[0], x[1]); }},
       {"linalg_vecdot", {{2, 3}, {2, 3}},
        [](const Inputs& x) { return linalg::vecdot(x[0], x[1]); }},
       {"linalg_multi_dot", {{3}, {3, 4}, {4, 2}},

@@ -775,7 +775,7 @@ std::vector<OpCase> op_table() {
   });
   add_linalg("linalg_matrix_exp", {sq},
              [](const Inputs& in) { return linalg::matrix_exp(in[0] * 3.0); });
-  add_linalg("linalg_cross", {{4, 3}, {3}},
+  add_linalg("linalg_cross", {{4, 3}, {1, 3}},
              [](const Inputs& in) { return linalg::cross(in[0], in[1]); });
   add_linalg("linalg_vecdot", {{4, 3}, {4, 3}},
              [](const Inputs& in) { return linalg::vecdot(in[0], in[1], 0); });
