@@ -89,6 +89,15 @@ Tensor pinv(const Tensor& A,
             std::optional<double> atol = std::nullopt,
             std::optional<double> rtol = std::nullopt,
             bool hermitian = false);
+// ...with tolerances per matrix, broadcasting over the batch.
+Tensor matrix_rank(const Tensor& A,
+                   const std::optional<Tensor>& atol,
+                   const std::optional<Tensor>& rtol,
+                   bool hermitian = false);
+Tensor pinv(const Tensor& A,
+            const std::optional<Tensor>& atol,
+            const std::optional<Tensor>& rtol,
+            bool hermitian = false);
 Tensor matrix_power(const Tensor& A, int64_t n);
 Tensor matrix_exp(const Tensor& A);
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim = -1);

@@ -54,13 +54,17 @@ void bind_norms(nb::module_& l) {
       [](const Tensor& A, std::string_view ord, nb::handle dim, bool keepdim) {
         return linalg::matrix_norm(A, ord, dims_arg(dim), keepdim);
       },
-      "A matrix norm of numeric ord.");
+      "A matrix norm of ord 'fro' or 'nuc'.");
   l.def("cond", nb::overload_cast<const Tensor&, std::optional<double>>(&linalg::cond),
         "The condition number.");
   l.def("cond", nb::overload_cast<const Tensor&, std::string_view>(&linalg::cond),
         "The condition number.");
-  l.def("matrix_rank", &linalg::matrix_rank, "The numerical rank.");
-  l.def("pinv", &linalg::pinv, "The pseudo-inverse.");
+  using Tolerance = const std::optional<Tensor>&;
+  l.def("matrix_rank",
+        nb::overload_cast<const Tensor&, Tolerance, Tolerance, bool>(&linalg::matrix_rank),
+        "The numerical rank.");
+  l.def("pinv", nb::overload_cast<const Tensor&, Tolerance, Tolerance, bool>(&linalg::pinv),
+        "The pseudo-inverse.");
   l.def("matrix_power", &linalg::matrix_power, "A to an integer power.");
   l.def("matrix_exp", &linalg::matrix_exp, "The matrix exponential.");
   l.def("cross", &linalg::cross, "The cross product along dim.");

@@ -10,7 +10,7 @@ with gradients.
 """
 
 from . import return_types
-from ._stride import _linalg
+from ._stride import Tensor, _linalg, float64, tensor, zeros
 
 __all__ = [
     "cholesky",
@@ -296,12 +296,10 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None)
 
 
 def _optional_tolerance(value):
-    """A tolerance as a number; a tensor tolerance must hold one value."""
-    if value is None or isinstance(value, (int, float)):
+    """A tolerance as a tensor (a number becomes a 0-d float64 one)."""
+    if value is None or isinstance(value, Tensor):
         return value
-    if value.numel() != 1:
-        raise NotImplementedError("stride.linalg: a tensor atol or rtol must hold a single value.")
-    return value.item()
+    return tensor(float(value), dtype=float64)
 
 
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
@@ -447,17 +445,20 @@ def _svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
     """(U, S, V) with input = U diag(S) V^T (torch.svd: V, not Vh); zero U
     and V when not compute_uv."""
     _no_out("svd", out)
-    U, S, Vh = _linalg.svd(input, not some)
     if not compute_uv:
-        from ._stride import zeros_like
-
-        U, Vh = zeros_like(U), zeros_like(Vh)
+        # PyTorch's zero-filled square U and V, whatever some says.
+        m, n = input.shape[-2], input.shape[-1]
+        batch = tuple(input.shape[:-2])
+        S = _linalg.svd(input, False)[1]
+        options = {"dtype": input.dtype}
+        return return_types.svd(zeros(*batch, m, m, **options), S, zeros(*batch, n, n, **options))
+    U, S, Vh = _linalg.svd(input, not some)
     return return_types.svd(U, S, Vh.transpose(-2, -1))
 
 
 def _pinverse(input, rcond=1e-15):  # noqa: A002
     """The pseudo-inverse (torch.pinverse)."""
-    return _linalg.pinv(input, None, rcond, False)
+    return _linalg.pinv(input, None, _optional_tolerance(rcond), False)
 
 
 def _cross(input, other, dim=None, *, out=None):  # noqa: A002

@@ -74,18 +74,30 @@ Tensor spectrum(const Tensor& A, bool hermitian) {
   return hermitian ? abs(linalg::eigvalsh(A)) : linalg::svdvals(A);
 }
 
-// PyTorch's tolerance: max(atol, rtol * the largest singular value), rtol
-// defaulting to eps * max(m, n) when neither is given.
+// PyTorch's tolerance, per matrix (..., 1): max(atol, rtol * its largest
+// singular value), atol and rtol broadcasting over the batch, rtol
+// defaulting to eps * max(m, n) where atol is not given or not positive.
 Tensor rank_tolerance(const Tensor& A,
                       const Tensor& s,
-                      std::optional<double> atol,
-                      std::optional<double> rtol) {
+                      const std::optional<Tensor>& atol,
+                      const std::optional<Tensor>& rtol) {
   const double eps = A.dtype() == kFloat64 ? std::numeric_limits<double>::epsilon()
                                            : double(std::numeric_limits<float>::epsilon());
-  const double r =
-      rtol ? *rtol : (atol && *atol > 0 ? 0.0 : eps * double(std::max(A.size(-2), A.size(-1))));
   const Tensor largest = s.numel() ? amax(s, {-1}, true) : zeros_like(s).sum({-1}, true);
-  return maximum(largest * r, full_like(largest, atol ? *atol : 0.0));
+  const Tensor zero = zeros_like(largest);
+  const Tensor a = atol ? atol->to(s.dtype()).unsqueeze(-1) : zero;
+  Tensor r = full_like(largest, eps * double(std::max(A.size(-2), A.size(-1))));
+  if (rtol) {
+    r = rtol->to(s.dtype()).unsqueeze(-1);
+  } else if (atol) {
+    r = where(a.gt(0), zero, r);
+  }
+  return maximum(largest * r, a);
+}
+
+std::optional<Tensor> as_tensor(std::optional<double> value) {
+  if (!value) return std::nullopt;
+  return scalar_tensor(*value, kFloat64);
 }
 
 }  // namespace
@@ -188,6 +200,13 @@ Tensor matrix_rank(const Tensor& A,
                    std::optional<double> atol,
                    std::optional<double> rtol,
                    bool hermitian) {
+  return matrix_rank(A, as_tensor(atol), as_tensor(rtol), hermitian);
+}
+
+Tensor matrix_rank(const Tensor& A,
+                   const std::optional<Tensor>& atol,
+                   const std::optional<Tensor>& rtol,
+                   bool hermitian) {
   stride::detail::check_dtype_rule(Op::linalg_matrix_rank, A);
   check_matrix(A, "linalg.matrix_rank", "A");
   NoGradGuard no_grad;
@@ -198,6 +217,13 @@ Tensor matrix_rank(const Tensor& A,
 Tensor pinv(const Tensor& A,
             std::optional<double> atol,
             std::optional<double> rtol,
+            bool hermitian) {
+  return pinv(A, as_tensor(atol), as_tensor(rtol), hermitian);
+}
+
+Tensor pinv(const Tensor& A,
+            const std::optional<Tensor>& atol,
+            const std::optional<Tensor>& rtol,
             bool hermitian) {
   stride::detail::check_dtype_rule(Op::linalg_pinv, A);
   check_matrix(A, "linalg.pinv", "A");
@@ -392,7 +418,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A,
   if (driver != "gels") {
     NoGradGuard no_grad;
     const Tensor s = svdvals(A);
-    rank = s.gt(rank_tolerance(A, s, std::nullopt, rtol)).sum({-1});
+    rank = s.gt(rank_tolerance(A, s, std::nullopt, as_tensor(rtol))).sum({-1});
     if (driver != "gelsy") singular_values = s;
   }
   const bool full_rank = driver == "gels" || A.device().is_meta() ||

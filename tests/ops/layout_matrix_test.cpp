@@ -763,11 +763,11 @@ std::vector<OpCase> op_table() {
   });
   add_linalg("linalg_matrix_rank", {{2, 5, 3}}, [](const Inputs& in) {
     return flat({linalg::matrix_rank(in[0]),
-                 linalg::matrix_rank(symmetric(in[0].narrow(-2, 0, 3)), 0.5, std::nullopt, true)});
+                 linalg::matrix_rank(symmetric(in[0].narrow(-2, 0, 3)), 0.5, {}, true)});
   });
   add_linalg("linalg_pinv", {{2, 5, 3}}, [](const Inputs& in) {
-    return flat({linalg::pinv(in[0]), linalg::pinv(symmetric(in[0].narrow(-2, 0, 3)), std::nullopt,
-                                                   std::nullopt, true)});
+    return flat({linalg::pinv(in[0]), linalg::pinv(symmetric(in[0].narrow(-2, 0, 3)),
+                                                   scalar_tensor(0.0, kFloat64), {}, true)});
   });
   add_linalg("linalg_matrix_power", {sq}, [](const Inputs& in) {
     return flat({linalg::matrix_power(in[0], 5), linalg::matrix_power(in[0], 0),
