@@ -413,11 +413,13 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A,
                                            : double(std::numeric_limits<float>::epsilon());
   const double rtol = rcond && *rcond > 0 ? *rcond : eps * double(std::max(m, n));
   Tensor x = pinv(A, std::nullopt, rtol).matmul(b);
-  const Tensor none = empty({0}, A.options());
+  // An output the driver does not compute is empty, but still a part of the
+  // graph (an empty view of the solution), as PyTorch's.
+  const Tensor none = x.reshape({-1}).narrow(0, 0, 0);
   Tensor rank = empty({0}, A.options().dtype(kInt64)), singular_values = none, residuals = none;
   if (driver != "gels") {
-    NoGradGuard no_grad;
     const Tensor s = svdvals(A);
+    NoGradGuard no_grad;
     rank = s.gt(rank_tolerance(A, s, std::nullopt, as_tensor(rtol))).sum({-1});
     if (driver != "gelsy") singular_values = s;
   }

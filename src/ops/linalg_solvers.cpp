@@ -181,7 +181,10 @@ Tensor householder_product(const Tensor& A, const Tensor& tau) {
                "[linalg.householder_product] tau must have A's dtype ", to_string(A.dtype()),
                "; got ", to_string(tau.dtype()), ".");
   const Tensor V = A.tril(-1) + eye(m, n, A.options());
-  Tensor Q = eye(m, n, A.options()).expand(A.sizes());
+  const Tensor identity = eye(m, n, A.options()).expand(A.sizes());
+  // No reflectors: the identity, still taken from A (with a zero gradient)
+  // so that autograd reaches A, as PyTorch's.
+  Tensor Q = tau.size(-1) == 0 ? where(identity.eq(identity), identity, A) : identity;
   for (int64_t i = tau.size(-1) - 1; i >= 0; --i) {
     const Tensor v = V.narrow(-1, i, 1);
     const Tensor t = tau.narrow(-1, i, 1).unsqueeze(-1);
