@@ -245,7 +245,12 @@ Tensor matrix_power(const Tensor& A, int64_t n) {
   STRIDE_CHECK(A.dim() >= 2 && A.size(-1) == A.size(-2), ShapeError,
                "[linalg.matrix_power] A must be batches of square matrices; got shape ",
                shape_str(A.sizes()), ".");
-  if (n == 0) return eye(A.size(-1), A.size(-1), A.options()).expand(A.sizes()).clone();
+  if (n == 0) {
+    // The identity, still taken from A (with a zero gradient) so that
+    // autograd reaches A, as PyTorch's.
+    const Tensor identity = eye(A.size(-1), A.size(-1), A.options()).expand(A.sizes());
+    return where(identity.eq(identity), identity, A);
+  }
   Tensor base = n < 0 ? inv(A) : A;
   // Binary powering: base^(2^i) for each set bit of |n|.
   Tensor result;

@@ -872,6 +872,7 @@ std::vector<GoldenCase> build_cases() {
     const auto with_grads = [](std::vector<size_t> wrt, Fn fn) -> CaseFn {
       return [wrt, fn](const Ins& in) -> Outs { return testing::value_and_grads(in, wrt, fn); };
     };
+    constexpr double inf = std::numeric_limits<double>::infinity();
     auto flat = [](std::vector<Tensor> parts) {
       for (Tensor& p : parts) p = p.reshape({-1});
       return cat(parts);
@@ -953,7 +954,7 @@ std::vector<GoldenCase> build_cases() {
         with_grads({0}, [](const Ins& x) { return linalg::vector_norm(x[0], 2, {1}); }));
     reg("linalg_vector_norm_ords_f64", [](const Ins& in) -> Outs {
       Outs out;
-      for (const double ord : {INFINITY, -INFINITY, 0.0, 1.0, 3.0, 0.5}) {
+      for (const double ord : {inf, -inf, 0.0, 1.0, 3.0, 0.5}) {
         out.push_back(linalg::vector_norm(in[0], ord, {1}));
       }
       out.push_back(linalg::vector_norm(in[0], 3));
@@ -961,7 +962,7 @@ std::vector<GoldenCase> build_cases() {
     });
     reg("linalg_matrix_norm_f64", [](const Ins& in) -> Outs {
       Outs out{linalg::matrix_norm(in[0]), linalg::matrix_norm(in[0], "nuc")};
-      for (const double ord : {1.0, -1.0, INFINITY, -INFINITY, 2.0, -2.0}) {
+      for (const double ord : {1.0, -1.0, inf, -inf, 2.0, -2.0}) {
         out.push_back(linalg::matrix_norm(in[0], ord));
       }
       out.push_back(linalg::matrix_norm(in[0], 1, {0, 2}));

@@ -5,6 +5,7 @@
 // nothing outside an output view may be written. Shapes include size-0 and
 // size-1 dims.
 #include <functional>
+#include <limits>
 
 #include "stride/nn/functional.h"
 
@@ -746,11 +747,12 @@ std::vector<OpCase> op_table() {
              [](const Inputs& in) { return linalg::householder_product(in[0], in[1]); });
   add_linalg("linalg_vector_norm", {{3, 4, 5}}, [](const Inputs& in) {
     return flat({linalg::vector_norm(in[0]), linalg::vector_norm(in[0], 3, {0, 2}, true),
-                 linalg::vector_norm(in[0], -INFINITY, {1})});
+                 linalg::vector_norm(in[0], -std::numeric_limits<double>::infinity(), {1})});
   });
   add_linalg("linalg_matrix_norm", {{3, 4, 5}}, [](const Inputs& in) {
     return flat({linalg::matrix_norm(in[0]), linalg::matrix_norm(in[0], "nuc", {0, 2}, true),
-                 linalg::matrix_norm(in[0], 1), linalg::matrix_norm(in[0], -INFINITY, {2, 0}),
+                 linalg::matrix_norm(in[0], 1),
+                 linalg::matrix_norm(in[0], -std::numeric_limits<double>::infinity(), {2, 0}),
                  linalg::matrix_norm(in[0], -2)});
   });
   add_linalg("linalg_norm", {{3, 4}}, [](const Inputs& in) {
