@@ -739,7 +739,9 @@ std::vector<OpCase> op_table() {
   add_linalg("linalg_svd", {{2, 3, 5}}, [](const Inputs& in) {
     auto [U, S, Vh] = linalg::svd(in[0]);
     auto [Ur, Sr, Vhr] = linalg::svd(in[0], false);
-    return flat({U, S, Vh, Ur, Vhr});
+    // Vh's last two rows span the null space, where any basis is right (and
+    // rounding picks one): the complete basis is compared on its first 3.
+    return flat({U, S, Vh.narrow(-2, 0, 3), Ur, Vhr});
   });
   add_linalg("linalg_svdvals", {{2, 5, 3}},
              [](const Inputs& in) { return linalg::svdvals(in[0]); });
