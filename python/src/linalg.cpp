@@ -42,18 +42,21 @@ void bind_norms(nb::module_& l) {
       [](const Tensor& x, double ord, nb::handle dim, bool keepdim, nb::handle dtype) {
         return linalg::vector_norm(x, ord, dims_arg(dim), keepdim, optional_dtype(dtype));
       },
-      "A vector norm over dim.");
+      nb::arg("x"), nb::arg("ord"), nb::arg("dim").none(), nb::arg("keepdim"),
+      nb::arg("dtype").none(), "A vector norm over dim.");
   l.def(
       "matrix_norm",
       [](const Tensor& A, double ord, nb::handle dim, bool keepdim) {
         return linalg::matrix_norm(A, ord, dims_arg(dim), keepdim);
       },
+      nb::arg("A"), nb::arg("ord"), nb::arg("dim"), nb::arg("keepdim"),
       "A matrix norm of numeric ord.");
   l.def(
       "matrix_norm",
       [](const Tensor& A, std::string_view ord, nb::handle dim, bool keepdim) {
         return linalg::matrix_norm(A, ord, dims_arg(dim), keepdim);
       },
+      nb::arg("A"), nb::arg("ord"), nb::arg("dim"), nb::arg("keepdim"),
       "A matrix norm of ord 'fro' or 'nuc'.");
   l.def("cond", nb::overload_cast<const Tensor&, std::optional<double>>(&linalg::cond),
         "The condition number.");

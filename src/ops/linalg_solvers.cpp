@@ -135,7 +135,8 @@ std::pair<Tensor, Tensor> slogdet(const Tensor& A) {
     const Tensor nonzero = d.ne(0).all({-1}).to(A.dtype());
     sign = (1.0 - odd * 2) * nonzero;
   }
-  return {sign, logabsdet};
+  // The sign has a zero gradient but is an output of the graph, as PyTorch's.
+  return {where(sign.eq(sign), sign, logabsdet), logabsdet};
 }
 
 Tensor det(const Tensor& A) {
