@@ -115,7 +115,12 @@ Tensor vector_norm(
                  "pass a non-empty input.");
     return ord > 0 ? amax(abs(v), dims, keepdim) : amin(abs(v), dims, keepdim);
   }
-  if (ord == 0) return sum(v.ne(Scalar(0)).to(v.dtype()), dims, keepdim);
+  if (ord == 0) {
+    // The count of nonzeros, with a zero gradient that still reaches x, as
+    // PyTorch's.
+    const Tensor count = sum(v.ne(Scalar(0)).to(v.dtype()), dims, keepdim);
+    return where(count.eq(count), count, sum(v, dims, keepdim));
+  }
   if (ord == 1) return sum(abs(v), dims, keepdim);
   if (ord == 2) return sqrt_zero_safe(sum(v * v, dims, keepdim));
   const Tensor s = sum(abs(v).pow(Scalar(ord)), dims, keepdim);
@@ -138,7 +143,12 @@ Tensor matrix_norm(const Tensor& A, double ord, IntArrayRef dim, bool keepdim) {
   const bool columns = std::abs(ord) == 1;
   const int64_t summed = columns ? d0 : d1, extreme = columns ? d1 : d0;
   const Tensor sums = sum(abs(A), {summed}, true);
-  const Tensor r = ord > 0 ? amax(sums, {extreme}, true) : amin(sums, {extreme}, true);
+  Tensor r;
+  if (sums.size(extreme) == 0) {
+    r = sum(sums, {extreme}, true);  // an empty matrix's norm is 0, as PyTorch's
+  } else {
+    r = ord > 0 ? amax(sums, {extreme}, true) : amin(sums, {extreme}, true);
+  }
   return keepdim ? r : r.squeeze(std::max(d0, d1)).squeeze(std::min(d0, d1));
 }
 

@@ -367,14 +367,14 @@ void eigh_kernel(Tensor& a, Tensor& w, bool upper, bool vectors, Tensor& info) {
 }
 
 // gesdd's job: no vectors, k of each ('S') or all ('A').
-char svd_job(const Tensor& u, int k) {
+char svd_job(const Tensor& u, const Tensor& vh, int k) {
   if (!u.defined()) return 'N';
-  return u.size(1) == k ? 'S' : 'A';
+  return u.size(1) == k && vh.size(2) == k ? 'S' : 'A';
 }
 
 void svd_kernel(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info) {
   const int m = rows_of(a), n = cols_of(a), k = std::min(m, n);
-  const char job = svd_job(u, k);
+  const char job = svd_job(u, vh, k);
   int32_t* inf = info.data_ptr<int32_t>();
   detail::dispatch_floating(a.dtype(), "linalg.svd", [&](auto tag) {
     using T = typename decltype(tag)::type;
