@@ -427,7 +427,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A,
   const double eps = A.dtype() == kFloat64 ? std::numeric_limits<double>::epsilon()
                                            : double(std::numeric_limits<float>::epsilon());
   const double rtol = rcond && *rcond > 0 ? *rcond : eps * double(std::max(m, n));
-  Tensor x = pinv(A, std::nullopt, rtol).matmul(b);
+  // float32 problems are solved in float64: the pseudo-inverse's rounding
+  // would otherwise exceed LAPACK's (an orthogonal factorization) by far.
+  const ScalarType wide = A.dtype() == kFloat32 ? kFloat64 : A.dtype();
+  Tensor x = pinv(A.to(wide), std::nullopt, rtol).matmul(b.to(wide)).to(A.dtype());
   // An output the driver does not compute is empty, but still a part of the
   // graph (an empty view of the solution), as PyTorch's.
   const Tensor none = x.reshape({-1}).narrow(0, 0, 0);
