@@ -345,19 +345,16 @@ Tensor diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {
 // Columns x^0, x^1, ..., x^(N-1): the running products of [1, x, x, ...].
 Tensor vander(const Tensor& x, std::optional<int64_t> N) {
   stride::detail::check_dtype_rule(Op::linalg_vander, x);
-  STRIDE_CHECK(x.dim() >= 1, ShapeError,
-               "[linalg.vander] x must have at least 1 dimension; "
-               "got a 0-d tensor.");
-  const int64_t columns = N ? *N : x.size(-1);
-  STRIDE_CHECK(columns >= 0, ValueError, "[linalg.vander] N must be non-negative; got ", columns,
+  // A 0-d x is one point, as PyTorch's.
+  const Tensor points = x.dim() == 0 ? x.reshape({1}) : x;
+  const int64_t columns = N ? *N : points.size(-1);
+  STRIDE_CHECK(columns > 1, ValueError, "[linalg.vander] N must be greater than 1; got ", columns,
                ".");
-  DimVector shape(x.sizes().begin(), x.sizes().end());
-  shape.push_back(columns);
-  if (columns <= 1) return ones(shape, x.options());
-  shape.back() = columns - 1;
-  const Tensor powers = x.unsqueeze(-1).expand(shape);
+  DimVector shape(points.sizes().begin(), points.sizes().end());
+  shape.push_back(columns - 1);
+  const Tensor powers = points.unsqueeze(-1).expand(shape);
   shape.back() = 1;
-  return cat({ones(shape, x.options()), powers}, -1).cumprod(-1, x.dtype());
+  return cat({ones(shape, points.options()), powers}, -1).cumprod(-1, points.dtype());
 }
 
 Tensor tensorinv(const Tensor& A, int64_t ind) {
