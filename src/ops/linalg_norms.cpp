@@ -274,23 +274,25 @@ Tensor matrix_power(const Tensor& A, int64_t n) {
 
 // Scaling and squaring: exp(A) = exp(A / 2^s)^(2^s), with s making the
 // scaled 1-norm at most 1/2, where the Taylor series to degree 18 is exact
-// to float64's precision.
+// to float64's precision. Lower precisions compute in float64 (the
+// squarings would multiply their rounding) and round the result once.
 Tensor matrix_exp(const Tensor& A) {
   stride::detail::check_dtype_rule(Op::linalg_matrix_exp, A);
-  check_square(A, "linalg.matrix_exp", "A");
-  const int64_t n = A.size(-1);
+  const Tensor a = A.to(kFloat64);
+  check_square(a, "linalg.matrix_exp", "A");
+  const int64_t n = a.size(-1);
   int64_t squarings = 0;
-  if (!A.device().is_meta() && A.numel() > 0) {
+  if (!a.device().is_meta() && a.numel() > 0) {
     NoGradGuard no_grad;
-    const double norm1 = amax(sum(abs(A), {-2}), {}).item<double>();
+    const double norm1 = amax(sum(abs(a), {-2}), {}).item<double>();
     if (std::isfinite(norm1) && norm1 > 0.5) squarings = int64_t(std::ceil(std::log2(norm1 / 0.5)));
   }
-  const Tensor X = A / std::ldexp(1.0, int(squarings));
-  const Tensor identity = eye(n, n, A.options());
-  Tensor E = identity.expand(A.sizes());
+  const Tensor X = a / std::ldexp(1.0, int(squarings));
+  const Tensor identity = eye(n, n, a.options());
+  Tensor E = identity.expand(a.sizes());
   for (int k = 18; k >= 1; --k) E = identity + X.matmul(E) / double(k);
   for (int64_t i = 0; i < squarings; ++i) E = E.matmul(E);
-  return E;
+  return E.to(A.dtype());
 }
 
 Tensor cross(const Tensor& a, const Tensor& b, int64_t dim) {
