@@ -426,6 +426,14 @@ def _lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=
     return return_types.lu_unpack(*_linalg.lu_unpack(LU_data, LU_pivots))
 
 
+def _lu(A, pivot=True, get_infos=False, out=None):
+    """torch.lu: (LU, pivots), and the infos when get_infos, without raising
+    on a singular matrix."""
+    _no_out("lu", out)
+    LU, pivots, infos = _linalg.lu_factor_ex(A, pivot, False)
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
+
+
 def _lu_solve(b, LU_data, LU_pivots, *, out=None):
     """X with A X = b, A given by lu_factor (torch.lu_solve)."""
     _no_out("lu_solve", out)
@@ -495,6 +503,7 @@ TORCH_FUNCTIONS = {
     "cholesky": _cholesky,
     "cholesky_solve": _cholesky_solve,
     "cholesky_inverse": _cholesky_inverse,
+    "lu": _lu,
     "lu_unpack": _lu_unpack,
     "lu_solve": _lu_solve,
     "triangular_solve": _triangular_solve,
