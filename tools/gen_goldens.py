@@ -2541,6 +2541,291 @@ def write(out_path, blob, max_bytes, script, ncases):
     print(f"wrote {os.path.relpath(out_path, ROOT)}: {ncases} cases, {len(blob)} bytes")
 
 
+# ---- linear algebra (include/stride/linalg.h), float64 ----
+LA = torch.linalg
+
+
+def well_conditioned(g, *shape):
+    n = shape[-1]
+    return randn(g, *shape, dtype=f64) + n * torch.eye(n, dtype=f64)
+
+
+def positive_definite(g, *shape):
+    x = randn(g, *shape, dtype=f64)
+    return x @ x.mT + torch.eye(shape[-1], dtype=f64)
+
+
+def symmetric(g, *shape):
+    x = randn(g, *shape, dtype=f64)
+    return x + x.mT
+
+
+@case("linalg_lu_factor_ex_f64")
+def _(g):
+    a = randn(g, 2, 4, 4, dtype=f64)
+    return [a], list(LA.lu_factor_ex(a))
+
+
+@case("linalg_lu_factor_f64")
+def _(g):
+    return value_and_grad(g, lambda a: LA.lu_factor(a).LU, [randn(g, 5, 3, dtype=f64)])
+
+
+@case("linalg_lu_f64")
+def _(g):
+    a = randn(g, 3, 5, dtype=f64)
+    return [a], list(LA.lu(a))
+
+
+@case("lu_unpack_f64")
+def _(g):
+    lu, pivots = LA.lu_factor(randn(g, 4, 4, dtype=f64))
+    return [lu, pivots], list(torch.lu_unpack(lu, pivots))
+
+
+@case("linalg_lu_solve_f64")
+def _(g):
+    lu, pivots = LA.lu_factor(well_conditioned(g, 2, 4, 4))
+    b = randn(g, 2, 4, 3, dtype=f64)
+    return [lu, pivots, b], [
+        LA.lu_solve(lu, pivots, b),
+        LA.lu_solve(lu, pivots, b, adjoint=True),
+        LA.lu_solve(lu, pivots, b.mT, left=False),
+    ]
+
+
+@case("linalg_solve_triangular_f64")
+def _(g):
+    a, b = well_conditioned(g, 4, 4).triu(), randn(g, 4, 2, dtype=f64)
+    return value_and_grad(g, lambda a, b: LA.solve_triangular(a, b, upper=True), [a, b], (0, 1))
+
+
+@case("linalg_solve_f64")
+def _(g):
+    a, b = well_conditioned(g, 2, 3, 3), randn(g, 3, 2, dtype=f64)
+    return value_and_grad(g, LA.solve, [a, b], (0, 1))
+
+
+@case("linalg_solve_ex_f64")
+def _(g):
+    a, b = well_conditioned(g, 2, 3, 3), randn(g, 2, 3, dtype=f64)
+    return [a, b], list(LA.solve_ex(a, b))
+
+
+@case("linalg_inv_f64")
+def _(g):
+    return value_and_grad(g, LA.inv, [well_conditioned(g, 2, 4, 4)])
+
+
+@case("linalg_inv_ex_f64")
+def _(g):
+    a = well_conditioned(g, 3, 3)
+    return [a], list(LA.inv_ex(a))
+
+
+@case("linalg_det_f64")
+def _(g):
+    return value_and_grad(g, LA.det, [randn(g, 3, 4, 4, dtype=f64)])
+
+
+@case("linalg_slogdet_f64")
+def _(g):
+    a = randn(g, 3, 4, 4, dtype=f64)
+    return [a], list(LA.slogdet(a))
+
+
+@case("logdet_f64")
+def _(g):
+    a = torch.stack([positive_definite(g, 3, 3), -positive_definite(g, 3, 3)])
+    return [a], [torch.logdet(a)]
+
+
+@case("linalg_cholesky_ex_f64")
+def _(g):
+    a = positive_definite(g, 2, 4, 4)
+    return [a], [*LA.cholesky_ex(a), LA.cholesky_ex(a, upper=True).L]
+
+
+@case("linalg_cholesky_f64")
+def _(g):
+    return value_and_grad(g, LA.cholesky, [positive_definite(g, 4, 4)])
+
+
+@case("cholesky_solve_f64")
+def _(g):
+    b, l_factor = randn(g, 4, 2, dtype=f64), LA.cholesky(positive_definite(g, 4, 4))
+    return [b, l_factor], [
+        torch.cholesky_solve(b, l_factor),
+        torch.cholesky_solve(b, l_factor.mT, upper=True),
+    ]
+
+
+@case("cholesky_inverse_f64")
+def _(g):
+    l_factor = LA.cholesky(positive_definite(g, 4, 4))
+    return [l_factor], [torch.cholesky_inverse(l_factor), torch.cholesky_inverse(l_factor.mT, True)]
+
+
+@case("triangular_solve_f64")
+def _(g):
+    b, a = randn(g, 4, 2, dtype=f64), well_conditioned(g, 4, 4)
+    return [b, a], [
+        torch.triangular_solve(b, a).solution,
+        torch.triangular_solve(b, a, upper=False, transpose=True).solution,
+    ]
+
+
+@case("linalg_qr_f64")
+def _(g):
+    def qr(a):
+        q, r = LA.qr(a)
+        return torch.cat([q.flatten(), r.flatten()])
+
+    return value_and_grad(g, qr, [randn(g, 2, 5, 3, dtype=f64)])
+
+
+@case("linalg_eigh_f64")
+def _(g):
+    def eigh(a):
+        values, vectors = LA.eigh(a)
+        return torch.cat([values.flatten(), vectors.abs().flatten()])
+
+    return value_and_grad(g, eigh, [symmetric(g, 2, 4, 4)])
+
+
+@case("linalg_eigvalsh_f64")
+def _(g):
+    a = randn(g, 4, 4, dtype=f64)
+    return [a], [LA.eigvalsh(a), LA.eigvalsh(a, UPLO="U")]
+
+
+@case("linalg_svd_f64")
+def _(g):
+    def svd(a):
+        u, s, vh = LA.svd(a, full_matrices=False)
+        return torch.cat([s.flatten(), (u @ vh).flatten(), u.abs().flatten()])
+
+    return value_and_grad(g, svd, [randn(g, 2, 5, 3, dtype=f64)])
+
+
+@case("linalg_svdvals_f64")
+def _(g):
+    a = randn(g, 2, 3, 5, dtype=f64)
+    return [a], [LA.svdvals(a)]
+
+
+@case("linalg_householder_product_f64")
+def _(g):
+    a, tau = randn(g, 5, 3, dtype=f64), randn(g, 2, dtype=f64)
+    return value_and_grad(g, LA.householder_product, [a, tau], (0, 1))
+
+
+@case("linalg_vector_norm_f64")
+def _(g):
+    x = randn(g, 3, 4, dtype=f64)
+    x[1] = 0.0
+    return value_and_grad(g, lambda t: LA.vector_norm(t, dim=1), [x])
+
+
+@case("linalg_vector_norm_ords_f64")
+def _(g):
+    x = randn(g, 3, 4, dtype=f64)
+    x[0, 1] = 0.0
+    ords = [INF, -INF, 0, 1, 3, 0.5]
+    return [x], [LA.vector_norm(x, o, dim=1) for o in ords] + [LA.vector_norm(x, 3)]
+
+
+@case("linalg_matrix_norm_f64")
+def _(g):
+    a = randn(g, 2, 3, 4, dtype=f64)
+    ords = ["fro", "nuc", 1, -1, INF, -INF, 2, -2]
+    return [a], [LA.matrix_norm(a, o) for o in ords] + [LA.matrix_norm(a, 1, dim=(0, 2))]
+
+
+@case("linalg_norm_f64")
+def _(g):
+    a = randn(g, 3, 4, dtype=f64)
+    return [a], [LA.norm(a), LA.norm(a, 2), LA.norm(a, "nuc"), LA.norm(a, 3, dim=1)]
+
+
+@case("linalg_cond_f64")
+def _(g):
+    a = well_conditioned(g, 2, 3, 3)
+    return [a], [LA.cond(a), LA.cond(a, "fro"), LA.cond(a, 1), LA.cond(a, -2)]
+
+
+@case("linalg_matrix_rank_f64")
+def _(g):
+    x, y = randn(g, 2, 5, 2, dtype=f64), randn(g, 2, 2, 4, dtype=f64)
+    a = x @ y
+    return [a], [LA.matrix_rank(a), LA.matrix_rank(a, atol=1.0, rtol=0.0)]
+
+
+@case("linalg_pinv_f64")
+def _(g):
+    return value_and_grad(g, LA.pinv, [randn(g, 4, 3, dtype=f64)])
+
+
+@case("linalg_matrix_power_f64")
+def _(g):
+    a = well_conditioned(g, 3, 3)
+    return [a], [LA.matrix_power(a, 3), LA.matrix_power(a, 0), LA.matrix_power(a, -2)]
+
+
+@case("linalg_matrix_exp_f64")
+def _(g):
+    return value_and_grad(g, LA.matrix_exp, [randn(g, 2, 3, 3, dtype=f64)])
+
+
+@case("linalg_cross_f64")
+def _(g):
+    a, b = randn(g, 4, 3, dtype=f64), randn(g, 1, 3, dtype=f64)
+    return [a, b], [LA.cross(a, b), torch.cross(a.mT, b.mT.expand(3, 4), dim=0)]
+
+
+@case("linalg_vecdot_f64")
+def _(g):
+    a, b = randn(g, 4, 3, dtype=f64), randn(g, 4, 3, dtype=f64)
+    return [a, b], [LA.vecdot(a, b), LA.vecdot(a, b, dim=0)]
+
+
+@case("linalg_multi_dot_f64")
+def _(g):
+    ts = [randn(g, 3, dtype=f64), randn(g, 3, 4, dtype=f64), randn(g, 4, 2, dtype=f64)]
+    return ts, [LA.multi_dot(ts)]
+
+
+@case("linalg_diagonal_f64")
+def _(g):
+    a = randn(g, 3, 4, 5, dtype=f64)
+    return [a], [LA.diagonal(a), LA.diagonal(a, offset=-1, dim1=0, dim2=2)]
+
+
+@case("linalg_vander_f64")
+def _(g):
+    x, n = randn(g, 2, 4, dtype=f64), randint(g, -3, 4, 5)
+    return [x, n], [LA.vander(x), LA.vander(x, N=2), LA.vander(n, N=4)]
+
+
+@case("linalg_tensorinv_f64")
+def _(g):
+    a = well_conditioned(g, 6, 6).reshape(2, 3, 6)
+    return [a], [LA.tensorinv(a, ind=2)]
+
+
+@case("linalg_tensorsolve_f64")
+def _(g):
+    a, b = well_conditioned(g, 6, 6).reshape(2, 3, 6), randn(g, 2, 3, dtype=f64)
+    return [a, b], [LA.tensorsolve(a, b), LA.tensorsolve(a.permute(2, 0, 1), b, dims=(0,))]
+
+
+@case("linalg_lstsq_f64")
+def _(g):
+    a, b = randn(g, 2, 5, 3, dtype=f64), randn(g, 2, 5, 2, dtype=f64)
+    gelsd = LA.lstsq(a, b, driver="gelsd")
+    return [a, b], [*gelsd, LA.lstsq(a, b).solution, LA.lstsq(a.mT, b[:, :3]).solution]
+
+
 def main():
     if sys.byteorder != "little":
         sys.exit("gen_goldens.py: run on a little-endian machine")

@@ -17,6 +17,7 @@
 #include "stride/error.h"
 #include "stride/generator.h"
 #include "stride/io.h"
+#include "stride/linalg.h"
 #include "stride/logging.h"
 #include "stride/nn.h"
 #include "stride/ops.h"

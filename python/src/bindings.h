@@ -76,6 +76,7 @@ nb::object dtype_object(ScalarType type);
 PyType_Slot* tensor_buffer_slots();
 
 void bind_errors(nb::module_& m);
+void bind_linalg(nb::module_& m);
 void bind_dtypes(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_indexing(nb::class_<Tensor>& cls);

@@ -24,4 +24,5 @@ NB_MODULE(_stride, m) {
   stride::python::bind_doctor(m);
   stride::python::bind_autocast(m);
   stride::python::bind_indexing_functions(m);
+  stride::python::bind_linalg(m);
 }

@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     cpu,
     cuda,  # noqa: F401
     doctor,
+    linalg,
     nn,
     optim,
     profiler,  # noqa: F401
@@ -109,3 +110,17 @@ def _export_ops():
 
 _export_ops()
 del _export_ops
+
+
+def _export_linalg_functions():
+    """The torch.* linear algebra functions (stride.det, stride.svd, ...)
+    and their Tensor methods, written in stride/linalg.py."""
+    namespace = globals()
+    for name, function in linalg.TORCH_FUNCTIONS.items():
+        function.__name__ = name
+        namespace[name] = function
+        setattr(Tensor, name, function)
+
+
+_export_linalg_functions()
+del _export_linalg_functions

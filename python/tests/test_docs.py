@@ -12,6 +12,7 @@ import stride
 
 MODULES = [
     "stride",
+    "stride.linalg",
     "stride.nn",
     "stride.nn.functional",
     "stride.nn.init",

@@ -365,6 +365,45 @@ using ClampFn = void (*)(const TensorIter& iter,
                          const std::optional<Scalar>& hi);
 // where: iter over out and inputs cond (bool), a and b (compute) -> cond ? a : b.
 
+// ---- linear algebra through LAPACK (src/backends/cpu/lapack.cpp) ----
+// Every matrix here is a batch (B, ...) contiguous float32 or float64 in
+// LAPACK's column-major order: the op passes a batch of m x n matrices as the
+// contiguous (B, n, m) buffer of their transposes and reads its results the
+// same way. A kernel reports a failing matrix in info (B) int32 (LAPACK's
+// info: 0 on success) instead of raising; the op decides.
+//
+// a (B, n, m): m x n matrices -> overwritten by L and U (L's unit diagonal
+// implicit), pivots (B, min(m, n)) int32 1-based row swaps (getrf); info > 0
+// where U has an exact zero on its diagonal.
+using LuFactorFn = void (*)(Tensor& a, Tensor& pivots, Tensor& info);
+// pivots (B, k) int32 of lu_factor -> perm (B, m) int64: row i of L U is row
+// perm[i] of the factored matrix.
+using LuPermutationFn = void (*)(const Tensor& pivots, Tensor& perm);
+// a (B, n, n) triangular (upper or lower, its diagonal taken as ones when
+// unit), b (B, k, n): k right-hand sides -> b overwritten by op(a)^-1 b,
+// op(a) = a or its transpose. A zero on the diagonal gives inf or NaN, as
+// PyTorch's triangular solve (no check).
+using TriangularSolveFn =
+    void (*)(const Tensor& a, Tensor& b, bool upper, bool transpose, bool unit);
+// a (B, n, n) symmetric (its lower triangle read) -> overwritten by the
+// lower Cholesky factor L (upper triangle zeroed); info > 0 where a is not
+// positive-definite.
+using CholeskyFn = void (*)(Tensor& a, Tensor& info);
+// a (B, n, m): m x n matrices -> q (B, qcols, m): the first qcols (<= m)
+// columns of Q, r (B, n, rrows) with rrows = qcols or min(m, n): R's rows,
+// zero below the diagonal (geqrf, orgqr). q may be empty when not wanted.
+using QrFn = void (*)(const Tensor& a, Tensor& q, Tensor& r);
+// a (B, n, n) symmetric (its lower triangle read, or the upper one when
+// upper) -> w (B, n) eigenvalues ascending; when vectors, a overwritten by
+// the orthonormal eigenvectors as columns (syevd); info > 0 where the
+// iteration did not converge.
+using EighFn = void (*)(Tensor& a, Tensor& w, bool upper, bool vectors, Tensor& info);
+// a (B, n, m): m x n matrices, destroyed -> s (B, k) singular values
+// descending (k = min(m, n)); when u is defined, u (B, ucols, m) and vh
+// (B, n, vrows) with ucols = vrows = k, or m and n (full) (gesdd); info > 0
+// where it did not converge.
+using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info);
+
 // ---- every stub, once: X(stub, signature, the op named in errors); and
 // M(name, ...) for each op of the lists of core/op_list.h, whose stub is
 // named after it and is an ElementwiseFn ----
@@ -396,6 +435,13 @@ using ClampFn = void (*)(const TensorIter& iter,
   X(sort_rows, SortRowsFn, "sort")                                                    \
   X(multinomial, MultinomialFn, "multinomial")                                        \
   X(scan, ScanFn, "cumsum")                                                           \
+  X(lu_factor, LuFactorFn, "linalg.lu_factor")                                        \
+  X(lu_permutation, LuPermutationFn, "lu_unpack")                                     \
+  X(triangular_solve, TriangularSolveFn, "linalg.solve_triangular")                   \
+  X(cholesky, CholeskyFn, "linalg.cholesky")                                          \
+  X(qr, QrFn, "linalg.qr")                                                            \
+  X(eigh, EighFn, "linalg.eigh")                                                      \
+  X(svd, SvdFn, "linalg.svd")                                                         \
   X(copy, CopyFn, "copy_")                                                            \
   X(gather, GatherFn, "gather")                                                       \
   X(scatter_add, ScatterAddFn, "scatter_add")                                         \

@@ -195,6 +195,49 @@
   X(outer, Composite, Grad, Any, Keep)                                      \
   X(addmm, Composite, Grad, Any, Keep)                                      \
   X(baddbmm, Composite, Grad, Any, Keep)                                    \
+  /* linear algebra through LAPACK (src/ops/linalg_factorizations.cpp) */   \
+  X(linalg_lu_factor_ex, Linalg, Grad, Floating, Keep)                      \
+  X(linalg_solve_triangular, Linalg, Grad, Floating, Keep)                  \
+  X(linalg_cholesky_ex, Linalg, Grad, Floating, Keep)                       \
+  X(linalg_qr, Linalg, Grad, Floating, Keep)                                \
+  X(linalg_eigh, Linalg, Grad, Floating, Keep)                              \
+  X(linalg_svd, Linalg, Grad, Floating, Keep)                               \
+  X(lu_unpack, Composite, Grad, Floating, Keep)                             \
+  /* ...and the ops written with them (src/ops/linalg_solvers.cpp) */       \
+  X(linalg_lu_factor, Composite, Grad, Floating, Keep)                      \
+  X(linalg_lu, Composite, Grad, Floating, Keep)                             \
+  X(linalg_lu_solve, Composite, Grad, Floating, Keep)                       \
+  X(linalg_solve, Composite, Grad, Floating, Keep)                          \
+  X(linalg_solve_ex, Composite, Grad, Floating, Keep)                       \
+  X(linalg_inv, Composite, Grad, Floating, Keep)                            \
+  X(linalg_inv_ex, Composite, Grad, Floating, Keep)                         \
+  X(linalg_det, Composite, Grad, Floating, Keep)                            \
+  X(linalg_slogdet, Composite, Grad, Floating, Keep)                        \
+  X(logdet, Composite, Grad, Floating, Keep)                                \
+  X(linalg_cholesky, Composite, Grad, Floating, Keep)                       \
+  X(cholesky_solve, Composite, Grad, Floating, Keep)                        \
+  X(cholesky_inverse, Composite, Grad, Floating, Keep)                      \
+  X(triangular_solve, Composite, Grad, Floating, Keep)                      \
+  X(linalg_eigvalsh, Composite, Grad, Floating, Keep)                       \
+  X(linalg_svdvals, Composite, Grad, Floating, Keep)                        \
+  X(linalg_householder_product, Composite, Grad, Floating, Keep)            \
+  /* ...and norms, ranks and products (src/ops/linalg_norms.cpp) */         \
+  X(linalg_vector_norm, Composite, Grad, Floating, Keep)                    \
+  X(linalg_matrix_norm, Composite, Grad, Floating, Keep)                    \
+  X(linalg_norm, Composite, Grad, Floating, Keep)                           \
+  X(linalg_cond, Composite, Grad, Floating, Keep)                           \
+  X(linalg_matrix_rank, Composite, NoGrad, Floating, Keep)                  \
+  X(linalg_pinv, Composite, Grad, Floating, Keep)                           \
+  X(linalg_matrix_power, Composite, Grad, Any, Keep)                        \
+  X(linalg_matrix_exp, Composite, Grad, Floating, Keep)                     \
+  X(linalg_cross, Composite, Grad, Any, Keep)                               \
+  X(linalg_vecdot, Composite, Grad, Any, Keep)                              \
+  X(linalg_multi_dot, Composite, Grad, Any, Keep)                           \
+  X(linalg_diagonal, Composite, Grad, Any, Keep)                            \
+  X(linalg_vander, Composite, Grad, Any, Keep)                              \
+  X(linalg_tensorinv, Composite, Grad, Floating, Keep)                      \
+  X(linalg_tensorsolve, Composite, Grad, Floating, Keep)                    \
+  X(linalg_lstsq, Composite, Grad, Floating, Keep)                          \
   /* softmax (src/ops/softmax.cpp) */                                       \
   X(softmax, Softmax, Grad, Floating, Keep)                                 \
   X(log_softmax, Softmax, Grad, Floating, Keep)                             \

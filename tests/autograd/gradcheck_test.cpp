@@ -7,6 +7,7 @@
 
 #include "core/op_list.h"
 #include "support/layouts.h"
+#include "support/linalg_inputs.h"
 #include "support/op_coverage.h"
 
 namespace stride::testing {
@@ -374,6 +375,133 @@ std::vector<GradCase> grad_table() {
       {"pad",
        {m},
        [](const Inputs& x) { return F::pad(x[0], {1, 2, -1, 1}, F::PadMode::Constant, 0.5); }},
+      // Linear algebra: matrices made invertible, positive-definite or
+      // symmetric from the input (the gradient then flows through that too).
+      {"linalg_lu_factor_ex", {{2, 3, 3}},
+       [](const Inputs& x) { return std::get<0>(linalg::lu_factor_ex(x[0])); }},
+      {"linalg_lu_factor", {{2, 4, 3}}, [](const Inputs& x) { return linalg::lu_factor(x[0]).first; }},
+      {"linalg_lu_factor_wide", {{2, 3, 4}},
+       [](const Inputs& x) { return linalg::lu_factor(x[0]).first; }},
+      {"linalg_lu", {{2, 3, 3}},
+       [](const Inputs& x) {
+         auto [P, L, U] = linalg::lu(x[0]);
+         return flat({L, U});
+       }},
+      {"lu_unpack", {{2, 3, 3}},
+       [](const Inputs& x) {
+         auto [LU, pivots] = linalg::lu_factor(x[0]);
+         auto [P, L, U] = lu_unpack(LU, pivots);
+         return flat({L, U});
+       }},
+      {"linalg_lu_solve", {{3, 3}, {3, 2}},
+       [](const Inputs& x) {
+         auto [LU, pivots] = linalg::lu_factor(well_conditioned(x[0]));
+         return flat({linalg::lu_solve(LU, pivots, x[1]),
+                      linalg::lu_solve(LU, pivots, x[1], true, true)});
+       }},
+      {"linalg_solve_triangular", {{2, 3, 3}, {3, 2}},
+       [](const Inputs& x) {
+         const Tensor a = well_conditioned(x[0]);
+         return flat({linalg::solve_triangular(a.triu(), x[1], true),
+                      linalg::solve_triangular(a.tril(), x[1].transpose(0, 1), false, false, true)});
+       }},
+      {"linalg_solve", {{2, 3, 3}, {3, 2}},
+       [](const Inputs& x) { return linalg::solve(well_conditioned(x[0]), x[1]); }},
+      {"linalg_solve_ex", {{3, 3}, {3}},
+       [](const Inputs& x) { return linalg::solve_ex(well_conditioned(x[0]), x[1]).first; }},
+      {"linalg_inv", {{3, 3}}, [](const Inputs& x) { return linalg::inv(well_conditioned(x[0])); }},
+      {"linalg_inv_ex", {{3, 3}},
+       [](const Inputs& x) { return linalg::inv_ex(well_conditioned(x[0])).first; }},
+      {"linalg_det", {{2, 3, 3}}, [](const Inputs& x) { return linalg::det(well_conditioned(x[0])); }},
+      {"linalg_slogdet", {{3, 3}},
+       [](const Inputs& x) { return linalg::slogdet(x[0] - eye(3, 3, x[0].options()) * 3.0).second; }},
+      {"logdet", {{3, 3}}, [](const Inputs& x) { return logdet(positive_definite(x[0])); }},
+      {"linalg_cholesky_ex", {{2, 3, 3}},
+       [](const Inputs& x) { return linalg::cholesky_ex(positive_definite(x[0])).first; }},
+      {"linalg_cholesky", {{3, 3}},
+       [](const Inputs& x) { return linalg::cholesky(positive_definite(x[0]), true); }},
+      {"cholesky_solve", {{3, 3}, {3, 2}},
+       [](const Inputs& x) {
+         return cholesky_solve(x[1], linalg::cholesky(positive_definite(x[0])));
+       }},
+      {"cholesky_inverse", {{3, 3}},
+       [](const Inputs& x) {
+         return cholesky_inverse(linalg::cholesky(positive_definite(x[0]), true), true);
+       }},
+      {"triangular_solve", {{3, 3}, {3, 2}},
+       [](const Inputs& x) {
+         return triangular_solve(x[1], well_conditioned(x[0]), true, true).first;
+       }},
+      {"linalg_qr", {{2, 4, 3}},
+       [](const Inputs& x) {
+         auto [Q, R] = linalg::qr(x[0]);
+         return flat({Q, R});
+       }},
+      {"linalg_qr_wide", {{2, 3, 4}},
+       [](const Inputs& x) {
+         auto [Q, R] = linalg::qr(x[0]);
+         return flat({Q, R});
+       }},
+      // Eigenvectors and singular vectors are defined up to sign: the
+      // gradchecked functions are invariant to it.
+      {"linalg_eigh", {{2, 3, 3}},
+       [](const Inputs& x) {
+         auto [L, V] = linalg::eigh(symmetric(x[0]));
+         return flat({L, abs(V)});
+       }},
+      {"linalg_eigvalsh", {{2, 3, 3}},
+       [](const Inputs& x) { return linalg::eigvalsh(symmetric(x[0])); }},
+      {"linalg_svd", {{2, 4, 3}},
+       [](const Inputs& x) {
+         auto [U, S, Vh] = linalg::svd(x[0], false);
+         return flat({abs(U), S, abs(Vh)});
+       }},
+      {"linalg_svd_wide", {{2, 2, 3}},
+       [](const Inputs& x) {
+         auto [U, S, Vh] = linalg::svd(x[0], true);
+         return flat({U.matmul(Vh.narrow(-2, 0, 2)), S});
+       }},
+      {"linalg_svdvals", {{2, 3, 4}}, [](const Inputs& x) { return linalg::svdvals(x[0]); }},
+      {"linalg_householder_product", {{2, 4, 3}, {2, 2}},
+       [](const Inputs& x) { return linalg::householder_product(x[0], x[1]); }},
+      {"linalg_vector_norm", {{3, 4}},
+       [](const Inputs& x) {
+         return flat({linalg::vector_norm(x[0]), linalg::vector_norm(x[0], 3, {1}),
+                      linalg::vector_norm(x[0], 1, {0})});
+       }},
+      {"linalg_matrix_norm", {{2, 3, 4}},
+       [](const Inputs& x) {
+         return flat({linalg::matrix_norm(x[0]), linalg::matrix_norm(x[0], "nuc"),
+                      linalg::matrix_norm(x[0], 2), linalg::matrix_norm(x[0], 1)});
+       }},
+      {"linalg_norm", {{3, 4}}, [](const Inputs& x) { return linalg::norm(x[0], -1.0, {1}); }},
+      {"linalg_cond", {{2, 3, 3}},
+       [](const Inputs& x) {
+         return flat({linalg::cond(x[0]), linalg::cond(well_conditioned(x[0]), "fro")});
+       }},
+      {"linalg_pinv", {{2, 4, 3}}, [](const Inputs& x) { return linalg::pinv(x[0]); }},
+      {"linalg_matrix_power", {{3, 3}},
+       [](const Inputs& x) {
+         return flat({linalg::matrix_power(x[0], 3),
+                      linalg::matrix_power(well_conditioned(x[0]), -2)});
+       }},
+      {"linalg_matrix_exp", {{2, 3, 3}},
+       [](const Inputs& x) { return linalg::matrix_exp(x[0]); }},
+      {"linalg_cross", {{2, 3}, {1, 3}}, [](const Inputs& x) { return linalg::cross(x[0], x[1]); }},
+      {"linalg_vecdot", {{2, 3}, {2, 3}},
+       [](const Inputs& x) { return linalg::vecdot(x[0], x[1]); }},
+      {"linalg_multi_dot", {{3}, {3, 4}, {4, 2}},
+       [](const Inputs& x) { return linalg::multi_dot({x[0], x[1], x[2]}); }},
+      {"linalg_diagonal", {{3, 4}}, [](const Inputs& x) { return linalg::diagonal(x[0], -1); }},
+      {"linalg_vander", {{3}}, [](const Inputs& x) { return linalg::vander(x[0], 4); }},
+      {"linalg_tensorinv", {{4, 4}},
+       [](const Inputs& x) { return linalg::tensorinv(well_conditioned(x[0]).reshape({4, 2, 2}), 1); }},
+      {"linalg_tensorsolve", {{4, 4}, {2, 2}},
+       [](const Inputs& x) {
+         return linalg::tensorsolve(well_conditioned(x[0]).reshape({2, 2, 4}), x[1]);
+       }},
+      {"linalg_lstsq", {{2, 4, 3}, {2, 4, 2}},
+       [](const Inputs& x) { return std::get<0>(linalg::lstsq(x[0], x[1])); }},
       {"pad_reflect",
        {{2, 3, 4}},
        [](const Inputs& x) { return F::pad(x[0], {2, 1, 1, 2}, F::PadMode::Reflect); }},

@@ -27,6 +27,7 @@
 #include "core/op_list.h"
 #include "stride/autograd.h"
 #include "stride/io.h"
+#include "stride/linalg.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "support/golden_file.h"
@@ -1009,6 +1010,158 @@ std::vector<GoldenCase> build_cases() {
         return {in[0].to(kBool), in[1].to(kFloat32), in[1].to(kInt64)};
       },
       Cmp::Exact);
+
+  // ---- linear algebra (include/stride/linalg.h), float64 ----
+  {
+    using Fn = std::function<Tensor(const Ins&)>;
+    const auto with_grads = [](std::vector<size_t> wrt, Fn fn) -> CaseFn {
+      return [wrt, fn](const Ins& in) -> Outs { return testing::value_and_grads(in, wrt, fn); };
+    };
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    auto flat = [](std::vector<Tensor> parts) {
+      for (Tensor& p : parts) p = p.reshape({-1});
+      return cat(parts);
+    };
+    reg("linalg_lu_factor_ex_f64", [](const Ins& in) -> Outs {
+      auto [LU, pivots, info] = linalg::lu_factor_ex(in[0]);
+      return {LU, pivots, info};
+    });
+    reg("linalg_lu_factor_f64",
+        with_grads({0}, [](const Ins& x) { return linalg::lu_factor(x[0]).first; }));
+    reg("linalg_lu_f64", [](const Ins& in) -> Outs {
+      auto [P, L, U] = linalg::lu(in[0]);
+      return {P, L, U};
+    });
+    reg("lu_unpack_f64", [](const Ins& in) -> Outs {
+      auto [P, L, U] = lu_unpack(in[0], in[1]);
+      return {P, L, U};
+    });
+    reg("linalg_lu_solve_f64", [](const Ins& in) -> Outs {
+      return {linalg::lu_solve(in[0], in[1], in[2]),
+              linalg::lu_solve(in[0], in[1], in[2], true, true),
+              linalg::lu_solve(in[0], in[1], in[2].transpose(-2, -1), false)};
+    });
+    reg("linalg_solve_triangular_f64", with_grads({0, 1}, [](const Ins& x) {
+          return linalg::solve_triangular(x[0], x[1], true);
+        }));
+    reg("linalg_solve_f64",
+        with_grads({0, 1}, [](const Ins& x) { return linalg::solve(x[0], x[1]); }));
+    reg("linalg_solve_ex_f64", [](const Ins& in) -> Outs {
+      auto [x, info] = linalg::solve_ex(in[0], in[1]);
+      return {x, info};
+    });
+    reg("linalg_inv_f64", with_grads({0}, [](const Ins& x) { return linalg::inv(x[0]); }));
+    reg("linalg_inv_ex_f64", [](const Ins& in) -> Outs {
+      auto [inverse, info] = linalg::inv_ex(in[0]);
+      return {inverse, info};
+    });
+    reg("linalg_det_f64", with_grads({0}, [](const Ins& x) { return linalg::det(x[0]); }));
+    reg("linalg_slogdet_f64", [](const Ins& in) -> Outs {
+      auto [sign, logabsdet] = linalg::slogdet(in[0]);
+      return {sign, logabsdet};
+    });
+    reg("logdet_f64", [](const Ins& in) -> Outs { return {logdet(in[0])}; });
+    reg("linalg_cholesky_ex_f64", [](const Ins& in) -> Outs {
+      auto [L, info] = linalg::cholesky_ex(in[0]);
+      return {L, info, linalg::cholesky_ex(in[0], true).first};
+    });
+    reg("linalg_cholesky_f64",
+        with_grads({0}, [](const Ins& x) { return linalg::cholesky(x[0]); }));
+    reg("cholesky_solve_f64", [](const Ins& in) -> Outs {
+      return {cholesky_solve(in[0], in[1]), cholesky_solve(in[0], in[1].transpose(-2, -1), true)};
+    });
+    reg("cholesky_inverse_f64", [](const Ins& in) -> Outs {
+      return {cholesky_inverse(in[0]), cholesky_inverse(in[0].transpose(-2, -1), true)};
+    });
+    reg("triangular_solve_f64", [](const Ins& in) -> Outs {
+      return {triangular_solve(in[0], in[1]).first,
+              triangular_solve(in[0], in[1], false, true).first};
+    });
+    reg("linalg_qr_f64", with_grads({0}, [flat](const Ins& x) {
+          auto [Q, R] = linalg::qr(x[0]);
+          return flat({Q, R});
+        }));
+    reg("linalg_eigh_f64", with_grads({0}, [flat](const Ins& x) {
+          auto [L, V] = linalg::eigh(x[0]);
+          return flat({L, abs(V)});
+        }));
+    reg("linalg_eigvalsh_f64", [](const Ins& in) -> Outs {
+      return {linalg::eigvalsh(in[0]), linalg::eigvalsh(in[0], "U")};
+    });
+    reg("linalg_svd_f64", with_grads({0}, [flat](const Ins& x) {
+          auto [U, S, Vh] = linalg::svd(x[0], false);
+          return flat({S, U.matmul(Vh), abs(U)});
+        }));
+    reg("linalg_svdvals_f64", [](const Ins& in) -> Outs { return {linalg::svdvals(in[0])}; });
+    reg("linalg_householder_product_f64",
+        with_grads({0, 1}, [](const Ins& x) { return linalg::householder_product(x[0], x[1]); }));
+    reg("linalg_vector_norm_f64",
+        with_grads({0}, [](const Ins& x) { return linalg::vector_norm(x[0], 2, {1}); }));
+    reg("linalg_vector_norm_ords_f64", [](const Ins& in) -> Outs {
+      Outs out;
+      for (const double ord : {inf, -inf, 0.0, 1.0, 3.0, 0.5}) {
+        out.push_back(linalg::vector_norm(in[0], ord, {1}));
+      }
+      out.push_back(linalg::vector_norm(in[0], 3));
+      return out;
+    });
+    reg("linalg_matrix_norm_f64", [](const Ins& in) -> Outs {
+      Outs out{linalg::matrix_norm(in[0]), linalg::matrix_norm(in[0], "nuc")};
+      for (const double ord : {1.0, -1.0, inf, -inf, 2.0, -2.0}) {
+        out.push_back(linalg::matrix_norm(in[0], ord));
+      }
+      out.push_back(linalg::matrix_norm(in[0], 1, {0, 2}));
+      return out;
+    });
+    reg("linalg_norm_f64", [](const Ins& in) -> Outs {
+      return {linalg::norm(in[0]), linalg::norm(in[0], 2.0), linalg::norm(in[0], "nuc"),
+              linalg::norm(in[0], 3.0, {1})};
+    });
+    reg("linalg_cond_f64", [](const Ins& in) -> Outs {
+      return {linalg::cond(in[0]), linalg::cond(in[0], "fro"), linalg::cond(in[0], 1.0),
+              linalg::cond(in[0], -2.0)};
+    });
+    reg("linalg_matrix_rank_f64", [](const Ins& in) -> Outs {
+      return {linalg::matrix_rank(in[0]), linalg::matrix_rank(in[0], 1.0, 0.0)};
+    });
+    reg("linalg_pinv_f64", with_grads({0}, [](const Ins& x) { return linalg::pinv(x[0]); }));
+    reg("linalg_matrix_power_f64", [](const Ins& in) -> Outs {
+      return {linalg::matrix_power(in[0], 3), linalg::matrix_power(in[0], 0),
+              linalg::matrix_power(in[0], -2)};
+    });
+    reg("linalg_matrix_exp_f64",
+        with_grads({0}, [](const Ins& x) { return linalg::matrix_exp(x[0]); }));
+    reg("linalg_cross_f64", [](const Ins& in) -> Outs {
+      return {linalg::cross(in[0], in[1]),
+              linalg::cross(in[0].transpose(0, 1), in[1].transpose(0, 1).expand({3, 4}), 0)};
+    });
+    reg("linalg_vecdot_f64", [](const Ins& in) -> Outs {
+      return {linalg::vecdot(in[0], in[1]), linalg::vecdot(in[0], in[1], 0)};
+    });
+    reg("linalg_multi_dot_f64", [](const Ins& in) -> Outs {
+      return {linalg::multi_dot({in[0], in[1], in[2]})};
+    });
+    reg("linalg_diagonal_f64", [](const Ins& in) -> Outs {
+      return {linalg::diagonal(in[0]), linalg::diagonal(in[0], -1, 0, 2)};
+    });
+    reg("linalg_vander_f64", [](const Ins& in) -> Outs {
+      return {linalg::vander(in[0]), linalg::vander(in[0], 2), linalg::vander(in[1], 4)};
+    });
+    reg("linalg_tensorinv_f64", [](const Ins& in) -> Outs { return {linalg::tensorinv(in[0])}; });
+    reg("linalg_tensorsolve_f64", [](const Ins& in) -> Outs {
+      return {linalg::tensorsolve(in[0], in[1]),
+              linalg::tensorsolve(in[0].permute({2, 0, 1}), in[1], std::vector<int64_t>{0})};
+    });
+    reg("linalg_lstsq_f64", [](const Ins& in) -> Outs {
+      auto [x, residuals, rank, sv] = linalg::lstsq(in[0], in[1], std::nullopt, "gelsd");
+      return {x,
+              residuals,
+              rank,
+              sv,
+              std::get<0>(linalg::lstsq(in[0], in[1])),
+              std::get<0>(linalg::lstsq(in[0].transpose(-2, -1), in[1].narrow(1, 0, 3)))};
+    });
+  }
 
   // ---- nn functional: activations, losses, vectors, padding (src/nn/) ----
   // A differentiable case's last input is the upstream gradient; its outputs

@@ -5,11 +5,13 @@
 // nothing outside an output view may be written. Shapes include size-0 and
 // size-1 dims.
 #include <functional>
+#include <limits>
 
 #include "stride/nn/functional.h"
 
 #include "core/op_list.h"
 #include "support/layouts.h"
+#include "support/linalg_inputs.h"
 #include "support/op_coverage.h"
 
 namespace stride::testing {
@@ -656,6 +658,147 @@ std::vector<OpCase> op_table() {
   add_case({"pad_circular", {{2, 4, 6}}, [](const Inputs& in) {
               return F::pad(in[0], {2, -1, 3, 1}, F::PadMode::Circular);
             }});
+  // Linear algebra (include/stride/linalg.h), in float64 on matrices made
+  // invertible, positive-definite or symmetric from the random input.
+  auto add_linalg = [&](std::string name, std::vector<DimVector> shapes,
+                        std::function<Tensor(const Inputs&)> fn) {
+    add_case({std::move(name), std::move(shapes), std::move(fn), nullptr, nullptr, Domain::Unit,
+              kFloat64, 1e-9});
+  };
+  const DimVector sq{2, 4, 4}, rhs{2, 4, 3};
+  add_linalg("linalg_lu_factor_ex", {sq}, [](const Inputs& in) {
+    auto [LU, pivots, info] = linalg::lu_factor_ex(in[0]);
+    return flat({LU, pivots, info});
+  });
+  add_linalg("linalg_lu_factor_wide", {{2, 3, 5}}, [](const Inputs& in) {
+    auto [LU, pivots] = linalg::lu_factor(in[0]);
+    return flat({LU, pivots});
+  });
+  add_linalg("linalg_lu_factor", {sq},
+             [](const Inputs& in) { return linalg::lu_factor(in[0]).first; });
+  add_linalg("linalg_lu", {{5, 3}}, [](const Inputs& in) {
+    auto [P, L, U] = linalg::lu(in[0]);
+    return flat({P, L, U});
+  });
+  add_linalg("lu_unpack", {sq}, [](const Inputs& in) {
+    auto [LU, pivots] = linalg::lu_factor(in[0]);
+    auto [P, L, U] = lu_unpack(LU, pivots);
+    return flat({P, L, U});
+  });
+  add_linalg("linalg_lu_solve", {sq, rhs}, [](const Inputs& in) {
+    auto [LU, pivots] = linalg::lu_factor(well_conditioned(in[0]));
+    return flat({linalg::lu_solve(LU, pivots, in[1]),
+                 linalg::lu_solve(LU, pivots, in[1], true, true),
+                 linalg::lu_solve(LU, pivots, in[1].transpose(-2, -1), false)});
+  });
+  add_linalg("linalg_solve_triangular", {sq, rhs}, [](const Inputs& in) {
+    const Tensor a = well_conditioned(in[0]);
+    return flat({linalg::solve_triangular(a.triu(), in[1], true),
+                 linalg::solve_triangular(a.tril(), in[1].transpose(-2, -1), false, false, true)});
+  });
+  add_linalg("linalg_solve", {sq, rhs},
+             [](const Inputs& in) { return linalg::solve(well_conditioned(in[0]), in[1]); });
+  add_linalg("linalg_solve_ex_vector", {sq, {2, 4}}, [](const Inputs& in) {
+    return linalg::solve_ex(well_conditioned(in[0]), in[1]).first;
+  });
+  add_linalg("linalg_inv", {sq},
+             [](const Inputs& in) { return linalg::inv(well_conditioned(in[0])); });
+  add_linalg("linalg_inv_ex", {sq},
+             [](const Inputs& in) { return linalg::inv_ex(well_conditioned(in[0])).first; });
+  add_linalg("linalg_det", {sq}, [](const Inputs& in) { return linalg::det(in[0]); });
+  add_linalg("linalg_slogdet", {sq}, [](const Inputs& in) {
+    auto [sign, logabsdet] = linalg::slogdet(in[0]);
+    return flat({sign, logabsdet});
+  });
+  add_linalg("logdet", {sq}, [](const Inputs& in) { return logdet(positive_definite(in[0])); });
+  add_linalg("linalg_cholesky_ex", {sq}, [](const Inputs& in) {
+    return linalg::cholesky_ex(positive_definite(in[0]), true).first;
+  });
+  add_linalg("linalg_cholesky", {sq},
+             [](const Inputs& in) { return linalg::cholesky(positive_definite(in[0])); });
+  add_linalg("cholesky_solve", {sq, rhs}, [](const Inputs& in) {
+    return cholesky_solve(in[1], linalg::cholesky(positive_definite(in[0])));
+  });
+  add_linalg("cholesky_inverse", {sq}, [](const Inputs& in) {
+    return cholesky_inverse(linalg::cholesky(positive_definite(in[0]), true), true);
+  });
+  add_linalg("triangular_solve", {sq, rhs}, [](const Inputs& in) {
+    return triangular_solve(in[1], well_conditioned(in[0]), false, true).first;
+  });
+  add_linalg("linalg_qr", {{2, 5, 3}}, [](const Inputs& in) {
+    auto [Q, R] = linalg::qr(in[0]);
+    auto [Qc, Rc] = linalg::qr(in[0], "complete");
+    return flat({Q, R, Qc, Rc, linalg::qr(in[0], "r").second});
+  });
+  add_linalg("linalg_eigh", {sq}, [](const Inputs& in) {
+    auto [L, V] = linalg::eigh(symmetric(in[0]), "U");
+    return flat({L, V});
+  });
+  add_linalg("linalg_eigvalsh", {sq},
+             [](const Inputs& in) { return linalg::eigvalsh(symmetric(in[0])); });
+  add_linalg("linalg_svd", {{2, 3, 5}}, [](const Inputs& in) {
+    auto [U, S, Vh] = linalg::svd(in[0]);
+    auto [Ur, Sr, Vhr] = linalg::svd(in[0], false);
+    // Vh's last two rows span the null space, where any basis is right (and
+    // rounding picks one): the complete basis is compared on its first 3.
+    return flat({U, S, Vh.narrow(-2, 0, 3), Ur, Vhr});
+  });
+  add_linalg("linalg_svdvals", {{2, 5, 3}},
+             [](const Inputs& in) { return linalg::svdvals(in[0]); });
+  add_linalg("linalg_householder_product", {{5, 3}, {2}},
+             [](const Inputs& in) { return linalg::householder_product(in[0], in[1]); });
+  add_linalg("linalg_vector_norm", {{3, 4, 5}}, [](const Inputs& in) {
+    return flat({linalg::vector_norm(in[0]), linalg::vector_norm(in[0], 3, {0, 2}, true),
+                 linalg::vector_norm(in[0], -std::numeric_limits<double>::infinity(), {1})});
+  });
+  add_linalg("linalg_matrix_norm", {{3, 4, 5}}, [](const Inputs& in) {
+    return flat({linalg::matrix_norm(in[0]), linalg::matrix_norm(in[0], "nuc", {0, 2}, true),
+                 linalg::matrix_norm(in[0], 1),
+                 linalg::matrix_norm(in[0], -std::numeric_limits<double>::infinity(), {2, 0}),
+                 linalg::matrix_norm(in[0], -2)});
+  });
+  add_linalg("linalg_norm", {{3, 4}}, [](const Inputs& in) {
+    return flat({linalg::norm(in[0]), linalg::norm(in[0], 2.0), linalg::norm(in[0], "nuc"),
+                 linalg::norm(in[0], 3.0, {1})});
+  });
+  add_linalg("linalg_cond", {sq}, [](const Inputs& in) {
+    return flat({linalg::cond(in[0]), linalg::cond(well_conditioned(in[0]), "fro"),
+                 linalg::cond(well_conditioned(in[0]), 1.0)});
+  });
+  add_linalg("linalg_matrix_rank", {{2, 5, 3}}, [](const Inputs& in) {
+    return flat({linalg::matrix_rank(in[0]),
+                 linalg::matrix_rank(symmetric(in[0].narrow(-2, 0, 3)), 0.5, {}, true)});
+  });
+  add_linalg("linalg_pinv", {{2, 5, 3}}, [](const Inputs& in) {
+    return flat({linalg::pinv(in[0]), linalg::pinv(symmetric(in[0].narrow(-2, 0, 3)),
+                                                   scalar_tensor(0.0, kFloat64), {}, true)});
+  });
+  add_linalg("linalg_matrix_power", {sq}, [](const Inputs& in) {
+    return flat({linalg::matrix_power(in[0], 5), linalg::matrix_power(in[0], 0),
+                 linalg::matrix_power(well_conditioned(in[0]), -2)});
+  });
+  add_linalg("linalg_matrix_exp", {sq},
+             [](const Inputs& in) { return linalg::matrix_exp(in[0] * 3.0); });
+  add_linalg("linalg_cross", {{4, 3}, {1, 3}},
+             [](const Inputs& in) { return linalg::cross(in[0], in[1]); });
+  add_linalg("linalg_vecdot", {{4, 3}, {4, 3}},
+             [](const Inputs& in) { return linalg::vecdot(in[0], in[1], 0); });
+  add_linalg("linalg_multi_dot", {{4}, {4, 5}, {5, 3}, {3}}, [](const Inputs& in) {
+    return linalg::multi_dot({in[0], in[1], in[2], in[3]});
+  });
+  add_linalg("linalg_diagonal", {{3, 4, 5}},
+             [](const Inputs& in) { return linalg::diagonal(in[0], 1, 0, -1); });
+  add_linalg("linalg_vander", {{2, 4}}, [](const Inputs& in) { return linalg::vander(in[0], 5); });
+  add_linalg("linalg_tensorinv", {{4, 2, 2}}, [](const Inputs& in) {
+    return linalg::tensorinv(well_conditioned(in[0].reshape({4, 4})).reshape({4, 2, 2}), 1);
+  });
+  add_linalg("linalg_tensorsolve", {{2, 3, 6}, {2, 3}}, [](const Inputs& in) {
+    return linalg::tensorsolve(well_conditioned(in[0].reshape({6, 6})).reshape({2, 3, 6}), in[1]);
+  });
+  add_linalg("linalg_lstsq", {{2, 5, 3}, {2, 5, 2}}, [](const Inputs& in) {
+    auto [x, residuals, rank, sv] = linalg::lstsq(in[0], in[1], std::nullopt, "gelsd");
+    return flat({x, residuals, rank, sv, std::get<0>(linalg::lstsq(in[0], in[1]))});
+  });
   add_case({"exp_bfloat16",
             {{4, 6}},
             [](const Inputs& in) { return exp(in[0]); },
