@@ -349,12 +349,6 @@ void bind_tensor(nb::module_& m) {
             return t.permute(dims);
           },
           "A view with the dims in reverse order (the transpose of a matrix).")
-      .def_prop_ro(
-          "mT", [](const Tensor& t) { return t.transpose(-2, -1); },
-          "A view with the last two dims swapped (the transpose of each matrix).")
-      .def_prop_ro(
-          "mH", [](const Tensor& t) { return t.transpose(-2, -1); },
-          "The conjugate transpose of each matrix: mT, as stride's dtypes are real.")
       .def_prop_rw(
           "requires_grad", [](const Tensor& t) { return t.requires_grad(); },
           [](Tensor& t, bool on) { t.requires_grad_(on); },
