@@ -82,6 +82,8 @@ void bind_indexing(nb::class_<Tensor>& cls);
 void bind_indexing_functions(nb::module_& m);
 void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_sorting_and_scans(nb::module_& m, nb::class_<Tensor>& cls);
+// view_as_real, real, conj, ... and the submodule _fft (stride.fft).
+void bind_complex_and_fft(nb::module_& m, nb::class_<Tensor>& cls);
 // A (values, indices) result as PyTorch's named tuple of that op
 // (stride.return_types.sort, .topk, .max, ...).
 nb::object values_indices(const char* kind, std::pair<Tensor, Tensor> result);

@@ -625,6 +625,7 @@ void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_views(m, cls);
   bind_linalg_and_indexing_ops(m, cls);
   bind_sorting_and_scans(m, cls);
+  bind_complex_and_fft(m, cls);
 }
 
 }  // namespace stride::python

@@ -300,6 +300,12 @@ using MultinomialFn = void (*)(const Tensor& probs,
 // for floating x and int64 for integers.
 using ScanFn = void (*)(const Tensor& x, bool product, Tensor& out);
 
+// ---- the discrete Fourier transform (src/backends/cpu/fft.cpp) ----
+// x (O, N, I) contiguous, complex64 or complex128 -> out (O, N, I)
+// contiguous of x's dtype: the unscaled transform of every line along N,
+// sum_k x[k] e^(-2 pi i jk / N) (+ for `inverse`).
+using FftC2cFn = void (*)(const Tensor& x, bool inverse, Tensor& out);
+
 // ---- copy_ (src/backends/cpu/copy.cpp) ----
 // iter over output dst and input src, any dtypes and layouts, of one shape
 // -> dst = src converted to dst's dtype (to bool: != 0).
@@ -396,6 +402,7 @@ using ClampFn = void (*)(const TensorIter& iter,
   X(sort_rows, SortRowsFn, "sort")                                                    \
   X(multinomial, MultinomialFn, "multinomial")                                        \
   X(scan, ScanFn, "cumsum")                                                           \
+  X(fft_c2c, FftC2cFn, "fft")                                                         \
   X(copy, CopyFn, "copy_")                                                            \
   X(gather, GatherFn, "gather")                                                       \
   X(scatter_add, ScatterAddFn, "scatter_add")                                         \
