@@ -2,8 +2,6 @@
 // views.cpp), and every complex op as real ops on the parts (ops/complex.h).
 #include "ops/complex.h"
 
-#include <numbers>
-
 #include "core/check.h"
 #include "ops/elementwise_common.h"
 
@@ -121,11 +119,13 @@ Tensor imag(const Tensor& z) {
 }
 
 Tensor complex(const Tensor& re, const Tensor& im) {
+  detail::check_dtype_rule(Op::complex, re);
   check_real_parts(re, im, "complex");
   return from_parts(re, im);
 }
 
 Tensor polar(const Tensor& abs, const Tensor& angle) {
+  detail::check_dtype_rule(Op::polar, abs);
   check_real_parts(abs, angle, "polar");
   return from_parts(abs * cos(angle), abs * sin(angle));
 }

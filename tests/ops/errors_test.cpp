@@ -157,6 +157,8 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"hinge_embedding_loss", [&] { F::hinge_embedding_loss(i, i); }},
       {"normalize", [&] { F::normalize(i); }},
       {"cosine_similarity", [&] { F::cosine_similarity(i, f); }},
+      {"complex", [&] { complex(i, i); }},
+      {"polar", [&] { polar(i, i); }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {
