@@ -246,6 +246,12 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, const 
   if (!layout.seen_element) layout.dtype = kFloat32;  // torch.tensor([]) is float32
   const ScalarType inferred = layout.dtype;
   const ScalarType target = dtype.value_or(inferred);
+  if (is_complex(inferred) && !is_complex(target)) {  // as torch.tensor([1j], dtype=float32)
+    throw nb::type_error((std::string(what) + " holds complex numbers, which dtype " +
+                          std::string(to_string(target)) +
+                          " cannot hold. Hint: pass a complex dtype, or the real parts.")
+                             .c_str());
+  }
   if (layout.shape.empty()) {  // a number: a 0-d tensor
     const Scalar value = is_complex(inferred) ? Scalar(read_number<std::complex<double>>(data))
                          : is_floating_point(inferred) ? Scalar(read_number<double>(data))

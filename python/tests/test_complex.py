@@ -47,6 +47,8 @@ def test_tensor_of_python_complex_numbers():
     assert t.tolist() == [1 + 2j, 3.5 + 0j, -1j]
     assert stride.tensor(2 - 1j).item() == 2 - 1j
     assert stride.tensor([1, 2], dtype=stride.complex128).tolist() == [1 + 0j, 2 + 0j]
+    with pytest.raises(TypeError, match="complex numbers"):
+        stride.tensor([1j], dtype=stride.float32)
 
 
 def test_numpy_round_trip_shares_nothing_unexpected():
