@@ -273,3 +273,23 @@ def test_backward_of_a_complex_output_needs_a_real_loss():
         (z * z).sum().backward()
     stride.abs((z * z).sum()).backward()
     assert z.grad.dtype is stride.complex64
+
+
+@needs_torch
+def test_torch_format_round_trips_complex(tmp_path):
+    z = stride.tensor([[1 + 2j, 3j], [0.5, -1 - 1j]], dtype=stride.complex128)
+    stride.save({"z": z, "w": z.to(stride.complex64).t()}, tmp_path / "s.pt")
+    loaded = torch.load(tmp_path / "s.pt")
+    np.testing.assert_array_equal(loaded["z"].numpy(), z.numpy())
+    np.testing.assert_array_equal(loaded["w"].numpy(), z.to(stride.complex64).t().numpy())
+    torch.save({"y": torch.tensor([[1 + 2j, 3j]]).t()}, tmp_path / "t.pt")
+    y = stride.load(tmp_path / "t.pt")["y"]
+    assert y.dtype is stride.complex64 and y.tolist() == [[1 + 2j], [3j]]
+
+
+def test_safetensors_holds_complex64_and_names_complex128(tmp_path):
+    z = stride.tensor([1 + 2j, -3j])
+    stride.save({"z": z}, tmp_path / "z.safetensors")
+    assert stride.load(tmp_path / "z.safetensors")["z"].tolist() == z.tolist()
+    with pytest.raises(TypeError, match="complex128"):
+        stride.save({"z": z.to(stride.complex128)}, tmp_path / "w.safetensors")
