@@ -277,7 +277,8 @@ Tensor angle(const Tensor& z);
 Tensor isreal(const Tensor& z);
 
 // ---- discrete Fourier transforms (torch.fft) ----
-// Any length (mixed radix, Bluestein-free: kissfft's generic butterflies).
+// Any length: KISS FFT's mixed radix (butterflies of 2 to 5, a generic one
+// for larger prime factors, so a large prime length costs O(n^2)).
 // n / s resize the transformed dims first (zero padding or trimming); norm
 // is "backward" (no scale forward, 1/n inverse), "ortho" (1/sqrt(n) both
 // ways) or "forward" (1/n forward). Real inputs of the complex transforms
