@@ -2458,6 +2458,100 @@ def _(g):
     return [x, i, j, v], [x.index_put((i, j), v)]
 
 
+# ---- complex numbers and torch.fft (src/ops/complex.cpp, fft.cpp) ----
+# Each case takes real float64 inputs, builds its complex operands with
+# torch.complex and returns complex results as view_as_real, so the file
+# holds real tensors; its outputs are the result and the gradients of every
+# input (value_and_grad). The lengths 5 and 7 are primes, 6 = 2 * 3.
+def cplx(a, b):
+    return torch.complex(a, b)
+
+
+def parts(t):
+    return torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+
+
+def complex_arithmetic(a, b):
+    x, y = cplx(a, b), cplx(b, a).flip(1)
+    return parts(x * y - x / (y + 3.0) + torch.exp(x) + torch.reciprocal(x + 4.0) + (-x))
+
+
+COMPLEX_GOLDENS = [  # (name, fn, number of (3, 6) float64 inputs)
+    ("view_as_real", lambda a, b: torch.view_as_real(cplx(a, b).t()), 2),
+    (
+        "view_as_complex",
+        lambda a, b: parts(torch.view_as_complex(torch.stack([a, b], -1)) * cplx(b, a)),
+        2,
+    ),
+    ("real", lambda a, b: torch.real(cplx(a, b) * cplx(b, a)), 2),
+    ("imag", lambda a, b: torch.imag(cplx(a, b) * cplx(b, a)), 2),
+    ("complex", lambda a, b: parts(cplx(a, b)), 2),
+    # abs >= 0: PyTorch's polar gradient assumes it.
+    ("polar", lambda a, b: parts(torch.polar(a.abs() + 0.1, b)), 2),
+    ("conj", lambda a, b: parts(torch.conj(cplx(a, b)).resolve_conj() * cplx(b, a)), 2),
+    ("conj_physical", lambda a, b: parts(torch.conj_physical(cplx(a, b))), 2),
+    ("resolve_conj", lambda a, b: parts(torch.resolve_conj(torch.conj(cplx(a, b)))), 2),
+    ("angle", lambda a, b: torch.angle(cplx(a, b)), 2),
+    ("complex_arithmetic", complex_arithmetic, 2),
+    (
+        "complex_abs_sum_mean",
+        lambda a, b: torch.abs(cplx(a, b)) + parts(cplx(a, b).sum(0) + cplx(a, b).mean()).sum(),
+        2,
+    ),
+    ("fft_c2c", lambda a, b: parts(torch.fft.fft(cplx(a, b), dim=0)), 2),
+    ("fft_fft", lambda a: parts(torch.fft.fft(a, 7)), 1),
+    ("fft_ifft", lambda a, b: parts(torch.fft.ifft(cplx(a, b), 5, 0, "ortho")), 2),
+    ("fft_rfft", lambda a: parts(torch.fft.rfft(a, norm="forward")), 1),
+    ("fft_irfft", lambda a, b: torch.fft.irfft(cplx(a, b)), 2),
+    ("fft_irfft_odd", lambda a, b: torch.fft.irfft(cplx(a, b), 7, 0), 2),
+    ("fft_hfft", lambda a, b: torch.fft.hfft(cplx(a, b), 5), 2),
+    ("fft_ihfft", lambda a: parts(torch.fft.ihfft(a)), 1),
+    ("fft_fft2", lambda a, b: parts(torch.fft.fft2(cplx(a, b))), 2),
+    ("fft_ifft2", lambda a, b: parts(torch.fft.ifft2(cplx(a, b), (4, 5), (1, 0))), 2),
+    ("fft_rfft2", lambda a: parts(torch.fft.rfft2(a, norm="ortho")), 1),
+    ("fft_irfft2", lambda a, b: torch.fft.irfft2(cplx(a, b), (3, 7)), 2),
+    ("fft_hfft2", lambda a, b: torch.fft.hfft2(cplx(a, b)), 2),
+    ("fft_ihfft2", lambda a: parts(torch.fft.ihfft2(a)), 1),
+    ("fft_fftn", lambda a: parts(torch.fft.fftn(a)), 1),
+    ("fft_ifftn", lambda a, b: parts(torch.fft.ifftn(cplx(a, b), dim=(0,))), 2),
+    ("fft_rfftn", lambda a: parts(torch.fft.rfftn(a, (5, 5))), 1),
+    ("fft_irfftn", lambda a, b: torch.fft.irfftn(cplx(a, b), norm="forward"), 2),
+    ("fft_hfftn", lambda a, b: torch.fft.hfftn(cplx(a, b)), 2),
+    ("fft_ihfftn", lambda a: parts(torch.fft.ihfftn(a)), 1),
+    ("fft_fftshift", lambda a: torch.fft.fftshift(a), 1),
+    ("fft_ifftshift", lambda a, b: parts(torch.fft.ifftshift(cplx(a, b), dim=1)), 2),
+]
+
+
+def complex_golden(fn, inputs):
+    def build(g):
+        xs = [randn(g, 3, 6, dtype=f64) for _ in range(inputs)]
+        return value_and_grad(g, fn, xs, wrt=tuple(range(inputs)))
+
+    return build
+
+
+for _name, _fn, _inputs in COMPLEX_GOLDENS:
+    case(_name + "_f64")(complex_golden(_fn, _inputs))
+
+
+@case("isreal_f64")
+def _(g):
+    a, b = randn(g, 3, 6, dtype=f64), randn(g, 3, 6, dtype=f64)
+    b[0] = 0.0
+    return [a, b], [torch.isreal(cplx(a, b)), torch.isreal(a)]
+
+
+@case("fft_fftfreq_f32")
+def _(g):
+    return [], [torch.fft.fftfreq(7), torch.fft.fftfreq(6, 0.5)]
+
+
+@case("fft_rfftfreq_f32")
+def _(g):
+    return [], [torch.fft.rfftfreq(7, 2.0), torch.fft.rfftfreq(6)]
+
+
 # ---- writing ----
 ST_DTYPES = {
     f32: "F32",

@@ -9,11 +9,13 @@ set -euo pipefail
 # its tests. libgloo-dev: the distributed backend of processes launched
 # without MPI (by environment variables). libpcre2-dev: the regexes of Hugging Face tokenizer.json files.
 # libsentencepiece-dev: SentencePiece tokenizer.model files (Llama 2).
+# libkissfft-dev: the CPU's Fourier transforms (torch.fft), header-only.
 packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev
   python3-dev python3-venv libopenmpi-dev openmpi-bin libgloo-dev libpcre2-dev libsentencepiece-dev
+  libkissfft-dev
 )
 
 missing=()

@@ -1,14 +1,28 @@
 // Element types. bfloat16 and float16 are storage types: kernels convert them
 // to float32 to compute and round back (round-to-nearest-even) on store.
+// complex64 and complex128 are std::complex<float> and std::complex<double>
+// (a real and an imaginary part side by side, as PyTorch and NumPy store them).
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
 
 namespace stride {
 
-enum class ScalarType : uint8_t { Bool, UInt8, Int32, Int64, Float16, BFloat16, Float32, Float64 };
+enum class ScalarType : uint8_t {
+  Bool,
+  UInt8,
+  Int32,
+  Int64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128
+};
 using Dtype = ScalarType;
 
 inline constexpr ScalarType kBool = ScalarType::Bool;
@@ -19,13 +33,17 @@ inline constexpr ScalarType kFloat16 = ScalarType::Float16;
 inline constexpr ScalarType kBFloat16 = ScalarType::BFloat16;
 inline constexpr ScalarType kFloat32 = ScalarType::Float32;
 inline constexpr ScalarType kFloat64 = ScalarType::Float64;
+inline constexpr ScalarType kComplex64 = ScalarType::Complex64;
+inline constexpr ScalarType kComplex128 = ScalarType::Complex128;
 inline constexpr ScalarType kFloat = kFloat32;
 inline constexpr ScalarType kDouble = kFloat64;
 inline constexpr ScalarType kLong = kInt64;
 inline constexpr ScalarType kInt = kInt32;
 inline constexpr ScalarType kHalf = kFloat16;
+inline constexpr ScalarType kComplexFloat = kComplex64;
+inline constexpr ScalarType kComplexDouble = kComplex128;
 
-inline constexpr int kNumScalarTypes = 8;
+inline constexpr int kNumScalarTypes = 10;
 
 struct BFloat16 {
   uint16_t bits = 0;
@@ -61,10 +79,19 @@ size_t element_size(ScalarType t);
 std::string_view to_string(ScalarType t);  // "float32", "int64", ...
 bool is_floating_point(ScalarType t);
 bool is_integral(ScalarType t, bool include_bool = false);
+bool is_complex(ScalarType t);
+// complex64 -> float32, complex128 -> float64 (the dtype of real() and
+// abs()); any other dtype is its own.
+ScalarType to_real_dtype(ScalarType t);
+// The complex dtype with parts of t's precision: float64 -> complex128,
+// any other -> complex64 (PyTorch's default complex dtype), complex -> itself.
+ScalarType to_complex_dtype(ScalarType t);
 
 // PyTorch's promotion lattice for two tensor operands:
-// bool < uint8 < int32 < int64 < {float16, bfloat16} < float32 < float64,
-// with float16 + bfloat16 -> float32.
+// bool < uint8 < int32 < int64 < {float16, bfloat16} < float32 < float64
+// < complex64 < complex128, with float16 + bfloat16 -> float32 and a
+// complex with a wider real one widening its parts (float64 + complex64 ->
+// complex128).
 ScalarType promote_types(ScalarType a, ScalarType b);
 
 template <class T>
@@ -100,6 +127,14 @@ struct CppTypeToScalarType<float> {
 template <>
 struct CppTypeToScalarType<double> {
   static constexpr ScalarType value = kFloat64;
+};
+template <>
+struct CppTypeToScalarType<std::complex<float>> {
+  static constexpr ScalarType value = kComplex64;
+};
+template <>
+struct CppTypeToScalarType<std::complex<double>> {
+  static constexpr ScalarType value = kComplex128;
 };
 template <class T>
 inline constexpr ScalarType scalar_type_of = CppTypeToScalarType<T>::value;

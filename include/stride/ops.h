@@ -274,6 +274,127 @@ Tensor& norm_out(Tensor& out, const Tensor& x, double p, IntArrayRef dims, bool 
 void max_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim = false);
 void min_out(Tensor& values, Tensor& indices, const Tensor& x, int64_t dim, bool keepdim = false);
 
+// ---- complex numbers ----
+// complex64 and complex128 tensors store a real and an imaginary part side
+// by side. Views that share the storage, as PyTorch's: view_as_real(z)
+// (..., 2) of the parts' dtype, and view_as_complex(x) for a real x whose
+// last dim has size 2 and stride 1 (and whose other strides are even).
+Tensor view_as_real(const Tensor& z);
+Tensor view_as_complex(const Tensor& x);
+// The parts as views of z; real() of a real tensor is the tensor itself,
+// imag() of one is an error (as PyTorch).
+Tensor real(const Tensor& z);
+Tensor imag(const Tensor& z);
+// real + i imag of two real tensors of the same dtype (float32 or float64),
+// broadcast together; abs * (cos(angle) + i sin(angle)) for polar.
+Tensor complex(const Tensor& real, const Tensor& imag);
+Tensor polar(const Tensor& abs, const Tensor& angle);
+// The complex conjugate. stride has no lazy conjugate bit: conj is
+// conj_physical (a new tensor for complex inputs, the input itself for real
+// ones) and resolve_conj returns its input.
+Tensor conj(const Tensor& z);
+Tensor conj_physical(const Tensor& z);
+Tensor resolve_conj(const Tensor& z);
+// The argument atan2(imag, real), in the parts' dtype (0 or pi for reals).
+Tensor angle(const Tensor& z);
+// Whether each element has a zero imaginary part (true for real tensors).
+Tensor isreal(const Tensor& z);
+
+// ---- discrete Fourier transforms (torch.fft) ----
+// Any length: KISS FFT's mixed radix (butterflies of 2 to 5, a generic one
+// for larger prime factors, so a large prime length costs O(n^2)).
+// n / s resize the transformed dims first (zero padding or trimming); norm
+// is "backward" (no scale forward, 1/n inverse), "ortho" (1/sqrt(n) both
+// ways) or "forward" (1/n forward). Real inputs of the complex transforms
+// become complex64 (complex128 for float64); rfft and ihfft take real
+// inputs, irfft and hfft return real outputs of length n (2 (m - 1) from m
+// input frequencies by default).
+namespace fft {
+using OptionalDims = std::optional<std::vector<int64_t>>;
+Tensor fft(const Tensor& x,
+           std::optional<int64_t> n = std::nullopt,
+           int64_t dim = -1,
+           std::string_view norm = "backward");
+Tensor ifft(const Tensor& x,
+            std::optional<int64_t> n = std::nullopt,
+            int64_t dim = -1,
+            std::string_view norm = "backward");
+Tensor rfft(const Tensor& x,
+            std::optional<int64_t> n = std::nullopt,
+            int64_t dim = -1,
+            std::string_view norm = "backward");
+Tensor irfft(const Tensor& x,
+             std::optional<int64_t> n = std::nullopt,
+             int64_t dim = -1,
+             std::string_view norm = "backward");
+Tensor hfft(const Tensor& x,
+            std::optional<int64_t> n = std::nullopt,
+            int64_t dim = -1,
+            std::string_view norm = "backward");
+Tensor ihfft(const Tensor& x,
+             std::optional<int64_t> n = std::nullopt,
+             int64_t dim = -1,
+             std::string_view norm = "backward");
+// The n-dimensional forms: dims default to the last s.size() dims when s is
+// given, else to every dim (the last two for the *2 forms).
+Tensor fftn(const Tensor& x,
+            const OptionalDims& s = std::nullopt,
+            const OptionalDims& dim = std::nullopt,
+            std::string_view norm = "backward");
+Tensor ifftn(const Tensor& x,
+             const OptionalDims& s = std::nullopt,
+             const OptionalDims& dim = std::nullopt,
+             std::string_view norm = "backward");
+Tensor rfftn(const Tensor& x,
+             const OptionalDims& s = std::nullopt,
+             const OptionalDims& dim = std::nullopt,
+             std::string_view norm = "backward");
+Tensor irfftn(const Tensor& x,
+              const OptionalDims& s = std::nullopt,
+              const OptionalDims& dim = std::nullopt,
+              std::string_view norm = "backward");
+Tensor hfftn(const Tensor& x,
+             const OptionalDims& s = std::nullopt,
+             const OptionalDims& dim = std::nullopt,
+             std::string_view norm = "backward");
+Tensor ihfftn(const Tensor& x,
+              const OptionalDims& s = std::nullopt,
+              const OptionalDims& dim = std::nullopt,
+              std::string_view norm = "backward");
+Tensor fft2(const Tensor& x,
+            const OptionalDims& s = std::nullopt,
+            const std::vector<int64_t>& dim = {-2, -1},
+            std::string_view norm = "backward");
+Tensor ifft2(const Tensor& x,
+             const OptionalDims& s = std::nullopt,
+             const std::vector<int64_t>& dim = {-2, -1},
+             std::string_view norm = "backward");
+Tensor rfft2(const Tensor& x,
+             const OptionalDims& s = std::nullopt,
+             const std::vector<int64_t>& dim = {-2, -1},
+             std::string_view norm = "backward");
+Tensor irfft2(const Tensor& x,
+              const OptionalDims& s = std::nullopt,
+              const std::vector<int64_t>& dim = {-2, -1},
+              std::string_view norm = "backward");
+Tensor hfft2(const Tensor& x,
+             const OptionalDims& s = std::nullopt,
+             const std::vector<int64_t>& dim = {-2, -1},
+             std::string_view norm = "backward");
+Tensor ihfft2(const Tensor& x,
+              const OptionalDims& s = std::nullopt,
+              const std::vector<int64_t>& dim = {-2, -1},
+              std::string_view norm = "backward");
+// The sample frequencies of an n-point transform with sample spacing d:
+// [0, 1, ..., -(n/2), ..., -1] / (d n), and the non-negative ones for rfft.
+Tensor fftfreq(int64_t n, double d = 1.0, TensorOptions options = {});
+Tensor rfftfreq(int64_t n, double d = 1.0, TensorOptions options = {});
+// x rolled so that frequency 0 is in the middle of each of dim (every dim
+// by default); ifftshift undoes it.
+Tensor fftshift(const Tensor& x, const OptionalDims& dim = std::nullopt);
+Tensor ifftshift(const Tensor& x, const OptionalDims& dim = std::nullopt);
+}  // namespace fft
+
 // ---- linear algebra ----
 // matmul follows torch.matmul: 1-d operands are promoted and the added dim
 // removed; batch dims broadcast. (.., n, k) @ (.., k, m) -> (.., n, m).

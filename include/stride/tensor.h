@@ -151,6 +151,7 @@ class Tensor {
   int64_t storage_offset() const { return impl_->storage_offset(); }
   bool is_contiguous() const { return impl_->is_contiguous(); }
   bool is_floating_point() const { return stride::is_floating_point(dtype()); }
+  bool is_complex() const { return stride::is_complex(dtype()); }
   size_t element_size() const { return stride::element_size(dtype()); }
   size_t nbytes() const { return size_t(numel()) * element_size(); }
   const Storage& storage() const { return impl_->storage(); }
@@ -386,6 +387,11 @@ class Tensor {
   Tensor all(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor any(IntArrayRef dims = {}, bool keepdim = false) const;
   Tensor cumsum(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
+  // ---- complex (ops.h has the free forms) ----
+  Tensor real() const;
+  Tensor imag() const;
+  Tensor conj() const;
+  Tensor angle() const;
   Tensor cumprod(int64_t dim, std::optional<ScalarType> dtype = std::nullopt) const;
   std::pair<Tensor, Tensor> sort(int64_t dim = -1,
                                  bool descending = false,

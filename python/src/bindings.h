@@ -86,6 +86,8 @@ void bind_sorting_and_scans(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_shape_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_elementwise_composites(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_random_forms(nb::module_& m, nb::class_<Tensor>& cls);
+// view_as_real, real, conj, ... and the submodule _fft (stride.fft).
+void bind_complex_and_fft(nb::module_& m, nb::class_<Tensor>& cls);
 // A (values, indices) result as PyTorch's named tuple of that op
 // (stride.return_types.sort, .topk, .max, ...).
 nb::object values_indices(const char* kind, std::pair<Tensor, Tensor> result);

@@ -1,5 +1,6 @@
 // Python values to and from stride: numbers (Scalar), shapes, and nested
 // lists of numbers, NumPy's values among them (torch.tensor, tolist).
+#include <complex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -23,6 +24,11 @@ bool type_caster<stride::Scalar>::from_python(handle src, uint8_t flags, cleanup
   }
   if (PyFloat_Check(o)) {
     value = stride::Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (PyComplex_Check(o)) {  // NumPy's complex128 too, a subclass
+    value =
+        stride::Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
     return true;
   }
   if (!(flags & uint8_t(cast_flags::convert))) return false;
@@ -57,6 +63,7 @@ bool type_caster<stride::Scalar>::from_python(handle src, uint8_t flags, cleanup
 handle type_caster<stride::Scalar>::from_cpp(const stride::Scalar& s,
                                              rv_policy,
                                              cleanup_list*) noexcept {
+  if (s.is_complex()) return PyComplex_FromDoubles(s.to_complex().real(), s.to_complex().imag());
   if (s.is_bool()) return PyBool_FromLong(s.to_bool());
   if (s.is_integral()) return PyLong_FromLongLong(s.to_int64());
   return PyFloat_FromDouble(s.to_double());
@@ -150,6 +157,7 @@ ScalarType element_dtype(nb::handle obj, const char* what) {
   }
   if (PyBool_Check(o)) return kBool;
   if (PyLong_Check(o) || PyIndex_Check(o)) return kInt64;
+  if (PyComplex_Check(o)) return kComplex64;  // torch.tensor(1j) is complex64
   if (PyFloat_Check(o) || PyObject_HasAttrString(o, "__float__")) return kFloat32;
   throw nb::type_error((std::string(what) +
                         " must be a number, nested lists of numbers, a NumPy array or a tensor; "
@@ -196,7 +204,11 @@ T read_number(nb::handle obj) {
   nb::object number =
       is_numpy(obj) || nb::isinstance<Tensor>(obj) ? obj.attr("item")() : nb::borrow(obj);
   PyObject* o = number.ptr();
-  if constexpr (std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<T, std::complex<double>>) {
+    const Py_complex v = PyComplex_AsCComplex(o);
+    if (PyErr_Occurred()) throw nb::python_error();
+    return {v.real, v.imag};
+  } else if constexpr (std::is_same_v<T, double>) {
     const double v = PyFloat_AsDouble(o);
     if (PyErr_Occurred()) throw nb::python_error();
     return v;
@@ -234,14 +246,33 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, const 
   if (!layout.seen_element) layout.dtype = kFloat32;  // torch.tensor([]) is float32
   const ScalarType inferred = layout.dtype;
   const ScalarType target = dtype.value_or(inferred);
+  if (is_complex(inferred) && !is_complex(target)) {  // as torch.tensor([1j], dtype=float32)
+    throw nb::type_error((std::string(what) + " holds complex numbers, which dtype " +
+                          std::string(to_string(target)) +
+                          " cannot hold. Hint: pass a complex dtype, or the real parts.")
+                             .c_str());
+  }
   if (layout.shape.empty()) {  // a number: a 0-d tensor
-    const Scalar value = is_floating_point(inferred) ? Scalar(read_number<double>(data))
-                         : inferred == kBool         ? Scalar(read_number<int64_t>(data) != 0)
-                                                     : Scalar(read_number<int64_t>(data));
+    const Scalar value = is_complex(inferred) ? Scalar(read_number<std::complex<double>>(data))
+                         : is_floating_point(inferred) ? Scalar(read_number<double>(data))
+                         : inferred == kBool           ? Scalar(read_number<int64_t>(data) != 0)
+                                                       : Scalar(read_number<int64_t>(data));
     return scalar_tensor(value, target);
   }
   Tensor out;
-  if (!is_floating_point(inferred) && !is_floating_point(target)) {
+  if (is_complex(inferred) || is_complex(target)) {
+    // The parts side by side as float64 pairs, viewed as complex128.
+    std::vector<std::complex<double>> values;
+    flatten(data, values);
+    std::vector<double> interleaved;
+    for (const std::complex<double>& v : values) {
+      interleaved.push_back(v.real());
+      interleaved.push_back(v.imag());
+    }
+    std::vector<int64_t> shape = layout.shape;
+    shape.push_back(2);
+    out = view_as_complex(tensor(interleaved, shape));
+  } else if (!is_floating_point(inferred) && !is_floating_point(target)) {
     // Integers go through int64 so that values past 2^53 stay exact.
     std::vector<int64_t> values;
     flatten(data, values);
@@ -256,38 +287,44 @@ Tensor tensor_from_data(nb::handle data, std::optional<ScalarType> dtype, const 
 
 namespace {
 
-nb::object element(const Tensor& t,
-                   const std::vector<double>& doubles,
-                   const std::vector<int64_t>& ints,
-                   size_t i) {
+// A tensor's values as tensor_to_list reads them: one of the three vectors.
+struct Values {
+  std::vector<double> doubles;
+  std::vector<int64_t> ints;
+  std::vector<std::complex<double>> complexes;
+};
+
+nb::object element(const Tensor& t, const Values& v, size_t i) {
+  if (t.is_complex()) {
+    return nb::steal(PyComplex_FromDoubles(v.complexes[i].real(), v.complexes[i].imag()));
+  }
+  const std::vector<double>& doubles = v.doubles;
+  const std::vector<int64_t>& ints = v.ints;
   if (t.dtype() == kBool) return nb::bool_(ints[i] != 0);
   if (!t.is_floating_point()) return nb::int_(ints[i]);
   return nb::float_(doubles[i]);
 }
 
-nb::object nest(const Tensor& t,
-                const std::vector<double>& doubles,
-                const std::vector<int64_t>& ints,
-                int64_t depth,
-                size_t& pos) {
-  if (depth == t.dim()) return element(t, doubles, ints, pos++);
+nb::object nest(const Tensor& t, const Values& v, int64_t depth, size_t& pos) {
+  if (depth == t.dim()) return element(t, v, pos++);
   nb::list out;
-  for (int64_t i = 0; i < t.size(depth); ++i) out.append(nest(t, doubles, ints, depth + 1, pos));
+  for (int64_t i = 0; i < t.size(depth); ++i) out.append(nest(t, v, depth + 1, pos));
   return out;
 }
 
 }  // namespace
 
 nb::object tensor_to_list(const Tensor& t) {
-  std::vector<double> doubles;
-  std::vector<int64_t> ints;
-  if (t.is_floating_point()) {
-    doubles = t.to_vector<double>();
+  Values v;
+  if (t.is_complex()) {
+    v.complexes = t.to_vector<std::complex<double>>();
+  } else if (t.is_floating_point()) {
+    v.doubles = t.to_vector<double>();
   } else {
-    ints = t.to_vector<int64_t>();
+    v.ints = t.to_vector<int64_t>();
   }
   size_t pos = 0;
-  return nest(t, doubles, ints, 0, pos);
+  return nest(t, v, 0, pos);
 }
 
 }  // namespace stride::python

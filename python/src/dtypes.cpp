@@ -16,8 +16,8 @@ struct DType {
   ScalarType type;
 };
 
-constexpr std::array kAllTypes = {kBool,    kUInt8,    kInt32,   kInt64,
-                                  kFloat16, kBFloat16, kFloat32, kFloat64};
+constexpr std::array kAllTypes = {kBool,     kUInt8,   kInt32,   kInt64,     kFloat16,
+                                  kBFloat16, kFloat32, kFloat64, kComplex64, kComplex128};
 
 // Borrowed: the module's attributes (stride.float32, ...) own them, so
 // nothing outlives the interpreter.
@@ -79,6 +79,9 @@ void bind_dtypes(nb::module_& m) {
       .def_prop_ro(
           "is_floating_point", [](const DType& d) { return is_floating_point(d.type); },
           "True for float16, bfloat16, float32 and float64.")
+      .def_prop_ro(
+          "is_complex", [](const DType& d) { return is_complex(d.type); },
+          "True for complex64 and complex128.")
       .def_prop_ro(
           "itemsize", [](const DType& d) { return element_size(d.type); },
           "The size of one element in bytes.")

@@ -27,10 +27,11 @@ struct ForeignType {
 };
 using Code = nb::dlpack::dtype_code;
 constexpr ForeignType kForeignTypes[] = {
-    {kBool, Code::Bool, 8, "?"},      {kUInt8, Code::UInt, 8, "B"},
-    {kInt32, Code::Int, 32, "i"},     {kInt64, Code::Int, 64, "q"},
-    {kFloat16, Code::Float, 16, "e"}, {kBFloat16, Code::Bfloat, 16, nullptr},
-    {kFloat32, Code::Float, 32, "f"}, {kFloat64, Code::Float, 64, "d"},
+    {kBool, Code::Bool, 8, "?"},           {kUInt8, Code::UInt, 8, "B"},
+    {kInt32, Code::Int, 32, "i"},          {kInt64, Code::Int, 64, "q"},
+    {kFloat16, Code::Float, 16, "e"},      {kBFloat16, Code::Bfloat, 16, nullptr},
+    {kFloat32, Code::Float, 32, "f"},      {kFloat64, Code::Float, 64, "d"},
+    {kComplex64, Code::Complex, 64, "Zf"}, {kComplex128, Code::Complex, 128, "Zd"},
 };
 
 const ForeignType& foreign_type(ScalarType t) {
@@ -52,7 +53,7 @@ ScalarType scalar_type_of(nb::dlpack::dtype d) {
   throw nb::type_error(("stride has no dtype for this array's elements (DLPack code " +
                         std::to_string(int(d.code)) + ", " + std::to_string(int(d.bits)) +
                         " bits); stride holds bool, uint8, int32, int64, float16, bfloat16, "
-                        "float32 and float64.")
+                        "float32, float64, complex64 and complex128.")
                            .c_str());
 }
 
@@ -216,14 +217,16 @@ ScalarType numpy_dtype(nb::handle obj, const char* what) {
   if (kind == "u") code = Code::UInt;
   if (kind == "i") code = Code::Int;
   if (kind == "f") code = Code::Float;
+  if (kind == "c") code = Code::Complex;
   for (const ForeignType& known : kForeignTypes) {
     if (code == known.code && known.bits == bits) return known.type;
   }
-  throw nb::type_error((std::string(what) + ": stride has no dtype for NumPy's " +
-                        nb::cast<std::string>(nb::str(type)) +
-                        "; stride holds bool, uint8, int32, int64, float16, bfloat16, float32 and "
-                        "float64. Hint: convert to one of those first with a.astype(...).")
-                           .c_str());
+  throw nb::type_error(
+      (std::string(what) + ": stride has no dtype for NumPy's " +
+       nb::cast<std::string>(nb::str(type)) +
+       "; stride holds bool, uint8, int32, int64, float16, bfloat16, float32, "
+       "float64, complex64 and complex128. Hint: convert to one of those first with a.astype(...).")
+          .c_str());
 }
 
 Tensor tensor_from_numpy(nb::handle obj, const char* what) {

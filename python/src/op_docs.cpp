@@ -80,6 +80,58 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"multinomial",
      "num_samples category indices drawn from each row of input, a 1-d or 2-d tensor of "
      "non-negative weights (with or without replacement)."},
+    // Complex numbers (src/ops/complex.cpp).
+    {"view_as_real",
+     "A real view of a complex input sharing its storage, with a last dim of size 2 holding the "
+     "real and imaginary parts."},
+    {"view_as_complex",
+     "A complex view of a float32 or float64 input whose last dim has size 2 and stride 1, "
+     "sharing its storage."},
+    {"real", "The real part of input, a view (input itself when it is real)."},
+    {"imag", "The imaginary part of a complex input, a view."},
+    {"conj",
+     "The complex conjugate of input (a new tensor: stride has no lazy conjugate bit; input "
+     "itself when it is real)."},
+    {"conj_physical", "The complex conjugate of input (input itself when it is real)."},
+    {"resolve_conj", "input itself: stride's conjugates are always materialised."},
+    {"angle", "The argument atan2(imag, real) of each element of input, in radians."},
+    {"isreal", "Whether each element of input has a zero imaginary part, as bool."},
+    {"is_complex", "Whether input's dtype is complex64 or complex128."},
+    {"complex", "real + i imag of two float32 or float64 tensors of one dtype (broadcast)."},
+    {"polar", "abs * (cos(angle) + i sin(angle)) of two float32 or float64 tensors of one dtype."},
+    // torch.fft (src/ops/fft.cpp).
+    {"fft.fft", "The one-dimensional discrete Fourier transform of input along dim."},
+    {"fft.ifft", "The one-dimensional inverse discrete Fourier transform of input along dim."},
+    {"fft.rfft",
+     "The one-dimensional Fourier transform of a real input: its n // 2 + 1 non-negative "
+     "frequencies."},
+    {"fft.irfft",
+     "The inverse of rfft: the real signal of length n (2 (m - 1) by default) whose non-negative "
+     "frequencies are input."},
+    {"fft.hfft",
+     "The one-dimensional Fourier transform of a Hermitian-symmetric signal given by its first "
+     "half: a real output of length n."},
+    {"fft.ihfft", "The inverse of hfft: the first half of the Hermitian spectrum of a real input."},
+    {"fft.fft2", "The two-dimensional discrete Fourier transform of input (dims -2 and -1)."},
+    {"fft.ifft2", "The two-dimensional inverse discrete Fourier transform of input."},
+    {"fft.rfft2", "The two-dimensional Fourier transform of a real input, the last dim halved."},
+    {"fft.irfft2", "The inverse of rfft2: a real output."},
+    {"fft.hfft2", "The two-dimensional hfft: a real output from a half-Hermitian input."},
+    {"fft.ihfft2", "The inverse of hfft2: the half-Hermitian spectrum of a real input."},
+    {"fft.fftn",
+     "The n-dimensional discrete Fourier transform of input over dim (every dim by default)."},
+    {"fft.ifftn", "The n-dimensional inverse discrete Fourier transform of input."},
+    {"fft.rfftn", "The n-dimensional Fourier transform of a real input, the last dim halved."},
+    {"fft.irfftn", "The inverse of rfftn: a real output."},
+    {"fft.hfftn", "The n-dimensional hfft: a real output from a half-Hermitian input."},
+    {"fft.ihfftn", "The inverse of hfftn: the half-Hermitian spectrum of a real input."},
+    {"fft.fftfreq",
+     "The sample frequencies of an n-point transform with sample spacing d: [0, 1, ..., -1] / "
+     "(d n)."},
+    {"fft.rfftfreq",
+     "The non-negative sample frequencies of an n-point rfft: [0, ..., n // 2] / (d n)."},
+    {"fft.fftshift", "input rolled so that frequency 0 is in the middle of each of dim."},
+    {"fft.ifftshift", "The inverse of fftshift."},
     {"cumsum", "The running sums of input along dim (int64 for integer input unless dtype=)."},
     {"cumprod", "The running products of input along dim (int64 for integer input unless dtype=)."},
     {"all", "Whether every element (along dim) is non-zero, as bool; true for no elements."},

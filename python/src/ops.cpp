@@ -697,6 +697,7 @@ void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_shape_ops(m, cls);
   bind_elementwise_composites(m, cls);
   bind_random_forms(m, cls);
+  bind_complex_and_fft(m, cls);
 }
 
 }  // namespace stride::python

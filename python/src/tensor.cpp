@@ -215,6 +215,10 @@ std::string tensor_type_name(ScalarType t) {
       return "stride.ByteTensor";
     case kBool:
       return "stride.BoolTensor";
+    case kComplex64:
+      return "stride.ComplexFloatTensor";
+    case kComplex128:
+      return "stride.ComplexDoubleTensor";
   }
   return "stride.Tensor";
 }

@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     cpu,
     cuda,  # noqa: F401
     doctor,
+    fft,
     linalg,
     nn,
     optim,
@@ -52,6 +53,8 @@ from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F40
     bfloat16,
     bool,
     cat,
+    complex64,
+    complex128,
     default_generator,
     device,
     dtype,
@@ -93,6 +96,8 @@ double = float64
 half = float16
 long = int64
 int = int32  # noqa: A001
+cfloat = complex64
+cdouble = complex128
 
 # CMakeLists.txt's project version, compiled into the extension (pip's
 # metadata says the same: pyproject.toml reads it from there too).

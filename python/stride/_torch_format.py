@@ -55,6 +55,8 @@ _NUMPY_DTYPES = {
     _stride.int32: "i4",
     _stride.uint8: "u1",
     _stride.bool: "?",
+    _stride.complex64: "c8",
+    _stride.complex128: "c16",
 }
 
 # torch's names of the dtypes, and storage classes, that stride has no dtype
@@ -68,10 +70,6 @@ _MISSING_DTYPES = {
     "uint32": "uint32",
     "uint64": "uint64",
     "complex32": "complex32",
-    "complex64": "complex64",
-    "ComplexFloatStorage": "complex64",
-    "complex128": "complex128",
-    "ComplexDoubleStorage": "complex128",
     "float8_e4m3fn": "float8_e4m3fn",
     "float8_e5m2": "float8_e5m2",
     # torch pickles tensors of its newer dtypes (uint16 to uint64, float8)

@@ -36,6 +36,8 @@ TORCH_DTYPES = {
     _stride.int32: ("int32", "IntStorage"),
     _stride.uint8: ("uint8", "ByteStorage"),
     _stride.bool: ("bool", "BoolStorage"),
+    _stride.complex64: ("complex64", "ComplexFloatStorage"),
+    _stride.complex128: ("complex128", "ComplexDoubleStorage"),
 }
 
 # Errors of a malformed pickle, or of a global called with arguments it

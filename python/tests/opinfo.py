@@ -225,8 +225,6 @@ def dtype_name(dtype):
 
 
 def stride_dtype(dtype):
-    if dtype.is_complex:
-        raise Skipped("complex")
     found = getattr(stride, dtype_name(dtype), None)
     if not isinstance(found, stride.dtype):
         raise Unsupported(f"stride has no dtype {dtype_name(dtype)}.")
@@ -425,7 +423,8 @@ def compare(actual, expected, tolerance, values=True, precise=None):
     precise is given, they pass if stride's are within twice torch's
     distance of precise() (torch's float64 result), as PyTorch's
     test_python_ref judges its references (it allows no factor).
-    values=False compares shapes and dtypes (random ops)."""
+    Complex outputs (torch.fft's of the walk's real samples) compare as
+    complex tensors. values=False compares shapes and dtypes (random ops)."""
     reason = difference(actual, expected, tolerance, values)
     if reason is not None and precise is not None and precise() is not None:
         reason = difference(actual, expected, tolerance, values, precise())
@@ -484,17 +483,24 @@ def tensor_difference(actual, expected, tolerance, values, precise):
         return values_differ(actual, expected)
 
 
+def real_parts(tensor):
+    """A tensor as float64 numbers: a complex one as its (real, imag) pairs."""
+    if tensor.is_complex():
+        return torch.view_as_real(tensor.to(torch.complex128))
+    return tensor.double()
+
+
 def distance(tensor, precise):
     """test_python_ref's distance: the summed absolute error, NaN matching
     NaN."""
-    a, b = tensor.double(), precise.double()
+    a, b = real_parts(tensor), real_parts(precise)
     same = (a == b) | (a.isnan() & b.isnan())
     return float(torch.where(same, 0.0, (a - b).abs()).sum())
 
 
 def values_differ(actual, expected):
-    if expected.dtype.is_floating_point:
-        diff = (actual.double() - expected.double()).abs().nan_to_num(nan=math.inf)
+    if expected.dtype.is_floating_point or expected.dtype.is_complex:
+        diff = (real_parts(actual) - real_parts(expected)).abs().nan_to_num(nan=math.inf)
         return f"values differ: max abs diff {diff.max().item():.2g}."
     wrong = int((actual != expected).sum())
     return f"values differ at {wrong} of {expected.numel()} elements."

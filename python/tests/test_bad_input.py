@@ -51,7 +51,7 @@ def numpy_shape(data):
         return None
     if a.dtype != object or any(isinstance(x, list) for x in a.flat):
         return a.shape if a.dtype != object else None
-    ok = all(isinstance(x, (bool, int, float)) and not isinstance(x, complex) for x in a.flat)
+    ok = all(isinstance(x, (bool, int, float, complex)) for x in a.flat)
     return a.shape if ok else None
 
 

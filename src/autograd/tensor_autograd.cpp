@@ -19,8 +19,9 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   STRIDE_CHECK(!(m && m->grad_fn) || requires_grad, Error,
                "[requires_grad_] you can only change requires_grad of leaf tensors. Hint: use "
                "detach() to get a leaf that does not require grad.");
-  STRIDE_CHECK(!requires_grad || is_floating_point(), DTypeError,
-               "[requires_grad_] only floating-point tensors can require gradients; got ",
+  STRIDE_CHECK(!requires_grad || is_floating_point() || is_complex(), DTypeError,
+               "[requires_grad_] only floating-point and complex tensors can require gradients; "
+               "got ",
                to_string(dtype()), ".");
   if (!m && !requires_grad) return *this;
   materialize_autograd_meta(*impl_).requires_grad = requires_grad;

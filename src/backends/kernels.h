@@ -300,6 +300,12 @@ using MultinomialFn = void (*)(const Tensor& probs,
 // for floating x and int64 for integers.
 using ScanFn = void (*)(const Tensor& x, bool product, Tensor& out);
 
+// ---- the discrete Fourier transform (src/backends/cpu/fft.cpp) ----
+// x (O, N, I) contiguous, complex64 or complex128 -> out (O, N, I)
+// contiguous of x's dtype: the unscaled transform of every line along N,
+// sum_k x[k] e^(-2 pi i jk / N) (+ for `inverse`).
+using FftC2cFn = void (*)(const Tensor& x, bool inverse, Tensor& out);
+
 // ---- copy_ (src/backends/cpu/copy.cpp) ----
 // iter over output dst and input src, any dtypes and layouts, of one shape
 // -> dst = src converted to dst's dtype (to bool: != 0).
@@ -442,6 +448,7 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(qr, QrFn, "linalg.qr")                                                            \
   X(eigh, EighFn, "linalg.eigh")                                                      \
   X(svd, SvdFn, "linalg.svd")                                                         \
+  X(fft_c2c, FftC2cFn, "fft")                                                         \
   X(copy, CopyFn, "copy_")                                                            \
   X(gather, GatherFn, "gather")                                                       \
   X(scatter_add, ScatterAddFn, "scatter_add")                                         \

@@ -64,6 +64,32 @@ decltype(auto) dispatch_all(ScalarType t, const char* op, F&& f) {
   }
 }
 
+// complex64, complex128
+template <class F>
+decltype(auto) dispatch_complex(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    STRIDE_DISPATCH_CASE(kComplex64, std::complex<float>)
+    STRIDE_DISPATCH_CASE(kComplex128, std::complex<double>)
+    default:
+      unsupported_dtype(t, op, "complex64, complex128");
+  }
+}
+
+// float32, float64, complex64, complex128
+template <class F>
+decltype(auto) dispatch_floating_and_complex(ScalarType t, const char* op, F&& f) {
+  if (is_complex(t)) return dispatch_complex(t, op, std::forward<F>(f));
+  return dispatch_floating(t, op, std::forward<F>(f));
+}
+
+// every dtype, complex included: the CPU's copies and fills (the CUDA
+// backend keeps complex out of its kernels, so they take dispatch_all).
+template <class F>
+decltype(auto) dispatch_all_and_complex(ScalarType t, const char* op, F&& f) {
+  if (is_complex(t)) return dispatch_complex(t, op, std::forward<F>(f));
+  return dispatch_all(t, op, std::forward<F>(f));
+}
+
 }  // namespace stride::detail
 
 namespace stride::detail {

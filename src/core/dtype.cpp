@@ -68,7 +68,10 @@ size_t element_size(ScalarType t) {
       return 4;
     case kInt64:
     case kFloat64:
+    case kComplex64:
       return 8;
+    case kComplex128:
+      return 16;
   }
   STRIDE_ASSERT(false, "unknown dtype ", int(t));
 }
@@ -91,6 +94,10 @@ std::string_view to_string(ScalarType t) {
       return "float32";
     case kFloat64:
       return "float64";
+    case kComplex64:
+      return "complex64";
+    case kComplex128:
+      return "complex128";
   }
   STRIDE_ASSERT(false, "unknown dtype ", int(t));
 }
@@ -103,8 +110,27 @@ bool is_integral(ScalarType t, bool include_bool) {
   return t == kUInt8 || t == kInt32 || t == kInt64 || (include_bool && t == kBool);
 }
 
+bool is_complex(ScalarType t) {
+  return t == kComplex64 || t == kComplex128;
+}
+
+ScalarType to_real_dtype(ScalarType t) {
+  if (t == kComplex64) return kFloat32;
+  if (t == kComplex128) return kFloat64;
+  return t;
+}
+
+ScalarType to_complex_dtype(ScalarType t) {
+  if (is_complex(t)) return t;
+  return t == kFloat64 ? kComplex128 : kComplex64;
+}
+
 ScalarType promote_types(ScalarType a, ScalarType b) {
   if (a == b) return a;
+  if (is_complex(a) || is_complex(b)) {
+    const ScalarType parts = promote_types(to_real_dtype(a), to_real_dtype(b));
+    return parts == kFloat64 ? kComplex128 : kComplex64;
+  }
   if ((a == kFloat16 && b == kBFloat16) || (a == kBFloat16 && b == kFloat16)) return kFloat32;
   // Rank in the lattice; the enum is declared in promotion order.
   return int(a) > int(b) ? a : b;

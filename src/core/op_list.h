@@ -265,6 +265,44 @@
   X(as_strided, View, Grad, Any, Keep)                                      \
   X(diagonal, View, Grad, Any, Keep)                                        \
   X(view_backward, View, Internal, Any, Keep)                               \
+  /* complex numbers (src/ops/complex.cpp): views of the parts, and */      \
+  /* composites of real ops on them */                                      \
+  X(view_as_real, View, Grad, Any, Keep)                                    \
+  X(view_as_complex, View, Grad, Any, Keep)                                 \
+  X(real, Composite, Grad, Any, Keep)                                       \
+  X(imag, Composite, Grad, Any, Keep)                                       \
+  X(complex, Composite, Grad, Floating, Keep)                               \
+  X(polar, Composite, Grad, Floating, Keep)                                 \
+  X(conj, Composite, Grad, Any, Keep)                                       \
+  X(conj_physical, Composite, Grad, Any, Keep)                              \
+  X(resolve_conj, Composite, Grad, Any, Keep)                               \
+  X(angle, Composite, Grad, Any, Keep)                                      \
+  X(isreal, Composite, NoGrad, Any, Keep)                                   \
+  /* Fourier transforms (src/ops/fft.cpp): one kernel, the unscaled */      \
+  /* complex transform along one dim, under every torch.fft function */     \
+  X(fft_c2c, Fft, Grad, Any, Keep)                                          \
+  X(fft_fft, Composite, Grad, Any, Keep)                                    \
+  X(fft_ifft, Composite, Grad, Any, Keep)                                   \
+  X(fft_rfft, Composite, Grad, Any, Keep)                                   \
+  X(fft_irfft, Composite, Grad, Any, Keep)                                  \
+  X(fft_hfft, Composite, Grad, Any, Keep)                                   \
+  X(fft_ihfft, Composite, Grad, Any, Keep)                                  \
+  X(fft_fft2, Composite, Grad, Any, Keep)                                   \
+  X(fft_ifft2, Composite, Grad, Any, Keep)                                  \
+  X(fft_rfft2, Composite, Grad, Any, Keep)                                  \
+  X(fft_irfft2, Composite, Grad, Any, Keep)                                 \
+  X(fft_hfft2, Composite, Grad, Any, Keep)                                  \
+  X(fft_ihfft2, Composite, Grad, Any, Keep)                                 \
+  X(fft_fftn, Composite, Grad, Any, Keep)                                   \
+  X(fft_ifftn, Composite, Grad, Any, Keep)                                  \
+  X(fft_rfftn, Composite, Grad, Any, Keep)                                  \
+  X(fft_irfftn, Composite, Grad, Any, Keep)                                 \
+  X(fft_hfftn, Composite, Grad, Any, Keep)                                  \
+  X(fft_ihfftn, Composite, Grad, Any, Keep)                                 \
+  X(fft_fftfreq, Composite, NoGrad, Any, Keep)                              \
+  X(fft_rfftfreq, Composite, NoGrad, Any, Keep)                             \
+  X(fft_fftshift, Composite, Grad, Any, Keep)                               \
+  X(fft_ifftshift, Composite, Grad, Any, Keep)                              \
   /* copies (src/ops/copy.cpp); copy is in place only */                    \
   X(copy, Copy, Grad, Any, Keep)                                            \
   X(clone, Copy, Grad, Any, Keep)                                           \

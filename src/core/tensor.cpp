@@ -99,6 +99,10 @@ Scalar Tensor::item() const {
       return Scalar(double(*static_cast<const float*>(p)));
     case kFloat64:
       return Scalar(*static_cast<const double*>(p));
+    case kComplex64:
+      return Scalar(*static_cast<const std::complex<float>*>(p));
+    case kComplex128:
+      return Scalar(*static_cast<const std::complex<double>*>(p));
   }
   STRIDE_ASSERT(false, "unknown dtype");
 }

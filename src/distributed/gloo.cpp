@@ -73,6 +73,9 @@ void with_wire_type(ScalarType dtype, Fn&& fn) {
       return fn(float{});
     case kFloat64:
       return fn(double{});
+    case kComplex64:
+    case kComplex128:
+      STRIDE_ASSERT(false, "process groups refuse complex tensors before they reach Gloo");
   }
 }
 

@@ -50,6 +50,10 @@ MPI_Datatype mpi_type(ScalarType t) {
       return MPI_FLOAT;
     case kFloat64:
       return MPI_DOUBLE;
+    case kComplex64:
+      return MPI_C_FLOAT_COMPLEX;
+    case kComplex128:
+      return MPI_C_DOUBLE_COMPLEX;
   }
   return MPI_BYTE;
 }

@@ -93,6 +93,10 @@ void check_operand(const Tensor& t, const char* op, const char* what) {
                "; this build's process groups take CPU tensors.");
   STRIDE_CHECK(t.numel() <= std::numeric_limits<int>::max(), ValueError, "[", op, "] ", what,
                " has ", t.numel(), " elements; a collective takes at most 2^31 - 1.");
+  STRIDE_CHECK(!is_complex(t.dtype()), DTypeError, "[", op, "] ", what, " is ",
+               to_string(t.dtype()),
+               "; collectives take real tensors. Hint: pass view_as_real(t), whose sums are the "
+               "complex sums.");
 }
 
 void check_reduce_op(ScalarType t, ReduceOp op, const char* name) {

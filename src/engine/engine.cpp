@@ -290,6 +290,11 @@ void make_roots(const std::vector<Tensor>& tensors,
       STRIDE_CHECK(t.numel() == 1, ShapeError, "[", op,
                    "] grad can be implicitly created only for scalar outputs; got shape ",
                    shape_str(t.sizes()), ". Hint: pass a gradient of the same shape.");
+      STRIDE_CHECK(!t.is_complex(), DTypeError, "[", op,
+                   "] grad can be implicitly created only for real scalar outputs; got ",
+                   to_string(t.dtype()),
+                   ". Hint: backward from a real loss, such as abs(z) or "
+                   "view_as_real(z).sum().");
       g = empty_like(t).fill_(1);
     } else {
       STRIDE_CHECK(g.sizes() == t.sizes(), ShapeError, "[", op, "] gradient of shape ",

@@ -24,8 +24,9 @@ struct DtypeName {
   size_t itemsize;
 };
 constexpr DtypeName kDtypes[] = {
-    {kBool, "BOOL", 1},   {kUInt8, "U8", 1},      {kInt32, "I32", 4},   {kInt64, "I64", 8},
-    {kFloat16, "F16", 2}, {kBFloat16, "BF16", 2}, {kFloat32, "F32", 4}, {kFloat64, "F64", 8},
+    {kBool, "BOOL", 1},   {kUInt8, "U8", 1},    {kInt32, "I32", 4},
+    {kInt64, "I64", 8},   {kFloat16, "F16", 2}, {kBFloat16, "BF16", 2},
+    {kFloat32, "F32", 4}, {kFloat64, "F64", 8}, {kComplex64, "C64", 8},
 };
 
 // Prefixes every load error with the op and the file.
@@ -179,7 +180,7 @@ TensorEntry parse_entry(const std::string& name,
   const std::optional<ScalarType> type = parse_safetensors_dtype(dtype_name);
   STRIDE_CHECK(type, IOError, where, tensor, " has dtype ", quote_name(dtype_name),
                ", which stride does not support (supported: BOOL, U8, I32, I64, F16, BF16, F32, "
-               "F64). Hint: convert the tensor to a supported dtype before saving it.");
+               "F64, C64). Hint: convert the tensor to a supported dtype before saving it.");
   entry.dtype = *type;
 
   const json& shape = fields.at("shape");
@@ -261,13 +262,20 @@ void check_layout(std::vector<TensorEntry>& entries, uint64_t buffer_size, const
                " bytes but the tensors cover only the first ", covered, kCorrupt);
 }
 
+// The format names no 128-bit complex type.
+[[noreturn]] void no_safetensors_dtype(ScalarType t) {
+  throw DTypeError(str_cat("[save_safetensors] the format has no dtype for ", to_string(t),
+                           ". Hint: save view_as_real(t), a float64 tensor, and view_as_complex it "
+                           "after loading."));
+}
+
 }  // namespace
 
 std::string_view safetensors_dtype_name(ScalarType t) {
   for (const DtypeName& d : kDtypes) {
     if (d.type == t) return d.name;
   }
-  throw DTypeError(str_cat("[safetensors] unknown dtype ", int(t)));
+  no_safetensors_dtype(t);
 }
 
 std::optional<ScalarType> parse_safetensors_dtype(std::string_view name) {
@@ -281,7 +289,7 @@ size_t safetensors_itemsize(ScalarType t) {
   for (const DtypeName& d : kDtypes) {
     if (d.type == t) return d.itemsize;
   }
-  throw DTypeError(str_cat("[safetensors] unknown dtype ", int(t)));
+  no_safetensors_dtype(t);
 }
 
 uint64_t parse_header_length(const unsigned char* prefix,

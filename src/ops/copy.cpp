@@ -46,7 +46,7 @@ Tensor copy_as(const Tensor& x, ScalarType t, Op op) {
     return out;
   };
   // Integer results carry no gradient.
-  if (!is_floating_point(t)) return detail::apply_without_grad(op, {&x}, forward);
+  if (!is_floating_point(t) && !is_complex(t)) return detail::apply_without_grad(op, {&x}, forward);
   return detail::apply(op, {&x}, forward, [&](const Tensor&) {
     return [src = x.dtype()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(src)}; };
   });
@@ -88,7 +88,9 @@ Tensor copy_to_device(const Tensor& x, Device device) {
 Tensor Tensor::to(Device d) const {
   if (d == device()) return *this;
   auto forward = [&] { return copy_to_device(*this, d); };
-  if (!is_floating_point()) return detail::apply_without_grad(Op::to, {this}, forward);
+  if (!is_floating_point() && !is_complex()) {
+    return detail::apply_without_grad(Op::to, {this}, forward);
+  }
   return detail::apply(Op::to, {this}, forward, [&](const Tensor&) {
     return [from = device()](const autograd::Grads& gs) { return autograd::Grads{gs[0].to(from)}; };
   });

@@ -9,6 +9,7 @@
 
 #include "core/op_list.h"
 #include "ops/apply.h"
+#include "ops/complex.h"
 #include "ops/elementwise_common.h"
 
 namespace stride {
@@ -20,14 +21,21 @@ ScalarType result_type(const Tensor& a, const Tensor& b) {
   if (a0 == b0) return promote_types(a.dtype(), b.dtype());
   const Tensor& dimmed = a0 ? b : a;
   const Tensor& zero = a0 ? a : b;
-  if (type_category(zero.dtype()) > type_category(dimmed.dtype())) return zero.dtype();
+  // float64 beside a complex64 0-d tensor widens to complex128, as PyTorch.
+  if (type_category(zero.dtype()) > type_category(dimmed.dtype())) {
+    return promote_types(zero.dtype(), dimmed.dtype());
+  }
   return dimmed.dtype();
 }
 
 Tensor wrap_scalar(const Scalar& s, const Tensor& like) {
-  const int sc = s.is_floating_point() ? 2 : s.is_integral() ? 1 : 0;
+  const int sc = s.is_complex() ? 3 : s.is_floating_point() ? 2 : s.is_integral() ? 1 : 0;
   ScalarType t = like.dtype();
-  if (sc > type_category(t)) t = sc == 2 ? kFloat32 : kInt64;
+  if (sc == 3) {
+    t = to_complex_dtype(t);
+  } else if (sc > type_category(t)) {
+    t = sc == 2 ? kFloat32 : kInt64;
+  }
   return scalar_tensor(s, TensorOptions(t).device(like.device()));
 }
 
@@ -125,6 +133,7 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
                      [&]() -> Tensor& { return name##_kernel(out, input); });   \
   }                                                                             \
   Tensor name(const Tensor& input) {                                            \
+    if (input.is_complex()) return detail::complex_unary(Op::name, input);      \
     return apply(                                                               \
         Op::name, {&input}, [&] { return out_of_place(name##_kernel, input); }, \
         [&]([[maybe_unused]] const Tensor& out) {                               \
@@ -271,6 +280,7 @@ Grads extreme_backward(const Tensor& g, const Tensor& a, const Tensor& b, bool i
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (a.is_complex() || b.is_complex()) return detail::complex_add(a, b, alpha);
   return apply(
       Op::add, {&a, &b}, [&] { return out_of_place(add_kernel, a, b, alpha); },
       [&](const Tensor&) {
@@ -281,6 +291,7 @@ Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (a.is_complex() || b.is_complex()) return detail::complex_add(a, b, -alpha.to_double());
   return apply(
       Op::sub, {&a, &b}, [&] { return out_of_place(sub_kernel, a, b, alpha); },
       [&](const Tensor&) {
@@ -289,6 +300,7 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
+  if (a.is_complex() || b.is_complex()) return detail::complex_mul(a, b);
   return apply(
       Op::mul, {&a, &b}, [&] { return out_of_place(mul_kernel, a, b); },
       [&](const Tensor&) {
@@ -302,6 +314,7 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
+  if (a.is_complex() || b.is_complex()) return detail::complex_div(a, b);
   return apply(
       Op::div, {&a, &b}, [&] { return out_of_place(div_kernel, a, b); },
       [&](const Tensor&) {
@@ -702,6 +715,7 @@ STRIDE_DEFINE_INPLACE_BINARY(div, div_kernel(self, *this, other), stride::div(cl
 #undef STRIDE_DEFINE_INPLACE_BINARY
 
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
+  if (is_complex()) return detail::complex_add_(*this, other, alpha);
   return apply_inplace(
       Op::add, *this, {&other}, [&] { return stride::add(clone(), other, alpha); },
       [&] {
@@ -710,6 +724,7 @@ Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
       });
 }
 Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) {
+  if (is_complex()) return detail::complex_add_(*this, other, -alpha.to_double());
   return apply_inplace(
       Op::sub, *this, {&other}, [&] { return stride::sub(clone(), other, alpha); },
       [&] {

@@ -14,6 +14,7 @@ inline bool is_16bit(ScalarType t) {
 }
 // bool < integer < floating
 inline int type_category(ScalarType t) {
+  if (is_complex(t)) return 3;
   return t == kBool ? 0 : is_floating_point(t) ? 2 : 1;
 }
 
@@ -26,7 +27,7 @@ ScalarType result_type(const Tensor& a, const Tensor& b);
 Tensor wrap_scalar(const Scalar& s, const Tensor& like);
 // Smallest floating dtype that holds `t`'s values (float32 for integers).
 inline ScalarType float_result(ScalarType t) {
-  return is_floating_point(t) ? t : kFloat32;
+  return is_floating_point(t) || is_complex(t) ? t : kFloat32;
 }
 
 // Writes `result` into `out`: allocates it when undefined, resizes it when it

@@ -139,11 +139,18 @@ void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, cons
 
 }  // namespace
 
-// index_select's gradient: rows of g added back at their indices.
+// index_select's gradient: rows of g added back at their indices (a
+// complex g's parts, as real pairs: scatter_add has no complex kernel).
 static Tensor index_select_backward(const Tensor& g,
                                     IntArrayRef shape,
                                     int64_t dim,
                                     const Tensor& index) {
+  if (g.is_complex()) {
+    DimVector parts_shape;
+    for (const int64_t s : shape) parts_shape.push_back(s);
+    parts_shape.push_back(2);
+    return view_as_complex(index_select_backward(view_as_real(g), parts_shape, dim, index));
+  }
   DimVector ishape(size_t(g.dim()), 1);
   ishape[size_t(dim)] = index.numel();
   return zeros(shape, g.options()).scatter_add(dim, index.reshape(ishape).expand(g.sizes()), g);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <limits>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -85,16 +86,51 @@ class Formatter {
   size_t width_ = 1;
 };
 
-// The elements of t (row-major `vals`) from `pos`, as PyTorch's _tensor_str:
+// How each element prints: one formatter over the values, or for complex
+// tensors (as PyTorch) one over the real parts and one over the imaginary
+// parts, joined as "1.5000-2.0000j".
+class Elements {
+ public:
+  explicit Elements(const Tensor& t)
+      : real_(t.is_complex() ? real(t) : t), complex_(t.is_complex()) {
+    re_ = real_.to_vector<double>();
+    re_fmt_.emplace(re_, real_.dtype());
+    if (complex_) {
+      const Tensor im = imag(t);
+      im_ = im.to_vector<double>();
+      im_fmt_.emplace(im_, im.dtype());
+    }
+  }
+
+  size_t width() const {
+    return complex_ ? re_fmt_->width() + im_fmt_->width() + 1 : re_fmt_->width();
+  }
+
+  std::string format(size_t i) const {
+    std::string out = re_fmt_->format(re_[i]);
+    if (!complex_) return out;
+    std::string im = im_fmt_->format(im_[i]);
+    im.erase(0, im.find_first_not_of(' '));
+    if (im[0] != '-' && im[0] != '+') out.push_back('+');
+    return out + im + "j";
+  }
+
+ private:
+  Tensor real_;
+  bool complex_;
+  std::vector<double> re_, im_;
+  std::optional<Formatter> re_fmt_, im_fmt_;
+};
+
+// The elements of t (row-major positions) from `pos`, as PyTorch's _tensor_str:
 // a vector wraps at 80 columns, rows are joined by ",\n" (plus a blank line
 // per extra dimension) and indented under their bracket; with `summarize`,
 // only the first and last 3 items of each dimension.
 std::string tensor_str(const Tensor& t,
-                       const std::vector<double>& vals,
                        int64_t pos,
                        int64_t depth,
                        int64_t indent,
-                       const Formatter& fmt,
+                       const Elements& fmt,
                        bool summarize) {
   const int64_t n = t.size(depth);
   int64_t inner = 1;
@@ -107,9 +143,9 @@ std::string tensor_str(const Tensor& t,
       i = n - kEdgeItems - 1;
       continue;
     }
-    items.push_back(depth + 1 == t.dim() ? fmt.format(vals[size_t(pos + i)])
-                                         : tensor_str(t, vals, pos + i * inner, depth + 1,
-                                                      indent + 1, fmt, summarize));
+    items.push_back(depth + 1 == t.dim()
+                        ? fmt.format(size_t(pos + i))
+                        : tensor_str(t, pos + i * inner, depth + 1, indent + 1, fmt, summarize));
   }
   std::string out = "[";
   if (depth + 1 == t.dim()) {
@@ -149,25 +185,37 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     if (t.dtype() != kFloat32) os << ", dtype=" << to_string(t.dtype());
     return os << ")";
   }
-  const std::vector<double> vals = t.to_vector<double>();
-  const Formatter fmt(vals, t.dtype());
+  const Elements fmt(t);
   os << "tensor(";
   if (t.numel() == 0) {
     os << "[], size=" << shape_str(t.sizes());
   } else if (t.dim() == 0) {
-    os << fmt.format(vals[0]);
+    os << fmt.format(0);
   } else {
     constexpr int64_t kIndent = 7;  // "tensor("
-    os << tensor_str(t, vals, 0, 0, kIndent, fmt, t.numel() > kSummarizeAbove);
+    os << tensor_str(t, 0, 0, kIndent, fmt, t.numel() > kSummarizeAbove);
   }
-  if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool) {
+  if (t.dtype() != kFloat32 && t.dtype() != kInt64 && t.dtype() != kBool &&
+      t.dtype() != kComplex64) {
     os << ", dtype=" << to_string(t.dtype());
   }
   return os << ")";
 }
 
+namespace {
+
+// Complex tensors compare part by part, as float64 pairs.
+Tensor as_parts(const Tensor& t) {
+  return view_as_real(t.to(kComplex128));
+}
+
+}  // namespace
+
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   if (!(a.sizes() == b.sizes())) return false;
+  if (a.is_complex() || b.is_complex()) {
+    return allclose(as_parts(a), as_parts(b), rtol, atol, equal_nan);
+  }
   std::vector<double> va = a.to_vector<double>(), vb = b.to_vector<double>();
   for (size_t i = 0; i < va.size(); ++i) {
     if (std::isnan(va[i]) || std::isnan(vb[i])) {
@@ -182,6 +230,7 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
 
 bool equal(const Tensor& a, const Tensor& b) {
   if (!(a.sizes() == b.sizes())) return false;
+  if (a.is_complex() || b.is_complex()) return equal(as_parts(a), as_parts(b));
   std::vector<double> va = a.to_vector<double>(), vb = b.to_vector<double>();
   return va == vb;
 }

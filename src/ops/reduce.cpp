@@ -10,6 +10,7 @@
 #include "backends/kernels.h"
 #include "core/tensor_iter.h"
 #include "ops/apply.h"
+#include "ops/complex.h"
 #include "ops/elementwise_common.h"
 #include "ops/reduce.h"
 
@@ -118,6 +119,7 @@ Tensor& sum_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
 
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   const Tensor src = dtype ? x.to(*dtype) : x;
+  if (src.is_complex()) return detail::complex_sum(src, dims, keepdim);
   return detail::apply(
       Op::sum, {&src},
       [&] {
@@ -134,7 +136,7 @@ Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scalar
 }
 
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  detail::check_dtype_rule(Op::mean, x);
+  if (!x.is_complex()) detail::check_dtype_rule(Op::mean, x);
   ReduceDims r = reduce_dims(x, dims, "mean");
   return sum(x, dims, keepdim).div(Scalar(double(r.count)));
 }

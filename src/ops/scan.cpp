@@ -13,10 +13,11 @@ using detail::Op;
 
 namespace {
 
-// PyTorch's result dtype: the given one, else int64 for integers and bool.
+// PyTorch's result dtype: the given one, else int64 for integers and bool
+// (a complex x keeps its dtype, which the kernel refuses by name).
 ScalarType scan_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   if (dtype) return *dtype;
-  return is_floating_point(x.dtype()) ? x.dtype() : kInt64;
+  return is_floating_point(x.dtype()) || x.is_complex() ? x.dtype() : kInt64;
 }
 
 Tensor scanned(const Tensor& x, int64_t dim, ScalarType rt, bool product) {

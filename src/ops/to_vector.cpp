@@ -23,5 +23,7 @@ template std::vector<float> Tensor::to_vector<float>() const;
 template std::vector<double> Tensor::to_vector<double>() const;
 template std::vector<Half> Tensor::to_vector<Half>() const;
 template std::vector<BFloat16> Tensor::to_vector<BFloat16>() const;
+template std::vector<std::complex<float>> Tensor::to_vector<std::complex<float>>() const;
+template std::vector<std::complex<double>> Tensor::to_vector<std::complex<double>>() const;
 
 }  // namespace stride

@@ -431,4 +431,61 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
       });
 }
 
+// ---- complex views (the complex family's, src/ops/complex.cpp) ----
+
+namespace {
+
+// A real tensor that view_as_complex accepts: `g` itself when its layout
+// allows, else a contiguous copy (gradients of view_as_real come in any
+// layout).
+Tensor complex_viewable(const Tensor& g) {
+  bool ok = g.dim() > 0 && g.stride(-1) == 1 && g.storage_offset() % 2 == 0;
+  for (int64_t d = 0; ok && d + 1 < g.dim(); ++d) ok = g.stride(d) % 2 == 0;
+  return ok ? g : g.contiguous();
+}
+
+}  // namespace
+
+Tensor view_as_real(const Tensor& z) {
+  STRIDE_CHECK(z.is_complex(), DTypeError, "[view_as_real] expects a complex tensor; got ",
+               to_string(z.dtype()), ". Hint: a real tensor's values are already real.");
+  DimVector sz = z.sizes().dims(), st;
+  for (const int64_t s : z.strides()) st.push_back(s * 2);
+  sz.push_back(2);
+  st.push_back(1);
+  const Tensor view =
+      detail::make_tensor(z.storage(), to_real_dtype(z.dtype()), sz, st, z.storage_offset() * 2);
+  return record_view(Op::view_as_real, z, view,
+                     [](const Tensor& g) { return view_as_complex(complex_viewable(g)); });
+}
+
+Tensor view_as_complex(const Tensor& x) {
+  STRIDE_CHECK(x.dtype() == kFloat32 || x.dtype() == kFloat64, DTypeError,
+               "[view_as_complex] expects a float32 or float64 tensor; got ", to_string(x.dtype()),
+               ".");
+  STRIDE_CHECK(x.dim() > 0 && x.size(-1) == 2, ShapeError,
+               "[view_as_complex] the last dim must have size 2 (real and imaginary parts); got "
+               "shape ",
+               shape_str(x.sizes()), ".");
+  STRIDE_CHECK(x.stride(-1) == 1, ShapeError,
+               "[view_as_complex] the last dim must have stride 1; got ", x.stride(-1),
+               ". Hint: call contiguous() first.");
+  for (int64_t d = 0; d + 1 < x.dim(); ++d) {
+    STRIDE_CHECK(x.stride(d) % 2 == 0, ShapeError, "[view_as_complex] dim ", d, " has stride ",
+                 x.stride(d),
+                 "; every stride but the last must be even. Hint: call contiguous() "
+                 "first.");
+  }
+  STRIDE_CHECK(x.storage_offset() % 2 == 0, ShapeError,
+               "[view_as_complex] the storage offset must be even; got ", x.storage_offset(),
+               ". Hint: call contiguous() first.");
+  DimVector sz = x.sizes().dims(), st = x.strides().dims();
+  sz.pop_back();
+  st.pop_back();
+  for (int64_t& s : st) s /= 2;
+  const Tensor view =
+      detail::make_tensor(x.storage(), to_complex_dtype(x.dtype()), sz, st, x.storage_offset() / 2);
+  return record_view(Op::view_as_complex, x, view, [](const Tensor& g) { return view_as_real(g); });
+}
+
 }  // namespace stride

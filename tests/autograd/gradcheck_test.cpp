@@ -512,6 +512,71 @@ std::vector<GradCase> grad_table() {
        {{2, 3, 4}},
        [](const Inputs& x) { return F::pad(x[0], {2, -1, 3, 1}, F::PadMode::Circular); }},
   };
+  // Complex ops: inputs enter as complex(x0, x1) and complex outputs leave
+  // as view_as_real, so the real gradcheck covers the whole complex Jacobian
+  // (PyTorch's gradcheck of complex functions checks the same two parts).
+  const auto z = [](const Inputs& x) { return complex(x[0], x[1]); };
+  const auto parts = [](const Tensor& c) { return view_as_real(c); };
+  const std::vector<GradCase> complex_cases = {
+      {"view_as_real", {m, m}, [=](const Inputs& x) { return view_as_real(z(x).t()) * 2.0; }},
+      {"view_as_complex",
+       {{3, 4, 2}},
+       [=](const Inputs& x) {
+         // A copy: view_as_complex needs an even offset and unit last stride.
+         const Tensor c = view_as_complex(x[0].clone());
+         return parts(c * c);
+       }},
+      {"real", {m, m}, [=](const Inputs& x) { return real(z(x) * z(x)); }},
+      {"imag", {m, m}, [=](const Inputs& x) { return imag(z(x) * z(x)); }},
+      {"complex", {m, {4}}, [=](const Inputs& x) { return parts(complex(x[0], x[1])); }},
+      {"polar", {m, m}, [=](const Inputs& x) { return parts(polar(x[0], x[1])); }},
+      {"conj", {m, m}, [=](const Inputs& x) { return parts(conj(z(x)) * z(x).t().t()); }},
+      {"conj_physical", {m, m}, [=](const Inputs& x) { return parts(conj_physical(z(x)) * 3.0); }},
+      {"resolve_conj", {m, m}, [=](const Inputs& x) { return parts(resolve_conj(z(x))); }},
+      {"angle", {m, m}, [=](const Inputs& x) { return angle(z(x)); }, Domain::Positive},
+      {"complex_arithmetic",
+       {m, m},
+       [=](const Inputs& x) {
+         const Tensor a = z(x), b = z(x).flip({1});
+         return parts(a * b - a / (b + 3.0) + exp(a) + reciprocal(a + 4.0) + (-a));
+       }},
+      {"complex_abs_sum_mean",
+       {m, m},
+       [=](const Inputs& x) {
+         return abs(z(x) + 2.0) + parts(z(x).sum({0}, true) + z(x).mean()).sum();
+       }},
+      {"fft_c2c", {m, m}, [=](const Inputs& x) { return parts(fft::fft(z(x), std::nullopt, 0)); }},
+      {"fft_fft", {m}, [=](const Inputs& x) { return parts(fft::fft(x[0], 5)); }},
+      {"fft_ifft", {m, m}, [=](const Inputs& x) { return parts(fft::ifft(z(x), 3, -1, "ortho")); }},
+      {"fft_rfft", {m}, [=](const Inputs& x) { return parts(fft::rfft(x[0], 7, 0)); }},
+      {"fft_irfft", {m, m}, [=](const Inputs& x) { return fft::irfft(z(x)); }},
+      {"fft_irfft_odd", {m, m}, [=](const Inputs& x) { return fft::irfft(z(x), 5, 0, "forward"); }},
+      {"fft_hfft", {m, m}, [=](const Inputs& x) { return fft::hfft(z(x), 7); }},
+      {"fft_ihfft", {m}, [=](const Inputs& x) { return parts(fft::ihfft(x[0])); }},
+      {"fft_fft2", {m, m}, [=](const Inputs& x) { return parts(fft::fft2(z(x))); }},
+      {"fft_ifft2",
+       {m, m},
+       [=](const Inputs& x) {
+         return parts(fft::ifft2(z(x), std::vector<int64_t>{2, 5}));
+       }},
+      {"fft_rfft2", {m}, [=](const Inputs& x) { return parts(fft::rfft2(x[0])); }},
+      {"fft_irfft2",
+       {m, m},
+       [=](const Inputs& x) {
+         return fft::irfft2(z(x), std::vector<int64_t>{3, 5});
+       }},
+      {"fft_hfft2", {m, m}, [=](const Inputs& x) { return fft::hfft2(z(x)); }},
+      {"fft_ihfft2", {m}, [=](const Inputs& x) { return parts(fft::ihfft2(x[0])); }},
+      {"fft_fftn", {{2, 3, 4}}, [=](const Inputs& x) { return parts(fft::fftn(x[0])); }},
+      {"fft_ifftn", {m, m}, [=](const Inputs& x) { return parts(fft::ifftn(z(x))); }},
+      {"fft_rfftn", {{2, 3, 4}}, [=](const Inputs& x) { return parts(fft::rfftn(x[0])); }},
+      {"fft_irfftn", {m, m}, [=](const Inputs& x) { return fft::irfftn(z(x)); }},
+      {"fft_hfftn", {m, m}, [=](const Inputs& x) { return fft::hfftn(z(x)); }},
+      {"fft_ihfftn", {m}, [=](const Inputs& x) { return parts(fft::ihfftn(x[0])); }},
+      {"fft_fftshift", {m}, [=](const Inputs& x) { return fft::fftshift(x[0]); }},
+      {"fft_ifftshift", {m, m}, [=](const Inputs& x) { return parts(fft::ifftshift(z(x))); }},
+  };
+  t.insert(t.end(), complex_cases.begin(), complex_cases.end());
   return t;
 }
 

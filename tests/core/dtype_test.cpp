@@ -17,6 +17,16 @@ TEST(Promotion, FollowsPyTorchLattice) {
   EXPECT_EQ(promote_types(kFloat16, kBFloat16), kFloat32);
   EXPECT_EQ(promote_types(kBFloat16, kFloat32), kFloat32);
   EXPECT_EQ(promote_types(kFloat32, kFloat64), kFloat64);
+  EXPECT_EQ(promote_types(kFloat32, kComplex64), kComplex64);
+  EXPECT_EQ(promote_types(kFloat64, kComplex64), kComplex128);
+  EXPECT_EQ(promote_types(kInt64, kComplex64), kComplex64);
+  EXPECT_EQ(promote_types(kBFloat16, kComplex64), kComplex64);
+  EXPECT_EQ(promote_types(kComplex64, kComplex128), kComplex128);
+  EXPECT_EQ(element_size(kComplex64), 8u);
+  EXPECT_EQ(element_size(kComplex128), 16u);
+  EXPECT_FALSE(is_floating_point(kComplex64));
+  EXPECT_EQ(to_real_dtype(kComplex128), kFloat64);
+  EXPECT_EQ(to_complex_dtype(kInt64), kComplex64);
 }
 
 TEST(Promotion, ScalarsAndZeroDimTensorsDoNotWidenWithinACategory) {

@@ -191,6 +191,8 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"linalg_tensorinv", [&] { linalg::tensorinv(i); }},
       {"linalg_tensorsolve", [&] { linalg::tensorsolve(i, i); }},
       {"linalg_lstsq", [&] { linalg::lstsq(i, i); }},
+      {"complex", [&] { complex(i, i); }},
+      {"polar", [&] { polar(i, i); }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {

@@ -1171,6 +1171,100 @@ std::vector<GoldenCase> build_cases() {
   const auto value_and_grad = [](std::vector<size_t> wrt, Fn fn) -> CaseFn {
     return [wrt, fn](const Ins& in) -> Outs { return testing::value_and_grads(in, wrt, fn); };
   };
+  // ---- complex numbers and torch.fft: real float64 inputs, complex
+  // operands from complex(), complex results as view_as_real, then the
+  // gradients of every input (tools/gen_goldens.py, COMPLEX_GOLDENS) ----
+  {
+    const auto c = [](const Tensor& a, const Tensor& b) { return complex(a, b); };
+    const auto parts = [](const Tensor& t) { return t.is_complex() ? view_as_real(t) : t; };
+    const auto complex_case = [&](const std::string& name, Fn fn, size_t inputs) {
+      std::vector<size_t> wrt;
+      for (size_t i = 0; i < inputs; ++i) wrt.push_back(i);
+      reg(name + "_f64", value_and_grad(wrt, std::move(fn)));
+    };
+    const auto two = [&](const std::string& name,
+                         std::function<Tensor(const Tensor&, const Tensor&)> f) {
+      complex_case(
+          name, [f](const Ins& x) { return f(x[0], x[1]); }, 2);
+    };
+    const auto one = [&](const std::string& name, std::function<Tensor(const Tensor&)> f) {
+      complex_case(
+          name, [f](const Ins& x) { return f(x[0]); }, 1);
+    };
+    using OptDims = fft::OptionalDims;
+    two("view_as_real",
+        [=](const Tensor& a, const Tensor& b) { return view_as_real(c(a, b).t()); });
+    two("view_as_complex", [=](const Tensor& a, const Tensor& b) {
+      return parts(view_as_complex(stack({a, b}, -1)) * c(b, a));
+    });
+    two("real", [=](const Tensor& a, const Tensor& b) { return real(c(a, b) * c(b, a)); });
+    two("imag", [=](const Tensor& a, const Tensor& b) { return imag(c(a, b) * c(b, a)); });
+    two("complex", [=](const Tensor& a, const Tensor& b) { return parts(c(a, b)); });
+    two("polar", [=](const Tensor& a, const Tensor& b) { return parts(polar(a.abs() + 0.1, b)); });
+    two("conj", [=](const Tensor& a, const Tensor& b) { return parts(conj(c(a, b)) * c(b, a)); });
+    two("conj_physical",
+        [=](const Tensor& a, const Tensor& b) { return parts(conj_physical(c(a, b))); });
+    two("resolve_conj",
+        [=](const Tensor& a, const Tensor& b) { return parts(resolve_conj(conj(c(a, b)))); });
+    two("angle", [=](const Tensor& a, const Tensor& b) { return angle(c(a, b)); });
+    two("complex_arithmetic", [=](const Tensor& a, const Tensor& b) {
+      const Tensor x = c(a, b), y = c(b, a).flip({1});
+      return parts(x * y - x / (y + 3.0) + exp(x) + reciprocal(x + 4.0) + (-x));
+    });
+    two("complex_abs_sum_mean", [=](const Tensor& a, const Tensor& b) {
+      return abs(c(a, b)) + parts(c(a, b).sum({0}) + c(a, b).mean()).sum();
+    });
+    two("fft_c2c", [=](const Tensor& a, const Tensor& b) {
+      return parts(fft::fft(c(a, b), std::nullopt, 0));
+    });
+    one("fft_fft", [=](const Tensor& a) { return parts(fft::fft(a, 7)); });
+    two("fft_ifft",
+        [=](const Tensor& a, const Tensor& b) { return parts(fft::ifft(c(a, b), 5, 0, "ortho")); });
+    one("fft_rfft",
+        [=](const Tensor& a) { return parts(fft::rfft(a, std::nullopt, -1, "forward")); });
+    two("fft_irfft", [=](const Tensor& a, const Tensor& b) { return fft::irfft(c(a, b)); });
+    two("fft_irfft_odd",
+        [=](const Tensor& a, const Tensor& b) { return fft::irfft(c(a, b), 7, 0); });
+    two("fft_hfft", [=](const Tensor& a, const Tensor& b) { return fft::hfft(c(a, b), 5); });
+    one("fft_ihfft", [=](const Tensor& a) { return parts(fft::ihfft(a)); });
+    two("fft_fft2", [=](const Tensor& a, const Tensor& b) { return parts(fft::fft2(c(a, b))); });
+    two("fft_ifft2", [=](const Tensor& a, const Tensor& b) {
+      return parts(fft::ifft2(c(a, b), OptDims(std::vector<int64_t>{4, 5}), {1, 0}));
+    });
+    one("fft_rfft2", [=](const Tensor& a) {
+      return parts(fft::rfft2(a, std::nullopt, {-2, -1}, "ortho"));
+    });
+    two("fft_irfft2", [=](const Tensor& a, const Tensor& b) {
+      return fft::irfft2(c(a, b), OptDims(std::vector<int64_t>{3, 7}));
+    });
+    two("fft_hfft2", [=](const Tensor& a, const Tensor& b) { return fft::hfft2(c(a, b)); });
+    one("fft_ihfft2", [=](const Tensor& a) { return parts(fft::ihfft2(a)); });
+    one("fft_fftn", [=](const Tensor& a) { return parts(fft::fftn(a)); });
+    two("fft_ifftn", [=](const Tensor& a, const Tensor& b) {
+      return parts(fft::ifftn(c(a, b), std::nullopt, OptDims(std::vector<int64_t>{0})));
+    });
+    one("fft_rfftn", [=](const Tensor& a) {
+      return parts(fft::rfftn(a, OptDims(std::vector<int64_t>{5, 5})));
+    });
+    two("fft_irfftn", [=](const Tensor& a, const Tensor& b) {
+      return fft::irfftn(c(a, b), std::nullopt, std::nullopt, "forward");
+    });
+    two("fft_hfftn", [=](const Tensor& a, const Tensor& b) { return fft::hfftn(c(a, b)); });
+    one("fft_ihfftn", [=](const Tensor& a) { return parts(fft::ihfftn(a)); });
+    one("fft_fftshift", [=](const Tensor& a) { return fft::fftshift(a); });
+    two("fft_ifftshift", [=](const Tensor& a, const Tensor& b) {
+      return parts(fft::ifftshift(c(a, b), OptDims(std::vector<int64_t>{1})));
+    });
+  }
+  reg("isreal_f64", [](const Ins& in) -> Outs {
+    return {isreal(complex(in[0], in[1])), isreal(in[0])};
+  });
+  reg("fft_fftfreq_f32", [](const Ins&) -> Outs {
+    return {fft::fftfreq(7), fft::fftfreq(6, 0.5)};
+  });
+  reg("fft_rfftfreq_f32", [](const Ins&) -> Outs {
+    return {fft::rfftfreq(7, 2.0), fft::rfftfreq(6)};
+  });
   const auto activation = [&](const std::string& name, Tensor (*f)(const Tensor&)) {
     reg(name + "_f32", value_and_grad({0}, [f](const Ins& x) { return f(x[0]); }));
   };

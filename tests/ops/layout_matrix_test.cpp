@@ -806,6 +806,78 @@ std::vector<OpCase> op_table() {
             [](Tensor& self, const Inputs&) { self.exp_(); },
             Domain::Unit,
             kBFloat16});
+  // Complex numbers: inputs are complex(in[0], in[1]) and views of it (the
+  // transposed and sliced ones are non-contiguous complex tensors).
+  const auto z = [](const Inputs& in) { return complex(in[0], in[1]); };
+  add_case({"view_as_real", {{4, 6}, {4, 6}}, [=](const Inputs& in) {
+              return view_as_real(z(in).t());
+            }});
+  add_case({"view_as_complex", {{4, 6}, {4, 6}}, [](const Inputs& in) {
+              return view_as_complex(stack({in[0], in[1]}, -1));
+            }});
+  add_case(
+      {"real", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return real(z(in).narrow(1, 1, 3)); }});
+  add_case({"imag", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return imag(z(in).t()); }});
+  add_case({"complex", {{4, 6}, {6}}, [](const Inputs& in) { return complex(in[0], in[1]); }});
+  add_case({"polar", {{4, 6}, {4, 6}}, [](const Inputs& in) { return polar(in[0], in[1]); }});
+  add_case({"conj", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return conj(z(in).t()); }});
+  add_case(
+      {"conj_physical", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return conj_physical(z(in)); }});
+  add_case(
+      {"resolve_conj", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return resolve_conj(z(in)); }});
+  add_case({"angle", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return angle(z(in).t()); }});
+  add_case({"angle_real", {{4, 6}}, [](const Inputs& in) { return angle(in[0]); }});
+  add_case(
+      {"isreal", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return isreal(z(in) * in[0].gt(0)); }});
+  add_case({"complex_arithmetic", {{4, 6}, {4, 6}}, [=](const Inputs& in) {
+              const Tensor a = z(in), b = z(in).t().contiguous().t().flip({0});
+              return (a * b + a / (b + 3.0) - exp(-a)).sum({1}) + reciprocal(a + 4.0).mean();
+            }});
+  // Fourier transforms: any length (6 = 2 * 3, 5 and 7 primes), resized
+  // (n trims or pads), along either dim, of real and complex inputs.
+  add_case(
+      {"fft_c2c", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::fft(z(in).t(), 5, 0); }});
+  add_case({"fft_fft", {{4, 6}}, [](const Inputs& in) { return fft::fft(in[0]); }});
+  add_case({"fft_fft_dim0_ortho", {{4, 6}, {4, 6}}, [=](const Inputs& in) {
+              return fft::fft(z(in), 7, 0, "ortho");
+            }});
+  add_case({"fft_ifft", {{4, 6}, {4, 6}}, [=](const Inputs& in) {
+              return fft::ifft(z(in), 4, -1, "forward");
+            }});
+  add_case(
+      {"fft_rfft", {{4, 6}}, [](const Inputs& in) { return fft::rfft(in[0], std::nullopt, 0); }});
+  add_case({"fft_irfft", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::irfft(z(in), 7); }});
+  add_case({"fft_hfft", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::hfft(z(in).t()); }});
+  add_case({"fft_ihfft", {{4, 6}}, [](const Inputs& in) { return fft::ihfft(in[0], 5); }});
+  add_case({"fft_fft2", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::fft2(z(in)); }});
+  add_case({"fft_ifft2", {{4, 6}, {4, 6}}, [=](const Inputs& in) {
+              return fft::ifft2(z(in), std::vector<int64_t>{3, 8}, {1, 0}, "ortho");
+            }});
+  add_case({"fft_rfft2", {{4, 6}}, [](const Inputs& in) { return fft::rfft2(in[0]); }});
+  add_case({"fft_irfft2", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::irfft2(z(in)); }});
+  add_case(
+      {"fft_hfft2", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::hfft2(z(in).t()); }});
+  add_case({"fft_ihfft2", {{4, 6}}, [](const Inputs& in) { return fft::ihfft2(in[0]); }});
+  add_case({"fft_fftn", {{4, 6}}, [](const Inputs& in) { return fft::fftn(in[0]); }});
+  add_case({"fft_ifftn", {{4, 6}, {4, 6}}, [=](const Inputs& in) {
+              return fft::ifftn(z(in), std::nullopt, std::vector<int64_t>{0});
+            }});
+  add_case({"fft_rfftn", {{4, 6}}, [](const Inputs& in) {
+              return fft::rfftn(in[0], std::vector<int64_t>{5, 5});
+            }});
+  add_case({"fft_irfftn", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::irfftn(z(in)); }});
+  add_case({"fft_hfftn", {{4, 6}, {4, 6}}, [=](const Inputs& in) { return fft::hfftn(z(in)); }});
+  add_case({"fft_ihfftn", {{4, 6}}, [](const Inputs& in) { return fft::ihfftn(in[0]); }});
+  add_case(
+      {"fft_fftfreq", {{4, 6}}, [](const Inputs& in) { return fft::fftfreq(in[0].size(1), 0.5); }});
+  add_case(
+      {"fft_rfftfreq", {{4, 6}}, [](const Inputs& in) { return fft::rfftfreq(in[0].size(1)); }});
+  add_case({"fft_fftshift", {{4, 6}, {4, 6}}, [=](const Inputs& in) {
+              return fft::fftshift(z(in).t());
+            }});
+  add_case({"fft_ifftshift", {{4, 6}}, [](const Inputs& in) {
+              return fft::ifftshift(in[0], std::vector<int64_t>{1});
+            }});
   return t;
 }
 

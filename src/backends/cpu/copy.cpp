@@ -1,6 +1,7 @@
 // The CPU kernel of copy_ (backends/kernels.h): every dtype pair, any
 // layout, with batches of 2-D transposes in tiles (Note [Transposed copy]).
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -18,6 +19,14 @@ namespace {
 template <class T>
 inline constexpr bool is_16bit_float = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
+template <class T>
+inline constexpr bool is_complex_v = false;
+template <class T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+// A complex value copied into a real dtype keeps its real part, as
+// PyTorch's copy_ (which warns); a real one copied into a complex dtype has
+// imaginary part 0.
 template <class To, class From>
 inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
@@ -26,6 +35,12 @@ inline To convert(From v) {
     return convert<To>(float(v));
   } else if constexpr (std::is_same_v<To, bool>) {
     return v != From(0);
+  } else if constexpr (is_complex_v<From> && !is_complex_v<To>) {
+    return convert<To>(v.real());
+  } else if constexpr (is_complex_v<To> && is_complex_v<From>) {
+    return static_cast<To>(v);
+  } else if constexpr (is_complex_v<To>) {
+    return To(static_cast<typename To::value_type>(v));
   } else if constexpr (is_16bit_float<To>) {
     return To(float(v));
   } else {
@@ -116,9 +131,9 @@ void copy_kernel(const TensorIter& iter) {
     }
     return;
   }
-  stride::detail::dispatch_all(iter.dtype(0), "copy_", [&](auto to_tag) {
+  stride::detail::dispatch_all_and_complex(iter.dtype(0), "copy_", [&](auto to_tag) {
     using To = typename decltype(to_tag)::type;
-    stride::detail::dispatch_all(iter.dtype(1), "copy_", [&](auto from_tag) {
+    stride::detail::dispatch_all_and_complex(iter.dtype(1), "copy_", [&](auto from_tag) {
       using From = typename decltype(from_tag)::type;
       cpu_kernel(iter, [](From v) -> To { return convert<To, From>(v); });
     });

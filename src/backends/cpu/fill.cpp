@@ -9,7 +9,7 @@ namespace stride::cpu {
 namespace {
 
 void fill_kernel(const TensorIter& iter, const Scalar& value) {
-  ::stride::detail::dispatch_all(iter.dtype(0), "fill_", [&](auto tag) {
+  ::stride::detail::dispatch_all_and_complex(iter.dtype(0), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16> ? T(float(value.to_double()))
                                                                        : value.to<T>();

@@ -1,0 +1,27 @@
+"""torch.fft: discrete Fourier transforms of any length (KISS FFT on the CPU),
+with PyTorch's names, arguments and gradients."""
+
+from ._stride._fft import (  # noqa: F401  (the public API, re-exported)
+    fft,
+    fft2,
+    fftfreq,
+    fftn,
+    fftshift,
+    hfft,
+    hfft2,
+    hfftn,
+    ifft,
+    ifft2,
+    ifftn,
+    ifftshift,
+    ihfft,
+    ihfft2,
+    ihfftn,
+    irfft,
+    irfft2,
+    irfftn,
+    rfft,
+    rfft2,
+    rfftfreq,
+    rfftn,
+)
