@@ -82,6 +82,9 @@ void bind_indexing(nb::class_<Tensor>& cls);
 void bind_indexing_functions(nb::module_& m);
 void bind_ops(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_sorting_and_scans(nb::module_& m, nb::class_<Tensor>& cls);
+// prod, median, quantile, ..., the scatters and index_* ops, searchsorted,
+// unique, ... (reductions.cpp).
+void bind_reductions_and_scatters(nb::module_& m, nb::class_<Tensor>& cls);
 // A (values, indices) result as PyTorch's named tuple of that op
 // (stride.return_types.sort, .topk, .max, ...).
 nb::object values_indices(const char* kind, std::pair<Tensor, Tensor> result);
