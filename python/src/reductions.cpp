@@ -212,7 +212,11 @@ void bind_scatters(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "index_fill",
       [](const Tensor& t, int64_t dim, const Tensor& index, nb::handle value) {
-        return index_fill(t, dim, index, scalar_of(value));
+        if (!nb::isinstance<Tensor>(value)) return index_fill(t, dim, index, scalar_of(value));
+        // A 0-d tensor value takes the gradient of the elements it fills.
+        const Tensor filled =
+            index_fill(zeros(t.sizes(), t.options().dtype(kBool)), dim, index, true);
+        return where(filled, nb::cast<Tensor>(value).to(t.dtype()), t);
       },
       nb::arg("dim"), nb::arg("index"), nb::arg("value"));
   def_both(

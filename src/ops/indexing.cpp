@@ -90,6 +90,7 @@ static Tensor gather_values(const Tensor& x, int64_t dim, const Tensor& index) {
   // As PyTorch, an empty index gathers nothing whatever its dtype and rank.
   if (index.numel() == 0) return empty(index.sizes(), x.options());
   check_index(index, "gather");
+  if (x.dim() == 0 && index.dim() == 1) return gather_values(x.reshape({1}), dim, index);
   STRIDE_CHECK(index.dim() == x.dim(), ShapeError,
                "[gather] index must have as many dims as the "
                "input; got index ",

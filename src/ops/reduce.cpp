@@ -192,6 +192,10 @@ Tensor prod(const Tensor& x,
             std::optional<int64_t> dim,
             bool keepdim,
             std::optional<ScalarType> dtype) {
+  // A result dtype the kernel does not write (bool, int32): the int64 product, cast.
+  if (dtype && !is_floating_point(*dtype) && *dtype != kInt64) {
+    return prod(x.to(*dtype), dim, keepdim).to(*dtype);
+  }
   const Tensor src = dtype ? x.to(*dtype) : x;
   DimVector dims;
   if (dim) dims.push_back(*dim);

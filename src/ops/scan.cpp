@@ -125,22 +125,35 @@ Tensor reverse_logcumsumexp(const Tensor& t, int64_t dim) {
   return logcumsumexp(t.flip({dim}), dim).flip({dim});
 }
 
+double lowest_finite(ScalarType t) {
+  switch (t) {
+    case kFloat64:
+      return std::numeric_limits<double>::lowest();
+    case kFloat16:
+      return -65504.0;
+    case kBFloat16:
+      return -3.3895313892515355e38;
+    default:
+      return double(std::numeric_limits<float>::lowest());
+  }
+}
+
 // d logcumsumexp: x_i's gradient is the sum over k >= i of g_k exp(x_i - y_k),
 // summed in log space for the positive and the negative g apart, as
 // PyTorch's, so that no exp overflows. Written with ops.
 Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& y, int64_t dim) {
-  const double inf = std::numeric_limits<double>::infinity();
-  Tensor log_pos, log_neg;
+  // The lowest finite number of g's dtype, not -inf, for the left-out
+  // terms: -inf - y would be NaN where y is -inf too.
+  const Tensor lowest = full({}, lowest_finite(g.dtype()), g.options());
+  Tensor positive, negative;
   {
     NoGradGuard no_grad;
-    log_pos = g.gt(Scalar(0));
-    log_neg = g.lt(Scalar(0));
+    positive = g.gt(Scalar(0));
+    negative = g.lt(Scalar(0));
   }
   const Tensor log_abs = g.abs().log();
-  const Tensor pos = where(log_pos, log_abs, full_like(log_abs, Scalar(-inf)));
-  const Tensor neg = where(log_neg, log_abs, full_like(log_abs, Scalar(-inf)));
-  return (reverse_logcumsumexp(pos - y, dim) + x).exp() -
-         (reverse_logcumsumexp(neg - y, dim) + x).exp();
+  return (reverse_logcumsumexp(where(positive, log_abs, lowest) - y, dim) + x).exp() -
+         (reverse_logcumsumexp(where(negative, log_abs, lowest) - y, dim) + x).exp();
 }
 
 template <bool IsMax>

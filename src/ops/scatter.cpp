@@ -46,6 +46,12 @@ void scatter_into(Tensor& self,
                   const char* op) {
   if (index.numel() == 0) return;
   check_index(index, op);
+  if (self.dim() == 0 && index.dim() == 1) {  // a 0-d self takes a 1-d index, as PyTorch's
+    wrap_dim(dim, 1, op);
+    Tensor line = self.view({1});
+    scatter_into(line, 0, index, src.reshape({-1}), reduce, op);
+    return;
+  }
   const int64_t nd = self.dim();
   STRIDE_CHECK(index.dim() == nd && src.dim() == nd, ShapeError, "[", op,
                "] self, index and src need the same number of dims; got ", shape_str(self.sizes()),
@@ -396,7 +402,9 @@ Tensor take_along_dim(const Tensor& x, const Tensor& indices, std::optional<int6
   DimVector x_shape = shape, i_shape = shape;
   x_shape[size_t(d)] = x.size(d);
   i_shape[size_t(d)] = indices.size(d);
-  return x.expand(x_shape).gather(d, indices.expand(i_shape));
+  // As PyTorch's along a dim (not flattened): negative indices count from the end.
+  const Tensor wrapped = where(indices.lt(Scalar(0)), indices + Scalar(x.size(d)), indices);
+  return x.expand(x_shape).gather(d, wrapped.expand(i_shape));
 }
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
@@ -404,6 +412,7 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   STRIDE_CHECK(mask.dtype() == kBool, DTypeError, "[masked_select] mask must be bool; got ",
                to_string(mask.dtype()), ".");
   const DimVector shape = broadcast_shapes(x.sizes(), mask.sizes(), "masked_select");
+  if (shape.empty()) return index(x.reshape({1}), {mask.reshape({1})});  // a mask needs a dim
   return index(x.expand(shape), {mask.expand(shape)});
 }
 

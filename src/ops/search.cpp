@@ -181,7 +181,10 @@ UniqueResult unique_impl(const Tensor& x,
   const int64_t d = dim ? wrap_dim(*dim, xs.dim(), "unique") : 0;
   const Tensor moved = dim ? dim_first(xs, d) : xs.reshape({-1});
   const int64_t n = moved.dim() == 0 ? 1 : moved.size(0);
-  const Tensor rows = n == 0 ? moved.reshape({0, 1}) : moved.contiguous().reshape({n, -1});
+  // Each row one slice of k elements (k from the count: with 0 elements,
+  // -1 could not be inferred).
+  const int64_t k = n == 0 ? 1 : moved.numel() / n;
+  const Tensor rows = moved.contiguous().reshape({n, k});
   const Tensor order =
       sort_first ? (dim ? lexicographic_order(rows) : rows.select(1, 0).argsort(0, false, true))
                  : arange(Scalar(n)).to(x.device());

@@ -258,23 +258,26 @@ Tensor quantiles_of_sorted(const Tensor& sorted,
   DimVector q_shape(size_t(sorted.dim()), 1);
   q_shape.insert(q_shape.begin(), q.numel());
   const Tensor qs = q.reshape(q_shape);  // (Q, 1..., 1)
-  Tensor rank;
+  // The rank carries q's gradient, as PyTorch's (through the linear weight).
+  Tensor nans;
   {
     NoGradGuard no_grad;
-    const Tensor nans = sorted.isnan().sum({-1}, true).unsqueeze(0).to(sorted.dtype());
-    if (skip_nan) {
-      rank = clamp(qs * (nans.neg() + Scalar(n - 1)), Scalar(0), std::nullopt);
-    } else {
-      rank = where(nans.gt(Scalar(0)), full_like(nans, Scalar(n - 1)), qs * Scalar(n - 1));
-    }
-    if (how == Interpolation::Lower) rank = rank.floor();
-    if (how == Interpolation::Higher) rank = rank.ceil();
-    if (how == Interpolation::Nearest) rank = rank.round();
+    nans = sorted.isnan().sum({-1}, true).unsqueeze(0).to(sorted.dtype());
   }
+  Tensor rank = skip_nan
+                    ? clamp(qs * (nans.neg() + Scalar(n - 1)), Scalar(0), std::nullopt)
+                    : where(nans.gt(Scalar(0)), full_like(nans, Scalar(n - 1)), qs * Scalar(n - 1));
+  if (how == Interpolation::Lower) rank = rank.floor();
+  if (how == Interpolation::Higher) rank = rank.ceil();
+  if (how == Interpolation::Nearest) rank = rank.round();
   DimVector lines_shape = sorted.sizes().dims();
   lines_shape.insert(lines_shape.begin(), q.numel());
   const Tensor lines = sorted.unsqueeze(0).expand(lines_shape);  // (Q, S..., n)
-  const Tensor below_rank = rank.floor();
+  Tensor below_rank;
+  {
+    NoGradGuard no_grad;
+    below_rank = rank.floor();
+  }
   Tensor below = lines.gather(-1, below_rank.to(kInt64));
   if (how == Interpolation::Linear || how == Interpolation::Midpoint) {
     const Tensor above = lines.gather(-1, rank.ceil().to(kInt64));

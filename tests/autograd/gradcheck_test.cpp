@@ -255,7 +255,7 @@ std::vector<GradCase> grad_table() {
       {"std_mean",
        {m},
        [](const Inputs& x) {
-         auto [sd, mu] = std_mean(x[0], {0}, 0);
+         auto [sd, mu] = std_mean(x[0], {}, 0);
          return sd * mu;
        }},
       {"nansum", {m}, [](const Inputs& x) { return nansum(x[0], {1}); }},
