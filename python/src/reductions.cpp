@@ -18,16 +18,26 @@ namespace {
 
 using TensorClass = nb::class_<Tensor>;
 
-std::optional<int64_t> optional_dim(nb::handle dim) {
+// An optional int argument (dim=, start=); a TypeError naming `what` for
+// anything else.
+std::optional<int64_t> optional_dim(nb::handle dim, const char* what) {
   if (dim.is_none()) return std::nullopt;
-  return nb::cast<int64_t>(dim);
+  if (const std::optional<int64_t> v = index_value(dim, what)) return v;
+  throw nb::type_error((std::string(what) + " must be an int or None; got " +
+                        nb::type_name(dim.type()).c_str() + ".")
+                           .c_str());
 }
 
 // A Python number or tensor as a tensor (searchsorted's and isin's
 // operands, quantile's q), numbers 0-d of `like`'s dtype when it is floating.
-Tensor tensor_or_number(nb::handle value, const Tensor& like) {
+Tensor tensor_or_number(nb::handle value, const Tensor& like, const char* what) {
   if (nb::isinstance<Tensor>(value)) return nb::cast<Tensor>(value);
-  const Scalar s = nb::cast<Scalar>(value);
+  Scalar s;
+  if (!nb::try_cast<Scalar>(value, s)) {
+    throw nb::type_error((std::string(what) + " must be a tensor or a number; got " +
+                          nb::type_name(value.type()).c_str() + ".")
+                             .c_str());
+  }
   if (s.is_floating_point()) {
     return full({}, s, like.options().dtype(like.is_floating_point() ? like.dtype() : kFloat32));
   }
@@ -69,7 +79,7 @@ void bind_products_and_counts(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "prod",
       [](const Tensor& t, nb::handle dim, bool keepdim, nb::handle dtype) {
-        return prod(t, optional_dim(dim), keepdim, optional_dtype(dtype));
+        return prod(t, optional_dim(dim, "prod(): dim"), keepdim, optional_dtype(dtype));
       },
       nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
       nb::arg("dtype") = nb::none());
@@ -95,7 +105,7 @@ void bind_products_and_counts(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "aminmax",
       [](const Tensor& t, nb::handle dim, bool keepdim) {
-        return pair_as("aminmax", aminmax(t, optional_dim(dim), keepdim));
+        return pair_as("aminmax", aminmax(t, optional_dim(dim, "aminmax(): dim"), keepdim));
       },
       nb::kw_only(), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
 }
@@ -106,8 +116,10 @@ void bind_order_statistics(nb::module_& m, TensorClass& cls) {
     def_both(
         m, cls, name,
         [skip_nan, name](const Tensor& t, nb::handle dim, bool keepdim) -> nb::object {
-          if (dim.is_none()) return nb::cast(skip_nan ? nanmedian(t) : median(t));
-          const int64_t d = nb::cast<int64_t>(dim);
+          const std::optional<int64_t> d0 =
+              optional_dim(dim, skip_nan ? "nanmedian(): dim" : "median(): dim");
+          if (!d0) return nb::cast(skip_nan ? nanmedian(t) : median(t));
+          const int64_t d = *d0;
           return pair_as(name, skip_nan ? nanmedian(t, d, keepdim) : median(t, d, keepdim));
         },
         nb::arg("dim") = nb::none(), nb::arg("keepdim") = false);
@@ -129,9 +141,12 @@ void bind_order_statistics(nb::module_& m, TensorClass& cls) {
         m, cls, skip_nan ? "nanquantile" : "quantile",
         [skip_nan](const Tensor& t, nb::handle q, nb::handle dim, bool keepdim,
                    const std::string& interpolation) {
-          const Tensor qt = tensor_or_number(q, t);
-          return skip_nan ? nanquantile(t, qt, optional_dim(dim), keepdim, interpolation)
-                          : quantile(t, qt, optional_dim(dim), keepdim, interpolation);
+          const char* what = skip_nan ? "nanquantile(): q" : "quantile(): q";
+          const Tensor qt = tensor_or_number(q, t, what);
+          const std::optional<int64_t> d =
+              optional_dim(dim, skip_nan ? "nanquantile(): dim" : "quantile(): dim");
+          return skip_nan ? nanquantile(t, qt, d, keepdim, interpolation)
+                          : quantile(t, qt, d, keepdim, interpolation);
         },
         nb::arg("q"), nb::arg("dim") = nb::none(), nb::arg("keepdim") = false, nb::kw_only(),
         nb::arg("interpolation") = "linear");
@@ -241,7 +256,7 @@ void bind_selections(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "take_along_dim",
       [](const Tensor& t, const Tensor& indices, nb::handle dim) {
-        return take_along_dim(t, indices, optional_dim(dim));
+        return take_along_dim(t, indices, optional_dim(dim, "take_along_dim(): dim"));
       },
       nb::arg("indices"), nb::arg("dim") = nb::none());
   def_both(
@@ -279,7 +294,8 @@ void bind_selections(nb::module_& m, TensorClass& cls) {
       m, cls, "slice_scatter",
       [](const Tensor& t, const Tensor& src, int64_t dim, nb::handle start, nb::handle end,
          int64_t step) {
-        return slice_scatter(t, src, dim, optional_dim(start), optional_dim(end), step);
+        return slice_scatter(t, src, dim, optional_dim(start, "slice_scatter(): start"),
+                             optional_dim(end, "slice_scatter(): end"), step);
       },
       nb::arg("src"), nb::arg("dim") = 0, nb::arg("start") = nb::none(),
       nb::arg("end") = nb::none(), nb::arg("step") = 1);
@@ -316,14 +332,16 @@ void bind_search(nb::module_& m, TensorClass& cls) {
           }
           right = *side == "right";
         }
-        return searchsorted(sorted, tensor_or_number(values, sorted), out_int32, right, sorter);
+        return searchsorted(sorted, tensor_or_number(values, sorted, "searchsorted(): input"),
+                            out_int32, right, sorter);
       },
       nb::arg("sorted_sequence"), nb::arg("input"), nb::kw_only(), nb::arg("out_int32") = false,
       nb::arg("right") = false, nb::arg("side") = nb::none(), nb::arg("sorter") = nb::none());
   def_function(
       m, "bucketize",
       [](nb::handle input, const Tensor& boundaries, bool out_int32, bool right) {
-        return bucketize(tensor_or_number(input, boundaries), boundaries, out_int32, right);
+        return bucketize(tensor_or_number(input, boundaries, "bucketize(): input"), boundaries,
+                         out_int32, right);
       },
       nb::arg("input"), nb::arg("boundaries"), nb::kw_only(), nb::arg("out_int32") = false,
       nb::arg("right") = false);
@@ -342,17 +360,18 @@ void bind_search(nb::module_& m, TensorClass& cls) {
   def_both(
       m, cls, "unique",
       [](const Tensor& t, bool sorted, bool return_inverse, bool return_counts, nb::handle dim) {
-        return unique_result(unique(t, sorted, return_inverse, return_counts, optional_dim(dim)),
-                             return_inverse, return_counts);
+        return unique_result(
+            unique(t, sorted, return_inverse, return_counts, optional_dim(dim, "unique(): dim")),
+            return_inverse, return_counts);
       },
       nb::arg("sorted") = true, nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
       nb::arg("dim") = nb::none());
   def_both(
       m, cls, "unique_consecutive",
       [](const Tensor& t, bool return_inverse, bool return_counts, nb::handle dim) {
-        return unique_result(
-            unique_consecutive(t, return_inverse, return_counts, optional_dim(dim)), return_inverse,
-            return_counts);
+        return unique_result(unique_consecutive(t, return_inverse, return_counts,
+                                                optional_dim(dim, "unique_consecutive(): dim")),
+                             return_inverse, return_counts);
       },
       nb::arg("return_inverse") = false, nb::arg("return_counts") = false,
       nb::arg("dim") = nb::none());
@@ -360,9 +379,13 @@ void bind_search(nb::module_& m, TensorClass& cls) {
       m, "isin",
       [](nb::handle elements, nb::handle test_elements, bool assume_unique, bool invert) {
         const bool e_tensor = nb::isinstance<Tensor>(elements);
+        if (!e_tensor && !nb::isinstance<Tensor>(test_elements)) {
+          throw nb::type_error("isin(): elements or test_elements must be a tensor.");
+        }
         const Tensor like = e_tensor ? nb::cast<Tensor>(elements) : nb::cast<Tensor>(test_elements);
-        return isin(tensor_or_number(elements, like), tensor_or_number(test_elements, like),
-                    assume_unique, invert);
+        return isin(tensor_or_number(elements, like, "isin(): elements"),
+                    tensor_or_number(test_elements, like, "isin(): test_elements"), assume_unique,
+                    invert);
       },
       nb::arg("elements"), nb::arg("test_elements"), nb::kw_only(),
       nb::arg("assume_unique") = false, nb::arg("invert") = false);

@@ -75,9 +75,10 @@ Tensor bucketize(const Tensor& x, const Tensor& boundaries, bool out_int32, bool
 
 Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights, int64_t minlength) {
   return detail::apply_without_grad(Op::bincount, {&x}, [&] {
-    STRIDE_CHECK(x.dim() == 1 && !x.is_floating_point() && x.dtype() != kBool, ShapeError,
-                 "[bincount] input must be a 1-d tensor of integers; got ", to_string(x.dtype()),
-                 " of shape ", shape_str(x.sizes()), ".");
+    STRIDE_CHECK(!x.is_floating_point() && x.dtype() != kBool, DTypeError,
+                 "[bincount] input must be a tensor of integers; got ", to_string(x.dtype()), ".");
+    STRIDE_CHECK(x.dim() == 1, ShapeError, "[bincount] input must be 1-d; got shape ",
+                 shape_str(x.sizes()), ".");
     STRIDE_CHECK(minlength >= 0, ValueError, "[bincount] minlength must be non-negative; got ",
                  minlength, ".");
     STRIDE_CHECK(!weights || weights->sizes() == x.sizes(), ShapeError, "[bincount] weights ",
