@@ -288,6 +288,11 @@ using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
 // ascending (or descending) order, NaN above every number, equal elements in
 // index order (stable). K = N sorts the rows.
 using SortRowsFn = void (*)(const Tensor& x, bool descending, Tensor& values, Tensor& indices);
+// x (R, N) contiguous, numeric or bool, N > 0 -> indices (R) int64: the
+// position in its row of the mode, PyTorch's CPU choice: the row's (value,
+// position) pairs ordered by value with std::sort, and of the first longest
+// run of equal values (the smallest most frequent value), its last element.
+using ModeRowsFn = void (*)(const Tensor& x, Tensor& indices);
 // probs (R, N) contiguous float32 or float64, checked by the op (finite, not
 // negative, each row a positive sum, enough positive categories without
 // replacement); uniforms (R, S) with replacement, else (R, N), float64 in
@@ -431,6 +436,7 @@ using ClampFn = void (*)(const TensorIter& iter,
   X(reduce_extreme, ReduceExtremeFn, "amax/amin")                                     \
   X(reduce_extreme_index, ReduceExtremeIndexFn, "max/min")                            \
   X(sort_rows, SortRowsFn, "sort")                                                    \
+  X(mode_rows, ModeRowsFn, "mode")                                                    \
   X(multinomial, MultinomialFn, "multinomial")                                        \
   X(scan, ScanFn, "cumsum")                                                           \
   X(scan_extreme, ScanExtremeFn, "cummax")                                            \

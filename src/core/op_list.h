@@ -191,7 +191,7 @@
   X(median, Composite, Grad, Any, Keep)                                     \
   X(nanmedian, Composite, Grad, Any, Keep)                                  \
   X(kthvalue, Composite, Grad, Any, Keep)                                   \
-  X(mode, Composite, Grad, Any, Keep)                                       \
+  X(mode, Sorting, Grad, Any, Keep)                                         \
   X(quantile, Composite, Grad, Floating, Keep)                              \
   X(nanquantile, Composite, Grad, Floating, Keep)                           \
   /* scans (src/ops/scan.cpp) */                                            \

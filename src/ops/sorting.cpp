@@ -1,5 +1,5 @@
-// Sorting and sampling: sort, argsort, topk and multinomial, and the order
-// statistics composed of sort (median, kthvalue, mode, quantile). Each works on
+// Sorting and sampling: sort, argsort, topk, mode and multinomial, and the
+// order statistics composed of sort (median, kthvalue, quantile). Each works on
 // rows: the op moves the sorted dim last and makes the rows contiguous, and
 // the kernel (src/backends/cpu/sort.cpp) orders or samples each row.
 #include <limits>
@@ -98,7 +98,8 @@ Tensor msort(const Tensor& x) {
 
 // ---- order statistics: kthvalue, median, nanmedian, mode, quantile ----
 // Composites of sort (whose gradient goes back to where each value came
-// from) and gather, as the values they return are picked from sorted lines.
+// from) and gather, as the values they return are picked from sorted lines;
+// mode's position comes from a row kernel, its value from gather.
 
 namespace {
 
@@ -198,19 +199,15 @@ std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
   const int64_t n = xs.size(d);
   STRIDE_CHECK(n > 0, IndexError, "[mode] cannot take the mode of dim ", d, " of size 0 in ",
                shape_str(x.sizes()), ".");
-  // Each line sorted: a value's count is the length of its run, and the
-  // mode is the first longest run's value (the smallest of the most
-  // frequent); its index, as PyTorch's, the last position it holds in x.
+  // The kernel picks the position (an order: exact in float32 for 16-bit
+  // floats); the value is gathered there, which carries the gradient.
   Tensor index;
   {
     NoGradGuard no_grad;
-    const Tensor line = xs.transpose(d, -1);
-    const Tensor sorted = sort(line, -1).first;
-    const Tensor counts = sorted.unsqueeze(-1).eq(sorted.unsqueeze(-2)).sum({-1});
-    const Tensor value = sorted.gather(-1, counts.argmax(-1, true));
-    const Tensor positions = arange(Scalar(n)).to(x.device());
-    const Tensor last = where(line.eq(value), positions, full_like(positions, Scalar(-1)));
-    index = last.amax({-1}, true).transpose(d, -1);
+    const Tensor rows = rows_along(detail::is_16bit(xs.dtype()) ? xs.to(kFloat32) : xs, d);
+    Tensor picked = empty({rows.size(0)}, x.options().dtype(kInt64));
+    kernels::mode_rows(x.device(), rows, picked);
+    index = rows_back(picked.view({rows.size(0), 1}), xs, d);
   }
   Tensor values = xs.gather(d, index);
   if (x.dim() == 0) return {values.reshape({}), index.reshape({})};

@@ -1,4 +1,4 @@
-// The CPU kernels of sort, topk and multinomial (backends/kernels.h): one
+// The CPU kernels of sort, topk, mode and multinomial (backends/kernels.h): one
 // row at a time, rows split across threads. Every row's result depends on
 // that row alone, so results do not depend on the thread count.
 #include <algorithm>
@@ -69,6 +69,38 @@ void sort_rows_kernel(const Tensor& x, bool descending, Tensor& values, Tensor& 
   });
 }
 
+// PyTorch's CPU mode orders each row with std::sort, not stable, so which
+// position of the mode it returns is std::sort's; the same sort on the same
+// pairs makes the same choice.
+void mode_rows_kernel(const Tensor& x, Tensor& indices) {
+  const int64_t rows = x.size(0), n = x.size(1);
+  detail::dispatch_numeric_and_bool(x.dtype(), "mode", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data_ptr<T>();
+    int64_t* idx = indices.data_ptr<int64_t>();
+    parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
+      std::vector<std::pair<T, int64_t>> pairs(static_cast<size_t>(n));
+      for (int64_t r = begin; r < end; ++r) {
+        for (int64_t j = 0; j < n; ++j) pairs[size_t(j)] = {src[r * n + j], j};
+        std::sort(pairs.begin(), pairs.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        int64_t best = 0, run = 0, at = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          ++run;
+          if (j == n - 1 || pairs[size_t(j)].first != pairs[size_t(j + 1)].first) {
+            if (run > best) {
+              best = run;
+              at = pairs[size_t(j)].second;
+            }
+            run = 0;
+          }
+        }
+        idx[r] = at;
+      }
+    });
+  });
+}
+
 // With replacement: each uniform u picks the first category whose running
 // probability sum exceeds u times the row's sum (a binary search).
 template <class T>
@@ -134,6 +166,7 @@ void multinomial_kernel(const Tensor& probs,
 }  // namespace
 
 STRIDE_REGISTER_KERNEL(kernels::sort_rows, CPU, sort_rows_kernel);
+STRIDE_REGISTER_KERNEL(kernels::mode_rows, CPU, mode_rows_kernel);
 STRIDE_REGISTER_KERNEL(kernels::multinomial, CPU, multinomial_kernel);
 
 }  // namespace stride::cpu
