@@ -293,6 +293,11 @@ using SortRowsFn = void (*)(const Tensor& x, bool descending, Tensor& values, Te
 // position) pairs ordered by value with std::sort, and of the first longest
 // run of equal values (the smallest most frequent value), its last element.
 using ModeRowsFn = void (*)(const Tensor& x, Tensor& indices);
+// x (R, N) contiguous, numeric or bool, 0 <= k < N -> indices (R) int64: the
+// position in its row of the (k+1)-th smallest element (NaN above every
+// number), PyTorch's CPU choice among ties: its quickselect (median of
+// three pivots), run on the row's (value, position) pairs.
+using KthRowsFn = void (*)(const Tensor& x, int64_t k, Tensor& indices);
 // probs (R, N) contiguous float32 or float64, checked by the op (finite, not
 // negative, each row a positive sum, enough positive categories without
 // replacement); uniforms (R, S) with replacement, else (R, N), float64 in
@@ -437,6 +442,7 @@ using ClampFn = void (*)(const TensorIter& iter,
   X(reduce_extreme_index, ReduceExtremeIndexFn, "max/min")                            \
   X(sort_rows, SortRowsFn, "sort")                                                    \
   X(mode_rows, ModeRowsFn, "mode")                                                    \
+  X(kth_rows, KthRowsFn, "kthvalue")                                                  \
   X(multinomial, MultinomialFn, "multinomial")                                        \
   X(scan, ScanFn, "cumsum")                                                           \
   X(scan_extreme, ScanExtremeFn, "cummax")                                            \

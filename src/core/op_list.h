@@ -190,7 +190,7 @@
   X(aminmax, Composite, Grad, Any, Keep)                                    \
   X(median, Composite, Grad, Any, Keep)                                     \
   X(nanmedian, Composite, Grad, Any, Keep)                                  \
-  X(kthvalue, Composite, Grad, Any, Keep)                                   \
+  X(kthvalue, Sorting, Grad, Any, Keep)                                     \
   X(mode, Sorting, Grad, Any, Keep)                                         \
   X(quantile, Composite, Grad, Floating, Keep)                              \
   X(nanquantile, Composite, Grad, Floating, Keep)                           \

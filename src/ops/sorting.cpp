@@ -1,5 +1,5 @@
-// Sorting and sampling: sort, argsort, topk, mode and multinomial, and the
-// order statistics composed of sort (median, kthvalue, quantile). Each works on
+// Sorting and sampling: sort, argsort, topk, mode, kthvalue and multinomial,
+// and the order statistics composed of sort (median, quantile). Each works on
 // rows: the op moves the sorted dim last and makes the rows contiguous, and
 // the kernel (src/backends/cpu/sort.cpp) orders or samples each row.
 #include <limits>
@@ -99,7 +99,8 @@ Tensor msort(const Tensor& x) {
 // ---- order statistics: kthvalue, median, nanmedian, mode, quantile ----
 // Composites of sort (whose gradient goes back to where each value came
 // from) and gather, as the values they return are picked from sorted lines;
-// mode's position comes from a row kernel, its value from gather.
+// mode's and kthvalue's positions come from row kernels, their values from
+// gather.
 
 namespace {
 
@@ -185,8 +186,17 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool
   const int64_t n = xs.size(d);
   STRIDE_CHECK(k >= 1 && k <= n, IndexError, "[kthvalue] k = ", k, " is out of range for dim ", d,
                " of size ", n, ". Hint: 1 <= k <= ", n, ".");
-  auto [sorted, order] = sort(xs, d);
-  Tensor values = sorted.narrow(d, k - 1, 1), indices = order.narrow(d, k - 1, 1);
+  // The kernel picks the position (PyTorch's among ties); the value is
+  // gathered there, which carries the gradient.
+  Tensor indices;
+  {
+    NoGradGuard no_grad;
+    const Tensor rows = rows_along(detail::is_16bit(xs.dtype()) ? xs.to(kFloat32) : xs, d);
+    Tensor picked = empty({rows.size(0)}, x.options().dtype(kInt64));
+    kernels::kth_rows(x.device(), rows, k - 1, picked);
+    indices = rows_back(picked.view({rows.size(0), 1}), xs, d);
+  }
+  Tensor values = xs.gather(d, indices);
   if (x.dim() == 0) return {values.reshape({}), indices.reshape({})};
   if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
   return {values, indices};
