@@ -1166,6 +1166,312 @@ def _(g):
     return [x], [torch.cumprod(x, 1)]
 
 
+# ---- reductions beyond sum and max, order statistics, scans ----
+@case("prod_f32")
+def _(g):
+    x = rand(g, 4, 6, lo=0.5, hi=1.5)
+    x[1, 2] = 0.0
+    return [x], [torch.prod(x, 1), torch.prod(x), torch.prod(x, 0, keepdim=True)]
+
+
+@case("prod_i64")
+def _(g):
+    x = randint(g, -3, 4, 3, 5)
+    return [x], [torch.prod(x, 1), torch.prod(x, 0, dtype=f64)]
+
+
+@case("std_dev_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [torch.std(x, (0, 1), correction=0.5), torch.std(x, 1, keepdim=True)]
+
+
+@case("var_mean_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [*torch.var_mean(x, 1, correction=2)]
+
+
+@case("std_mean_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [*torch.std_mean(x, (0,), correction=0, keepdim=True)]
+
+
+@case("nansum_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    x[0, 1] = NAN
+    x[3, 3] = NAN
+    return [x], [torch.nansum(x, 1), torch.nansum(x)]
+
+
+@case("nanmean_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    x[0, 1] = NAN
+    x[2, :] = NAN
+    return [x], [torch.nanmean(x, 1), torch.nanmean(x)]
+
+
+@case("count_nonzero_f32")
+def _(g):
+    x = randint(g, -1, 2, 4, 6).to(f32)
+    return [x], [torch.count_nonzero(x, 1), torch.count_nonzero(x)]
+
+
+@case("aminmax_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [*torch.aminmax(x, dim=1), *torch.aminmax(x)]
+
+
+@case("median_f32")
+def _(g):
+    x = randint(g, 0, 5, 4, 6).to(f32)
+    x[3, 2] = NAN
+    return [x], [*torch.median(x, 1), torch.median(x[:3])]
+
+
+@case("nanmedian_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    x[0, 1] = NAN
+    x[2, 1:] = NAN
+    return [x], [*torch.nanmedian(x, 1), torch.nanmedian(x)]
+
+
+@case("kthvalue_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [*torch.kthvalue(x, 3, 1), *torch.kthvalue(x, 1, 0, keepdim=True)]
+
+
+@case("mode_i64")
+def _(g):
+    x = randint(g, 0, 4, 4, 9)
+    return [x], [*torch.mode(x, 1)]
+
+
+@case("quantile_f32")
+def _(g):
+    x = randn(g, 4, 7)
+    q = torch.tensor([0.0, 0.3, 0.5, 1.0])
+    out = [torch.quantile(x, q, 1), torch.quantile(x, 0.25, keepdim=True)]
+    for how in ["lower", "higher", "nearest", "midpoint"]:
+        out.append(torch.quantile(x, q, 0, interpolation=how))
+    return [x, q], out
+
+
+@case("nanquantile_f32")
+def _(g):
+    x = randn(g, 4, 7)
+    x[1, 3] = NAN
+    x[2, :] = NAN
+    return [x], [torch.nanquantile(x, 0.4, 1), torch.quantile(x, 0.4, 1)]
+
+
+@case("msort_f32")
+def _(g):
+    x = randn(g, 5, 3)
+    return [x], [torch.msort(x)]
+
+
+@case("cummax_f32")
+def _(g):
+    x = randint(g, 0, 4, 4, 7).to(f32)
+    x[1, 3] = NAN
+    return [x], [*torch.cummax(x, 1), *torch.cummax(x, 0)]
+
+
+@case("cummin_i64")
+def _(g):
+    x = randint(g, -3, 3, 4, 7)
+    return [x], [*torch.cummin(x, 1)]
+
+
+@case("logcumsumexp_f32")
+def _(g):
+    x = randn(g, 4, 7, scale=3.0)
+    x[0, 0] = -INF
+    return [x], [torch.logcumsumexp(x, 1), torch.logcumsumexp(x, 0)]
+
+
+# ---- scatters, index_* ops, selections ----
+@case("scatter_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 4, 6)
+    idx = torch.tensor([[0, 4], [1, 5], [2, 3], [3, 0]])
+    return [x, idx, src], [x.scatter(1, idx, src), x.scatter(1, idx, 2.5)]
+
+
+@case("scatter_reduce_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 4, 6)
+    idx = torch.tensor([[0, 0, 1], [5, 2, 2], [3, 3, 3], [1, 0, 1]])
+    out = []
+    for how in ["sum", "prod", "mean", "amax", "amin"]:
+        out.append(x.scatter_reduce(1, idx, src, how))
+        out.append(x.scatter_reduce(1, idx, src, how, include_self=False))
+    return [x, idx, src], out
+
+
+@case("scatter_reduce_i64")
+def _(g):
+    x, src = randint(g, -5, 5, 4, 6), randint(g, -5, 5, 4, 6)
+    idx = torch.tensor([[0, 0, 1], [5, 2, 2], [3, 3, 3], [1, 0, 1]])
+    return [x, idx, src], [x.scatter_reduce(1, idx, src, "mean", include_self=False)]
+
+
+@case("index_add_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 4, 3)
+    idx = torch.tensor([5, 0, 5])
+    return [x, idx, src], [x.index_add(1, idx, src, alpha=2.0)]
+
+
+@case("index_copy_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 2, 6)
+    idx = torch.tensor([3, 1])
+    return [x, idx, src], [x.index_copy(0, idx, src)]
+
+
+@case("index_fill_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    idx = torch.tensor([1, 4])
+    return [x, idx], [x.index_fill(1, idx, -2.0)]
+
+
+@case("index_reduce_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 3, 6)
+    idx = torch.tensor([1, 1, 3])
+    out = []
+    for how in ["prod", "mean", "amax", "amin"]:
+        out.append(x.index_reduce(0, idx, src, how))
+        out.append(x.index_reduce(0, idx, src, how, include_self=False))
+    return [x, idx, src], out
+
+
+@case("take_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    idx = torch.tensor([[0, -1], [7, 23]])
+    return [x, idx], [torch.take(x, idx)]
+
+
+@case("put_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 3)
+    idx = torch.tensor([2, -3, 2])
+    return [x, idx, src], [x.put(idx, src, accumulate=True), x.put(idx[:2], src[:2])]
+
+
+@case("take_along_dim_f32")
+def _(g):
+    x = randn(g, 4, 6)
+    idx = torch.tensor([[5, 0, 2]])
+    return [x, idx], [torch.take_along_dim(x, idx, 1), torch.take_along_dim(x, idx)]
+
+
+@case("masked_select_f32")
+def _(g):
+    x, m = randn(g, 4, 6), mask(g, 6)
+    return [x, m], [torch.masked_select(x, m)]
+
+
+@case("masked_scatter_f32")
+def _(g):
+    x, m, src = randn(g, 4, 6), mask(g, 4, 6), randn(g, 30)
+    return [x, m, src], [x.masked_scatter(m, src)]
+
+
+@case("nonzero_f32")
+def _(g):
+    x = randint(g, -1, 2, 3, 4, 5).to(f32)
+    return [x], [torch.nonzero(x)]
+
+
+@case("argwhere_f32")
+def _(g):
+    x = randint(g, 0, 2, 4, 6).to(f32)
+    return [x], [torch.argwhere(x)]
+
+
+@case("select_scatter_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 4)
+    return [x, src], [torch.select_scatter(x, src, 1, -2)]
+
+
+@case("slice_scatter_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 4, 3)
+    return [x, src], [torch.slice_scatter(x, src, 1, 1, None, 2)]
+
+
+@case("diagonal_scatter_f32")
+def _(g):
+    x, src = randn(g, 4, 6), randn(g, 3)
+    return [x, src], [torch.diagonal_scatter(x, src, -1)]
+
+
+# ---- searching and counting ----
+@case("searchsorted_f32")
+def _(g):
+    s = torch.sort(randint(g, 0, 6, 3, 8).to(f32), 1).values
+    v = randint(g, -1, 7, 3, 5).to(f32)
+    flat = s[0]
+    return [s, v], [
+        torch.searchsorted(s, v),
+        torch.searchsorted(s, v, right=True),
+        torch.searchsorted(flat, v, out_int32=True),
+    ]
+
+
+@case("bucketize_f32")
+def _(g):
+    b = torch.tensor([-1.0, 0.0, 0.5, 2.0])
+    x = randn(g, 4, 6)
+    x[0, 0] = 0.5
+    return [x, b], [torch.bucketize(x, b), torch.bucketize(x, b, right=True)]
+
+
+@case("bincount_i64")
+def _(g):
+    x, w = randint(g, 0, 7, 20), rand(g, 20, dtype=f64)
+    return [x, w], [torch.bincount(x), torch.bincount(x, w, minlength=10)]
+
+
+@case("histc_f32")
+def _(g):
+    x = randn(g, 50)
+    return [x], [torch.histc(x, 7, -1, 1), torch.histc(x, 5)]
+
+
+@case("unique_f32")
+def _(g):
+    x = randint(g, 0, 5, 4, 6).to(f32)
+    values, inverse, counts = torch.unique(x, return_inverse=True, return_counts=True)
+    r = randint(g, 0, 2, 6, 3)
+    rows = torch.unique(r, dim=0, return_inverse=True, return_counts=True)
+    return [x, r], [values, inverse, counts, *rows]
+
+
+@case("unique_consecutive_i64")
+def _(g):
+    x = randint(g, 0, 3, 20)
+    return [x], [*torch.unique_consecutive(x, return_inverse=True, return_counts=True)]
+
+
+@case("isin_f32")
+def _(g):
+    x, t = randint(g, 0, 9, 4, 6).to(f32), randint(g, 0, 9, 5).to(f32)
+    return [x, t], [torch.isin(x, t), torch.isin(x, t, invert=True)]
+
+
 @case("sort_ties_nan_f32")
 def _(g):
     x = randint(g, 0, 4, 5, 9).to(f32)

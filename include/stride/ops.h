@@ -225,7 +225,64 @@ Tensor sum(const Tensor& x,
            bool keepdim = false,
            std::optional<ScalarType> dtype = std::nullopt);
 Tensor mean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
-Tensor var(const Tensor& x, IntArrayRef dims = {}, int64_t correction = 1, bool keepdim = false);
+// correction: the divisor is count - correction (1: Bessel's), clamped at 0.
+Tensor var(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+// (std_dev: PyTorch's std, named so beside namespace std.)
+Tensor std_dev(const Tensor& x, IntArrayRef dims = {}, double correction = 1, bool keepdim = false);
+// (var, mean) and (std, mean) of the same blocks.
+std::pair<Tensor, Tensor> var_mean(const Tensor& x,
+                                   IntArrayRef dims = {},
+                                   double correction = 1,
+                                   bool keepdim = false);
+std::pair<Tensor, Tensor> std_mean(const Tensor& x,
+                                   IntArrayRef dims = {},
+                                   double correction = 1,
+                                   bool keepdim = false);
+// The product of each block (dim: one dim, else every element), in dtype
+// when given, else x's (int64 for integers and bool). The gradient is exact
+// where the block holds zeros.
+Tensor prod(const Tensor& x,
+            std::optional<int64_t> dim = std::nullopt,
+            bool keepdim = false,
+            std::optional<ScalarType> dtype = std::nullopt);
+// sum and mean with NaN read as zero (nanmean: over the non-NaN elements).
+Tensor nansum(const Tensor& x,
+              IntArrayRef dims = {},
+              bool keepdim = false,
+              std::optional<ScalarType> dtype = std::nullopt);
+Tensor nanmean(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
+// The number of non-zero elements of each block, int64.
+Tensor count_nonzero(const Tensor& x, IntArrayRef dims = {});
+// (amin, amax) in one call; dim: one dim, else every element.
+std::pair<Tensor, Tensor> aminmax(const Tensor& x,
+                                  std::optional<int64_t> dim = std::nullopt,
+                                  bool keepdim = false);
+// The lower median of every element (NaN when one is NaN; nanmedian: of the
+// non-NaN elements), and along dim with the index of the median element.
+Tensor median(const Tensor& x);
+std::pair<Tensor, Tensor> median(const Tensor& x, int64_t dim, bool keepdim = false);
+Tensor nanmedian(const Tensor& x);
+std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim = false);
+// The k-th smallest element (1-based) along dim and its index.
+std::pair<Tensor, Tensor> kthvalue(const Tensor& x,
+                                   int64_t k,
+                                   int64_t dim = -1,
+                                   bool keepdim = false);
+// The most frequent value along dim (the smallest among ties) and its last index.
+std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim = -1, bool keepdim = false);
+// The q-quantiles (q a float in [0, 1] or a 1-d tensor of them) of each
+// block, interpolating between neighbours as `interpolation` says: linear,
+// lower, higher, nearest, midpoint. nanquantile leaves NaNs out.
+Tensor quantile(const Tensor& x,
+                const Tensor& q,
+                std::optional<int64_t> dim = std::nullopt,
+                bool keepdim = false,
+                std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& x,
+                   const Tensor& q,
+                   std::optional<int64_t> dim = std::nullopt,
+                   bool keepdim = false,
+                   std::string_view interpolation = "linear");
 Tensor amax(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 Tensor amin(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim = false);
@@ -242,6 +299,11 @@ Tensor any(const Tensor& x, IntArrayRef dims = {}, bool keepdim = false);
 // for integers and bool).
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype = std::nullopt);
+// Running max (min) along dim and the index where it was last reached.
+std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim);
+std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim);
+// log(cumsum(exp(x))) along dim, without overflow.
+Tensor logcumsumexp(const Tensor& x, int64_t dim);
 
 // ---- sorting and sampling ----
 // (values, indices) of x sorted along dim; NaN sorts above every number;
@@ -251,6 +313,8 @@ std::pair<Tensor, Tensor> sort(const Tensor& x,
                                bool descending = false,
                                bool stable = false);
 Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
+// x sorted along dim 0.
+Tensor msort(const Tensor& x);
 // (values, indices) of the k largest (smallest) elements along dim, in order.
 std::pair<Tensor, Tensor> topk(
     const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
@@ -267,7 +331,7 @@ Tensor& amax_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = 
 Tensor& amin_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
 Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
 Tensor& var_out(
-    Tensor& out, const Tensor& x, IntArrayRef dims, int64_t correction = 1, bool keepdim = false);
+    Tensor& out, const Tensor& x, IntArrayRef dims, double correction = 1, bool keepdim = false);
 Tensor& logsumexp_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim = false);
 Tensor& norm_out(Tensor& out, const Tensor& x, double p, IntArrayRef dims, bool keepdim = false);
 // (values, indices) of max/min along `dim` written into the two outs.
@@ -431,6 +495,105 @@ Tensor flip(const Tensor& x, IntArrayRef dims);
 Tensor roll(const Tensor& x, IntArrayRef shifts, IntArrayRef dims = {});
 Tensor gather(const Tensor& x, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+// x with x[... index[i] along dim ...] = src[i] (value: every such element);
+// among duplicate indices one write wins.
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
+// x with src's elements reduced into the elements index names: reduce is
+// sum, prod, mean, amax or amin; include_self=false leaves x's own values
+// out of the reduction of the elements index names.
+Tensor scatter_reduce(const Tensor& x,
+                      int64_t dim,
+                      const Tensor& index,
+                      const Tensor& src,
+                      std::string_view reduce,
+                      bool include_self = true);
+// The index_* ops: `index` (1-d) names positions along dim of x, and slice i
+// of source along dim goes to position index[i]: added (times alpha),
+// copied, filled with value, or reduced as scatter_reduce (prod, mean,
+// amax, amin).
+Tensor index_add(const Tensor& x,
+                 int64_t dim,
+                 const Tensor& index,
+                 const Tensor& source,
+                 const Scalar& alpha = 1);
+Tensor index_copy(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(const Tensor& x, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_reduce(const Tensor& x,
+                    int64_t dim,
+                    const Tensor& index,
+                    const Tensor& source,
+                    std::string_view reduce,
+                    bool include_self = true);
+// x's elements at the flat indices index (any shape; negative from the
+// end), as if x were 1-d; put writes source there (adds when accumulate).
+Tensor take(const Tensor& x, const Tensor& index);
+Tensor put(const Tensor& x, const Tensor& index, const Tensor& source, bool accumulate = false);
+// gather along dim with indices broadcast against x; without dim, x flattened.
+Tensor take_along_dim(const Tensor& x,
+                      const Tensor& indices,
+                      std::optional<int64_t> dim = std::nullopt);
+// The elements of x where mask (broadcast) is true, 1-d; masked_scatter
+// writes source's leading elements there instead.
+Tensor masked_select(const Tensor& x, const Tensor& mask);
+Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source);
+// The indices of the non-zero elements: (count, x.dim()) int64, row-major
+// order (argwhere is the same).
+Tensor nonzero(const Tensor& x);
+Tensor argwhere(const Tensor& x);
+// x with src written into the view x.select(dim, index) (the slice, the
+// diagonal): out-of-place, differentiable in both.
+Tensor select_scatter(const Tensor& x, const Tensor& src, int64_t dim, int64_t index);
+Tensor slice_scatter(const Tensor& x,
+                     const Tensor& src,
+                     int64_t dim = 0,
+                     std::optional<int64_t> start = std::nullopt,
+                     std::optional<int64_t> end = std::nullopt,
+                     int64_t step = 1);
+Tensor diagonal_scatter(
+    const Tensor& x, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+
+// ---- searching and counting ----
+// For each value, the position in the last dim of sorted_sequence (ascending
+// along it, or ordered by sorter) where it would be inserted: the first such
+// (right: the last). int64, or int32 with out_int32.
+Tensor searchsorted(const Tensor& sorted_sequence,
+                    const Tensor& values,
+                    bool out_int32 = false,
+                    bool right = false,
+                    const std::optional<Tensor>& sorter = std::nullopt);
+// searchsorted against 1-d boundaries.
+Tensor bucketize(const Tensor& x,
+                 const Tensor& boundaries,
+                 bool out_int32 = false,
+                 bool right = false);
+// The number of times each value 0..max occurs in x (1-d, non-negative
+// integers), weighted when weights are given; at least minlength bins.
+Tensor bincount(const Tensor& x,
+                const std::optional<Tensor>& weights = std::nullopt,
+                int64_t minlength = 0);
+// A histogram of `bins` equal bins over [min, max] (both 0: x's min and max).
+Tensor histc(const Tensor& x, int64_t bins = 100, double min = 0, double max = 0);
+// The distinct elements (or slices along dim) of x, sorted, with the
+// inverse (where each element went) and the counts when asked for (else
+// empty tensors). unique_consecutive merges only runs of equal neighbours.
+struct UniqueResult {
+  Tensor values, inverse, counts;
+};
+UniqueResult unique(const Tensor& x,
+                    bool sorted = true,
+                    bool return_inverse = false,
+                    bool return_counts = false,
+                    std::optional<int64_t> dim = std::nullopt);
+UniqueResult unique_consecutive(const Tensor& x,
+                                bool return_inverse = false,
+                                bool return_counts = false,
+                                std::optional<int64_t> dim = std::nullopt);
+// Whether each element of elements is in test_elements (invert: is not).
+Tensor isin(const Tensor& elements,
+            const Tensor& test_elements,
+            bool assume_unique = false,
+            bool invert = false);
 // Advanced indexing, as PyTorch's aten::index and index_put. `indices` has
 // one entry per leading dim of `self` (fewer leave the trailing dims whole);
 // an undefined entry takes its dim whole (a `:`), an int64/int32 tensor

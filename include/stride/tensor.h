@@ -361,7 +361,7 @@ class Tensor {
   // Sample variance over all elements. (No var(int64_t) overload: with one,
   // x.var({2}) would silently mean "correction 2"; write x.var({}, 0).)
   Tensor var() const;
-  Tensor var(IntArrayRef dims, int64_t correction = 1, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims, double correction = 1, bool keepdim = false) const;
   Tensor max() const;
   std::pair<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;  // (values, indices)
   Tensor min() const;

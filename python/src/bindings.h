@@ -88,6 +88,9 @@ void bind_elementwise_composites(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_random_forms(nb::module_& m, nb::class_<Tensor>& cls);
 // view_as_real, real, conj, ... and the submodule _fft (stride.fft).
 void bind_complex_and_fft(nb::module_& m, nb::class_<Tensor>& cls);
+// prod, median, quantile, ..., the scatters and index_* ops, searchsorted,
+// unique, ... (reductions.cpp).
+void bind_reductions_and_scatters(nb::module_& m, nb::class_<Tensor>& cls);
 // A (values, indices) result as PyTorch's named tuple of that op
 // (stride.return_types.sort, .topk, .max, ...).
 nb::object values_indices(const char* kind, std::pair<Tensor, Tensor> result);

@@ -357,6 +357,71 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"scatter_add",
      "A copy of input with src added at index along dim (duplicates add up), as "
      "torch.scatter_add."},
+    {"scatter",
+     "A copy of input with src (or value) written at index along dim, as torch.scatter; "
+     "reduce='add' or 'multiply' combines instead."},
+    {"scatter_reduce",
+     "A copy of input with src reduced at index along dim (sum, prod, mean, amax, amin); "
+     "include_self=False leaves input's values out, as torch.scatter_reduce."},
+    {"index_add", "A copy of input with alpha * source added at index (1-d) along dim."},
+    {"index_copy", "A copy of input with the slices of source copied to index (1-d) along dim."},
+    {"index_fill", "A copy of input with the slices at index (1-d) along dim set to value."},
+    {"index_reduce",
+     "A copy of input with the slices of source reduced (prod, mean, amax, amin) into index "
+     "(1-d) along dim."},
+    {"take", "The elements of input at the flat indices index, as if input were 1-d."},
+    {"put", "A copy of input with source written (or added) at the flat indices index."},
+    {"take_along_dim",
+     "gather along dim with indices broadcast against input; without dim, of input flattened."},
+    {"masked_select", "The elements of input where mask (broadcast) is True, as a 1-d tensor."},
+    {"masked_scatter",
+     "A copy of input with source's leading elements written where mask is True, in order."},
+    {"nonzero",
+     "The indices of input's non-zero elements, (count, input.dim()) int64; as_tuple=True gives "
+     "one tensor per dim."},
+    {"argwhere", "The indices of input's non-zero elements, (count, input.dim()) int64."},
+    {"select_scatter", "A copy of input with src written into input.select(dim, index)."},
+    {"slice_scatter", "A copy of input with src written into the slice start:end:step of dim."},
+    {"diagonal_scatter",
+     "A copy of input with src written into input.diagonal(offset, dim1, dim2)."},
+    {"prod",
+     "The product of input's elements (or along dim), int64 for integers unless dtype= is "
+     "given."},
+    {"nansum", "The sum of input's elements with NaN read as zero."},
+    {"nanmean", "The mean of input's non-NaN elements."},
+    {"var_mean", "(var, mean) of input over dim, with correction= as torch.var."},
+    {"std_mean", "(std, mean) of input over dim, with correction= as torch.std."},
+    {"count_nonzero", "The number of non-zero elements of input (over dim), int64."},
+    {"aminmax", "(min, max) of input's elements, or along dim, as a named tuple."},
+    {"median",
+     "The lower median of input's elements; with dim, (values, indices) along it. NaN "
+     "propagates."},
+    {"nanmedian", "median with NaNs left out (NaN only when every element is NaN)."},
+    {"kthvalue", "(values, indices) of the k-th smallest element (1-based) along dim."},
+    {"mode", "(values, indices) of the most frequent value along dim (the smallest of ties)."},
+    {"quantile",
+     "The q-quantiles of input (over dim), interpolation linear, lower, higher, nearest or "
+     "midpoint; NaN propagates."},
+    {"nanquantile", "quantile with NaNs left out."},
+    {"msort", "input sorted along dim 0."},
+    {"cummax", "(values, indices) of the running maximum of input along dim."},
+    {"cummin", "(values, indices) of the running minimum of input along dim."},
+    {"logcumsumexp", "log(cumsum(exp(input))) along dim, computed without overflow."},
+    {"searchsorted",
+     "For each value of input, the index in the last dim of sorted_sequence where it would be "
+     "inserted (right=True or side='right': after equal elements); sorter= orders it."},
+    {"bucketize", "The bucket of each element of input among the 1-d boundaries (searchsorted)."},
+    {"bincount",
+     "The count of each value 0..max of input (1-d, non-negative), weighted by weights=, at "
+     "least minlength bins."},
+    {"histc", "A histogram of input in bins equal bins over [min, max] (both 0: input's range)."},
+    {"unique",
+     "The sorted distinct elements of input (or slices along dim), with the inverse and counts "
+     "when asked for."},
+    {"unique_consecutive",
+     "input with each run of equal neighbours kept once, with the inverse and counts when asked "
+     "for."},
+    {"isin", "Whether each element of elements is among test_elements (invert=True: is not)."},
     {"allclose", "True if |input - other| <= atol + rtol * |other| everywhere (bool)."},
     {"equal", "True if input and other have the same shape and elements (bool)."},
 

@@ -425,14 +425,13 @@ void bind_reductions(nb::module_& m, TensorClass& cls) {
     def_both(
         m, cls, is_std ? "std" : "var",
         [is_std](const Tensor& t, nb::handle dim, std::optional<bool> unbiased,
-                 std::optional<int64_t> correction, bool keepdim) {
+                 std::optional<double> correction, bool keepdim) {
           if (nb::isinstance<nb::bool_>(dim)) {  // var(input, unbiased), PyTorch's older form
             unbiased = nb::cast<bool>(dim);
             dim = nb::none();
           }
-          const int64_t c = correction.value_or(unbiased.value_or(true) ? 1 : 0);
-          const Tensor v = var(t, dims_arg(dim), c, keepdim);
-          return is_std ? v.sqrt() : v;
+          const double c = correction.value_or(unbiased.value_or(true) ? 1 : 0);
+          return is_std ? std_dev(t, dims_arg(dim), c, keepdim) : var(t, dims_arg(dim), c, keepdim);
         },
         nb::arg("dim") = nb::none(), nb::arg("unbiased") = nb::none(), nb::kw_only(),
         nb::arg("correction") = nb::none(), nb::arg("keepdim") = false);
@@ -698,6 +697,7 @@ void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_elementwise_composites(m, cls);
   bind_random_forms(m, cls);
   bind_complex_and_fft(m, cls);
+  bind_reductions_and_scatters(m, cls);
 }
 
 }  // namespace stride::python

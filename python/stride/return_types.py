@@ -4,6 +4,10 @@ torch.return_types: `values, indices = x.sort()` and `x.max(1).indices`."""
 import collections
 
 __all__ = [
+    "aminmax",
+    "cummax",
+    "cummin",
+    "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
     "linalg_inv_ex",
@@ -17,7 +21,10 @@ __all__ = [
     "linalg_svd",
     "lu_unpack",
     "max",
+    "median",
     "min",
+    "mode",
+    "nanmedian",
     "slogdet",
     "sort",
     "svd",
@@ -59,3 +66,10 @@ svd = collections.namedtuple("svd", ["U", "S", "V"], module=__name__)
 triangular_solve = collections.namedtuple(
     "triangular_solve", ["solution", "cloned_coefficient"], module=__name__
 )
+kthvalue = _values_indices("kthvalue")
+median = _values_indices("median")
+nanmedian = _values_indices("nanmedian")
+mode = _values_indices("mode")
+cummax = _values_indices("cummax")
+cummin = _values_indices("cummin")
+aminmax = collections.namedtuple("aminmax", ["min", "max"], module=__name__)

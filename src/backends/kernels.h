@@ -264,6 +264,9 @@ using BatchedGemmFn = void (*)(const Tensor& a,
 // integral and bool x, else x's) -> out = the sum of each output's block,
 // bit-identical on any thread count.
 using ReduceSumFn = void (*)(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype);
+// As ReduceSumFn, the product of each block (in double for floating x,
+// int64 for integers and bool), for prod.
+using ReduceProdFn = void (*)(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype);
 // iter over output out and input x of one dtype, no block empty -> out = the
 // max (is_max) or min of each block; NaN wins. op names the op in a dtype
 // error.
@@ -285,6 +288,16 @@ using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
 // ascending (or descending) order, NaN above every number, equal elements in
 // index order (stable). K = N sorts the rows.
 using SortRowsFn = void (*)(const Tensor& x, bool descending, Tensor& values, Tensor& indices);
+// x (R, N) contiguous, numeric or bool, N > 0 -> indices (R) int64: the
+// position in its row of the mode, PyTorch's CPU choice: the row's (value,
+// position) pairs ordered by value with std::sort, and of the first longest
+// run of equal values (the smallest most frequent value), its last element.
+using ModeRowsFn = void (*)(const Tensor& x, Tensor& indices);
+// x (R, N) contiguous, numeric or bool, 0 <= k < N -> indices (R) int64: the
+// position in its row of the (k+1)-th smallest element (NaN above every
+// number), PyTorch's CPU choice among ties: its quickselect (median of
+// three pivots), run on the row's (value, position) pairs.
+using KthRowsFn = void (*)(const Tensor& x, int64_t k, Tensor& indices);
 // probs (R, N) contiguous float32 or float64, checked by the op (finite, not
 // negative, each row a positive sum, enough positive categories without
 // replacement); uniforms (R, S) with replacement, else (R, N), float64 in
@@ -294,11 +307,39 @@ using MultinomialFn = void (*)(const Tensor& probs,
                                bool replacement,
                                Tensor& samples);
 
-// ---- cumsum, cumprod (src/backends/cpu/scan.cpp) ----
-// x (O, N, I) contiguous, numeric -> out (O, N, I) contiguous of x's dtype:
-// the running sums (products when `product`) along N, accumulated in double
-// for floating x and int64 for integers.
-using ScanFn = void (*)(const Tensor& x, bool product, Tensor& out);
+// ---- cumsum, cumprod, logcumsumexp, cummax, cummin (src/backends/cpu/scan.cpp) ----
+enum class ScanKind : uint8_t { Sum, Prod, LogSumExp };
+// x (O, N, I) contiguous, numeric (floating for LogSumExp) -> out (O, N, I)
+// contiguous of x's dtype: the running sums (products, log-sum-exps) along
+// N, accumulated in double for floating x and int64 for integers.
+using ScanFn = void (*)(const Tensor& x, ScanKind kind, Tensor& out);
+// x (O, N, I) contiguous, numeric or bool -> values (O, N, I) of x's dtype
+// and indices (O, N, I) int64, contiguous: the running max (is_max) or min
+// along N and the last index that reached it; NaN wins.
+using ScanExtremeFn = void (*)(const Tensor& x, bool is_max, Tensor& values, Tensor& indices);
+
+// ---- searchsorted, bincount, histc, unique (src/backends/cpu/search.cpp) ----
+// sorted (S, N) and values (R, M) contiguous, of one numeric dtype, S 1 or
+// R -> out (R, M) contiguous, int64 or int32: for each value, the number of
+// elements of its row of sorted (row 0 when S is 1) below it (right: not
+// above it), NaN above every number; rows run in parallel.
+using SearchSortedFn = void (*)(const Tensor& sorted,
+                                const Tensor& values,
+                                bool right,
+                                Tensor& out);
+// x (N) contiguous int64, no element negative; weights undefined or (N)
+// contiguous float64; out (B) contiguous zeros, int64 without weights, else
+// float64, B above every element -> out[v] counts (sums the weights of) the
+// elements equal to v.
+using BincountFn = void (*)(const Tensor& x, const Tensor& weights, Tensor& out);
+// x (N) contiguous, floating; out (bins) contiguous zeros of x's dtype; lo <
+// hi -> out[b] = the number of elements in the b-th of bins equal bins of
+// [lo, hi] (hi in the last), the others left out.
+using HistcFn = void (*)(const Tensor& x, double lo, double hi, Tensor& out);
+// x (N, K) contiguous, numeric or bool: N slices of K elements -> group (N)
+// int64: the index of the run of equal neighbouring slices each slice is in;
+// returns the number of runs.
+using ConsecutiveGroupsFn = int64_t (*)(const Tensor& x, Tensor& group);
 
 // ---- the discrete Fourier transform (src/backends/cpu/fft.cpp) ----
 // x (O, N, I) contiguous, complex64 or complex128 -> out (O, N, I)
@@ -311,7 +352,7 @@ using FftC2cFn = void (*)(const Tensor& x, bool inverse, Tensor& out);
 // -> dst = src converted to dst's dtype (to bool: != 0).
 using CopyFn = void (*)(const TensorIter& iter);
 
-// ---- index_select, gather, embedding, scatter_add (src/backends/cpu/indexing.cpp) ----
+// ---- index_select, gather, embedding, the scatters (src/backends/cpu/indexing.cpp) ----
 // iter over output out and inputs src and index (int64 or int32, index_dtype)
 // of out's shape, src with stride 0 along dim -> out[...] = src[... with dim
 // at index[...]], src's elements dim_bytes apart along dim; an index outside
@@ -322,17 +363,22 @@ using GatherFn = void (*)(const TensorIter& iter,
                           int64_t src_dim_size,
                           int64_t dim_bytes,
                           const char* op);
+// How scatter combines an element with an incoming value: None replaces
+// it, the others reduce (scatter_reduce's mean is a Sum divided afterwards).
+enum class ScatterReduce : uint8_t { None, Sum, Prod, Max, Min };
 // iter over output dst (self with stride 0 along dim), inputs src and index
-// (int64 or int32, index_dtype) of index's shape, elements of dtype; no
-// overlap check -> self[... index[...] along dim ...] += src[...], serially
-// in iteration order, as entries may hit one element; an index outside
-// [0, size_d) is an IndexError.
-using ScatterAddFn = void (*)(const TensorIter& iter,
-                              ScalarType dtype,
-                              ScalarType index_dtype,
-                              int64_t dim,
-                              int64_t size_d,
-                              int64_t dim_bytes);
+// (int64 or int32, index_dtype) of index's shape, elements of dtype (any);
+// no overlap check -> self[... index[...] along dim ...] = reduce(it,
+// src[...]), serially in iteration order, as entries may hit one element;
+// an index outside [0, size_d) is an IndexError naming op.
+using ScatterFn = void (*)(const TensorIter& iter,
+                           ScalarType dtype,
+                           ScalarType index_dtype,
+                           ScatterReduce reduce,
+                           int64_t dim,
+                           int64_t size_d,
+                           int64_t dim_bytes,
+                           const char* op);
 
 // ---- index, index_put (advanced indexing; src/backends/cpu/indexing.cpp) ----
 // iter over output offsets (int64) and inputs offsets (the same tensor) and
@@ -436,9 +482,12 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(fill, FillFn, "fill_")                                                            \
   X(batched_gemm, BatchedGemmFn, "matmul")                                            \
   X(reduce_sum, ReduceSumFn, "sum")                                                   \
+  X(reduce_prod, ReduceProdFn, "prod")                                                \
   X(reduce_extreme, ReduceExtremeFn, "amax/amin")                                     \
   X(reduce_extreme_index, ReduceExtremeIndexFn, "max/min")                            \
   X(sort_rows, SortRowsFn, "sort")                                                    \
+  X(mode_rows, ModeRowsFn, "mode")                                                    \
+  X(kth_rows, KthRowsFn, "kthvalue")                                                  \
   X(multinomial, MultinomialFn, "multinomial")                                        \
   X(scan, ScanFn, "cumsum")                                                           \
   X(lu_factor, LuFactorFn, "linalg.lu_factor")                                        \
@@ -449,9 +498,14 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(eigh, EighFn, "linalg.eigh")                                                      \
   X(svd, SvdFn, "linalg.svd")                                                         \
   X(fft_c2c, FftC2cFn, "fft")                                                         \
+  X(scan_extreme, ScanExtremeFn, "cummax")                                            \
+  X(searchsorted, SearchSortedFn, "searchsorted")                                     \
+  X(bincount, BincountFn, "bincount")                                                 \
+  X(histc, HistcFn, "histc")                                                          \
+  X(consecutive_groups, ConsecutiveGroupsFn, "unique_consecutive")                    \
   X(copy, CopyFn, "copy_")                                                            \
   X(gather, GatherFn, "gather")                                                       \
-  X(scatter_add, ScatterAddFn, "scatter_add")                                         \
+  X(scatter, ScatterFn, "scatter")                                                    \
   X(index_offsets, IndexOffsetsFn, "index")                                           \
   X(index_gather, IndexGatherFn, "index")                                             \
   X(index_put, IndexPutFn, "index_put_")                                              \

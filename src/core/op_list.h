@@ -180,12 +180,30 @@
   X(norm, Composite, Grad, Floating, Keep)                                  \
   X(all, Composite, NoGrad, Any, Keep)                                      \
   X(any, Composite, NoGrad, Any, Keep)                                      \
+  X(prod, Reduction, Grad, Any, Keep)                                       \
+  X(std_dev, Composite, Grad, Floating, Keep)                               \
+  X(var_mean, Composite, Grad, Floating, Keep)                              \
+  X(std_mean, Composite, Grad, Floating, Keep)                              \
+  X(nansum, Composite, Grad, Any, Keep)                                     \
+  X(nanmean, Composite, Grad, Floating, Keep)                               \
+  X(count_nonzero, Composite, NoGrad, Any, Keep)                            \
+  X(aminmax, Composite, Grad, Any, Keep)                                    \
+  X(median, Composite, Grad, Any, Keep)                                     \
+  X(nanmedian, Composite, Grad, Any, Keep)                                  \
+  X(kthvalue, Sorting, Grad, Any, Keep)                                     \
+  X(mode, Sorting, Grad, Any, Keep)                                         \
+  X(quantile, Composite, Grad, Floating, Keep)                              \
+  X(nanquantile, Composite, Grad, Floating, Keep)                           \
   /* scans (src/ops/scan.cpp) */                                            \
   X(cumsum, Scan, Grad, Any, Keep)                                          \
   X(cumprod, Scan, Grad, Any, Keep)                                         \
+  X(cummax, Scan, Grad, Any, Keep)                                          \
+  X(cummin, Scan, Grad, Any, Keep)                                          \
+  X(logcumsumexp, Scan, Grad, Floating, Keep)                               \
   /* sorting and sampling (src/ops/sorting.cpp) */                          \
   X(sort, Sorting, Grad, Any, Keep)                                         \
   X(argsort, Composite, NoGrad, Any, Keep)                                  \
+  X(msort, Composite, Grad, Any, Keep)                                      \
   X(topk, Sorting, Grad, Any, Keep)                                         \
   X(multinomial, Sorting, NoGrad, Floating, Keep)                           \
   /* products (src/ops/linalg.cpp) */                                       \
@@ -245,6 +263,30 @@
   X(index_select, Indexing, Grad, Any, Keep)                                \
   X(gather, Indexing, Grad, Any, Keep)                                      \
   X(scatter_add, Indexing, Grad, Any, Keep)                                 \
+  X(scatter, Indexing, Grad, Any, Keep)                                     \
+  X(scatter_reduce, Indexing, Grad, Any, Keep)                              \
+  X(index_add, Composite, Grad, Any, Keep)                                  \
+  X(index_copy, Composite, Grad, Any, Keep)                                 \
+  X(index_fill, Composite, Grad, Any, Keep)                                 \
+  X(index_reduce, Composite, Grad, Any, Keep)                               \
+  X(take, Composite, Grad, Any, Keep)                                       \
+  X(put, Composite, Grad, Any, Keep)                                        \
+  X(take_along_dim, Composite, Grad, Any, Keep)                             \
+  X(masked_select, Composite, Grad, Any, Keep)                              \
+  X(masked_scatter, Composite, Grad, Any, Keep)                             \
+  X(nonzero, Indexing, NoGrad, Any, Keep)                                   \
+  X(argwhere, Composite, NoGrad, Any, Keep)                                 \
+  X(select_scatter, Indexing, Grad, Any, Keep)                              \
+  X(slice_scatter, Indexing, Grad, Any, Keep)                               \
+  X(diagonal_scatter, Indexing, Grad, Any, Keep)                            \
+  /* searching and counting (src/ops/search.cpp) */                         \
+  X(searchsorted, Search, NoGrad, Any, Keep)                                \
+  X(bucketize, Composite, NoGrad, Any, Keep)                                \
+  X(bincount, Search, NoGrad, Any, Keep)                                    \
+  X(histc, Search, NoGrad, Any, Keep)                                       \
+  X(unique, Search, NoGrad, Any, Keep)                                      \
+  X(unique_consecutive, Search, NoGrad, Any, Keep)                          \
+  X(isin, Composite, NoGrad, Any, Keep)                                     \
   X(embedding, Indexing, Grad, Any, Keep)                                   \
   X(index, Indexing, Grad, Any, Keep)                                       \
   X(index_put, Indexing, Grad, Any, Keep)                                   \

@@ -1,5 +1,5 @@
 // Advanced indexing: index (x[i, :, j]) and index_put (x[i, :, j] = v), with
-// PyTorch's semantics (include/stride/ops.h).
+// PyTorch's semantics (include/stride/ops.h), and nonzero.
 //
 // Note [Advanced indexing]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -307,6 +307,27 @@ Tensor index_put(const Tensor& self,
     };
   };
   return detail::apply(Op::index_put, {&self, &values}, forward, backward);
+}
+
+// The positions of x's non-zero elements, read on the host as a mask's
+// (their count is the result's shape): one row per element, in row-major
+// order.
+Tensor nonzero(const Tensor& x) {
+  return detail::apply_without_grad(Op::nonzero, {&x}, [&] {
+    const Tensor mask = x.ne(Scalar(0));
+    if (x.dim() == 0) {
+      const int64_t count = mask.item<bool>() ? 1 : 0;
+      return empty({count, 0}, x.options().dtype(kInt64));
+    }
+    const std::vector<Tensor> positions = true_positions(mask);
+    if (positions[0].numel() == 0) return empty({0, x.dim()}, x.options().dtype(kInt64));
+    return stack(positions, 1);
+  });
+}
+
+Tensor argwhere(const Tensor& x) {
+  detail::check_dtype_rule(Op::argwhere, x);
+  return nonzero(x);
 }
 
 Tensor Tensor::index(const std::vector<Tensor>& indices) const {

@@ -1,5 +1,5 @@
-// Indexing and joining: index_select, gather, scatter_add, embedding, cat,
-// stack.
+// Indexing and joining: index_select, gather, embedding, cat, stack (the
+// scatters are in scatter.cpp).
 //
 // Note [Restrided indexing]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -22,6 +22,7 @@
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
 #include "core/tensor_iter.h"
+#include "ops/indexing.h"
 #include "ops/apply.h"
 #include "ops/elementwise_common.h"
 
@@ -29,19 +30,25 @@ namespace stride {
 
 using detail::Op;
 
-namespace {
+namespace detail {
 
 void check_index(const Tensor& index, const char* op) {
   STRIDE_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32, DTypeError, "[", op,
                "] index must be int64 or int32; got ", to_string(index.dtype()), ".");
 }
 
-// `t` viewed with `shape` (same rank) and stride 0 along `dim`.
 Tensor restride(const Tensor& t, IntArrayRef shape, int64_t dim) {
   DimVector st = t.strides().dims();
   if (t.dim() > 0) st[size_t(dim)] = 0;
-  return detail::make_view(t, shape, st, t.storage_offset());
+  return make_view(t, shape, st, t.storage_offset());
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::check_index;
+using detail::restride;
 
 // out[...] = src[... with dim replaced by index[...]], all three walked by one
 // TensorIter (Note [Restrided indexing]).
@@ -82,7 +89,10 @@ static Tensor index_select_kernel(const Tensor& x, int64_t dim, const Tensor& in
 }
 
 static Tensor gather_values(const Tensor& x, int64_t dim, const Tensor& index) {
+  // As PyTorch, an empty index gathers nothing whatever its dtype and rank.
+  if (index.numel() == 0) return empty(index.sizes(), x.options());
   check_index(index, "gather");
+  if (x.dim() == 0 && index.dim() == 1) return gather_values(x.reshape({1}), dim, index);
   STRIDE_CHECK(index.dim() == x.dim(), ShapeError,
                "[gather] index must have as many dims as the "
                "input; got index ",
@@ -99,45 +109,6 @@ static Tensor gather_values(const Tensor& x, int64_t dim, const Tensor& index) {
   gather_kernel(out, restride(x, index.sizes(), dim), index, dim, size, stride, "gather");
   return out;
 }
-
-namespace {
-
-// The scatter-add kernel: self[..index..] += src, in place, not recorded.
-void scatter_add_kernel(Tensor& self, int64_t dim_arg, const Tensor& index, const Tensor& src) {
-  check_index(index, "scatter_add");
-  const int64_t nd = self.dim();
-  STRIDE_CHECK(index.dim() == nd && src.dim() == nd, ShapeError,
-               "[scatter_add] self, index and src need the same number of dims; got ",
-               shape_str(self.sizes()), ", ", shape_str(index.sizes()), " and ",
-               shape_str(src.sizes()), ".");
-  STRIDE_CHECK(src.dtype() == self.dtype(), DTypeError, "[scatter_add] src must have self's dtype ",
-               to_string(self.dtype()), "; got ", to_string(src.dtype()), ".");
-  const int64_t d0 = wrap_dim(dim_arg, nd, "scatter_add");
-  for (int64_t d = 0; d < nd; ++d) {
-    STRIDE_CHECK(index.size(d) <= src.size(d) && (d == d0 || index.size(d) <= self.size(d)),
-                 ShapeError, "[scatter_add] index ", shape_str(index.sizes()),
-                 " must not be larger than src ", shape_str(src.sizes()), " nor, outside dim ", d0,
-                 ", than self ", shape_str(self.sizes()), ".");
-  }
-  STRIDE_CHECK(!detail::partially_overlap(self, src) && !src.is_same(self), OverlapError,
-               "[scatter_add] src overlaps self. Hint: clone() src first.");
-  // The destination is restrided (stride 0 along dim): several index entries
-  // may hit one element, so the loop runs serially.
-  Tensor dst = restride(self, index.sizes(), d0);
-  Tensor src_view = detail::make_view(src, index.sizes(), src.strides(), src.storage_offset());
-  TensorIter iter = TensorIterConfig("scatter_add")
-                        .add_output(dst)
-                        .add_input(src_view)
-                        .add_input(index)
-                        .check_all_same_dtype(false)
-                        .check_mem_overlap(false)
-                        .build();
-  const int64_t size_d = nd == 0 ? 1 : self.size(d0);
-  const int64_t dim_bytes = (nd == 0 ? 0 : self.stride(d0)) * int64_t(self.element_size());
-  kernels::scatter_add(self.device(), iter, self.dtype(), index.dtype(), d0, size_d, dim_bytes);
-}
-
-}  // namespace
 
 // index_select's gradient: rows of g added back at their indices (a
 // complex g's parts, as real pairs: scatter_add has no complex kernel).
@@ -178,28 +149,6 @@ Tensor gather(const Tensor& x, int64_t dim, const Tensor& index) {
                                  Tensor()};
         };
       });
-}
-
-Tensor scatter_add(const Tensor& x, int64_t dim, const Tensor& index, const Tensor& src) {
-  return detail::apply(
-      Op::scatter_add, {&x, &index, &src},
-      [&] {
-        Tensor out = x.clone();
-        scatter_add_kernel(out, dim, index, src);
-        return out;
-      },
-      [&](const Tensor&) {
-        return [dim, index](const autograd::Grads& gs) {
-          return autograd::Grads{gs[0], Tensor(), gs[0].gather(dim, index)};
-        };
-      });
-}
-
-Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
-  return detail::apply_inplace(
-      Op::scatter_add, *this, {&index, &src},
-      [&] { return stride::scatter_add(clone(), dim, index, src); },
-      [&] { scatter_add_kernel(*this, dim, index, src); });
 }
 
 Tensor embedding(const Tensor& weight, const Tensor& ids) {
@@ -376,9 +325,6 @@ Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
 }
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return stride::gather(*this, dim, index);
-}
-Tensor Tensor::scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const {
-  return stride::scatter_add(*this, dim, index, src);
 }
 
 }  // namespace stride

@@ -25,7 +25,7 @@ Tensor& mean_out(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
   return copy_into(out, mean(x, dims, keepdim), "mean");
 }
 
-Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+Tensor& var_out(Tensor& out, const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
   autograd::check_no_grad_out("var", {&x});
   return copy_into(out, var(x, dims, correction, keepdim), "var");
 }

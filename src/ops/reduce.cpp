@@ -141,13 +141,128 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return sum(x, dims, keepdim).div(Scalar(double(r.count)));
 }
 
-Tensor var(const Tensor& x, IntArrayRef dims, int64_t correction, bool keepdim) {
+Tensor var(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
   detail::check_dtype_rule(Op::var, x);
   ReduceDims r = reduce_dims(x, dims, "var");
   Tensor centered = x - mean(x, dims, true);
   // As PyTorch: the divisor is clamped at 0 (inf, or nan for an empty dim).
-  const double divisor = double(std::max<int64_t>(r.count - correction, 0));
+  const double divisor = std::max(double(r.count) - correction, 0.0);
   return sum(centered * centered, dims, keepdim).div(Scalar(divisor));
+}
+
+namespace {
+
+Tensor& prod_kernel(Tensor& out, const Tensor& x, IntArrayRef dims, bool keepdim) {
+  ReduceDims r = reduce_dims(x, dims, "prod");
+  const ScalarType rt = sum_dtype(x.dtype());
+  if (detail::is_16bit(rt)) {
+    Tensor tmp;
+    prod_kernel(tmp, x.to(kFloat32), dims, keepdim);
+    out = tmp.to(rt);
+    return out;
+  }
+  out = empty(keepdim ? r.keep_shape : r.out_shape, x.options().dtype(rt));
+  Tensor keep = keepdim_view(out, r, keepdim);
+  TensorIter iter = TensorIterConfig("prod")
+                        .add_output(keep)
+                        .add_input(x)
+                        .is_reduction(true)
+                        .check_all_same_dtype(false)
+                        .build();
+  kernels::reduce_prod(x.device(), iter, x.dtype(), rt);
+  return out;
+}
+
+// d prod / dx_i along dim: the product of the other elements of its line,
+// the exclusive running products from the front times those from the back,
+// which is exact where the line holds zeros (no division). Written with
+// cumprod and flip, so it is differentiable again.
+Tensor prod_grad_along(const Tensor& g_keep, const Tensor& x, int64_t dim) {
+  const int64_t n = x.size(dim);
+  if (n == 0) return zeros_like(x);
+  DimVector one_shape = x.sizes().dims();
+  one_shape[size_t(dim)] = 1;
+  const Tensor one = ones(one_shape, x.options());
+  const Tensor front = cat({one, x.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  const Tensor back = cat({one, x.narrow(dim, 1, n - 1).flip({dim})}, dim).cumprod(dim).flip({dim});
+  return g_keep * front * back;
+}
+
+}  // namespace
+
+Tensor prod(const Tensor& x,
+            std::optional<int64_t> dim,
+            bool keepdim,
+            std::optional<ScalarType> dtype) {
+  // A result dtype the kernel does not write (bool, int32): the int64 product, cast.
+  if (dtype && !is_floating_point(*dtype) && *dtype != kInt64) {
+    return prod(x.to(*dtype), dim, keepdim).to(*dtype);
+  }
+  const Tensor src = dtype ? x.to(*dtype) : x;
+  DimVector dims;
+  if (dim) dims.push_back(*dim);
+  return detail::apply(
+      Op::prod, {&src},
+      [&] {
+        Tensor out;
+        return prod_kernel(out, src, dims, keepdim);
+      },
+      [&](const Tensor&) {
+        return [sx = autograd::SavedTensor::input(src), dims, keepdim,
+                reduced = reduce_dims(src, dims, "prod").reduced](const autograd::Grads& gs) {
+          const Tensor xv = sx.get();
+          const Tensor g = keepdim_grad(gs[0], reduced, keepdim);
+          if (xv.dim() == 0) return autograd::Grads{g.reshape({})};
+          if (dims.empty()) {  // every element: one line
+            return autograd::Grads{
+                prod_grad_along(g.reshape({1}), xv.reshape({-1}), 0).view(xv.sizes())};
+          }
+          return autograd::Grads{prod_grad_along(g, xv, wrap_dim(dims[0], xv.dim(), "prod"))};
+        };
+      });
+}
+
+Tensor nansum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  detail::check_dtype_rule(Op::nansum, x);
+  if (!x.is_floating_point()) return sum(x, dims, keepdim, dtype);
+  return sum(masked_fill(x, x.isnan(), Scalar(0)), dims, keepdim, dtype);
+}
+
+Tensor nanmean(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  detail::check_dtype_rule(Op::nanmean, x);
+  Tensor count;
+  {
+    NoGradGuard no_grad;
+    count = sum(x.isnan().eq(Scalar(false)), dims, keepdim);
+  }
+  return nansum(x, dims, keepdim) / count;
+}
+
+Tensor std_dev(const Tensor& x, IntArrayRef dims, double correction, bool keepdim) {
+  detail::check_dtype_rule(Op::std_dev, x);
+  return var(x, dims, correction, keepdim).sqrt();
+}
+
+std::pair<Tensor, Tensor> var_mean(const Tensor& x,
+                                   IntArrayRef dims,
+                                   double correction,
+                                   bool keepdim) {
+  detail::check_dtype_rule(Op::var_mean, x);
+  return {var(x, dims, correction, keepdim), mean(x, dims, keepdim)};
+}
+
+std::pair<Tensor, Tensor> std_mean(const Tensor& x,
+                                   IntArrayRef dims,
+                                   double correction,
+                                   bool keepdim) {
+  detail::check_dtype_rule(Op::std_mean, x);
+  return {std_dev(x, dims, correction, keepdim), mean(x, dims, keepdim)};
+}
+
+Tensor count_nonzero(const Tensor& x, IntArrayRef dims) {
+  detail::check_dtype_rule(Op::count_nonzero, x);
+  NoGradGuard no_grad;
+  return sum(x.ne(Scalar(0)), dims);
 }
 
 namespace {
@@ -283,6 +398,12 @@ Tensor amax(const Tensor& x, IntArrayRef dims, bool keepdim) {
 Tensor amin(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return extreme<false>(x, dims, keepdim);
 }
+std::pair<Tensor, Tensor> aminmax(const Tensor& x, std::optional<int64_t> dim, bool keepdim) {
+  detail::check_dtype_rule(Op::aminmax, x);
+  DimVector dims;
+  if (dim) dims.push_back(*dim);
+  return {amin(x, dims, keepdim), amax(x, dims, keepdim)};
+}
 std::pair<Tensor, Tensor> max(const Tensor& x, int64_t dim, bool keepdim) {
   return extreme_dim<true>(x, dim, keepdim);
 }
@@ -360,7 +481,7 @@ Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const {
 Tensor Tensor::var() const {
   return stride::var(*this);
 }
-Tensor Tensor::var(IntArrayRef dims, int64_t correction, bool keepdim) const {
+Tensor Tensor::var(IntArrayRef dims, double correction, bool keepdim) const {
   return stride::var(*this, dims, correction, keepdim);
 }
 Tensor Tensor::max() const {

@@ -1,6 +1,8 @@
-// Scans: cumsum and cumprod along one dim. The op views its input as
+// Scans: cumsum, cumprod, logcumsumexp, cummax and cummin along one dim. The op views its input as
 // (outer, n, inner) contiguous blocks; the kernel (src/backends/cpu/scan.cpp)
 // runs every line along n.
+#include <limits>
+
 #include "backends/kernels.h"
 #include "ops/apply.h"
 #include "ops/elementwise_common.h"
@@ -20,17 +22,38 @@ ScalarType scan_dtype(const Tensor& x, std::optional<ScalarType> dtype) {
   return is_floating_point(x.dtype()) || x.is_complex() ? x.dtype() : kInt64;
 }
 
-Tensor scanned(const Tensor& x, int64_t dim, ScalarType rt, bool product) {
-  if (detail::is_16bit(rt)) return scanned(x, dim, kFloat32, product).to(rt);
-  const Tensor src = x.to(rt).contiguous();
+// The (outer, n, inner) blocks the scan kernels walk, for a scan along dim.
+DimVector scan_blocks(const Tensor& x, int64_t dim) {
   int64_t outer = 1, inner = 1;
   const int64_t n = x.dim() == 0 ? 1 : x.size(dim);
   for (int64_t i = 0; i < dim; ++i) outer *= x.size(i);
   for (int64_t i = dim + 1; i < x.dim(); ++i) inner *= x.size(i);
+  return {outer, n, inner};
+}
+
+Tensor scanned(const Tensor& x, int64_t dim, ScalarType rt, kernels::ScanKind kind) {
+  if (detail::is_16bit(rt)) return scanned(x, dim, kFloat32, kind).to(rt);
+  const DimVector blocks = scan_blocks(x, dim);
+  const Tensor src = x.to(rt).contiguous();
   Tensor out = empty(x.sizes(), x.options().dtype(rt));
-  Tensor out_blocks = out.view({outer, n, inner});
-  kernels::scan(x.device(), src.view({outer, n, inner}), product, out_blocks);
+  Tensor out_blocks = out.view(blocks);
+  kernels::scan(x.device(), src.view(blocks), kind, out_blocks);
   return out;
+}
+
+// cummax / cummin's values and indices.
+std::pair<Tensor, Tensor> scanned_extreme(const Tensor& x, int64_t dim, bool is_max) {
+  if (detail::is_16bit(x.dtype())) {
+    auto [values, indices] = scanned_extreme(x.to(kFloat32), dim, is_max);
+    return {values.to(x.dtype()), indices};
+  }
+  const DimVector blocks = scan_blocks(x, dim);
+  const Tensor src = x.contiguous();
+  Tensor values = empty(x.sizes(), x.options());
+  Tensor indices = empty(x.sizes(), x.options().dtype(kInt64));
+  Tensor value_blocks = values.view(blocks), index_blocks = indices.view(blocks);
+  kernels::scan_extreme(x.device(), src.view(blocks), is_max, value_blocks, index_blocks);
+  return {values, indices};
 }
 
 // A 0-d tensor scans as one element along dim 0 (or -1), as PyTorch's.
@@ -74,7 +97,7 @@ Tensor cumprod_backward(const Tensor& g, const Tensor& x, int64_t dim) {
 Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   const int64_t d = wrap_scan_dim(x, dim, "cumsum");
   return detail::apply(
-      Op::cumsum, {&x}, [&] { return scanned(x, d, scan_dtype(x, dtype), false); },
+      Op::cumsum, {&x}, [&] { return scanned(x, d, scan_dtype(x, dtype), kernels::ScanKind::Sum); },
       [&](const Tensor&) {
         return [d, in_dtype = x.dtype()](const Grads& gs) {
           return Grads{reverse_cumsum(gs[0], d).to(in_dtype)};
@@ -85,13 +108,89 @@ Tensor cumsum(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
 Tensor cumprod(const Tensor& x, int64_t dim, std::optional<ScalarType> dtype) {
   const int64_t d = wrap_scan_dim(x, dim, "cumprod");
   return detail::apply(
-      Op::cumprod, {&x}, [&] { return scanned(x, d, scan_dtype(x, dtype), true); },
+      Op::cumprod, {&x},
+      [&] { return scanned(x, d, scan_dtype(x, dtype), kernels::ScanKind::Prod); },
       [&](const Tensor&) {
         return [d, sx = SavedTensor::input(x)](const Grads& gs) {
           const Tensor xv = sx.get();
           return Grads{cumprod_backward(gs[0].to(xv.dtype()), xv, d)};
         };
       });
+}
+
+namespace {
+
+// logcumsumexp read backwards along dim.
+Tensor reverse_logcumsumexp(const Tensor& t, int64_t dim) {
+  if (t.dim() == 0) return t;
+  return logcumsumexp(t.flip({dim}), dim).flip({dim});
+}
+
+double lowest_finite(ScalarType t) {
+  switch (t) {
+    case kFloat64:
+      return std::numeric_limits<double>::lowest();
+    case kFloat16:
+      return -65504.0;
+    case kBFloat16:
+      return -3.3895313892515355e38;
+    default:
+      return double(std::numeric_limits<float>::lowest());
+  }
+}
+
+// d logcumsumexp: x_i's gradient is the sum over k >= i of g_k exp(x_i - y_k),
+// summed in log space for the positive and the negative g apart, as
+// PyTorch's, so that no exp overflows. Written with ops.
+Tensor logcumsumexp_backward(const Tensor& g, const Tensor& x, const Tensor& y, int64_t dim) {
+  // The lowest finite number of g's dtype, not -inf, for the left-out
+  // terms: -inf - y would be NaN where y is -inf too.
+  const Tensor lowest = full({}, lowest_finite(g.dtype()), g.options());
+  Tensor positive, negative;
+  {
+    NoGradGuard no_grad;
+    positive = g.gt(Scalar(0));
+    negative = g.lt(Scalar(0));
+  }
+  const Tensor log_abs = g.abs().log();
+  return (reverse_logcumsumexp(where(positive, log_abs, lowest) - y, dim) + x).exp() -
+         (reverse_logcumsumexp(where(negative, log_abs, lowest) - y, dim) + x).exp();
+}
+
+template <bool IsMax>
+std::pair<Tensor, Tensor> scan_extreme_op(const Tensor& x, int64_t dim) {
+  const Op id = IsMax ? Op::cummax : Op::cummin;
+  const int64_t d = wrap_scan_dim(x, dim, detail::op_name(id));
+  return detail::apply(
+      id, {&x}, [&] { return scanned_extreme(x, d, IsMax); },
+      [&](const std::pair<Tensor, Tensor>& r) {
+        return [shape = x.sizes().dims(), d, indices = r.second](const Grads& gs) {
+          if (shape.empty()) return Grads{gs[0]};
+          return Grads{zeros(shape, gs[0].options()).scatter_add(d, indices, gs[0])};
+        };
+      });
+}
+
+}  // namespace
+
+Tensor logcumsumexp(const Tensor& x, int64_t dim) {
+  const int64_t d = wrap_scan_dim(x, dim, "logcumsumexp");
+  return detail::apply(
+      Op::logcumsumexp, {&x},
+      [&] { return scanned(x, d, x.dtype(), kernels::ScanKind::LogSumExp); },
+      [&](const Tensor& y) {
+        return [d, sx = SavedTensor::input(x), sy = SavedTensor::output(y)](const Grads& gs) {
+          return Grads{logcumsumexp_backward(gs[0], sx.get(), sy.get(), d)};
+        };
+      });
+}
+
+std::pair<Tensor, Tensor> cummax(const Tensor& x, int64_t dim) {
+  return scan_extreme_op<true>(x, dim);
+}
+
+std::pair<Tensor, Tensor> cummin(const Tensor& x, int64_t dim) {
+  return scan_extreme_op<false>(x, dim);
 }
 
 Tensor Tensor::cumsum(int64_t dim, std::optional<ScalarType> dtype) const {

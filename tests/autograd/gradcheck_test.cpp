@@ -274,6 +274,114 @@ std::vector<GradCase> grad_table() {
        [](const Inputs& x) {
          return x[0].index_put({idx({1, 1}), idx({0, 3})}, x[1], true);
        }},
+      // The reductions, scans and order statistics beyond sum and max.
+      {"prod", {m}, [](const Inputs& x) { return prod(x[0], 1); }},
+      {"prod_with_zeros",
+       {m},
+       [](const Inputs& x) {
+         return prod(masked_fill(x[0], x[0].abs().lt(0.3), 0.0));
+       }},
+      {"std_dev", {m}, [](const Inputs& x) { return std_dev(x[0], {0, 1}, 0.5, true); }},
+      {"var_mean",
+       {m},
+       [](const Inputs& x) {
+         auto [v, mu] = var_mean(x[0], {1});
+         return v + mu;
+       }},
+      {"std_mean",
+       {m},
+       [](const Inputs& x) {
+         auto [sd, mu] = std_mean(x[0], {}, 0);
+         return sd * mu;
+       }},
+      {"nansum", {m}, [](const Inputs& x) { return nansum(x[0], {1}); }},
+      {"nanmean", {m}, [](const Inputs& x) { return nanmean(x[0], {0}); }},
+      {"aminmax",
+       {m},
+       [](const Inputs& x) {
+         auto [lo, hi] = aminmax(x[0], 1);
+         return lo * hi;
+       }},
+      {"median", {m}, [](const Inputs& x) { return median(x[0], 1).first; }},
+      {"nanmedian", {m}, [](const Inputs& x) { return nanmedian(x[0]); }},
+      {"kthvalue", {m}, [](const Inputs& x) { return kthvalue(x[0], 2, 0).first; }},
+      {"mode", {m}, [](const Inputs& x) { return mode(x[0], 1).first; }},
+      {"quantile",
+       {m},
+       [](const Inputs& x) {
+         return quantile(x[0], tensor<double>({0.2, 0.9}), 1);
+       }},
+      {"nanquantile",
+       {m},
+       [](const Inputs& x) {
+         return nanquantile(x[0], full({}, 0.4, kFloat64), std::nullopt, false, "midpoint");
+       }},
+      {"msort", {m}, [](const Inputs& x) { return msort(x[0]); }},
+      {"cummax", {m}, [](const Inputs& x) { return cummax(x[0], 1).first; }},
+      {"cummin", {m}, [](const Inputs& x) { return cummin(x[0], 0).first; }},
+      {"logcumsumexp", {m}, [](const Inputs& x) { return logcumsumexp(x[0], 1); }},
+      // The scatters, the index_* ops and the selections.
+      {"scatter",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return scatter(x[0], 1, idx({0, 2, 3, 1, 2, 0}, {3, 2}), x[1]);
+       }},
+      {"scatter_reduce_sum",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return scatter_reduce(x[0], 1, idx({0, 0, 3, 1, 2, 2}, {3, 2}), x[1], "sum", false);
+       }},
+      {"scatter_reduce_prod",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return scatter_reduce(x[0], 1, idx({0, 0, 3, 1, 2, 2}, {3, 2}), x[1], "prod");
+       }},
+      {"scatter_reduce_mean",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return scatter_reduce(x[0], 0, idx({0, 0, 2, 1, 2, 2}, {3, 2}), x[1], "mean");
+       }},
+      {"scatter_reduce_amax",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return scatter_reduce(x[0], 1, idx({0, 0, 3, 1, 2, 2}, {3, 2}), x[1], "amax", false);
+       }},
+      {"index_add",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return index_add(x[0], 1, idx({3, 3}), x[1], 0.5);
+       }},
+      {"index_copy", {m, {2, 4}}, [](const Inputs& x) { return index_copy(x[0], 0, idx({2, 0}), x[1]); }},
+      {"index_fill", {m}, [](const Inputs& x) { return index_fill(x[0], 1, idx({1, 2}), 2.0); }},
+      {"index_reduce",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return index_reduce(x[0], 1, idx({0, 0}), x[1], "amin", false);
+       }},
+      {"take", {m}, [](const Inputs& x) { return take(x[0], idx({11, -1, 2}, {3})); }},
+      {"put", {m, {3}}, [](const Inputs& x) { return put(x[0], idx({1, 5, 1}), x[1], true); }},
+      {"take_along_dim",
+       {m},
+       [](const Inputs& x) {
+         return take_along_dim(x[0], idx({3, 0, 0}, {3, 1}), 1);
+       }},
+      {"masked_select", {m}, [](const Inputs& x) { return masked_select(x[0], x[0].gt(0)); }},
+      {"masked_scatter",
+       {m, {12}},
+       [](const Inputs& x) {
+         return masked_scatter(x[0], x[0].lt(0), x[1]);
+       }},
+      {"select_scatter", {m, {3}}, [](const Inputs& x) { return select_scatter(x[0], x[1], 1, 2); }},
+      {"slice_scatter",
+       {m, {3, 2}},
+       [](const Inputs& x) {
+         return slice_scatter(x[0], x[1], 1, 0, std::nullopt, 2);
+       }},
+      {"diagonal_scatter",
+       {m, {2}},
+       [](const Inputs& x) {
+         return diagonal_scatter(x[0], x[1], 2);
+       }},
       // The fused nn ops (src/nn/), float64 through their own kernels.
       {"linear", {m, {5, 4}, {5}}, [](const Inputs& x) { return F::linear(x[0], x[1], x[2]); }},
       {"linear_concat",

@@ -424,6 +424,145 @@ std::vector<GoldenCase> build_cases() {
   reg("cumsum_i64", [](const Ins& in) -> Outs { return {cumsum(in[0], 1), cumsum(in[1], 0)}; });
   reg("cumprod_f32", [](const Ins& in) -> Outs { return {cumprod(in[0], 1), cumprod(in[0], 0)}; });
   reg("cumprod_i64", [](const Ins& in) -> Outs { return {cumprod(in[0], 1)}; });
+  // Reductions beyond sum and max, order statistics, scans.
+  reg("prod_f32", [](const Ins& in) -> Outs {
+    return {prod(in[0], 1), prod(in[0]), prod(in[0], 0, true)};
+  });
+  reg("prod_i64", [](const Ins& in) -> Outs {
+    return {prod(in[0], 1), prod(in[0], 0, false, kFloat64)};
+  });
+  reg("std_dev_f32", [](const Ins& in) -> Outs {
+    return {std_dev(in[0], {0, 1}, 0.5), std_dev(in[0], {1}, 1, true)};
+  });
+  reg("var_mean_f32", [](const Ins& in) -> Outs {
+    auto [v, m] = var_mean(in[0], {1}, 2);
+    return {v, m};
+  });
+  reg("std_mean_f32", [](const Ins& in) -> Outs {
+    auto [sd, m] = std_mean(in[0], {0}, 0, true);
+    return {sd, m};
+  });
+  reg("nansum_f32", [](const Ins& in) -> Outs { return {nansum(in[0], {1}), nansum(in[0])}; });
+  reg("nanmean_f32", [](const Ins& in) -> Outs { return {nanmean(in[0], {1}), nanmean(in[0])}; });
+  reg("count_nonzero_f32", [](const Ins& in) -> Outs {
+    return {count_nonzero(in[0], {1}), count_nonzero(in[0])};
+  });
+  reg("aminmax_f32", [](const Ins& in) -> Outs {
+    auto [lo, hi] = aminmax(in[0], 1);
+    auto [all_lo, all_hi] = aminmax(in[0]);
+    return {lo, hi, all_lo, all_hi};
+  });
+  reg("median_f32", [](const Ins& in) -> Outs {
+    auto [v, i] = median(in[0], 1);
+    return {v, i, median(in[0].narrow(0, 0, 3))};
+  });
+  reg("nanmedian_f32", [](const Ins& in) -> Outs {
+    auto [v, i] = nanmedian(in[0], 1);
+    return {v, i, nanmedian(in[0])};
+  });
+  reg("kthvalue_f32", [](const Ins& in) -> Outs {
+    auto [v, i] = kthvalue(in[0], 3, 1);
+    auto [v0, i0] = kthvalue(in[0], 1, 0, true);
+    return {v, i, v0, i0};
+  });
+  reg("mode_i64", [](const Ins& in) -> Outs {
+    auto [v, i] = mode(in[0], 1);
+    return {v, i};
+  });
+  reg("quantile_f32", [](const Ins& in) -> Outs {
+    Outs out{quantile(in[0], in[1], 1), quantile(in[0], full({}, 0.25f), std::nullopt, true)};
+    for (const char* how : {"lower", "higher", "nearest", "midpoint"}) {
+      out.push_back(quantile(in[0], in[1], 0, false, how));
+    }
+    return out;
+  });
+  reg("nanquantile_f32", [](const Ins& in) -> Outs {
+    const Tensor q = full({}, 0.4f);
+    return {nanquantile(in[0], q, 1), quantile(in[0], q, 1)};
+  });
+  reg("msort_f32", [](const Ins& in) -> Outs { return {msort(in[0])}; });
+  reg("cummax_f32", [](const Ins& in) -> Outs {
+    auto [v, i] = cummax(in[0], 1);
+    auto [v0, i0] = cummax(in[0], 0);
+    return {v, i, v0, i0};
+  });
+  reg("cummin_i64", [](const Ins& in) -> Outs {
+    auto [v, i] = cummin(in[0], 1);
+    return {v, i};
+  });
+  reg("logcumsumexp_f32", [](const Ins& in) -> Outs {
+    return {logcumsumexp(in[0], 1), logcumsumexp(in[0], 0)};
+  });
+  // Scatters, index_* ops, selections.
+  reg("scatter_f32", [](const Ins& in) -> Outs {
+    return {scatter(in[0], 1, in[1], in[2]), scatter(in[0], 1, in[1], 2.5)};
+  });
+  reg("scatter_reduce_f32", [](const Ins& in) -> Outs {
+    Outs out;
+    for (const char* how : {"sum", "prod", "mean", "amax", "amin"}) {
+      out.push_back(scatter_reduce(in[0], 1, in[1], in[2], how));
+      out.push_back(scatter_reduce(in[0], 1, in[1], in[2], how, false));
+    }
+    return out;
+  });
+  reg("scatter_reduce_i64", [](const Ins& in) -> Outs {
+    return {scatter_reduce(in[0], 1, in[1], in[2], "mean", false)};
+  });
+  reg("index_add_f32",
+      [](const Ins& in) -> Outs { return {index_add(in[0], 1, in[1], in[2], 2.0)}; });
+  reg("index_copy_f32", [](const Ins& in) -> Outs { return {index_copy(in[0], 0, in[1], in[2])}; });
+  reg("index_fill_f32", [](const Ins& in) -> Outs { return {index_fill(in[0], 1, in[1], -2.0)}; });
+  reg("index_reduce_f32", [](const Ins& in) -> Outs {
+    Outs out;
+    for (const char* how : {"prod", "mean", "amax", "amin"}) {
+      out.push_back(index_reduce(in[0], 0, in[1], in[2], how));
+      out.push_back(index_reduce(in[0], 0, in[1], in[2], how, false));
+    }
+    return out;
+  });
+  reg("take_f32", [](const Ins& in) -> Outs { return {take(in[0], in[1])}; });
+  reg("put_f32", [](const Ins& in) -> Outs {
+    return {put(in[0], in[1], in[2], true),
+            put(in[0], in[1].narrow(0, 0, 2), in[2].narrow(0, 0, 2))};
+  });
+  reg("take_along_dim_f32", [](const Ins& in) -> Outs {
+    return {take_along_dim(in[0], in[1], 1), take_along_dim(in[0], in[1])};
+  });
+  reg("masked_select_f32", [](const Ins& in) -> Outs { return {masked_select(in[0], in[1])}; });
+  reg("masked_scatter_f32",
+      [](const Ins& in) -> Outs { return {masked_scatter(in[0], in[1], in[2])}; });
+  reg("nonzero_f32", [](const Ins& in) -> Outs { return {nonzero(in[0])}; });
+  reg("argwhere_f32", [](const Ins& in) -> Outs { return {argwhere(in[0])}; });
+  reg("select_scatter_f32",
+      [](const Ins& in) -> Outs { return {select_scatter(in[0], in[1], 1, -2)}; });
+  reg("slice_scatter_f32",
+      [](const Ins& in) -> Outs { return {slice_scatter(in[0], in[1], 1, 1, std::nullopt, 2)}; });
+  reg("diagonal_scatter_f32",
+      [](const Ins& in) -> Outs { return {diagonal_scatter(in[0], in[1], -1)}; });
+  // Searching and counting.
+  reg("searchsorted_f32", [](const Ins& in) -> Outs {
+    return {searchsorted(in[0], in[1]), searchsorted(in[0], in[1], false, true),
+            searchsorted(in[0].select(0, 0), in[1], true)};
+  });
+  reg("bucketize_f32", [](const Ins& in) -> Outs {
+    return {bucketize(in[0], in[1]), bucketize(in[0], in[1], false, true)};
+  });
+  reg("bincount_i64", [](const Ins& in) -> Outs {
+    return {bincount(in[0]), bincount(in[0], in[1], 10)};
+  });
+  reg("histc_f32", [](const Ins& in) -> Outs { return {histc(in[0], 7, -1, 1), histc(in[0], 5)}; });
+  reg("unique_f32", [](const Ins& in) -> Outs {
+    const UniqueResult all = unique(in[0], true, true, true);
+    const UniqueResult rows = unique(in[1], true, true, true, 0);
+    return {all.values, all.inverse, all.counts, rows.values, rows.inverse, rows.counts};
+  });
+  reg("unique_consecutive_i64", [](const Ins& in) -> Outs {
+    const UniqueResult r = unique_consecutive(in[0], true, true);
+    return {r.values, r.inverse, r.counts};
+  });
+  reg("isin_f32", [](const Ins& in) -> Outs {
+    return {isin(in[0], in[1]), isin(in[0], in[1], false, true)};
+  });
   reg(
       "sort_ties_nan_f32",
       [](const Ins& in) -> Outs {

@@ -1,10 +1,11 @@
-// The CPU kernels of index_select, gather, embedding and scatter_add
+// The CPU kernels of index_select, gather, embedding and the scatters
 // (backends/kernels.h), over the restrided operands of Note [Restrided
 // indexing] in src/ops/indexing.cpp, a whole run at a time where Note
 // [Indexed runs] there applies; and those of advanced indexing (index,
 // index_put), over the byte offsets of Note [Advanced indexing] in
 // src/ops/advanced_indexing.cpp.
 #include <cstring>
+#include <type_traits>
 
 #include "backends/kernels.h"
 #include "core/dispatch.h"
@@ -13,6 +14,8 @@
 namespace stride::cpu {
 
 namespace {
+
+using kernels::ScatterReduce;
 
 template <class I>
 inline int64_t load_index(const char* p) {
@@ -60,15 +63,41 @@ void gather_kernel(const TensorIter& iter,
     run(detail::TypeTag<int32_t>{});
 }
 
-// The CPU kernel of scatter_add: serial, as several index entries may hit one
-// element.
-void scatter_add_cpu(const TensorIter& iter,
-                     ScalarType dtype,
-                     ScalarType index_dtype,
-                     int64_t d0,
-                     int64_t size_d,
-                     int64_t dim_bytes) {
-  detail::dispatch_numeric(dtype, "scatter_add", [&](auto tag) {
+// The value `reduce` makes of an element `a` and an incoming `b`; 16-bit
+// floats compute in float, bool in int (sum: or, prod: and). amax and amin
+// propagate NaN, as PyTorch's scatter_reduce.
+template <class T>
+inline T combine(ScatterReduce reduce, T a, T b) {
+  using C = std::conditional_t<
+      std::is_same_v<T, bool>, int,
+      std::conditional_t<std::is_floating_point_v<T> || std::is_integral_v<T>, T, float>>;
+  const C x = C(a), y = C(b);
+  switch (reduce) {
+    case ScatterReduce::None:
+      return b;
+    case ScatterReduce::Sum:
+      return T(x + y);
+    case ScatterReduce::Prod:
+      return T(x * y);
+    case ScatterReduce::Max:
+      return (x != x || y != y) ? T(x != x ? x : y) : T(x < y ? y : x);
+    case ScatterReduce::Min:
+      return (x != x || y != y) ? T(x != x ? x : y) : T(y < x ? y : x);
+  }
+  return b;
+}
+
+// The CPU kernel of scatter, scatter_add and scatter_reduce: serial, as
+// several index entries may hit one element.
+void scatter_cpu(const TensorIter& iter,
+                 ScalarType dtype,
+                 ScalarType index_dtype,
+                 ScatterReduce reduce,
+                 int64_t d0,
+                 int64_t size_d,
+                 int64_t dim_bytes,
+                 const char* op) {
+  detail::dispatch_all(dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto run = [&](auto index_tag) {
       using I = typename decltype(index_tag)::type;
@@ -77,17 +106,17 @@ void scatter_add_cpu(const TensorIter& iter,
             const int64_t es = int64_t(sizeof(T));
             if (s[2] == 0 && s[0] == es && s[1] == es) {  // Note [Indexed runs]
               const int64_t idx = load_index<I>(data[2]);
-              if (idx < 0 || idx >= size_d) index_out_of_range("scatter_add", idx, d0, size_d);
+              if (idx < 0 || idx >= size_d) index_out_of_range(op, idx, d0, size_d);
               T* to = reinterpret_cast<T*>(data[0] + idx * dim_bytes);
               const T* from = reinterpret_cast<const T*>(data[1]);
-              for (int64_t i = 0; i < n; ++i) to[i] += from[i];
+              for (int64_t i = 0; i < n; ++i) to[i] = combine(reduce, to[i], from[i]);
               return;
             }
             for (int64_t i = 0; i < n; ++i) {
               const int64_t idx = load_index<I>(data[2] + i * s[2]);
-              if (idx < 0 || idx >= size_d) index_out_of_range("scatter_add", idx, d0, size_d);
-              *reinterpret_cast<T*>(data[0] + i * s[0] + idx * dim_bytes) +=
-                  *reinterpret_cast<const T*>(data[1] + i * s[1]);
+              if (idx < 0 || idx >= size_d) index_out_of_range(op, idx, d0, size_d);
+              T* to = reinterpret_cast<T*>(data[0] + i * s[0] + idx * dim_bytes);
+              *to = combine(reduce, *to, *reinterpret_cast<const T*>(data[1] + i * s[1]));
             }
           },
           0, iter.numel());
@@ -151,14 +180,14 @@ void index_put_cpu(const TensorIter& iter, ScalarType dtype, bool accumulate) {
         0, iter.numel());
     return;
   }
-  detail::dispatch_numeric(dtype, "index_put_", [&](auto tag) {
+  detail::dispatch_all(dtype, "index_put_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     iter.serial_for_each(
         [&](char** data, const int64_t* s, int64_t n) {
           for (int64_t i = 0; i < n; ++i) {
             const int64_t offset = *reinterpret_cast<const int64_t*>(data[2] + i * s[2]);
-            *reinterpret_cast<T*>(data[0] + i * s[0] + offset) +=
-                *reinterpret_cast<const T*>(data[1] + i * s[1]);
+            T* to = reinterpret_cast<T*>(data[0] + i * s[0] + offset);
+            *to = combine(ScatterReduce::Sum, *to, *reinterpret_cast<const T*>(data[1] + i * s[1]));
           }
         },
         0, iter.numel());
@@ -168,7 +197,7 @@ void index_put_cpu(const TensorIter& iter, ScalarType dtype, bool accumulate) {
 }  // namespace
 
 STRIDE_REGISTER_KERNEL(kernels::gather, CPU, gather_kernel);
-STRIDE_REGISTER_KERNEL(kernels::scatter_add, CPU, scatter_add_cpu);
+STRIDE_REGISTER_KERNEL(kernels::scatter, CPU, scatter_cpu);
 STRIDE_REGISTER_KERNEL(kernels::index_offsets, CPU, index_offsets_cpu);
 STRIDE_REGISTER_KERNEL(kernels::index_gather, CPU, index_gather_cpu);
 STRIDE_REGISTER_KERNEL(kernels::index_put, CPU, index_put_cpu);

@@ -1,4 +1,4 @@
-// The CPU kernels of the reductions (backends/kernels.h): sum, amax/amin
+// The CPU kernels of the reductions (backends/kernels.h): sum, prod, amax/amin
 // and max/min with indices, over TensorIter's reduction view.
 //
 // Note [Deterministic reductions]
@@ -386,6 +386,25 @@ void sum_kernel_cpu(const TensorIter& iter, ScalarType in_dtype, ScalarType out_
   });
 }
 
+// The CPU kernel of prod: a T input multiplied into an O output, in sum's
+// accumulator types; an empty block gives 1.
+void prod_kernel_cpu(const TensorIter& iter, ScalarType in_dtype, ScalarType out_dtype) {
+  detail::dispatch_numeric_and_bool(in_dtype, "prod", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using Acc = SumAcc<T>;
+    detail::dispatch_numeric(out_dtype, "prod", [&](auto otag) {
+      using O = typename decltype(otag)::type;
+      reduce_kernel<Acc>(
+          iter, Acc(1),
+          [](Acc& acc, const char* p, int64_t s, int64_t n, int64_t) {
+            for (int64_t i = 0; i < n; ++i) acc *= Acc(*reinterpret_cast<const T*>(p + i * s));
+          },
+          [](Acc a, Acc b) { return a * b; },
+          [](char** outs, Acc acc) { *reinterpret_cast<O*>(outs[0]) = O(acc); });
+    });
+  });
+}
+
 // amax / amin: NaN propagates; the op has ruled out an empty block.
 
 // The CPU kernel of amax / amin.
@@ -463,6 +482,7 @@ void extreme_index_kernel(const TensorIter& iter, ScalarType dtype, bool is_max,
 }  // namespace
 
 STRIDE_REGISTER_KERNEL(kernels::reduce_sum, CPU, sum_kernel_cpu);
+STRIDE_REGISTER_KERNEL(kernels::reduce_prod, CPU, prod_kernel_cpu);
 STRIDE_REGISTER_KERNEL(kernels::reduce_extreme, CPU, extreme_kernel);
 STRIDE_REGISTER_KERNEL(kernels::reduce_extreme_index, CPU, extreme_index_kernel);
 

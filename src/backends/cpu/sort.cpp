@@ -1,4 +1,4 @@
-// The CPU kernels of sort, topk and multinomial (backends/kernels.h): one
+// The CPU kernels of sort, topk, mode, kthvalue and multinomial (backends/kernels.h): one
 // row at a time, rows split across threads. Every row's result depends on
 // that row alone, so results do not depend on the thread count.
 #include <algorithm>
@@ -69,6 +69,104 @@ void sort_rows_kernel(const Tensor& x, bool descending, Tensor& values, Tensor& 
   });
 }
 
+// PyTorch's CPU mode orders each row with std::sort, not stable, so which
+// position of the mode it returns is std::sort's; the same sort on the same
+// pairs makes the same choice.
+void mode_rows_kernel(const Tensor& x, Tensor& indices) {
+  const int64_t rows = x.size(0), n = x.size(1);
+  detail::dispatch_numeric_and_bool(x.dtype(), "mode", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data_ptr<T>();
+    int64_t* idx = indices.data_ptr<int64_t>();
+    parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
+      std::vector<std::pair<T, int64_t>> pairs(static_cast<size_t>(n));
+      for (int64_t r = begin; r < end; ++r) {
+        for (int64_t j = 0; j < n; ++j) pairs[size_t(j)] = {src[r * n + j], j};
+        std::sort(pairs.begin(), pairs.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        int64_t best = 0, run = 0, at = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          ++run;
+          if (j == n - 1 || pairs[size_t(j)].first != pairs[size_t(j + 1)].first) {
+            if (run > best) {
+              best = run;
+              at = pairs[size_t(j)].second;
+            }
+            run = 0;
+          }
+        }
+        idx[r] = at;
+      }
+    });
+  });
+}
+
+// a > b, or a NaN and b not: the order of PyTorch's quickselect.
+template <class T>
+inline bool greater_or_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a != a) return b == b;
+  }
+  return a > b;
+}
+
+// Moves the (k+1)-th smallest of values[0, n) to position k, moving the
+// positions alongside: PyTorch's quick_select_template, step for step, so
+// that ties end where its kthvalue puts them.
+template <class T>
+void quick_select(std::vector<T>& v, std::vector<int64_t>& at, int64_t k) {
+  auto swap = [&](int64_t i, int64_t j) {
+    std::swap(v[size_t(i)], v[size_t(j)]);
+    std::swap(at[size_t(i)], at[size_t(j)]);
+  };
+  auto gt = [&](int64_t i, int64_t j) { return greater_or_nan(v[size_t(i)], v[size_t(j)]); };
+  int64_t lo = 0, hi = int64_t(v.size()) - 1;
+  while (hi > lo) {
+    if (hi == lo + 1) {
+      if (gt(lo, hi)) swap(lo, hi);
+      return;
+    }
+    swap(lo + (hi - lo) / 2, lo + 1);  // the median of three as pivot, at lo
+    if (gt(lo + 1, hi)) swap(lo + 1, hi);
+    if (gt(lo, hi)) swap(lo, hi);
+    if (gt(lo + 1, lo)) swap(lo + 1, lo);
+    int64_t i = lo + 1, j = hi;
+    const T pivot = v[size_t(lo)];
+    while (true) {
+      do ++i;
+      while (greater_or_nan(pivot, v[size_t(i)]));
+      do --j;
+      while (greater_or_nan(v[size_t(j)], pivot));
+      if (j < i) break;
+      swap(i, j);
+    }
+    swap(lo, j);
+    if (j <= k) lo = i;
+    if (j >= k) hi = j - 1;
+  }
+}
+
+void kth_rows_kernel(const Tensor& x, int64_t k, Tensor& indices) {
+  const int64_t rows = x.size(0), n = x.size(1);
+  detail::dispatch_numeric_and_bool(x.dtype(), "kthvalue", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // bool as uint8_t (same order): std::vector<bool> has no element references.
+    using S = std::conditional_t<std::is_same_v<T, bool>, uint8_t, T>;
+    const T* src = x.data_ptr<T>();
+    int64_t* idx = indices.data_ptr<int64_t>();
+    parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
+      std::vector<S> v(static_cast<size_t>(n));
+      std::vector<int64_t> at(static_cast<size_t>(n));
+      for (int64_t r = begin; r < end; ++r) {
+        std::copy(src + r * n, src + (r + 1) * n, v.begin());
+        std::iota(at.begin(), at.end(), int64_t(0));
+        quick_select(v, at, k);
+        idx[r] = at[size_t(k)];
+      }
+    });
+  });
+}
+
 // With replacement: each uniform u picks the first category whose running
 // probability sum exceeds u times the row's sum (a binary search).
 template <class T>
@@ -134,6 +232,8 @@ void multinomial_kernel(const Tensor& probs,
 }  // namespace
 
 STRIDE_REGISTER_KERNEL(kernels::sort_rows, CPU, sort_rows_kernel);
+STRIDE_REGISTER_KERNEL(kernels::mode_rows, CPU, mode_rows_kernel);
+STRIDE_REGISTER_KERNEL(kernels::kth_rows, CPU, kth_rows_kernel);
 STRIDE_REGISTER_KERNEL(kernels::multinomial, CPU, multinomial_kernel);
 
 }  // namespace stride::cpu
