@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cpu/special_math.h"
 #include "backends/elementwise_math.h"
 #include "core/op_list.h"
 #include "support/layouts.h"
@@ -124,6 +125,10 @@ TEST(ElementwiseMath, EveryListedUnaryOpGivesItsFunctorsBits) {
   expect_unary_matches_functor<uint8_t, math::name>(#name, name, kUInt8, Domain::domain);
   STRIDE_FLOAT_UNARY_OPS(STRIDE_FLOAT_UNARY_CASE)
   STRIDE_SAME_UNARY_OPS(STRIDE_SAME_UNARY_CASE)
+  STRIDE_SPECIAL_UNARY_OPS(STRIDE_FLOAT_UNARY_CASE)
+#define STRIDE_SPECIAL_NOGRAD_CASE(name, domain) STRIDE_FLOAT_UNARY_CASE(name, x, g, domain)
+  STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_SPECIAL_NOGRAD_CASE)
+#undef STRIDE_SPECIAL_NOGRAD_CASE
 #undef STRIDE_SAME_UNARY_CASE
 #undef STRIDE_FLOAT_UNARY_CASE
 }
@@ -144,6 +149,8 @@ TEST(ElementwiseMath, EveryListedBinaryOpGivesItsFunctorsBits) {
   expect_binary_matches_functor<float, math::name>(#name, name, kFloat32); \
   expect_binary_matches_functor<double, math::name>(#name, name, kFloat64);
   STRIDE_FLOAT_BINARY_OPS(STRIDE_FLOAT_BINARY_CASE)
+  STRIDE_SPECIAL_BINARY_OPS(STRIDE_FLOAT_BINARY_CASE)
+  STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_FLOAT_BINARY_CASE)
 #undef STRIDE_FLOAT_BINARY_CASE
 }
 
@@ -162,12 +169,19 @@ std::vector<SixteenBitCase> sixteen_bit_cases() {
 #define STRIDE_UNARY_16(name, which, backward, domain) \
   {#name, 1, [](In x) { return name(x[0]); }, Domain::domain},
       STRIDE_FLOAT_UNARY_OPS(STRIDE_UNARY_16) STRIDE_SAME_UNARY_OPS(STRIDE_UNARY_16)
+          STRIDE_SPECIAL_UNARY_OPS(STRIDE_UNARY_16)
 #undef STRIDE_UNARY_16
+#define STRIDE_SPECIAL_NOGRAD_16(name, domain) \
+  {#name, 1, [](In x) { return name(x[0]); }, Domain::domain},
+              STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_SPECIAL_NOGRAD_16)
+#undef STRIDE_SPECIAL_NOGRAD_16
 #define STRIDE_BINARY_16(name, ...) {#name, 2, [](In x) { return name(x[0], x[1]); }},
-          STRIDE_BINARY_OPS(STRIDE_BINARY_16) STRIDE_FLOAT_BINARY_OPS(STRIDE_BINARY_16)
-              STRIDE_COMPARISON_OPS(STRIDE_BINARY_16)
+                  STRIDE_BINARY_OPS(STRIDE_BINARY_16) STRIDE_FLOAT_BINARY_OPS(STRIDE_BINARY_16)
+                      STRIDE_COMPARISON_OPS(STRIDE_BINARY_16)
+                          STRIDE_SPECIAL_BINARY_OPS(STRIDE_BINARY_16)
+                              STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_BINARY_16)
 #undef STRIDE_BINARY_16
-                  {"add", 2, [](In x) { return add(x[0], x[1]); }},
+                                  {"add", 2, [](In x) { return add(x[0], x[1]); }},
       {"add alpha", 2, [](In x) { return add(x[0], x[1], 2.5); }},
       {"sub alpha", 2, [](In x) { return sub(x[0], x[1], -0.75); }},
       {"div", 2, [](In x) { return div(x[0], x[1]); }},
