@@ -42,6 +42,12 @@ def pair(low, high, seed=0, n=7):
     )
 
 
+# PyTorch's Bessel functions J and Y are accurate to about 1e-7 in float64
+# (their asymptotic forms); stride's (Boost.Math's) agree with mpmath to
+# 1e-15, so these compare to torch's within torch's error.
+TOLERANCE = {"bessel_j0": 1e-6, "bessel_j1": 1e-6, "bessel_y0": 1e-6, "bessel_y1": 1e-6}
+
+
 def assert_close(s, t, tol=1e-9):
     np.testing.assert_allclose(s.detach().numpy(), t.detach().numpy(), rtol=tol, atol=tol)
 
@@ -49,14 +55,15 @@ def assert_close(s, t, tol=1e-9):
 @pytest.mark.parametrize("name,low,high", DIFFERENTIABLE)
 def test_values_and_two_gradients_match_torch(name, low, high):
     xs, xt = pair(low, high)
+    tol = TOLERANCE.get(name, 1e-9)
     ys, yt = getattr(stride.special, name)(xs), getattr(torch.special, name)(xt)
-    assert_close(ys, yt)
+    assert_close(ys, yt, tol)
     (gs,) = stride.autograd.grad(ys.sum(), xs, create_graph=True)
     (gt,) = torch.autograd.grad(yt.sum(), xt, create_graph=True)
-    assert_close(gs, gt)
+    assert_close(gs, gt, tol)
     (hs,) = stride.autograd.grad(gs.sum(), xs)
     (ht,) = torch.autograd.grad(gt.sum(), xt)
-    assert_close(hs, ht, tol=1e-7)
+    assert_close(hs, ht, max(tol, 1e-7))
 
 
 @pytest.mark.parametrize("n", range(5))

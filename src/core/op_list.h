@@ -143,11 +143,12 @@
     g * -a * special_zeta(a + 1.0, b), AboveOne)                                                   \
   X(igamma, refuse_gradient("igamma", "input", a, g), g* incomplete_gamma_density(a, b), Positive) \
   X(igammac, refuse_gradient("igammac", "input", a, g), -g* incomplete_gamma_density(a, b),        \
-    Positive)
+    Positive)                                                                                      \
+  X(nextafter, g, zeros_like(g), Any)
 
 // Binary special functions without a gradient: the orthogonal polynomials
-// p_n(x) of (x, n) (n truncated to an integer; negative n gives 0), and
-// nextafter. Name and the domain of both operands.
+// p_n(x) of (x, n) (n truncated to an integer; negative n gives 0). Name
+// and the domain of both operands.
 #define STRIDE_SPECIAL_BINARY_NOGRAD_OPS(X)      \
   X(special_chebyshev_polynomial_t, Any)         \
   X(special_chebyshev_polynomial_u, Any)         \
@@ -160,8 +161,7 @@
   X(special_hermite_polynomial_h, Any)           \
   X(special_hermite_polynomial_he, Any)          \
   X(special_laguerre_polynomial_l, Any)          \
-  X(special_legendre_polynomial_p, Any)          \
-  X(nextafter, Any)
+  X(special_legendre_polynomial_p, Any)
 
 // Comparisons: bool results of the inputs compared in their promoted dtype.
 #define STRIDE_COMPARISON_OPS(X) \

@@ -175,10 +175,12 @@ Tensor heaviside(const Tensor& x, const Tensor& values) {
   return where(x.eq(0), values, x.gt(0).to(x.dtype()));
 }
 
-// x * 2^other, in floating point.
+// x * 2^other in the operands' promoted floating dtype (a bfloat16 x with
+// integer exponents stays bfloat16, as PyTorch's).
 Tensor ldexp(const Tensor& x, const Tensor& other) {
   detail::check_dtype_rule(Op::ldexp, x);
-  return as_floating(x) * exp2(other);
+  const ScalarType rt = detail::float_result(detail::result_type(x, other));
+  return x.to(rt) * exp2(other.to(rt));
 }
 
 // x^exponent computed in float64, as PyTorch's.
@@ -199,15 +201,24 @@ Tensor mvlgamma(const Tensor& x, int64_t p) {
   STRIDE_CHECK(x.numel() == 0 || x.gt(0.5 * double(p - 1)).all().item<bool>(), ValueError,
                "[mvlgamma] all elements of input must be greater than (p-1)/2 = ",
                0.5 * double(p - 1), ". Hint: shift the input, or use a smaller p.");
-  const Tensor halves = arange(p, detail::float_result(x.dtype())).to(x.device()) * -0.5;
+  // 0, -1/2, -1, ...: arange in float32 (it has no 16-bit kernel), then x's
+  // floating dtype.
+  const ScalarType rt = detail::float_result(x.dtype());
+  const Tensor halves = arange(p, kFloat32).to(rt).to(x.device()) * -0.5;
   const double constant = double(p) * double(p - 1) / 4.0 * std::log(std::numbers::pi);
   return lgamma(x.unsqueeze(-1) + halves).sum({-1}) + constant;
 }
 
-// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
+// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given: below
+// eps gives eps, else above 1 - eps gives 1 - eps (so eps > 1/2 clamps
+// everything, as PyTorch's); the gradient flows where x is not clamped.
 Tensor logit(const Tensor& x, std::optional<double> eps) {
   detail::check_dtype_rule(Op::logit, x);
-  const Tensor z = eps ? clamp(x, Scalar(*eps), Scalar(1.0 - *eps)) : x;
+  Tensor z = x;
+  if (eps) {
+    const Tensor lo = full_like(x, *eps), hi = full_like(x, 1.0 - *eps);
+    z = where(x.lt(*eps), lo, where(x.gt(1.0 - *eps), hi, x));
+  }
   return log(z / (1.0 - z));
 }
 

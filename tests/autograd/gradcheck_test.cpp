@@ -81,6 +81,7 @@ std::vector<GradCase> grad_table() {
          return igammac(full({3, 4}, 1.5, kFloat64), x[0]);
        },
        Domain::Positive},
+      {"nextafter", {m, m}, [](const Inputs& x) { return nextafter(x[0], x[1]); }},
       {"polygamma", {m}, [](const Inputs& x) { return polygamma(2, x[0]); }, Domain::Positive},
       {"mvlgamma", {m}, [](const Inputs& x) { return mvlgamma(x[0], 3); }, Domain::AboveOne},
       {"deg2rad", {m}, [](const Inputs& x) { return deg2rad(x[0]); }},

@@ -47,7 +47,11 @@ using CaseFn = std::function<Outs(const Ins&)>;
 // assert_close): each output sums over a hundred or more products of
 // unit-scale values, and two summation orders (PyTorch's GEMM and stride's
 // split k as each CPU's kernel likes) differ by a few 1e-6 near zero.
-enum class Cmp { Auto, Exact, LongSum };
+// Cephes: rtol 1e-4, atol 1e-7 for both: PyTorch's Airy and Bessel J and Y
+// functions (Cephes-style forms) are accurate to 1e-5 relative in places,
+// and its trigamma to 1e-9, where stride's (Boost.Math's) agree with mpmath
+// to 1e-15; these goldens check the edge values and catch gross errors.
+enum class Cmp { Auto, Exact, LongSum, Cephes };
 
 struct GoldenCase {
   std::string name;
@@ -173,9 +177,17 @@ std::vector<GoldenCase> build_cases() {
 #undef STRIDE_FLOAT_BINARY_GOLDEN
   // Every special function of the lists, in float32 with special values and
   // in float64 (the binary ones in float64, with pairs of special values).
-#define STRIDE_SPECIAL_UNARY_GOLDEN(name, ...)                            \
-  reg(#name "_f32", [](const Ins& in) -> Outs { return {name(in[0])}; }); \
-  reg(#name "_f64", [](const Ins& in) -> Outs { return {name(in[0])}; });
+  const std::set<std::string> cephes_accuracy = {"special_bessel_j0", "special_bessel_j1",
+                                                 "special_bessel_y0", "special_bessel_y1",
+                                                 "special_airy_ai"};
+  const auto special_cmp = [&](const char* name) {
+    return cephes_accuracy.contains(name) ? Cmp::Cephes : Cmp::Auto;
+  };
+#define STRIDE_SPECIAL_UNARY_GOLDEN(name, ...)                                                \
+  reg(                                                                                        \
+      #name "_f32", [](const Ins& in) -> Outs { return {name(in[0])}; }, special_cmp(#name)); \
+  reg(                                                                                        \
+      #name "_f64", [](const Ins& in) -> Outs { return {name(in[0])}; }, special_cmp(#name));
   STRIDE_SPECIAL_UNARY_OPS(STRIDE_SPECIAL_UNARY_GOLDEN)
   STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_SPECIAL_UNARY_GOLDEN)
 #undef STRIDE_SPECIAL_UNARY_GOLDEN
@@ -184,10 +196,13 @@ std::vector<GoldenCase> build_cases() {
   STRIDE_SPECIAL_BINARY_OPS(STRIDE_SPECIAL_BINARY_GOLDEN)
   STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_SPECIAL_BINARY_GOLDEN)
 #undef STRIDE_SPECIAL_BINARY_GOLDEN
-  reg("polygamma_f64", [](const Ins& in) -> Outs {
-    return {polygamma(0, in[0]), polygamma(1, in[0]), polygamma(2, in[0]), polygamma(3, in[0]),
-            polygamma(4, in[0])};
-  });
+  reg(
+      "polygamma_f64",
+      [](const Ins& in) -> Outs {
+        return {polygamma(0, in[0]), polygamma(1, in[0]), polygamma(2, in[0]), polygamma(3, in[0]),
+                polygamma(4, in[0])};
+      },
+      Cmp::Cephes);
   reg("mvlgamma_f64", [](const Ins& in) -> Outs {
     return {mvlgamma(in[0], 1), mvlgamma(in[0], 3), mvlgamma(in[0], 5)};
   });
@@ -205,6 +220,8 @@ std::vector<GoldenCase> build_cases() {
         return {signbit(in[0]), isposinf(in[0]), isneginf(in[0])};
       },
       Cmp::Exact);
+  reg(
+      "isneginf_f32", [](const Ins& in) -> Outs { return {isneginf(in[0])}; }, Cmp::Exact);
   reg(
       "nan_to_num_f32",
       [](const Ins& in) -> Outs {
@@ -1087,8 +1104,8 @@ std::string compare(const Tensor& got, const Tensor& want, Cmp cmp) {
   const ScalarType t = want.dtype();
   testing::Tolerance tol;
   tol.exact = cmp == Cmp::Exact || (t != kFloat32 && t != kFloat64);
-  tol.rtol = t == kFloat64 ? 1e-12 : 1e-5;
-  tol.atol = t == kFloat64 ? 1e-12 : cmp == Cmp::LongSum ? 1e-5 : 1e-6;
+  tol.rtol = cmp == Cmp::Cephes ? 1e-4 : t == kFloat64 ? 1e-12 : 1e-5;
+  tol.atol = cmp == Cmp::Cephes ? 1e-7 : t == kFloat64 ? 1e-12 : cmp == Cmp::LongSum ? 1e-5 : 1e-6;
   return testing::golden_mismatch(got, want, tol);
 }
 

@@ -74,10 +74,10 @@ inline double scaled_bessel_k(int nu, double x) {
 // The Hurwitz zeta function sum_{k>=0} (k + q)^-s by Euler-Maclaurin
 // summation: the first terms directly, then the integral of the tail and
 // its Bernoulli corrections B_2j / (2j)! * s (s+1) ... (s+2j-2) w^(-s-2j+1).
-// PyTorch's edges: s = 1 is a pole, s < 1 NaN; q a non-positive integer a
-// pole, and a negative q NaN unless s is an integer.
+// PyTorch's edges, in its order (a NaN passes the checks it fails and
+// propagates through the sums): s = 1 is a pole, s < 1 NaN; q a
+// non-positive integer a pole, and a negative q NaN unless s is an integer.
 inline double hurwitz_zeta(double s, double q) {
-  if (std::isnan(s) || std::isnan(q)) return kNaN;
   if (s == 1.0) return kInf;
   if (s < 1.0) return kNaN;
   if (q <= 0.0) {
@@ -211,14 +211,16 @@ inline double bessel_k(int nu, double x, bool scaled) {
   return boost::math::cyl_bessel_k(nu, x, Policy());
 }
 
-// P(a, x) (upper: Q(a, x)) with PyTorch's edges.
+// P(a, x) (upper: Q(a, x)) with PyTorch's edges, in its order (a NaN
+// passes the checks it fails: a = inf with x = NaN gives P = 0).
 inline double incomplete_gamma(double a, double x, bool upper) {
-  if (std::isnan(a) || std::isnan(x) || a < 0.0 || x < 0.0) return kNaN;
+  if (a < 0.0 || x < 0.0) return kNaN;
   const double at_zero = upper ? 1.0 : 0.0;  // the value as x -> 0
   if (a == 0.0) return x > 0.0 ? 1.0 - at_zero : kNaN;
   if (x == 0.0) return at_zero;
   if (std::isinf(a)) return std::isinf(x) ? kNaN : at_zero;
   if (std::isinf(x)) return 1.0 - at_zero;
+  if (std::isnan(a) || std::isnan(x)) return kNaN;
   return upper ? boost::math::gamma_q(a, x, Policy()) : boost::math::gamma_p(a, x, Policy());
 }
 
