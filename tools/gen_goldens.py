@@ -586,7 +586,7 @@ SPECIAL_UNARY = [
     ("special_log_ndtr", ts.log_ndtr, SPECIAL_SPECIALS + [-10.0, -100.0, 10.0], None),
     ("special_erfcx", ts.erfcx, SPECIAL_SPECIALS + [-10.0, 10.0, 100.0, 1e10], None),
     ("special_entr", ts.entr, SPECIAL_SPECIALS + [1e-30, 1e30], (0.0, 5.0)),
-    ("special_bessel_j0", ts.bessel_j0, SPECIAL_SPECIALS + [100.0, 1e4], None),
+    ("special_bessel_j0", ts.bessel_j0, SPECIAL_SPECIALS + [100.0, 1e3], None),
     ("special_bessel_j1", ts.bessel_j1, SPECIAL_SPECIALS + [100.0, -1e3], None),
     ("special_bessel_y0", ts.bessel_y0, SPECIAL_SPECIALS + [1e-20, 100.0], (0.1, 20.0)),
     ("special_bessel_y1", ts.bessel_y1, SPECIAL_SPECIALS + [100.0], (0.1, 20.0)),
@@ -691,7 +691,9 @@ for _name, _fn, _range_a, _range_b in SPECIAL_BINARY:
 
 @case("polygamma_f64")
 def _(g):
-    x = with_specials(randn(g, 24, scale=2.5, dtype=f64), [0.0, -1.0, -2.5, INF, NAN, 1e-10, 1e10])
+    # No negative integers: PyTorch's trigamma gives a large finite number
+    # there (sin(pi n) rounds away from 0), stride the pole's inf.
+    x = with_specials(randn(g, 24, scale=2.5, dtype=f64), [0.0, -1.5, -2.5, INF, NAN, 1e-10, 1e10])
     return [x], [torch.polygamma(n, x) for n in range(5)]
 
 

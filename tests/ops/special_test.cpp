@@ -3,6 +3,8 @@
 // record none, their argument checks, and the dtypes they compute in.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <stride/stride.h>
 
 #include "support/error_message.h"

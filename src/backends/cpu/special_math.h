@@ -133,8 +133,11 @@ inline double digamma(double x) {
 }
 
 // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1.
+// At +inf PyTorch's trigamma takes its limit 0, while its zeta (as
+// stride's) gives NaN for the higher orders.
 inline double polygamma(int64_t n, double x) {
   if (n == 0) return digamma(x);
+  if (n == 1 && x == kInf) return 0.0;
   const double sign = n % 2 == 1 ? 1.0 : -1.0;
   return sign * std::exp(std::lgamma(double(n) + 1.0)) * hurwitz_zeta(double(n) + 1.0, x);
 }
