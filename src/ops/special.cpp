@@ -217,10 +217,10 @@ Tensor mvlgamma(const Tensor& x, int64_t p) {
 // everything, as PyTorch's); the gradient flows where x is not clamped.
 Tensor logit(const Tensor& x, std::optional<double> eps) {
   detail::check_dtype_rule(Op::logit, x);
-  Tensor z = x;
+  Tensor z = as_floating(x);
   if (eps) {
-    const Tensor lo = full_like(x, *eps), hi = full_like(x, 1.0 - *eps);
-    z = where(x.lt(*eps), lo, where(x.gt(1.0 - *eps), hi, x));
+    const Tensor lo = full_like(z, *eps), hi = full_like(z, 1.0 - *eps);
+    z = where(z.lt(*eps), lo, where(z.gt(1.0 - *eps), hi, z));
   }
   return log(z / (1.0 - z));
 }
