@@ -60,8 +60,8 @@ using detail::incomplete_gamma_density;
 using detail::kInvSqrt2Pi;
 using detail::refuse_gradient;
 using detail::result_type;
-using detail::sinc_derivative;
 using detail::run_elementwise;
+using detail::sinc_derivative;
 using detail::wrap_scalar;
 
 using detail::apply;
