@@ -566,6 +566,204 @@ for _name, _fn in FLOAT_BINARY:
     _register()
 
 
+# ---- special functions (CPU only) ----
+SPECIAL_SPECIALS = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 30.0, -30.0]
+PROBABILITY_SPECIALS = [0.0, 1.0, -0.5, 1.5, INF, NAN, 1e-30, 0.5]
+ts = torch.special
+# name, PyTorch's function, its special values, and the uniform range of its
+# random values (None: normal values times 2.5).
+SPECIAL_UNARY = [
+    ("lgamma", torch.lgamma, SPECIAL_SPECIALS + [-2.5, 1e-30, 1e30], None),
+    ("digamma", torch.digamma, SPECIAL_SPECIALS + [-2.5, 1e-30, 1e30], None),
+    ("erfinv", torch.erfinv, [0.0, -0.0, 1.0, -1.0, 2.0, INF, NAN, 0.999999], (-0.99, 0.99)),
+    ("i0", torch.i0, SPECIAL_SPECIALS + [100.0, 1000.0], None),
+    ("sinc", torch.sinc, SPECIAL_SPECIALS + [3.0, 1e-20, 1e20], None),
+    ("special_i0e", ts.i0e, SPECIAL_SPECIALS + [100.0, 1000.0, -1e10], None),
+    ("special_i1", ts.i1, SPECIAL_SPECIALS + [100.0, -100.0], None),
+    ("special_i1e", ts.i1e, SPECIAL_SPECIALS + [100.0, 1000.0, -1e10], None),
+    ("special_ndtr", ts.ndtr, SPECIAL_SPECIALS + [-10.0, 10.0], None),
+    ("special_ndtri", ts.ndtri, PROBABILITY_SPECIALS, (0.001, 0.999)),
+    ("special_log_ndtr", ts.log_ndtr, SPECIAL_SPECIALS + [-10.0, -100.0, 10.0], None),
+    ("special_erfcx", ts.erfcx, SPECIAL_SPECIALS + [-10.0, 10.0, 100.0, 1e10], None),
+    ("special_entr", ts.entr, SPECIAL_SPECIALS + [1e-30, 1e30], (0.0, 5.0)),
+    ("special_bessel_j0", ts.bessel_j0, SPECIAL_SPECIALS + [100.0, 1e3], None),
+    ("special_bessel_j1", ts.bessel_j1, SPECIAL_SPECIALS + [100.0, -1e3], None),
+    ("special_bessel_y0", ts.bessel_y0, SPECIAL_SPECIALS + [1e-20, 100.0], (0.1, 20.0)),
+    ("special_bessel_y1", ts.bessel_y1, SPECIAL_SPECIALS + [100.0], (0.1, 20.0)),
+    ("special_modified_bessel_i0", ts.modified_bessel_i0, SPECIAL_SPECIALS + [80.0], None),
+    ("special_modified_bessel_i1", ts.modified_bessel_i1, SPECIAL_SPECIALS + [80.0], None),
+    ("special_modified_bessel_k0", ts.modified_bessel_k0, SPECIAL_SPECIALS + [80.0], (0.1, 20.0)),
+    ("special_modified_bessel_k1", ts.modified_bessel_k1, SPECIAL_SPECIALS + [80.0], (0.1, 20.0)),
+    (
+        "special_scaled_modified_bessel_k0",
+        ts.scaled_modified_bessel_k0,
+        SPECIAL_SPECIALS + [1000.0],
+        (0.1, 20.0),
+    ),
+    (
+        "special_scaled_modified_bessel_k1",
+        ts.scaled_modified_bessel_k1,
+        SPECIAL_SPECIALS + [1000.0],
+        (0.1, 20.0),
+    ),
+    ("special_airy_ai", ts.airy_ai, SPECIAL_SPECIALS + [-10.0, 10.0], None),
+    ("special_spherical_bessel_j0", ts.spherical_bessel_j0, SPECIAL_SPECIALS + [1e-20], None),
+]
+
+for _name, _fn, _specials, _range in SPECIAL_UNARY:
+
+    def _register(name=_name, fn=_fn, specials=_specials, value_range=_range):
+        @case(f"{name}_f32")
+        def _(g):
+            if value_range is None:
+                x = randn(g, 24, scale=2.5)
+            else:
+                x = rand(g, 24, lo=value_range[0], hi=value_range[1])
+            x = with_specials(x, specials)
+            return [x], [fn(x)]
+
+        @case(f"{name}_f64")
+        def _(g):
+            if value_range is None:
+                x = randn(g, 24, scale=2.5, dtype=f64)
+            else:
+                x = rand(g, 24, lo=value_range[0], hi=value_range[1], dtype=f64)
+            return [x], [fn(x)]
+
+    _register()
+
+
+# The binary ones: random pairs in their domain, then pairs of specials.
+SPECIAL_BINARY = [
+    ("special_xlog1py", ts.xlog1py, (-3.0, 3.0), (-0.9, 5.0)),
+    ("special_zeta", ts.zeta, (1.1, 6.0), (-3.0, 5.0)),
+    ("igamma", torch.igamma, (0.1, 6.0), (0.0, 8.0)),
+    ("igammac", torch.igammac, (0.1, 6.0), (0.0, 8.0)),
+    ("nextafter", torch.nextafter, (-3.0, 3.0), (-3.0, 3.0)),
+]
+POLYNOMIALS = [
+    "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u",
+    "chebyshev_polynomial_v",
+    "chebyshev_polynomial_w",
+    "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u",
+    "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w",
+    "hermite_polynomial_h",
+    "hermite_polynomial_he",
+    "laguerre_polynomial_l",
+    "legendre_polynomial_p",
+]
+# x in [-1.2, 1.2], degrees -1 to 12 (10.7 truncates to 10).
+SPECIAL_BINARY += [(f"special_{p}", getattr(ts, p), (-1.2, 1.2), None) for p in POLYNOMIALS]
+
+for _name, _fn, _range_a, _range_b in SPECIAL_BINARY:
+
+    def _register(name=_name, fn=_fn, range_a=_range_a, range_b=_range_b):
+        @case(f"{name}_f64")
+        def _(g):
+            specials = torch.tensor(BINARY_SPECIALS, dtype=f64)
+            a = torch.cat(
+                [
+                    rand(g, 24, lo=range_a[0], hi=range_a[1], dtype=f64),
+                    specials.repeat_interleave(len(BINARY_SPECIALS)),
+                ]
+            )
+            if range_b is None:
+                degrees = torch.arange(-1, 12, dtype=f64).repeat(2)[:24]
+                degrees[-1] = 10.7
+                b = torch.cat([degrees, torch.full((len(BINARY_SPECIALS) ** 2,), 3.0, dtype=f64)])
+                a[24 : 24 + len(BINARY_SPECIALS)] = torch.tensor(
+                    [1.0, -1.0, 0.0, 0.5, 2.0, INF, NAN]
+                )
+            else:
+                b = torch.cat(
+                    [
+                        rand(g, 24, lo=range_b[0], hi=range_b[1], dtype=f64),
+                        specials.repeat(len(BINARY_SPECIALS)),
+                    ]
+                )
+            return [a, b], [fn(a, b)]
+
+    _register()
+
+
+@case("polygamma_f64")
+def _(g):
+    # No negative integers: PyTorch's trigamma gives a large finite number
+    # there (sin(pi n) rounds away from 0), stride the pole's inf.
+    x = with_specials(randn(g, 24, scale=2.5, dtype=f64), [0.0, -1.5, -2.5, INF, NAN, 1e-10, 1e10])
+    return [x], [torch.polygamma(n, x) for n in range(5)]
+
+
+@case("mvlgamma_f64")
+def _(g):
+    x = rand(g, 12, lo=1.1, hi=8.0, dtype=f64)
+    return [x], [torch.mvlgamma(x, p) for p in (1, 3, 5)]
+
+
+@case("deg2rad_f32")
+def _(g):
+    x = with_specials(randn(g, 12, scale=100.0), [0.0, -0.0, INF, NAN])
+    return [x], [torch.deg2rad(x), torch.rad2deg(x)]
+
+
+@case("rad2deg_i64")
+def _(g):
+    x = randint(g, -360, 360, 12)
+    return [x], [torch.deg2rad(x), torch.rad2deg(x)]
+
+
+@case("signbit_f32")
+def _(g):
+    x = with_specials(randn(g, 12), [0.0, -0.0, INF, -INF, NAN, -NAN])
+    return [x], [torch.signbit(x), torch.isposinf(x), torch.isneginf(x)]
+
+
+@case("isposinf_i64")
+def _(g):
+    x = randint(g, -5, 5, 12)
+    return [x], [torch.signbit(x), torch.isposinf(x), torch.isneginf(x)]
+
+
+@case("isneginf_f32")
+def _(g):
+    x = with_specials(randn(g, 6), [0.0, -0.0, INF, -INF, NAN])
+    return [x], [torch.isneginf(x)]
+
+
+@case("nan_to_num_f32")
+def _(g):
+    x = with_specials(randn(g, 12), [0.0, INF, -INF, NAN])
+    return [x], [torch.nan_to_num(x), torch.nan_to_num(x, 1.0, 2.0, -3.0)]
+
+
+@case("heaviside_f32")
+def _(g):
+    x = with_specials(torch.round(randn(g, 12)), [0.0, -0.0, INF, -INF, NAN])
+    values = randn(g, 17)
+    return [x, values], [torch.heaviside(x, values)]
+
+
+@case("ldexp_f32")
+def _(g):
+    x, e = randn(g, 12), torch.round(randn(g, 12, scale=4.0))
+    return [x, e], [torch.ldexp(x, e)]
+
+
+@case("float_power_f32")
+def _(g):
+    x, e = rand(g, 12, lo=0.1, hi=4.0), randn(g, 12)
+    return [x, e], [torch.float_power(x, e), torch.float_power(x, 2.5)]
+
+
+@case("logit_f64")
+def _(g):
+    x = with_specials(rand(g, 12, lo=0.0, hi=1.0, dtype=f64), [0.0, 1.0, -0.5, NAN])
+    return [x], [torch.logit(x), torch.logit(x, 0.2)]
+
+
 # Computed in float32 and rounded once, so exact. (No gelu: in its
 # cancellation tail, x < -4, PyTorch's vectorised erf and the scalar one
 # differ by many float ulps, so even PyTorch's bfloat16 gelu depends on the

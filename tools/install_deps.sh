@@ -10,10 +10,11 @@ set -euo pipefail
 # without MPI (by environment variables). libpcre2-dev: the regexes of Hugging Face tokenizer.json files.
 # libsentencepiece-dev: SentencePiece tokenizer.model files (Llama 2).
 # libkissfft-dev: the CPU's Fourier transforms (torch.fft), header-only.
+# libboost-dev: Boost.Math's special functions (header only; src/backends/cpu/special_math.h).
 packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
-  libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev
+  libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libboost-dev
   python3-dev python3-venv libopenmpi-dev openmpi-bin libgloo-dev libpcre2-dev libsentencepiece-dev
   libkissfft-dev
 )

@@ -156,6 +156,122 @@ Tensor logspace(
 Tensor lerp(const Tensor& start, const Tensor& end, const Scalar& weight);
 Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
 
+// ---- special functions (CPU only; src/core/op_list.h) ----
+// torch.special's functions keep their names with a special_ prefix.
+Tensor lgamma(const Tensor& x);
+Tensor digamma(const Tensor& x);
+Tensor erfinv(const Tensor& x);
+Tensor i0(const Tensor& x);
+Tensor sinc(const Tensor& x);
+Tensor special_i0e(const Tensor& x);
+Tensor special_i1(const Tensor& x);
+Tensor special_i1e(const Tensor& x);
+Tensor special_ndtr(const Tensor& x);
+Tensor special_ndtri(const Tensor& x);
+Tensor special_log_ndtr(const Tensor& x);
+Tensor special_erfcx(const Tensor& x);
+Tensor special_entr(const Tensor& x);
+Tensor special_bessel_j0(const Tensor& x);
+Tensor special_bessel_j1(const Tensor& x);
+Tensor special_bessel_y0(const Tensor& x);
+Tensor special_bessel_y1(const Tensor& x);
+Tensor special_modified_bessel_i0(const Tensor& x);
+Tensor special_modified_bessel_i1(const Tensor& x);
+Tensor special_modified_bessel_k0(const Tensor& x);
+Tensor special_modified_bessel_k1(const Tensor& x);
+Tensor special_scaled_modified_bessel_k0(const Tensor& x);
+Tensor special_scaled_modified_bessel_k1(const Tensor& x);
+Tensor special_airy_ai(const Tensor& x);
+Tensor special_spherical_bessel_j0(const Tensor& x);
+// The polynomials p_n(x) take (x, n); n is truncated to an integer.
+Tensor special_xlog1py(const Tensor& a, const Tensor& b);
+Tensor special_zeta(const Tensor& a, const Tensor& b);
+Tensor igamma(const Tensor& a, const Tensor& b);
+Tensor igammac(const Tensor& a, const Tensor& b);
+Tensor special_chebyshev_polynomial_t(const Tensor& a, const Tensor& b);
+Tensor special_chebyshev_polynomial_u(const Tensor& a, const Tensor& b);
+Tensor special_chebyshev_polynomial_v(const Tensor& a, const Tensor& b);
+Tensor special_chebyshev_polynomial_w(const Tensor& a, const Tensor& b);
+Tensor special_shifted_chebyshev_polynomial_t(const Tensor& a, const Tensor& b);
+Tensor special_shifted_chebyshev_polynomial_u(const Tensor& a, const Tensor& b);
+Tensor special_shifted_chebyshev_polynomial_v(const Tensor& a, const Tensor& b);
+Tensor special_shifted_chebyshev_polynomial_w(const Tensor& a, const Tensor& b);
+Tensor special_hermite_polynomial_h(const Tensor& a, const Tensor& b);
+Tensor special_hermite_polynomial_he(const Tensor& a, const Tensor& b);
+Tensor special_laguerre_polynomial_l(const Tensor& a, const Tensor& b);
+Tensor special_legendre_polynomial_p(const Tensor& a, const Tensor& b);
+Tensor nextafter(const Tensor& a, const Tensor& b);
+// The n-th derivative of digamma, n >= 0.
+Tensor polygamma(int64_t n, const Tensor& x);
+// The log of the multivariate gamma function of dimension p >= 1; every
+// element of x must exceed (p-1)/2.
+Tensor mvlgamma(const Tensor& x, int64_t p);
+// log(x / (1 - x)), x clamped to [eps, 1 - eps] when eps is given.
+Tensor logit(const Tensor& x, std::optional<double> eps = std::nullopt);
+Tensor& lgamma_out(Tensor& out, const Tensor& x);
+Tensor& digamma_out(Tensor& out, const Tensor& x);
+Tensor& erfinv_out(Tensor& out, const Tensor& x);
+Tensor& i0_out(Tensor& out, const Tensor& x);
+Tensor& sinc_out(Tensor& out, const Tensor& x);
+Tensor& special_i0e_out(Tensor& out, const Tensor& x);
+Tensor& special_i1_out(Tensor& out, const Tensor& x);
+Tensor& special_i1e_out(Tensor& out, const Tensor& x);
+Tensor& special_ndtr_out(Tensor& out, const Tensor& x);
+Tensor& special_ndtri_out(Tensor& out, const Tensor& x);
+Tensor& special_log_ndtr_out(Tensor& out, const Tensor& x);
+Tensor& special_erfcx_out(Tensor& out, const Tensor& x);
+Tensor& special_entr_out(Tensor& out, const Tensor& x);
+Tensor& special_bessel_j0_out(Tensor& out, const Tensor& x);
+Tensor& special_bessel_j1_out(Tensor& out, const Tensor& x);
+Tensor& special_bessel_y0_out(Tensor& out, const Tensor& x);
+Tensor& special_bessel_y1_out(Tensor& out, const Tensor& x);
+Tensor& special_modified_bessel_i0_out(Tensor& out, const Tensor& x);
+Tensor& special_modified_bessel_i1_out(Tensor& out, const Tensor& x);
+Tensor& special_modified_bessel_k0_out(Tensor& out, const Tensor& x);
+Tensor& special_modified_bessel_k1_out(Tensor& out, const Tensor& x);
+Tensor& special_scaled_modified_bessel_k0_out(Tensor& out, const Tensor& x);
+Tensor& special_scaled_modified_bessel_k1_out(Tensor& out, const Tensor& x);
+Tensor& special_airy_ai_out(Tensor& out, const Tensor& x);
+Tensor& special_spherical_bessel_j0_out(Tensor& out, const Tensor& x);
+Tensor& special_xlog1py_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_zeta_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& igamma_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& igammac_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_chebyshev_polynomial_t_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_chebyshev_polynomial_u_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_chebyshev_polynomial_v_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_chebyshev_polynomial_w_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_shifted_chebyshev_polynomial_t_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_shifted_chebyshev_polynomial_u_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_shifted_chebyshev_polynomial_v_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_shifted_chebyshev_polynomial_w_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_hermite_polynomial_h_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_hermite_polynomial_he_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_laguerre_polynomial_l_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& special_legendre_polynomial_p_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& nextafter_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& polygamma_out(Tensor& out, int64_t n, const Tensor& x);
+// Degrees to radians and back (integers compute in float32).
+Tensor deg2rad(const Tensor& x);
+Tensor rad2deg(const Tensor& x);
+// Whether each element's sign bit is set (true for -0.0).
+Tensor signbit(const Tensor& x);
+Tensor isposinf(const Tensor& x);
+Tensor isneginf(const Tensor& x);
+// NaN, +inf and -inf replaced: by default with 0 and the dtype's largest and
+// lowest finite values.
+Tensor nan_to_num(const Tensor& x,
+                  std::optional<double> nan = 0.0,
+                  std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
+// 1 where x > 0, values where x is 0, else 0; x and values of one dtype.
+Tensor heaviside(const Tensor& x, const Tensor& values);
+// x * 2^other.
+Tensor ldexp(const Tensor& x, const Tensor& other);
+// x^exponent computed in float64.
+Tensor float_power(const Tensor& x, const Tensor& exponent);
+Tensor float_power(const Tensor& x, const Scalar& exponent);
+
 // ---- elementwise (out=) ----
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);

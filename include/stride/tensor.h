@@ -306,6 +306,11 @@ class Tensor {
   STRIDE_UNARY_METHODS(round)
   STRIDE_UNARY_METHODS(trunc)
   STRIDE_UNARY_METHODS(frac)
+  STRIDE_UNARY_METHODS(lgamma)
+  STRIDE_UNARY_METHODS(digamma)
+  STRIDE_UNARY_METHODS(erfinv)
+  STRIDE_UNARY_METHODS(i0)
+  STRIDE_UNARY_METHODS(sinc)
 #undef STRIDE_UNARY_METHODS
 
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
@@ -326,6 +331,10 @@ class Tensor {
   Tensor logaddexp2(const Tensor& other) const;
   Tensor copysign(const Tensor& other) const;
   Tensor xlogy(const Tensor& other) const;
+  Tensor igamma(const Tensor& other) const;
+  Tensor igammac(const Tensor& other) const;
+  Tensor nextafter(const Tensor& other) const;
+  Tensor polygamma(int64_t n) const;
   Tensor eq(const Tensor& other) const;
   Tensor ne(const Tensor& other) const;
   Tensor lt(const Tensor& other) const;

@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <tuple>
 
 #include "bindings.h"
 #include "core/op_list.h"
@@ -685,6 +687,105 @@ std::vector<int64_t> dims_arg(nb::handle dim) {
   return int_list(dim, "dim");
 }
 
+// A binary special function of (tensor, tensor), (tensor, number) and
+// (number, tensor), as PyTorch's, under `name` in module `m`.
+template <Tensor (*fn)(const Tensor&, const Tensor&)>
+void def_special_binary(nb::module_& m, const char* name, const char* doc_name, const char* b) {
+  const std::string doc = op_doc(doc_name);
+  m.def(
+      name, [](const Tensor& x, const Tensor& y) { return fn(x, y); }, nb::arg("input"), nb::arg(b),
+      doc.c_str());
+  m.def(
+      name, [](const Tensor& x, const Scalar& y) { return fn(x, wrapped_number(y, x)); },
+      nb::arg("input"), nb::arg(b), doc.c_str());
+  m.def(
+      name, [](const Scalar& x, const Tensor& y) { return fn(wrapped_number(x, y), y); },
+      nb::arg("input"), nb::arg(b), doc.c_str());
+}
+
+// The special functions (src/core/op_list.h): torch.*'s as functions and
+// Tensor methods; torch.special's in the submodule _stride.special (named
+// without their special_ prefix), which python/stride/special.py extends
+// with PyTorch's aliases of other ops.
+void bind_special_functions(nb::module_& m, TensorClass& cls) {
+  for (auto [name, fn, method] : {std::tuple{"lgamma", &stride::lgamma, &Tensor::lgamma_},
+                                  std::tuple{"digamma", &stride::digamma, &Tensor::digamma_},
+                                  std::tuple{"erfinv", &stride::erfinv, &Tensor::erfinv_},
+                                  std::tuple{"i0", &stride::i0, &Tensor::i0_},
+                                  std::tuple{"sinc", &stride::sinc, &Tensor::sinc_}}) {
+    def_both(m, cls, name, [fn](const Tensor& t) { return fn(t); });
+    def_method(cls, (std::string(name) + "_").c_str(),
+               in_place([method](Tensor& t) { (t.*method)(); }));
+  }
+  for (auto [name, fn] :
+       {std::pair{"igamma", &stride::igamma}, std::pair{"igammac", &stride::igammac},
+        std::pair{"nextafter", &stride::nextafter}}) {
+    def_both(
+        m, cls, name, [fn](const Tensor& a, const Tensor& b) { return fn(a, b); },
+        nb::arg("other"));
+  }
+  def_function(
+      m, "polygamma", [](int64_t n, const Tensor& t) { return polygamma(n, t); }, nb::arg("n"),
+      nb::arg("input"));
+  def_method(
+      cls, "polygamma", [](const Tensor& t, int64_t n) { return polygamma(n, t); }, nb::arg("n"));
+  def_both(
+      m, cls, "mvlgamma", [](const Tensor& t, int64_t p) { return mvlgamma(t, p); }, nb::arg("p"));
+  def_both(
+      m, cls, "logit", [](const Tensor& t, std::optional<double> eps) { return logit(t, eps); },
+      nb::arg("eps") = nb::none());
+
+  for (auto [name, fn] :
+       {std::pair{"deg2rad", &stride::deg2rad}, std::pair{"rad2deg", &stride::rad2deg},
+        std::pair{"signbit", &stride::signbit}, std::pair{"isposinf", &stride::isposinf},
+        std::pair{"isneginf", &stride::isneginf}}) {
+    def_both(m, cls, name, [fn](const Tensor& t) { return fn(t); });
+  }
+  def_both(
+      m, cls, "nan_to_num",
+      [](const Tensor& t, std::optional<double> nan, std::optional<double> posinf,
+         std::optional<double> neginf) { return nan_to_num(t, nan.value_or(0.0), posinf, neginf); },
+      nb::arg("nan") = 0.0, nb::arg("posinf") = nb::none(), nb::arg("neginf") = nb::none());
+  def_both(
+      m, cls, "heaviside", [](const Tensor& t, const Tensor& v) { return heaviside(t, v); },
+      nb::arg("values"));
+  def_both(
+      m, cls, "ldexp", [](const Tensor& t, const Tensor& o) { return ldexp(t, o); },
+      nb::arg("other"));
+  def_both(
+      m, cls, "float_power", [](const Tensor& t, const Tensor& e) { return float_power(t, e); },
+      nb::arg("exponent"));
+  def_both(
+      m, cls, "float_power", [](const Tensor& t, const Scalar& e) { return float_power(t, e); },
+      nb::arg("exponent"));
+  def_function(
+      m, "float_power",
+      [](const Scalar& x, const Tensor& e) {
+        return float_power(scalar_tensor(x, TensorOptions(kFloat64).device(e.device())), e);
+      },
+      nb::arg("input"), nb::arg("exponent"));
+
+  nb::module_ sp = m.def_submodule("special", "torch.special's functions (stride.special).");
+#define STRIDE_BIND_SPECIAL_UNARY(name, ...)                                               \
+  if (std::string_view(#name).starts_with("special_")) {                                   \
+    sp.def(                                                                                \
+        std::string_view(#name).substr(8).data(), [](const Tensor& t) { return name(t); }, \
+        nb::arg("input"), op_doc(#name).c_str());                                          \
+  }
+  STRIDE_SPECIAL_UNARY_OPS(STRIDE_BIND_SPECIAL_UNARY)
+  STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_BIND_SPECIAL_UNARY)
+#undef STRIDE_BIND_SPECIAL_UNARY
+  def_special_binary<special_xlog1py>(sp, "xlog1py", "special_xlog1py", "other");
+  def_special_binary<special_zeta>(sp, "zeta", "special_zeta", "other");
+  // The polynomials p_n(x), of (input, n); nextafter is torch.*'s, above.
+#define STRIDE_BIND_POLYNOMIAL(name, ...)                                               \
+  if (std::string_view(#name).starts_with("special_")) {                                \
+    def_special_binary<name>(sp, std::string_view(#name).substr(8).data(), #name, "n"); \
+  }
+  STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_BIND_POLYNOMIAL)
+#undef STRIDE_BIND_POLYNOMIAL
+}
+
 void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_elementwise(m, cls);
   bind_operators(cls);
@@ -698,6 +799,7 @@ void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_random_forms(m, cls);
   bind_complex_and_fft(m, cls);
   bind_reductions_and_scatters(m, cls);
+  bind_special_functions(m, cls);
 }
 
 }  // namespace stride::python

@@ -27,6 +27,7 @@ from . import (  # noqa: F401
     profiler,  # noqa: F401
     random,
     return_types,  # noqa: F401
+    special,  # noqa: F401
     utils,  # noqa: F401
 )
 from ._compile import compile  # noqa: F401  (torch.compile; stride is eager)

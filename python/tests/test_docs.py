@@ -24,6 +24,7 @@ MODULES = [
     "stride.profiler",
     "stride.doctor",
     "stride.cuda",
+    "stride.special",
 ]
 CLASSES = [stride.Tensor, stride.Generator, stride.dtype, stride.device]
 

@@ -518,18 +518,26 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(lerp, ElementwiseScalarFn, "lerp_")                                               \
   X(addcmul, ElementwiseScalarFn, "addcmul_")                                         \
   X(addcdiv, ElementwiseScalarFn, "addcdiv_")                                         \
-  X(clamp, ClampFn, "clamp")
+  X(clamp, ClampFn, "clamp")                                                          \
+  X(polygamma, ElementwiseScalarFn, "polygamma")
 #define STRIDE_LISTED_ELEMENTWISE_OPS(M) \
   STRIDE_FLOAT_UNARY_OPS(M)              \
   STRIDE_SAME_UNARY_OPS(M)               \
   STRIDE_BINARY_OPS(M)                   \
   STRIDE_FLOAT_BINARY_OPS(M)             \
   STRIDE_COMPARISON_OPS(M)
+// The special functions, which have CPU kernels only (core/op_list.h).
+#define STRIDE_SPECIAL_ELEMENTWISE_OPS(M) \
+  STRIDE_SPECIAL_UNARY_OPS(M)             \
+  STRIDE_SPECIAL_UNARY_NOGRAD_OPS(M)      \
+  STRIDE_SPECIAL_BINARY_OPS(M)            \
+  STRIDE_SPECIAL_BINARY_NOGRAD_OPS(M)
 
 #define STRIDE_DECLARE_STUB(stub, Fn, op) extern detail::DispatchStub<Fn> stub;
 #define STRIDE_DECLARE_LISTED_STUB(name, ...) STRIDE_DECLARE_STUB(name, ElementwiseFn, #name)
 STRIDE_KERNEL_STUBS(STRIDE_DECLARE_STUB)
 STRIDE_LISTED_ELEMENTWISE_OPS(STRIDE_DECLARE_LISTED_STUB)
+STRIDE_SPECIAL_ELEMENTWISE_OPS(STRIDE_DECLARE_LISTED_STUB)
 #undef STRIDE_DECLARE_LISTED_STUB
 #undef STRIDE_DECLARE_STUB
 

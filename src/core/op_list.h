@@ -95,6 +95,74 @@
   X(copysign, where(a.eq(0), zeros_like(g), g* y / a), zeros_like(g), Any)                        \
   X(xlogy, where(a.eq(0), zeros_like(g), g* log(b)), g* a / b, Positive)
 
+// Special functions, on the CPU only: their math is Boost.Math's and
+// stride's own series (src/backends/cpu/special_math.h), which nvcc cannot
+// compile for the device, so the CUDA backend's expansions leave these lists
+// out and a CUDA tensor gets the dispatch stub's "no CUDA kernel" error. The
+// ops keep PyTorch's names, special_ prefixed where torch.special holds them.
+// Columns as STRIDE_FLOAT_UNARY_OPS's (Probability: (0, 1)).
+#define STRIDE_SPECIAL_UNARY_OPS(X)                                                         \
+  X(lgamma, x, g* digamma(x), Any)                                                          \
+  X(digamma, x, g* polygamma(1, x), Any)                                                    \
+  X(erfinv, y, g* exp(y* y) * (0.5 / std::numbers::inv_sqrtpi), Unit)                       \
+  X(i0, x, g* special_i1(x), Any)                                                           \
+  X(sinc, x, g* sinc_derivative(x), Any)                                                    \
+  X(special_i0e, x, g*(special_i1e(x) - sign(x) * special_i0e(x)), Any)                     \
+  X(special_i1, x, g* bessel_i1_derivative(x, i0(x), special_i1(x)), Any)                   \
+  X(special_i1e, x, g* bessel_i1e_derivative(x), Any)                                       \
+  X(special_ndtr, x, g* exp(x* x * -0.5) * kInvSqrt2Pi, Any)                                \
+  X(special_ndtri, y, g* exp(y* y * 0.5) / kInvSqrt2Pi, Probability)                        \
+  X(special_log_ndtr, x, g* exp(x* x * -0.5 - special_log_ndtr(x)) * kInvSqrt2Pi, Any)      \
+  X(special_erfcx, x, g*(x * special_erfcx(x) * 2.0 - 2.0 * std::numbers::inv_sqrtpi), Any) \
+  X(special_entr, x, g*(-(log(x) + 1.0)), Positive)                                         \
+  X(special_bessel_j0, x, -g* special_bessel_j1(x), Any)                                    \
+  X(special_bessel_j1, x, g*(special_bessel_j0(x) - special_bessel_j1(x) / x), Positive)    \
+  X(special_bessel_y0, x, -g* special_bessel_y1(x), Positive)                               \
+  X(special_bessel_y1, x, g*(special_bessel_y0(x) - special_bessel_y1(x) / x), Positive)    \
+  X(special_modified_bessel_i0, x, g* special_modified_bessel_i1(x), Any)                   \
+  X(special_modified_bessel_i1, x,                                                          \
+    g*(special_modified_bessel_i0(x) - special_modified_bessel_i1(x) / x), Positive)        \
+  X(special_modified_bessel_k0, x, -g* special_modified_bessel_k1(x), Positive)             \
+  X(special_modified_bessel_k1, x,                                                          \
+    -g*(special_modified_bessel_k0(x) + special_modified_bessel_k1(x) / x), Positive)
+
+// Special functions without a gradient, as PyTorch's (their results do not
+// require grad): name and domain.
+#define STRIDE_SPECIAL_UNARY_NOGRAD_OPS(X)       \
+  X(special_scaled_modified_bessel_k0, Positive) \
+  X(special_scaled_modified_bessel_k1, Positive) \
+  X(special_airy_ai, Any)                        \
+  X(special_spherical_bessel_j0, Any)
+
+// Binary special functions computing in floating point: columns as
+// STRIDE_FLOAT_BINARY_OPS's; refuse_gradient throws PyTorch's "not
+// implemented" where it has no gradient for an operand that requires one.
+#define STRIDE_SPECIAL_BINARY_OPS(X)                                                               \
+  X(special_xlog1py, where(a.eq(0), zeros_like(g), g* log1p(b)), g* a / (b + 1.0), Positive)       \
+  X(special_zeta, refuse_gradient("special_zeta", "self", a, g),                                   \
+    g * -a * special_zeta(a + 1.0, b), AboveOne)                                                   \
+  X(igamma, refuse_gradient("igamma", "input", a, g), g* incomplete_gamma_density(a, b), Positive) \
+  X(igammac, refuse_gradient("igammac", "input", a, g), -g* incomplete_gamma_density(a, b),        \
+    Positive)                                                                                      \
+  X(nextafter, g, zeros_like(g), Any)
+
+// Binary special functions without a gradient: the orthogonal polynomials
+// p_n(x) of (x, n) (n truncated to an integer; negative n gives 0). Name
+// and the domain of both operands.
+#define STRIDE_SPECIAL_BINARY_NOGRAD_OPS(X)      \
+  X(special_chebyshev_polynomial_t, Any)         \
+  X(special_chebyshev_polynomial_u, Any)         \
+  X(special_chebyshev_polynomial_v, Any)         \
+  X(special_chebyshev_polynomial_w, Any)         \
+  X(special_shifted_chebyshev_polynomial_t, Any) \
+  X(special_shifted_chebyshev_polynomial_u, Any) \
+  X(special_shifted_chebyshev_polynomial_v, Any) \
+  X(special_shifted_chebyshev_polynomial_w, Any) \
+  X(special_hermite_polynomial_h, Any)           \
+  X(special_hermite_polynomial_he, Any)          \
+  X(special_laguerre_polynomial_l, Any)          \
+  X(special_legendre_polynomial_p, Any)
+
 // Comparisons: bool results of the inputs compared in their promoted dtype.
 #define STRIDE_COMPARISON_OPS(X) \
   X(eq)                          \
@@ -133,12 +201,18 @@
 #define STRIDE_OP_FROM_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
 #define STRIDE_OP_FROM_FLOAT_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
 #define STRIDE_OP_FROM_COMPARISON(name, ...) STRIDE_OP_VISIT(name, Elementwise, NoGrad, Any, Keep)
-#define STRIDE_ALL_OPS                                 \
-  STRIDE_FLOAT_UNARY_OPS(STRIDE_OP_FROM_FLOAT_UNARY)   \
-  STRIDE_SAME_UNARY_OPS(STRIDE_OP_FROM_SAME_UNARY)     \
-  STRIDE_BINARY_OPS(STRIDE_OP_FROM_BINARY)             \
-  STRIDE_FLOAT_BINARY_OPS(STRIDE_OP_FROM_FLOAT_BINARY) \
-  STRIDE_COMPARISON_OPS(STRIDE_OP_FROM_COMPARISON)     \
+#define STRIDE_OP_FROM_SPECIAL(name, ...) STRIDE_OP_VISIT(name, Special, Grad, Any, Keep)
+#define STRIDE_OP_FROM_SPECIAL_NOGRAD(name, ...) STRIDE_OP_VISIT(name, Special, NoGrad, Any, Keep)
+#define STRIDE_ALL_OPS                                            \
+  STRIDE_FLOAT_UNARY_OPS(STRIDE_OP_FROM_FLOAT_UNARY)              \
+  STRIDE_SAME_UNARY_OPS(STRIDE_OP_FROM_SAME_UNARY)                \
+  STRIDE_BINARY_OPS(STRIDE_OP_FROM_BINARY)                        \
+  STRIDE_FLOAT_BINARY_OPS(STRIDE_OP_FROM_FLOAT_BINARY)            \
+  STRIDE_COMPARISON_OPS(STRIDE_OP_FROM_COMPARISON)                \
+  STRIDE_SPECIAL_UNARY_OPS(STRIDE_OP_FROM_SPECIAL)                \
+  STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_OP_FROM_SPECIAL_NOGRAD)  \
+  STRIDE_SPECIAL_BINARY_OPS(STRIDE_OP_FROM_SPECIAL)               \
+  STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_OP_FROM_SPECIAL_NOGRAD) \
   STRIDE_OTHER_OPS(STRIDE_OP_VISIT)
 
 // The ops not in the elementwise lists above.
@@ -157,6 +231,19 @@
   X(addcmul, Elementwise, Grad, Any, Keep)                                  \
   X(addcdiv, Elementwise, Grad, Any, Keep)                                  \
   X(gelu_backward, Elementwise, Internal, Any, Keep)                        \
+  /* special functions written out (src/ops/special.cpp) */                 \
+  X(polygamma, Special, Grad, Any, Keep)                                    \
+  X(mvlgamma, Composite, Grad, Any, Keep)                                   \
+  X(logit, Composite, Grad, Any, Keep)                                      \
+  X(deg2rad, Composite, Grad, Any, Keep)                                    \
+  X(rad2deg, Composite, Grad, Any, Keep)                                    \
+  X(signbit, Composite, NoGrad, Any, Keep)                                  \
+  X(isposinf, Composite, NoGrad, Any, Keep)                                 \
+  X(isneginf, Composite, NoGrad, Any, Keep)                                 \
+  X(nan_to_num, Composite, Grad, Any, Keep)                                 \
+  X(heaviside, Composite, NoGrad, Any, Keep)                                \
+  X(ldexp, Composite, Grad, Any, Keep)                                      \
+  X(float_power, Composite, Grad, Any, Keep)                                \
   X(isnan, Composite, NoGrad, Any, Keep)                                    \
   X(isinf, Composite, NoGrad, Any, Keep)                                    \
   X(isfinite, Composite, NoGrad, Any, Keep)                                 \

@@ -11,6 +11,7 @@
 #include "ops/apply.h"
 #include "ops/complex.h"
 #include "ops/elementwise_common.h"
+#include "ops/special_grads.h"
 
 namespace stride {
 
@@ -60,9 +61,15 @@ Tensor& assign_result(Tensor& out, const Tensor& result, ScalarType dtype, const
 
 }  // namespace detail
 
+using detail::bessel_i1_derivative;
+using detail::bessel_i1e_derivative;
 using detail::float_result;
+using detail::incomplete_gamma_density;
+using detail::kInvSqrt2Pi;
+using detail::refuse_gradient;
 using detail::result_type;
 using detail::run_elementwise;
+using detail::sinc_derivative;
 using detail::wrap_scalar;
 
 using detail::apply;
@@ -121,9 +128,9 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 #define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
 #define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
 
-// One unary op: its kernel call (result dtype `rt_expr` of `input`), out=,
-// the recorded out-of-place function and the in-place method.
-#define STRIDE_DEFINE_UNARY(name, which, backward, rt_expr)                     \
+// One unary op: its kernel call (result dtype `rt_expr` of `input`), out=
+// and the recorded out-of-place function...
+#define STRIDE_DEFINE_UNARY_FUNCTIONS(name, which, backward, rt_expr)           \
   static Tensor& name##_kernel(Tensor& out, const Tensor& input) {              \
     const ScalarType rt = rt_expr;                                              \
     return run_elementwise(#name, out, {input}, rt, rt, kernels::name);         \
@@ -145,18 +152,23 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
             return Grads{backward};                                             \
           };                                                                    \
         });                                                                     \
-  }                                                                             \
-  Tensor Tensor::name() const {                                                 \
-    return stride::name(*this);                                                 \
-  }                                                                             \
-  Tensor& Tensor::name##_() {                                                   \
-    return apply_inplace(                                                       \
-        Op::name, *this, {}, [&] { return stride::name(clone()); },             \
-        [&] {                                                                   \
-          Tensor self = *this;                                                  \
-          name##_kernel(self, *this);                                           \
-        });                                                                     \
   }
+// ...and the Tensor method and in-place method.
+#define STRIDE_DEFINE_UNARY_METHODS(name)                           \
+  Tensor Tensor::name() const {                                     \
+    return stride::name(*this);                                     \
+  }                                                                 \
+  Tensor& Tensor::name##_() {                                       \
+    return apply_inplace(                                           \
+        Op::name, *this, {}, [&] { return stride::name(clone()); }, \
+        [&] {                                                       \
+          Tensor self = *this;                                      \
+          name##_kernel(self, *this);                               \
+        });                                                         \
+  }
+#define STRIDE_DEFINE_UNARY(name, which, backward, rt_expr)     \
+  STRIDE_DEFINE_UNARY_FUNCTIONS(name, which, backward, rt_expr) \
+  STRIDE_DEFINE_UNARY_METHODS(name)
 #define STRIDE_DEFINE_FLOAT_UNARY(name, which, backward, domain) \
   STRIDE_DEFINE_UNARY(name, which, backward, float_result(input.dtype()))
 #define STRIDE_DEFINE_SAME_UNARY(name, which, backward, domain) \
@@ -167,6 +179,38 @@ STRIDE_SAME_UNARY_OPS(STRIDE_DEFINE_SAME_UNARY)
 #undef STRIDE_DEFINE_SAME_UNARY
 #undef STRIDE_DEFINE_FLOAT_UNARY
 #undef STRIDE_DEFINE_UNARY
+
+// The special functions (core/op_list.h): functions of their names; the
+// torch.* ones among them (not torch.special's) are Tensor methods too.
+#define STRIDE_DEFINE_SPECIAL_UNARY(name, which, backward, domain) \
+  STRIDE_DEFINE_UNARY_FUNCTIONS(name, which, backward, float_result(input.dtype()))
+STRIDE_SPECIAL_UNARY_OPS(STRIDE_DEFINE_SPECIAL_UNARY)
+#undef STRIDE_DEFINE_SPECIAL_UNARY
+STRIDE_DEFINE_UNARY_METHODS(lgamma)
+STRIDE_DEFINE_UNARY_METHODS(digamma)
+STRIDE_DEFINE_UNARY_METHODS(erfinv)
+STRIDE_DEFINE_UNARY_METHODS(i0)
+STRIDE_DEFINE_UNARY_METHODS(sinc)
+#undef STRIDE_DEFINE_UNARY_METHODS
+#undef STRIDE_DEFINE_UNARY_FUNCTIONS
+
+// Those without a gradient: kernel, out= and the function, which records
+// nothing (its result does not require grad, as PyTorch's).
+#define STRIDE_DEFINE_SPECIAL_UNARY_NOGRAD(name, domain)                                   \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                         \
+    const ScalarType rt = float_result(input.dtype());                                     \
+    return run_elementwise(#name, out, {input}, rt, rt, kernels::name);                    \
+  }                                                                                        \
+  Tensor& name##_out(Tensor& out, const Tensor& input) {                                   \
+    return apply_out(Op::name, out, {&input},                                              \
+                     [&]() -> Tensor& { return name##_kernel(out, input); });              \
+  }                                                                                        \
+  Tensor name(const Tensor& input) {                                                       \
+    return detail::apply_without_grad(Op::name, {&input},                                  \
+                                      [&] { return out_of_place(name##_kernel, input); }); \
+  }
+STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_DEFINE_SPECIAL_UNARY_NOGRAD)
+#undef STRIDE_DEFINE_SPECIAL_UNARY_NOGRAD
 
 // ---- binary arithmetic (promoting) ----
 namespace {
@@ -224,8 +268,8 @@ STRIDE_BINARY_OPS(STRIDE_DEFINE_BINARY)
 #undef STRIDE_DEFINE_BINARY
 
 // The binary ops computing in floating point: kernel, out=, the recorded
-// function (its gradients from the list) and the Tensor method.
-#define STRIDE_DEFINE_FLOAT_BINARY(name, grad_a, grad_b, domain)                           \
+// function (its gradients from the list)...
+#define STRIDE_DEFINE_FLOAT_BINARY_FUNCTIONS(name, grad_a, grad_b, domain)                 \
   static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {            \
     const ScalarType rt = float_result(result_type(a, b));                                 \
     return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);                     \
@@ -245,12 +289,41 @@ STRIDE_BINARY_OPS(STRIDE_DEFINE_BINARY)
             return Grads{grad_a, grad_b};                                                  \
           };                                                                               \
         });                                                                                \
-  }                                                                                        \
-  Tensor Tensor::name(const Tensor& other) const {                                         \
-    return stride::name(*this, other);                                                     \
   }
+// ...and the Tensor method.
+#define STRIDE_DEFINE_BINARY_METHOD(name)          \
+  Tensor Tensor::name(const Tensor& other) const { \
+    return stride::name(*this, other);             \
+  }
+#define STRIDE_DEFINE_FLOAT_BINARY(name, grad_a, grad_b, domain)     \
+  STRIDE_DEFINE_FLOAT_BINARY_FUNCTIONS(name, grad_a, grad_b, domain) \
+  STRIDE_DEFINE_BINARY_METHOD(name)
 STRIDE_FLOAT_BINARY_OPS(STRIDE_DEFINE_FLOAT_BINARY)
 #undef STRIDE_DEFINE_FLOAT_BINARY
+
+// The binary special functions; igamma, igammac and nextafter are Tensor
+// methods too.
+STRIDE_SPECIAL_BINARY_OPS(STRIDE_DEFINE_FLOAT_BINARY_FUNCTIONS)
+#undef STRIDE_DEFINE_FLOAT_BINARY_FUNCTIONS
+#define STRIDE_DEFINE_SPECIAL_BINARY_NOGRAD(name, domain)                                 \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {           \
+    const ScalarType rt = float_result(result_type(a, b));                                \
+    return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);                    \
+  }                                                                                       \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {                     \
+    return apply_out(Op::name, out, {&a, &b},                                             \
+                     [&]() -> Tensor& { return name##_kernel(out, a, b); });              \
+  }                                                                                       \
+  Tensor name(const Tensor& a, const Tensor& b) {                                         \
+    return detail::apply_without_grad(Op::name, {&a, &b},                                 \
+                                      [&] { return out_of_place(name##_kernel, a, b); }); \
+  }
+STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_DEFINE_SPECIAL_BINARY_NOGRAD)
+#undef STRIDE_DEFINE_SPECIAL_BINARY_NOGRAD
+STRIDE_DEFINE_BINARY_METHOD(igamma)
+STRIDE_DEFINE_BINARY_METHOD(igammac)
+STRIDE_DEFINE_BINARY_METHOD(nextafter)
+#undef STRIDE_DEFINE_BINARY_METHOD
 
 static Tensor& div_kernel(Tensor& out, const Tensor& a, const Tensor& b) {
   const ScalarType rt = float_result(result_type(a, b));  // true division

@@ -54,7 +54,48 @@ std::vector<GradCase> grad_table() {
   {#name, {m, m}, [](const Inputs& x) { return name(x[0], x[1]); }, Domain::domain},
                   STRIDE_FLOAT_BINARY_OPS(STRIDE_FLOAT_BINARY_GRAD_CASE)
 #undef STRIDE_FLOAT_BINARY_GRAD_CASE
-                      {"operator-", {m}, [](const Inputs& x) { return -x[0]; }},
+  // Every special function with a gradient; zeta, igamma and igammac have
+  // one for their second operand only.
+#define STRIDE_SPECIAL_UNARY_GRAD_CASE(name, which, backward, domain) \
+  {#name, {m}, [](const Inputs& x) { return name(x[0]); }, Domain::domain},
+                      STRIDE_SPECIAL_UNARY_OPS(STRIDE_SPECIAL_UNARY_GRAD_CASE)
+#undef STRIDE_SPECIAL_UNARY_GRAD_CASE
+                          {"special_xlog1py",
+                           {m, m},
+                           [](const Inputs& x) { return special_xlog1py(x[0], x[1]); },
+                           Domain::Positive},
+      {"special_zeta_other",
+       {m},
+       [](const Inputs& x) {
+         return special_zeta(full({3, 4}, 2.5, kFloat64), x[0]);
+       },
+       Domain::AboveOne},
+      {"igamma_other",
+       {m},
+       [](const Inputs& x) {
+         return igamma(full({3, 4}, 1.5, kFloat64), x[0]);
+       },
+       Domain::Positive},
+      {"igammac_other",
+       {m},
+       [](const Inputs& x) {
+         return igammac(full({3, 4}, 1.5, kFloat64), x[0]);
+       },
+       Domain::Positive},
+      {"nextafter", {m, m}, [](const Inputs& x) { return nextafter(x[0], x[1]); }},
+      {"polygamma", {m}, [](const Inputs& x) { return polygamma(2, x[0]); }, Domain::Positive},
+      {"mvlgamma", {m}, [](const Inputs& x) { return mvlgamma(x[0], 3); }, Domain::AboveOne},
+      {"deg2rad", {m}, [](const Inputs& x) { return deg2rad(x[0]); }},
+      {"rad2deg", {m}, [](const Inputs& x) { return rad2deg(x[0]); }},
+      {"nan_to_num", {m}, [](const Inputs& x) { return nan_to_num(log(x[0]), 0.5, 2.0, -2.0); }},
+      {"ldexp", {m, m}, [](const Inputs& x) { return ldexp(x[0], x[1]); }},
+      {"float_power",
+       {m, m},
+       [](const Inputs& x) { return float_power(x[0], x[1]); },
+       Domain::Positive},
+      {"logit", {m}, [](const Inputs& x) { return logit(x[0]); }, Domain::Probability},
+      {"logit_eps", {m}, [](const Inputs& x) { return logit(x[0], 0.25); }, Domain::Probability},
+      {"operator-", {m}, [](const Inputs& x) { return -x[0]; }},
       {"add_alpha", {m, m}, [](const Inputs& x) { return add(x[0], x[1], 0.5); }},
       {"add_broadcast", {m, {4}}, [](const Inputs& x) { return x[0] + x[1]; }},
       {"sub_broadcast", {{3, 1}, m}, [](const Inputs& x) { return x[0] - x[1]; }},

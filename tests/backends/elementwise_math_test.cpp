@@ -16,6 +16,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cpu/special_math.h"
 #include "backends/elementwise_math.h"
 #include "core/op_list.h"
 #include "support/layouts.h"
@@ -68,6 +69,40 @@ auto binary_reference(const Tensor& a, const Tensor& b) {
   std::vector<decltype(Op{}(T{}, T{}))> r;
   for (size_t i = 0; i < x.size(); ++i) r.push_back(Op{}(x[i], y[i]));
   return r;
+}
+
+// The special functions' float64 kernels give their functor's value to the
+// last bits only: their series and recurrences inline differently into the
+// kernel's loop than into this test (with or without fused multiply-adds);
+// float32 rounds the difference away.
+template <class T, class Op>
+void expect_special_unary_near_functor(const char* name,
+                                       Tensor (*fn)(const Tensor&),
+                                       ScalarType dtype,
+                                       Domain domain) {
+  for (Layout layout : testing::kAllLayouts) {
+    SCOPED_TRACE(std::string(name) + " " + std::string(to_string(dtype)) + " " +
+                 testing::layout_name(layout));
+    const Tensor x = input_of(dtype, layout, domain, 7);
+    const Tensor y = fn(x);
+    ASSERT_EQ(y.dtype(), dtype);
+    EXPECT_TRUE(testing::close(y, tensor(unary_reference<T, Op>(x), y.sizes()), 1e-13, 1e-300));
+  }
+}
+
+template <class T, class Op>
+void expect_special_binary_near_functor(const char* name,
+                                        Tensor (*fn)(const Tensor&, const Tensor&),
+                                        ScalarType dtype) {
+  for (Layout layout : testing::kAllLayouts) {
+    SCOPED_TRACE(std::string(name) + " " + std::string(to_string(dtype)) + " " +
+                 testing::layout_name(layout));
+    const Tensor a = input_of(dtype, layout, Domain::Any, 3);
+    const Tensor b = input_of(dtype, Layout::Contiguous, Domain::Any, 4);
+    const Tensor y = fn(a, b);
+    // The polynomials' recurrences cancel: relative to the terms, not the value.
+    EXPECT_TRUE(testing::close(y, tensor(binary_reference<T, Op>(a, b), y.sizes()), 1e-12, 1e-12));
+  }
 }
 
 // The listed float32 ops the CPU computes with a vec_math.h form.
@@ -128,6 +163,17 @@ TEST(ElementwiseMath, EveryListedUnaryOpGivesItsFunctorsBits) {
 #undef STRIDE_FLOAT_UNARY_CASE
 }
 
+TEST(ElementwiseMath, EverySpecialFunctionGivesItsFunctorsValue) {
+#define STRIDE_SPECIAL_UNARY_CASE(name, which, backward, domain)                          \
+  expect_unary_matches_functor<float, math::name>(#name, name, kFloat32, Domain::domain); \
+  expect_special_unary_near_functor<double, math::name>(#name, name, kFloat64, Domain::domain);
+  STRIDE_SPECIAL_UNARY_OPS(STRIDE_SPECIAL_UNARY_CASE)
+#define STRIDE_SPECIAL_NOGRAD_CASE(name, domain) STRIDE_SPECIAL_UNARY_CASE(name, x, g, domain)
+  STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_SPECIAL_NOGRAD_CASE)
+#undef STRIDE_SPECIAL_NOGRAD_CASE
+#undef STRIDE_SPECIAL_UNARY_CASE
+}
+
 // Every binary op and comparison of the lists, over every dtype they share.
 TEST(ElementwiseMath, EveryListedBinaryOpGivesItsFunctorsBits) {
 #define STRIDE_BINARY_CASE(name, ...)                                       \
@@ -147,6 +193,15 @@ TEST(ElementwiseMath, EveryListedBinaryOpGivesItsFunctorsBits) {
 #undef STRIDE_FLOAT_BINARY_CASE
 }
 
+TEST(ElementwiseMath, EveryBinarySpecialFunctionGivesItsFunctorsValue) {
+#define STRIDE_SPECIAL_BINARY_CASE(name, ...)                              \
+  expect_binary_matches_functor<float, math::name>(#name, name, kFloat32); \
+  expect_special_binary_near_functor<double, math::name>(#name, name, kFloat64);
+  STRIDE_SPECIAL_BINARY_OPS(STRIDE_SPECIAL_BINARY_CASE)
+  STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_SPECIAL_BINARY_CASE)
+#undef STRIDE_SPECIAL_BINARY_CASE
+}
+
 // An op on up to three operands of one dtype.
 using OpFn = std::function<Tensor(const std::vector<Tensor>&)>;
 struct SixteenBitCase {
@@ -162,12 +217,19 @@ std::vector<SixteenBitCase> sixteen_bit_cases() {
 #define STRIDE_UNARY_16(name, which, backward, domain) \
   {#name, 1, [](In x) { return name(x[0]); }, Domain::domain},
       STRIDE_FLOAT_UNARY_OPS(STRIDE_UNARY_16) STRIDE_SAME_UNARY_OPS(STRIDE_UNARY_16)
+          STRIDE_SPECIAL_UNARY_OPS(STRIDE_UNARY_16)
 #undef STRIDE_UNARY_16
+#define STRIDE_SPECIAL_NOGRAD_16(name, domain) \
+  {#name, 1, [](In x) { return name(x[0]); }, Domain::domain},
+              STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_SPECIAL_NOGRAD_16)
+#undef STRIDE_SPECIAL_NOGRAD_16
 #define STRIDE_BINARY_16(name, ...) {#name, 2, [](In x) { return name(x[0], x[1]); }},
-          STRIDE_BINARY_OPS(STRIDE_BINARY_16) STRIDE_FLOAT_BINARY_OPS(STRIDE_BINARY_16)
-              STRIDE_COMPARISON_OPS(STRIDE_BINARY_16)
+                  STRIDE_BINARY_OPS(STRIDE_BINARY_16) STRIDE_FLOAT_BINARY_OPS(STRIDE_BINARY_16)
+                      STRIDE_COMPARISON_OPS(STRIDE_BINARY_16)
+                          STRIDE_SPECIAL_BINARY_OPS(STRIDE_BINARY_16)
+                              STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_BINARY_16)
 #undef STRIDE_BINARY_16
-                  {"add", 2, [](In x) { return add(x[0], x[1]); }},
+                                  {"add", 2, [](In x) { return add(x[0], x[1]); }},
       {"add alpha", 2, [](In x) { return add(x[0], x[1], 2.5); }},
       {"sub alpha", 2, [](In x) { return sub(x[0], x[1], -0.75); }},
       {"div", 2, [](In x) { return div(x[0], x[1]); }},

@@ -53,6 +53,16 @@ struct OpCase {
                                                                                           dom      \
   }
 
+#define SPECIAL_UNARY(op, dom)                                                                    \
+  OpCase {                                                                                        \
+#op, {{4, 6 } },                                                                              \
+          [](const Inputs& in) { return op(in[0]); }, [](Tensor & out,                            \
+                                                         const Inputs&                            \
+                                                             in) { op##_out(out, in[0]); },       \
+                                                                                         nullptr, \
+                                                                                         dom      \
+  }
+
 std::vector<OpCase> op_table() {
   std::vector<OpCase> t = {
   // Every unary op of the list (src/core/op_list.h).
@@ -1025,6 +1035,60 @@ std::vector<OpCase> op_table() {
   add_case({"fft_ifftshift", {{4, 6}}, [](const Inputs& in) {
               return fft::ifftshift(in[0], std::vector<int64_t>{1});
             }});
+  // The special functions (CPU only), last: the cases share one generator,
+  // so the others keep their inputs. No in-place forms.
+#define STRIDE_SPECIAL_UNARY_CASE(name, which, backward, domain) \
+  add_case(SPECIAL_UNARY(name, Domain::domain));
+  STRIDE_SPECIAL_UNARY_OPS(STRIDE_SPECIAL_UNARY_CASE)
+#undef STRIDE_SPECIAL_UNARY_CASE
+#define STRIDE_SPECIAL_NOGRAD_CASE(name, domain) add_case(SPECIAL_UNARY(name, Domain::domain));
+  STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_SPECIAL_NOGRAD_CASE)
+#undef STRIDE_SPECIAL_NOGRAD_CASE
+#define STRIDE_SPECIAL_BINARY_CASE(name, grad_a, grad_b, domain) \
+  add_case(BINARY(name, Domain::domain));
+  STRIDE_SPECIAL_BINARY_OPS(STRIDE_SPECIAL_BINARY_CASE)
+#undef STRIDE_SPECIAL_BINARY_CASE
+#define STRIDE_SPECIAL_BINARY_NOGRAD_CASE(name, domain) add_case(BINARY(name, Domain::domain));
+  STRIDE_SPECIAL_BINARY_NOGRAD_OPS(STRIDE_SPECIAL_BINARY_NOGRAD_CASE)
+#undef STRIDE_SPECIAL_BINARY_NOGRAD_CASE
+  add_case({"polygamma",
+            {{4, 6}},
+            [](const Inputs& in) { return polygamma(2, in[0]); },
+            [](Tensor& out, const Inputs& in) { polygamma_out(out, 2, in[0]); },
+            nullptr,
+            Domain::Positive});
+  add_case({"mvlgamma",
+            {{4, 6}},
+            [](const Inputs& in) { return mvlgamma(in[0], 3); },
+            nullptr,
+            nullptr,
+            Domain::AboveOne});
+  for (auto [name, fn] : {std::pair{"deg2rad", &deg2rad}, std::pair{"rad2deg", &rad2deg},
+                          std::pair{"signbit", &signbit}, std::pair{"isposinf", &isposinf},
+                          std::pair{"isneginf", &isneginf}}) {
+    add_case({name, {{4, 6}}, [fn](const Inputs& in) { return fn(in[0]); }});
+  }
+  add_case({"nan_to_num", {{4, 6}}, [](const Inputs& in) {
+              return nan_to_num(log(in[0]), 1.0, 2.0, -2.0);
+            }});
+  add_case({"heaviside", {{4, 6}, {4, 6}}, [](const Inputs& in) {
+              return heaviside(round(in[0]), in[1]);
+            }});
+  add_case({"ldexp", {{4, 6}, {4, 6}}, [](const Inputs& in) { return ldexp(in[0], in[1]); }});
+  add_case({"float_power",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return float_power(in[0], in[1]); },
+            nullptr,
+            nullptr,
+            Domain::Positive,
+            kFloat32,
+            1e-5});
+  add_case({"logit",
+            {{4, 6}},
+            [](const Inputs& in) { return logit(in[0], 0.25); },
+            nullptr,
+            nullptr,
+            Domain::Probability});
   return t;
 }
 

@@ -95,7 +95,12 @@ Tensor make_input(
       case Domain::AboveOne:
         base.uniform_(1.1, 4, &gen);
         break;
+      case Domain::Probability:
+        base.uniform_(0.05, 0.95, &gen);
+        break;
     }
+  } else if (domain == Domain::Probability) {
+    base.random_(0, 2, &gen);
   } else {
     base.random_(domain == Domain::Any ? -5 : domain == Domain::AboveOne ? 2 : 1, 6, &gen);
   }

@@ -19,11 +19,12 @@ inline constexpr Layout kOutputLayouts[] = {Layout::Contiguous, Layout::Transpos
                                             Layout::Offset};
 const char* layout_name(Layout l);
 
-enum class Domain { Any, Positive, Unit, AboveOne };
+enum class Domain { Any, Positive, Unit, AboveOne, Probability };
 
 // A view of `shape` in `layout` over a larger buffer, holding random values
 // drawn from `domain` (Any: N(0, 1); Positive: [0.1, 3); Unit: [-0.9, 0.9);
-// AboveOne: [1.1, 4); integers in [-5, 6), [1, 6) or [2, 6)).
+// AboveOne: [1.1, 4); Probability: [0.05, 0.95); integers in [-5, 6), [1, 6)
+// or [2, 6); Probability's are 0 and 1).
 Tensor make_input(
     IntArrayRef shape, ScalarType dtype, Layout layout, Domain domain, Generator& gen);
 
