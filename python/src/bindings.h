@@ -95,6 +95,8 @@ void bind_profiler(nb::module_& m);
 void bind_cuda(nb::module_& m);
 void bind_serialize(nb::module_& m);
 void bind_nn(nb::module_& m);
+// The convolutions and poolings, into stride._stride._nn (python/src/conv.cpp).
+void bind_conv(nb::module_& m);
 void bind_optim(nb::module_& m);
 void bind_doctor(nb::module_& m);
 void bind_autocast(nb::module_& m);

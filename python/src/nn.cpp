@@ -602,6 +602,7 @@ void bind_nn(nb::module_& m) {
   bind_layers(nn);
   bind_losses(nn);
   bind_attention(nn);
+  bind_conv(nn);
   nb::module_ init_module = nn.def_submodule("init", "torch.nn.init's initialisers.");
   bind_init(init_module);
   bind_clip_grad(nn);

@@ -656,6 +656,77 @@ std::vector<OpCase> op_table() {
   add_case({"pad_circular", {{2, 4, 6}}, [](const Inputs& in) {
               return F::pad(in[0], {2, -1, 3, 1}, F::PadMode::Circular);
             }});
+  // Convolutions and poolings (src/nn/conv.cpp, pooling.cpp).
+  add_case({"unfold", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::unfold(in[0], {2, 3}, {1, 2}, {1, 0}, {2, 1});
+            }});
+  add_case({"fold", {{2, 12, 9}}, [](const Inputs& in) {
+              return F::fold(in[0], {4, 5}, {2, 2}, {1}, {1}, {2});
+            }});
+  add_case({"conv1d", {{2, 4, 7}, {6, 2, 3}, {6}}, [](const Inputs& in) {
+              return F::conv1d(in[0], in[1], in[2], {.stride = {2}, .padding = {1}, .groups = 2});
+            }});
+  add_case({"conv2d", {{2, 3, 5, 6}, {4, 3, 2, 3}, {4}}, [](const Inputs& in) {
+              return F::conv2d(in[0], in[1], in[2], {.padding = {1, 0}, .dilation = {1, 2}});
+            }});
+  add_case({"conv2d_same_unbatched", {{3, 5, 6}, {2, 3, 2, 2}}, [](const Inputs& in) {
+              return F::conv2d(in[0], in[1], {}, {.padding_mode = F::ConvPadding::Same});
+            }});
+  add_case({"conv_transpose1d", {{2, 4, 5}, {4, 3, 3}, {6}}, [](const Inputs& in) {
+              return F::conv_transpose1d(in[0], in[1], in[2],
+                                         {.stride = {2}, .output_padding = {1}, .groups = 2});
+            }});
+  add_case({"conv_transpose2d", {{2, 3, 4, 5}, {3, 2, 3, 2}, {2}}, [](const Inputs& in) {
+              return F::conv_transpose2d(in[0], in[1], in[2], {.stride = {2, 1}, .padding = {1}});
+            }});
+  add_case({"max_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::max_pool1d(in[0], {3}, {.stride = {2}, .padding = {1}});
+            }});
+  add_case({"max_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::max_pool2d(in[0], {2, 3}, {.padding = {1}, .ceil_mode = true});
+            }});
+  add_case(
+      {"max_pool2d_indices", {{3, 5, 6}}, [](const Inputs& in) {
+         return F::max_pool2d_with_indices(in[0], {2}, {.stride = {1}, .dilation = {2}}).second;
+       }});
+  add_case({"avg_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::avg_pool1d(in[0], {3}, {.stride = {2}, .padding = {1}, .ceil_mode = true});
+            }});
+  add_case({"avg_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::avg_pool2d(in[0], {3, 2}, {.padding = {1}, .count_include_pad = false});
+            }});
+  add_case({"adaptive_avg_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::adaptive_avg_pool1d(in[0], {3});
+            }});
+  add_case({"adaptive_avg_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::adaptive_avg_pool2d(in[0], {3, std::nullopt});
+            }});
+  add_case({"adaptive_max_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::adaptive_max_pool1d_with_indices(in[0], {3}).first;
+            }});
+  add_case({"adaptive_max_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::adaptive_max_pool2d_with_indices(in[0], {2, 4}).first;
+            }});
+  add_case({"interpolate", {{2, 3, 4, 5}}, [](const Inputs& in) {
+              return F::interpolate(in[0], {.size = {7, 3}, .mode = F::InterpolateMode::Bilinear});
+            }});
+  add_case({"interpolate_nearest", {{2, 3, 5}}, [](const Inputs& in) {
+              return F::interpolate(in[0], {.scale_factor = {1.7}});
+            }});
+  add_case({"interpolate_bicubic", {{1, 2, 4, 5}}, [](const Inputs& in) {
+              return F::interpolate(in[0], {.scale_factor = {2.0, 0.6},
+                                            .mode = F::InterpolateMode::Bicubic,
+                                            .align_corners = true});
+            }});
+  add_case({"pixel_shuffle", {{2, 8, 3, 4}}, [](const Inputs& in) {
+              return F::pixel_shuffle(in[0], 2);
+            }});
+  add_case({"pixel_unshuffle", {{2, 2, 4, 6}}, [](const Inputs& in) {
+              return F::pixel_unshuffle(in[0], 2);
+            }});
+  add_case({"group_norm", {{2, 6, 3, 4}, {6}, {6}}, [](const Inputs& in) {
+              return F::group_norm(in[0], 3, in[1], in[2]);
+            }});
   add_case({"exp_bfloat16",
             {{4, 6}},
             [](const Inputs& in) { return exp(in[0]); },

@@ -62,6 +62,74 @@ mse_loss = _nn.mse_loss
 scaled_dot_product_attention = _nn.scaled_dot_product_attention
 rotary_attention = _nn.rotary_attention
 rotary_tables = _nn.rotary_tables
+conv1d = _nn.conv1d
+conv2d = _nn.conv2d
+conv_transpose1d = _nn.conv_transpose1d
+conv_transpose2d = _nn.conv_transpose2d
+unfold = _nn.unfold
+fold = _nn.fold
+max_pool1d = _nn.max_pool1d
+max_pool2d = _nn.max_pool2d
+avg_pool1d = _nn.avg_pool1d
+avg_pool2d = _nn.avg_pool2d
+adaptive_avg_pool1d = _nn.adaptive_avg_pool1d
+adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+adaptive_max_pool1d = _nn.adaptive_max_pool1d
+adaptive_max_pool2d = _nn.adaptive_max_pool2d
+interpolate = _nn.interpolate
+pixel_shuffle = _nn.pixel_shuffle
+pixel_unshuffle = _nn.pixel_unshuffle
+group_norm = _nn.group_norm
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """interpolate under its deprecated name (torch.nn.functional.upsample)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
+    """Each channel of each sample normalised over its spatial dims
+    (torch.nn.functional.instance_norm): group_norm with a group per channel.
+    Running statistics are not supported."""
+    if running_mean is not None or running_var is not None or not use_input_stats:
+        raise NotImplementedError(
+            "instance_norm(): running statistics are not supported; pass running_mean=None, "
+            "running_var=None and use_input_stats=True."
+        )
+    return group_norm(input, input.shape[1], weight, bias, eps)
+
+
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
+    """max_pool1d(..., return_indices=True): (values, indices)."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
+    """max_pool2d(..., return_indices=True): (values, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size):
+    """adaptive_max_pool1d(..., return_indices=True): (values, indices)."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size):
+    """adaptive_max_pool2d(..., return_indices=True): (values, indices)."""
+    return adaptive_max_pool2d(input, output_size, True)
 
 
 def softmax(input, dim=None, dtype=None):
