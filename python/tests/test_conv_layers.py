@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 
 def to_stride(t):
-    return stride.tensor(np.ascontiguousarray(t.detach().numpy()))
+    return stride.tensor(t.detach().numpy().copy())
 
 
 def to_numpy(t):
@@ -113,5 +113,5 @@ def test_unsupported_arguments_name_the_op_and_argument():
         F.interpolate(stride.zeros(1, 1, 4, 4), scale_factor=0.5, mode="bilinear", antialias=True)
     with pytest.raises(ValueError, match="strided"):
         F.conv2d(stride.zeros(1, 1, 5, 5), stride.zeros(1, 1, 2, 2), stride=2, padding="same")
-    with pytest.raises(stride.ShapeError, match="conv2d"):
+    with pytest.raises(RuntimeError, match="conv2d"):
         F.conv2d(stride.zeros(1, 2, 5, 5), stride.zeros(1, 3, 2, 2))

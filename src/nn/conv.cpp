@@ -233,22 +233,28 @@ Tensor transposed_convolution(const Tensor& input,
   const auto dilation = detail::spatial_arg(o.dilation, dims, 1, 1, op, "dilation");
   const auto padding = detail::spatial_arg(o.padding, dims, 0, 0, op, "padding");
   const auto extra = detail::spatial_arg(o.output_padding, dims, 0, 0, op, "output_padding");
-  std::array<int64_t, 2> plane{};
+  // The blocks fold into the whole plane they reach, which padding then
+  // crops and output_padding extends with zeros where no block reaches.
+  std::array<int64_t, 2> reach{};
   for (size_t d = 0; d < 2; ++d) {
-    STRIDE_CHECK(extra[d] < stride[d], ValueError, "[", op, "] output_padding ", extra[d],
-                 " must be smaller than the stride ", stride[d], ".");
-    plane[d] = (x.size(int64_t(d) + 2) - 1) * stride[d] - 2 * padding[d] +
-               dilation[d] * (kernel[d] - 1) + extra[d] + 1;
-    STRIDE_CHECK(plane[d] > 0, ShapeError, "[", op, "] the output size ", plane[d],
+    STRIDE_CHECK(extra[d] < stride[d] || extra[d] < dilation[d], ValueError, "[", op,
+                 "] output_padding ", extra[d], " must be smaller than either the stride ",
+                 stride[d], " or the dilation ", dilation[d], ".");
+    reach[d] = (x.size(int64_t(d) + 2) - 1) * stride[d] + dilation[d] * (kernel[d] - 1) + 1;
+    STRIDE_CHECK(reach[d] - 2 * padding[d] + extra[d] > 0, ShapeError, "[", op,
+                 "] the output size ", reach[d] - 2 * padding[d] + extra[d],
                  " is not positive. Hint: use less padding.");
   }
-  const Im2colGeometry g = block_geometry(plane, kernel, dilation, padding, stride, op);
+  const Im2colGeometry g = block_geometry(reach, kernel, dilation, {0, 0}, stride, op);
   const int64_t n = x.size(0), in_per_group = x.size(1) / groups;
   const int64_t per_group = (out_channels / groups) * kernel[0] * kernel[1];
   const Tensor xs = x.reshape({n, groups, in_per_group, x.size(2) * x.size(3)});
   const Tensor wt = w.reshape({groups, in_per_group, per_group}).transpose(1, 2);
   const Tensor cols = matmul(wt, xs).reshape({n, groups * per_group, x.size(2) * x.size(3)});
-  const Tensor out = add_bias(fold_planes(cols, out_channels, g), bias);
+  const Tensor whole = fold_planes(cols, out_channels, g);
+  const Tensor cropped =
+      pad(whole, {-padding[1], extra[1] - padding[1], -padding[0], extra[0] - padding[0]});
+  const Tensor out = add_bias(cropped, bias);
   return detail::unbatched_output(dims == 1 ? out.squeeze(2) : out, batched);
 }
 
