@@ -312,13 +312,13 @@ struct Im2colGeometry {
   int64_t dilation_h, dilation_w;
   int64_t out_h, out_w;
 };
-// x (P, height, width) contiguous, float32 or float64 (P planes: batch times
+// x (P, height, width) contiguous, numeric or bool (P planes: batch times
 // channels) -> cols (P, kernel_h * kernel_w, out_h * out_w) contiguous:
 // cols[p, (i, j), (r, c)] = x[p, r * stride_h - pad_h + i * dilation_h,
 // c * stride_w - pad_w + j * dilation_w], 0 outside the plane.
 using Im2colFn = void (*)(const Tensor& x, const Im2colGeometry& g, Tensor& cols);
-// The adjoint: cols as above -> x (P, height, width) contiguous, overwritten
-// with the sum of the elements of cols that read each position.
+// The adjoint: cols as above, numeric -> x (P, height, width) contiguous,
+// overwritten with the sum of the elements of cols that read each position.
 using Col2imFn = void (*)(const Tensor& cols, const Im2colGeometry& g, Tensor& x);
 
 // ---- copy_ (src/backends/cpu/copy.cpp) ----

@@ -73,8 +73,8 @@ Im2colGeometry block_geometry(const std::array<int64_t, 2>& plane,
           stride[0], stride[1], dilation[0], dilation[1], out[0],     out[1]};
 }
 
-// The kernels compute in float32 or float64; a 16-bit tensor goes through
-// float32 and back.
+// The kernels take no 16-bit floats: those go through float32 and back
+// (exact for unfold's copies).
 bool is_16bit(const Tensor& t) {
   return t.dtype() == kBFloat16 || t.dtype() == kFloat16;
 }

@@ -63,7 +63,7 @@ PoolGeometry pool_geometry(
 }
 
 // x padded on both sides of each plane dim, the right by ceil_mode's extra too.
-Tensor padded(const Tensor& x, const PoolGeometry& g, double value) {
+Tensor padded(const Tensor& x, const PoolGeometry& g, const Scalar& value) {
   return pad(x, {g.padding[1], g.padding[1] + g.extra[1], g.padding[0], g.padding[0] + g.extra[0]},
              PadMode::Constant, value);
 }
@@ -73,6 +73,21 @@ Tensor pooling_blocks(const Tensor& xp, const PoolGeometry& g) {
   const Tensor cols = unfold(xp, {g.kernel[0], g.kernel[1]}, {g.dilation[0], g.dilation[1]}, {0},
                              {g.stride[0], g.stride[1]});
   return cols.view({xp.size(0), xp.size(1), g.kernel[0] * g.kernel[1], g.out[0] * g.out[1]});
+}
+
+// The padding of a max pool: no element is below it.
+Scalar lowest(ScalarType dtype) {
+  switch (dtype) {
+    case kInt64:
+      return std::numeric_limits<int64_t>::lowest();
+    case kInt32:
+      return int64_t(std::numeric_limits<int32_t>::lowest());
+    case kUInt8:
+    case kBool:
+      return int64_t(0);
+    default:
+      return -std::numeric_limits<double>::infinity();
+  }
 }
 
 // For each kernel element k and block b, the position in the (unpadded)
@@ -110,7 +125,7 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& input,
   bool batched = true;
   const Tensor x = detail::batched_input(input, dims, op, batched);
   const PoolGeometry g = pool_geometry(x, kernel_size, o, dims, op);
-  const Tensor blocks = pooling_blocks(padded(x, g, -std::numeric_limits<double>::infinity()), g);
+  const Tensor blocks = pooling_blocks(padded(x, g, lowest(x.dtype())), g);
   auto [values, window] = blocks.max(2);
   const DimVector shape{x.size(0), x.size(1), g.out[0], g.out[1]};
   Tensor indices;
@@ -151,10 +166,12 @@ Tensor avg_pool(const Tensor& input,
   bool batched = true;
   const Tensor x = detail::batched_input(input, dims, op, batched);
   const PoolGeometry g = pool_geometry(x, kernel_size, o, dims, op);
-  const Tensor sums = pooling_blocks(padded(x, g, 0.0), g).sum({2});
-  const Tensor y = sums.view({x.size(0), x.size(1), g.out[0], g.out[1]});
-  const Tensor averages = o.divisor_override ? y / double(*o.divisor_override)
-                                             : y / window_counts(g, o.count_include_pad, x);
+  const Tensor sums = pooling_blocks(padded(x, g, int64_t(0)), g).sum({2});
+  const Tensor y = sums.view({x.size(0), x.size(1), g.out[0], g.out[1]}).to(x.dtype());
+  const Tensor divisor = o.divisor_override ? full({1}, *o.divisor_override, x.options())
+                                            : window_counts(g, o.count_include_pad, x);
+  // Integers divide as PyTorch's integer pools do: truncating.
+  const Tensor averages = is_floating_point(x.dtype()) ? y / divisor : div(y, divisor, "trunc");
   return as_input(averages, dims, batched);
 }
 

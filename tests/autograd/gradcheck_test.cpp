@@ -8,6 +8,7 @@
 #include "core/op_list.h"
 #include "support/layouts.h"
 #include "support/op_coverage.h"
+#include "support/options.h"
 
 namespace stride::testing {
 namespace {
@@ -357,51 +358,51 @@ std::vector<GradCase> grad_table() {
       {"conv1d",
        {{2, 4, 6}, {4, 2, 3}, {4}},
        [](const Inputs& x) {
-         return F::conv1d(x[0], x[1], x[2], {.stride = {2}, .padding = {1}, .groups = 2});
+         return F::conv1d(x[0], x[1], x[2], with([](auto& o) { o.stride = {2}; o.padding = {1}; o.groups = 2; }));
        }},
       {"conv2d",
        {{2, 2, 4, 5}, {3, 2, 2, 3}, {3}},
        [](const Inputs& x) {
-         return F::conv2d(x[0], x[1], x[2], {.padding = {1, 0}, .dilation = {1, 2}});
+         return F::conv2d(x[0], x[1], x[2], with([](auto& o) { o.padding = {1, 0}; o.dilation = {1, 2}; }));
        }},
       {"conv2d_same",
        {{2, 4, 4}, {2, 2, 2, 2}},
        [](const Inputs& x) {
-         return F::conv2d(x[0], x[1], {}, {.padding_mode = F::ConvPadding::Same});
+         return F::conv2d(x[0], x[1], {}, with([](auto& o) { o.padding_mode = F::ConvPadding::Same; }));
        }},
       {"conv_transpose1d",
        {{2, 4, 4}, {4, 2, 3}, {4}},
        [](const Inputs& x) {
          return F::conv_transpose1d(x[0], x[1], x[2],
-                                    {.stride = {2}, .output_padding = {1}, .groups = 2});
+                                    with([](auto& o) { o.stride = {2}; o.output_padding = {1}; o.groups = 2; }));
        }},
       {"conv_transpose2d",
        {{2, 2, 3, 4}, {2, 3, 3, 2}, {3}},
        [](const Inputs& x) {
-         return F::conv_transpose2d(x[0], x[1], x[2], {.stride = {2, 1}, .padding = {1}});
+         return F::conv_transpose2d(x[0], x[1], x[2], with([](auto& o) { o.stride = {2, 1}; o.padding = {1}; }));
        }},
       {"max_pool1d",
        {{2, 3, 7}},
-       [](const Inputs& x) { return F::max_pool1d(x[0], {3}, {.stride = {2}, .padding = {1}}); }},
+       [](const Inputs& x) { return F::max_pool1d(x[0], {3}, with([](auto& o) { o.stride = {2}; o.padding = {1}; })); }},
       {"max_pool2d",
        {{2, 2, 5, 6}},
        [](const Inputs& x) {
-         return F::max_pool2d(x[0], {2, 3}, {.padding = {1}, .ceil_mode = true});
+         return F::max_pool2d(x[0], {2, 3}, with([](auto& o) { o.padding = {1}; o.ceil_mode = true; }));
        }},
       {"max_pool2d_dilation",
        {{2, 5, 6}},
        [](const Inputs& x) {
-         return F::max_pool2d(x[0], {2}, {.stride = {1}, .dilation = {2}});
+         return F::max_pool2d(x[0], {2}, with([](auto& o) { o.stride = {1}; o.dilation = {2}; }));
        }},
       {"avg_pool1d",
        {{2, 3, 7}},
        [](const Inputs& x) {
-         return F::avg_pool1d(x[0], {3}, {.stride = {2}, .padding = {1}, .ceil_mode = true});
+         return F::avg_pool1d(x[0], {3}, with([](auto& o) { o.stride = {2}; o.padding = {1}; o.ceil_mode = true; }));
        }},
       {"avg_pool2d",
        {{2, 2, 5, 6}},
        [](const Inputs& x) {
-         return F::avg_pool2d(x[0], {3, 2}, {.padding = {1}, .count_include_pad = false});
+         return F::avg_pool2d(x[0], {3, 2}, with([](auto& o) { o.padding = {1}; o.count_include_pad = false; }));
        }},
       {"adaptive_avg_pool1d",
        {{2, 3, 7}},
@@ -418,19 +419,17 @@ std::vector<GradCase> grad_table() {
       {"interpolate",
        {{2, 2, 3, 4}},
        [](const Inputs& x) {
-         return F::interpolate(x[0], {.size = {5, 3}, .mode = F::InterpolateMode::Bilinear});
+         return F::interpolate(x[0], with([](auto& o) { o.size = {5, 3}; o.mode = F::InterpolateMode::Bilinear; }));
        }},
       {"interpolate_nearest_exact",
        {{2, 2, 5}},
        [](const Inputs& x) {
-         return F::interpolate(x[0], {.size = {7}, .mode = F::InterpolateMode::NearestExact});
+         return F::interpolate(x[0], with([](auto& o) { o.size = {7}; o.mode = F::InterpolateMode::NearestExact; }));
        }},
       {"interpolate_bicubic",
        {{1, 2, 3, 4}},
        [](const Inputs& x) {
-         return F::interpolate(x[0], {.scale_factor = {2.0, 1.5},
-                                      .mode = F::InterpolateMode::Bicubic,
-                                      .align_corners = true});
+         return F::interpolate(x[0], with([](auto& o) { o.scale_factor = {2.0, 1.5}; o.mode = F::InterpolateMode::Bicubic; o.align_corners = true; }));
        }},
       {"pixel_shuffle", {{2, 8, 2, 3}}, [](const Inputs& x) { return F::pixel_shuffle(x[0], 2); }},
       {"pixel_unshuffle",

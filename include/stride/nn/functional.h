@@ -403,8 +403,9 @@ Tensor rotary_embedding_reference(const Tensor& x,
 // ---- convolutions and pooling (src/nn/conv.cpp, src/nn/pooling.cpp) ----
 // Sizes of the spatial dims: one value for every dim, or one per dim.
 // Inputs are batched (N, C, *spatial) or unbatched (C, *spatial), as
-// PyTorch's; every tensor has the input's dtype, float32, float64 or
-// bfloat16 (computed in float32).
+// PyTorch's; every tensor has the input's dtype. unfold, fold, the
+// convolutions and the max and average pools take integers too (an integer
+// average truncates, as PyTorch's); the rest take floating point.
 
 // The sliding blocks of x (N, C, H, W) as columns (torch.nn.functional.unfold,
 // im2col): (N, C * kh * kw, L) with L the number of blocks. dilation, padding

@@ -73,7 +73,7 @@ void for_each_plane(int64_t planes, int64_t plane_work, F plane) {
 void im2col_kernel(const Tensor& x, const Im2colGeometry& g, Tensor& cols) {
   const int64_t plane_size = g.height * g.width;
   const int64_t cols_size = g.kernel_h * g.kernel_w * g.out_h * g.out_w;
-  detail::dispatch_floating(x.dtype(), "unfold", [&](auto tag) {
+  detail::dispatch_numeric_and_bool(x.dtype(), "unfold", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = x.data_ptr<T>();
     T* dst = cols.data_ptr<T>();
@@ -85,7 +85,7 @@ void im2col_kernel(const Tensor& x, const Im2colGeometry& g, Tensor& cols) {
 void col2im_kernel(const Tensor& cols, const Im2colGeometry& g, Tensor& x) {
   const int64_t plane_size = g.height * g.width;
   const int64_t cols_size = g.kernel_h * g.kernel_w * g.out_h * g.out_w;
-  detail::dispatch_floating(cols.dtype(), "fold", [&](auto tag) {
+  detail::dispatch_numeric(cols.dtype(), "fold", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = cols.data_ptr<T>();
     T* dst = x.data_ptr<T>();
