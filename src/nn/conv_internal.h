@@ -1,9 +1,11 @@
-// Helpers shared by the convolutions and poolings (src/nn/conv.cpp,
-// src/nn/pooling.cpp): per-dim argument lists and batched views.
+// Helpers shared by the convolutions, poolings and interpolate
+// (src/nn/conv.cpp, pooling.cpp, interpolate.cpp): per-dim argument lists,
+// batched views and adaptive pooling's windows.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <utility>
 
 #include "stride/tensor.h"
 
@@ -24,5 +26,12 @@ Tensor batched_input(const Tensor& x, int64_t dims, const char* op, bool& batche
 
 // The batched result of an op on batched_input's x, unbatched again when x was.
 Tensor unbatched_output(const Tensor& y, bool batched);
+
+// Adaptive pooling's window i of n elements pooled to `out`:
+// [floor(i n / out), ceil((i + 1) n / out)).
+std::pair<int64_t, int64_t> adaptive_window(int64_t i, int64_t n, int64_t out);
+// The (out, n) float64 matrix averaging each window: row i is 1 / its
+// length over window i (adaptive_avg_pool, interpolate's 'area').
+Tensor averaging_matrix(int64_t n, int64_t out);
 
 }  // namespace stride::nn::functional::detail

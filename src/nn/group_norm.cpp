@@ -37,7 +37,9 @@ Tensor group_norm(
                " channels must divide into num_groups=", num_groups, ".");
   check_affine(weight, x, "weight");
   check_affine(bias, x, "bias");
-  const Tensor groups = x.reshape({x.size(0), num_groups, -1});
+  int64_t per_group = x.size(1) / num_groups;
+  for (int64_t d = 2; d < x.dim(); ++d) per_group *= x.size(d);
+  const Tensor groups = x.reshape({x.size(0), num_groups, per_group});
   const Tensor centred = groups - groups.mean({2}, true);
   const Tensor var = (centred * centred).mean({2}, true);
   Tensor y = (centred * rsqrt(var + eps)).view(x.sizes());

@@ -1,8 +1,8 @@
 // interpolate and pixel_shuffle / pixel_unshuffle (listed as Composite in
 // src/core/op_list.h). Every mode of interpolate is separable: each spatial
 // dim is resampled in turn, nearest modes by index_select, the interpolating
-// ones by a product with an (out, in) matrix of PyTorch's weights, so the
-// gradients are index_select's and matmul's.
+// ones and area by a product with an (out, in) matrix of PyTorch's weights,
+// so the gradients are index_select's and matmul's.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/check.h"
+#include "nn/conv_internal.h"
 #include "ops/apply.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
@@ -145,10 +146,11 @@ Tensor interpolation_matrix(const DimResize& r, bool cubic, bool align_corners) 
       for (int64_t k = 0; k < 4; ++k) add(i, int64_t(floor) - 1 + k, w[size_t(k)]);
       continue;
     }
+    // At the last element both weights fall on it (add clamps the column).
     const auto left = int64_t(src);
     const double frac = src - double(left);
     add(i, left, 1.0 - frac);
-    if (left < r.in - 1) add(i, left + 1, frac);
+    add(i, left + 1, frac);
   }
   return tensor(m, {r.out, r.in});
 }
@@ -166,8 +168,6 @@ void check_mode(const Tensor& x, const InterpolateOptions& o) {
   const int64_t wanted = mode_dims(o.mode);
   STRIDE_CHECK(wanted == 0 || wanted == dims, ShapeError, "[interpolate] mode '", mode_name(o.mode),
                "' takes a ", wanted + 2, "-d input; got ", shape_str(x.sizes()), ".");
-  STRIDE_CHECK(o.mode != InterpolateMode::Area || dims <= 2, NotImplementedError,
-               "[interpolate] mode 'area' takes 3-d or 4-d inputs only.");
   STRIDE_CHECK(!o.align_corners || interpolates(o.mode), ValueError,
                "[interpolate] align_corners can only be set with the interpolating modes "
                "(linear, bilinear, bicubic, trilinear), not '",
@@ -180,17 +180,15 @@ Tensor interpolate(const Tensor& x, const InterpolateOptions& o) {
   ::stride::detail::check_dtype_rule(Op::interpolate, "interpolate", &x);
   check_mode(x, o);
   const std::vector<DimResize> dims = resizes(x, o);
-  if (o.mode == InterpolateMode::Area) {
-    std::vector<std::optional<int64_t>> size;
-    for (const DimResize& r : dims) size.emplace_back(r.out);
-    return dims.size() == 1 ? adaptive_avg_pool1d(x, size) : adaptive_avg_pool2d(x, size);
-  }
   const bool align_corners = o.align_corners.value_or(false);
   Tensor y = x;
   for (size_t i = 0; i < dims.size(); ++i) {
     const DimResize& r = dims[i];
     const auto d = int64_t(i) + 2;
-    if (interpolates(o.mode)) {
+    if (o.mode == InterpolateMode::Area) {
+      // adaptive_avg_pool's windows, of any number of dims.
+      y = resample(y, d, detail::averaging_matrix(r.in, r.out));
+    } else if (interpolates(o.mode)) {
       y = resample(y, d,
                    interpolation_matrix(r, o.mode == InterpolateMode::Bicubic, align_corners));
     } else {

@@ -19,6 +19,23 @@
 
 namespace stride::nn::functional {
 
+namespace detail {
+
+std::pair<int64_t, int64_t> adaptive_window(int64_t i, int64_t n, int64_t out) {
+  return {i * n / out, ((i + 1) * n + out - 1) / out};
+}
+
+Tensor averaging_matrix(int64_t n, int64_t out) {
+  std::vector<double> m(size_t(out * n), 0.0);
+  for (int64_t i = 0; i < out; ++i) {
+    const auto [start, end] = adaptive_window(i, n, out);
+    for (int64_t j = start; j < end; ++j) m[size_t(i * n + j)] = 1.0 / double(end - start);
+  }
+  return tensor(m, {out, n});
+}
+
+}  // namespace detail
+
 namespace {
 
 using ::stride::detail::Op;
@@ -175,11 +192,6 @@ Tensor avg_pool(const Tensor& input,
   return as_input(averages, dims, batched);
 }
 
-// Window i of n elements pooled to `out`: [floor(i n / out), ceil((i + 1) n / out)).
-std::pair<int64_t, int64_t> adaptive_window(int64_t i, int64_t n, int64_t out) {
-  return {i * n / out, ((i + 1) * n + out - 1) / out};
-}
-
 // The output size of each plane dim (as (H, W) of the 2-d view).
 Pair adaptive_sizes(const Tensor& x, const AdaptiveSize& size, int64_t dims, const char* op) {
   const auto n = int64_t(size.size());
@@ -195,28 +207,18 @@ Pair adaptive_sizes(const Tensor& x, const AdaptiveSize& size, int64_t dims, con
   return out;
 }
 
-// (out, n) averaging matrix: row i is 1 / length over window i.
-Tensor averaging_matrix(int64_t n, int64_t out, const Tensor& like) {
-  std::vector<double> m(size_t(out * n), 0.0);
-  for (int64_t i = 0; i < out; ++i) {
-    const auto [start, end] = adaptive_window(i, n, out);
-    for (int64_t j = start; j < end; ++j) m[size_t(i * n + j)] = 1.0 / double(end - start);
-  }
-  return tensor(m, {out, n}).to(like.device()).to(like.dtype());
-}
-
 // The input indices of the windows of n elements pooled to `out`, each
 // window padded to the longest by repeating its last index: (out * longest).
 std::pair<std::vector<int64_t>, int64_t> window_indices(int64_t n, int64_t out) {
   int64_t longest = 1;
   for (int64_t i = 0; i < out; ++i) {
-    const auto [start, end] = adaptive_window(i, n, out);
+    const auto [start, end] = detail::adaptive_window(i, n, out);
     longest = std::max(longest, end - start);
   }
   std::vector<int64_t> at;
   at.reserve(size_t(out * longest));
   for (int64_t i = 0; i < out; ++i) {
-    const auto [start, end] = adaptive_window(i, n, out);
+    const auto [start, end] = detail::adaptive_window(i, n, out);
     for (int64_t k = 0; k < longest; ++k) at.push_back(std::min(start + k, end - 1));
   }
   return {at, longest};
@@ -236,8 +238,8 @@ Tensor adaptive_avg_pool(
   const Tensor x = detail::batched_input(input, dims, op, batched);
   check_adaptive_input(x, op);
   const Pair out = adaptive_sizes(x, size, dims, op);
-  const Tensor rows = averaging_matrix(x.size(2), out[0], x);
-  const Tensor cols = averaging_matrix(x.size(3), out[1], x);
+  const Tensor rows = detail::averaging_matrix(x.size(2), out[0]).to(x.device()).to(x.dtype());
+  const Tensor cols = detail::averaging_matrix(x.size(3), out[1]).to(x.device()).to(x.dtype());
   return as_input(matmul(matmul(rows, x), cols.t()), dims, batched);
 }
 

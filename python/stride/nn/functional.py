@@ -10,6 +10,7 @@ kernel forward and one backward instead of a chain of ops.
 import operator
 
 from .._stride import Tensor, _nn
+from ..autograd import no_grad
 
 linear = _nn.linear
 linear_concat = _nn.linear_concat
@@ -87,6 +88,17 @@ def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
+def upsample_nearest(input, size=None, scale_factor=None):
+    """interpolate with mode 'nearest' (torch.nn.functional.upsample_nearest)."""
+    return interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """interpolate with mode 'bilinear' and align_corners=True
+    (torch.nn.functional.upsample_bilinear)."""
+    return interpolate(input, size, scale_factor, "bilinear", True)
+
+
 def instance_norm(
     input,
     running_mean=None,
@@ -99,12 +111,24 @@ def instance_norm(
 ):
     """Each channel of each sample normalised over its spatial dims
     (torch.nn.functional.instance_norm): group_norm with a group per channel.
-    Running statistics are not supported."""
-    if running_mean is not None or running_var is not None or not use_input_stats:
-        raise NotImplementedError(
-            "instance_norm(): running statistics are not supported; pass running_mean=None, "
-            "running_var=None and use_input_stats=True."
-        )
+    Given running_mean and running_var, use_input_stats also updates them
+    with the batch's mean of the instances' means and unbiased variances;
+    without use_input_stats they normalise instead."""
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise ValueError(
+                "instance_norm(): use_input_stats=False needs running_mean and running_var."
+            )
+        y = (input - running_mean.view(shape)) / (running_var.view(shape) + eps).sqrt()
+        if weight is not None:
+            y = y * weight.view(shape)
+        return y if bias is None else y + bias.view(shape)
+    if running_mean is not None and running_var is not None:
+        with no_grad():
+            dims = tuple(range(2, input.ndim))
+            running_mean.mul_(1 - momentum).add_(input.mean(dims).mean(0) * momentum)
+            running_var.mul_(1 - momentum).add_(input.var(dims).mean(0) * momentum)
     return group_norm(input, input.shape[1], weight, bias, eps)
 
 
