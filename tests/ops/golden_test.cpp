@@ -41,6 +41,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 using Ins = std::vector<Tensor>;
 using Outs = std::vector<Tensor>;
 using CaseFn = std::function<Outs(const Ins&)>;
+using testing::with;
 
 // Auto: tolerance for float32/float64 outputs, bit-exact for other dtypes.
 // Exact: bit-exact for every dtype (the op only moves or selects values).
