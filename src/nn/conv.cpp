@@ -227,6 +227,12 @@ Tensor transposed_convolution(const Tensor& input,
   STRIDE_CHECK(groups >= 1, ValueError, "[", op, "] groups must be positive; got ", groups, ".");
   const int64_t out_channels = weight.size(1) * groups;
   check_conv(x, weight, bias, groups, out_channels, weight.size(0) / groups, id, op);
+  // 16-bit floats sum every product in float32 and round once, as PyTorch's.
+  if (is_16bit(x)) {
+    const Tensor b = bias.defined() ? bias.to(kFloat32) : bias;
+    return transposed_convolution(input.to(kFloat32), weight.to(kFloat32), b, o, dims, id, op)
+        .to(x.dtype());
+  }
   const Tensor w = dims == 1 ? weight.unsqueeze(2) : weight;
   const std::array<int64_t, 2> kernel{w.size(2), w.size(3)};
   const auto stride = detail::spatial_arg(o.stride, dims, 1, 1, op, "stride");

@@ -37,6 +37,11 @@ Tensor group_norm(
                " channels must divide into num_groups=", num_groups, ".");
   check_affine(weight, x, "weight");
   check_affine(bias, x, "bias");
+  // 16-bit floats compute the statistics in float32, as PyTorch's.
+  if (x.dtype() == kBFloat16 || x.dtype() == kFloat16) {
+    const auto up = [](const Tensor& t) { return t.defined() ? t.to(kFloat32) : t; };
+    return group_norm(up(x), num_groups, up(weight), up(bias), eps).to(x.dtype());
+  }
   int64_t per_group = x.size(1) / num_groups;
   for (int64_t d = 2; d < x.dim(); ++d) per_group *= x.size(d);
   const Tensor groups = x.reshape({x.size(0), num_groups, per_group});
