@@ -56,10 +56,6 @@ F::AdaptiveSize adaptive_size(nb::handle h, const char* what) {
   return out;
 }
 
-Tensor or_undefined(const std::optional<Tensor>& t) {
-  return t ? *t : Tensor();
-}
-
 // conv's padding: an int, a tuple of ints, or 'same' / 'valid'.
 F::ConvOptions conv_options(
     nb::handle stride, nb::handle padding, nb::handle dilation, int64_t groups, const char* op) {

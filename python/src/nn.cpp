@@ -13,15 +13,14 @@
 
 namespace stride::python {
 
+Tensor or_undefined(const std::optional<Tensor>& t) {
+  return t ? *t : Tensor();
+}
+
 namespace {
 
 namespace F = nn::functional;
 namespace init = nn::init;
-
-// A tensor argument that may be None.
-Tensor or_undefined(const std::optional<Tensor>& t) {
-  return t ? *t : Tensor();
-}
 
 F::Reduction reduction_from(const std::string& name) {
   if (name == "mean") return F::Reduction::Mean;

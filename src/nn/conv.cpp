@@ -5,7 +5,6 @@
 // and both its gradients are GEMMs over the existing BLAS (docs/design.md,
 // "Convolutions"), and every derivative is again unfold, fold and matmul.
 #include <array>
-#include <string>
 
 #include "backends/kernels.h"
 #include "core/check.h"
