@@ -56,7 +56,6 @@ log_softmax = _nn.log_softmax
 swiglu = _nn.swiglu
 dropout = _nn.dropout
 layer_norm = _nn.layer_norm
-batch_norm = _nn.batch_norm
 cross_entropy = _nn.cross_entropy
 nll_loss = _nn.nll_loss
 mse_loss = _nn.mse_loss
@@ -97,6 +96,26 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     """interpolate with mode 'bilinear' and align_corners=True
     (torch.nn.functional.upsample_bilinear)."""
     return interpolate(input, size, scale_factor, "bilinear", True)
+
+
+def batch_norm(
+    input,
+    running_mean,
+    running_var,
+    weight=None,
+    bias=None,
+    training=False,
+    momentum=0.1,
+    eps=1e-5,
+):
+    """Batch normalisation over dim 1 (torch.nn.functional.batch_norm): the
+    C++ op takes (N, C) and (N, C, L); an input with more spatial dims
+    (BatchNorm2d's and 3d's) runs as its (N, C, L) view."""
+    if input.ndim > 3:
+        flat = input.reshape(input.shape[0], input.shape[1], -1)
+        y = _nn.batch_norm(flat, running_mean, running_var, weight, bias, training, momentum, eps)
+        return y.view(input.shape)
+    return _nn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 def instance_norm(
