@@ -2852,6 +2852,199 @@ def _(g):
     return value_and_grad(g, lambda a: F.pad(a, (4, -1, 2, 3), mode="circular"), [x])
 
 
+# ---- convolutions and poolings ----
+@case("unfold_f32")
+def _(g):
+    x = randn(g, 2, 3, 5, 6)
+    return value_and_grad(g, lambda a: F.unfold(a, (2, 3), (1, 2), (1, 0), (2, 1)), [x])
+
+
+@case("fold_f32")
+def _(g):
+    x = randn(g, 2, 12, 9)
+    return value_and_grad(g, lambda a: F.fold(a, (4, 5), 2, 1, 1, 2), [x])
+
+
+@case("conv1d_f32")
+def _(g):
+    x, w, b = randn(g, 2, 4, 7), randn(g, 6, 2, 3), randn(g, 6)
+    fn = lambda a, k, c: F.conv1d(a, k, c, stride=2, padding=1, groups=2)  # noqa: E731
+    return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
+
+
+@case("conv2d_f32")
+def _(g):
+    x, w, b = randn(g, 2, 3, 5, 6), randn(g, 4, 3, 2, 3), randn(g, 4)
+    fn = lambda a, k, c: F.conv2d(a, k, c, padding=(1, 0), dilation=(1, 2))  # noqa: E731
+    return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
+
+
+@case("conv2d_same_f32")
+def _(g):
+    x, w = randn(g, 3, 5, 6), randn(g, 2, 3, 2, 2)
+    return value_and_grad(g, lambda a, k: F.conv2d(a, k, padding="same"), [x, w], wrt=(0, 1))
+
+
+@case("conv2d_stride_groups_f64")
+def _(g):
+    x, w, b = (
+        randn(g, 2, 6, 7, 8, dtype=f64),
+        randn(g, 3, 2, 3, 3, dtype=f64),
+        randn(g, 3, dtype=f64),
+    )
+    fn = lambda a, k, c: F.conv2d(a, k, c, stride=(2, 3), padding=2, groups=3)  # noqa: E731
+    return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
+
+
+@case("conv_transpose1d_f32")
+def _(g):
+    x, w, b = randn(g, 2, 4, 5), randn(g, 4, 3, 3), randn(g, 6)
+    fn = lambda a, k, c: F.conv_transpose1d(a, k, c, stride=2, output_padding=1, groups=2)  # noqa: E731
+    return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
+
+
+@case("conv_transpose2d_f32")
+def _(g):
+    x, w, b = randn(g, 2, 3, 4, 5), randn(g, 3, 2, 3, 2), randn(g, 2)
+    fn = lambda a, k, c: F.conv_transpose2d(a, k, c, stride=(2, 1), padding=1, dilation=(1, 2))  # noqa: E731
+    return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
+
+
+@case("max_pool1d_f32")
+def _(g):
+    x = randn(g, 2, 3, 8)
+    fn = lambda a: F.max_pool1d(a, 3, 2, 1, ceil_mode=True)  # noqa: E731
+    return value_and_grad(g, fn, [x])
+
+
+@case("max_pool2d_f32")
+def _(g):
+    x = randn(g, 2, 3, 6, 7)
+    fn = lambda a: F.max_pool2d(a, (2, 3), padding=1, dilation=(2, 1), ceil_mode=True)  # noqa: E731
+    return value_and_grad(g, fn, [x])
+
+
+@case("max_pool2d_indices_f32")
+def _(g):
+    x = randn(g, 3, 7, 6)
+    values, indices = F.max_pool2d(x, 3, 2, 1, return_indices=True)
+    return [x], [values, indices]
+
+
+@case("avg_pool1d_f32")
+def _(g):
+    x = randn(g, 2, 3, 8)
+    fn = lambda a: F.avg_pool1d(a, 3, 2, 1, ceil_mode=True)  # noqa: E731
+    return value_and_grad(g, fn, [x])
+
+
+@case("avg_pool2d_f32")
+def _(g):
+    x = randn(g, 2, 3, 6, 7)
+    fn = lambda a: F.avg_pool2d(a, (3, 2), padding=1, ceil_mode=True, count_include_pad=False)  # noqa: E731
+    return value_and_grad(g, fn, [x])
+
+
+@case("avg_pool2d_divisor_f32")
+def _(g):
+    x = randn(g, 2, 3, 4, 5)
+    return value_and_grad(g, lambda a: F.avg_pool2d(a, 2, 1, divisor_override=3), [x])
+
+
+@case("adaptive_avg_pool1d_f32")
+def _(g):
+    x = randn(g, 2, 3, 7)
+    return value_and_grad(g, lambda a: F.adaptive_avg_pool1d(a, 3), [x])
+
+
+@case("adaptive_avg_pool2d_f32")
+def _(g):
+    x = randn(g, 2, 3, 5, 7)
+    return value_and_grad(g, lambda a: F.adaptive_avg_pool2d(a, (3, 4)), [x])
+
+
+@case("adaptive_max_pool1d_f32")
+def _(g):
+    x = randn(g, 2, 3, 7)
+    values, indices = F.adaptive_max_pool1d(x, 3, return_indices=True)
+    return [x], [values, indices]
+
+
+@case("adaptive_max_pool2d_f32")
+def _(g):
+    x = randn(g, 2, 3, 5, 7)
+    return value_and_grad(g, lambda a: F.adaptive_max_pool2d(a, (3, 4)), [x])
+
+
+@case("adaptive_max_pool2d_indices_f32")
+def _(g):
+    x = randn(g, 3, 5, 7)
+    values, indices = F.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+    return [x], [values, indices]
+
+
+@case("interpolate_bilinear_f32")
+def _(g):
+    x = randn(g, 2, 3, 4, 5)
+    return value_and_grad(g, lambda a: F.interpolate(a, (7, 3), mode="bilinear"), [x])
+
+
+@case("interpolate_linear_align_f32")
+def _(g):
+    x = randn(g, 2, 3, 4)
+    fn = lambda a: F.interpolate(a, scale_factor=2.5, mode="linear", align_corners=True)  # noqa: E731
+    return value_and_grad(g, fn, [x])
+
+
+@case("interpolate_bicubic_f32")
+def _(g):
+    x = randn(g, 1, 2, 4, 5)
+    fn = lambda a: F.interpolate(a, scale_factor=(2.0, 0.6), mode="bicubic")  # noqa: E731
+    return value_and_grad(g, fn, [x])
+
+
+@case("interpolate_nearest_f32")
+def _(g):
+    x = randn(g, 2, 3, 5, 6)
+    return value_and_grad(g, lambda a: F.interpolate(a, scale_factor=(1.7, 0.5)), [x])
+
+
+@case("interpolate_nearest_exact_f32")
+def _(g):
+    x = randn(g, 2, 3, 5)
+    return value_and_grad(g, lambda a: F.interpolate(a, 7, mode="nearest-exact"), [x])
+
+
+@case("interpolate_area_f32")
+def _(g):
+    x = randn(g, 2, 3, 5, 7)
+    return value_and_grad(g, lambda a: F.interpolate(a, (3, 2), mode="area"), [x])
+
+
+@case("interpolate_trilinear_f32")
+def _(g):
+    x = randn(g, 1, 2, 2, 3, 4)
+    return value_and_grad(g, lambda a: F.interpolate(a, (3, 5, 2), mode="trilinear"), [x])
+
+
+@case("pixel_shuffle_f32")
+def _(g):
+    x = randn(g, 2, 8, 3, 4)
+    return value_and_grad(g, lambda a: F.pixel_shuffle(a, 2), [x])
+
+
+@case("pixel_unshuffle_f32")
+def _(g):
+    x = randn(g, 2, 2, 4, 6)
+    return value_and_grad(g, lambda a: F.pixel_unshuffle(a, 2), [x])
+
+
+@case("group_norm_f32")
+def _(g):
+    x, w, b = randn(g, 2, 6, 3, 4), randn(g, 6), randn(g, 6)
+    return value_and_grad(g, lambda a, c, d: F.group_norm(a, 3, c, d), [x, w, b], wrt=(0, 1, 2))
+
+
 # ---- a composite: 2-layer MLP + cross-entropy from basic ops ----
 @case("mlp_cross_entropy_f32")
 def _(g):

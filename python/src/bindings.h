@@ -34,6 +34,9 @@ namespace stride::python {
 // TypeError for anything else, naming `what` ("zeros(): size").
 std::vector<int64_t> shape_from_args(const nb::args& args, const char* what);
 std::vector<int64_t> int_list(nb::handle sequence, const char* what);
+// A tensor argument that may be None: the tensor, or an undefined one
+// (python/src/nn.cpp).
+Tensor or_undefined(const std::optional<Tensor>& t);
 // dim= as PyTorch's reductions take it: None (every dim), an int, or a
 // sequence of ints.
 std::vector<int64_t> dims_arg(nb::handle dim);
@@ -104,6 +107,8 @@ void bind_profiler(nb::module_& m);
 void bind_cuda(nb::module_& m);
 void bind_serialize(nb::module_& m);
 void bind_nn(nb::module_& m);
+// The convolutions and poolings, into stride._stride._nn (python/src/conv.cpp).
+void bind_conv(nb::module_& m);
 void bind_optim(nb::module_& m);
 void bind_doctor(nb::module_& m);
 void bind_autocast(nb::module_& m);

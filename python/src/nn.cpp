@@ -13,15 +13,14 @@
 
 namespace stride::python {
 
+Tensor or_undefined(const std::optional<Tensor>& t) {
+  return t ? *t : Tensor();
+}
+
 namespace {
 
 namespace F = nn::functional;
 namespace init = nn::init;
-
-// A tensor argument that may be None.
-Tensor or_undefined(const std::optional<Tensor>& t) {
-  return t ? *t : Tensor();
-}
 
 F::Reduction reduction_from(const std::string& name) {
   if (name == "mean") return F::Reduction::Mean;
@@ -602,6 +601,7 @@ void bind_nn(nb::module_& m) {
   bind_layers(nn);
   bind_losses(nn);
   bind_attention(nn);
+  bind_conv(nn);
   nb::module_ init_module = nn.def_submodule("init", "torch.nn.init's initialisers.");
   bind_init(init_module);
   bind_clip_grad(nn);

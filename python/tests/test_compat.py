@@ -294,9 +294,6 @@ STRIDE_HAS = {
     "torch.Tensor.unbind": lambda: hasattr(stride.Tensor, "unbind"),
     "torch.Tensor.type(dtype)": lambda: hasattr(stride.Tensor, "type"),
     "torch.utils.data.DataLoader(pin_memory=)": lambda: _dataloader_takes("pin_memory"),
-    "torch.nn.Conv2d": lambda: hasattr(stride.nn, "Conv2d"),
-    "torch.nn.MaxPool2d": lambda: hasattr(stride.nn, "MaxPool2d"),
-    "torch.nn.Flatten": lambda: hasattr(stride.nn, "Flatten"),
     "torch.amp.autocast in bfloat16 (the binding stride._stride._autocast.push/pop)": lambda: (
         hasattr(stride._stride, "_autocast")
     ),
@@ -460,16 +457,7 @@ def test_nanogpt_trains_in_bfloat16_close_to_pytorch(char_data, tmp_path):
     "arch",
     [
         pytest.param("mlp", marks=needs("torch.Tensor.type(dtype)")),
-        # Follow-up: the CNN classifier, once stride has 2-d convolution.
-        pytest.param(
-            "cnn",
-            marks=needs(
-                "torch.nn.Conv2d",
-                "torch.nn.MaxPool2d",
-                "torch.nn.Flatten",
-                "torch.Tensor.type(dtype)",
-            ),
-        ),
+        pytest.param("cnn", marks=needs("torch.Tensor.type(dtype)")),
     ],
 )
 def test_classifier_trains_as_under_pytorch(arch, tmp_path):

@@ -347,6 +347,27 @@ using ConsecutiveGroupsFn = int64_t (*)(const Tensor& x, Tensor& group);
 // sum_k x[k] e^(-2 pi i jk / N) (+ for `inverse`).
 using FftC2cFn = void (*)(const Tensor& x, bool inverse, Tensor& out);
 
+// ---- unfold, fold: im2col and col2im (src/backends/cpu/im2col.cpp) ----
+// The sliding blocks of planes (height, width): block (p, q) starts at
+// (p * stride_h - pad_h, q * stride_w - pad_w) and reads kernel_h x kernel_w
+// elements spaced by the dilation; out_h x out_w blocks in all.
+struct Im2colGeometry {
+  int64_t height, width;
+  int64_t kernel_h, kernel_w;
+  int64_t pad_h, pad_w;
+  int64_t stride_h, stride_w;
+  int64_t dilation_h, dilation_w;
+  int64_t out_h, out_w;
+};
+// x (P, height, width) contiguous, numeric or bool (P planes: batch times
+// channels) -> cols (P, kernel_h * kernel_w, out_h * out_w) contiguous:
+// cols[p, (i, j), (r, c)] = x[p, r * stride_h - pad_h + i * dilation_h,
+// c * stride_w - pad_w + j * dilation_w], 0 outside the plane.
+using Im2colFn = void (*)(const Tensor& x, const Im2colGeometry& g, Tensor& cols);
+// The adjoint: cols as above, numeric -> x (P, height, width) contiguous,
+// overwritten with the sum of the elements of cols that read each position.
+using Col2imFn = void (*)(const Tensor& cols, const Im2colGeometry& g, Tensor& x);
+
 // ---- copy_ (src/backends/cpu/copy.cpp) ----
 // iter over output dst and input src, any dtypes and layouts, of one shape
 // -> dst = src converted to dst's dtype (to bool: != 0).
@@ -503,6 +524,8 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(bincount, BincountFn, "bincount")                                                 \
   X(histc, HistcFn, "histc")                                                          \
   X(consecutive_groups, ConsecutiveGroupsFn, "unique_consecutive")                    \
+  X(im2col, Im2colFn, "unfold")                                                       \
+  X(col2im, Col2imFn, "fold")                                                         \
   X(copy, CopyFn, "copy_")                                                            \
   X(gather, GatherFn, "gather")                                                       \
   X(scatter, ScatterFn, "scatter")                                                    \

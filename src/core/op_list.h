@@ -446,6 +446,25 @@
   X(cross_entropy, Fused, Grad, Floating, Keep)                             \
   X(scaled_dot_product_attention, Fused, Grad, Floating, Keep)              \
   X(rotary_attention, Fused, Grad, Floating, Keep)                          \
+  /* images (src/nn/conv.cpp, pooling, interpolate, group_norm) */          \
+  X(unfold, Fused, Grad, Any, Keep)                                         \
+  X(fold, Fused, Grad, Any, Keep)                                           \
+  X(conv1d, Composite, Grad, Any, Keep)                                     \
+  X(conv2d, Composite, Grad, Any, Keep)                                     \
+  X(conv_transpose1d, Composite, Grad, Any, Keep)                           \
+  X(conv_transpose2d, Composite, Grad, Any, Keep)                           \
+  X(max_pool1d, Composite, Grad, Any, Keep)                                 \
+  X(max_pool2d, Composite, Grad, Any, Keep)                                 \
+  X(avg_pool1d, Composite, Grad, Any, Keep)                                 \
+  X(avg_pool2d, Composite, Grad, Any, Keep)                                 \
+  X(adaptive_avg_pool1d, Composite, Grad, Floating, Keep)                   \
+  X(adaptive_avg_pool2d, Composite, Grad, Floating, Keep)                   \
+  X(adaptive_max_pool1d, Composite, Grad, Floating, Keep)                   \
+  X(adaptive_max_pool2d, Composite, Grad, Floating, Keep)                   \
+  X(interpolate, Composite, Grad, Floating, Keep)                           \
+  X(pixel_shuffle, Composite, Grad, Any, Keep)                              \
+  X(pixel_unshuffle, Composite, Grad, Any, Keep)                            \
+  X(group_norm, Composite, Grad, Floating, Keep)                            \
   /* composed nn ops (src/nn/activations.cpp, losses, vectors, pad) */      \
   X(leaky_relu, Composite, Grad, Floating, Keep)                            \
   X(elu, Composite, Grad, Floating, Keep)                                   \

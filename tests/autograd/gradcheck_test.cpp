@@ -9,6 +9,7 @@
 #include "support/layouts.h"
 #include "support/linalg_inputs.h"
 #include "support/op_coverage.h"
+#include "support/options.h"
 
 namespace stride::testing {
 namespace {
@@ -660,6 +661,95 @@ std::vector<GradCase> grad_table() {
       {"pad_circular",
        {{2, 3, 4}},
        [](const Inputs& x) { return F::pad(x[0], {2, -1, 3, 1}, F::PadMode::Circular); }},
+      {"unfold",
+       {{2, 2, 4, 5}},
+       [](const Inputs& x) { return F::unfold(x[0], {2, 3}, {1, 2}, {1, 0}, {2, 1}); }},
+      {"fold",
+       {{2, 8, 9}},
+       [](const Inputs& x) { return F::fold(x[0], {4, 5}, {2, 2}, {1}, {1}, {2}); }},
+      {"conv1d",
+       {{2, 4, 6}, {4, 2, 3}, {4}},
+       [](const Inputs& x) {
+         return F::conv1d(x[0], x[1], x[2], with([](auto& o) { o.stride = {2}; o.padding = {1}; o.groups = 2; }));
+       }},
+      {"conv2d",
+       {{2, 2, 4, 5}, {3, 2, 2, 3}, {3}},
+       [](const Inputs& x) {
+         return F::conv2d(x[0], x[1], x[2], with([](auto& o) { o.padding = {1, 0}; o.dilation = {1, 2}; }));
+       }},
+      {"conv2d_same",
+       {{2, 4, 4}, {2, 2, 2, 2}},
+       [](const Inputs& x) {
+         return F::conv2d(x[0], x[1], {}, with([](auto& o) { o.padding_mode = F::ConvPadding::Same; }));
+       }},
+      {"conv_transpose1d",
+       {{2, 4, 4}, {4, 2, 3}, {4}},
+       [](const Inputs& x) {
+         return F::conv_transpose1d(x[0], x[1], x[2],
+                                    with([](auto& o) { o.stride = {2}; o.output_padding = {1}; o.groups = 2; }));
+       }},
+      {"conv_transpose2d",
+       {{2, 2, 3, 4}, {2, 3, 3, 2}, {3}},
+       [](const Inputs& x) {
+         return F::conv_transpose2d(x[0], x[1], x[2], with([](auto& o) { o.stride = {2, 1}; o.padding = {1}; }));
+       }},
+      {"max_pool1d",
+       {{2, 3, 7}},
+       [](const Inputs& x) { return F::max_pool1d(x[0], {3}, with([](auto& o) { o.stride = {2}; o.padding = {1}; })); }},
+      {"max_pool2d",
+       {{2, 2, 5, 6}},
+       [](const Inputs& x) {
+         return F::max_pool2d(x[0], {2, 3}, with([](auto& o) { o.padding = {1}; o.ceil_mode = true; }));
+       }},
+      {"max_pool2d_dilation",
+       {{2, 5, 6}},
+       [](const Inputs& x) {
+         return F::max_pool2d(x[0], {2}, with([](auto& o) { o.stride = {1}; o.dilation = {2}; }));
+       }},
+      {"avg_pool1d",
+       {{2, 3, 7}},
+       [](const Inputs& x) {
+         return F::avg_pool1d(x[0], {3}, with([](auto& o) { o.stride = {2}; o.padding = {1}; o.ceil_mode = true; }));
+       }},
+      {"avg_pool2d",
+       {{2, 2, 5, 6}},
+       [](const Inputs& x) {
+         return F::avg_pool2d(x[0], {3, 2}, with([](auto& o) { o.padding = {1}; o.count_include_pad = false; }));
+       }},
+      {"adaptive_avg_pool1d",
+       {{2, 3, 7}},
+       [](const Inputs& x) { return F::adaptive_avg_pool1d(x[0], {3}); }},
+      {"adaptive_avg_pool2d",
+       {{2, 2, 5, 6}},
+       [](const Inputs& x) { return F::adaptive_avg_pool2d(x[0], {3, 4}); }},
+      {"adaptive_max_pool1d",
+       {{2, 3, 7}},
+       [](const Inputs& x) { return F::adaptive_max_pool1d_with_indices(x[0], {3}).first; }},
+      {"adaptive_max_pool2d",
+       {{2, 2, 5, 6}},
+       [](const Inputs& x) { return F::adaptive_max_pool2d_with_indices(x[0], {2, 4}).first; }},
+      {"interpolate",
+       {{2, 2, 3, 4}},
+       [](const Inputs& x) {
+         return F::interpolate(x[0], with([](auto& o) { o.size = {5, 3}; o.mode = F::InterpolateMode::Bilinear; }));
+       }},
+      {"interpolate_nearest_exact",
+       {{2, 2, 5}},
+       [](const Inputs& x) {
+         return F::interpolate(x[0], with([](auto& o) { o.size = {7}; o.mode = F::InterpolateMode::NearestExact; }));
+       }},
+      {"interpolate_bicubic",
+       {{1, 2, 3, 4}},
+       [](const Inputs& x) {
+         return F::interpolate(x[0], with([](auto& o) { o.scale_factor = {2.0, 1.5}; o.mode = F::InterpolateMode::Bicubic; o.align_corners = true; }));
+       }},
+      {"pixel_shuffle", {{2, 8, 2, 3}}, [](const Inputs& x) { return F::pixel_shuffle(x[0], 2); }},
+      {"pixel_unshuffle",
+       {{2, 2, 4, 2}},
+       [](const Inputs& x) { return F::pixel_unshuffle(x[0], 2); }},
+      {"group_norm",
+       {{2, 4, 3, 2}, {4}, {4}},
+       [](const Inputs& x) { return F::group_norm(x[0], 2, x[1], x[2]); }},
   };
   // Complex ops: inputs enter as complex(x0, x1) and complex outputs leave
   // as view_as_real, so the real gradcheck covers the whole complex Jacobian

@@ -8,6 +8,7 @@
 #include "core/check.h"
 #include "support/error_message.h"
 #include "support/op_coverage.h"
+#include "support/options.h"
 
 namespace stride {
 namespace {
@@ -115,6 +116,7 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
   const Tensor i = arange(24).view({2, 3, 4});  // int64
   const Tensor f = zeros({2, 3, 4});
   const Tensor tables = zeros({3, 2});
+  const Tensor images = arange(48).view({1, 3, 4, 4});
   const std::vector<std::pair<std::string, std::function<void()>>> cases = {
       {"softmax", [&] { i.softmax(-1); }},
       {"log_softmax", [&] { i.log_softmax(-1); }},
@@ -200,6 +202,12 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"linalg_lstsq", [&] { linalg::lstsq(i, i); }},
       {"complex", [&] { complex(i, i); }},
       {"polar", [&] { polar(i, i); }},
+      {"adaptive_avg_pool1d", [&] { F::adaptive_avg_pool1d(i, {2}); }},
+      {"adaptive_avg_pool2d", [&] { F::adaptive_avg_pool2d(images, {2}); }},
+      {"adaptive_max_pool1d", [&] { F::adaptive_max_pool1d_with_indices(i, {2}); }},
+      {"adaptive_max_pool2d", [&] { F::adaptive_max_pool2d_with_indices(images, {2}); }},
+      {"interpolate", [&] { F::interpolate(i, testing::with([](auto& o) { o.size = {2}; })); }},
+      {"group_norm", [&] { F::group_norm(i, 1); }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {

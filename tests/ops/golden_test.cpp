@@ -32,6 +32,7 @@
 #include "stride/ops.h"
 #include "support/golden_file.h"
 #include "support/op_coverage.h"
+#include "support/options.h"
 
 namespace stride {
 namespace {
@@ -41,6 +42,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 using Ins = std::vector<Tensor>;
 using Outs = std::vector<Tensor>;
 using CaseFn = std::function<Outs(const Ins&)>;
+using testing::with;
 
 // Auto: tolerance for float32/float64 outputs, bit-exact for other dtypes.
 // Exact: bit-exact for every dtype (the op only moves or selects values).
@@ -1585,6 +1587,155 @@ std::vector<GoldenCase> build_cases() {
   reg("pad_circular_f32", value_and_grad({0}, [](const Ins& x) {
         return F::pad(x[0], {4, -1, 2, 3}, F::PadMode::Circular);
       }));
+
+  // ---- convolutions and poolings (src/nn/conv.cpp, pooling.cpp) ----
+  reg("unfold_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::unfold(x[0], {2, 3}, {1, 2}, {1, 0}, {2, 1});
+      }));
+  reg("fold_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::fold(x[0], {4, 5}, {2, 2}, {1}, {1}, {2});
+      }));
+  reg("conv1d_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::conv1d(x[0], x[1], x[2], with([](auto& o) {
+                           o.stride = {2};
+                           o.padding = {1};
+                           o.groups = 2;
+                         }));
+      }));
+  reg("conv2d_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::conv2d(x[0], x[1], x[2], with([](auto& o) {
+                           o.padding = {1, 0};
+                           o.dilation = {1, 2};
+                         }));
+      }));
+  reg("conv2d_same_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::conv2d(x[0], x[1], {},
+                         with([](auto& o) { o.padding_mode = F::ConvPadding::Same; }));
+      }));
+  reg("conv2d_stride_groups_f64", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::conv2d(x[0], x[1], x[2], with([](auto& o) {
+                           o.stride = {2, 3};
+                           o.padding = {2};
+                           o.groups = 3;
+                         }));
+      }));
+  reg("conv_transpose1d_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::conv_transpose1d(x[0], x[1], x[2], with([](auto& o) {
+                                     o.stride = {2};
+                                     o.output_padding = {1};
+                                     o.groups = 2;
+                                   }));
+      }));
+  reg("conv_transpose2d_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::conv_transpose2d(x[0], x[1], x[2], with([](auto& o) {
+                                     o.stride = {2, 1};
+                                     o.padding = {1};
+                                     o.dilation = {1, 2};
+                                   }));
+      }));
+  reg("max_pool1d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::max_pool1d(x[0], {3}, with([](auto& o) {
+                               o.stride = {2};
+                               o.padding = {1};
+                               o.ceil_mode = true;
+                             }));
+      }));
+  reg("max_pool2d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::max_pool2d(x[0], {2, 3}, with([](auto& o) {
+                               o.padding = {1};
+                               o.dilation = {2, 1};
+                               o.ceil_mode = true;
+                             }));
+      }));
+  reg("max_pool2d_indices_f32", [](const Ins& in) -> Outs {
+    auto [values, indices] = F::max_pool2d_with_indices(in[0], {3}, with([](auto& o) {
+                                                          o.stride = {2};
+                                                          o.padding = {1};
+                                                        }));
+    return {values, indices};
+  });
+  reg("avg_pool1d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::avg_pool1d(x[0], {3}, with([](auto& o) {
+                               o.stride = {2};
+                               o.padding = {1};
+                               o.ceil_mode = true;
+                             }));
+      }));
+  reg("avg_pool2d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::avg_pool2d(x[0], {3, 2}, with([](auto& o) {
+                               o.padding = {1};
+                               o.ceil_mode = true;
+                               o.count_include_pad = false;
+                             }));
+      }));
+  reg("avg_pool2d_divisor_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::avg_pool2d(x[0], {2}, with([](auto& o) {
+                               o.stride = {1};
+                               o.divisor_override = 3;
+                             }));
+      }));
+  reg("adaptive_avg_pool1d_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::adaptive_avg_pool1d(x[0], {3}); }));
+  reg("adaptive_avg_pool2d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::adaptive_avg_pool2d(x[0], {3, 4});
+      }));
+  reg("adaptive_max_pool1d_f32", [](const Ins& in) -> Outs {
+    auto [values, indices] = F::adaptive_max_pool1d_with_indices(in[0], {3});
+    return {values, indices};
+  });
+  reg("adaptive_max_pool2d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::adaptive_max_pool2d_with_indices(x[0], {3, 4}).first;
+      }));
+  reg("adaptive_max_pool2d_indices_f32", [](const Ins& in) -> Outs {
+    auto [values, indices] = F::adaptive_max_pool2d_with_indices(in[0], {3, 4});
+    return {values, indices};
+  });
+  reg("interpolate_bilinear_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::interpolate(x[0], with([](auto& o) {
+                                o.size = {7, 3};
+                                o.mode = F::InterpolateMode::Bilinear;
+                              }));
+      }));
+  reg("interpolate_linear_align_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::interpolate(x[0], with([](auto& o) {
+                                o.scale_factor = {2.5};
+                                o.mode = F::InterpolateMode::Linear;
+                                o.align_corners = true;
+                              }));
+      }));
+  reg("interpolate_bicubic_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::interpolate(x[0], with([](auto& o) {
+                                o.scale_factor = {2.0, 0.6};
+                                o.mode = F::InterpolateMode::Bicubic;
+                              }));
+      }));
+  reg("interpolate_nearest_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::interpolate(x[0], with([](auto& o) { o.scale_factor = {1.7, 0.5}; }));
+      }));
+  reg("interpolate_nearest_exact_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::interpolate(x[0], with([](auto& o) {
+                                o.size = {7};
+                                o.mode = F::InterpolateMode::NearestExact;
+                              }));
+      }));
+  reg("interpolate_area_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::interpolate(x[0], with([](auto& o) {
+                                o.size = {3, 2};
+                                o.mode = F::InterpolateMode::Area;
+                              }));
+      }));
+  reg("interpolate_trilinear_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::interpolate(x[0], with([](auto& o) {
+                                o.size = {3, 5, 2};
+                                o.mode = F::InterpolateMode::Trilinear;
+                              }));
+      }));
+  reg("pixel_shuffle_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::pixel_shuffle(x[0], 2); }));
+  reg("pixel_unshuffle_f32",
+      value_and_grad({0}, [](const Ins& x) { return F::pixel_unshuffle(x[0], 2); }));
+  reg("group_norm_f32",
+      value_and_grad({0, 1, 2}, [](const Ins& x) { return F::group_norm(x[0], 3, x[1], x[2]); }));
 
   // ---- composites ----
   reg("mlp_cross_entropy_f32", [](const Ins& in) -> Outs {

@@ -13,6 +13,7 @@
 #include "support/layouts.h"
 #include "support/linalg_inputs.h"
 #include "support/op_coverage.h"
+#include "support/options.h"
 
 namespace stride::testing {
 namespace {
@@ -956,6 +957,112 @@ std::vector<OpCase> op_table() {
     auto [x, residuals, rank, sv] = linalg::lstsq(in[0], in[1], std::nullopt, "gelsd");
     return flat({x, residuals, rank, sv, std::get<0>(linalg::lstsq(in[0], in[1]))});
   });
+  // Convolutions and poolings (src/nn/conv.cpp, pooling.cpp).
+  add_case({"unfold", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::unfold(in[0], {2, 3}, {1, 2}, {1, 0}, {2, 1});
+            }});
+  add_case({"fold", {{2, 12, 9}}, [](const Inputs& in) {
+              return F::fold(in[0], {4, 5}, {2, 2}, {1}, {1}, {2});
+            }});
+  add_case({"conv1d", {{2, 4, 7}, {6, 2, 3}, {6}}, [](const Inputs& in) {
+              return F::conv1d(in[0], in[1], in[2], with([](auto& o) {
+                                 o.stride = {2};
+                                 o.padding = {1};
+                                 o.groups = 2;
+                               }));
+            }});
+  add_case({"conv2d", {{2, 3, 5, 6}, {4, 3, 2, 3}, {4}}, [](const Inputs& in) {
+              return F::conv2d(in[0], in[1], in[2], with([](auto& o) {
+                                 o.padding = {1, 0};
+                                 o.dilation = {1, 2};
+                               }));
+            }});
+  add_case({"conv2d_same_unbatched", {{3, 5, 6}, {2, 3, 2, 2}}, [](const Inputs& in) {
+              return F::conv2d(in[0], in[1], {},
+                               with([](auto& o) { o.padding_mode = F::ConvPadding::Same; }));
+            }});
+  add_case({"conv_transpose1d", {{2, 4, 5}, {4, 3, 3}, {6}}, [](const Inputs& in) {
+              return F::conv_transpose1d(in[0], in[1], in[2], with([](auto& o) {
+                                           o.stride = {2};
+                                           o.output_padding = {1};
+                                           o.groups = 2;
+                                         }));
+            }});
+  add_case({"conv_transpose2d", {{2, 3, 4, 5}, {3, 2, 3, 2}, {2}}, [](const Inputs& in) {
+              return F::conv_transpose2d(in[0], in[1], in[2], with([](auto& o) {
+                                           o.stride = {2, 1};
+                                           o.padding = {1};
+                                         }));
+            }});
+  add_case({"max_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::max_pool1d(in[0], {3}, with([](auto& o) {
+                                     o.stride = {2};
+                                     o.padding = {1};
+                                   }));
+            }});
+  add_case({"max_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::max_pool2d(in[0], {2, 3}, with([](auto& o) {
+                                     o.padding = {1};
+                                     o.ceil_mode = true;
+                                   }));
+            }});
+  add_case({"max_pool2d_indices", {{3, 5, 6}}, [](const Inputs& in) {
+              return F::max_pool2d_with_indices(in[0], {2}, with([](auto& o) {
+                                                  o.stride = {1};
+                                                  o.dilation = {2};
+                                                }))
+                  .second;
+            }});
+  add_case({"avg_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::avg_pool1d(in[0], {3}, with([](auto& o) {
+                                     o.stride = {2};
+                                     o.padding = {1};
+                                     o.ceil_mode = true;
+                                   }));
+            }});
+  add_case({"avg_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::avg_pool2d(in[0], {3, 2}, with([](auto& o) {
+                                     o.padding = {1};
+                                     o.count_include_pad = false;
+                                   }));
+            }});
+  add_case({"adaptive_avg_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::adaptive_avg_pool1d(in[0], {3});
+            }});
+  add_case({"adaptive_avg_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::adaptive_avg_pool2d(in[0], {3, std::nullopt});
+            }});
+  add_case({"adaptive_max_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
+              return F::adaptive_max_pool1d_with_indices(in[0], {3}).first;
+            }});
+  add_case({"adaptive_max_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
+              return F::adaptive_max_pool2d_with_indices(in[0], {2, 4}).first;
+            }});
+  add_case({"interpolate", {{2, 3, 4, 5}}, [](const Inputs& in) {
+              return F::interpolate(in[0], with([](auto& o) {
+                                      o.size = {7, 3};
+                                      o.mode = F::InterpolateMode::Bilinear;
+                                    }));
+            }});
+  add_case({"interpolate_nearest", {{2, 3, 5}}, [](const Inputs& in) {
+              return F::interpolate(in[0], with([](auto& o) { o.scale_factor = {1.7}; }));
+            }});
+  add_case({"interpolate_bicubic", {{1, 2, 4, 5}}, [](const Inputs& in) {
+              return F::interpolate(in[0], with([](auto& o) {
+                                      o.scale_factor = {2.0, 0.6};
+                                      o.mode = F::InterpolateMode::Bicubic;
+                                      o.align_corners = true;
+                                    }));
+            }});
+  add_case({"pixel_shuffle", {{2, 8, 3, 4}}, [](const Inputs& in) {
+              return F::pixel_shuffle(in[0], 2);
+            }});
+  add_case({"pixel_unshuffle", {{2, 2, 4, 6}}, [](const Inputs& in) {
+              return F::pixel_unshuffle(in[0], 2);
+            }});
+  add_case({"group_norm", {{2, 6, 3, 4}, {6}, {6}}, [](const Inputs& in) {
+              return F::group_norm(in[0], 3, in[1], in[2]);
+            }});
   add_case({"exp_bfloat16",
             {{4, 6}},
             [](const Inputs& in) { return exp(in[0]); },

@@ -400,4 +400,139 @@ Tensor rotary_embedding_reference(const Tensor& x,
                                   double base = 10000.0,
                                   RopeConvention convention = RopeConvention::Interleaved);
 
+// ---- convolutions and pooling (src/nn/conv.cpp, src/nn/pooling.cpp) ----
+// Sizes of the spatial dims: one value for every dim, or one per dim.
+// Inputs are batched (N, C, *spatial) or unbatched (C, *spatial), as
+// PyTorch's; every tensor has the input's dtype. unfold, fold, the
+// convolutions and the max and average pools take integers too (an integer
+// average truncates, as PyTorch's); the rest take floating point.
+
+// The sliding blocks of x (N, C, H, W) as columns (torch.nn.functional.unfold,
+// im2col): (N, C * kh * kw, L) with L the number of blocks. dilation, padding
+// (zeros) and stride as a convolution's.
+Tensor unfold(const Tensor& x,
+              IntArrayRef kernel_size,
+              IntArrayRef dilation = {1},
+              IntArrayRef padding = {0},
+              IntArrayRef stride = {1});
+// The adjoint of unfold (torch.nn.functional.fold, col2im): blocks
+// (N, C * kh * kw, L) summed into (N, C, *output_size).
+Tensor fold(const Tensor& cols,
+            IntArrayRef output_size,
+            IntArrayRef kernel_size,
+            IntArrayRef dilation = {1},
+            IntArrayRef padding = {0},
+            IntArrayRef stride = {1});
+
+// Convolutions as torch.nn.functional.conv1d / conv2d: x (N, C_in, *spatial),
+// weight (C_out, C_in / groups, *kernel), bias (C_out) or undefined.
+// padding is zeros on both sides of each dim; ConvPadding::Same pads so that
+// the output has the input's size (stride 1 only; the odd element goes
+// right, as PyTorch's), Valid pads nothing.
+enum class ConvPadding { Same, Valid };
+struct ConvOptions {
+  std::vector<int64_t> stride{1};
+  std::vector<int64_t> padding{0};
+  std::optional<ConvPadding> padding_mode;  // overrides padding when given
+  std::vector<int64_t> dilation{1};
+  int64_t groups = 1;
+};
+Tensor conv1d(const Tensor& x,
+              const Tensor& weight,
+              const Tensor& bias = {},
+              const ConvOptions& options = {});
+Tensor conv2d(const Tensor& x,
+              const Tensor& weight,
+              const Tensor& bias = {},
+              const ConvOptions& options = {});
+// Transposed convolutions (the gradients of conv1d / conv2d with respect to
+// their input), as torch.nn.functional.conv_transpose1d / 2d: x (N, C_in,
+// *spatial), weight (C_in, C_out / groups, *kernel); output_padding (smaller
+// than the stride) adds to one side of each output dim.
+struct ConvTransposeOptions {
+  std::vector<int64_t> stride{1};
+  std::vector<int64_t> padding{0};
+  std::vector<int64_t> output_padding{0};
+  int64_t groups = 1;
+  std::vector<int64_t> dilation{1};
+};
+Tensor conv_transpose1d(const Tensor& x,
+                        const Tensor& weight,
+                        const Tensor& bias = {},
+                        const ConvTransposeOptions& options = {});
+Tensor conv_transpose2d(const Tensor& x,
+                        const Tensor& weight,
+                        const Tensor& bias = {},
+                        const ConvTransposeOptions& options = {});
+
+// Max and average pooling as torch.nn.functional's: stride empty means the
+// kernel size; padding at most half the kernel; ceil_mode rounds the output
+// size up (a window starting in the right padding is dropped).
+struct PoolOptions {
+  std::vector<int64_t> stride{};
+  std::vector<int64_t> padding{0};
+  std::vector<int64_t> dilation{1};  // max pooling only
+  bool ceil_mode = false;
+  bool count_include_pad = true;            // average pooling only
+  std::optional<int64_t> divisor_override;  // average pooling only
+};
+Tensor max_pool1d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
+Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
+// (values, indices): each index is the maximum's position in its input plane
+// (h * W + w), int64, as return_indices=True gives.
+std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x,
+                                                  IntArrayRef kernel_size,
+                                                  const PoolOptions& options = {});
+std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x,
+                                                  IntArrayRef kernel_size,
+                                                  const PoolOptions& options = {});
+Tensor avg_pool1d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
+Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
+// Adaptive pooling: output_size[d] windows over dim d, window i covering
+// [floor(i * n / out), ceil((i + 1) * n / out)); an output size of nullopt
+// keeps the input's.
+using AdaptiveSize = std::vector<std::optional<int64_t>>;
+Tensor adaptive_avg_pool1d(const Tensor& x, const AdaptiveSize& output_size);
+Tensor adaptive_avg_pool2d(const Tensor& x, const AdaptiveSize& output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& x,
+                                                           const AdaptiveSize& output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& x,
+                                                           const AdaptiveSize& output_size);
+
+// ---- resampling and normalisation of images (src/nn/interpolate.cpp,
+// src/nn/group_norm.cpp) ----
+// Resizes the spatial dims of x (N, C, *spatial), 1 to 3 of them, as
+// torch.nn.functional.interpolate: to `size` (one value or one per dim), or
+// by `scale_factor` (floor(in * scale)); exactly one of them is given.
+// Nearest and NearestExact pick one input element per output element, Linear
+// (1-d), Bilinear (2-d), Trilinear (3-d) and Bicubic (2-d, PyTorch's
+// A = -0.75 and clamped borders) weigh neighbours, Area averages as
+// adaptive_avg_pool. align_corners is for the interpolating modes only
+// (nullopt: false); unless recompute_scale_factor, a given scale_factor maps
+// output to input coordinates instead of in / out.
+enum class InterpolateMode { Nearest, NearestExact, Linear, Bilinear, Bicubic, Trilinear, Area };
+struct InterpolateOptions {
+  std::vector<int64_t> size;
+  std::vector<double> scale_factor;
+  InterpolateMode mode = InterpolateMode::Nearest;
+  std::optional<bool> align_corners;
+  std::optional<bool> recompute_scale_factor;
+};
+Tensor interpolate(const Tensor& x, const InterpolateOptions& options);
+
+// (N, C * r^2, H, W) -> (N, C, H * r, W * r) and back, as
+// torch.nn.functional.pixel_shuffle / pixel_unshuffle: views and one copy.
+Tensor pixel_shuffle(const Tensor& x, int64_t upscale_factor);
+Tensor pixel_unshuffle(const Tensor& x, int64_t downscale_factor);
+
+// (x - mean) / sqrt(var + eps) * weight + bias with the mean and biased
+// variance of each of num_groups groups of channels of each sample, as
+// torch.nn.functional.group_norm: x (N, C, *), weight and bias (C) or
+// undefined.
+Tensor group_norm(const Tensor& x,
+                  int64_t num_groups,
+                  const Tensor& weight = {},
+                  const Tensor& bias = {},
+                  double eps = 1e-5);
+
 }  // namespace stride::nn::functional

@@ -16,6 +16,29 @@ ops (stride.nn.functional).
 
 from . import functional, init, utils  # noqa: F401
 from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .conv import (  # noqa: F401
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    BatchNorm2d,
+    Conv1d,
+    Conv2d,
+    ConvTranspose1d,
+    ConvTranspose2d,
+    Fold,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    MaxPool1d,
+    MaxPool2d,
+    PixelShuffle,
+    PixelUnshuffle,
+    Unfold,
+    Upsample,
+)
 from .layers import (  # noqa: F401
     CELU,
     ELU,

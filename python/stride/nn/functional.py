@@ -10,6 +10,7 @@ kernel forward and one backward instead of a chain of ops.
 import operator
 
 from .._stride import Tensor, _nn
+from ..autograd import no_grad
 from ._attention import multi_head_attention_forward  # noqa: F401
 
 linear = _nn.linear
@@ -56,13 +57,123 @@ log_softmax = _nn.log_softmax
 swiglu = _nn.swiglu
 dropout = _nn.dropout
 layer_norm = _nn.layer_norm
-batch_norm = _nn.batch_norm
 cross_entropy = _nn.cross_entropy
 nll_loss = _nn.nll_loss
 mse_loss = _nn.mse_loss
 scaled_dot_product_attention = _nn.scaled_dot_product_attention
 rotary_attention = _nn.rotary_attention
 rotary_tables = _nn.rotary_tables
+conv1d = _nn.conv1d
+conv2d = _nn.conv2d
+conv_transpose1d = _nn.conv_transpose1d
+conv_transpose2d = _nn.conv_transpose2d
+unfold = _nn.unfold
+fold = _nn.fold
+max_pool1d = _nn.max_pool1d
+max_pool2d = _nn.max_pool2d
+avg_pool1d = _nn.avg_pool1d
+avg_pool2d = _nn.avg_pool2d
+adaptive_avg_pool1d = _nn.adaptive_avg_pool1d
+adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+adaptive_max_pool1d = _nn.adaptive_max_pool1d
+adaptive_max_pool2d = _nn.adaptive_max_pool2d
+interpolate = _nn.interpolate
+pixel_shuffle = _nn.pixel_shuffle
+pixel_unshuffle = _nn.pixel_unshuffle
+group_norm = _nn.group_norm
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """interpolate under its deprecated name (torch.nn.functional.upsample)."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """interpolate with mode 'nearest' (torch.nn.functional.upsample_nearest)."""
+    return interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """interpolate with mode 'bilinear' and align_corners=True
+    (torch.nn.functional.upsample_bilinear)."""
+    return interpolate(input, size, scale_factor, "bilinear", True)
+
+
+def batch_norm(
+    input,
+    running_mean,
+    running_var,
+    weight=None,
+    bias=None,
+    training=False,
+    momentum=0.1,
+    eps=1e-5,
+):
+    """Batch normalisation over dim 1 (torch.nn.functional.batch_norm): the
+    C++ op takes (N, C) and (N, C, L); an input with more spatial dims
+    (BatchNorm2d's and 3d's) runs as its (N, C, L) view."""
+    if input.ndim > 3:
+        flat = input.reshape(input.shape[0], input.shape[1], -1)
+        y = _nn.batch_norm(flat, running_mean, running_var, weight, bias, training, momentum, eps)
+        return y.view(input.shape)
+    return _nn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(
+    input,
+    running_mean=None,
+    running_var=None,
+    weight=None,
+    bias=None,
+    use_input_stats=True,
+    momentum=0.1,
+    eps=1e-5,
+):
+    """Each channel of each sample normalised over its spatial dims
+    (torch.nn.functional.instance_norm): group_norm with a group per channel.
+    Given running_mean and running_var, use_input_stats also updates them
+    with the batch's mean of the instances' means and unbiased variances;
+    without use_input_stats they normalise instead."""
+    shape = (1, -1) + (1,) * (input.ndim - 2)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise ValueError(
+                "instance_norm(): use_input_stats=False needs running_mean and running_var."
+            )
+        y = (input - running_mean.view(shape)) / (running_var.view(shape) + eps).sqrt()
+        if weight is not None:
+            y = y * weight.view(shape)
+        return y if bias is None else y + bias.view(shape)
+    if running_mean is not None and running_var is not None:
+        with no_grad():
+            dims = tuple(range(2, input.ndim))
+            running_mean.mul_(1 - momentum).add_(input.mean(dims).mean(0) * momentum)
+            running_var.mul_(1 - momentum).add_(input.var(dims).mean(0) * momentum)
+    return group_norm(input, input.shape[1], weight, bias, eps)
+
+
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
+    """max_pool1d(..., return_indices=True): (values, indices)."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+):
+    """max_pool2d(..., return_indices=True): (values, indices)."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size):
+    """adaptive_max_pool1d(..., return_indices=True): (values, indices)."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size):
+    """adaptive_max_pool2d(..., return_indices=True): (values, indices)."""
+    return adaptive_max_pool2d(input, output_size, True)
 
 
 def softmax(input, dim=None, dtype=None):
