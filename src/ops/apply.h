@@ -64,7 +64,7 @@ namespace stride::detail {
 
 // Every op of the list (core/op_list.h): the apply path takes one of these,
 // so an op that is not listed cannot be written.
-enum class Op : uint8_t {
+enum class Op : uint16_t {
 #define STRIDE_OP_VISIT(name, family, grad, dtypes, autocast) name,
   STRIDE_ALL_OPS
 #undef STRIDE_OP_VISIT

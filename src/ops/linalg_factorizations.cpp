@@ -26,7 +26,7 @@ Tensor mT(const Tensor& x) {
   return x.transpose(-2, -1);
 }
 
-Tensor diag_embed(const Tensor& v) {
+Tensor diag_matrix(const Tensor& v) {
   const int64_t n = v.size(-1);
   return v.unsqueeze(-1) * eye(n, n, v.options());
 }
@@ -176,7 +176,7 @@ Tensor qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Te
 // skew(V^T gV) / E) V^T with E_ij = L_j - L_i.
 Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
   const int64_t n = L.size(-1);
-  Tensor inner = gL.defined() ? diag_embed(gL) : zeros_like(V);
+  Tensor inner = gL.defined() ? diag_matrix(gL) : zeros_like(V);
   if (gV.defined()) {
     const Tensor identity = eye(n, n, V.options());
     const Tensor E = L.unsqueeze(-2) - L.unsqueeze(-1) + identity;
@@ -210,7 +210,7 @@ Tensor svd_backward(const Tensor& gU,
   } else {
     gA = S.unsqueeze(-1) * (skew(Vh.matmul(mT(gVh))) / E);
   }
-  if (gS.defined()) gA = gA + diag_embed(gS);
+  if (gS.defined()) gA = gA + diag_matrix(gS);
   if (m > n && gU.defined()) {
     gA = U.matmul(gA);
     const Tensor gUSinv = gU / S.unsqueeze(-2);

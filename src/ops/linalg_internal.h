@@ -12,7 +12,7 @@ namespace stride::linalg::detail {
 // The last two dims swapped (PyTorch's mT).
 Tensor mT(const Tensor& x);
 // (..., n) -> (..., n, n) with v on the diagonal.
-Tensor diag_embed(const Tensor& v);
+Tensor diag_matrix(const Tensor& v);
 // The dims before the last two.
 DimVector batch_shape(const Tensor& a);
 int64_t batch_count(const Tensor& a);
