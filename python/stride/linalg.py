@@ -9,6 +9,9 @@ with gradients.
     sign, logabsdet = stride.linalg.slogdet(A)
 """
 
+import functools
+import inspect
+
 from . import return_types
 from ._stride import Tensor, _linalg, float64, tensor, zeros
 
@@ -56,22 +59,50 @@ class LinAlgError(RuntimeError):
     torch.linalg.LinAlgError."""
 
 
+class _NonTensorArgument(TypeError):
+    """A non-tensor where a function takes a tensor, named after the public
+    function the user called (the outermost of nested calls)."""
+
+
+def _non_tensor_argument(fn, args, kwargs):
+    public = fn.__name__.lstrip("_")
+    try:
+        bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    except TypeError:
+        bound = dict(enumerate((*args, *kwargs.values())))
+    given = ", ".join(
+        f"{name}={type(value).__name__}"
+        for name, value in bound.items()
+        if not isinstance(value, Tensor)
+    )
+    return _NonTensorArgument(
+        f"{public}() takes stride Tensors for its tensor arguments; got {given}. "
+        "Hint: stride.as_tensor converts an ndarray or a list."
+    )
+
+
 def _raising_linalg_error(fn):
     """Runs fn, turning stride's ValueError for a failing matrix into
-    LinAlgError (which is a RuntimeError, as PyTorch's)."""
+    LinAlgError (which is a RuntimeError, as PyTorch's), and the extension's
+    refusal of a non-tensor argument (which names its private entry point)
+    into a TypeError naming fn and the arguments that are not tensors."""
 
+    @functools.wraps(fn)
     def call(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
+        except TypeError as error:
+            if isinstance(error, _NonTensorArgument) or "incompatible function arguments" in str(
+                error
+            ):
+                raise _non_tensor_argument(fn, args, kwargs) from None
+            raise
         except ValueError as error:
             message = str(error)
             if "singular" in message or "positive-definite" in message or "converge" in message:
                 raise LinAlgError(message) from None
             raise
 
-    call.__name__ = fn.__name__
-    call.__doc__ = fn.__doc__
-    call.__qualname__ = fn.__qualname__
     return call
 
 
@@ -102,12 +133,14 @@ def lu_factor(A, *, pivot=True, out=None):
     return return_types.linalg_lu_factor(LU, pivots)
 
 
+@_raising_linalg_error
 def lu(A, *, pivot=True, out=None):
     """The LU factorization with partial pivoting: (P, L, U) with A = P L U."""
     _no_out("lu", out)
     return return_types.linalg_lu(*_linalg.lu(A, pivot))
 
 
+@_raising_linalg_error
 def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """X with A X = B (X A = B when left=False; A^T when adjoint), A given by
     lu_factor's (LU, pivots)."""
@@ -146,12 +179,14 @@ def inv(A, *, out=None):
     return _linalg.inv_ex(A, True)[0]
 
 
+@_raising_linalg_error
 def det(A, *, out=None):
     """The determinant of each square matrix (0 for a singular one)."""
     _no_out("det", out)
     return _linalg.det(A)
 
 
+@_raising_linalg_error
 def slogdet(A, *, out=None):
     """(sign, logabsdet): the sign of the determinant and the log of its
     absolute value (0 and -inf for a singular matrix)."""
@@ -175,6 +210,7 @@ def cholesky(A, *, upper=False, out=None):
     return _linalg.cholesky_ex(A, upper, True)[0]
 
 
+@_raising_linalg_error
 def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     """X with A X = B (X A = B when left=False), A upper or lower triangular
     (its diagonal taken as ones when unitriangular)."""
@@ -182,6 +218,7 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     return _linalg.solve_triangular(A, B, upper, left, unitriangular)
 
 
+@_raising_linalg_error
 def qr(A, mode="reduced", *, out=None):
     """(Q, R) with A = Q R, Q orthonormal: mode 'reduced', 'complete' or 'r'
     (Q empty)."""
@@ -228,6 +265,7 @@ def svdvals(A, *, driver=None, out=None):
     return _linalg.svd(A, False)[1]
 
 
+@_raising_linalg_error
 def householder_product(A, tau, *, out=None):
     """The first n columns of the product of the Householder reflectors
     I - tau_i v_i v_i^T stored in A's columns (LAPACK's orgqr)."""
@@ -239,6 +277,7 @@ def _cast(x, dtype):
     return x if dtype is None else x.to(dtype)
 
 
+@_raising_linalg_error
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector norm of ord (inf, -inf, 0 or p) over dim (every dim when
     None)."""
@@ -246,6 +285,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _linalg.vector_norm(x, float(ord), dim, keepdim, dtype)
 
 
+@_raising_linalg_error
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """The matrix norm of ord ('fro', 'nuc', inf, -inf, 1, -1, 2, -2) over
     the two dims."""
@@ -254,6 +294,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     return _linalg.matrix_norm(A, ord if isinstance(ord, str) else float(ord), list(dim), keepdim)
 
 
+@_raising_linalg_error
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """A vector norm, or a matrix norm where ord is a string, dim has two
     dims or A is 2-d with a numeric ord; with neither ord nor dim, the 2-norm
@@ -286,6 +327,7 @@ def cond(A, p=None, *, out=None):
     return _linalg.cond(A, p if p is None or isinstance(p, str) else float(p))
 
 
+@_raising_linalg_error
 def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The number of singular values (eigenvalue magnitudes when hermitian)
     above max(atol, rtol * the largest), int64."""
@@ -302,6 +344,7 @@ def _optional_tolerance(value):
     return tensor(float(value), dtype=float64)
 
 
+@_raising_linalg_error
 def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudo-inverse, dropping singular values at most
     max(atol, rtol * the largest)."""
@@ -318,23 +361,27 @@ def matrix_power(A, n, *, out=None):
     return _linalg.matrix_power(A, n)
 
 
+@_raising_linalg_error
 def matrix_exp(A):
     """The matrix exponential of each square matrix."""
     return _linalg.matrix_exp(A)
 
 
+@_raising_linalg_error
 def cross(input, other, *, dim=-1, out=None):  # noqa: A002
     """The cross product of 3-element vectors along dim, broadcasting."""
     _no_out("cross", out)
     return _linalg.cross(input, other, dim)
 
 
+@_raising_linalg_error
 def vecdot(x, y, *, dim=-1, out=None):
     """The dot product of x and y along dim, broadcasting."""
     _no_out("vecdot", out)
     return _linalg.vecdot(x, y, dim)
 
 
+@_raising_linalg_error
 def multi_dot(tensors, *, out=None):
     """The product of a chain of matrices (the first and last may be
     vectors)."""
@@ -342,11 +389,13 @@ def multi_dot(tensors, *, out=None):
     return _linalg.multi_dot(list(tensors))
 
 
+@_raising_linalg_error
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonals of a batch of matrices, a view."""
     return _linalg.diagonal(A, offset, dim1, dim2)
 
 
+@_raising_linalg_error
 def vander(x, *, N=None):
     """The Vandermonde matrix: columns x^0, x^1, ..., x^(N-1)."""
     return _linalg.vander(x, N)
@@ -367,6 +416,7 @@ def tensorsolve(A, B, dims=None, *, out=None):
     return _linalg.tensorsolve(A, B, None if dims is None else list(dims))
 
 
+@_raising_linalg_error
 def lstsq(A, B, rcond=None, *, driver=None):
     """(solution, residuals, rank, singular_values) of min ||A X - B||, each
     empty where the driver (CPU: gelsy by default, gelsd, gelss, gels) does
@@ -377,16 +427,19 @@ def lstsq(A, B, rcond=None, *, driver=None):
 # --- torch.* functions of the same kind (stride.det, ...) --------------------
 
 
+@_raising_linalg_error
 def _det(input):  # noqa: A002
     """The determinant of each square matrix (torch.det)."""
     return _linalg.det(input)
 
 
+@_raising_linalg_error
 def _logdet(input):  # noqa: A002
     """log det: NaN where the determinant is negative, -inf where zero."""
     return _linalg.logdet(input)
 
 
+@_raising_linalg_error
 def _slogdet(input):  # noqa: A002
     """(sign, logabsdet) of the determinant (torch.slogdet)."""
     return return_types.slogdet(*_linalg.slogdet(input))
@@ -406,18 +459,21 @@ def _cholesky(input, upper=False, *, out=None):  # noqa: A002
     return _linalg.cholesky_ex(input, upper, True)[0]
 
 
+@_raising_linalg_error
 def _cholesky_solve(input, input2, upper=False, *, out=None):  # noqa: A002
     """X with A X = input, A given by its Cholesky factor input2."""
     _no_out("cholesky_solve", out)
     return _linalg.cholesky_solve(input, input2, upper)
 
 
+@_raising_linalg_error
 def _cholesky_inverse(input, upper=False, *, out=None):  # noqa: A002
     """A^-1 from A's Cholesky factor."""
     _no_out("cholesky_inverse", out)
     return _linalg.cholesky_inverse(input, upper)
 
 
+@_raising_linalg_error
 def _lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) of lu_factor's (LU, pivots) (torch.lu_unpack)."""
     _no_out("lu_unpack", out)
@@ -426,6 +482,7 @@ def _lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=
     return return_types.lu_unpack(*_linalg.lu_unpack(LU_data, LU_pivots))
 
 
+@_raising_linalg_error
 def _lu(A, pivot=True, get_infos=False, out=None):
     """torch.lu: (LU, pivots), and the infos when get_infos, without raising
     on a singular matrix."""
@@ -434,12 +491,14 @@ def _lu(A, pivot=True, get_infos=False, out=None):
     return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 
+@_raising_linalg_error
 def _lu_solve(b, LU_data, LU_pivots, *, out=None):
     """X with A X = b, A given by lu_factor (torch.lu_solve)."""
     _no_out("lu_solve", out)
     return _linalg.lu_solve(LU_data, LU_pivots, b, True, False)
 
 
+@_raising_linalg_error
 def _triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """(solution, cloned_coefficient) of A X = b, A triangular."""
     _no_out("triangular_solve", out)
@@ -464,11 +523,13 @@ def _svd(input, some=True, compute_uv=True, *, out=None):  # noqa: A002
     return return_types.svd(U, S, Vh.transpose(-2, -1))
 
 
+@_raising_linalg_error
 def _pinverse(input, rcond=1e-15):  # noqa: A002
     """The pseudo-inverse (torch.pinverse)."""
     return _linalg.pinv(input, None, _optional_tolerance(rcond), False)
 
 
+@_raising_linalg_error
 def _cross(input, other, dim=None, *, out=None):  # noqa: A002
     """The cross product along dim (the first of size 3 when None)."""
     _no_out("cross", out)
@@ -477,6 +538,7 @@ def _cross(input, other, dim=None, *, out=None):  # noqa: A002
     return _linalg.cross(input, other, dim)
 
 
+@_raising_linalg_error
 def _norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
     """torch.norm: the Frobenius norm ('fro'), the nuclear norm ('nuc') or
     the p-norm over dim (every element when None)."""

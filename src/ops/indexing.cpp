@@ -22,9 +22,9 @@
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
 #include "core/tensor_iter.h"
-#include "ops/indexing.h"
 #include "ops/apply.h"
 #include "ops/elementwise_common.h"
+#include "ops/indexing.h"
 
 namespace stride {
 

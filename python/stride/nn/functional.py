@@ -134,6 +134,13 @@ def instance_norm(
     Given running_mean and running_var, use_input_stats also updates them
     with the batch's mean of the instances' means and unbiased variances;
     without use_input_stats they normalise instead."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"instance_norm(): input must be a Tensor; got {type(input).__name__}.")
+    if input.ndim < 3:
+        raise ValueError(
+            "instance_norm(): input must be (N, C, ...) with at least one spatial dim; "
+            f"got shape {tuple(input.shape)}."
+        )
     shape = (1, -1) + (1,) * (input.ndim - 2)
     if not use_input_stats:
         if running_mean is None or running_var is None:
