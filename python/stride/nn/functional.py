@@ -225,12 +225,9 @@ def embedding(
     (torch.nn.functional.embedding). The row at padding_idx gets no
     gradient; max_norm first rescales, in place, each looked-up row whose
     norm_type-norm exceeds it; scale_grad_by_freq divides each row's
-    gradient by how often the batch looks it up."""
-    if sparse:
-        raise NotImplementedError(
-            "embedding(): sparse=True needs sparse gradients, which stride does not have; "
-            "pass sparse=False."
-        )
+    gradient by how often the batch looks it up. stride has no sparse
+    tensors: with sparse=True weight's gradient holds the same values,
+    dense."""
     if not isinstance(weight, Tensor) or weight.ndim != 2:
         raise ValueError("embedding(): weight must be a 2-d stride.Tensor (num_embeddings, dim).")
     rows = weight.shape[0]
