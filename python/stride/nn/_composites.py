@@ -106,6 +106,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_tensor("feature_alpha_dropout", "input", input)
     _check_probability("feature_alpha_dropout", p)
     _refuse_inplace("feature_alpha_dropout", inplace)
+    if not training or p == 0:  # PyTorch returns the input before looking at its shape
+        return input
     if input.ndim < 2:
         raise ValueError(
             "feature_alpha_dropout(): input must be (N, C, *) with at least 2 dims; got shape "
@@ -142,9 +144,14 @@ def bilinear(input1, input2, weight, bias=None):
             f"{tuple(input2.shape)}."
         )
     out, in1, in2 = weight.shape
+    dtype = input1.dtype
+    if dtype in (stride.bfloat16, stride.float16):
+        # One rounding at the end, as PyTorch's float-accumulating kernel.
+        input1, input2, weight = input1.float(), input2.float(), weight.float()
     # x1 @ W viewed (in1, out * in2) gives x1^T W_o for every o at once.
     left = input1.matmul(weight.permute(1, 0, 2).reshape(in1, out * in2))
     y = (left.reshape(tuple(left.shape[:-1]) + (out, in2)) * input2.unsqueeze(-2)).sum(-1)
+    y = y.to(dtype)
     return y if bias is None else y + bias
 
 
@@ -179,8 +186,8 @@ def pdist(input, p=2.0):
         raise ValueError(f"pdist(): p must be non-negative; got {p}.")
     rows = input.shape[0]
     pairs = [(i, j) for i in range(rows) for j in range(i + 1, rows)]
-    if not pairs:
-        return stride.zeros((0,), dtype=input.dtype)
+    if not pairs:  # an empty view of input, so that it still has a gradient
+        return input.reshape(-1).narrow(0, 0, 0)
     first = stride.tensor([i for i, _ in pairs], dtype=stride.int64)
     second = stride.tensor([j for _, j in pairs], dtype=stride.int64)
     diff = input.index_select(0, first) - input.index_select(0, second)
@@ -206,7 +213,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     window = padded.narrow(1, 0, channels)
     for offset in range(1, size):
         window = window + padded.narrow(1, offset, channels)
-    return input / (window * (alpha / size) + k) ** beta
+    # PyTorch averages with avg_pool, whose integer form truncates.
+    mean = window / size if input.is_floating_point() else window // size
+    return input / (mean * alpha + k) ** beta
 
 
 def _pad_channels(x, before, after):
