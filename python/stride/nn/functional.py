@@ -361,11 +361,21 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         )
     if eps is None:
         eps = _machine_epsilon(input.dtype)
+    if eps < 0:
+        return _composed_rms_norm(input, len(shape), weight, eps)
     if len(shape) == 1:
         return _nn.rms_norm(input, weight, eps)
     flat = input.reshape(tuple(input.shape[: input.ndim - len(shape)]) + (-1,))
     flat_weight = None if weight is None else weight.reshape(-1)
     return _nn.rms_norm(flat, flat_weight, eps).reshape(input.shape)
+
+
+def _composed_rms_norm(input, dims, weight, eps):
+    """rms_norm from ops, for the negative eps that PyTorch accepts and the
+    fused kernel refuses (rows whose mean square is below -eps give NaN)."""
+    mean_square = (input * input).mean(tuple(range(input.ndim - dims, input.ndim)), True)
+    y = input * (mean_square + eps).rsqrt()
+    return y if weight is None else y * weight
 
 
 def _machine_epsilon(dtype):
