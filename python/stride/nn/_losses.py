@@ -5,6 +5,7 @@ cross_entropy and nll_loss, and the margin, triplet and Gaussian losses.
 The fused C++ cross_entropy and nll_loss still run every call they cover."""
 
 import math
+import warnings
 
 import stride
 
@@ -20,9 +21,14 @@ def legacy_reduction(size_average, reduce, reduction):
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    if not reduce:
-        return "none"
-    return "mean" if size_average else "sum"
+    result = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{result}' "
+        "instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return result
 
 
 def reduce_loss(loss, reduction, name):
