@@ -1,7 +1,7 @@
 """torch.nn.functional entries that stride composes in Python from its own
 differentiable ops, as PyTorch's are CompositeImplicitAutograd: the
-channel-wise and alpha dropouts, rrelu, bilinear, channel_shuffle, pdist and
-local_response_norm."""
+channel-wise and alpha dropouts, rrelu, bilinear, channel_shuffle, pdist,
+local_response_norm and max_unpool."""
 
 import math
 
@@ -228,3 +228,67 @@ def _pad_channels(x, before, after):
     if after:
         parts.append(stride.zeros(tuple([shape[0], after] + shape[2:]), dtype=x.dtype))
     return stride.cat(parts, 1) if len(parts) > 1 else x
+
+
+def _tuple_of(value, dims, name, arg):
+    if isinstance(value, int):
+        return (value,) * dims
+    value = tuple(value)
+    if len(value) != dims:
+        raise ValueError(f"{name}(): {arg} must be an int or {dims} ints; got {value}.")
+    return value
+
+
+def _unpooled_size(name, input, kernel, step, padding, output_size, dims):
+    """The output's spatial size: output_size (with or without its leading
+    dims) or, without it, the inverse of max_pool's size formula."""
+    default = tuple(
+        (size - 1) * s - 2 * p + k
+        for size, k, s, p in zip(input.shape[-dims:], kernel, step, padding)
+    )
+    if output_size is None:
+        return default
+    size = tuple(output_size)[-dims:] if len(output_size) >= dims else tuple(output_size)
+    if len(size) != dims:
+        raise ValueError(f"{name}(): output_size must end in {dims} spatial sizes; got {size}.")
+    return size
+
+
+def _max_unpool(name, input, indices, kernel_size, step, padding, output_size, dims):
+    """Each value of input written at its flat index (within its channel's
+    output plane) of a zero output: max_pool's inverse on the kept maxima."""
+    _check_tensor(name, "input", input)
+    _check_tensor(name, "indices", indices)
+    if input.ndim not in (dims + 1, dims + 2) or indices.shape != input.shape:
+        raise ValueError(
+            f"{name}(): input must have {dims + 1} (unbatched) or {dims + 2} dims and indices "
+            f"its shape; got {tuple(input.shape)} and {tuple(indices.shape)}."
+        )
+    kernel = _tuple_of(kernel_size, dims, name, "kernel_size")
+    step = kernel if step is None else _tuple_of(step, dims, name, "stride")
+    padding = _tuple_of(padding, dims, name, "padding")
+    size = _unpooled_size(name, input, kernel, step, padding, output_size, dims)
+    lead = tuple(input.shape[:-dims])
+    plane = math.prod(size)
+    flat_indices = indices.reshape(lead + (-1,))
+    if flat_indices.numel() and not (
+        (flat_indices >= 0).all().item() and (flat_indices < plane).all().item()
+    ):
+        raise ValueError(
+            f"{name}(): indices must lie in [0, {plane}), the output plane of size {size}."
+        )
+    zeros = stride.zeros(lead + (plane,), dtype=input.dtype)
+    out = zeros.scatter(-1, flat_indices, input.reshape(lead + (-1,)))
+    return out.reshape(lead + size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool1d: (N, C, L) values at their indices
+    in zeros (torch.nn.functional.max_unpool1d)."""
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool2d: (N, C, H, W) values at their flat
+    indices in zeros (torch.nn.functional.max_unpool2d)."""
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)

@@ -21,6 +21,8 @@ from ._composites import (  # noqa: F401
     dropout3d,
     feature_alpha_dropout,
     local_response_norm,
+    max_unpool1d,
+    max_unpool2d,
     pdist,
     rrelu,
 )
