@@ -74,6 +74,16 @@ def _weighted_nll(input, target, weight, ignore_index, reduction):
     return reduce_loss(loss, reduction, "nll_loss")
 
 
+def _check_class_weight(name, input, weight):
+    _check_tensor(name, "weight", weight)
+    classes = input.shape[_class_dim(input)] if input.ndim else 0
+    if weight.shape != (classes,):
+        raise ValueError(
+            f"{name}(): weight must hold one value per class, shape ({classes},); got "
+            f"{tuple(weight.shape)}."
+        )
+
+
 def nll_loss(
     input,
     target,
@@ -90,12 +100,7 @@ def nll_loss(
     if weight is None:
         return _nn.nll_loss(input, target, None, ignore_index, reduction)
     _check_tensor("nll_loss", "input", input)
-    _check_tensor("nll_loss", "weight", weight)
-    if weight.shape != (input.shape[_class_dim(input)],):
-        raise ValueError(
-            f"nll_loss(): weight must hold one value per class, shape "
-            f"({input.shape[_class_dim(input)]},); got {tuple(weight.shape)}."
-        )
+    _check_class_weight("nll_loss", input, weight)
     reduce_loss(input, reduction, "nll_loss")  # checks the name before any work
     return _weighted_nll(input, target, weight, ignore_index, reduction)
 
@@ -158,13 +163,14 @@ def cross_entropy(
     if not probabilities and weight is None:
         return _nn.cross_entropy(input, target, None, ignore_index, reduction, label_smoothing)
     if weight is not None:
-        _check_tensor("cross_entropy", "weight", weight)
+        _check_class_weight("cross_entropy", input, weight)
     reduce_loss(input, reduction, "cross_entropy")  # checks the name before any work
     if probabilities:
         if target.shape != input.shape:
-            raise ValueError(
-                "cross_entropy(): a floating-point target holds class probabilities and must "
-                f"have the input's shape {tuple(input.shape)}; got {tuple(target.shape)}."
+            raise TypeError(
+                "cross_entropy(): target must be class indices (an integer tensor) or class "
+                f"probabilities of the input's shape {tuple(input.shape)}; got a "
+                f"{target.dtype} tensor of shape {tuple(target.shape)}."
             )
         return _probability_cross_entropy(input, target, weight, reduction, label_smoothing)
     logp = _nn.log_softmax(input, _class_dim(input))

@@ -2,6 +2,7 @@
 (torch.nn's losses, dropouts and layers of the same names)."""
 
 import math
+import numbers
 
 from .. import _stride
 from . import functional as F
@@ -173,6 +174,8 @@ class _DropoutNd(Module):
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
+        if not isinstance(p, numbers.Real):
+            raise TypeError(f"{type(self).__name__}(): p must be a number; got {type(p).__name__}.")
         if not 0 <= p <= 1:
             raise ValueError(
                 f"{type(self).__name__}(): dropout probability has to be between 0 and 1, but "
