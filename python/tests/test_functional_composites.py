@@ -315,6 +315,9 @@ COMPOSED = [
     "feature_alpha_dropout",
     "rrelu",
     "local_response_norm",
+    "embedding_bag",
+    "max_unpool1d",
+    "max_unpool2d",
 ]
 
 
@@ -376,3 +379,58 @@ def test_legacy_size_average_and_reduce_decide_the_reduction_with_a_warning():
     assert np.isclose(summed.item(), F.nll_loss(x, labels, reduction="sum").item())
     with pytest.warns(UserWarning, match="reduction='none'"):
         assert F.margin_ranking_loss(x[0], x[1], x[2].sign(), reduce=False).shape == (4,)
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_matches_pytorch(mode):
+    weight = rand(60, (6, 3))
+    ids_2d = np.array([[0, 2, 2], [5, 1, 0]])
+    ids_1d, offsets = np.array([1, 2, 4, 4, 0, 3, 5]), np.array([0, 2, 2, 5])
+    s_off, t_off = pair(offsets)
+    s_psw, t_psw = pair(rand(61, (7,)), False)
+    forms = [
+        ([ids_2d], {}),
+        ([ids_2d], {"padding_idx": 2}),
+        ([ids_1d], {"offsets": (s_off, t_off)}),
+        ([ids_1d], {"offsets": (s_off, t_off), "include_last_offset": True, "padding_idx": -2}),
+    ]
+    if mode == "sum":
+        forms.append(([ids_1d], {"offsets": (s_off, t_off), "per_sample_weights": (s_psw, t_psw)}))
+    for arrays, kw in forms:
+        ours_kw = {k: v[0] if isinstance(v, tuple) else v for k, v in kw.items()}
+        theirs_kw = {k: v[1] if isinstance(v, tuple) else v for k, v in kw.items()}
+        check(
+            "embedding_bag",
+            arrays + [weight],
+            grad_of=(1,),
+            ours=lambda i, w, kw=ours_kw: F.embedding_bag(i, w, mode=mode, **kw),
+            theirs=lambda i, w, kw=theirs_kw: TF.embedding_bag(i, w, mode=mode, **kw),
+        )
+
+
+@pytest.mark.parametrize("dims", [1, 2])
+def test_max_unpool_inverts_max_pool_on_its_maxima(dims):
+    shape = (2, 3, 7) if dims == 1 else (2, 3, 5, 6)
+    pooled_t, indices_t = getattr(TF, f"max_pool{dims}d")(
+        torch.tensor(rand(62, shape)), 2, return_indices=True
+    )
+    indices = pair(indices_t.numpy())[0]
+    for kw in ({}, {"output_size": shape[-dims:]}, {"output_size": shape}):
+        check(
+            f"max_unpool{dims}d",
+            [pooled_t.numpy()],
+            ours=lambda x, kw=kw: getattr(F, f"max_unpool{dims}d")(x, indices, 2, **kw),
+            theirs=lambda x, kw=kw: getattr(TF, f"max_unpool{dims}d")(x, indices_t, 2, **kw),
+        )
+    with pytest.raises(ValueError, match=f"max_unpool{dims}d.*indices"):
+        getattr(F, f"max_unpool{dims}d")(pair(pooled_t.numpy())[0], indices * 100, 2)
+
+
+def test_embedding_bag_errors_name_the_argument():
+    w = stride.randn(4, 2)
+    with pytest.raises(ValueError, match="embedding_bag.*mode"):
+        F.embedding_bag(stride.tensor([[0, 1]]), w, mode="min")
+    with pytest.raises(ValueError, match="embedding_bag.*offsets"):
+        F.embedding_bag(stride.tensor([0, 1]), w)
+    with pytest.raises(NotImplementedError, match="embedding_bag.*per_sample_weights"):
+        F.embedding_bag(stride.tensor([[0, 1]]), w, per_sample_weights=stride.ones(1, 2))

@@ -292,3 +292,91 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     """The partial inverse of max_pool2d: (N, C, H, W) values at their flat
     indices in zeros (torch.nn.functional.max_unpool2d)."""
     return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def _bag_of_each_index(name, input, offsets, include_last_offset):
+    """The flat ids and the bag each belongs to (a list), and the number
+    of bags: a (B, N) input's rows, or a 1-d input cut at offsets."""
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(f"{name}(): offsets must be None for a 2-d input; each row is a bag.")
+        bags, per_bag = input.shape
+        return input.reshape(-1), [b for b in range(bags) for _ in range(per_bag)], bags
+    if input.ndim != 1 or offsets is None or offsets.ndim != 1:
+        raise ValueError(
+            f"{name}(): input must be (B, N), or 1-d with 1-d offsets; got input of shape "
+            f"{tuple(input.shape)} and offsets {None if offsets is None else tuple(offsets.shape)}."
+        )
+    # With include_last_offset the last offset closes the last bag, which
+    # (as in PyTorch's kernel) still runs to the end of input.
+    starts = offsets.tolist()[:-1] if include_last_offset else offsets.tolist()
+    end = input.shape[0]
+    if starts and (starts[0] != 0 or starts != sorted(starts) or starts[-1] > end):
+        raise ValueError(
+            f"{name}(): offsets must start at 0 and not decrease, within the input; got "
+            f"{offsets.tolist()}."
+        )
+    ends = starts[1:] + [end]
+    bag_ids = [b for b, (s, e) in enumerate(zip(starts, ends)) for _ in range(s, e)]
+    return input.narrow(0, 0, len(bag_ids)), bag_ids, len(starts)
+
+
+def embedding_bag(
+    input,
+    weight,
+    offsets=None,
+    max_norm=None,
+    norm_type=2,
+    scale_grad_by_freq=False,
+    mode="mean",
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+):
+    """The sum, mean or max of each bag's rows of weight
+    (torch.nn.functional.embedding_bag): bags are the rows of a 2-d input,
+    or a 1-d input cut at offsets. Ids equal to padding_idx are left out
+    (an empty bag gives zeros); per_sample_weights scale each row in mode
+    'sum'. stride has no sparse tensors: with sparse=True weight's gradient
+    holds the same values, dense."""
+    from .functional import embedding
+
+    name = "embedding_bag"
+    _check_tensor(name, "input", input)
+    _check_tensor(name, "weight", weight)
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError(f"{name}(): mode must be 'sum', 'mean' or 'max'; got {mode!r}.")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            f"{name}(): per_sample_weights is only supported for mode='sum'; got mode={mode!r}."
+        )
+    if per_sample_weights is not None and per_sample_weights.shape != input.shape:
+        raise ValueError(
+            f"{name}(): per_sample_weights must have input's shape {tuple(input.shape)}; got "
+            f"{tuple(per_sample_weights.shape)}."
+        )
+    ids, bag_ids, bags = _bag_of_each_index(name, input, offsets, include_last_offset)
+    rows = embedding(ids, weight, None, max_norm, norm_type, scale_grad_by_freq)
+    kept = [
+        i
+        for i, v in enumerate(ids.tolist())
+        if padding_idx is None or v != padding_idx % len(weight)
+    ]
+    positions = stride.tensor(kept, dtype=stride.int64)
+    rows = rows.index_select(0, positions)
+    bag = stride.tensor([bag_ids[i] for i in kept], dtype=stride.int64)
+    out = stride.zeros((bags, weight.shape[1]), dtype=weight.dtype)
+    if mode == "max":
+        index = bag.unsqueeze(1).expand(len(kept), weight.shape[1])
+        return out.scatter_reduce(0, index, rows, "amax", include_self=False)
+    if weight.dtype in (stride.bfloat16, stride.float16):
+        # One rounding at the end, as PyTorch's float-accumulating kernel.
+        rows, out = rows.float(), out.float()
+    if per_sample_weights is not None:
+        scale = per_sample_weights.reshape(-1).narrow(0, 0, len(bag_ids)).index_select(0, positions)
+        rows = rows * scale.unsqueeze(1).to(rows.dtype)
+    summed = out.index_add(0, bag, rows)
+    if mode == "mean":
+        summed = summed / stride.bincount(bag, minlength=bags).clamp_min(1).unsqueeze(1)
+    return summed.to(weight.dtype)

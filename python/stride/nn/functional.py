@@ -19,6 +19,7 @@ from ._composites import (  # noqa: F401
     dropout1d,
     dropout2d,
     dropout3d,
+    embedding_bag,
     feature_alpha_dropout,
     local_response_norm,
     max_unpool1d,
