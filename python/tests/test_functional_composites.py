@@ -434,3 +434,18 @@ def test_embedding_bag_errors_name_the_argument():
         F.embedding_bag(stride.tensor([0, 1]), w)
     with pytest.raises(NotImplementedError, match="embedding_bag.*per_sample_weights"):
         F.embedding_bag(stride.tensor([[0, 1]]), w, per_sample_weights=stride.ones(1, 2))
+
+
+def test_embedding_bag_and_max_unpool_modules_match_pytorch_s():
+    ours, theirs = nn.EmbeddingBag(5, 3, mode="sum", padding_idx=1), None
+    theirs = torch.nn.EmbeddingBag(5, 3, mode="sum", padding_idx=1)
+    assert repr(ours) == repr(theirs) and ours.weight[1].tolist() == [0.0, 0.0, 0.0]
+    weight = pair(rand(70, (5, 3)), False)
+    ours = nn.EmbeddingBag(5, 3, mode="max", _weight=weight[0])
+    theirs = torch.nn.EmbeddingBag(5, 3, mode="max", _weight=weight[1])
+    ids, offsets = pair(np.array([0, 4, 2, 2, 3])), pair(np.array([0, 3]))
+    assert close(ours(ids[0], offsets[0]), theirs(ids[1], offsets[1]))
+    assert repr(nn.MaxUnpool2d(2)) == repr(torch.nn.MaxUnpool2d(2))
+    x, i = TF.max_pool1d(torch.tensor(rand(71, (1, 2, 6))), 2, return_indices=True)
+    got = nn.MaxUnpool1d(2)(pair(x.numpy())[0], pair(i.numpy())[0])
+    assert close(got, torch.nn.MaxUnpool1d(2)(x, i))

@@ -5,6 +5,7 @@ import math
 import numbers
 
 from .. import _stride
+from ..autograd import no_grad
 from . import functional as F
 from . import init
 from .layers import _factory_kwargs, _int_arg, _legacy_reduction
@@ -298,3 +299,103 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class EmbeddingBag(Module):
+    """F.embedding_bag over a learnable weight (num_embeddings,
+    embedding_dim) ~ N(0, 1), its padding_idx row zero
+    (torch.nn.EmbeddingBag)."""
+
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        mode="mean",
+        sparse=False,
+        _weight=None,
+        include_last_offset=False,
+        padding_idx=None,
+        device=None,
+        dtype=None,
+    ):
+        super().__init__()
+        self.num_embeddings = _int_arg(num_embeddings, "EmbeddingBag", "num_embeddings")
+        self.embedding_dim = _int_arg(embedding_dim, "EmbeddingBag", "embedding_dim")
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.mode, self.sparse = scale_grad_by_freq, mode, sparse
+        self.include_last_offset, self.padding_idx = include_last_offset, padding_idx
+        if _weight is None:
+            kw = _factory_kwargs(device, dtype)
+            self.weight = Parameter(_stride.empty(self.num_embeddings, self.embedding_dim, **kw))
+            self.reset_parameters()
+        else:
+            self.weight = Parameter(_weight)
+
+    def reset_parameters(self):
+        """Redraws the weight from N(0, 1), the padding_idx row zero."""
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].zero_()
+
+    def forward(self, input, offsets=None, per_sample_weights=None):
+        return F.embedding_bag(
+            input,
+            self.weight,
+            offsets,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.mode,
+            self.sparse,
+            per_sample_weights,
+            self.include_last_offset,
+            self.padding_idx,
+        )
+
+    def extra_repr(self):
+        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self.num_embeddings}, {self.embedding_dim}, mode='{self.mode}'{padding}"
+
+
+class _MaxUnpoolNd(Module):
+    """kernel_size, stride and padding as tuples of dims ints, as PyTorch's."""
+
+    dims = 0
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = self._tuple(kernel_size)
+        self.stride = self._tuple(stride if stride is not None else kernel_size)
+        self.padding = self._tuple(padding)
+
+    def _tuple(self, value):
+        return (value,) * self.dims if isinstance(value, int) else tuple(value)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """F.max_unpool1d as a module."""
+
+    dims = 1
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """F.max_unpool2d as a module."""
+
+    dims = 2
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
