@@ -3,6 +3,7 @@
 
 import math
 import numbers
+import operator
 
 from .. import _stride
 from ..autograd import no_grad
@@ -373,7 +374,17 @@ class _MaxUnpoolNd(Module):
         self.padding = self._tuple(padding)
 
     def _tuple(self, value):
-        return (value,) * self.dims if isinstance(value, int) else tuple(value)
+        try:
+            return (operator.index(value),) * self.dims
+        except TypeError:
+            pass
+        try:
+            return tuple(operator.index(v) for v in value)
+        except TypeError:
+            raise TypeError(
+                f"{type(self).__name__}(): kernel_size, stride and padding must be ints or "
+                f"sequences of {self.dims} ints; got {type(value).__name__}."
+            ) from None
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
