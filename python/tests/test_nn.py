@@ -266,10 +266,10 @@ def test_functional_errors_are_python_exceptions():
         F.cross_entropy(stride.randn(2, 3), stride.tensor([0, 1]), reduction="avg")
     with pytest.raises(IndexError):
         F.cross_entropy(stride.randn(2, 3), stride.tensor([0, 7]))
-    with pytest.raises(ValueError, match="last dim"):
-        F.rms_norm(stride.randn(2, 3), (2, 3))
-    with pytest.raises(ValueError, match="weights are not supported"):
-        F.cross_entropy(stride.randn(2, 3), stride.tensor([0, 1]), stride.ones(3))
+    with pytest.raises(ValueError, match="rms_norm.*trailing dims"):
+        F.rms_norm(stride.randn(2, 3), (3, 2))
+    with pytest.raises(ValueError, match="cross_entropy.*weight.*per class"):
+        F.cross_entropy(stride.randn(2, 3), stride.tensor([0, 1]), stride.ones(4))
     with pytest.raises(TypeError):
         F.linear("x", stride.ones(2, 2))
 

@@ -172,14 +172,18 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       AutocastGuard precision(mixed);
       const Tensor xv = sx.get();
       const int64_t out = gs[0].size(-1), in = xv.size(-1);
-      const Tensor g2 = gs[0].reshape({-1, out});
+      // The rows counted, not inferred with -1: with in or out 0 there is
+      // nothing to infer them from.
+      int64_t rows = 1;
+      for (int64_t d = 0; d + 1 < xv.dim(); ++d) rows *= xv.size(d);
+      const Tensor g2 = gs[0].reshape({rows, out});
       // Both GEMMs read the gradient: round it to bfloat16 once (a recorded
       // backward keeps it float32, so that it stays in the graph).
       const bool rounded = mixed && !GradMode::is_enabled();
       const Tensor g2m = rounded ? ::stride::detail::autocast_bf16(g2) : g2;
       Tensor gx, gw, gb;
       if (need_x) gx = matmul(g2m, sw.get()).view(xv.sizes());
-      if (need_w) gw = matmul(g2m.t(), xv.reshape({-1, in}));
+      if (need_w) gw = matmul(g2m.t(), xv.reshape({rows, in}));
       if (need_b) gb = g2.sum({0});
       return autograd::Grads{gx, gw, gb};
     };

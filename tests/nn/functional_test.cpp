@@ -502,6 +502,20 @@ TEST(Functional, LinearIsMatmulWithTransposedWeightPlusBias) {
   EXPECT_THROW(F::linear(x, w, zeros({4}, kFloat64)), ShapeError);
 }
 
+// With no input features (or no outputs) the gradients are zeros of the
+// operands' shapes: the backward counts the rows instead of inferring them.
+TEST(Functional, LinearGradientsWithAnEmptyFeatureDim) {
+  for (const auto& [in, out] : {std::pair<int64_t, int64_t>{0, 5}, {4, 0}}) {
+    const Tensor x = randn({3, 2, in}, kFloat64).requires_grad_(true);
+    const Tensor w = randn({out, in}, kFloat64).requires_grad_(true);
+    const Tensor b = randn({out}, kFloat64).requires_grad_(true);
+    const auto grads = autograd::grad({F::linear(x, w, b).sum()}, {x, w, b});
+    EXPECT_TRUE(equal(grads[0], zeros({3, 2, in}, kFloat64)));
+    EXPECT_TRUE(equal(grads[1], zeros({out, in}, kFloat64)));
+    EXPECT_TRUE(equal(grads[2], full({out}, 6.0, kFloat64)));
+  }
+}
+
 TEST(Functional, EmbeddingPicksRowsAndChecksIds) {
   const Tensor w = arange(12, kFloat32).view({4, 3});
   const Tensor y = F::embedding(idx({3, 0, 3}, {1, 3}), w);

@@ -15,6 +15,29 @@ ops (stride.nn.functional).
 """
 
 from . import functional, init, utils  # noqa: F401
+from .composite_layers import (  # noqa: F401
+    AlphaDropout,
+    Bilinear,
+    ChannelShuffle,
+    CosineEmbeddingLoss,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    EmbeddingBag,
+    FeatureAlphaDropout,
+    GaussianNLLLoss,
+    LocalResponseNorm,
+    MarginRankingLoss,
+    MaxUnpool1d,
+    MaxUnpool2d,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
+    NLLLoss,
+    RReLU,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
 from .container import ModuleDict, ModuleList, Sequential  # noqa: F401
 from .conv import (  # noqa: F401
     AdaptiveAvgPool1d,

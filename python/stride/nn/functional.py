@@ -12,11 +12,36 @@ import operator
 from .._stride import Tensor, _nn
 from ..autograd import no_grad
 from ._attention import multi_head_attention_forward  # noqa: F401
+from ._composites import (  # noqa: F401
+    alpha_dropout,
+    bilinear,
+    channel_shuffle,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    embedding_bag,
+    feature_alpha_dropout,
+    local_response_norm,
+    max_unpool1d,
+    max_unpool2d,
+    pdist,
+    rrelu,
+)
+from ._losses import (  # noqa: F401
+    cosine_embedding_loss,
+    cross_entropy,
+    gaussian_nll_loss,
+    margin_ranking_loss,
+    multi_margin_loss,
+    multilabel_margin_loss,
+    multilabel_soft_margin_loss,
+    nll_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
 
-linear = _nn.linear
 linear_concat = _nn.linear_concat
 linear_groups = _nn.linear_groups
-embedding = _nn.embedding
 relu = _nn.relu
 silu = _nn.silu
 gelu = _nn.gelu
@@ -57,10 +82,7 @@ log_softmax = _nn.log_softmax
 swiglu = _nn.swiglu
 dropout = _nn.dropout
 layer_norm = _nn.layer_norm
-cross_entropy = _nn.cross_entropy
-nll_loss = _nn.nll_loss
 mse_loss = _nn.mse_loss
-scaled_dot_product_attention = _nn.scaled_dot_product_attention
 rotary_attention = _nn.rotary_attention
 rotary_tables = _nn.rotary_tables
 conv1d = _nn.conv1d
@@ -183,6 +205,127 @@ def adaptive_max_pool2d_with_indices(input, output_size):
     return adaptive_max_pool2d(input, output_size, True)
 
 
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias (torch.nn.functional.linear): weight (out, in)
+    maps (..., in) to (..., out); a 1-d weight (in,) maps it to (...), with a
+    0-d bias."""
+    if isinstance(weight, Tensor) and weight.ndim == 1:
+        out = input.matmul(weight)
+        return out if bias is None else out + bias
+    return _nn.linear(input, weight, bias)
+
+
+def embedding(
+    input,
+    weight,
+    padding_idx=None,
+    max_norm=None,
+    norm_type=2.0,
+    scale_grad_by_freq=False,
+    sparse=False,
+):
+    """The rows of weight (V, D) at the integer ids input
+    (torch.nn.functional.embedding). The row at padding_idx gets no
+    gradient; max_norm first rescales, in place, each looked-up row whose
+    norm_type-norm exceeds it; scale_grad_by_freq divides each row's
+    gradient by how often the batch looks it up. stride has no sparse
+    tensors: with sparse=True weight's gradient holds the same values,
+    dense."""
+    if not isinstance(weight, Tensor) or weight.ndim != 2:
+        raise ValueError("embedding(): weight must be a 2-d stride.Tensor (num_embeddings, dim).")
+    rows = weight.shape[0]
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise ValueError(
+                f"embedding(): padding_idx must be within [-{rows}, {rows}); got {padding_idx}."
+            )
+        padding_idx %= rows
+    if max_norm is not None:
+        _renormalise_rows(input, weight, max_norm, norm_type)
+    out = _nn.embedding(input, weight)
+    if padding_idx is None and not scale_grad_by_freq:
+        return out
+    return _scale_embedding_gradient(out, input, rows, padding_idx, scale_grad_by_freq)
+
+
+def _renormalise_rows(input, weight, max_norm, norm_type):
+    """PyTorch's embedding_renorm_: each row input looks up whose norm
+    exceeds max_norm is scaled, in place and untracked, to max_norm."""
+    import stride
+
+    with no_grad():
+        looked_up = stride.bincount(input.reshape(-1), minlength=weight.shape[0]) > 0
+        norms = weight.norm(norm_type, 1)
+        too_long = looked_up & (norms > max_norm)
+        scale = stride.where(too_long, max_norm / (norms + 1e-7), stride.ones_like(norms))
+        weight.mul_(scale.unsqueeze(1).to(weight.dtype))
+
+
+def _scale_embedding_gradient(out, input, rows, padding_idx, by_frequency):
+    """out's value with its gradient scaled per looked-up row: by 0 at
+    padding_idx, by 1 / (times looked up) with by_frequency."""
+    import stride
+
+    scale = stride.ones(input.shape, dtype=out.dtype)
+    if by_frequency:
+        counts = stride.bincount(input.reshape(-1), minlength=rows)
+        scale = scale / counts.gather(0, input.reshape(-1)).view(input.shape).to(out.dtype)
+    if padding_idx is not None:
+        scale = scale * (input != padding_idx).to(out.dtype)
+    scale = scale.unsqueeze(-1)
+    return out * scale + out.detach() * (1 - scale)
+
+
+def scaled_dot_product_attention(
+    query,
+    key,
+    value,
+    attn_mask=None,
+    dropout_p=0.0,
+    is_causal=False,
+    scale=None,
+    enable_gqa=False,
+    *,
+    alignment=None,
+    generator=None,
+):
+    """softmax(q k^T * scale + mask) v (torch.nn.functional.
+    scaled_dot_product_attention), fused when there is no attn_mask.
+    enable_gqa lets key and value have fewer heads (dim -3) than query, each
+    shared by query's heads in turn. With is_causal and query and key
+    lengths that differ, alignment='top_left' or 'bottom_right' is
+    required."""
+    if enable_gqa and isinstance(query, Tensor) and query.ndim >= 3:
+        key, value = _shared_heads(query, key, "key"), _shared_heads(query, value, "value")
+    return _nn.scaled_dot_product_attention(
+        query,
+        key,
+        value,
+        attn_mask,
+        dropout_p,
+        is_causal,
+        scale,
+        alignment=alignment,
+        generator=generator,
+    )
+
+
+def _shared_heads(query, kv, name):
+    """kv's heads repeated so that each serves query.shape[-3] / kv's heads
+    consecutive query heads (grouped-query attention)."""
+    if not isinstance(kv, Tensor) or kv.ndim < 3:
+        return kv
+    heads, groups = query.shape[-3], kv.shape[-3]
+    if heads == groups:
+        return kv
+    if groups == 0 or heads % groups:
+        raise ValueError(
+            f"scaled_dot_product_attention(): enable_gqa needs query's heads ({heads}) to be a "
+            f"multiple of {name}'s ({groups})."
+        )
+    return kv.repeat_interleave(heads // groups, -3)
+
+
 def softmax(input, dim=None, dtype=None):
     """exp(x) / sum(exp(x)) along dim (required, as in PyTorch's current
     API); dtype= casts the input first."""
@@ -196,9 +339,10 @@ def softmax(input, dim=None, dtype=None):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """x / sqrt(mean(x^2) + eps) * weight over the last dim, fused
-    (torch.nn.functional.rms_norm). normalized_shape must be the last dim;
-    eps=None is the dtype's machine epsilon, as in PyTorch."""
+    """x / sqrt(mean(x^2) + eps) * weight over the trailing normalized_shape
+    dims, fused (torch.nn.functional.rms_norm): several trailing dims run as
+    one flattened last dim. eps=None is the dtype's machine epsilon, as in
+    PyTorch."""
     if not isinstance(input, Tensor):
         raise TypeError(f"rms_norm(): input must be a stride.Tensor; got {type(input).__name__}.")
     try:
@@ -211,16 +355,30 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                 "rms_norm(): normalized_shape must be an int or a sequence of ints; got "
                 f"{type(normalized_shape).__name__}."
             ) from None
-    if input.ndim == 0:
-        raise ValueError("rms_norm normalises the last dim; got a 0-d input.")
-    if shape != (input.shape[-1],):
+    trailing = tuple(input.shape[input.ndim - len(shape) :]) if shape else ()
+    if not shape or len(shape) > input.ndim or trailing != shape:
         raise ValueError(
-            f"rms_norm normalises the last dim: normalized_shape must be ({input.shape[-1]},) "
-            f"for an input of shape {tuple(input.shape)}; got {shape}."
+            "rms_norm(): normalized_shape must be the input's trailing dims, e.g. "
+            f"({input.shape[-1] if input.ndim else 1},) for an input of shape "
+            f"{tuple(input.shape)}; got {shape}."
         )
     if eps is None:
         eps = _machine_epsilon(input.dtype)
-    return _nn.rms_norm(input, weight, eps)
+    if eps < 0:
+        return _composed_rms_norm(input, len(shape), weight, eps)
+    if len(shape) == 1:
+        return _nn.rms_norm(input, weight, eps)
+    flat = input.reshape(tuple(input.shape[: input.ndim - len(shape)]) + (-1,))
+    flat_weight = None if weight is None else weight.reshape(-1)
+    return _nn.rms_norm(flat, flat_weight, eps).reshape(input.shape)
+
+
+def _composed_rms_norm(input, dims, weight, eps):
+    """rms_norm from ops, for the negative eps that PyTorch accepts and the
+    fused kernel refuses (rows whose mean square is below -eps give NaN)."""
+    mean_square = (input * input).mean(tuple(range(input.ndim - dims, input.ndim)), True)
+    y = input * (mean_square + eps).rsqrt()
+    return y if weight is None else y * weight
 
 
 def _machine_epsilon(dtype):

@@ -8,6 +8,7 @@ import numbers
 import operator
 
 from .. import _stride
+from ..autograd import no_grad
 from . import functional as F
 from . import init
 from .module import Module
@@ -73,26 +74,61 @@ class Linear(Module):
 
 class Embedding(Module):
     """A lookup table: integer ids (...) -> (..., embedding_dim); weight
-    (num_embeddings, embedding_dim) ~ N(0, 1)."""
+    (num_embeddings, embedding_dim) ~ N(0, 1), its padding_idx row zero and
+    never trained; max_norm, norm_type, scale_grad_by_freq and sparse as in
+    F.embedding."""
 
-    def __init__(self, num_embeddings, embedding_dim, device=None, dtype=None):
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        padding_idx=None,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+        sparse=False,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         self.num_embeddings = _int_arg(num_embeddings, "Embedding", "num_embeddings")
         self.embedding_dim = _int_arg(embedding_dim, "Embedding", "embedding_dim")
+        if padding_idx is not None:
+            if not -self.num_embeddings <= padding_idx < self.num_embeddings:
+                raise ValueError(
+                    f"Embedding(): padding_idx must be within num_embeddings "
+                    f"({self.num_embeddings}); got {padding_idx}."
+                )
+            padding_idx %= self.num_embeddings
+        self.padding_idx = padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         self.weight = Parameter(
             _stride.empty(self.num_embeddings, self.embedding_dim, **_factory_kwargs(device, dtype))
         )
         self.reset_parameters()
 
     def reset_parameters(self):
-        """Redraws the weight from N(0, 1)."""
+        """Redraws the weight from N(0, 1), the padding_idx row zero."""
         init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].zero_()
 
     def forward(self, input):
-        return F.embedding(input, self.weight)
+        return F.embedding(
+            input,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
 
     def extra_repr(self):
-        return f"{self.num_embeddings}, {self.embedding_dim}"
+        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
+        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
 
 
 def _as_shape(normalized_shape, layer):
