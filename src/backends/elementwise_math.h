@@ -200,6 +200,81 @@ STRIDE_BINARY_MATH(le, bool, x <= y)
 STRIDE_BINARY_MATH(gt, bool, x > y)
 STRIDE_BINARY_MATH(ge, bool, x >= y)
 
+// Integer ops (bool and the integers), in the inputs' promoted dtype.
+STRIDE_BINARY_MATH(bitwise_and, T, T(x& y))
+STRIDE_BINARY_MATH(bitwise_or, T, T(x | y))
+STRIDE_BINARY_MATH(bitwise_xor, T, T(x ^ y))
+
+// A shift count PyTorch gives no shifted value for: negative, or at least
+// the width of T (where C++'s shift is undefined).
+template <class T>
+STRIDE_HOST_DEVICE inline bool shift_out_of_range(T count) {
+  if constexpr (std::is_signed_v<T>) {
+    if (count < T(0)) return true;
+  }
+  return count >= T(sizeof(T) * 8);
+}
+// x << y shifts x's bits as unsigned (no overflow of a signed x), and an
+// out-of-range count gives 0, as PyTorch's.
+struct bitwise_left_shift {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if (shift_out_of_range(y)) return T(0);
+    return T(std::make_unsigned_t<T>(x) << y);
+  }
+};
+// x >> y is arithmetic for a signed x; an out-of-range count fills with the
+// sign (0, or -1 for a negative x), as PyTorch's.
+struct bitwise_right_shift {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if (!shift_out_of_range(y)) return T(x >> y);
+    if constexpr (std::is_signed_v<T>) {
+      if (x < T(0)) return T(-1);
+    }
+    return T(0);
+  }
+};
+
+// |x| in the unsigned type of x's integer promotion, so that the most
+// negative value has a magnitude (2^63 for int64) instead of overflowing.
+template <class T>
+STRIDE_HOST_DEVICE inline std::make_unsigned_t<decltype(+T())> magnitude(T x) {
+  using W = decltype(+T());
+  using U = std::make_unsigned_t<W>;
+  if constexpr (std::is_signed_v<T>) {
+    if (x < T(0)) return U(0) - U(W(x));
+  }
+  return U(W(x));
+}
+// gcd(|x|, |y|) by Euclid's algorithm, as PyTorch's calc_gcd (gcd(0, 0) = 0).
+template <class T>
+STRIDE_HOST_DEVICE inline std::make_unsigned_t<decltype(+T())> gcd_of(T x, T y) {
+  auto a = magnitude(x), b = magnitude(y);
+  while (a != 0) {
+    const auto c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+// gcd and lcm are non-negative, but wrap to T as PyTorch's do where the
+// magnitude does not fit (gcd of two most negative values).
+struct gcd {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    return T(gcd_of(x, y));
+  }
+};
+struct lcm {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    const auto g = gcd_of(x, y);
+    if (g == 0) return T(0);
+    return T(magnitude(x) / g * magnitude(y));
+  }
+};
+
 // ---- the ops written out (src/ops/elementwise.cpp) ----
 STRIDE_BINARY_MATH(div, T, x / y)
 

@@ -489,6 +489,67 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 STRIDE_COMPARISON_OPS(STRIDE_DEFINE_COMPARISON)
 #undef STRIDE_DEFINE_COMPARISON
 
+// ---- integer ops: the inputs' promoted dtype, no gradient ----
+#define STRIDE_DEFINE_INTEGER_BINARY(name, dispatch)                               \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {    \
+    const ScalarType rt = result_type(a, b);                                       \
+    return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);             \
+  }                                                                                \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {              \
+    /* an integer result has no gradient: out= takes operands that require grad */ \
+    OpScope scope(Op::name, {&a, &b});                                             \
+    return name##_kernel(out, a, b);                                               \
+  }                                                                                \
+  Tensor name(const Tensor& a, const Tensor& b) {                                  \
+    return apply_without_grad(Op::name, {&a, &b},                                  \
+                              [&] { return out_of_place(name##_kernel, a, b); });  \
+  }                                                                                \
+  Tensor Tensor::name(const Tensor& other) const {                                 \
+    return stride::name(*this, other);                                             \
+  }                                                                                \
+  Tensor Tensor::name(const Scalar& other) const {                                 \
+    return stride::name(*this, wrap_scalar(other, *this));                         \
+  }                                                                                \
+  Tensor& Tensor::name##_(const Tensor& other) {                                   \
+    return apply_inplace(                                                          \
+        Op::name, *this, {&other}, [&] { return stride::name(clone(), other); },   \
+        [&] {                                                                      \
+          Tensor self = *this;                                                     \
+          name##_kernel(self, *this, other);                                       \
+        });                                                                        \
+  }                                                                                \
+  Tensor& Tensor::name##_(const Scalar& other) {                                   \
+    return name##_(wrap_scalar(other, *this));                                     \
+  }
+STRIDE_INTEGER_BINARY_OPS(STRIDE_DEFINE_INTEGER_BINARY)
+#undef STRIDE_DEFINE_INTEGER_BINARY
+
+namespace {
+
+// ~x as x ^ (every bit set): true for bool, -1 for the signed integers, 255
+// for uint8 (each the dtype's own value, so that no promotion happens).
+Tensor all_bits_set_like(const Tensor& x) {
+  STRIDE_CHECK(is_integral(x.dtype(), /*include_bool=*/true), DTypeError,
+               "[bitwise_not] takes bool or integer tensors, got ", to_string(x.dtype()),
+               ". Hint: convert with .to(kInt64), or use logical_not on a mask.");
+  if (x.dtype() == kBool) return full_like(x, true);
+  if (x.dtype() == kUInt8) return full_like(x, 255);
+  return full_like(x, -1);
+}
+
+}  // namespace
+
+Tensor bitwise_not(const Tensor& x) {
+  detail::check_dtype_rule(Op::bitwise_not, x);
+  return bitwise_xor(x, all_bits_set_like(x));
+}
+Tensor Tensor::bitwise_not() const {
+  return stride::bitwise_not(*this);
+}
+Tensor& Tensor::bitwise_not_() {
+  return bitwise_xor_(all_bits_set_like(*this));
+}
+
 // ---- isnan, isinf, isfinite: bool results, from comparisons ----
 Tensor isnan(const Tensor& x) {
   detail::check_dtype_rule(Op::isnan, x);

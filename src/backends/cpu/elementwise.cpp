@@ -18,6 +18,8 @@ namespace {
 
 using stride::detail::dispatch_computing;
 using stride::detail::DispatchFloating;
+using stride::detail::DispatchIntegral;
+using stride::detail::DispatchIntegralAndBool;
 using stride::detail::DispatchNumeric;
 using stride::detail::DispatchNumericAndBool;
 using vec::Vec16f;
@@ -105,6 +107,7 @@ STRIDE_FLOAT_UNARY_OPS(STRIDE_CPU_FLOAT_UNARY)
 STRIDE_SAME_UNARY_OPS(STRIDE_CPU_SAME_UNARY)
 STRIDE_BINARY_OPS(STRIDE_CPU_BINARY)
 STRIDE_FLOAT_BINARY_OPS(STRIDE_CPU_FLOAT_BINARY)
+STRIDE_INTEGER_BINARY_OPS(STRIDE_CPU_BINARY)
 STRIDE_COMPARISON_OPS(STRIDE_CPU_COMPARISON)
 #undef STRIDE_CPU_COMPARISON
 #undef STRIDE_CPU_FLOAT_BINARY
