@@ -60,9 +60,18 @@ STRIDE_HOST_DEVICE inline T abs_of(T x) {
     return x;
 }
 
-// base^exp for exp >= 0 by squaring (the caller refuses negative exponents).
+// base^exp by squaring; a negative exp gives PyTorch's integer values, the
+// reciprocal truncated toward zero: 1 for base 1, +-1 for base -1, else 0.
+// (A negative number exponent is refused by the caller, as PyTorch's.)
 template <class T>
 STRIDE_HOST_DEVICE inline T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < T(0)) {
+      if (base == T(1)) return T(1);
+      if (base == T(-1)) return T(exp % T(2) == T(0) ? 1 : -1);
+      return T(0);
+    }
+  }
   T result = 1;
   while (exp > 0) {
     if (exp & 1) result *= base;
@@ -320,7 +329,12 @@ struct add {
 template <class T>
 struct add_scaled {
   T alpha;
-  STRIDE_HOST_DEVICE T operator()(T x, T y) const { return T(x + alpha * y); }
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return x || (alpha && y);
+    else
+      return T(x + alpha * y);
+  }
 };
 struct sub {
   template <class T>
