@@ -390,11 +390,13 @@ void bind_operators(TensorClass& cls) {
   cls.def(op, [](const Tensor& a, const Scalar& b) { return a.name(b); });  \
   cls.def(iop, in_place([](Tensor& a, const Tensor& b) { a.name##_(b); })); \
   cls.def(iop, in_place([](Tensor& a, const Scalar& b) { a.name##_(b); }));
-#define STRIDE_BIND_COMMUTING_OPERATOR(op, rop, iop, name) \
-  STRIDE_BIND_INTEGER_OPERATOR(op, iop, name)              \
+#define STRIDE_BIND_COMMUTING_OPERATOR(op, rop, iop, name)                  \
+  STRIDE_BIND_INTEGER_OPERATOR(op, iop, name)                               \
+  cls.def(rop, [](const Tensor& a, const Tensor& b) { return b.name(a); }); \
   cls.def(rop, [](const Tensor& a, const Scalar& b) { return a.name(b); });
-#define STRIDE_BIND_SHIFT_OPERATOR(op, rop, iop, name) \
-  STRIDE_BIND_INTEGER_OPERATOR(op, iop, name)          \
+#define STRIDE_BIND_SHIFT_OPERATOR(op, rop, iop, name)                       \
+  STRIDE_BIND_INTEGER_OPERATOR(op, iop, name)                                \
+  cls.def(rop, [](const Tensor& a, const Tensor& b) { return name(b, a); }); \
   cls.def(rop, [](const Tensor& a, const Scalar& b) { return name(wrapped_number(b, a), a); });
   STRIDE_BIND_COMMUTING_OPERATOR("__and__", "__rand__", "__iand__", bitwise_and)
   STRIDE_BIND_COMMUTING_OPERATOR("__or__", "__ror__", "__ior__", bitwise_or)
