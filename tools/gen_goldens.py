@@ -995,6 +995,84 @@ for _name, _fn in [
     _register()
 
 
+# ---- integer ops: bitwise logic, shifts, gcd, lcm ----
+# Shift counts past the width and negative ones (every bit shifted out).
+SHIFT_COUNTS = [-3, -1, 0, 1, 2, 5, 31, 32, 62, 63, 64, 100]
+
+for _name, _fn in [
+    ("bitwise_and", torch.bitwise_and),
+    ("bitwise_or", torch.bitwise_or),
+    ("bitwise_xor", torch.bitwise_xor),
+]:
+
+    def _register(name=_name, fn=_fn):
+        @case(f"{name}_broadcast_i64")
+        def _(g):
+            a, b = randint(g, -100, 100, 3, 1), randint(g, -100, 100, 5)
+            return [a, b], [fn(a, b)]
+
+        @case(f"{name}_bool")
+        def _(g):
+            a, b = mask(g, 12), mask(g, 12)
+            return [a, b], [fn(a, b)]
+
+        @case(f"{name}_scalar_i32")
+        def _(g):
+            a = randint(g, -100, 100, 12, dtype=i32)
+            return [a], [fn(a, 6)]
+
+    _register()
+
+for _name, _fn in [
+    ("bitwise_left_shift", torch.bitwise_left_shift),
+    ("bitwise_right_shift", torch.bitwise_right_shift),
+]:
+
+    def _register(name=_name, fn=_fn):
+        @case(f"{name}_i64")
+        def _(g):
+            a = torch.tensor([-1000, -7, -1, 0, 1, 3, 1000, -(2**62), 2**62, 5, -5, 2**40])
+            b = torch.tensor(SHIFT_COUNTS)
+            return [a, b], [fn(a, b)]
+
+        @case(f"{name}_i32")
+        def _(g):
+            a = torch.tensor([-1000, -7, -1, 0, 1, 3, 1000, -(2**30), 2**30, 5, -5, 77], dtype=i32)
+            b = torch.tensor(SHIFT_COUNTS, dtype=i32)
+            return [a, b], [fn(a, b)]
+
+    _register()
+
+
+@case("bitwise_not_i64")
+def _(g):
+    a = torch.tensor([0, 1, -1, 7, -128, 2**62])
+    return [a], [torch.bitwise_not(a)]
+
+
+@case("bitwise_not_bool")
+def _(g):
+    a = mask(g, 10)
+    return [a], [torch.bitwise_not(a)]
+
+
+for _name, _fn in [("gcd", torch.gcd), ("lcm", torch.lcm)]:
+
+    def _register(name=_name, fn=_fn):
+        @case(f"{name}_i64")
+        def _(g):
+            a = torch.tensor([0, 0, 12, -12, 7, 35, -49, 2**40, 1, 360])
+            b = torch.tensor([0, 5, 18, 18, 0, -14, -21, 2**20 * 3, -1, 84])
+            return [a, b], [fn(a, b)]
+
+        @case(f"{name}_broadcast_i32")
+        def _(g):
+            a, b = randint(g, -60, 60, 3, 1, dtype=i32), randint(g, -60, 60, 5, dtype=i32)
+            return [a, b], [fn(a, b)]
+
+    _register()
+
+
 @case("gt_i64_float_scalar")  # compared in float32: 2^24 + 1 is not > 2^24
 def _(g):
     x = torch.tensor([0, 1, 2, 2**24 + 1])

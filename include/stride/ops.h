@@ -123,6 +123,24 @@ Tensor isinf(const Tensor& x);
 Tensor isfinite(const Tensor& x);
 Tensor tril(const Tensor& x, int64_t diagonal = 0);
 Tensor triu(const Tensor& x, int64_t diagonal = 0);
+// Integer ops on bool and the integers (PyTorch's names; no gradient):
+// bitwise logic, shifts (a count outside [0, bits) shifts every bit out:
+// 0, or -1 for a negative operand's right shift), gcd and lcm (non-negative).
+Tensor bitwise_and(const Tensor& a, const Tensor& b);
+Tensor bitwise_or(const Tensor& a, const Tensor& b);
+Tensor bitwise_xor(const Tensor& a, const Tensor& b);
+Tensor bitwise_not(const Tensor& x);
+Tensor bitwise_left_shift(const Tensor& a, const Tensor& b);
+Tensor bitwise_right_shift(const Tensor& a, const Tensor& b);
+Tensor gcd(const Tensor& a, const Tensor& b);
+Tensor lcm(const Tensor& a, const Tensor& b);
+Tensor& bitwise_and_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_or_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_xor_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_left_shift_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& bitwise_right_shift_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& gcd_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& lcm_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);

@@ -120,6 +120,18 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"special_hermite_polynomial_he", "The probabilists' Hermite polynomial He_n(input)."},
     {"special_laguerre_polynomial_l", "The Laguerre polynomial L_n(input)."},
     {"special_legendre_polynomial_p", "The Legendre polynomial P_n(input)."},
+    {"bitwise_and", "The bitwise AND of input and other (bool or integer tensors, or a number)."},
+    {"bitwise_or", "The bitwise OR of input and other (bool or integer tensors, or a number)."},
+    {"bitwise_xor", "The bitwise XOR of input and other (bool or integer tensors, or a number)."},
+    {"bitwise_not", "The bitwise NOT of each element of input (logical NOT for bool)."},
+    {"bitwise_left_shift",
+     "input shifted left by other bits (integers); a count that is negative or at least the "
+     "width gives 0."},
+    {"bitwise_right_shift",
+     "input shifted right by other bits, arithmetically for signed integers; a count that is "
+     "negative or at least the width gives 0, or -1 for a negative input."},
+    {"gcd", "The greatest common divisor of |input| and |other| (integers; gcd(0, 0) = 0)."},
+    {"lcm", "The least common multiple of |input| and |other| (integers; 0 where either is 0)."},
     {"eq", "input == other elementwise (other a tensor or a number), as a bool tensor."},
     {"ne", "input != other elementwise (other a tensor or a number), as a bool tensor."},
     {"lt", "input < other elementwise (other a tensor or a number), as a bool tensor."},

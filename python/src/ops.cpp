@@ -146,6 +146,22 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
   STRIDE_FLOAT_BINARY_OPS(STRIDE_BIND_FLOAT_BINARY)
 #undef STRIDE_BIND_FLOAT_BINARY
 
+#define STRIDE_BIND_INTEGER_BINARY(name, ...)                                            \
+  def_both(                                                                              \
+      m, cls, #name, [](const Tensor& a, const Tensor& b) { return a.name(b); },         \
+      nb::arg("other"));                                                                 \
+  def_both(                                                                              \
+      m, cls, #name, [](const Tensor& a, const Scalar& b) { return a.name(b); },         \
+      nb::arg("other"));                                                                 \
+  def_method(cls, #name "_", in_place([](Tensor& a, const Tensor& b) { a.name##_(b); }), \
+             nb::arg("other"));                                                          \
+  def_method(cls, #name "_", in_place([](Tensor& a, const Scalar& b) { a.name##_(b); }), \
+             nb::arg("other"));
+  STRIDE_INTEGER_BINARY_OPS(STRIDE_BIND_INTEGER_BINARY)
+#undef STRIDE_BIND_INTEGER_BINARY
+  def_both(m, cls, "bitwise_not", [](const Tensor& t) { return t.bitwise_not(); });
+  def_method(cls, "bitwise_not_", in_place([](Tensor& t) { t.bitwise_not_(); }));
+
 #define STRIDE_BIND_COMPARISON(name, ...)                                        \
   def_both(                                                                      \
       m, cls, #name, [](const Tensor& a, const Tensor& b) { return a.name(b); }, \
@@ -366,6 +382,31 @@ void bind_operators(TensorClass& cls) {
       .def("__imul__", in_place([](Tensor& a, const Scalar& b) { a *= b; }))
       .def("__itruediv__", in_place([](Tensor& a, const Tensor& b) { a /= b; }))
       .def("__itruediv__", in_place([](Tensor& a, const Scalar& b) { a /= b; }));
+  // The integer operators: & | ^ commute, so a number on the left is the
+  // method's other (promoted as the method promotes it: 1 & mask is int64);
+  // << and >> take it as the shifted operand.
+#define STRIDE_BIND_INTEGER_OPERATOR(op, iop, name)                         \
+  cls.def(op, [](const Tensor& a, const Tensor& b) { return a.name(b); });  \
+  cls.def(op, [](const Tensor& a, const Scalar& b) { return a.name(b); });  \
+  cls.def(iop, in_place([](Tensor& a, const Tensor& b) { a.name##_(b); })); \
+  cls.def(iop, in_place([](Tensor& a, const Scalar& b) { a.name##_(b); }));
+#define STRIDE_BIND_COMMUTING_OPERATOR(op, rop, iop, name)                  \
+  STRIDE_BIND_INTEGER_OPERATOR(op, iop, name)                               \
+  cls.def(rop, [](const Tensor& a, const Tensor& b) { return b.name(a); }); \
+  cls.def(rop, [](const Tensor& a, const Scalar& b) { return a.name(b); });
+#define STRIDE_BIND_SHIFT_OPERATOR(op, rop, iop, name)                       \
+  STRIDE_BIND_INTEGER_OPERATOR(op, iop, name)                                \
+  cls.def(rop, [](const Tensor& a, const Tensor& b) { return name(b, a); }); \
+  cls.def(rop, [](const Tensor& a, const Scalar& b) { return name(wrapped_number(b, a), a); });
+  STRIDE_BIND_COMMUTING_OPERATOR("__and__", "__rand__", "__iand__", bitwise_and)
+  STRIDE_BIND_COMMUTING_OPERATOR("__or__", "__ror__", "__ior__", bitwise_or)
+  STRIDE_BIND_COMMUTING_OPERATOR("__xor__", "__rxor__", "__ixor__", bitwise_xor)
+  STRIDE_BIND_SHIFT_OPERATOR("__lshift__", "__rlshift__", "__ilshift__", bitwise_left_shift)
+  STRIDE_BIND_SHIFT_OPERATOR("__rshift__", "__rrshift__", "__irshift__", bitwise_right_shift)
+#undef STRIDE_BIND_SHIFT_OPERATOR
+#undef STRIDE_BIND_COMMUTING_OPERATOR
+#undef STRIDE_BIND_INTEGER_OPERATOR
+  cls.def("__invert__", [](const Tensor& a) { return a.bitwise_not(); });
 #define STRIDE_BIND_COMPARISON_OPERATOR(op, name)                          \
   cls.def(op, [](const Tensor& a, const Tensor& b) { return a.name(b); }); \
   cls.def(op, [](const Tensor& a, const Scalar& b) { return a.name(b); });

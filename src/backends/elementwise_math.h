@@ -60,9 +60,18 @@ STRIDE_HOST_DEVICE inline T abs_of(T x) {
     return x;
 }
 
-// base^exp for exp >= 0 by squaring (the caller refuses negative exponents).
+// base^exp by squaring; a negative exp gives PyTorch's integer values, the
+// reciprocal truncated toward zero: 1 for base 1, +-1 for base -1, else 0.
+// (A negative number exponent is refused by the caller, as PyTorch's.)
 template <class T>
 STRIDE_HOST_DEVICE inline T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < T(0)) {
+      if (base == T(1)) return T(1);
+      if (base == T(-1)) return T(exp % T(2) == T(0) ? 1 : -1);
+      return T(0);
+    }
+  }
   T result = 1;
   while (exp > 0) {
     if (exp & 1) result *= base;
@@ -200,6 +209,81 @@ STRIDE_BINARY_MATH(le, bool, x <= y)
 STRIDE_BINARY_MATH(gt, bool, x > y)
 STRIDE_BINARY_MATH(ge, bool, x >= y)
 
+// Integer ops (bool and the integers), in the inputs' promoted dtype.
+STRIDE_BINARY_MATH(bitwise_and, T, T(x& y))
+STRIDE_BINARY_MATH(bitwise_or, T, T(x | y))
+STRIDE_BINARY_MATH(bitwise_xor, T, T(x ^ y))
+
+// A shift count PyTorch gives no shifted value for: negative, or at least
+// the width of T (where C++'s shift is undefined).
+template <class T>
+STRIDE_HOST_DEVICE inline bool shift_out_of_range(T count) {
+  if constexpr (std::is_signed_v<T>) {
+    if (count < T(0)) return true;
+  }
+  return count >= T(sizeof(T) * 8);
+}
+// x << y shifts x's bits as unsigned (no overflow of a signed x), and an
+// out-of-range count gives 0, as PyTorch's.
+struct bitwise_left_shift {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if (shift_out_of_range(y)) return T(0);
+    return T(std::make_unsigned_t<T>(x) << y);
+  }
+};
+// x >> y is arithmetic for a signed x; an out-of-range count fills with the
+// sign (0, or -1 for a negative x), as PyTorch's.
+struct bitwise_right_shift {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if (!shift_out_of_range(y)) return T(x >> y);
+    if constexpr (std::is_signed_v<T>) {
+      if (x < T(0)) return T(-1);
+    }
+    return T(0);
+  }
+};
+
+// |x| in the unsigned type of x's integer promotion, so that the most
+// negative value has a magnitude (2^63 for int64) instead of overflowing.
+template <class T>
+STRIDE_HOST_DEVICE inline std::make_unsigned_t<decltype(+T())> magnitude(T x) {
+  using W = decltype(+T());
+  using U = std::make_unsigned_t<W>;
+  if constexpr (std::is_signed_v<T>) {
+    if (x < T(0)) return U(0) - U(W(x));
+  }
+  return U(W(x));
+}
+// gcd(|x|, |y|) by Euclid's algorithm, as PyTorch's calc_gcd (gcd(0, 0) = 0).
+template <class T>
+STRIDE_HOST_DEVICE inline std::make_unsigned_t<decltype(+T())> gcd_of(T x, T y) {
+  auto a = magnitude(x), b = magnitude(y);
+  while (a != 0) {
+    const auto c = a;
+    a = b % a;
+    b = c;
+  }
+  return b;
+}
+// gcd and lcm are non-negative, but wrap to T as PyTorch's do where the
+// magnitude does not fit (gcd of two most negative values).
+struct gcd {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    return T(gcd_of(x, y));
+  }
+};
+struct lcm {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    const auto g = gcd_of(x, y);
+    if (g == 0) return T(0);
+    return T(magnitude(x) / g * magnitude(y));
+  }
+};
+
 // ---- the ops written out (src/ops/elementwise.cpp) ----
 STRIDE_BINARY_MATH(div, T, x / y)
 
@@ -245,7 +329,12 @@ struct add {
 template <class T>
 struct add_scaled {
   T alpha;
-  STRIDE_HOST_DEVICE T operator()(T x, T y) const { return T(x + alpha * y); }
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>)
+      return x || (alpha && y);
+    else
+      return T(x + alpha * y);
+  }
 };
 struct sub {
   template <class T>

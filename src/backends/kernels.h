@@ -548,6 +548,7 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   STRIDE_SAME_UNARY_OPS(M)               \
   STRIDE_BINARY_OPS(M)                   \
   STRIDE_FLOAT_BINARY_OPS(M)             \
+  STRIDE_INTEGER_BINARY_OPS(M)           \
   STRIDE_COMPARISON_OPS(M)
 // The special functions, which have CPU kernels only (core/op_list.h).
 #define STRIDE_SPECIAL_ELEMENTWISE_OPS(M) \

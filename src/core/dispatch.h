@@ -53,6 +53,25 @@ decltype(auto) dispatch_numeric_and_bool(ScalarType t, const char* op, F&& f) {
   return dispatch_numeric(t, op, std::forward<F>(f));
 }
 
+// uint8, int32, int64
+template <class F>
+decltype(auto) dispatch_integral(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    STRIDE_DISPATCH_CASE(kInt32, int32_t)
+    STRIDE_DISPATCH_CASE(kInt64, int64_t)
+    STRIDE_DISPATCH_CASE(kUInt8, uint8_t)
+    default:
+      unsupported_dtype(t, op, "int32, int64, uint8");
+  }
+}
+
+// integral + bool
+template <class F>
+decltype(auto) dispatch_integral_and_bool(ScalarType t, const char* op, F&& f) {
+  if (t == kBool) return f(TypeTag<bool>{});
+  return dispatch_integral(t, op, std::forward<F>(f));
+}
+
 // every dtype, 16-bit floats included (copies and conversions)
 template <class F>
 decltype(auto) dispatch_all(ScalarType t, const char* op, F&& f) {
@@ -96,21 +115,38 @@ namespace stride::detail {
 
 // The dispatchers as objects, for passing to helpers that take a dispatcher.
 struct DispatchFloating {
+  static constexpr bool kTakesFloats = true;
   template <class F>
   decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
     return dispatch_floating(t, op, std::forward<F>(f));
   }
 };
 struct DispatchNumeric {
+  static constexpr bool kTakesFloats = true;
   template <class F>
   decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
     return dispatch_numeric(t, op, std::forward<F>(f));
   }
 };
 struct DispatchNumericAndBool {
+  static constexpr bool kTakesFloats = true;
   template <class F>
   decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
     return dispatch_numeric_and_bool(t, op, std::forward<F>(f));
+  }
+};
+struct DispatchIntegral {
+  static constexpr bool kTakesFloats = false;
+  template <class F>
+  decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
+    return dispatch_integral(t, op, std::forward<F>(f));
+  }
+};
+struct DispatchIntegralAndBool {
+  static constexpr bool kTakesFloats = false;
+  template <class F>
+  decltype(auto) operator()(ScalarType t, const char* op, F&& f) const {
+    return dispatch_integral_and_bool(t, op, std::forward<F>(f));
   }
 };
 
@@ -121,8 +157,11 @@ struct DispatchNumericAndBool {
 // converts each element as it reads and writes it.
 template <class Dispatch, class F>
 void dispatch_computing(ScalarType t, const char* op, F&& f) {
-  if (t == kBFloat16) return f(TypeTag<float>{}, TypeTag<BFloat16>{});
-  if (t == kFloat16) return f(TypeTag<float>{}, TypeTag<Half>{});
+  // (the integer dispatchers take no float, so they refuse 16-bit floats too)
+  if constexpr (Dispatch::kTakesFloats) {
+    if (t == kBFloat16) return f(TypeTag<float>{}, TypeTag<BFloat16>{});
+    if (t == kFloat16) return f(TypeTag<float>{}, TypeTag<Half>{});
+  }
   Dispatch{}(t, op, [&](auto tag) { f(tag, tag); });
 }
 

@@ -163,6 +163,20 @@
   X(special_laguerre_polynomial_l, Any)          \
   X(special_legendre_polynomial_p, Any)
 
+// Integer ops of the inputs' promoted dtype, on bool and the integers only
+// (PyTorch's have no kernel for floats, and no gradient): name and the
+// dtypes their kernels take. Shift counts outside [0, width) and the
+// magnitudes of gcd and lcm are guarded in their functors, as PyTorch's
+// kernels define them.
+#define STRIDE_INTEGER_BINARY_OPS(X)       \
+  X(bitwise_and, DispatchIntegralAndBool)  \
+  X(bitwise_or, DispatchIntegralAndBool)   \
+  X(bitwise_xor, DispatchIntegralAndBool)  \
+  X(bitwise_left_shift, DispatchIntegral)  \
+  X(bitwise_right_shift, DispatchIntegral) \
+  X(gcd, DispatchIntegral)                 \
+  X(lcm, DispatchIntegral)
+
 // Comparisons: bool results of the inputs compared in their promoted dtype.
 #define STRIDE_COMPARISON_OPS(X) \
   X(eq)                          \
@@ -201,6 +215,8 @@
 #define STRIDE_OP_FROM_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
 #define STRIDE_OP_FROM_FLOAT_BINARY(name, ...) STRIDE_OP_VISIT(name, Elementwise, Grad, Any, Keep)
 #define STRIDE_OP_FROM_COMPARISON(name, ...) STRIDE_OP_VISIT(name, Elementwise, NoGrad, Any, Keep)
+#define STRIDE_OP_FROM_INTEGER_BINARY(name, ...) \
+  STRIDE_OP_VISIT(name, Elementwise, NoGrad, Any, Keep)
 #define STRIDE_OP_FROM_SPECIAL(name, ...) STRIDE_OP_VISIT(name, Special, Grad, Any, Keep)
 #define STRIDE_OP_FROM_SPECIAL_NOGRAD(name, ...) STRIDE_OP_VISIT(name, Special, NoGrad, Any, Keep)
 #define STRIDE_ALL_OPS                                            \
@@ -209,6 +225,7 @@
   STRIDE_BINARY_OPS(STRIDE_OP_FROM_BINARY)                        \
   STRIDE_FLOAT_BINARY_OPS(STRIDE_OP_FROM_FLOAT_BINARY)            \
   STRIDE_COMPARISON_OPS(STRIDE_OP_FROM_COMPARISON)                \
+  STRIDE_INTEGER_BINARY_OPS(STRIDE_OP_FROM_INTEGER_BINARY)        \
   STRIDE_SPECIAL_UNARY_OPS(STRIDE_OP_FROM_SPECIAL)                \
   STRIDE_SPECIAL_UNARY_NOGRAD_OPS(STRIDE_OP_FROM_SPECIAL_NOGRAD)  \
   STRIDE_SPECIAL_BINARY_OPS(STRIDE_OP_FROM_SPECIAL)               \
@@ -231,6 +248,7 @@
   X(addcmul, Elementwise, Grad, Any, Keep)                                  \
   X(addcdiv, Elementwise, Grad, Any, Keep)                                  \
   X(gelu_backward, Elementwise, Internal, Any, Keep)                        \
+  X(bitwise_not, Composite, NoGrad, Any, Keep)                              \
   /* special functions written out (src/ops/special.cpp) */                 \
   X(polygamma, Special, Grad, Any, Keep)                                    \
   X(mvlgamma, Composite, Grad, Any, Keep)                                   \

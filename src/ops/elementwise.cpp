@@ -124,34 +124,48 @@ Tensor gelu_backward(const Tensor& g, const Tensor& x) {
 
 }  // namespace
 
+namespace {
+
+// PyTorch's sign and square take bool, which the same-dtype kernels refuse:
+// sign keeps it (the identity), square promotes it to int64, as pow(x, 2).
+bool takes_bool_as_pytorch(Op op, const Tensor& input) {
+  return input.dtype() == kBool && (op == Op::sign || op == Op::square);
+}
+Tensor bool_unary(Op op, const Tensor& input) {
+  return op == Op::sign ? input.clone() : input.to(kInt64).square();
+}
+
+}  // namespace
+
 // ---- unary ops (src/core/op_list.h) ----
 #define STRIDE_SAVE_x(in_, out_) SavedTensor::input(in_)
 #define STRIDE_SAVE_y(in_, out_) SavedTensor::output(out_)
 
 // One unary op: its kernel call (result dtype `rt_expr` of `input`), out=
 // and the recorded out-of-place function...
-#define STRIDE_DEFINE_UNARY_FUNCTIONS(name, which, backward, rt_expr)           \
-  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {              \
-    const ScalarType rt = rt_expr;                                              \
-    return run_elementwise(#name, out, {input}, rt, rt, kernels::name);         \
-  }                                                                             \
-  Tensor& name##_out(Tensor& out, const Tensor& input) {                        \
-    return apply_out(Op::name, out, {&input},                                   \
-                     [&]() -> Tensor& { return name##_kernel(out, input); });   \
-  }                                                                             \
-  Tensor name(const Tensor& input) {                                            \
-    if (input.is_complex()) return detail::complex_unary(Op::name, input);      \
-    return apply(                                                               \
-        Op::name, {&input}, [&] { return out_of_place(name##_kernel, input); }, \
-        [&]([[maybe_unused]] const Tensor& out) {                               \
-          return [s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {       \
-            const Tensor& g = gs[0];                                            \
-            const Tensor saved = s.get();                                       \
-            [[maybe_unused]] const Tensor& x = saved;                           \
-            [[maybe_unused]] const Tensor& y = saved;                           \
-            return Grads{backward};                                             \
-          };                                                                    \
-        });                                                                     \
+#define STRIDE_DEFINE_UNARY_FUNCTIONS(name, which, backward, rt_expr)               \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& input) {                  \
+    const ScalarType rt = rt_expr;                                                  \
+    return run_elementwise(#name, out, {input}, rt, rt, kernels::name);             \
+  }                                                                                 \
+  Tensor& name##_out(Tensor& out, const Tensor& input) {                            \
+    return apply_out(Op::name, out, {&input},                                       \
+                     [&]() -> Tensor& { return name##_kernel(out, input); });       \
+  }                                                                                 \
+  Tensor name(const Tensor& input) {                                                \
+    if (input.is_complex()) return detail::complex_unary(Op::name, input);          \
+    if (takes_bool_as_pytorch(Op::name, input)) return bool_unary(Op::name, input); \
+    return apply(                                                                   \
+        Op::name, {&input}, [&] { return out_of_place(name##_kernel, input); },     \
+        [&]([[maybe_unused]] const Tensor& out) {                                   \
+          return [s = STRIDE_SAVE_##which(input, out)](const Grads& gs) {           \
+            const Tensor& g = gs[0];                                                \
+            const Tensor saved = s.get();                                           \
+            [[maybe_unused]] const Tensor& x = saved;                               \
+            [[maybe_unused]] const Tensor& y = saved;                               \
+            return Grads{backward};                                                 \
+          };                                                                        \
+        });                                                                         \
   }
 // ...and the Tensor method and in-place method.
 #define STRIDE_DEFINE_UNARY_METHODS(name)                           \
@@ -420,7 +434,23 @@ Tensor pow(const Tensor& a, const Tensor& e) {
       });
 }
 
+namespace {
+
+// PyTorch refuses an integer tensor to a negative integer number (a tensor
+// of exponents computes the truncated values instead, math::int_pow).
+void check_integer_exponent(const Tensor& base, const Scalar& e) {
+  STRIDE_CHECK(is_floating_point(base.dtype()) || base.is_complex() || !e.is_integral() ||
+                   e.to_double() >= 0,
+               ValueError,
+               "[pow] integers cannot be raised to a negative integer power; got "
+               "exponent ",
+               e.to_double(), ". Hint: convert the base with .to(kFloat64).");
+}
+
+}  // namespace
+
 Tensor pow(const Tensor& a, const Scalar& e) {
+  check_integer_exponent(a, e);
   return pow(a, wrap_scalar(e, a));
 }
 
@@ -488,6 +518,67 @@ Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
   }
 STRIDE_COMPARISON_OPS(STRIDE_DEFINE_COMPARISON)
 #undef STRIDE_DEFINE_COMPARISON
+
+// ---- integer ops: the inputs' promoted dtype, no gradient ----
+#define STRIDE_DEFINE_INTEGER_BINARY(name, dispatch)                               \
+  static Tensor& name##_kernel(Tensor& out, const Tensor& a, const Tensor& b) {    \
+    const ScalarType rt = result_type(a, b);                                       \
+    return run_elementwise(#name, out, {a, b}, rt, rt, kernels::name);             \
+  }                                                                                \
+  Tensor& name##_out(Tensor& out, const Tensor& a, const Tensor& b) {              \
+    /* an integer result has no gradient: out= takes operands that require grad */ \
+    OpScope scope(Op::name, {&a, &b});                                             \
+    return name##_kernel(out, a, b);                                               \
+  }                                                                                \
+  Tensor name(const Tensor& a, const Tensor& b) {                                  \
+    return apply_without_grad(Op::name, {&a, &b},                                  \
+                              [&] { return out_of_place(name##_kernel, a, b); });  \
+  }                                                                                \
+  Tensor Tensor::name(const Tensor& other) const {                                 \
+    return stride::name(*this, other);                                             \
+  }                                                                                \
+  Tensor Tensor::name(const Scalar& other) const {                                 \
+    return stride::name(*this, wrap_scalar(other, *this));                         \
+  }                                                                                \
+  Tensor& Tensor::name##_(const Tensor& other) {                                   \
+    return apply_inplace(                                                          \
+        Op::name, *this, {&other}, [&] { return stride::name(clone(), other); },   \
+        [&] {                                                                      \
+          Tensor self = *this;                                                     \
+          name##_kernel(self, *this, other);                                       \
+        });                                                                        \
+  }                                                                                \
+  Tensor& Tensor::name##_(const Scalar& other) {                                   \
+    return name##_(wrap_scalar(other, *this));                                     \
+  }
+STRIDE_INTEGER_BINARY_OPS(STRIDE_DEFINE_INTEGER_BINARY)
+#undef STRIDE_DEFINE_INTEGER_BINARY
+
+namespace {
+
+// ~x as x ^ (every bit set): true for bool, -1 for the signed integers, 255
+// for uint8 (each the dtype's own value, so that no promotion happens).
+Tensor all_bits_set_like(const Tensor& x) {
+  STRIDE_CHECK(is_integral(x.dtype(), /*include_bool=*/true), DTypeError,
+               "[bitwise_not] takes bool or integer tensors, got ", to_string(x.dtype()),
+               ". Hint: convert with .to(kInt64), or use logical_not on a mask.");
+  if (x.dtype() == kBool) return full_like(x, true);
+  if (x.dtype() == kUInt8) return full_like(x, 255);
+  return full_like(x, -1);
+}
+
+}  // namespace
+
+Tensor bitwise_not(const Tensor& x) {
+  detail::check_dtype_rule(Op::bitwise_not, x);
+  return bitwise_xor(x, all_bits_set_like(x));
+}
+Tensor Tensor::bitwise_not() const {
+  return stride::bitwise_not(*this);
+}
+Tensor& Tensor::bitwise_not_() {
+  return bitwise_xor_(all_bits_set_like(*this));
+}
 
 // ---- isnan, isinf, isfinite: bool results, from comparisons ----
 Tensor isnan(const Tensor& x) {
@@ -818,6 +909,7 @@ Tensor& Tensor::div_(const Scalar& other) {
   return div_(wrap_factor(other, *this));
 }
 Tensor& Tensor::pow_(const Scalar& exponent) {
+  check_integer_exponent(*this, exponent);
   const Tensor e = wrap_scalar(exponent, *this);
   return apply_inplace(
       Op::pow, *this, {}, [&] { return stride::pow(clone(), e); },

@@ -10,8 +10,10 @@
 //     inputs, rounded once (Note [16-bit elementwise] in loops.h).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -191,6 +193,40 @@ TEST(ElementwiseMath, EveryListedBinaryOpGivesItsFunctorsBits) {
   expect_binary_matches_functor<double, math::name>(#name, name, kFloat64);
   STRIDE_FLOAT_BINARY_OPS(STRIDE_FLOAT_BINARY_CASE)
 #undef STRIDE_FLOAT_BINARY_CASE
+}
+
+// Every integer op of the list, over the integers, and the bitwise logic
+// over bool too.
+TEST(ElementwiseMath, EveryIntegerOpGivesItsFunctorsBits) {
+#define STRIDE_INTEGER_BINARY_CASE(name, ...)                              \
+  expect_binary_matches_functor<int32_t, math::name>(#name, name, kInt32); \
+  expect_binary_matches_functor<int64_t, math::name>(#name, name, kInt64); \
+  expect_binary_matches_functor<uint8_t, math::name>(#name, name, kUInt8);
+  STRIDE_INTEGER_BINARY_OPS(STRIDE_INTEGER_BINARY_CASE)
+#undef STRIDE_INTEGER_BINARY_CASE
+  expect_binary_matches_functor<bool, math::bitwise_and>("bitwise_and", bitwise_and, kBool);
+  expect_binary_matches_functor<bool, math::bitwise_or>("bitwise_or", bitwise_or, kBool);
+  expect_binary_matches_functor<bool, math::bitwise_xor>("bitwise_xor", bitwise_xor, kBool);
+}
+
+// The functors' edge cases, PyTorch's values: shift counts outside [0, width)
+// and magnitudes of the most negative int64 (no undefined behaviour: UBSan).
+TEST(ElementwiseMath, IntegerEdgeCasesArePyTorchs) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(math::bitwise_left_shift{}(int64_t(-1), int64_t(63)), kMin);
+  EXPECT_EQ(math::bitwise_left_shift{}(int64_t(5), int64_t(64)), 0);
+  EXPECT_EQ(math::bitwise_left_shift{}(int64_t(5), int64_t(-1)), 0);
+  EXPECT_EQ(math::bitwise_right_shift{}(int64_t(-5), int64_t(64)), -1);
+  EXPECT_EQ(math::bitwise_right_shift{}(int64_t(5), int64_t(-2)), 0);
+  EXPECT_EQ(math::bitwise_right_shift{}(int64_t(-5), int64_t(1)), -3);
+  EXPECT_EQ(math::bitwise_left_shift{}(uint8_t(255), uint8_t(7)), uint8_t(128));
+  EXPECT_EQ(math::bitwise_right_shift{}(uint8_t(255), uint8_t(8)), uint8_t(0));
+  EXPECT_EQ(math::gcd{}(kMin, int64_t(0)), kMin);
+  EXPECT_EQ(math::gcd{}(int64_t(-12), int64_t(18)), 6);
+  EXPECT_EQ(math::gcd{}(int64_t(0), int64_t(0)), 0);
+  EXPECT_EQ(math::lcm{}(int64_t(-4), int64_t(6)), 12);
+  EXPECT_EQ(math::lcm{}(int64_t(0), int64_t(6)), 0);
+  EXPECT_EQ(math::lcm{}(int32_t(-7), int32_t(-3)), 21);
 }
 
 TEST(ElementwiseMath, EveryBinarySpecialFunctionGivesItsFunctorsValue) {

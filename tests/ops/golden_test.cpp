@@ -324,6 +324,40 @@ std::vector<GoldenCase> build_cases() {
     reg(name + "_scalar_f32",
         [fn = c.scalar_fn](const Ins& in) -> Outs { return {fn(in[0], 0.5)}; });
   }
+  // ---- integer ops ----
+  struct IntegerOp {
+    const char* name;
+    BinaryFn fn;
+    Tensor (*scalar_fn)(const Tensor&, const Scalar&);
+  };
+  // Every integer op of the list (src/core/op_list.h).
+  const IntegerOp integer_ops[] = {
+#define STRIDE_INTEGER_GOLDEN(name, dispatch) \
+  {#name, name, [](const Tensor& a, const Scalar& s) { return a.name(s); }},
+      STRIDE_INTEGER_BINARY_OPS(STRIDE_INTEGER_GOLDEN)
+#undef STRIDE_INTEGER_GOLDEN
+  };
+  const std::set<std::string> bitwise_logic = {"bitwise_and", "bitwise_or", "bitwise_xor"};
+  const std::set<std::string> shifts = {"bitwise_left_shift", "bitwise_right_shift"};
+  for (const IntegerOp& op : integer_ops) {
+    const std::string name = op.name;
+    auto binary = [fn = op.fn](const Ins& in) -> Outs { return {fn(in[0], in[1])}; };
+    if (bitwise_logic.count(name)) {
+      reg(name + "_broadcast_i64", binary);
+      reg(name + "_bool", binary);
+      reg(name + "_scalar_i32",
+          [fn = op.scalar_fn](const Ins& in) -> Outs { return {fn(in[0], int64_t(6))}; });
+    } else if (shifts.count(name)) {
+      reg(name + "_i64", binary);
+      reg(name + "_i32", binary);
+    } else {
+      reg(name + "_i64", binary);
+      reg(name + "_broadcast_i32", binary);
+    }
+  }
+  reg("bitwise_not_i64", [](const Ins& in) -> Outs { return {bitwise_not(in[0])}; });
+  reg("bitwise_not_bool", [](const Ins& in) -> Outs { return {in[0].bitwise_not()}; });
+
   reg("gt_i64_float_scalar", [](const Ins& in) -> Outs {
     return {in[0].gt(0.5), in[0].gt(16777216.0)};
   });

@@ -141,6 +141,25 @@ std::vector<OpCase> op_table() {
             [](Tensor& out, const Inputs& in) { clamp_out(out, in[0], -0.5, 0.5); },
             [](Tensor& self, const Inputs&) { self.clamp_(-0.5, 0.5); }});
   // Comparisons on integers (so that ties occur) produce bool outputs.
+  // The integer ops on int64 (the draws' shift counts in [-5, 6) include
+  // negative ones, which shift every bit out).
+#define STRIDE_INTEGER_BINARY_CASE(name, dispatch)                                \
+  add_case({#name,                                                                \
+            {{4, 6}, {4, 6}},                                                     \
+            [](const Inputs& in) { return name(in[0], in[1]); },                  \
+            [](Tensor& out, const Inputs& in) { name##_out(out, in[0], in[1]); }, \
+            [](Tensor& self, const Inputs& in) { self.name##_(in[1]); },          \
+            Domain::Any,                                                          \
+            kInt64});
+  STRIDE_INTEGER_BINARY_OPS(STRIDE_INTEGER_BINARY_CASE)
+#undef STRIDE_INTEGER_BINARY_CASE
+  add_case({"bitwise_not",
+            {{4, 6}},
+            [](const Inputs& in) { return bitwise_not(in[0]); },
+            nullptr,
+            [](Tensor& self, const Inputs&) { self.bitwise_not_(); },
+            Domain::Any,
+            kInt64});
   add_case({"eq",
             {{4, 6}, {4, 6}},
             [](const Inputs& in) { return eq(in[0], in[1]); },

@@ -511,6 +511,19 @@ TEST(Elementwise, SpecialValues) {
   EXPECT_EQ(triu(ones({3, 3}), 1).sum().item<double>(), 3.0);
   EXPECT_EQ(pow(tensor<int64_t>({2, 3}), 3).to_vector<int64_t>(), (std::vector<int64_t>{8, 27}));
   EXPECT_THROW((void)pow(tensor<int64_t>({2}), -1), ValueError);
+  // sign keeps a bool tensor; square promotes it to int64, as PyTorch's.
+  const Tensor mask = tensor<int64_t>({1, 0}).to(kBool);
+  EXPECT_EQ(sign(mask).dtype(), kBool);
+  EXPECT_EQ(sign(mask).to(kInt64).to_vector<int64_t>(), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(square(mask).to_vector<int64_t>(), (std::vector<int64_t>{1, 0}));
+  // A bool add is x or (alpha and y).
+  const Tensor other = tensor<int64_t>({1, 1}).to(kBool);
+  EXPECT_EQ(add(mask, other, false).to(kInt64).to_vector<int64_t>(), (std::vector<int64_t>{1, 0}));
+  EXPECT_EQ(add(mask, other, true).to(kInt64).to_vector<int64_t>(), (std::vector<int64_t>{1, 1}));
+  // A tensor of negative exponents gives PyTorch's truncated integer values.
+  EXPECT_EQ(pow(tensor<int64_t>({2, 1, -1, -1, 0}), tensor<int64_t>({-1, -3, -3, -2, -1}))
+                .to_vector<int64_t>(),
+            (std::vector<int64_t>{0, 1, -1, 1, 0}));
   EXPECT_EQ((1.0 - tensor<float>({0.25f})).to_vector<float>()[0], 0.75f);
   EXPECT_EQ((2.0 / tensor<float>({4.f})).to_vector<float>()[0], 0.5f);
   EXPECT_NEAR(gelu(tensor<double>({1.0})).item<double>(), 0.8413447460685429, 1e-12);

@@ -18,6 +18,8 @@ namespace {
 
 using stride::detail::dispatch_computing;
 using stride::detail::DispatchFloating;
+using stride::detail::DispatchIntegral;
+using stride::detail::DispatchIntegralAndBool;
 using stride::detail::DispatchNumeric;
 using stride::detail::DispatchNumericAndBool;
 using vec::Vec16f;
@@ -105,6 +107,7 @@ STRIDE_FLOAT_UNARY_OPS(STRIDE_CPU_FLOAT_UNARY)
 STRIDE_SAME_UNARY_OPS(STRIDE_CPU_SAME_UNARY)
 STRIDE_BINARY_OPS(STRIDE_CPU_BINARY)
 STRIDE_FLOAT_BINARY_OPS(STRIDE_CPU_FLOAT_BINARY)
+STRIDE_INTEGER_BINARY_OPS(STRIDE_CPU_BINARY)
 STRIDE_COMPARISON_OPS(STRIDE_CPU_COMPARISON)
 #undef STRIDE_CPU_COMPARISON
 #undef STRIDE_CPU_FLOAT_BINARY
@@ -123,19 +126,7 @@ void gelu_backward_kernel(const TensorIter& iter, ScalarType compute) {
 }
 
 void pow_kernel(const TensorIter& iter, ScalarType compute) {
-  dispatch_computing<DispatchNumeric>(compute, "pow", [&](auto t, auto s) {
-    using T = typename decltype(t)::type;
-    using S = typename decltype(s)::type;
-    cpu_kernel(iter, widened<S>([](T x, T y) -> T {
-                 if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-                   STRIDE_CHECK(y >= 0, ValueError,
-                                "[pow] integers cannot be raised to a negative power; got "
-                                "exponent ",
-                                int64_t(y), ".");
-                 }
-                 return math::pow{}(x, y);
-               }));
-  });
+  binary_kernel<math::pow, DispatchNumeric>(iter, compute, "pow");
 }
 
 void where_kernel(const TensorIter& iter, ScalarType compute) {
@@ -150,10 +141,8 @@ void add_kernel(const TensorIter& iter, ScalarType compute, const Scalar& alpha)
   dispatch_computing<DispatchNumericAndBool>(compute, "add", [&](auto t, auto s) {
     using T = typename decltype(t)::type;
     using S = typename decltype(s)::type;
-    // bool: x or y, whatever alpha.
-    if constexpr (!std::is_same_v<T, bool>) {
-      if (alpha.to<T>() != T(1)) return run_binary<S, T>(iter, math::add_scaled<T>{alpha.to<T>()});
-    }
+    // bool: x or (alpha and y), as PyTorch's.
+    if (alpha.to<T>() != T(1)) return run_binary<S, T>(iter, math::add_scaled<T>{alpha.to<T>()});
     run_binary<S, T>(iter, math::add{});
   });
 }

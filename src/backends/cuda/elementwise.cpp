@@ -78,6 +78,8 @@ void listed_kernel(const TensorIter& iter, ScalarType compute, ListedOp op, cons
 }
 
 using ::stride::detail::DispatchFloating;
+using ::stride::detail::DispatchIntegral;
+using ::stride::detail::DispatchIntegralAndBool;
 using ::stride::detail::DispatchNumeric;
 using ::stride::detail::DispatchNumericAndBool;
 #define STRIDE_CUDA_LISTED(name, Dispatch)                         \
@@ -92,6 +94,7 @@ STRIDE_FLOAT_UNARY_OPS(STRIDE_CUDA_FLOAT_UNARY)
 STRIDE_SAME_UNARY_OPS(STRIDE_CUDA_SAME_UNARY)
 STRIDE_BINARY_OPS(STRIDE_CUDA_LISTED)
 STRIDE_FLOAT_BINARY_OPS(STRIDE_CUDA_FLOAT_BINARY)
+STRIDE_INTEGER_BINARY_OPS(STRIDE_CUDA_LISTED)
 STRIDE_COMPARISON_OPS(STRIDE_CUDA_COMPARISON)
 #undef STRIDE_CUDA_COMPARISON
 #undef STRIDE_CUDA_FLOAT_BINARY

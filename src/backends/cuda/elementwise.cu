@@ -122,13 +122,19 @@ const char* with_type(DType dtype, Fn&& fn) {
 // The dtype sets of core/dispatch.h's dispatchers, under the names the op
 // list gives them.
 struct DispatchFloating {
-  static constexpr bool integers = false, boolean = false;
+  static constexpr bool floats = true, integers = false, boolean = false;
 };
 struct DispatchNumeric {
-  static constexpr bool integers = true, boolean = false;
+  static constexpr bool floats = true, integers = true, boolean = false;
 };
 struct DispatchNumericAndBool {
-  static constexpr bool integers = true, boolean = true;
+  static constexpr bool floats = true, integers = true, boolean = true;
+};
+struct DispatchIntegral {
+  static constexpr bool floats = false, integers = true, boolean = false;
+};
+struct DispatchIntegralAndBool {
+  static constexpr bool floats = false, integers = true, boolean = true;
 };
 
 // S: how an operand is stored; T: the type the op computes in.
@@ -156,13 +162,17 @@ const char* with_compute_type(DType dtype, Fn&& fn) {
       if constexpr (Set::integers) return fn(Types<int64_t, int64_t>{});
       break;
     case DType::Float16:
-      return fn(Types<__half, float>{});
+      if constexpr (Set::floats) return fn(Types<__half, float>{});
+      break;
     case DType::BFloat16:
-      return fn(Types<__nv_bfloat16, float>{});
+      if constexpr (Set::floats) return fn(Types<__nv_bfloat16, float>{});
+      break;
     case DType::Float32:
-      return fn(Types<float, float>{});
+      if constexpr (Set::floats) return fn(Types<float, float>{});
+      break;
     case DType::Float64:
-      return fn(Types<double, double>{});
+      if constexpr (Set::floats) return fn(Types<double, double>{});
+      break;
   }
   return "the op has no CUDA kernel for this dtype";
 }
@@ -222,6 +232,7 @@ const char* launch_listed(ListedOp op, const IterParams& p, DType compute, int d
     STRIDE_SAME_UNARY_OPS(STRIDE_CUDA_SAME_UNARY)
     STRIDE_BINARY_OPS(STRIDE_CUDA_BINARY)
     STRIDE_FLOAT_BINARY_OPS(STRIDE_CUDA_FLOAT_BINARY)
+    STRIDE_INTEGER_BINARY_OPS(STRIDE_CUDA_BINARY)
     STRIDE_COMPARISON_OPS(STRIDE_CUDA_COMPARISON)
 #undef STRIDE_CUDA_COMPARISON
 #undef STRIDE_CUDA_FLOAT_BINARY
