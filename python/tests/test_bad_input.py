@@ -340,9 +340,31 @@ def _working_call(fn):
     return _Call(fn, _x if isinstance(fn, str) else None, () if isinstance(fn, str) else (_x,))
 
 
+# The ops that the bitwise operators run, which their errors name.
+OPERATOR_OPS = {
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}
+
+
+def _op_names(name):
+    """The op an operator (`__rand__`, `__ixor__`) or an in-place method
+    (`gcd_`) runs, named in its errors."""
+    if name.startswith("__") and name.endswith("__"):
+        core = name[2:-2]
+        cores = (core, core[1:]) if core[:1] in ("i", "r") else (core,)
+        return {OPERATOR_OPS[c] for c in cores if c in OPERATOR_OPS}
+    return {name[:-1]} if name.endswith("_") else set()
+
+
 def _names_of(fn, qualified):
-    """Words a TypeError of fn may name it by: its name and its parameters'."""
-    words = {qualified.rsplit(".", 1)[1]}
+    """Words a TypeError of fn may name it by: its name (and its op's) and
+    its parameters'."""
+    name = qualified.rsplit(".", 1)[1]
+    words = {name} | _op_names(name)
     target = getattr(stride.Tensor, fn) if isinstance(fn, str) else fn
     signatures = getattr(target, "__nb_signature__", None)
     if signatures:

@@ -165,15 +165,17 @@ def test_errors_are_the_right_python_exceptions():
         stride.ones(2) + "a"
 
 
-def test_mask_operators_are_logical_and_refuse_other_dtypes():
+def test_bitwise_operators_are_logical_on_bool_bitwise_on_integers_and_refuse_floats():
     a = stride.tensor([True, False, True, False])
     b = stride.tensor([True, True, False, False])
     assert (~a).tolist() == [False, True, False, True]
     assert (a & b).tolist() == [True, False, False, False]
     assert (a | b).tolist() == [True, True, True, False]
     assert (a ^ b).tolist() == [False, True, True, False]
-    with pytest.raises(TypeError, match="bool tensors"):
-        ~stride.tensor([1, 2])
+    assert (~stride.tensor([1, 2])).tolist() == [-2, -3]
+    assert (stride.tensor([6, 5]) & 3).tolist() == [2, 1]
+    with pytest.raises(TypeError, match="bitwise"):
+        ~stride.tensor([1.0, 2.0])
 
 
 def test_random_scalar_tensor_and_index_functions():
