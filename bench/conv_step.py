@@ -13,17 +13,9 @@ the median of the paired ratios and each side's median time per call.
 """
 
 import argparse
-import statistics
-import time
 
 import numpy as np
-
-
-def per_call(fn, calls):
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - start) / calls
+from paired import compare, print_table
 
 
 def build_torch_model(torch):
@@ -112,28 +104,9 @@ def main():
         ),
         "torch": cases(torch, reference, images, labels, conv_input, conv_weight),
     }
-    names = list(sides["stride"])
-    times = {(side, n): [] for side in sides for n in names}
-    ratios = {n: [] for n in names}
-    for r in range(opts.rounds):
-        for n in names:
-            order = ["stride", "torch"] if r % 2 == 0 else ["torch", "stride"]
-            got = {}
-            for side in order:
-                fn, calls = sides[side][n]
-                fn()  # warm up
-                got[side] = per_call(fn, calls)
-                times[(side, n)].append(got[side])
-            ratios[n].append(got["torch"] / got["stride"])
+    results = compare(sides, opts.rounds)
     print(f"torch {torch.__version__}, {opts.rounds} rounds, {torch.get_num_threads()} threads")
-    print(
-        "| case | stride (ms/call) | torch (ms/call) | torch / stride (median of paired ratios) |"
-    )
-    print("|---|---:|---:|---:|")
-    for n in names:
-        s = statistics.median(times[("stride", n)]) * 1e3
-        t = statistics.median(times[("torch", n)]) * 1e3
-        print(f"| {n} | {s:.2f} | {t:.2f} | {statistics.median(ratios[n]):.2f} |")
+    print_table(results, "ms")
 
 
 if __name__ == "__main__":

@@ -13,15 +13,8 @@ of the paired ratios and each side's median time per call.
 """
 
 import argparse
-import statistics
-import time
 
-
-def per_call(fn, calls):
-    start = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    return (time.perf_counter() - start) / calls
+from paired import compare, print_table
 
 
 def cases(lib):
@@ -66,28 +59,9 @@ def main():
 
     torch.set_num_threads(1)
     sides = {"stride": cases(stride), "torch": cases(torch)}
-    names = list(sides["stride"])
-    times = {(side, n): [] for side in sides for n in names}
-    ratios = {n: [] for n in names}
-    for r in range(opts.rounds):
-        for n in names:
-            order = ["stride", "torch"] if r % 2 == 0 else ["torch", "stride"]
-            got = {}
-            for side in order:
-                fn, calls = sides[side][n]
-                per_call(fn, calls // 10)  # warm up
-                got[side] = per_call(fn, calls)
-                times[(side, n)].append(got[side])
-            ratios[n].append(got["torch"] / got["stride"])
+    results = compare(sides, opts.rounds, warmup_calls=lambda calls: calls // 10)
     print(f"torch {torch.__version__}, {opts.rounds} rounds, one thread")
-    print(
-        "| case | stride (us/call) | torch (us/call) | torch / stride (median of paired ratios) |"
-    )
-    print("|---|---:|---:|---:|")
-    for n in names:
-        s = statistics.median(times[("stride", n)]) * 1e6
-        t = statistics.median(times[("torch", n)]) * 1e6
-        print(f"| {n} | {s:.2f} | {t:.2f} | {statistics.median(ratios[n]):.2f} |")
+    print_table(results, "us")
 
 
 if __name__ == "__main__":

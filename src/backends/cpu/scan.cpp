@@ -21,9 +21,6 @@ namespace {
 template <class T>
 using Accumulator = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
 
-// Lines of x (outer, n, inner): for each outer block, the running values of
-// every inner column advance together, row by row, so the reads are
-// contiguous whatever the inner size.
 using kernels::ScanKind;
 
 // log(exp(a) + exp(b)) without overflow; -inf is its identity, NaN wins.
@@ -34,41 +31,51 @@ inline double log_add_exp(double a, double b) {
   return hi + std::log1p(std::exp(lo - hi));
 }
 
-template <class A>
-inline A scan_step(ScanKind kind, A a, A v) {
-  switch (kind) {
-    case ScanKind::Sum:
-      return a + v;
-    case ScanKind::Prod:
-      return a * v;
-    case ScanKind::LogSumExp:
-      if constexpr (std::is_floating_point_v<A>) return A(log_add_exp(double(a), double(v)));
-      break;
+template <ScanKind K, class A>
+inline A scan_step(A a, A v) {
+  if constexpr (K == ScanKind::Sum) {
+    return a + v;
+  } else if constexpr (K == ScanKind::Prod) {
+    return a * v;
+  } else if constexpr (std::is_floating_point_v<A>) {
+    return A(log_add_exp(double(a), double(v)));
+  } else {
+    return a;  // logcumsumexp is floating only (checked by the op)
   }
-  return a;
 }
 
-template <class A>
-inline A scan_identity(ScanKind kind) {
-  if (kind == ScanKind::Prod) return A(1);
-  if constexpr (std::is_floating_point_v<A>) {
-    if (kind == ScanKind::LogSumExp) return -std::numeric_limits<A>::infinity();
+template <ScanKind K, class A>
+constexpr A scan_identity() {
+  if constexpr (K == ScanKind::Prod) return A(1);
+  if constexpr (K == ScanKind::LogSumExp && std::is_floating_point_v<A>) {
+    return -std::numeric_limits<A>::infinity();
   }
   return A(0);
 }
 
-template <class T>
-void scan_block(
-    const T* x, T* out, int64_t n, int64_t inner, ScanKind kind, std::vector<Accumulator<T>>& acc) {
+// One (n, inner) block. The kind is a template argument so that the step
+// compiles to one instruction in the loop: with inner == 1 (a scan along
+// the last dimension) the chain lives in a register, and with inner > 1 the
+// columns advance together, row by row, in contiguous (vectorisable) reads.
+template <ScanKind K, class T>
+void scan_block(const T* x, T* out, int64_t n, int64_t inner, std::vector<Accumulator<T>>& acc) {
   using A = Accumulator<T>;
-  acc.assign(size_t(inner), scan_identity<A>(kind));
+  if (inner == 1) {
+    A a = scan_identity<K, A>();
+    for (int64_t i = 0; i < n; ++i) {
+      a = scan_step<K>(a, A(x[i]));
+      out[i] = T(a);
+    }
+    return;
+  }
+  acc.assign(size_t(inner), scan_identity<K, A>());
+  A* running = acc.data();
   for (int64_t i = 0; i < n; ++i) {
     const T* row = x + i * inner;
     T* dst = out + i * inner;
     for (int64_t j = 0; j < inner; ++j) {
-      A& a = acc[size_t(j)];
-      a = scan_step(kind, a, A(row[j]));
-      dst[j] = T(a);
+      running[j] = scan_step<K>(running[j], A(row[j]));
+      dst[j] = T(running[j]);
     }
   }
 }
@@ -88,17 +95,29 @@ const char* scan_name(ScanKind kind) {
   return kind == ScanKind::Sum ? "cumsum" : "logcumsumexp";
 }
 
-void scan_kernel(const Tensor& x, ScanKind kind, Tensor& out) {
+template <ScanKind K>
+void scan_kernel_of(const Tensor& x, Tensor& out) {
   const int64_t n = x.size(1), inner = x.size(2);
-  detail::dispatch_numeric(x.dtype(), scan_name(kind), [&](auto tag) {
+  detail::dispatch_numeric(x.dtype(), scan_name(K), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = x.data_ptr<T>();
     T* dst = out.data_ptr<T>();
     for_each_block(x.size(0), n, inner, [&](int64_t o) {
       std::vector<Accumulator<T>> acc;
-      scan_block(src + o * n * inner, dst + o * n * inner, n, inner, kind, acc);
+      scan_block<K>(src + o * n * inner, dst + o * n * inner, n, inner, acc);
     });
   });
+}
+
+void scan_kernel(const Tensor& x, ScanKind kind, Tensor& out) {
+  switch (kind) {
+    case ScanKind::Sum:
+      return scan_kernel_of<ScanKind::Sum>(x, out);
+    case ScanKind::Prod:
+      return scan_kernel_of<ScanKind::Prod>(x, out);
+    case ScanKind::LogSumExp:
+      return scan_kernel_of<ScanKind::LogSumExp>(x, out);
+  }
 }
 
 // cummax / cummin: the running extreme and the last index that reached it
