@@ -1,6 +1,7 @@
 #include "stride/optim/adagrad.h"
 
 #include "optim/option_checks.h"
+#include "optim/single_tensor.h"
 #include "stride/ops.h"
 
 namespace stride::optim {
@@ -37,8 +38,7 @@ void Adagrad::update(Tensor& param,
     state.tensors["sum"] = zeros_like_param(param).fill_(o.initial_accumulator_value());
   }
   const double step = (state.scalars["step"] += 1);
-  Tensor g = o.maximize() ? neg(grad) : grad;
-  if (o.weight_decay() != 0) g = g.add(param, o.weight_decay());
+  const Tensor g = detail::decayed_grad(param, grad, o.lr(), o.weight_decay(), o.maximize());
   const double clr = o.lr() / (1 + (step - 1) * o.lr_decay());
   Tensor& sum = state.tensors.at("sum");
   sum.addcmul_(g, g, 1);

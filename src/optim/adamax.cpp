@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "optim/option_checks.h"
+#include "optim/single_tensor.h"
 #include "stride/ops.h"
 
 namespace stride::optim {
@@ -37,8 +38,7 @@ void Adamax::update(Tensor& param, const Tensor& grad, const ParamGroup& group, 
     state.tensors["exp_inf"] = zeros_like_param(param);
   }
   const double step = (state.scalars["step"] += 1);
-  Tensor g = o.maximize() ? neg(grad) : grad;
-  if (o.weight_decay() != 0) g = g.add(param, o.weight_decay());
+  const Tensor g = detail::decayed_grad(param, grad, o.lr(), o.weight_decay(), o.maximize());
   Tensor& exp_avg = state.tensors.at("exp_avg");
   Tensor& exp_inf = state.tensors.at("exp_inf");
   exp_avg.lerp_(g, 1 - beta1);

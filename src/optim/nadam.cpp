@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "optim/option_checks.h"
+#include "optim/single_tensor.h"
 #include "stride/ops.h"
 
 namespace stride::optim {
@@ -55,14 +56,8 @@ void NAdam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, P
     state.tensors["exp_avg_sq"] = zeros_like_param(param);
   }
   const double step = (state.scalars["step"] += 1);
-  Tensor g = o.maximize() ? neg(grad) : grad;
-  if (wd != 0) {
-    if (o.decoupled_weight_decay()) {
-      param.mul_(1 - lr * wd);
-    } else {
-      g = g.add(param, wd);
-    }
-  }
+  const Tensor g =
+      detail::decayed_grad(param, grad, lr, wd, o.maximize(), o.decoupled_weight_decay());
   const double mu = nadam_mu(beta1, o.momentum_decay(), step);
   const double mu_next = nadam_mu(beta1, o.momentum_decay(), step + 1);
   double& mu_product = state.scalars.at("mu_product");
@@ -71,8 +66,7 @@ void NAdam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, P
 
   Tensor& exp_avg = state.tensors.at("exp_avg");
   Tensor& exp_avg_sq = state.tensors.at("exp_avg_sq");
-  exp_avg.lerp_(g, 1 - beta1);
-  exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2);
+  detail::update_adam_moments(exp_avg, exp_avg_sq, g, beta1, beta2);
   Tensor denom = exp_avg_sq.div(1 - std::pow(beta2, step)).sqrt().add_(o.eps());
   param.addcdiv_(g, denom, -lr * (1.0 - mu) / (1.0 - mu_product));
   param.addcdiv_(exp_avg, denom, (-lr * mu_next) / (1.0 - mu_product_next));

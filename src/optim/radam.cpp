@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "optim/option_checks.h"
+#include "optim/single_tensor.h"
 #include "stride/ops.h"
 
 namespace stride::optim {
@@ -38,18 +39,11 @@ void RAdam::update(Tensor& param, const Tensor& grad, const ParamGroup& group, P
     state.tensors["exp_avg_sq"] = zeros_like_param(param);
   }
   const double step = (state.scalars["step"] += 1);
-  Tensor g = o.maximize() ? neg(grad) : grad;
-  if (wd != 0) {
-    if (o.decoupled_weight_decay()) {
-      param.mul_(1 - lr * wd);
-    } else {
-      g = g.add(param, wd);
-    }
-  }
+  const Tensor g =
+      detail::decayed_grad(param, grad, lr, wd, o.maximize(), o.decoupled_weight_decay());
   Tensor& exp_avg = state.tensors.at("exp_avg");
   Tensor& exp_avg_sq = state.tensors.at("exp_avg_sq");
-  exp_avg.lerp_(g, 1 - beta1);
-  exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2);
+  detail::update_adam_moments(exp_avg, exp_avg_sq, g, beta1, beta2);
 
   const double bias_correction1 = 1 - std::pow(beta1, step);
   const double bias_correction2 = 1 - std::pow(beta2, step);

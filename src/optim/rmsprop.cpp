@@ -1,6 +1,7 @@
 #include "stride/optim/rmsprop.h"
 
 #include "optim/option_checks.h"
+#include "optim/single_tensor.h"
 #include "stride/ops.h"
 
 namespace stride::optim {
@@ -45,8 +46,7 @@ void RMSprop::update(Tensor& param,
   }
   state.scalars["step"] += 1;
 
-  Tensor g = o.maximize() ? neg(grad) : grad;
-  if (o.weight_decay() != 0) g = g.add(param, o.weight_decay());
+  const Tensor g = detail::decayed_grad(param, grad, o.lr(), o.weight_decay(), o.maximize());
   Tensor& square_avg = state.tensors.at("square_avg");
   square_avg.mul_(o.alpha()).addcmul_(g, g, 1 - o.alpha());
   Tensor avg;
