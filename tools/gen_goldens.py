@@ -1761,6 +1761,35 @@ def _(g):
     return [x], [*asc, *desc, *dim0]
 
 
+@case("sort_long_rows_f32")  # rows long enough for the radix path
+def _(g):
+    x = randint(g, -6, 6, 3, 700).to(f32) * 0.5
+    x[0, ::7] = NAN
+    x[1, ::5] = -0.0
+    x[1, 1::5] = 0.0
+    x[2, ::11] = INF
+    x[2, 1::11] = -INF
+    x[2, 2::13] = NAN
+    asc = torch.sort(x, stable=True, dim=1)
+    desc = torch.sort(x, stable=True, dim=1, descending=True)
+    return [x], [*asc, *desc]
+
+
+@case("sort_long_rows_f64_i64")
+def _(g):
+    x = randn(g, 2, 600, dtype=f64)
+    x[:, ::3] = x[:, 1::3].clone()[:, :200]  # ties
+    x[1, ::9] = NAN
+    n = randint(g, -(2**40), 2**40, 2, 600)
+    n[:, ::4] = -7
+    return [x, n], [
+        *torch.sort(x, stable=True, dim=1),
+        *torch.sort(x, stable=True, dim=1, descending=True),
+        *torch.sort(n, stable=True, dim=1),
+        *torch.sort(n, stable=True, dim=1, descending=True),
+    ]
+
+
 @case("sort_i64")
 def _(g):
     x = randint(g, -4, 4, 6, 7)
@@ -2838,6 +2867,113 @@ def _(g):
     x, t = rand(g, 4, 5, hi=3.0), rand(g, 4, 5, hi=6.0)
     x[0, 0] = 0.0
     return value_and_grad(g, lambda a, b: F.poisson_nll_loss(a, b, log_input=False), [x, t])
+
+
+@case("cosine_embedding_loss_f32")
+def _(g):
+    x1, x2 = randn(g, 5, 6), randn(g, 5, 6)
+    x2[1] = 0.0  # a zero vector: PyTorch's EPSILON keeps its cosine finite
+    t = torch.tensor([1, -1, 1, -1, -1])
+    fn = lambda a, b, c: F.cosine_embedding_loss(a, b, c, margin=0.1, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x1, x2, t], wrt=(0, 1))
+
+
+@case("margin_ranking_loss_f32")
+def _(g):
+    x1, x2 = randn(g, 8), randn(g, 8)
+    t = torch.where(rand(g, 8) > 0.5, 1.0, -1.0)
+    fn = lambda a, b, c: F.margin_ranking_loss(a, b, c, margin=0.3)  # noqa: E731
+    return value_and_grad(g, fn, [x1, x2, t], wrt=(0, 1))
+
+
+@case("multi_margin_loss_f32")
+def _(g):
+    x, y, w = randn(g, 5, 4), randint(g, 0, 4, 5), rand(g, 4, lo=0.5, hi=2.0)
+    fn = lambda a, b, c: F.multi_margin_loss(a, b, p=2, margin=0.7, weight=c, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, y, w], wrt=(0,))
+
+
+@case("multilabel_margin_loss_f32")
+def _(g):
+    x = randn(g, 3, 5)
+    t = torch.tensor([[3, 0, -1, 1, 2], [1, 2, 4, 0, 3], [-1, 0, 0, 0, 0]])
+    fn = lambda a, b: F.multilabel_margin_loss(a, b, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, t], wrt=(0,))
+
+
+@case("multilabel_soft_margin_loss_f32")
+def _(g):
+    x, t, w = randn(g, 4, 5, scale=3.0), rand(g, 4, 5), rand(g, 5, hi=2.0)
+    fn = lambda a, b, c: F.multilabel_soft_margin_loss(a, b, weight=c, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, t, w], wrt=(0, 1))
+
+
+@case("triplet_margin_loss_f32")
+def _(g):
+    a, p, n = randn(g, 6, 4), randn(g, 6, 4), randn(g, 6, 4)
+
+    def fn(x, y, z):
+        return F.triplet_margin_loss(x, y, z, margin=1.5, p=3, swap=True, reduction="none")
+
+    return value_and_grad(g, fn, [a, p, n], wrt=(0, 1, 2))
+
+
+@case("gaussian_nll_loss_f32")
+def _(g):
+    x, t = randn(g, 4, 5), randn(g, 4, 5)
+    var = rand(g, 4, 1, hi=2.0)
+    var[0, 0] = 1e-8  # clamped at eps, with the gradient of the unclamped var
+    fn = lambda a, b, c: F.gaussian_nll_loss(a, b, c, full=True, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, t, var], wrt=(0, 1, 2))
+
+
+@case("cross_entropy_weighted_f32")
+def _(g):
+    x, w = randn(g, 6, 5, scale=2.0), rand(g, 5, lo=0.2, hi=2.0)
+    y = torch.tensor([4, 0, -100, 2, 2, 1])
+    fn = lambda a, b, c: F.cross_entropy(a, b, weight=c, label_smoothing=0.1)  # noqa: E731
+    return value_and_grad(g, fn, [x, y, w], wrt=(0,))
+
+
+@case("cross_entropy_probabilities_f32")
+def _(g):
+    x, w = randn(g, 3, 5, 2), rand(g, 5, lo=0.2, hi=2.0)
+    t = torch.softmax(randn(g, 3, 5, 2), 1)
+    fn = lambda a, b, c: F.cross_entropy(a, b, weight=c, label_smoothing=0.2)  # noqa: E731
+    return value_and_grad(g, fn, [x, t, w], wrt=(0, 1))
+
+
+@case("nll_loss_weighted_f32")
+def _(g):
+    x, w = torch.log_softmax(randn(g, 6, 5), 1), rand(g, 5, lo=0.2, hi=2.0)
+    y = torch.tensor([4, 0, 3, 2, 2, 1])
+    fn = lambda a, b, c: F.nll_loss(a, b, weight=c, ignore_index=2, reduction="sum")  # noqa: E731
+    return value_and_grad(g, fn, [x, y, w], wrt=(0,))
+
+
+@case("bilinear_f32")
+def _(g):
+    x1, x2, w, b = randn(g, 2, 3, 4), randn(g, 2, 3, 5), randn(g, 6, 4, 5), randn(g, 6)
+    return value_and_grad(g, F.bilinear, [x1, x2, w, b], wrt=(0, 1, 2, 3))
+
+
+@case("channel_shuffle_f32")
+def _(g):
+    x = randn(g, 2, 6, 2, 3)
+    return [x], [F.channel_shuffle(x, 3), F.channel_shuffle(x, 2)]
+
+
+@case("pdist_f32")
+def _(g):
+    x = randn(g, 6, 4)
+    x[3] = x[1]  # a zero distance: PyTorch's gradient there is 0
+    return value_and_grad(g, lambda a: F.pdist(a, 1.5), [x])
+
+
+@case("local_response_norm_f32")
+def _(g):
+    x = randn(g, 2, 7, 3, 2, scale=2.0)
+    return value_and_grad(g, lambda a: F.local_response_norm(a, 4, 0.2, 0.6, 1.5), [x])
 
 
 @case("one_hot_i64")

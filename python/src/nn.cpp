@@ -8,6 +8,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <string>
+#include <tuple>
 
 #include "bindings.h"
 
@@ -44,16 +45,6 @@ std::optional<F::CausalAlignment> alignment_from(const std::optional<std::string
   if (*name == "bottom_right") return F::CausalAlignment::BottomRight;
   throw nb::value_error(
       ("alignment must be 'top_left' or 'bottom_right'; got '" + *name + "'.").c_str());
-}
-
-// PyTorch's class weights for the losses: stride has none, so a given one
-// is refused instead of ignored.
-void refuse_class_weights(const std::optional<Tensor>& weight, const char* op) {
-  if (weight) {
-    throw nb::value_error((std::string(op) + ": per-class weights are not supported; pass "
-                                             "weight=None and weight the loss yourself.")
-                              .c_str());
-  }
 }
 
 init::Nonlinearity nonlinearity_from(const std::string& name) {
@@ -255,29 +246,6 @@ void bind_layers(nb::module_& m) {
 
 void bind_losses(nb::module_& m) {
   m.def(
-      "cross_entropy",
-      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-         int64_t ignore_index, const std::string& reduction, double label_smoothing) {
-        refuse_class_weights(weight, "cross_entropy");
-        return F::cross_entropy(input, target, ignore_index, reduction_from(reduction),
-                                label_smoothing);
-      },
-      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
-      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean",
-      nb::arg("label_smoothing") = 0.0,
-      "Fused log-softmax + NLL of logits (N, C, ...) against class indices (N, ...).");
-  m.def(
-      "nll_loss",
-      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
-         int64_t ignore_index, const std::string& reduction) {
-        refuse_class_weights(weight, "nll_loss");
-        return F::nll_loss(input, target, ignore_index, reduction_from(reduction));
-      },
-      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
-      nb::arg("ignore_index") = -100, nb::arg("reduction") = "mean",
-      "Negative log-likelihood of log-probabilities (N, C, ...) against class indices "
-      "(N, ...).");
-  m.def(
       "mse_loss",
       [](const Tensor& input, const Tensor& target, const std::string& reduction) {
         return F::mse_loss(input, target, reduction_from(reduction));
@@ -332,6 +300,117 @@ F::PadMode pad_mode_from(const std::string& mode) {
 
 void bind_composed_losses(nb::module_& m) {
   using Flag = std::optional<bool>;
+  m.def(
+      "cross_entropy",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         Flag size_average, int64_t ignore_index, Flag reduce, const std::string& reduction,
+         double label_smoothing) {
+        return F::cross_entropy(input, target, or_undefined(weight), ignore_index,
+                                reduction_of("cross_entropy", size_average, reduce, reduction),
+                                label_smoothing);
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
+      nb::arg("size_average") = nb::none(), nb::arg("ignore_index") = -100,
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean",
+      nb::arg("label_smoothing") = 0.0,
+      "log_softmax + NLL of logits (N, C, ...) against class indices (N, ...) or class "
+      "probabilities of the logits' shape; fused for index targets without a class weight.");
+  m.def(
+      "nll_loss",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         Flag size_average, int64_t ignore_index, Flag reduce, const std::string& reduction) {
+        return F::nll_loss(input, target, or_undefined(weight), ignore_index,
+                           reduction_of("nll_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
+      nb::arg("size_average") = nb::none(), nb::arg("ignore_index") = -100,
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean",
+      "Negative log-likelihood of log-probabilities (N, C, ...) against class indices "
+      "(N, ...); weight (C) weighs each class.");
+  m.def(
+      "cosine_embedding_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         Flag size_average, Flag reduce, const std::string& reduction) {
+        return F::cosine_embedding_loss(
+            input1, input2, target, margin,
+            reduction_of("cosine_embedding_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input1"), nb::arg("input2"), nb::arg("target"), nb::arg("margin") = 0.0,
+      nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean",
+      "1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1.");
+  m.def(
+      "margin_ranking_loss",
+      [](const Tensor& input1, const Tensor& input2, const Tensor& target, double margin,
+         Flag size_average, Flag reduce, const std::string& reduction) {
+        return F::margin_ranking_loss(
+            input1, input2, target, margin,
+            reduction_of("margin_ranking_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input1"), nb::arg("input2"), nb::arg("target"), nb::arg("margin") = 0.0,
+      nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean", "max(0, -target * (input1 - input2) + margin), reduced.");
+  m.def(
+      "multi_margin_loss",
+      [](const Tensor& input, const Tensor& target, int64_t p, double margin,
+         const std::optional<Tensor>& weight, Flag size_average, Flag reduce,
+         const std::string& reduction) {
+        return F::multi_margin_loss(
+            input, target, p, margin, or_undefined(weight),
+            reduction_of("multi_margin_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("p") = 1, nb::arg("margin") = 1.0,
+      nb::arg("weight") = nb::none(), nb::arg("size_average") = nb::none(),
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean",
+      "Per sample, the sum over classes j != y of max(0, margin - x[y] + x[j])^p / C, times "
+      "weight[y].");
+  m.def(
+      "multilabel_margin_loss",
+      [](const Tensor& input, const Tensor& target, Flag size_average, Flag reduce,
+         const std::string& reduction) {
+        return F::multilabel_margin_loss(
+            input, target, reduction_of("multilabel_margin_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("size_average") = nb::none(),
+      nb::arg("reduce") = nb::none(), nb::arg("reduction") = "mean",
+      "Hinge loss between each sample's target classes (the indices before its first -1) and "
+      "its other classes.");
+  m.def(
+      "multilabel_soft_margin_loss",
+      [](const Tensor& input, const Tensor& target, const std::optional<Tensor>& weight,
+         Flag size_average, Flag reduce, const std::string& reduction) {
+        return F::multilabel_soft_margin_loss(
+            input, target, or_undefined(weight),
+            reduction_of("multilabel_soft_margin_loss", size_average, reduce, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("weight") = nb::none(),
+      nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean",
+      "The mean over classes of the binary cross-entropy of sigmoid(input) against target.");
+  m.def(
+      "triplet_margin_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+         double p, double eps, bool swap, Flag size_average, Flag reduce,
+         const std::string& reduction) {
+        return F::triplet_margin_loss(
+            anchor, positive, negative, margin, p, eps, swap,
+            reduction_of("triplet_margin_loss", size_average, reduce, reduction));
+      },
+      nb::arg("anchor"), nb::arg("positive"), nb::arg("negative"), nb::arg("margin") = 1.0,
+      nb::arg("p") = 2.0, nb::arg("eps") = 1e-6, nb::arg("swap") = false,
+      nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
+      nb::arg("reduction") = "mean",
+      "max(0, margin + d(anchor, positive) - d(anchor, negative)) with the p-norm distance.");
+  m.def(
+      "gaussian_nll_loss",
+      [](const Tensor& input, const Tensor& target, const Tensor& var, bool full, double eps,
+         const std::string& reduction) {
+        return F::gaussian_nll_loss(input, target, var, full, eps,
+                                    reduction_of("gaussian_nll_loss", {}, {}, reduction));
+      },
+      nb::arg("input"), nb::arg("target"), nb::arg("var"), nb::arg("full") = false,
+      nb::arg("eps") = 1e-6, nb::arg("reduction") = "mean",
+      "0.5 * (log(var) + (input - target)^2 / var), var clamped below at eps.");
   m.def(
       "l1_loss",
       [](const Tensor& input, const Tensor& target, Flag size_average, Flag reduce,
@@ -437,6 +516,48 @@ void bind_composed_losses(nb::module_& m) {
       nb::arg("reduction") = "mean",
       "Poisson negative log-likelihood: exp(input) - target * input (log_input), or input - "
       "target * log(input + eps); full adds Stirling's term.");
+}
+
+void bind_composed_layers(nb::module_& m) {
+  const auto dropout_doc = [](const char* what) {
+    return std::string("When training, ") + what +
+           "; input itself otherwise (torch.nn.functional's, with a stride Generator).";
+  };
+  for (const auto& [name, fn, what] :
+       {std::tuple{"dropout1d", &F::dropout1d, "zeroes whole channels of (N, C, L) or (C, L)"},
+        std::tuple{"dropout2d", &F::dropout2d,
+                   "zeroes whole channels of (N, C, H, W) or (C, H, W)"},
+        std::tuple{"dropout3d", &F::dropout3d,
+                   "zeroes whole channels of (N, C, D, H, W) or (C, D, H, W)"}}) {
+    m.def(name, fn, nb::arg("input"), nb::arg("p") = 0.5, nb::arg("training") = true,
+          nb::arg("generator").none() = nb::none(), dropout_doc(what).c_str());
+  }
+  m.def("alpha_dropout", &F::alpha_dropout, nb::arg("input"), nb::arg("p") = 0.5,
+        nb::arg("training") = false, nb::arg("generator").none() = nb::none(),
+        dropout_doc("drops elements keeping a SELU network's mean and variance").c_str());
+  m.def("feature_alpha_dropout", &F::feature_alpha_dropout, nb::arg("input"), nb::arg("p") = 0.5,
+        nb::arg("training") = false, nb::arg("generator").none() = nb::none(),
+        dropout_doc("alpha-drops whole channels of (N, C, *)").c_str());
+  m.def("rrelu", &F::rrelu, nb::arg("input"), nb::arg("lower") = 1.0 / 8,
+        nb::arg("upper") = 1.0 / 3, nb::arg("training") = false,
+        nb::arg("generator").none() = nb::none(),
+        "x where x >= 0, else x * a: a uniform in [lower, upper] per element in training, "
+        "(lower + upper) / 2 in eval.");
+  m.def(
+      "bilinear",
+      [](const Tensor& x1, const Tensor& x2, const Tensor& weight,
+         const std::optional<Tensor>& bias) {
+        return F::bilinear(x1, x2, weight, or_undefined(bias));
+      },
+      nb::arg("input1"), nb::arg("input2"), nb::arg("weight"), nb::arg("bias") = nb::none(),
+      "y_o = x1^T W_o x2 + b_o for weight (out, in1, in2).");
+  m.def("channel_shuffle", &F::channel_shuffle, nb::arg("input"), nb::arg("groups"),
+        "(N, C, *) with channel g * (C / groups) + i moved to i * groups + g.");
+  m.def("pdist", &F::pdist, nb::arg("input"), nb::arg("p") = 2.0,
+        "The p-norm distance between each pair of rows i < j of input (N, M).");
+  m.def("local_response_norm", &F::local_response_norm, nb::arg("input"), nb::arg("size"),
+        nb::arg("alpha") = 1e-4, nb::arg("beta") = 0.75, nb::arg("k") = 1.0,
+        "input / (k + alpha * mean of input^2 over size neighbouring channels)^beta.");
 }
 
 void bind_vectors_and_padding(nb::module_& m) {
@@ -597,6 +718,7 @@ void bind_nn(nb::module_& m) {
   bind_activations(nn);
   bind_composed_activations(nn);
   bind_composed_losses(nn);
+  bind_composed_layers(nn);
   bind_vectors_and_padding(nn);
   bind_layers(nn);
   bind_losses(nn);

@@ -512,6 +512,17 @@
   X(soft_margin_loss, Composite, Grad, Floating, Keep)                      \
   X(hinge_embedding_loss, Composite, Grad, Floating, Keep)                  \
   X(poisson_nll_loss, Composite, Grad, Any, Keep)                           \
+  X(cosine_embedding_loss, Composite, Grad, Any, Keep)                      \
+  X(margin_ranking_loss, Composite, Grad, Any, Keep)                        \
+  X(multi_margin_loss, Composite, Grad, Floating, Keep)                     \
+  X(multilabel_margin_loss, Composite, Grad, Floating, Keep)                \
+  X(multilabel_soft_margin_loss, Composite, Grad, Floating, Keep)           \
+  X(triplet_margin_loss, Composite, Grad, Any, Keep)                        \
+  X(gaussian_nll_loss, Composite, Grad, Floating, Keep)                     \
+  X(bilinear, Composite, Grad, Any, Keep)                                   \
+  X(channel_shuffle, Composite, Grad, Any, Keep)                            \
+  X(pdist, Composite, Grad, Any, Keep)                                      \
+  X(local_response_norm, Composite, Grad, Any, Keep)                        \
   X(one_hot, Composite, NoGrad, Any, Keep)                                  \
   X(normalize, Composite, Grad, Floating, Keep)                             \
   X(cosine_similarity, Composite, Grad, Floating, Keep)                     \

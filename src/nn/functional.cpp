@@ -32,6 +32,18 @@ const char* reduction_name(Reduction r) {
   return "?";
 }
 
+Tensor reduce_loss(const Tensor& loss, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::None:
+      return loss;
+    case Reduction::Sum:
+      return loss.sum();
+    case Reduction::Mean:
+      return loss.mean();
+  }
+  return {};
+}
+
 Targets read_targets(const Tensor& target, int64_t classes, int64_t ignore_index, const char* op) {
   STRIDE_CHECK(target.dtype() == kInt64 || target.dtype() == kInt32, DTypeError, "[", op,
                "] expected class-index targets of dtype int64 or int32; got ",

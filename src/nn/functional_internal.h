@@ -45,4 +45,7 @@ Tensor reduce_rows(const Tensor& rows,
 
 const char* reduction_name(Reduction r);
 
+// An elementwise loss reduced: itself (None), its sum or its mean.
+Tensor reduce_loss(const Tensor& loss, Reduction reduction);
+
 }  // namespace stride::nn::functional::detail

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/check.h"
+#include "nn/functional_internal.h"
 #include "ops/apply.h"
 #include "stride/autograd.h"
 #include "stride/logging.h"
@@ -16,6 +17,7 @@ namespace stride::nn::functional {
 
 namespace {
 
+using detail::reduce_loss;
 using ::stride::detail::check_dtype_rule;
 using ::stride::detail::Op;
 using ::stride::detail::str_cat;
@@ -31,18 +33,6 @@ void warn_if_broadcast(const Tensor& input, const Tensor& target, const char* op
               shape_str(target.sizes()), " have different shapes; they broadcast to ", shape_str(b),
               ", which is rarely intended and gives a wrong loss. Hint: make the "
               "shapes equal (e.g. target.view_as(input))."));
-}
-
-Tensor reduce(const Tensor& loss, Reduction reduction) {
-  switch (reduction) {
-    case Reduction::None:
-      return loss;
-    case Reduction::Sum:
-      return loss.sum();
-    case Reduction::Mean:
-      return loss.mean();
-  }
-  return {};
 }
 
 // PyTorch's weights of l1_loss and huber_loss have the input's shape.
@@ -71,10 +61,11 @@ Tensor l1_loss(const Tensor& input,
   warn_if_broadcast(input, target, "l1_loss");
   check_weight_shape(input, weight, "l1_loss");
   const Tensor loss = (input - target).abs();
-  if (!weight.defined()) return reduce(loss, reduction);
+  if (!weight.defined()) return reduce_loss(loss, reduction);
   const Tensor weighted = loss * weight;
   // PyTorch's weighted mean divides by the weights' sum, not the count.
-  return reduction == Reduction::Mean ? weighted.sum() / weight.sum() : reduce(weighted, reduction);
+  return reduction == Reduction::Mean ? weighted.sum() / weight.sum()
+                                      : reduce_loss(weighted, reduction);
 }
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
@@ -83,8 +74,8 @@ Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduc
                ". Hint: beta = 0 is l1_loss.");
   warn_if_broadcast(input, target, "smooth_l1_loss");
   const Tensor z = (input - target).abs();
-  if (beta == 0) return reduce(z, reduction);
-  return reduce(where(z.lt(beta), z * 0.5 * z / beta, z - 0.5 * beta), reduction);
+  if (beta == 0) return reduce_loss(z, reduction);
+  return reduce_loss(where(z.lt(beta), z * 0.5 * z / beta, z - 0.5 * beta), reduction);
 }
 
 Tensor huber_loss(const Tensor& input,
@@ -98,7 +89,7 @@ Tensor huber_loss(const Tensor& input,
   check_weight_shape(input, weight, "huber_loss");
   const Tensor z = (input - target).abs();
   const Tensor loss = where(z.lt(delta), z * 0.5 * z, (z - 0.5 * delta) * delta);
-  return reduce(weight.defined() ? loss * weight : loss, reduction);
+  return reduce_loss(weight.defined() ? loss * weight : loss, reduction);
 }
 
 Tensor binary_cross_entropy(const Tensor& input,
@@ -135,7 +126,7 @@ Tensor binary_cross_entropy(const Tensor& input,
   const Tensor at_edge = loss_at(x_detached) + (input - x_detached) * edge_gradient;
   Tensor loss = where(inside, loss_at(x_inside), at_edge);
   if (weight.defined()) loss = loss * weight;
-  return reduce(loss, reduction);
+  return reduce_loss(loss, reduction);
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input,
@@ -152,7 +143,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input,
   loss = pos_weight.defined() ? loss - ((pos_weight - 1.0) * target + 1.0) * log_sigmoid
                               : loss - log_sigmoid;
   if (weight.defined()) loss = loss * weight;
-  return reduce(loss, reduction);
+  return reduce_loss(loss, reduction);
 }
 
 Tensor kl_div(const Tensor& input,
@@ -190,7 +181,7 @@ Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction red
   check_dtype_rule(Op::soft_margin_loss, input);
   // PyTorch's log1p(exp(-input target)), as -logsigmoid(input target), which
   // never overflows: its float32 double backward through exp would.
-  return reduce(-logsigmoid(input * target), reduction);
+  return reduce_loss(-logsigmoid(input * target), reduction);
 }
 
 Tensor hinge_embedding_loss(const Tensor& input,
@@ -201,7 +192,7 @@ Tensor hinge_embedding_loss(const Tensor& input,
   const Tensor zeros = zeros_like(input);
   const Tensor margin_part = where(target.ne(1), (margin - input).clamp(0.0, std::nullopt), zeros);
   const Tensor self_part = where(target.ne(-1), input, zeros);
-  return reduce(margin_part + self_part, reduction);
+  return reduce_loss(margin_part + self_part, reduction);
 }
 
 Tensor poisson_nll_loss(const Tensor& input,
@@ -218,7 +209,7 @@ Tensor poisson_nll_loss(const Tensor& input,
         target * log(target) - target + log(target * (2 * std::numbers::pi)) * 0.5;
     loss = loss + stirling.masked_fill(target.le(1), 0);
   }
-  return reduce(loss, reduction);
+  return reduce_loss(loss, reduction);
 }
 
 }  // namespace stride::nn::functional

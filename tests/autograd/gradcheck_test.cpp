@@ -514,6 +514,64 @@ std::vector<GradCase> grad_table() {
       {"poisson_nll_loss_no_log",
        {m, m},
        [](const Inputs& x) { return F::poisson_nll_loss(x[0].abs() + 0.1, x[1], false); }},
+      // src/nn/margin_losses.cpp; m is (3, 4): three samples of four classes.
+      {"cosine_embedding_loss",
+       {m, m},
+       [](const Inputs& x) {
+         return F::cosine_embedding_loss(x[0], x[1], idx({1, -1, -1}), 0.1);
+       }},
+      {"margin_ranking_loss",
+       {m, m},
+       [](const Inputs& x) { return F::margin_ranking_loss(x[0], x[1], sign(x[0] - x[1]), 0.5); }},
+      {"multi_margin_loss",
+       {m, {4}},
+       [](const Inputs& x) {
+         return F::multi_margin_loss(x[0], idx({3, 0, 1}), 2, 0.8, x[1].abs() + 0.5);
+       }},
+      {"multilabel_margin_loss",
+       {m},
+       [](const Inputs& x) {
+         return F::multilabel_margin_loss(x[0], idx({3, 0, -1, 1, 2, 1, 0, -1, -1, 0, 0, 0}, {3, 4}));
+       }},
+      {"multilabel_soft_margin_loss",
+       {m, m, {4}},
+       [](const Inputs& x) { return F::multilabel_soft_margin_loss(x[0], sigmoid(x[1]), x[2]); }},
+      {"triplet_margin_loss",
+       {m, m, m},
+       [](const Inputs& x) { return F::triplet_margin_loss(x[0], x[1], x[2], 2.0, 2.0, 1e-6, true); }},
+      {"gaussian_nll_loss",
+       {m, m, {3}},
+       [](const Inputs& x) {
+         return F::gaussian_nll_loss(x[0], x[1], x[2].abs() + 0.2, true, 1e-6, F::Reduction::Sum);
+       }},
+      {"cross_entropy_weighted",
+       {m, {4}},
+       [](const Inputs& x) {
+         return F::cross_entropy(x[0], idx({3, -100, 1}), x[1].abs() + 0.5, -100, F::Reduction::Mean,
+                                 0.1);
+       }},
+      {"cross_entropy_probabilities",
+       {m, m, {4}},
+       [](const Inputs& x) {
+         return F::cross_entropy(x[0], softmax(x[1], 1), x[2], -100, F::Reduction::Mean, 0.2);
+       }},
+      {"nll_loss_weighted",
+       {m, {4}},
+       [](const Inputs& x) {
+         return F::nll_loss(log_softmax(x[0], 1), idx({3, 0, 2}), x[1].abs() + 0.5);
+       }},
+      // src/nn/composed_layers.cpp.
+      {"bilinear",
+       {m, {3, 2}, {5, 4, 2}, {5}},
+       [](const Inputs& x) { return F::bilinear(x[0], x[1], x[2], x[3]); }},
+      {"channel_shuffle",
+       {{2, 4, 3}},
+       [](const Inputs& x) { return F::channel_shuffle(x[0], 2).cumsum(1); }},
+      {"pdist", {{4, 3}}, [](const Inputs& x) { return F::pdist(x[0]); }},
+      {"pdist_p1", {{4, 3}}, [](const Inputs& x) { return F::pdist(x[0], 1.0); }},
+      {"local_response_norm",
+       {{2, 5, 3}},
+       [](const Inputs& x) { return F::local_response_norm(x[0], 3, 0.5, 0.75, 1.0); }},
       {"normalize", {m}, [](const Inputs& x) { return F::normalize(x[0]); }},
       {"normalize_p3_dim0", {m}, [](const Inputs& x) { return F::normalize(x[0], 3.0, 0); }},
       {"cosine_similarity",

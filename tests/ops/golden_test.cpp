@@ -672,6 +672,24 @@ std::vector<GoldenCase> build_cases() {
         return {av, ai, dv, di, v0, i0};
       },
       Cmp::Exact);
+  reg(
+      "sort_long_rows_f32",
+      [](const Ins& in) -> Outs {
+        auto [av, ai] = sort(in[0], 1);
+        auto [dv, di] = sort(in[0], 1, true);
+        return {av, ai, dv, di};
+      },
+      Cmp::Exact);
+  reg(
+      "sort_long_rows_f64_i64",
+      [](const Ins& in) -> Outs {
+        auto [av, ai] = sort(in[0], 1);
+        auto [dv, di] = sort(in[0], 1, true);
+        auto [nav, nai] = sort(in[1], 1);
+        auto [ndv, ndi] = sort(in[1], 1, true);
+        return {av, ai, dv, di, nav, nai, ndv, ndi};
+      },
+      Cmp::Exact);
   reg("sort_i64", [](const Ins& in) -> Outs {
     auto [av, ai] = sort(in[0], 1);
     auto [dv, di] = sort(in[0], 0, true);
@@ -1586,6 +1604,46 @@ std::vector<GoldenCase> build_cases() {
       }));
   reg("poisson_nll_loss_no_log_f32",
       value_and_grad({0}, [](const Ins& x) { return F::poisson_nll_loss(x[0], x[1], false); }));
+  reg("cosine_embedding_loss_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::cosine_embedding_loss(x[0], x[1], x[2], 0.1, Reduction::None);
+      }));
+  reg("margin_ranking_loss_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::margin_ranking_loss(x[0], x[1], x[2], 0.3);
+      }));
+  reg("multi_margin_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::multi_margin_loss(x[0], x[1], 2, 0.7, x[2], Reduction::None);
+      }));
+  reg("multilabel_margin_loss_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::multilabel_margin_loss(x[0], x[1], Reduction::None);
+      }));
+  reg("multilabel_soft_margin_loss_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::multilabel_soft_margin_loss(x[0], x[1], x[2], Reduction::None);
+      }));
+  reg("triplet_margin_loss_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::triplet_margin_loss(x[0], x[1], x[2], 1.5, 3.0, 1e-6, true, Reduction::None);
+      }));
+  reg("gaussian_nll_loss_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::gaussian_nll_loss(x[0], x[1], x[2], true, 1e-6, Reduction::None);
+      }));
+  reg("cross_entropy_weighted_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::cross_entropy(x[0], x[1], x[2], -100, Reduction::Mean, 0.1);
+      }));
+  reg("cross_entropy_probabilities_f32", value_and_grad({0, 1}, [](const Ins& x) {
+        return F::cross_entropy(x[0], x[1], x[2], -100, Reduction::Mean, 0.2);
+      }));
+  reg("nll_loss_weighted_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::nll_loss(x[0], x[1], x[2], 2, Reduction::Sum);
+      }));
+  reg("bilinear_f32", value_and_grad({0, 1, 2, 3}, [](const Ins& x) {
+        return F::bilinear(x[0], x[1], x[2], x[3]);
+      }));
+  reg("channel_shuffle_f32", [](const Ins& in) -> Outs {
+    return {F::channel_shuffle(in[0], 3), F::channel_shuffle(in[0], 2)};
+  });
+  reg("pdist_f32", value_and_grad({0}, [](const Ins& x) { return F::pdist(x[0], 1.5); }));
+  reg("local_response_norm_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::local_response_norm(x[0], 4, 0.2, 0.6, 1.5);
+      }));
   reg("one_hot_i64", [](const Ins& in) -> Outs {
     return {F::one_hot(in[0], 6), F::one_hot(in[0]), F::one_hot(zeros({0}, kInt64), 3)};
   });

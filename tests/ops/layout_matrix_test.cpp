@@ -811,6 +811,55 @@ std::vector<OpCase> op_table() {
   add_case({"poisson_nll_loss", {m, m}, [=](const Inputs& in) {
               return F::poisson_nll_loss(in[0], in[1].abs() * 3.0, true, true, 1e-8, none);
             }});
+  // The margin, ranking, triplet and Gaussian losses and the weighted or
+  // probability-target cross-entropy (src/nn/margin_losses.cpp); class
+  // targets are drawn from an input so that they follow it onto meta.
+  const auto classes_of = [](const Tensor& x) { return x.argmax(1); };
+  const auto labels_of = [](const Tensor& order, const Tensor& cut) {
+    const Tensor perm = order.argsort(1);
+    return where(cut.gt(0.5), full_like(perm, -1), perm);
+  };
+  add_case({"cosine_embedding_loss", {m, m, {4}}, [=](const Inputs& in) {
+              return F::cosine_embedding_loss(in[0], in[1], sign(in[2]), 0.2, none);
+            }});
+  add_case({"margin_ranking_loss", {m, m, m}, [=](const Inputs& in) {
+              return F::margin_ranking_loss(in[0], in[1], sign(in[2]), 0.1, none);
+            }});
+  add_case({"multi_margin_loss", {m, m, {6}}, [=](const Inputs& in) {
+              return F::multi_margin_loss(in[0], classes_of(in[1]), 2, 0.5, in[2].abs(), none);
+            }});
+  add_case({"multilabel_margin_loss", {m, m, m}, [=](const Inputs& in) {
+              return F::multilabel_margin_loss(in[0], labels_of(in[1], in[2]), none);
+            }});
+  add_case({"multilabel_soft_margin_loss", {m, m, {6}}, [=](const Inputs& in) {
+              return F::multilabel_soft_margin_loss(in[0], sigmoid(in[1]), in[2], none);
+            }});
+  add_case({"triplet_margin_loss", {m, m, m}, [=](const Inputs& in) {
+              return F::triplet_margin_loss(in[0], in[1], in[2], 1.0, 2.0, 1e-6, true, none);
+            }});
+  add_case({"gaussian_nll_loss", {m, m, m}, [=](const Inputs& in) {
+              return F::gaussian_nll_loss(in[0], in[1], in[2].abs() + 0.1, true, 1e-6, none);
+            }});
+  add_case({"cross_entropy_weighted", {m, m, {6}}, [=](const Inputs& in) {
+              return F::cross_entropy(in[0], classes_of(in[1]), in[2].abs(), -100, none, 0.1);
+            }});
+  add_case({"cross_entropy_probabilities", {m, m, {6}}, [=](const Inputs& in) {
+              return F::cross_entropy(in[0], softmax(in[1], 1), in[2].abs(), -100, none, 0.2);
+            }});
+  add_case({"nll_loss_weighted", {m, m, {6}}, [=](const Inputs& in) {
+              return F::nll_loss(log_softmax(in[0], 1), classes_of(in[1]), in[2].abs(), 2, none);
+            }});
+  // src/nn/composed_layers.cpp.
+  add_case({"bilinear", {m, {4, 5}, {3, 6, 5}, {3}}, [](const Inputs& in) {
+              return F::bilinear(in[0], in[1], in[2], in[3]);
+            }});
+  add_case({"channel_shuffle", {{2, 6, 4}}, [](const Inputs& in) {
+              return F::channel_shuffle(in[0], 3);
+            }});
+  add_case({"pdist", {{5, 6}}, [](const Inputs& in) { return F::pdist(in[0], 3.0); }});
+  add_case({"local_response_norm", {{2, 6, 4}}, [](const Inputs& in) {
+              return F::local_response_norm(in[0], 3, 0.1, 0.75, 2.0);
+            }});
   add_case({"one_hot", {m}, [](const Inputs& in) {
               return F::one_hot(in[0].gt(0.0).to(kInt64) + in[0].gt(1.0).to(kInt64), 3);
             }});

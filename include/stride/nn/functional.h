@@ -214,6 +214,124 @@ Tensor poisson_nll_loss(const Tensor& input,
                         double eps = 1e-8,
                         Reduction reduction = Reduction::Mean);
 
+// ---- Margin, ranking, triplet and Gaussian losses, class weights and
+// probability targets (src/nn/margin_losses.cpp) ----
+// Composed of ops as PyTorch's (CompositeImplicitAutograd) ones, so their
+// gradients to any order are PyTorch's.
+
+// nll_loss with a class weight (C): each target's loss times weight[target];
+// Mean divides by the kept targets' total weight. An undefined weight is the
+// fused nll_loss above.
+Tensor nll_loss(const Tensor& log_probs,
+                const Tensor& target,
+                const Tensor& weight,
+                int64_t ignore_index = -100,
+                Reduction reduction = Reduction::Mean);
+// cross_entropy with a class weight (C) and/or class-probability targets (a
+// floating target of the logits' shape): -sum_c w_c t_c log softmax(x)_c,
+// label smoothing mixing in the uniform target; Mean divides probability
+// targets' loss by the number of samples and index targets' by their total
+// weight. Integer targets without a weight run the fused cross_entropy.
+Tensor cross_entropy(const Tensor& logits,
+                     const Tensor& target,
+                     const Tensor& weight,
+                     int64_t ignore_index = -100,
+                     Reduction reduction = Reduction::Mean,
+                     double label_smoothing = 0.0);
+// 1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it
+// is -1; x1 and x2 (N, D) or (D).
+Tensor cosine_embedding_loss(const Tensor& input1,
+                             const Tensor& input2,
+                             const Tensor& target,
+                             double margin = 0.0,
+                             Reduction reduction = Reduction::Mean);
+// max(0, -target (input1 - input2) + margin).
+Tensor margin_ranking_loss(const Tensor& input1,
+                           const Tensor& input2,
+                           const Tensor& target,
+                           double margin = 0.0,
+                           Reduction reduction = Reduction::Mean);
+// Per sample, the sum over classes j != y of max(0, margin - x[y] + x[j])^p
+// / C, times weight[y]; input (N, C) or (C), p 1 or 2.
+Tensor multi_margin_loss(const Tensor& input,
+                         const Tensor& target,
+                         int64_t p = 1,
+                         double margin = 1.0,
+                         const Tensor& weight = {},
+                         Reduction reduction = Reduction::Mean);
+// Per sample, the sum over its target classes j and other classes k of
+// max(0, 1 - (x[j] - x[k])) / C; a row's targets are the indices before its
+// first -1 (target of the input's shape, (N, C) or (C)).
+Tensor multilabel_margin_loss(const Tensor& input,
+                              const Tensor& target,
+                              Reduction reduction = Reduction::Mean);
+// The mean over classes (the last dim) of the binary cross-entropy of
+// sigmoid(input) against target, times weight.
+Tensor multilabel_soft_margin_loss(const Tensor& input,
+                                   const Tensor& target,
+                                   const Tensor& weight = {},
+                                   Reduction reduction = Reduction::Mean);
+// max(0, margin + d(anchor, positive) - d(anchor, negative)) with d the
+// p-norm pairwise_distance; swap takes d(positive, negative) when smaller.
+Tensor triplet_margin_loss(const Tensor& anchor,
+                           const Tensor& positive,
+                           const Tensor& negative,
+                           double margin = 1.0,
+                           double p = 2.0,
+                           double eps = 1e-6,
+                           bool swap = false,
+                           Reduction reduction = Reduction::Mean);
+// 0.5 (log(var) + (input - target)^2 / var), var clamped below at eps with
+// the gradient of the unclamped var (as PyTorch); full adds 0.5 log(2 pi).
+// var has the input's shape, or that with the last dim 1 or dropped; a
+// negative var is a ValueError.
+Tensor gaussian_nll_loss(const Tensor& input,
+                         const Tensor& target,
+                         const Tensor& var,
+                         bool full = false,
+                         double eps = 1e-6,
+                         Reduction reduction = Reduction::Mean);
+
+// ---- Composed layers (src/nn/composed_layers.cpp) ----
+
+// Channel-wise dropout: whole channels of (N, C, *spatial) — or of an
+// unbatched (C, *spatial) — zeroed with probability p, the rest scaled by
+// 1 / (1 - p); 1, 2 or 3 spatial dims.
+Tensor dropout1d(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+Tensor dropout2d(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+Tensor dropout3d(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
+// Dropout that keeps a SELU network's mean and variance: dropped elements
+// take SELU's negative saturation, then an affine correction; the feature
+// form drops whole channels of (N, C, *).
+Tensor alpha_dropout(const Tensor& x,
+                     double p = 0.5,
+                     bool training = false,
+                     Generator* gen = nullptr);
+Tensor feature_alpha_dropout(const Tensor& x,
+                             double p = 0.5,
+                             bool training = false,
+                             Generator* gen = nullptr);
+// x where x >= 0, else x * a: a drawn uniformly from [lower, upper] per
+// element in training, (lower + upper) / 2 in eval.
+Tensor rrelu(const Tensor& x,
+             double lower = 1.0 / 8,
+             double upper = 1.0 / 3,
+             bool training = false,
+             Generator* gen = nullptr);
+// y_o = x1^T W_o x2 + b_o: x1 (..., in1), x2 (..., in2), weight
+// (out, in1, in2) -> (..., out).
+Tensor bilinear(const Tensor& x1, const Tensor& x2, const Tensor& weight, const Tensor& bias = {});
+// (N, C, *) with its channels regrouped: channel g * (C / groups) + i moves
+// to i * groups + g.
+Tensor channel_shuffle(const Tensor& x, int64_t groups);
+// The p-norm distance between each pair of rows i < j of x (N, M), in
+// row-major order of the pairs: N (N - 1) / 2 values.
+Tensor pdist(const Tensor& x, double p = 2.0);
+// x / (k + alpha * mean of x^2 over `size` neighbouring channels)^beta, the
+// window zero-padded at the edges; x (N, C, *).
+Tensor local_response_norm(
+    const Tensor& x, int64_t size, double alpha = 1e-4, double beta = 0.75, double k = 1.0);
+
 // ---- Vectors, classes and padding (src/nn/vectors.cpp, pad.cpp) ----
 
 // int64 indices of any shape -> (..., num_classes) int64 with a 1 at each

@@ -1,7 +1,8 @@
-"""torch.nn.functional entries that stride composes in Python from its own
-differentiable ops, as PyTorch's are CompositeImplicitAutograd: the
-channel-wise and alpha dropouts, rrelu, bilinear, channel_shuffle, pdist,
-local_response_norm and max_unpool."""
+"""torch.nn.functional entries with PyTorch's Python signatures over
+stride's C++ composites (src/nn/composed_layers.cpp): the channel-wise and
+alpha dropouts, rrelu, bilinear, channel_shuffle, pdist and
+local_response_norm; and max_unpool and embedding_bag, composed here from
+stride's ops (scatter, index_add, scatter_reduce)."""
 
 import math
 
@@ -9,46 +10,10 @@ import stride
 
 from .._stride import Tensor, _nn
 
-# SELU's alpha * scale: alpha_dropout keeps SELU's mean and variance by
-# setting dropped elements to -SELU_ALPHA_SCALE, then an affine correction.
-_SELU_ALPHA_SCALE = 1.7580993408473766
-
 
 def _check_tensor(name, arg, value):
     if not isinstance(value, Tensor):
         raise TypeError(f"{name}(): {arg} must be a stride.Tensor; got {type(value).__name__}.")
-
-
-def _check_probability(name, p):
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"{name}(): p must be in [0, 1]; got {p}.")
-
-
-def _keep_mask(shape, p, dtype):
-    """1 with probability 1 - p, else 0, as dtype."""
-    return stride.bernoulli(stride.full(shape, 1.0 - p, dtype=stride.float32)).to(dtype)
-
-
-def _feature_shape(input, batched):
-    """One mask entry per (sample, channel): spatial dims broadcast."""
-    lead = 2 if batched else 1
-    return tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
-
-
-def _dropout_with(input, p, training, noise_shape, alpha):
-    """PyTorch's _dropout_impl: plain (alpha=False) scales kept elements by
-    1 / (1 - p); alpha dropout sets dropped ones to SELU's negative
-    saturation and corrects mean and variance affinely."""
-    if p == 0 or not training or input.numel() == 0:
-        return input
-    if p == 1:
-        return input * stride.zeros_like(input)
-    keep = _keep_mask(noise_shape, p, input.dtype)
-    if not alpha:
-        return input * (keep / (1 - p))
-    a = 1.0 / math.sqrt((_SELU_ALPHA_SCALE**2 * p + 1) * (1 - p))
-    b = (keep - 1) * (_SELU_ALPHA_SCALE * a) + _SELU_ALPHA_SCALE * a * p
-    return input * (keep * a) + b
 
 
 def _refuse_inplace(name, inplace):
@@ -58,62 +23,42 @@ def _refuse_inplace(name, inplace):
         )
 
 
-def _feature_dropout(name, input, p, training, inplace, dims, alpha):
-    """Channel-wise dropout of a (N, C, *spatial) input, or of an unbatched
-    (C, *spatial) one; dims are the two accepted ranks (unbatched, batched)."""
+def _dropout(name, input, p, training, inplace):
     _check_tensor(name, "input", input)
-    _check_probability(name, p)
     _refuse_inplace(name, inplace)
-    if input.ndim not in dims:
-        raise ValueError(
-            f"{name}(): input must have {dims[0]} (unbatched) or {dims[1]} (batched) dims; got "
-            f"shape {tuple(input.shape)}."
-        )
-    shape = _feature_shape(input, input.ndim == dims[1])
-    return _dropout_with(input, p, training, shape, alpha)
+    out = getattr(_nn, name)(input, p, training)
+    # The same Python object where nothing is dropped, as PyTorch's.
+    return input if not training or p == 0 else out
 
 
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, L) or (C, L) with probability p
     (torch.nn.functional.dropout1d)."""
-    return _feature_dropout("dropout1d", input, p, training, inplace, (2, 3), False)
+    return _dropout("dropout1d", input, p, training, inplace)
 
 
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, H, W) or (C, H, W) with probability p
     (torch.nn.functional.dropout2d)."""
-    return _feature_dropout("dropout2d", input, p, training, inplace, (3, 4), False)
+    return _dropout("dropout2d", input, p, training, inplace)
 
 
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zeroes whole channels of (N, C, D, H, W) or (C, D, H, W) with
     probability p (torch.nn.functional.dropout3d)."""
-    return _feature_dropout("dropout3d", input, p, training, inplace, (4, 5), False)
+    return _dropout("dropout3d", input, p, training, inplace)
 
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps a SELU network's mean and variance
     (torch.nn.functional.alpha_dropout)."""
-    _check_tensor("alpha_dropout", "input", input)
-    _check_probability("alpha_dropout", p)
-    _refuse_inplace("alpha_dropout", inplace)
-    return _dropout_with(input, p, training, tuple(input.shape), True)
+    return _dropout("alpha_dropout", input, p, training, inplace)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels of (N, C, *)
     (torch.nn.functional.feature_alpha_dropout)."""
-    _check_tensor("feature_alpha_dropout", "input", input)
-    _check_probability("feature_alpha_dropout", p)
-    _refuse_inplace("feature_alpha_dropout", inplace)
-    if not training or p == 0:  # PyTorch returns the input before looking at its shape
-        return input
-    if input.ndim < 2:
-        raise ValueError(
-            "feature_alpha_dropout(): input must be (N, C, *) with at least 2 dims; got shape "
-            f"{tuple(input.shape)}."
-        )
-    return _dropout_with(input, p, training, _feature_shape(input, True), True)
+    return _dropout("feature_alpha_dropout", input, p, training, inplace)
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -122,10 +67,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     (torch.nn.functional.rrelu)."""
     _check_tensor("rrelu", "input", input)
     _refuse_inplace("rrelu", inplace)
-    if not training:
-        return _nn.leaky_relu(input, (lower + upper) / 2)
-    slopes = stride.rand(tuple(input.shape), dtype=input.dtype) * (upper - lower) + lower
-    return stride.where(input >= 0, input, input * slopes)
+    return _nn.rrelu(input, lower, upper, training)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -133,46 +75,14 @@ def bilinear(input1, input2, weight, bias=None):
     (out, in1, in2) -> (..., out) (torch.nn.functional.bilinear)."""
     for arg, value in (("input1", input1), ("input2", input2), ("weight", weight)):
         _check_tensor("bilinear", arg, value)
-    if weight.ndim != 3 or input1.shape[-1:] != weight.shape[1:2]:
-        raise ValueError(
-            "bilinear(): weight must be (out, in1, in2) with in1 input1's last dim; got weight "
-            f"{tuple(weight.shape)} for input1 {tuple(input1.shape)}."
-        )
-    if input2.shape[-1:] != weight.shape[2:]:
-        raise ValueError(
-            f"bilinear(): input2's last dim must be weight's in2 ({weight.shape[2]}); got "
-            f"{tuple(input2.shape)}."
-        )
-    out, in1, in2 = weight.shape
-    dtype = input1.dtype
-    if dtype in (stride.bfloat16, stride.float16):
-        # One rounding at the end, as PyTorch's float-accumulating kernel.
-        input1, input2, weight = input1.float(), input2.float(), weight.float()
-    # x1 @ W viewed (in1, out * in2) gives x1^T W_o for every o at once.
-    left = input1.matmul(weight.permute(1, 0, 2).reshape(in1, out * in2))
-    y = (left.reshape(tuple(left.shape[:-1]) + (out, in2)) * input2.unsqueeze(-2)).sum(-1)
-    y = y.to(dtype)
-    return y if bias is None else y + bias
+    return _nn.bilinear(input1, input2, weight, bias)
 
 
 def channel_shuffle(input, groups):
     """(N, C, *) with its channels regrouped: channel g * (C / groups) + i
     moves to i * groups + g (torch.nn.functional.channel_shuffle)."""
     _check_tensor("channel_shuffle", "input", input)
-    if input.ndim < 3:
-        raise ValueError(
-            "channel_shuffle(): input must be (N, C, *) with at least 3 dims; got shape "
-            f"{tuple(input.shape)}."
-        )
-    channels = input.shape[1]
-    if groups <= 0 or channels % groups:
-        raise ValueError(
-            f"channel_shuffle(): groups must be positive and divide the {channels} channels; "
-            f"got {groups}."
-        )
-    shape = tuple(input.shape)
-    grouped = input.reshape((shape[0], groups, channels // groups) + shape[2:])
-    return grouped.transpose(1, 2).reshape(shape)
+    return _nn.channel_shuffle(input, groups)
 
 
 def pdist(input, p=2.0):
@@ -180,18 +90,7 @@ def pdist(input, p=2.0):
     in row-major order of the pairs: N * (N - 1) / 2 values
     (torch.nn.functional.pdist)."""
     _check_tensor("pdist", "input", input)
-    if input.ndim != 2:
-        raise ValueError(f"pdist(): input must be (N, M); got shape {tuple(input.shape)}.")
-    if p < 0:
-        raise ValueError(f"pdist(): p must be non-negative; got {p}.")
-    rows = input.shape[0]
-    pairs = [(i, j) for i in range(rows) for j in range(i + 1, rows)]
-    if not pairs:  # an empty view of input, so that it still has a gradient
-        return input.reshape(-1).narrow(0, 0, 0)
-    first = stride.tensor([i for i, _ in pairs], dtype=stride.int64)
-    second = stride.tensor([j for _, j in pairs], dtype=stride.int64)
-    diff = input.index_select(0, first) - input.index_select(0, second)
-    return stride.linalg.vector_norm(diff, p, 1)
+    return _nn.pdist(input, p)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
@@ -199,35 +98,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     neighbouring channels)^beta, the window zero-padded at the edges
     (torch.nn.functional.local_response_norm)."""
     _check_tensor("local_response_norm", "input", input)
-    if input.ndim < 3:
-        raise ValueError(
-            "local_response_norm(): input must be (N, C, *) with at least 3 dims; got shape "
-            f"{tuple(input.shape)}."
-        )
-    if input.numel() == 0:
-        return input
-    channels = input.shape[1]
-    squares = input * input
-    before, after = size // 2, (size - 1) // 2
-    padded = _pad_channels(squares, before, after)
-    window = padded.narrow(1, 0, channels)
-    for offset in range(1, size):
-        window = window + padded.narrow(1, offset, channels)
-    # PyTorch averages with avg_pool, whose integer form truncates.
-    mean = window / size if input.is_floating_point() else window // size
-    return input / (mean * alpha + k) ** beta
-
-
-def _pad_channels(x, before, after):
-    """x with before and after zero channels around dim 1."""
-    shape = list(x.shape)
-    parts = []
-    if before:
-        parts.append(stride.zeros(tuple([shape[0], before] + shape[2:]), dtype=x.dtype))
-    parts.append(x)
-    if after:
-        parts.append(stride.zeros(tuple([shape[0], after] + shape[2:]), dtype=x.dtype))
-    return stride.cat(parts, 1) if len(parts) > 1 else x
+    return _nn.local_response_norm(input, size, alpha, beta, k)
 
 
 def _tuple_of(value, dims, name, arg):

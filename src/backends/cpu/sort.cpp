@@ -2,11 +2,14 @@
 // row at a time, rows split across threads. Every row's result depends on
 // that row alone, so results do not depend on the thread count.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "backends/kernels.h"
@@ -28,11 +31,73 @@ bool ascends(T a, T b) {
   return a < b;
 }
 
+// A value as an unsigned key whose order is PyTorch's sort order: integers
+// with the sign bit flipped; floats with their sign-magnitude bits made
+// two's-complement-like, -0 as +0 (equal keys, so ties) and every NaN as the
+// largest key (NaN last ascending, first descending).
+template <class T>
+auto radix_key(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return uint8_t(v);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    constexpr U kSign = U(1) << (8 * sizeof(U) - 1);
+    if (std::isnan(v)) return std::numeric_limits<U>::max();
+    const U bits = std::bit_cast<U>(v == T(0) ? T(0) : v);
+    return (bits & kSign) ? U(~bits) : U(bits | kSign);
+  } else {
+    using U = std::make_unsigned_t<T>;
+    if constexpr (std::is_signed_v<T>) return U(U(v) ^ (U(1) << (8 * sizeof(U) - 1)));
+    return U(v);
+  }
+}
+
+// Rows at least this long sort by radix: below it, the 256-bucket counts
+// of each pass cost more than the comparisons they save.
+constexpr int64_t kRadixMinLength = 256;
+
+// The positions of a row in PyTorch's (stable) order, by a least
+// significant digit first radix sort of (key, position) pairs, one byte a
+// pass: every pass is stable, so equal keys keep their index order. The
+// counts of every byte are taken in one read, and a byte that all keys
+// share skips its pass. Descending sorts the complemented keys, which keeps
+// ties in index order too (as PyTorch's stable descending sort).
+template <class T>
+void radix_order_row(const T* row, int64_t n, bool descending, std::vector<int64_t>& order) {
+  using U = decltype(radix_key(T{}));
+  constexpr int kBytes = int(sizeof(U));
+  const auto length = static_cast<size_t>(n);
+  std::vector<U> keys(length), keys_tmp(length);
+  std::vector<int64_t> order_tmp(length);
+  order.resize(length);
+  std::vector<std::array<int64_t, 256>> counts(kBytes, std::array<int64_t, 256>{});
+  for (int64_t i = 0; i < n; ++i) {
+    const U key = descending ? U(~radix_key(row[i])) : radix_key(row[i]);
+    keys[size_t(i)] = key;
+    order[size_t(i)] = i;
+    for (int b = 0; b < kBytes; ++b) ++counts[size_t(b)][(key >> (8 * b)) & 0xFF];
+  }
+  for (int b = 0; b < kBytes; ++b) {
+    auto& count = counts[size_t(b)];
+    if (count[(keys[0] >> (8 * b)) & 0xFF] == n) continue;  // one digit: order unchanged
+    int64_t start = 0;
+    for (int64_t& c : count) start += std::exchange(c, start);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t to = count[(keys[size_t(i)] >> (8 * b)) & 0xFF]++;
+      keys_tmp[size_t(to)] = keys[size_t(i)];
+      order_tmp[size_t(to)] = order[size_t(i)];
+    }
+    keys.swap(keys_tmp);
+    order.swap(order_tmp);
+  }
+}
+
 // The first k positions of a row of n values in order: all of them sorted
-// when k == n, else the k smallest (largest when descending) found by a
-// partial sort.
+// when k == n (by radix for long rows), else the k smallest (largest when
+// descending) found by a partial sort.
 template <class T>
 void order_row(const T* row, int64_t n, int64_t k, bool descending, std::vector<int64_t>& order) {
+  if (k == n && n >= kRadixMinLength) return radix_order_row(row, n, descending, order);
   order.resize(size_t(n));
   std::iota(order.begin(), order.end(), int64_t(0));
   auto before = [row, descending](int64_t i, int64_t j) {
