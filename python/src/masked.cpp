@@ -70,8 +70,10 @@ void bind_reductions(nb::module_& m) {
         return masked::norm(input, ord, dims_arg(dim), keepdim, optional_dtype(dtype), mask);
       },
       nb::arg("input"), nb::arg("ord"), nb::arg("dim").none(), nb::arg("keepdim"),
-      nb::arg("dtype").none(), nb::arg("mask").none(), "The vector norm of the masked-in elements.");
-  for (const auto& [name, op] : {std::pair{"var", &masked::var}, std::pair{"std", &masked::std_dev}}) {
+      nb::arg("dtype").none(), nb::arg("mask").none(),
+      "The vector norm of the masked-in elements.");
+  for (const auto& [name, op] :
+       {std::pair{"var", &masked::var}, std::pair{"std", &masked::std_dev}}) {
     m.def(
         name,
         [op](const Tensor& input, nb::handle dim, double correction, bool keepdim, nb::handle dtype,

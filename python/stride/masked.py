@@ -97,18 +97,14 @@ def _correction(op, unbiased, correction):
     return 0.0 if unbiased is False else 1.0
 
 
-def var(
-    input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None
-):
+def var(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None):
     """The variance of the masked-in elements over dim, with divisor
     count - correction (NaN where no element is masked in)."""
     c = _correction("var", unbiased, correction)
     return _masked.var(input, dim, c, keepdim, dtype, mask)
 
 
-def std(
-    input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None
-):
+def std(input, dim=None, unbiased=None, *, correction=None, keepdim=False, dtype=None, mask=None):
     """The standard deviation of the masked-in elements over dim."""
     c = _correction("std", unbiased, correction)
     return _masked.std(input, dim, c, keepdim, dtype, mask)

@@ -70,7 +70,8 @@ Tensor input_mask(const char* op, const Tensor& input, const Tensor& mask, const
     const int64_t size = mask.sizes()[size_t(i)];
     STRIDE_CHECK(size == 1 || size == input.sizes()[size_t(i + offset)], ShapeError, "[", op, "] ",
                  name, " of shape ", mask.sizes(), " does not broadcast to the input of shape ",
-                 input.sizes(), ". Hint: give a mask of the input's shape, or one with size-1 dims.");
+                 input.sizes(),
+                 ". Hint: give a mask of the input's shape, or one with size-1 dims.");
   }
   return broadcast_to(mask.to(kBool), input.sizes());
 }
@@ -112,11 +113,8 @@ ScalarType accumulate_dtype(const Tensor& input, std::optional<ScalarType> dtype
 }
 
 // The number of masked-in elements of each reduced block, int64.
-Tensor masked_in_count(const char* op,
-                       const Tensor& input,
-                       IntArrayRef dims,
-                       bool keepdim,
-                       const Mask& mask) {
+Tensor masked_in_count(
+    const char* op, const Tensor& input, IntArrayRef dims, bool keepdim, const Mask& mask) {
   const Tensor in = mask ? input_mask(op, input, *mask, "mask")
                          : ones(input.sizes(), TensorOptions(kBool).device(input.device()));
   return stride::sum(in, dims, keepdim, kInt64);
@@ -129,9 +127,8 @@ Tensor std_or_var(const char* op,
                   bool keepdim,
                   std::optional<ScalarType> dtype,
                   const Mask& mask) {
-  const ScalarType out_dtype =
-      dtype.value_or(is_floating_point(input.dtype()) || is_complex(input.dtype()) ? input.dtype()
-                                                                                   : kFloat32);
+  const ScalarType out_dtype = dtype.value_or(
+      is_floating_point(input.dtype()) || is_complex(input.dtype()) ? input.dtype() : kFloat32);
   const ScalarType compute_dtype =
       is_floating_point(out_dtype) || is_complex(out_dtype) ? out_dtype : kFloat32;
   const DimVector dims = canonical_dims(op, dim, input.dim());
@@ -141,7 +138,8 @@ Tensor std_or_var(const char* op,
   const Tensor total = masked::sum(mul(x, x.conj()), dims, keepdim, compute_dtype, mask);
   if (!keepdim) count = count.reshape(total.sizes());
   if (correction != 0) {
-    count = sub(count.to(to_real_dtype(compute_dtype)), scalar_tensor(correction, count.options()));
+    count = count.to(to_real_dtype(compute_dtype));
+    count = sub(count, scalar_tensor(correction, count.options()));
     count = maximum(count, zeros({}, count.options()));
   }
   return div(total, count).to(out_dtype);
@@ -290,10 +288,7 @@ Tensor std_dev(const Tensor& input,
   return sqrt(std_or_var("masked.std", input, dim, correction, keepdim, dtype, mask));
 }
 
-Tensor cumsum(const Tensor& input,
-              int64_t dim,
-              std::optional<ScalarType> dtype,
-              const Mask& mask) {
+Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Mask& mask) {
   const int64_t d = wrap_dim(dim, input.dim(), "masked.cumsum");
   const Tensor x = fill_masked_out("masked.cumsum", input, mask, Identity::Zero);
   return stride::cumsum(x, d, dtype.value_or(input.dtype()));
