@@ -97,7 +97,7 @@ DimVector canonical_dims(const char* op, IntArrayRef dim, int64_t ndim) {
   }
   for (const int64_t d : dim) {
     const int64_t wrapped = wrap_dim(d, ndim, op);
-    STRIDE_CHECK(std::find(dims.begin(), dims.end(), wrapped) == dims.end(), ValueError, "[", op,
+    STRIDE_CHECK(std::find(dims.begin(), dims.end(), wrapped) == dims.end(), ShapeError, "[", op,
                  "] dim ", d, " appears more than once in dim. Hint: list each dim once.");
     dims.push_back(wrapped);
   }

@@ -136,7 +136,7 @@ TEST(Masked, BadMasksAndDimsNameTheOp) {
   const std::string other = message_of<ShapeError>(
       [] { (void)masked::logaddexp(ones({3}), ones({3}), {}, std::nullopt, ones({2}).ne(0)); });
   EXPECT_NE(other.find("other_mask"), std::string::npos) << other;
-  const std::string twice = message_of<ValueError>([] {
+  const std::string twice = message_of<ShapeError>([] {
     (void)masked::sum(ones({2, 3}), {1, -1});
   });
   EXPECT_NE(twice.find("[masked.sum] dim"), std::string::npos) << twice;
