@@ -10,7 +10,6 @@
 
 #include <stride/stride.h>
 
-#include "stride/masked.h"
 #include "support/error_message.h"
 
 namespace stride {
