@@ -105,6 +105,30 @@ DimVector canonical_dims(const char* op, IntArrayRef dim, int64_t ndim) {
   return dims;
 }
 
+// The product over dims: the dims moved last and flattened into one, so that
+// one prod reduces them all (stride's prod takes one dim or every one; a
+// prod per dim would round once per dim, and its float32 gradients drift
+// from PyTorch's by more than PyTorch's tolerance).
+Tensor product_over(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  if (x.dim() == 0) return x;  // the product of one element
+  DimVector order, flat_shape, kept_shape;
+  int64_t reduced_size = 1;
+  for (int64_t d = 0; d < x.dim(); ++d) {
+    const bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (reduced) {
+      reduced_size *= x.size(d);
+    } else {
+      order.push_back(d);
+      flat_shape.push_back(x.size(d));
+    }
+    kept_shape.push_back(reduced ? 1 : x.size(d));
+  }
+  for (const int64_t d : dims) order.push_back(d);
+  flat_shape.push_back(reduced_size);
+  const Tensor result = stride::prod(x.permute(order).reshape(flat_shape), -1);
+  return keepdim ? result.reshape(kept_shape) : result;
+}
+
 // sum's and prod's result dtype: dtype, else the input's, widened to int64
 // for bool and the integers (as torch.sum).
 ScalarType accumulate_dtype(const Tensor& input, std::optional<ScalarType> dtype) {
@@ -157,18 +181,15 @@ Tensor sum(const Tensor& input,
   return stride::sum(x, dims, keepdim, accumulate_dtype(input, dtype));
 }
 
-// One dim at a time, the last first so that the earlier dims keep their
-// index when keepdim is false (stride's prod reduces one dim or every one).
 Tensor prod(const Tensor& input,
             IntArrayRef dim,
             bool keepdim,
             std::optional<ScalarType> dtype,
             const Mask& mask) {
   const DimVector dims = canonical_dims("masked.prod", dim, input.dim());
-  Tensor result =
+  const Tensor x =
       fill_masked_out("masked.prod", input, mask, Identity::One).to(accumulate_dtype(input, dtype));
-  for (auto d = dims.rbegin(); d != dims.rend(); ++d) result = stride::prod(result, *d, keepdim);
-  return result;
+  return product_over(x, dims, keepdim);
 }
 
 Tensor amax(const Tensor& input,
