@@ -6,7 +6,6 @@
 #include "stride/masked.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 
