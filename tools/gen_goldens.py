@@ -3831,6 +3831,58 @@ def _(g):
     return [a, b], [*gelsd, LA.lstsq(a, b).solution, LA.lstsq(a.mT, b[:, :3]).solution]
 
 
+# torch.masked (src/ops/masked.cpp): masks of each element and broadcast
+# ones, some slices fully masked out (identities and NaNs).
+M = torch.masked
+
+
+@case("masked_reductions_f64")
+def _(g):
+    x, m, mb = randn(g, 3, 4, 5, dtype=f64), mask(g, 3, 4, 5, p=0.6), mask(g, 4, 1, p=0.7)
+    m[0, :, 1] = False  # a fully masked-out slice along dim 1
+    return [x, m, mb], [
+        M.sum(x, 1, mask=m),
+        M.prod(x, (0, 2), keepdim=True, mask=m),
+        M.amax(x, -1, mask=mb),
+        M.amin(x, mask=m),
+        M.mean(x, (1, 2), mask=m),
+        M.logsumexp(x, 1, mask=m),
+        M.norm(x, 3.0, 1, mask=m),
+        M.var(x, 1, mask=m),
+        M.std(x, (0, 2), correction=0, keepdim=True, mask=mb),
+        M.median(x, 1, mask=m),
+        M.argmax(x, 2, mask=m),
+        M.argmin(x, 1, keepdim=True, mask=m),
+    ]
+
+
+@case("masked_normalizations_f32")
+def _(g):
+    x, y, m = randn(g, 3, 4, 5), randn(g, 3, 4, 5), mask(g, 3, 4, 5, p=0.6)
+    m[1, :, 2] = False
+    return [x, y, m], [
+        M.cumsum(x, 1, mask=m),
+        M.cumprod(x, 0, mask=m),
+        M.softmax(x, 1, mask=m),
+        M.log_softmax(x, -1, mask=m),
+        M.softmin(x, 0, mask=m),
+        M.normalize(x, 2.0, 1, mask=m),
+        M.logaddexp(x, y, input_mask=m, other_mask=m[0]),
+    ]
+
+
+@case("masked_integers_i64")
+def _(g):
+    x, m = randint(g, -5, 6, 4, 5), mask(g, 4, 5, p=0.6)
+    return [x, m], [
+        M.sum(x, 1, mask=m),
+        M.cumsum(x, 0, mask=m),
+        M.amax(x, 1, mask=m),
+        M.prod(x, 0, mask=m),
+        M.mean(x, 1, dtype=f64, mask=m),
+    ]
+
+
 def main():
     if sys.byteorder != "little":
         sys.exit("gen_goldens.py: run on a little-endian machine")

@@ -19,6 +19,7 @@
 #include "stride/io.h"
 #include "stride/linalg.h"
 #include "stride/logging.h"
+#include "stride/masked.h"
 #include "stride/nn.h"
 #include "stride/ops.h"
 #include "stride/optim.h"

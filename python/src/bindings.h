@@ -80,6 +80,7 @@ PyType_Slot* tensor_buffer_slots();
 
 void bind_errors(nb::module_& m);
 void bind_linalg(nb::module_& m);
+void bind_masked(nb::module_& m);
 void bind_dtypes(nb::module_& m);
 void bind_tensor(nb::module_& m);
 void bind_indexing(nb::class_<Tensor>& cls);

@@ -25,4 +25,5 @@ NB_MODULE(_stride, m) {
   stride::python::bind_autocast(m);
   stride::python::bind_indexing_functions(m);
   stride::python::bind_linalg(m);
+  stride::python::bind_masked(m);
 }

@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     doctor,
     fft,
     linalg,
+    masked,  # noqa: F401
     nn,
     optim,
     profiler,  # noqa: F401

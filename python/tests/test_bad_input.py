@@ -168,6 +168,7 @@ WALKED_MODULES = (
     stride.autograd,
     stride.cuda,
     stride.doctor,
+    stride.masked,
     stride.nn,
     stride.nn.functional,
     stride.nn.init,

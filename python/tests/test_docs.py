@@ -13,6 +13,7 @@ import stride
 MODULES = [
     "stride",
     "stride.linalg",
+    "stride.masked",
     "stride.nn",
     "stride.nn.functional",
     "stride.nn.init",

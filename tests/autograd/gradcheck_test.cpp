@@ -3,6 +3,7 @@
 // expanded), plus second derivatives through elementwise ops and matmul.
 #include <functional>
 
+#include "stride/masked.h"
 #include "stride/nn/functional.h"
 
 #include "core/op_list.h"
@@ -809,6 +810,74 @@ std::vector<GradCase> grad_table() {
        {{2, 4, 3, 2}, {4}, {4}},
        [](const Inputs& x) { return F::group_norm(x[0], 2, x[1], x[2]); }},
   };
+  // Masked ops (src/ops/masked.cpp): composites, checked with masks that
+  // leave at least two elements of each slice in (a fully masked-out slice
+  // gives an infinite or NaN output, which finite differences cannot read),
+  // and one that masks a whole row out where the output stays finite.
+  const auto keep = [] { return idx({1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1}, {3, 4}).ne(0); };
+  const auto keep_row = [] { return idx({1, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 1}, {3, 4}).ne(0); };
+  const auto keep_columns = [] { return idx({1, 1, 0, 1}, {4}).ne(0); };
+  const std::vector<GradCase> masked_cases = {
+      {"masked_sum",
+       {m},
+       [=](const Inputs& x) { return masked::sum(x[0], {1}, false, {}, keep_row()); }},
+      {"masked_prod",
+       {m},
+       [=](const Inputs& x) { return masked::prod(x[0], {}, true, {}, keep_row()); }},
+      {"masked_amax",
+       {m},
+       [=](const Inputs& x) { return masked::amax(x[0], {-1}, false, {}, keep()); }},
+      {"masked_mean",
+       {m},
+       [=](const Inputs& x) { return masked::mean(x[0], {1}, true, {}, keep_columns()); }},
+      {"masked_median",
+       {m},
+       [=](const Inputs& x) { return masked::median(x[0], 1, false, {}, keep()); }},
+      {"masked_logsumexp",
+       {m},
+       [=](const Inputs& x) { return masked::logsumexp(x[0], {1}, false, {}, keep()); }},
+      {"masked_norm",
+       {m},
+       [=](const Inputs& x) { return masked::norm(x[0], 3, {1}, false, {}, keep()); }},
+      {"masked_var",
+       {m},
+       [=](const Inputs& x) { return masked::var(x[0], {1}, 1, false, {}, keep()); }},
+      {"masked_std",
+       {m},
+       [=](const Inputs& x) {
+         return masked::std_dev(x[0], {0, 1}, 0, false, {}, keep());
+       }},
+      {"masked_cumsum",
+       {m},
+       [=](const Inputs& x) { return masked::cumsum(x[0], 1, {}, keep_row()); }},
+      {"masked_cumprod",
+       {m},
+       [=](const Inputs& x) { return masked::cumprod(x[0], 0, {}, keep_row()); }},
+      {"masked_softmax",
+       {m},
+       [=](const Inputs& x) { return masked::softmax(x[0], 1, {}, keep()); }},
+      {"masked_softmin",
+       {m},
+       [=](const Inputs& x) { return masked::softmin(x[0], -1, {}, keep_columns()); }},
+      {"masked_log_softmax",
+       {m},
+       [=](const Inputs& x) {
+         // -inf at the masked-out elements: compared where finite.
+         const Tensor out = masked::log_softmax(x[0], 1, {}, keep());
+         return where(keep(), out, zeros_like(out));
+       }},
+      {"masked_normalize",
+       {m},
+       [=](const Inputs& x) { return masked::normalize(x[0], 2, 1, 1e-12, {}, keep()); }},
+      {"masked_logaddexp",
+       {m, m},
+       [=](const Inputs& x) {
+         // Complementary masks: one operand of each pair is -inf.
+         const Tensor drop = idx({0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0}, {3, 4}).ne(0);
+         return masked::logaddexp(x[0], x[1], {}, keep(), drop);
+       }},
+  };
+  t.insert(t.end(), masked_cases.begin(), masked_cases.end());
   // Complex ops: inputs enter as complex(x0, x1) and complex outputs leave
   // as view_as_real, so the real gradcheck covers the whole complex Jacobian
   // (PyTorch's gradcheck of complex functions checks the same two parts).

@@ -28,6 +28,7 @@
 #include "stride/autograd.h"
 #include "stride/io.h"
 #include "stride/linalg.h"
+#include "stride/masked.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 #include "support/golden_file.h"
@@ -1417,6 +1418,42 @@ std::vector<GoldenCase> build_cases() {
               sv,
               std::get<0>(linalg::lstsq(in[0], in[1])),
               std::get<0>(linalg::lstsq(in[0].transpose(-2, -1), in[1].narrow(1, 0, 3)))};
+    });
+  }
+
+  // ---- torch.masked (src/ops/masked.cpp): in[0] the input, the masks last ----
+  {
+    using std::nullopt;
+    reg("masked_reductions_f64", [](const Ins& in) -> Outs {
+      const Tensor &x = in[0], &m = in[1], &mb = in[2];
+      return {masked::sum(x, {1}, false, nullopt, m),
+              masked::prod(x, {0, 2}, true, nullopt, m),
+              masked::amax(x, {-1}, false, nullopt, mb),
+              masked::amin(x, {}, false, nullopt, m),
+              masked::mean(x, {1, 2}, false, nullopt, m),
+              masked::logsumexp(x, {1}, false, nullopt, m),
+              masked::norm(x, 3.0, {1}, false, nullopt, m),
+              masked::var(x, {1}, 1, false, nullopt, m),
+              masked::std_dev(x, {0, 2}, 0, true, nullopt, mb),
+              masked::median(x, 1, false, nullopt, m),
+              masked::argmax(x, 2, false, nullopt, m),
+              masked::argmin(x, 1, true, nullopt, m)};
+    });
+    reg("masked_normalizations_f32", [](const Ins& in) -> Outs {
+      const Tensor &x = in[0], &y = in[1], &m = in[2];
+      return {masked::cumsum(x, 1, nullopt, m),
+              masked::cumprod(x, 0, nullopt, m),
+              masked::softmax(x, 1, nullopt, m),
+              masked::log_softmax(x, -1, nullopt, m),
+              masked::softmin(x, 0, nullopt, m),
+              masked::normalize(x, 2.0, 1, 1e-12, nullopt, m),
+              masked::logaddexp(x, y, nullopt, m, m.select(0, 0))};
+    });
+    reg("masked_integers_i64", [](const Ins& in) -> Outs {
+      const Tensor &x = in[0], &m = in[1];
+      return {masked::sum(x, {1}, false, nullopt, m), masked::cumsum(x, 0, nullopt, m),
+              masked::amax(x, {1}, false, nullopt, m), masked::prod(x, {0}, false, nullopt, m),
+              masked::mean(x, {1}, false, kFloat64, m)};
     });
   }
 
