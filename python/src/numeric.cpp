@@ -147,7 +147,7 @@ nb::tuple gradient_of(const Tensor& t, nb::handle spacing, nb::handle dim, int64
 
 void bind_gradient(nb::module_& m) {
   def_function(m, "gradient", &gradient_of, nb::arg("input"), nb::kw_only(),
-               nb::arg("spacing") = 1, nb::arg("dim") = nb::none(), nb::arg("edge_order") = 1);
+               nb::arg("spacing").none() = 1, nb::arg("dim") = nb::none(), nb::arg("edge_order") = 1);
 }
 
 // histogram's and histogramdd's range=: None, or min and max per dim.

@@ -48,7 +48,8 @@ Tensor as_slice_along(const Tensor& t, const Tensor& x, int64_t dim, const char*
 Tensor nth_difference(Tensor x, int64_t n, int64_t dim) {
   if (n == 0) return x.clone();
   const bool logical = x.dtype() == kBool;
-  for (int64_t i = 0; i < std::min(n, x.size(dim)); ++i) {
+  const int64_t steps = std::min(n, x.size(dim));  // more leave an empty dim
+  for (int64_t i = 0; i < steps; ++i) {
     const int64_t len = x.size(dim) - 1;
     const Tensor later = x.narrow(dim, 1, len), earlier = x.narrow(dim, 0, len);
     x = logical ? logical_xor(later, earlier) : later - earlier;
@@ -341,7 +342,8 @@ std::vector<std::pair<double, double>> outer_edges(
   STRIDE_CHECK(range.empty() || int64_t(range.size()) == D, ValueError, "[", op, "] takes ",
                2 * D, " range values (a min and a max for each of ", D, " dims); got ",
                2 * range.size(), ".");
-  std::vector<std::pair<double, double>> edges(size_t(D), {0.0, 0.0});
+  // As PyTorch's: no points and no range give [0, 1].
+  std::vector<std::pair<double, double>> edges(size_t(D), {0.0, 1.0});
   if (!range.empty()) {
     edges = range;
   } else if (points.size(0) > 0) {
@@ -577,10 +579,13 @@ std::vector<Tensor> unravel_index(const Tensor& indices, IntArrayRef shape) {
   const Tensor flat = indices.to(kInt64);
   std::vector<Tensor> coordinates;
   for (size_t i = 0; i < shape.size(); ++i) {
-    // Python's floor division and modulo, as PyTorch's.
+    // Python's floor division and modulo, as PyTorch's; the modulo from
+    // the truncated remainder, which cannot overflow as q - floor(q / n) * n
+    // can for sizes near 2^63.
     const Tensor q = div(flat, scalar_tensor(strides[i], flat.options()), "floor");
     const Tensor size = scalar_tensor(shape[i], flat.options());
-    coordinates.push_back(q - div(q, size, "floor") * size);
+    const Tensor r = q - div(q, size, "trunc") * size;
+    coordinates.push_back(where(r.lt(Scalar(0)), r + size, r));
   }
   return coordinates;
 }
