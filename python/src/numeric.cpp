@@ -98,7 +98,8 @@ void bind_integration(nb::module_& m) {
         nb::arg("dim") = -1);
   }
   def_function(
-      m, "trapz", [](const Tensor& y, const Tensor& x, int64_t dim) { return trapezoid(y, x, dim); },
+      m, "trapz",
+      [](const Tensor& y, const Tensor& x, int64_t dim) { return trapezoid(y, x, dim); },
       nb::arg("y"), nb::arg("x"), nb::kw_only(), nb::arg("dim") = -1);
   def_function(
       m, "trapz", [](const Tensor& y, double dx, int64_t dim) { return trapezoid(y, dx, dim); },
@@ -137,8 +138,7 @@ nb::tuple gradient_of(const Tensor& t, nb::handle spacing, nb::handle dim, int64
   bool tensors = nb::len(items) > 0;
   for (nb::handle item : items) tensors = tensors && nb::isinstance<Tensor>(item);
   if (tensors) {
-    return as_tuple(
-        gradient(t, nb::cast<std::vector<Tensor>>(spacing), dims, edge_order));
+    return as_tuple(gradient(t, nb::cast<std::vector<Tensor>>(spacing), dims, edge_order));
   }
   std::vector<double> steps;
   for (nb::handle item : items) steps.push_back(number_arg(item, "gradient(): spacing"));
@@ -147,7 +147,8 @@ nb::tuple gradient_of(const Tensor& t, nb::handle spacing, nb::handle dim, int64
 
 void bind_gradient(nb::module_& m) {
   def_function(m, "gradient", &gradient_of, nb::arg("input"), nb::kw_only(),
-               nb::arg("spacing").none() = 1, nb::arg("dim") = nb::none(), nb::arg("edge_order") = 1);
+               nb::arg("spacing").none() = 1, nb::arg("dim") = nb::none(),
+               nb::arg("edge_order") = 1);
 }
 
 // histogram's and histogramdd's range=: None, or min and max per dim.
@@ -157,49 +158,55 @@ std::vector<std::pair<double, double>> ranges_of(nb::handle range, const char* w
   std::vector<double> values;
   for (nb::handle v : nb::borrow<nb::sequence>(range)) values.push_back(number_arg(v, what));
   if (values.size() % 2 != 0) {
-    throw nb::value_error(
-        (std::string(what) + " takes a min and a max per dim; got " +
-         std::to_string(values.size()) + " numbers.")
-            .c_str());
+    throw nb::value_error((std::string(what) + " takes a min and a max per dim; got " +
+                           std::to_string(values.size()) + " numbers.")
+                              .c_str());
   }
   std::vector<std::pair<double, double>> pairs;
   for (size_t i = 0; i < values.size(); i += 2) pairs.emplace_back(values[i], values[i + 1]);
   return pairs;
 }
 
-nb::object histogram_of(const Tensor& t, nb::handle bins, nb::handle range,
-                        std::optional<Tensor> weight, bool density) {
+nb::object histogram_of(const Tensor& t,
+                        nb::handle bins,
+                        nb::handle range,
+                        std::optional<Tensor> weight,
+                        bool density) {
   HistogramResult r;
   if (nb::isinstance<Tensor>(bins)) {
     if (!range.is_none()) {
-      throw nb::type_error("histogram(): range is taken with a number of bins only, not with "
-                           "bin edges.");
+      throw nb::type_error(
+          "histogram(): range is taken with a number of bins only, not with "
+          "bin edges.");
     }
     r = histogram(t, nb::cast<const Tensor&>(bins), weight, density);
   } else if (const std::optional<int64_t> n = index_value(bins, "histogram(): bins")) {
     const auto ranges = ranges_of(range, "histogram(): range");
     if (ranges.size() > 1) throw nb::value_error("histogram(): range takes a min and a max.");
-    r = histogram(t, *n,
-                  ranges.empty() ? std::nullopt
-                                 : std::optional<std::pair<double, double>>(ranges[0]),
-                  weight, density);
+    r = histogram(
+        t, *n, ranges.empty() ? std::nullopt : std::optional<std::pair<double, double>>(ranges[0]),
+        weight, density);
   } else {
     refuse("histogram(): bins", "an int or a tensor of bin edges", bins);
   }
   return return_type("histogram", nb::cast(r.hist), nb::cast(r.bin_edges));
 }
 
-nb::object histogramdd_of(const Tensor& t, nb::handle bins, nb::handle range,
-                          std::optional<Tensor> weight, bool density) {
+nb::object histogramdd_of(const Tensor& t,
+                          nb::handle bins,
+                          nb::handle range,
+                          std::optional<Tensor> weight,
+                          bool density) {
   HistogramddResult r;
   const int64_t D = t.dim() > 0 ? t.size(-1) : 1;
   if (const std::optional<int64_t> n = index_value(bins, "histogramdd(): bins")) {
-    r = histogramdd(t, std::vector<int64_t>(size_t(D), *n), ranges_of(range, "histogramdd(): range"),
-                    weight, density);
+    r = histogramdd(t, std::vector<int64_t>(size_t(D), *n),
+                    ranges_of(range, "histogramdd(): range"), weight, density);
   } else if (is_sequence(bins) && nb::len(bins) > 0 && nb::isinstance<Tensor>(bins[0])) {
     if (!range.is_none()) {
-      throw nb::type_error("histogramdd(): range is taken with numbers of bins only, not with "
-                           "bin edges.");
+      throw nb::type_error(
+          "histogramdd(): range is taken with numbers of bins only, not with "
+          "bin edges.");
     }
     r = histogramdd(t, nb::cast<std::vector<Tensor>>(bins), weight, density);
   } else if (is_sequence(bins)) {
@@ -239,7 +246,8 @@ void bind_index_factories(nb::module_& m) {
         if (const std::optional<int64_t> n = index_value(shape, "unravel_index(): shape")) {
           return as_tuple(unravel_index(indices, {*n}));
         }
-        if (!is_sequence(shape)) refuse("unravel_index(): shape", "an int or a sequence of ints", shape);
+        if (!is_sequence(shape))
+          refuse("unravel_index(): shape", "an int or a sequence of ints", shape);
         return as_tuple(unravel_index(indices, int_list(shape, "unravel_index(): shape")));
       },
       nb::arg("indices"), nb::arg("shape"));
@@ -251,7 +259,8 @@ Tensor requiring_grad(Tensor t, bool requires_grad) {
 
 void bind_windows(nb::module_& m) {
   namespace sw = signal::windows;
-  nb::module_ w = m.def_submodule("_signal_windows", "torch.signal.windows (stride.signal.windows).");
+  nb::module_ w =
+      m.def_submodule("_signal_windows", "torch.signal.windows (stride.signal.windows).");
   using Plain = Tensor (*)(int64_t, bool, TensorOptions);
   for (const auto& [name, f] : {std::pair<const char*, Plain>{"bartlett", &sw::bartlett},
                                 {"blackman", &sw::blackman},
@@ -281,7 +290,7 @@ void bind_windows(nb::module_& m) {
   using OneParameter = Tensor (*)(int64_t, double, bool, TensorOptions);
   for (const auto& [name, parameter, fallback, f] :
        {std::tuple<const char*, const char*, double, OneParameter>{"gaussian", "std", 1.0,
-                                                                  &sw::gaussian},
+                                                                   &sw::gaussian},
         {"general_hamming", "alpha", 0.54, &sw::general_hamming},
         {"kaiser", "beta", 12.0, &sw::kaiser}}) {
     w.def(
@@ -303,9 +312,8 @@ void bind_windows(nb::module_& m) {
         for (nb::handle v : nb::borrow<nb::sequence>(a)) {
           coefficients.push_back(number_arg(v, "general_cosine(): a"));
         }
-        return requiring_grad(
-            sw::general_cosine(M, coefficients, sym, options_from(dtype, device)),
-            requires_grad);
+        return requiring_grad(sw::general_cosine(M, coefficients, sym, options_from(dtype, device)),
+                              requires_grad);
       },
       nb::arg("M"), nb::kw_only(), nb::arg("a"), nb::arg("sym") = true,
       nb::arg("dtype") = nb::none(), nb::arg("device") = nb::none(),

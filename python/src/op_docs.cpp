@@ -196,8 +196,7 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"histogram",
      "(hist, bin_edges): the histogram of input over bins equal bins in range, or over the "
      "given bin edges; weighted, or a density."},
-    {"histogramdd",
-     "(hist, bin_edges): the histogram of the points input (..., D) in D dims."},
+    {"histogramdd", "(hist, bin_edges): the histogram of the points input (..., D) in D dims."},
     {"tril_indices",
      "The (2, N) row and column indices of the lower triangle of a row x col matrix."},
     {"triu_indices",

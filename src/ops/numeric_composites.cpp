@@ -102,8 +102,8 @@ Tensor sample_spacings(const Tensor& y, const Tensor& x, int64_t dim, const char
   Tensor aligned = x;
   if (x.dim() == 1) {
     STRIDE_CHECK(x.size(0) == y.size(dim), ShapeError, "[", op,
-                 "] takes one x for each sample point: ", y.size(dim), " along dim ", dim,
-                 "; got ", x.size(0), ".");
+                 "] takes one x for each sample point: ", y.size(dim), " along dim ", dim, "; got ",
+                 x.size(0), ".");
     std::vector<int64_t> shape(size_t(y.dim()), 1);
     shape[size_t(dim)] = x.size(0);
     aligned = x.view(shape);
@@ -142,8 +142,7 @@ Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
   const int64_t d = wrap_dim(dim, y.dim(), "cumulative_trapezoid");
   check_not_bool(y, "cumulative_trapezoid", "y");
   check_not_bool(x, "cumulative_trapezoid", "x");
-  return (sample_spacings(y, x, d, "cumulative_trapezoid") * neighbour_sums(y, d) / 2.0)
-      .cumsum(d);
+  return (sample_spacings(y, x, d, "cumulative_trapezoid") * neighbour_sums(y, d) / 2.0).cumsum(d);
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, double dx, int64_t dim) {
@@ -155,12 +154,12 @@ Tensor cumulative_trapezoid(const Tensor& y, double dx, int64_t dim) {
 namespace {
 
 void check_observation_weights(const Tensor& w, int64_t observations, const char* name) {
-  STRIDE_CHECK(w.dim() <= 1, ShapeError, "[cov] takes ", name,
-               " of at most one dim; got shape ", shape_str(w.sizes()), ".");
+  STRIDE_CHECK(w.dim() <= 1, ShapeError, "[cov] takes ", name, " of at most one dim; got shape ",
+               shape_str(w.sizes()), ".");
   STRIDE_CHECK(w.numel() == observations, ShapeError, "[cov] takes one of ", name,
                " per observation (", observations, "); got ", w.numel(), ".");
-  STRIDE_CHECK(observations == 0 || w.min().ge(Scalar(0)).item<bool>(), ValueError, "[cov] ",
-               name, " cannot be negative.");
+  STRIDE_CHECK(observations == 0 || w.min().ge(Scalar(0)).item<bool>(), ValueError, "[cov] ", name,
+               " cannot be negative.");
 }
 
 }  // namespace
@@ -216,8 +215,8 @@ Tensor corrcoef(const Tensor& x) {
 
 Tensor renorm(const Tensor& x, double p, int64_t dim, double maxnorm) {
   STRIDE_CHECK(p > 0, ValueError, "[renorm] takes a positive norm order p; got p=", p, ".");
-  STRIDE_CHECK(maxnorm >= 0, ValueError, "[renorm] takes a non-negative maxnorm; got maxnorm=",
-               maxnorm, ".");
+  STRIDE_CHECK(maxnorm >= 0, ValueError,
+               "[renorm] takes a non-negative maxnorm; got maxnorm=", maxnorm, ".");
   STRIDE_CHECK(x.dim() >= 2, ShapeError, "[renorm] takes an input of at least two dims; got shape ",
                shape_str(x.sizes()), ".");
   STRIDE_CHECK(x.is_floating_point() || x.is_complex(), DTypeError,
@@ -267,8 +266,8 @@ Tensor uniform_gradient(const Tensor& x, double h, int64_t d, int64_t edge_order
 // weights of the three neighbours.
 Tensor coordinate_gradient(const Tensor& x, const Tensor& coords, int64_t d, int64_t edge_order) {
   STRIDE_CHECK(coords.dim() == 1 && coords.size(0) == x.size(d), ShapeError,
-               "[gradient] takes spacing tensors of one dim, one coordinate per sample (", x.size(d),
-               " along dim ", d, "); got shape ", shape_str(coords.sizes()), ".");
+               "[gradient] takes spacing tensors of one dim, one coordinate per sample (",
+               x.size(d), " along dim ", d, "); got shape ", shape_str(coords.sizes()), ".");
   std::vector<int64_t> shape(size_t(x.dim()), 1);
   shape[size_t(d)] = -1;
   const Tensor dx = diff(coords);
@@ -313,13 +312,13 @@ std::vector<Tensor> gradient(const Tensor& x,
                              IntArrayRef dims,
                              int64_t edge_order) {
   STRIDE_CHECK(coordinates.size() == dims.size(), ValueError,
-               "[gradient] takes one spacing per dim (", dims.size(), "); got ",
-               coordinates.size(), ".");
+               "[gradient] takes one spacing per dim (", dims.size(), "); got ", coordinates.size(),
+               ".");
   check_gradient_dims(x, dims, edge_order);
   std::vector<Tensor> result;
   for (size_t i = 0; i < dims.size(); ++i) {
-    result.push_back(coordinate_gradient(x, coordinates[i],
-                                         wrap_dim(dims[i], x.dim(), "gradient"), edge_order));
+    result.push_back(
+        coordinate_gradient(x, coordinates[i], wrap_dim(dims[i], x.dim(), "gradient"), edge_order));
   }
   return result;
 }
@@ -327,8 +326,8 @@ std::vector<Tensor> gradient(const Tensor& x,
 namespace {
 
 void check_histogram_input(const Tensor& x, const std::optional<Tensor>& weight, const char* op) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op,
-               "] takes a floating-point input; got ", to_string(x.dtype()), ".");
+  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op, "] takes a floating-point input; got ",
+               to_string(x.dtype()), ".");
   STRIDE_CHECK(!weight || weight->dtype() == x.dtype(), DTypeError, "[", op,
                "] takes a weight of the input's dtype (", to_string(x.dtype()), "); got ",
                to_string(weight ? weight->dtype() : x.dtype()), ".");
@@ -339,9 +338,9 @@ void check_histogram_input(const Tensor& x, const std::optional<Tensor>& weight,
 std::vector<std::pair<double, double>> outer_edges(
     const Tensor& points, const std::vector<std::pair<double, double>>& range, const char* op) {
   const int64_t D = points.size(1);
-  STRIDE_CHECK(range.empty() || int64_t(range.size()) == D, ValueError, "[", op, "] takes ",
-               2 * D, " range values (a min and a max for each of ", D, " dims); got ",
-               2 * range.size(), ".");
+  STRIDE_CHECK(range.empty() || int64_t(range.size()) == D, ValueError, "[", op, "] takes ", 2 * D,
+               " range values (a min and a max for each of ", D, " dims); got ", 2 * range.size(),
+               ".");
   // As PyTorch's: no points and no range give [0, 1].
   std::vector<std::pair<double, double>> edges(size_t(D), {0.0, 1.0});
   if (!range.empty()) {
@@ -355,8 +354,8 @@ std::vector<std::pair<double, double>> outer_edges(
   for (auto& [lo, hi] : edges) {
     STRIDE_CHECK(std::isfinite(lo) && std::isfinite(hi), ValueError, "[", op,
                  "] needs a finite range; got [", lo, ", ", hi, "].");
-    STRIDE_CHECK(lo <= hi, ValueError, "[", op, "] takes a range whose max is at least its min; got [",
-                 lo, ", ", hi, "].");
+    STRIDE_CHECK(lo <= hi, ValueError, "[", op,
+                 "] takes a range whose max is at least its min; got [", lo, ", ", hi, "].");
     if (lo == hi) {
       lo -= 0.5;
       hi += 0.5;
@@ -408,8 +407,9 @@ HistogramddResult count_points(const Tensor& points,
                shape_str(weight ? weight->sizes() : IntArrayRef{}), ".");
   const Tensor w = weight ? weight->detach().reshape({N}) : ones({N}, points.options());
   const int64_t total = numel_of(bins);
-  Tensor hist =
-      bincount(flat, where(counted, w, zeros_like(w)), total).narrow(0, 0, total).to(points.dtype());
+  Tensor hist = bincount(flat, where(counted, w, zeros_like(w)), total)
+                    .narrow(0, 0, total)
+                    .to(points.dtype());
   hist = hist.view(bins);
   if (density) {
     hist = hist / hist.sum();
@@ -438,8 +438,8 @@ HistogramddResult histogram_over_counts(const Tensor& x,
                                         const char* op) {
   check_histogram_input(x, weight, op);
   const int64_t D = x.size(-1);
-  STRIDE_CHECK(int64_t(bins.size()) == D, ValueError, "[", op, "] takes one bin count per dim (",
-               D, "); got ", bins.size(), ".");
+  STRIDE_CHECK(int64_t(bins.size()) == D, ValueError, "[", op, "] takes one bin count per dim (", D,
+               "); got ", bins.size(), ".");
   const Tensor points = points_of(x, D);
   const auto outer = outer_edges(points.detach(), range, op);
   std::vector<Tensor> edges;
@@ -568,8 +568,9 @@ std::vector<Tensor> unravel_index(const Tensor& indices, IntArrayRef shape) {
   std::vector<int64_t> strides(shape.size());
   int64_t stride = 1;
   for (size_t i = shape.size(); i-- > 0;) {
-    STRIDE_CHECK(shape[i] >= 0, ValueError, "[unravel_index] takes a shape without negative sizes; got ",
-                 shape_str(shape), ".");
+    STRIDE_CHECK(shape[i] >= 0, ValueError,
+                 "[unravel_index] takes a shape without negative sizes; got ", shape_str(shape),
+                 ".");
     strides[i] = stride;
     stride *= shape[i];
   }

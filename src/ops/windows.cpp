@@ -16,8 +16,9 @@ void check_window(const char* op, int64_t M, TensorOptions options) {
   STRIDE_CHECK(M >= 0, ValueError, "[signal.windows.", op,
                "] takes a non-negative window length M; got M=", M, ".");
   STRIDE_CHECK(options.dtype() == kFloat32 || options.dtype() == kFloat64, DTypeError,
-               "[signal.windows.", op, "] makes float32 or float64 windows; got dtype=",
-               to_string(options.dtype()), ". Pass dtype=float32 or float64.");
+               "[signal.windows.", op,
+               "] makes float32 or float64 windows; got dtype=", to_string(options.dtype()),
+               ". Pass dtype=float32 or float64.");
 }
 
 // The denominator of a window's spacing: M - 1 for a symmetric window, M for
@@ -94,8 +95,8 @@ Tensor cosine(int64_t M, bool sym, TensorOptions options) {
 Tensor exponential(
     int64_t M, std::optional<double> center, double tau, bool sym, TensorOptions options) {
   check_window("exponential", M, options);
-  STRIDE_CHECK(tau > 0, ValueError, "[signal.windows.exponential] takes a positive tau; got tau=",
-               tau, ".");
+  STRIDE_CHECK(tau > 0, ValueError,
+               "[signal.windows.exponential] takes a positive tau; got tau=", tau, ".");
   STRIDE_CHECK(!sym || !center, ValueError,
                "[signal.windows.exponential] takes a center for periodic windows only; pass "
                "sym=False or leave center out.");
@@ -107,8 +108,8 @@ Tensor exponential(
 
 Tensor gaussian(int64_t M, double std, bool sym, TensorOptions options) {
   check_window("gaussian", M, options);
-  STRIDE_CHECK(std > 0, ValueError, "[signal.windows.gaussian] takes a positive std; got std=",
-               std, ".");
+  STRIDE_CHECK(std > 0, ValueError, "[signal.windows.gaussian] takes a positive std; got std=", std,
+               ".");
   if (auto w = trivial_window(M, false, options)) return *w;
   const double start = -periodic_length(M, sym) / 2.0;
   const double scale = 1 / (std * std::sqrt(2.0));
