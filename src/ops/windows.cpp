@@ -58,14 +58,17 @@ Tensor general_cosine(int64_t M, const std::vector<double>& a, bool sym, TensorO
 }
 
 Tensor general_hamming(int64_t M, double alpha, bool sym, TensorOptions options) {
+  check_window("general_hamming", M, options);  // named in errors as itself
   return general_cosine(M, {alpha, 1.0 - alpha}, sym, options);
 }
 
 Tensor hamming(int64_t M, bool sym, TensorOptions options) {
+  check_window("hamming", M, options);  // named in errors as itself
   return general_hamming(M, 0.54, sym, options);
 }
 
 Tensor hann(int64_t M, bool sym, TensorOptions options) {
+  check_window("hann", M, options);  // named in errors as itself
   return general_hamming(M, 0.5, sym, options);
 }
 
@@ -75,6 +78,7 @@ Tensor blackman(int64_t M, bool sym, TensorOptions options) {
 }
 
 Tensor nuttall(int64_t M, bool sym, TensorOptions options) {
+  check_window("nuttall", M, options);  // named in errors as itself
   return general_cosine(M, {0.3635819, 0.4891775, 0.1365995, 0.0106411}, sym, options);
 }
 
