@@ -4,7 +4,6 @@
 // stride.* functions with PyTorch's argument names, and torch.signal.windows
 // as the submodule _signal_windows (stride.signal.windows).
 #include <nanobind/stl/optional.h>
-#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
