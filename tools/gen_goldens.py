@@ -2049,6 +2049,65 @@ def _(g):
     ]
 
 
+@case("numeric_composites_f32")
+def _(g):
+    x, y, w = randn(g, 3, 5), randn(g, 2, 6), rand(g, 5, lo=0.5, hi=2.0)
+    s, flat = torch.cumsum(rand(g, 6, lo=0.5, hi=1.5), 0), randint(g, -20, 60, 2, 3)
+    counts = randint(g, 1, 4, 5)
+    return [x, y, w, s, flat, counts], [
+        torch.trace(x),
+        torch.diff(x),
+        torch.diff(x, 2, 0, prepend=y[:, :5], append=x[:1]),
+        torch.diff(x > 0, dim=0),
+        torch.trapezoid(y, s),
+        torch.trapezoid(y, dx=0.5, dim=0),
+        torch.cumulative_trapezoid(y, s),
+        torch.cumulative_trapezoid(y, dx=2.0),
+        torch.cov(x),
+        torch.cov(x, correction=0, fweights=counts, aweights=w),
+        torch.corrcoef(x),
+        torch.renorm(x, 2, 0, 2.0),
+        torch.renorm(x, 1, 1, 1.0),
+        *torch.gradient(x),
+        *torch.gradient(x, spacing=[2.0, 0.5], edge_order=2),
+        *torch.gradient(y, spacing=[s], dim=1, edge_order=2),
+        torch.tril_indices(4, 6, 1),
+        torch.triu_indices(5, 3, -1),
+        *torch.unravel_index(flat, (3, 4, 5)),
+    ]
+
+
+@case("histograms_f32")
+def _(g):
+    x, p, w = randn(g, 40), randn(g, 30, 2), rand(g, 40)
+    edges = torch.tensor([-2.0, -0.5, 0.0, 0.3, 2.0])
+    return [x, p, w, edges], [
+        *torch.histogram(x, 7),
+        *torch.histogram(x, 4, range=(-1.0, 1.0), weight=w, density=True),
+        *torch.histogram(x, edges, density=True),
+        torch.histogramdd(p, [3, 4]).hist,
+        torch.histogramdd(p, [edges, edges[1:]], weight=w[:30], density=True).hist,
+    ]
+
+
+@case("signal_windows_f32")
+def _(g):
+    windows = torch.signal.windows
+    return [torch.zeros(1)], [
+        windows.bartlett(7),
+        windows.blackman(8, sym=False),
+        windows.cosine(6),
+        windows.exponential(7, center=2.0, tau=1.5, sym=False),
+        windows.gaussian(9, std=1.7),
+        windows.general_cosine(8, a=[0.5, 0.3, 0.2]),
+        windows.general_hamming(6, alpha=0.6, sym=False),
+        windows.hamming(5),
+        windows.hann(10, sym=False),
+        windows.kaiser(9, beta=5.0),
+        windows.nuttall(7, dtype=torch.float64),
+    ]
+
+
 @case("outer_f32")
 def _(g):
     a, b = randn(g, 4), randn(g, 6)

@@ -593,6 +593,116 @@ Tensor fftshift(const Tensor& x, const OptionalDims& dim = std::nullopt);
 Tensor ifftshift(const Tensor& x, const OptionalDims& dim = std::nullopt);
 }  // namespace fft
 
+// ---- numeric composites (src/ops/numeric_composites.cpp) ----
+// Composites of the ops above with PyTorch's semantics; their gradients are
+// those of the ops they are written with.
+// The sum of the main diagonal of a matrix (int64 for integers and bool).
+Tensor trace(const Tensor& x);
+// The n-th forward difference along dim (logical xor for bool), with
+// prepend and append joined to x along dim first (0-d ones broadcast to a
+// slice); n larger than the dim's size leaves it empty.
+Tensor diff(const Tensor& x,
+            int64_t n = 1,
+            int64_t dim = -1,
+            const std::optional<Tensor>& prepend = std::nullopt,
+            const std::optional<Tensor>& append = std::nullopt);
+// The trapezoidal rule along dim, with sample points x (1-d along dim, or
+// broadcasting with y) or a uniform spacing dx; cumulative_trapezoid keeps
+// the running integral (one element fewer along dim).
+Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor trapezoid(const Tensor& y, double dx = 1.0, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
+Tensor cumulative_trapezoid(const Tensor& y, double dx = 1.0, int64_t dim = -1);
+// The covariance of the rows of x (variables) over its columns
+// (observations), weighted by integer fweights and floating aweights;
+// corrcoef is the Pearson correlation, clipped to [-1, 1].
+Tensor cov(const Tensor& x,
+           int64_t correction = 1,
+           const std::optional<Tensor>& fweights = std::nullopt,
+           const std::optional<Tensor>& aweights = std::nullopt);
+Tensor corrcoef(const Tensor& x);
+// Each slice of x along dim whose p-norm exceeds maxnorm, scaled to norm
+// maxnorm (by maxnorm / (norm + 1e-7), as PyTorch's).
+Tensor renorm(const Tensor& x, double p, int64_t dim, double maxnorm);
+// The derivative of x along each of dims by central differences (one-sided
+// of edge_order 1 or 2 at the ends): with a uniform spacing per dim, or with
+// the coordinates of the samples (1-d tensors) per dim.
+std::vector<Tensor> gradient(const Tensor& x,
+                             const std::vector<double>& spacing,
+                             IntArrayRef dims,
+                             int64_t edge_order = 1);
+std::vector<Tensor> gradient(const Tensor& x,
+                             const std::vector<Tensor>& coordinates,
+                             IntArrayRef dims,
+                             int64_t edge_order = 1);
+// A histogram of x (floating point), weighted, or a density: bins equal
+// bins over range (x's min and max when not given; an empty range widens by
+// 0.5 each way) or the given increasing edges. (hist, bin_edges).
+struct HistogramResult {
+  Tensor hist, bin_edges;
+};
+HistogramResult histogram(const Tensor& x,
+                          int64_t bins = 100,
+                          std::optional<std::pair<double, double>> range = std::nullopt,
+                          const std::optional<Tensor>& weight = std::nullopt,
+                          bool density = false);
+HistogramResult histogram(const Tensor& x,
+                          const Tensor& bins,
+                          const std::optional<Tensor>& weight = std::nullopt,
+                          bool density = false);
+// The histogram of the points x (..., D) in D dims: bins per dim (counts,
+// or each dim's edges), range the D (min, max) pairs.
+struct HistogramddResult {
+  Tensor hist;
+  std::vector<Tensor> bin_edges;
+};
+HistogramddResult histogramdd(const Tensor& x,
+                              IntArrayRef bins,
+                              const std::vector<std::pair<double, double>>& range = {},
+                              const std::optional<Tensor>& weight = std::nullopt,
+                              bool density = false);
+HistogramddResult histogramdd(const Tensor& x,
+                              const std::vector<Tensor>& bins,
+                              const std::optional<Tensor>& weight = std::nullopt,
+                              bool density = false);
+// sign for real tensors; z / |z| (0 at 0) for complex ones.
+Tensor sgn(const Tensor& x);
+// stride has no lazy negative bit: resolve_neg returns its input.
+Tensor resolve_neg(const Tensor& x);
+// The (2, N) row and column indices of the lower (upper) triangle of a
+// row x col matrix, offset diagonals above (below) the main one, row-major.
+Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0, TensorOptions options = kInt64);
+Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0, TensorOptions options = kInt64);
+// The coordinates in a tensor of `shape` of each flat index (integers): one
+// int64 tensor per dim of shape, each of indices' shape.
+std::vector<Tensor> unravel_index(const Tensor& indices, IntArrayRef shape);
+
+// ---- signal windows (torch.signal.windows; src/ops/windows.cpp) ----
+// Windows of length M (empty for 0, a single 1 for 1 where PyTorch's is),
+// symmetric (sym) or periodic, float32 or float64 (float32 by default).
+namespace signal::windows {
+Tensor bartlett(int64_t M, bool sym = true, TensorOptions options = {});
+Tensor blackman(int64_t M, bool sym = true, TensorOptions options = {});
+Tensor cosine(int64_t M, bool sym = true, TensorOptions options = {});
+// exp(-|n - center| / tau); center (periodic windows only) defaults to the middle.
+Tensor exponential(int64_t M,
+                   std::optional<double> center = std::nullopt,
+                   double tau = 1.0,
+                   bool sym = true,
+                   TensorOptions options = {});
+Tensor gaussian(int64_t M, double std = 1.0, bool sym = true, TensorOptions options = {});
+// sum_i (-1)^i a_i cos(2 pi i n / (M - 1)) (M for periodic windows).
+Tensor general_cosine(int64_t M,
+                      const std::vector<double>& a,
+                      bool sym = true,
+                      TensorOptions options = {});
+Tensor general_hamming(int64_t M, double alpha = 0.54, bool sym = true, TensorOptions options = {});
+Tensor hamming(int64_t M, bool sym = true, TensorOptions options = {});
+Tensor hann(int64_t M, bool sym = true, TensorOptions options = {});
+Tensor kaiser(int64_t M, double beta = 12.0, bool sym = true, TensorOptions options = {});
+Tensor nuttall(int64_t M, bool sym = true, TensorOptions options = {});
+}  // namespace signal::windows
+
 // ---- linear algebra ----
 // matmul follows torch.matmul: 1-d operands are promoted and the added dim
 // removed; batch dims broadcast. (.., n, k) @ (.., k, m) -> (.., n, m).

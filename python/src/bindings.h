@@ -98,6 +98,9 @@ void bind_reductions_and_scatters(nb::module_& m, nb::class_<Tensor>& cls);
 // A (values, indices) result as PyTorch's named tuple of that op
 // (stride.return_types.sort, .topk, .max, ...).
 nb::object values_indices(const char* kind, std::pair<Tensor, Tensor> result);
+// trace, diff, cov, gradient, the histograms, ... and the submodule
+// _signal_windows (stride.signal.windows) (numeric.cpp).
+void bind_numeric_composites(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_numpy(nb::module_& m, nb::class_<Tensor>& cls);
 void bind_autograd(nb::module_& m, nb::class_<Tensor>& cls);
 // After bind_tensor: stride.Generator and generator= overloads of the

@@ -840,6 +840,7 @@ void bind_ops(nb::module_& m, TensorClass& cls) {
   bind_random_forms(m, cls);
   bind_complex_and_fft(m, cls);
   bind_reductions_and_scatters(m, cls);
+  bind_numeric_composites(m, cls);
   bind_special_functions(m, cls);
 }
 

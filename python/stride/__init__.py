@@ -28,6 +28,7 @@ from . import (  # noqa: F401
     profiler,  # noqa: F401
     random,
     return_types,  # noqa: F401
+    signal,
     special,  # noqa: F401
     utils,  # noqa: F401
 )

@@ -7,6 +7,8 @@ __all__ = [
     "aminmax",
     "cummax",
     "cummin",
+    "histogram",
+    "histogramdd",
     "kthvalue",
     "linalg_cholesky_ex",
     "linalg_eigh",
@@ -73,3 +75,5 @@ mode = _values_indices("mode")
 cummax = _values_indices("cummax")
 cummin = _values_indices("cummin")
 aminmax = collections.namedtuple("aminmax", ["min", "max"], module=__name__)
+histogram = collections.namedtuple("histogram", ["hist", "bin_edges"], module=__name__)
+histogramdd = collections.namedtuple("histogramdd", ["hist", "bin_edges"], module=__name__)

@@ -877,6 +877,62 @@ std::vector<GoldenCase> build_cases() {
             cdist(p, q, 0.5),
             dist(p, q.narrow(0, 0, 4), 3.0)};
   });
+  reg(
+      "numeric_composites_f32",
+      [](const Ins& in) -> Outs {
+        const Tensor &x = in[0], &y = in[1], &w = in[2], &s = in[3], &flat = in[4], &counts = in[5];
+        Outs out = {trace(x),
+                    diff(x),
+                    diff(x, 2, 0, y.narrow(1, 0, 5), x.narrow(0, 0, 1)),
+                    diff(x.gt(Scalar(0)), 1, 0),
+                    trapezoid(y, s),
+                    trapezoid(y, 0.5, 0),
+                    cumulative_trapezoid(y, s),
+                    cumulative_trapezoid(y, 2.0),
+                    cov(x),
+                    cov(x, 0, counts, w),
+                    corrcoef(x),
+                    renorm(x, 2, 0, 2.0),
+                    renorm(x, 1, 1, 1.0)};
+        for (const auto& parts : {gradient(x, std::vector<double>{1.0, 1.0}, {0, 1}),
+                                  gradient(x, std::vector<double>{2.0, 0.5}, {0, 1}, 2),
+                                  gradient(y, std::vector<Tensor>{s}, {1}, 2)}) {
+          out.insert(out.end(), parts.begin(), parts.end());
+        }
+        out.push_back(tril_indices(4, 6, 1));
+        out.push_back(triu_indices(5, 3, -1));
+        for (const Tensor& t : unravel_index(flat, {3, 4, 5})) out.push_back(t);
+        return out;
+      },
+      Cmp::LongSum);
+  reg("histograms_f32", [](const Ins& in) -> Outs {
+    const Tensor &x = in[0], &p = in[1], &w = in[2], &edges = in[3];
+    const HistogramResult counted = histogram(x, 7);
+    const HistogramResult weighted = histogram(x, 4, std::pair{-1.0, 1.0}, w, true);
+    const HistogramResult over_edges = histogram(x, edges, std::nullopt, true);
+    return {counted.hist,
+            counted.bin_edges,
+            weighted.hist,
+            weighted.bin_edges,
+            over_edges.hist,
+            over_edges.bin_edges,
+            histogramdd(p, {3, 4}).hist,
+            histogramdd(p, {edges, edges.narrow(0, 1, 4)}, w.narrow(0, 0, 30), true).hist};
+  });
+  reg("signal_windows_f32", [](const Ins&) -> Outs {
+    namespace sw = signal::windows;
+    return {sw::bartlett(7),
+            sw::blackman(8, false),
+            sw::cosine(6),
+            sw::exponential(7, 2.0, 1.5, false),
+            sw::gaussian(9, 1.7),
+            sw::general_cosine(8, {0.5, 0.3, 0.2}),
+            sw::general_hamming(6, 0.6, false),
+            sw::hamming(5),
+            sw::hann(10, false),
+            sw::kaiser(9, 5.0),
+            sw::nuttall(7, true, kFloat64)};
+  });
   reg("outer_f32", [](const Ins& in) -> Outs { return {outer(in[0], in[1])}; });
   reg("addmm_f32", [](const Ins& in) -> Outs {
     return {addmm(in[0], in[1], in[2], 0.5, 2.0), addmm(in[3], in[1], in[2], 0.0),

@@ -1,0 +1,3 @@
+"""torch.signal: the window functions (stride.signal.windows)."""
+
+from . import windows  # noqa: F401
