@@ -11,8 +11,9 @@ result carries statistics that its autograd treats as constants
 computed without recording.
 """
 
+from . import autograd
 from ._stride import Tensor, bfloat16, cat, empty, float16, full, nonzero, uint8
-from .autograd import Function, no_grad
+from .autograd import Function, enable_grad, is_grad_enabled, no_grad
 from .nn import functional as F
 
 __all__ = [
@@ -144,9 +145,40 @@ def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
             f"native_group_norm(): input of shape {tuple(input.shape)} does not hold "
             f"N * C * HxW = {N} * {C} * {HxW} elements."
         )
+    return _NativeGroupNorm.apply(input, weight, bias, (N, C, HxW, group, eps))
+
+
+def _group_norm_with_statistics(input, weight, bias, N, C, HxW, group, eps):
     out = F.group_norm(input, group, weight, bias, eps)
-    mean, rstd = _mean_and_rstd(input.reshape(N, group, -1), (2,), eps)
+    mean, rstd = _mean_and_rstd(input.reshape(N, group, C // group * HxW), (2,), eps)
     return out, mean.view(N, group), rstd.view(N, group)
+
+
+class _NativeGroupNorm(Function):
+    """native_group_norm as one node, as ATen's: all three results require
+    grad when any input does (mean and rstd then get a zero gradient from
+    weight and bias). backward differentiates the ops again, so the
+    gradients are group_norm's and the statistics', to any order."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias, arguments):
+        ctx.save_for_backward(input, weight, bias)
+        ctx.arguments = arguments
+        return _group_norm_with_statistics(input, weight, bias, *arguments)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        saved = ctx.saved_tensors
+        inputs = [t.detach().requires_grad_(True) if t is not None else None for t in saved]
+        wanted = [t for t in inputs if t is not None]
+        with enable_grad():
+            outputs = _group_norm_with_statistics(*inputs, *ctx.arguments)
+            found = iter(
+                autograd.grad(
+                    outputs, wanted, grads, allow_unused=True, create_graph=is_grad_enabled()
+                )
+            )
+        return (*(None if t is None else next(found) for t in inputs), None)
 
 
 def _batch_statistics(input, training, eps):
@@ -219,6 +251,8 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype):
     (torch._softmax_backward_data)."""
     _check_tensor("_softmax_backward_data", "grad_output", grad_output)
     _check_tensor("_softmax_backward_data", "output", output)
+    if grad_output.dtype in (bfloat16, float16):  # ATen's CPU kernel computes these in float
+        grad_output, output = grad_output.float(), output.float()
     grad = output * (grad_output - (grad_output * output).sum(dim, keepdim=True))
     return grad.to(input_dtype)
 
