@@ -168,17 +168,24 @@ class _NativeGroupNorm(Function):
 
     @staticmethod
     def backward(ctx, *grads):
-        saved = ctx.saved_tensors
-        inputs = [t.detach().requires_grad_(True) if t is not None else None for t in saved]
-        wanted = [t for t in inputs if t is not None]
+        # The saved inputs themselves, so that under create_graph the
+        # gradients' graph reaches them.
+        inputs = ctx.saved_tensors
+        wanted = [t for t in inputs if t is not None and t.requires_grad]
         with enable_grad():
             outputs = _group_norm_with_statistics(*inputs, *ctx.arguments)
+            # Without input, mean and rstd are constants.
+            pairs = [(o, g) for o, g in zip(outputs, grads) if o.requires_grad]
             found = iter(
                 autograd.grad(
-                    outputs, wanted, grads, allow_unused=True, create_graph=is_grad_enabled()
+                    [o for o, _ in pairs],
+                    wanted,
+                    [g for _, g in pairs],
+                    allow_unused=True,
+                    create_graph=is_grad_enabled(),
                 )
             )
-        return (*(None if t is None else next(found) for t in inputs), None)
+        return (*(next(found) if t is not None and t.requires_grad else None for t in inputs), None)
 
 
 def _batch_statistics(input, training, eps):
