@@ -647,9 +647,22 @@ void bind_views(nb::module_& m, TensorClass& cls) {
     nb::cast<Tensor&>(self).resize_(shape_from_args(size, "resize_(): size"));
     return self;
   });
-  def_both(m, cls, "resize_as_",
-           in_place([](Tensor& t, const Tensor& other) { t.resize_as_(other); }),
-           nb::arg("the_template"));
+  def_method(cls, "resize_as_",
+             in_place([](Tensor& t, const Tensor& other) { t.resize_as_(other); }),
+             nb::arg("the_template"));
+  // The function form checks its input itself: in_place casts it unchecked.
+  def_function(
+      m, "resize_as_",
+      [](nb::object input, const Tensor& other) {
+        if (!nb::isinstance<Tensor>(input)) {
+          throw nb::type_error(("resize_as_(): input must be a stride.Tensor; got " +
+                                std::string(nb::type_name(input.type()).c_str()) + ".")
+                                   .c_str());
+        }
+        nb::cast<Tensor&>(input).resize_as_(other);
+        return input;
+      },
+      nb::arg("input"), nb::arg("the_template"));
   def_method(cls, "contiguous", &Tensor::contiguous);
   def_both(m, cls, "clone", [](const Tensor& t) { return t.clone(); });
   def_method(cls, "detach", &Tensor::detach);
