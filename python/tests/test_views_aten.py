@@ -155,6 +155,13 @@ def test_native_norms_return_atens_statistics():
     got = stride.native_group_norm(s, None, None, 2, 3, 4, 3, 1e-5)
     want = torch.native_group_norm(t, None, None, 2, 3, 4, 3, 1e-5)
     assert all(same(a, b) for a, b in zip(got, want))
+    # Its statistics are differentiable, as ATen's, to the second order.
+    (gs,) = stride.autograd.grad((got[1] * got[2]).sum(), s, create_graph=True)
+    (gt,) = torch.autograd.grad((want[1] * want[2]).sum(), t, create_graph=True)
+    assert same(gs, gt)
+    assert same(
+        stride.autograd.grad(gs.square().sum(), s)[0], torch.autograd.grad(gt.square().sum(), t)[0]
+    )
     (rs, rt), (vs, vt) = pair(3, seed=2), pair(3, seed=3)
     vs, vt = vs.abs(), vt.abs()
     got = stride.native_batch_norm(s, None, None, rs, vs, True, 0.1, 1e-5)
