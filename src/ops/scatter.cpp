@@ -492,10 +492,11 @@ Tensor as_strided_scatter(const Tensor& x,
                           IntArrayRef size,
                           IntArrayRef stride,
                           std::optional<int64_t> storage_offset) {
-  // Offsets count from the tensor's first element: x.clone() starts its
-  // memory there, and the view of x checks src's shape in x's own memory.
+  // Offsets count from the tensor's first element: the copy starts its
+  // memory there. x's contiguous form, so that view_scatter's shape check
+  // reads as much memory as the copy has (an expanded x has less).
   return view_scatter(
-      Op::as_strided_scatter, x, src,
+      Op::as_strided_scatter, x.contiguous(), src,
       [size = size.dims(), stride = stride.dims(), offset = storage_offset.value_or(0)](
           const Tensor& t) { return t.as_strided(size, stride, t.storage_offset() + offset); });
 }
