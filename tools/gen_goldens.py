@@ -1688,6 +1688,17 @@ def _(g):
     return [x, src], [torch.slice_scatter(x, src, 1, 1, None, 2)]
 
 
+@case("as_strided_scatter_f32")
+def _(g):
+    # The transposed input: stride's copy is contiguous (PyTorch's keeps a
+    # dense input's strides), so this row is one where the two agree.
+    x, src, row = randn(g, 4, 6), randn(g, 3, 2), randn(g, 2, 2)
+    return [x, src, row], [
+        torch.as_strided_scatter(x, src, (3, 2), (5, 2), 1),
+        torch.as_strided_scatter(x.t().contiguous(), row, (2, 2), (4, 1)),
+    ]
+
+
 @case("diagonal_scatter_f32")
 def _(g):
     x, src = randn(g, 4, 6), randn(g, 3)
@@ -3373,6 +3384,12 @@ def _(g):
 def _(g):
     x = randn(g, 3, 1, 4, 1)
     return [x], [x.squeeze(1), x.squeeze()]
+
+
+@case("unfold_view_f32")  # overlapping windows, a transposed base, one window
+def _(g):
+    x = randn(g, 4, 6)
+    return [x], [x.unfold(1, 3, 2), x.t().unfold(0, 2, 1), x.unfold(-1, 6, 6)]
 
 
 @case("as_strided_overlapping_f32")  # windows of a flat buffer, sharing elements

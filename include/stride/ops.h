@@ -796,6 +796,14 @@ Tensor slice_scatter(const Tensor& x,
                      int64_t step = 1);
 Tensor diagonal_scatter(
     const Tensor& x, const Tensor& src, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+// x's contiguous copy with src written where as_strided(size, stride,
+// storage_offset) of that copy looks (storage_offset counts from the copy's
+// first element).
+Tensor as_strided_scatter(const Tensor& x,
+                          const Tensor& src,
+                          IntArrayRef size,
+                          IntArrayRef stride,
+                          std::optional<int64_t> storage_offset = std::nullopt);
 
 // ---- searching and counting ----
 // For each value, the position in the last dim of sorted_sequence (ascending

@@ -235,6 +235,15 @@ class Tensor {
   // The views x.select(dim, i) for every i, as torch.unbind.
   std::vector<Tensor> unbind(int64_t dim = 0) const;
   Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  // Every window of `size` elements along `dim`, `step` apart, as a new last
+  // dim of that size (torch.Tensor.unfold); windows may overlap.
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  // Reshapes this tensor in place to a contiguous `size`, keeping its memory
+  // where it holds enough elements, else moving to new memory that starts
+  // with a copy of the old (torch.Tensor.resize_). Refuses tensors that
+  // require grad, as PyTorch does.
+  Tensor& resize_(IntArrayRef size);
+  Tensor& resize_as_(const Tensor& other);
 
   // ---- copies ----
   Tensor contiguous() const;  // self when already contiguous

@@ -501,6 +501,13 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"argwhere", "The indices of input's non-zero elements, (count, input.dim()) int64."},
     {"select_scatter", "A copy of input with src written into input.select(dim, index)."},
     {"slice_scatter", "A copy of input with src written into the slice start:end:step of dim."},
+    {"as_strided_scatter",
+     "A contiguous copy of input with src written where as_strided(size, stride, "
+     "storage_offset) of it looks."},
+    {"slice", "A view of input[start:end:step] along dim (ATen's slice)."},
+    {"resize_",
+     "Resizes self in place to a contiguous size, keeping its memory where it is large enough."},
+    {"resize_as_", "Resizes self in place to the_template's size (resize_)."},
     {"diagonal_scatter",
      "A copy of input with src written into input.diagonal(offset, dim1, dim2)."},
     {"prod",

@@ -618,6 +618,51 @@ void bind_views(nb::module_& m, TensorClass& cls) {
                             int_list(stride, "as_strided(): stride"), offset);
       },
       nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
+  def_both(
+      m, cls, "as_strided_scatter",
+      [](const Tensor& t, const Tensor& src, nb::handle size, nb::handle stride,
+         std::optional<int64_t> offset) {
+        return as_strided_scatter(t, src, int_list(size, "as_strided_scatter(): size"),
+                                  int_list(stride, "as_strided_scatter(): stride"), offset);
+      },
+      nb::arg("src"), nb::arg("size"), nb::arg("stride"), nb::arg("storage_offset") = nb::none());
+  // Tensor.unfold is the window view; stride.nn.functional.unfold (im2col)
+  // owns the table's "unfold" entry, so the method carries its own text.
+  cls.def(
+      "unfold",
+      [](const Tensor& t, int64_t d, int64_t size, int64_t step) {
+        return t.unfold(d, size, step);
+      },
+      nb::arg("dimension"), nb::arg("size"), nb::arg("step"),
+      "A view of every window of `size` elements along `dimension`, `step` apart, as a new last "
+      "dim.");
+  // ATen's slice (torch.ops.aten.slice): Tensor has no such method in torch.
+  def_function(
+      m, "slice",
+      [](const Tensor& t, int64_t d, std::optional<int64_t> start, std::optional<int64_t> end,
+         int64_t step) { return t.slice(d, start, end, step); },
+      nb::arg("input"), nb::arg("dim") = 0, nb::arg("start") = nb::none(),
+      nb::arg("end") = nb::none(), nb::arg("step") = 1);
+  def_method(cls, "resize_", [](nb::object self, nb::args size) {
+    nb::cast<Tensor&>(self).resize_(shape_from_args(size, "resize_(): size"));
+    return self;
+  });
+  def_method(cls, "resize_as_",
+             in_place([](Tensor& t, const Tensor& other) { t.resize_as_(other); }),
+             nb::arg("the_template"));
+  // The function form checks its input itself: in_place casts it unchecked.
+  def_function(
+      m, "resize_as_",
+      [](nb::object input, const Tensor& other) {
+        if (!nb::isinstance<Tensor>(input)) {
+          throw nb::type_error(("resize_as_(): input must be a stride.Tensor; got " +
+                                std::string(nb::type_name(input.type()).c_str()) + ".")
+                                   .c_str());
+        }
+        nb::cast<Tensor&>(input).resize_as_(other);
+        return input;
+      },
+      nb::arg("input"), nb::arg("the_template"));
   def_method(cls, "contiguous", &Tensor::contiguous);
   def_both(m, cls, "clone", [](const Tensor& t) { return t.clone(); });
   def_method(cls, "detach", &Tensor::detach);

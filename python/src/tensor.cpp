@@ -245,6 +245,19 @@ void bind_new_factories(nb::class_<Tensor>& cls) {
   shaped("new_empty", &empty,
          "An uninitialised tensor of size, with self's dtype and device unless given.");
   cls.def(
+      "new_empty_strided",
+      [](const Tensor& t, nb::handle size, nb::handle stride, nb::handle dtype, nb::handle device,
+         bool requires_grad) {
+        const std::vector<int64_t> shape = int_list(size, "new_empty_strided(): size");
+        const std::vector<int64_t> strides = int_list(stride, "new_empty_strided(): stride");
+        return with_requires_grad(
+            [&] { return empty_strided(shape, strides, options_like(t, dtype, device)); },
+            requires_grad);
+      },
+      nb::arg("size"), nb::arg("stride"), nb::kw_only(), nb::arg("dtype") = nb::none(),
+      nb::arg("device") = nb::none(), nb::arg("requires_grad") = false,
+      "An uninitialised tensor of size and stride, with self's dtype and device unless given.");
+  cls.def(
       "new_full",
       [](const Tensor& t, nb::handle size, const Scalar& value, nb::handle dtype, nb::handle device,
          bool requires_grad) {

@@ -32,6 +32,7 @@ from . import (  # noqa: F401
     special,  # noqa: F401
     utils,  # noqa: F401
 )
+from ._aten import *  # noqa: F403  (native_layer_norm, torch.ops.aten, ...)
 from ._compile import compile  # noqa: F401  (torch.compile; stride is eager)
 from ._memory_format import (  # noqa: F401
     channels_last,

@@ -17,6 +17,7 @@ __all__ = [
     "t_copy",
     "transpose_copy",
     "unbind_copy",
+    "unfold_copy",
     "unsqueeze_copy",
     "view_copy",
 ]
@@ -74,6 +75,12 @@ def split_with_sizes_copy(input, split_sizes, dim=0):
     """Copies of the views input.split_with_sizes(split_sizes, dim)."""
     _check_tensor(input, "split_with_sizes_copy")
     return _copied(input.split_with_sizes(split_sizes, dim))
+
+
+def unfold_copy(input, dimension, size, step):
+    """A copy of input.unfold(dimension, size, step)."""
+    _check_tensor(input, "unfold_copy")
+    return _copied(input.unfold(dimension, size, step))
 
 
 def squeeze_copy(input, dim=None):

@@ -384,6 +384,7 @@
   X(select_scatter, Indexing, Grad, Any, Keep)                              \
   X(slice_scatter, Indexing, Grad, Any, Keep)                               \
   X(diagonal_scatter, Indexing, Grad, Any, Keep)                            \
+  X(as_strided_scatter, Indexing, Grad, Any, Keep)                          \
   /* searching and counting (src/ops/search.cpp) */                         \
   X(searchsorted, Search, NoGrad, Any, Keep)                                \
   X(bucketize, Composite, NoGrad, Any, Keep)                                \
@@ -411,6 +412,8 @@
   X(expand, View, Grad, Any, Keep)                                          \
   X(as_strided, View, Grad, Any, Keep)                                      \
   X(diagonal, View, Grad, Any, Keep)                                        \
+  /* Tensor.unfold, the windows along one dim (unfold is im2col's name) */  \
+  X(unfold_view, View, Grad, Any, Keep)                                     \
   X(view_backward, View, Internal, Any, Keep)                               \
   /* complex numbers (src/ops/complex.cpp): views of the parts, and */      \
   /* composites of real ops on them */                                      \

@@ -457,7 +457,9 @@ Tensor view_scatter(Op op, const Tensor& x, const Tensor& src, const ViewFn& vie
       [&](const Tensor&) {
         return [op, view, view_shape](const Grads& gs) {
           const Tensor& g = gs[0];
-          return Grads{view_scatter(op, g, zeros(view_shape, g.options()), view), view(g)};
+          // view(g) of g's contiguous copy: as_strided addresses memory.
+          return Grads{view_scatter(op, g, zeros(view_shape, g.options()), view),
+                       view(g.contiguous())};
         };
       });
 }
@@ -483,6 +485,20 @@ Tensor diagonal_scatter(
     const Tensor& x, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
   return view_scatter(Op::diagonal_scatter, x, src,
                       [=](const Tensor& t) { return t.diagonal(offset, dim1, dim2); });
+}
+
+Tensor as_strided_scatter(const Tensor& x,
+                          const Tensor& src,
+                          IntArrayRef size,
+                          IntArrayRef stride,
+                          std::optional<int64_t> storage_offset) {
+  // Offsets count from the tensor's first element: the copy starts its
+  // memory there. x's contiguous form, so that view_scatter's shape check
+  // reads as much memory as the copy has (an expanded x has less).
+  return view_scatter(
+      Op::as_strided_scatter, x.contiguous(), src,
+      [size = size.dims(), stride = stride.dims(), offset = storage_offset.value_or(0)](
+          const Tensor& t) { return t.as_strided(size, stride, t.storage_offset() + offset); });
 }
 
 }  // namespace stride

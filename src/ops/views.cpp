@@ -431,6 +431,71 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
       });
 }
 
+namespace {
+
+// The gradient of unfold: each input element gets the sum of the gradients
+// of every window element that is it. Windows overlap when step < size, so
+// the gradient is scatter-added at the input positions the windows read
+// (an op, so double backward works: its gradient is unfold again).
+Tensor unfold_backward(
+    const Tensor& g, const DimVector& shape, int64_t d, int64_t size, int64_t step) {
+  const int64_t n = numel_of(shape);
+  Tensor positions = arange(n).to(g.device()).view(shape).unfold(d, size, step);
+  return zeros({n}, g.options())
+      .scatter_add(0, positions.reshape({-1}), g.reshape({-1}))
+      .view(shape);
+}
+
+}  // namespace
+
+Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  // A 0-d tensor unfolds as one of shape (1,) would, as PyTorch's.
+  d = wrap_dim(d, std::max<int64_t>(dim(), 1), "unfold");
+  const int64_t extent = dim() == 0 ? 1 : sizes()[size_t(d)];
+  const int64_t stride_d = dim() == 0 ? 1 : strides()[size_t(d)];
+  STRIDE_CHECK(size >= 0 && size <= extent, ShapeError, "[unfold] size ", size,
+               " must be between 0 and the size of dim ", d, ", ", extent,
+               ". Hint: pick a smaller window size.");
+  STRIDE_CHECK(step > 0, ValueError, "[unfold] step must be positive; got ", step, ".");
+  DimVector sz = sizes().dims(), st = strides().dims();
+  if (dim() > 0) {
+    sz[size_t(d)] = (extent - size) / step + 1;
+    st[size_t(d)] = stride_d * step;
+  }
+  sz.push_back(size);
+  st.push_back(stride_d);
+  return record_view(Op::unfold_view, *this, make_view(*this, sz, st, storage_offset()),
+                     [shape = sizes().dims(), d, size, step](const Tensor& g) {
+                       return unfold_backward(g, shape, d, size, step);
+                     });
+}
+
+Tensor& Tensor::resize_(IntArrayRef new_sizes) {
+  STRIDE_CHECK(!requires_grad(), ValueError,
+               "[resize_] cannot resize a tensor that requires grad. Hint: resize a detach()ed "
+               "tensor, or use reshape.");
+  for (int64_t s : new_sizes) {
+    STRIDE_CHECK(s >= 0, ValueError, "[resize_] size ", shape_str(new_sizes),
+                 " has a negative dim.");
+  }
+  const int64_t needed = storage_offset() + numel_of(new_sizes);
+  const int64_t capacity = int64_t(storage()->nbytes() / element_size());
+  Storage memory = storage();
+  if (needed > capacity) {
+    // Grows into new memory whose first `capacity` elements are the old ones,
+    // as PyTorch's realloc keeps them; other views keep the old memory.
+    Tensor grown = empty({needed}, options());
+    grown.narrow(0, 0, capacity).copy_(make_view(*this, {capacity}, {1}, 0));
+    memory = grown.storage();
+  }
+  impl()->set_geometry(memory, new_sizes, contiguous_strides(new_sizes), storage_offset());
+  return *this;
+}
+
+Tensor& Tensor::resize_as_(const Tensor& other) {
+  return resize_(other.sizes());
+}
+
 // ---- complex views (the complex family's, src/ops/complex.cpp) ----
 
 namespace {

@@ -253,6 +253,13 @@ std::vector<GradCase> grad_table() {
          return rows[0] * rows[2] + rows[1];
        }},
       {"diagonal", {{3, 3}}, [](const Inputs& x) { return x[0].diagonal(1) * 2.0; }},
+      // Overlapping windows: the gradient sums them.
+      {"unfold_view", {{3, 5}}, [](const Inputs& x) { return x[0].unfold(1, 3, 1) * 2.0; }},
+      {"unfold_view_strided",
+       {{5, 2}},
+       [](const Inputs& x) {
+         return x[0].t().unfold(1, 2, 2).square();
+       }},
       {"clone", {m}, [](const Inputs& x) { return x[0].clone() * 2.0; }},
       {"cat",
        {m, {3, 2}},
@@ -439,6 +446,11 @@ std::vector<GradCase> grad_table() {
        {m, {3, 2}},
        [](const Inputs& x) {
          return slice_scatter(x[0], x[1], 1, 0, std::nullopt, 2);
+       }},
+      {"as_strided_scatter",
+       {m, {2, 2}},
+       [](const Inputs& x) {
+         return as_strided_scatter(x[0], x[1], {2, 2}, {1, 4}, 1) * x[0];
        }},
       {"diagonal_scatter",
        {m, {2}},

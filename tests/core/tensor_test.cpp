@@ -38,6 +38,7 @@ TEST(Views, ShareStorageAndNeverCopy) {
                                      x.split(1, 0)[1],
                                      x.unbind(2)[3],
                                      x[1].diagonal(1),
+                                     x.unfold(2, 2, 1),
                                      x.view({2, 1, 12}).expand({2, 5, 12}),
                                      x.contiguous()};
   for (const Tensor& v : views) {
@@ -105,6 +106,77 @@ TEST(Views, AsStridedChecksBounds) {
   EXPECT_NO_THROW((void)x.as_strided({2, 3}, {3, 1}));
   EXPECT_THROW((void)x.as_strided({2, 3}, {3, 1}, 1), IndexError);
   EXPECT_THROW((void)x.as_strided({2}, {-1}), ValueError);
+}
+
+TEST(Views, UnfoldGivesOverlappingWindowsAsPyTorch) {
+  Tensor x = iota({2, 5});
+  Tensor w = x.unfold(1, 3, 1);  // torch: sizes (2, 3, 3), strides (5, 1, 1)
+  EXPECT_EQ(w.storage(), x.storage());
+  EXPECT_TRUE(w.is_view());
+  EXPECT_EQ(w.sizes(), IntArrayRef({2, 3, 3}));
+  EXPECT_EQ(w.strides(), IntArrayRef({5, 1, 1}));
+  EXPECT_EQ(w[1][2].to_vector<float>(), (std::vector<float>{7, 8, 9}));
+  // Negative dims, steps past the window (a ragged tail is dropped).
+  Tensor s = x.unfold(-1, 2, 2);
+  EXPECT_EQ(s.sizes(), IntArrayRef({2, 2, 2}));
+  EXPECT_EQ(s.strides(), IntArrayRef({5, 2, 1}));
+  EXPECT_EQ(s[0].contiguous().to_vector<float>(), (std::vector<float>{0, 1, 2, 3}));
+  // Dim 0 of a non-contiguous base keeps the base's strides.
+  Tensor t = iota({3, 4}).t();  // (4, 3), strides (1, 4)
+  Tensor u = t.unfold(0, 2, 1);
+  EXPECT_EQ(u.sizes(), IntArrayRef({3, 3, 2}));
+  EXPECT_EQ(u.strides(), IntArrayRef({1, 4, 1}));
+  EXPECT_EQ(u.storage_offset(), 0);
+  EXPECT_EQ(u[2][1].to_vector<float>(), (std::vector<float>{6, 7}));
+  // A 0-d tensor unfolds as (1,); an empty window gives a trailing 0.
+  EXPECT_EQ(scalar_tensor(3.0).unfold(0, 1, 1).sizes(), IntArrayRef({1}));
+  EXPECT_EQ(x.unfold(1, 0, 1).sizes(), IntArrayRef({2, 6, 0}));
+  // Writes through the view reach the base.
+  w.select(2, 0).fill_(-1);
+  EXPECT_EQ(x[0].to_vector<float>(), (std::vector<float>{-1, -1, -1, 3, 4}));
+}
+
+TEST(Views, UnfoldRefusesBadWindowsNamingTheArgument) {
+  Tensor x = iota({2, 5});
+  try {
+    (void)x.unfold(1, 6, 1);
+    FAIL() << "unfold should have thrown";
+  } catch (const ShapeError& e) {
+    EXPECT_NE(std::string(e.what()).find("[unfold] size 6"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW((void)x.unfold(1, 2, 0), ValueError);
+  EXPECT_THROW((void)x.unfold(2, 1, 1), IndexError);
+}
+
+TEST(Views, UnfoldGradientSumsOverlappingWindows) {
+  Tensor x = ones({5}).requires_grad_();
+  x.unfold(0, 3, 1).sum().backward();  // element i lies in min(i+1, 3, 5-i) windows
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{1, 2, 3, 2, 1}));
+}
+
+TEST(Views, ResizeKeepsMemoryWhenItFitsAndGrowsOtherwise) {
+  Tensor x = iota({2, 3});
+  const Storage memory = x.storage();
+  x.resize_({3});
+  EXPECT_EQ(x.storage(), memory);
+  EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{0, 1, 2}));
+  x.resize_({2, 4});  // 8 elements: new memory starting with the old 6
+  EXPECT_NE(x.storage(), memory);
+  EXPECT_EQ(x.strides(), IntArrayRef({4, 1}));
+  EXPECT_EQ(x.view({-1}).narrow(0, 0, 6).to_vector<float>(),
+            (std::vector<float>{0, 1, 2, 3, 4, 5}));
+  Tensor y = zeros({4, 2});
+  EXPECT_EQ(y.resize_as_(iota({1, 8})).sizes(), IntArrayRef({1, 8}));
+  EXPECT_THROW(zeros({2}).requires_grad_().resize_({4}), ValueError);
+  EXPECT_THROW(zeros({2}).resize_({-1}), ValueError);
+}
+
+TEST(Views, AsStridedScatterWritesWhereTheStridedViewLooks) {
+  Tensor x = zeros({3, 3});
+  Tensor out = as_strided_scatter(x, ones({2, 2}), {2, 2}, {1, 2}, 1);
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{0, 1, 1, 1, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(x.sum().item<double>(), 0.0);  // a copy: x is untouched
+  EXPECT_THROW((void)as_strided_scatter(x, ones({3}), {2, 2}, {1, 2}), ShapeError);
 }
 
 TEST(Copies, ContiguousAndCloneCopyOnlyWhenAsked) {

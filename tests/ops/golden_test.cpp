@@ -638,6 +638,10 @@ std::vector<GoldenCase> build_cases() {
       [](const Ins& in) -> Outs { return {select_scatter(in[0], in[1], 1, -2)}; });
   reg("slice_scatter_f32",
       [](const Ins& in) -> Outs { return {slice_scatter(in[0], in[1], 1, 1, std::nullopt, 2)}; });
+  reg("as_strided_scatter_f32", [](const Ins& in) -> Outs {
+    return {as_strided_scatter(in[0], in[1], {3, 2}, {5, 2}, 1),
+            as_strided_scatter(in[0].t(), in[2], {2, 2}, {4, 1})};
+  });
   reg("diagonal_scatter_f32",
       [](const Ins& in) -> Outs { return {diagonal_scatter(in[0], in[1], -1)}; });
   // Searching and counting.
@@ -1101,6 +1105,12 @@ std::vector<GoldenCase> build_cases() {
       "squeeze_f32",
       [](const Ins& in) -> Outs {
         return {in[0].squeeze(1), in[0].squeeze()};
+      },
+      Cmp::Exact);
+  reg(
+      "unfold_view_f32",
+      [](const Ins& in) -> Outs {
+        return {in[0].unfold(1, 3, 2), in[0].t().unfold(0, 2, 1), in[0].unfold(-1, 6, 6)};
       },
       Cmp::Exact);
   reg(

@@ -483,6 +483,9 @@ std::vector<OpCase> op_table() {
   add_case({"select_scatter", {{4, 6}, {4}}, [](const Inputs& in) {
               return select_scatter(in[0], in[1], 1, -2);
             }});
+  add_case({"as_strided_scatter", {{4, 6}, {3, 2}}, [](const Inputs& in) {
+              return as_strided_scatter(in[0], in[1], {3, 2}, {5, 2}, 1);
+            }});
   add_case({"slice_scatter", {{4, 6}, {4, 3}}, [](const Inputs& in) {
               return slice_scatter(in[0], in[1], 1, 1, std::nullopt, 2);
             }});
@@ -690,6 +693,10 @@ std::vector<OpCase> op_table() {
               return in[0].clone().as_strided({3, 2}, {4, 1}, 1);
             }});
   add_case({"diagonal", {{4, 6}}, [](const Inputs& in) { return in[0].diagonal(1); }});
+  add_case({"unfold_view", {{4, 6}}, [](const Inputs& in) { return in[0].unfold(1, 3, 2); }});
+  add_case({"unfold_view_overlapping", {{5, 3}}, [](const Inputs& in) {
+              return in[0].unfold(0, 3, 1);
+            }});
   // The fused nn ops (src/nn/). Their GEMMs may sum in another order for
   // another layout (a copied operand, another kernel), so to 1e-5.
   add_case({"linear",

@@ -182,16 +182,20 @@ def instance_norm(
 
 
 def max_pool1d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
-    """max_pool1d(..., return_indices=True): (values, indices)."""
+    """max_pool1d(..., return_indices=True): (values, indices). return_indices
+    is accepted and ignored, as PyTorch's."""
+    del return_indices
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
-    """max_pool2d(..., return_indices=True): (values, indices)."""
+    """max_pool2d(..., return_indices=True): (values, indices). return_indices
+    is accepted and ignored, as PyTorch's."""
+    del return_indices
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
