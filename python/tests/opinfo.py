@@ -282,8 +282,34 @@ def promoted_tensor(tensor):
     return copy_tensor(tensor, make_storage, torch.Tensor.as_strided)
 
 
+def stride_module(module):
+    """stride's module of the same class and settings as a torch module a
+    sample hands over as a callable (triplet_margin_with_distance_loss's
+    distance_function), or None where stride has none."""
+    settings = {
+        "PairwiseDistance": lambda m: dict(p=m.norm, eps=m.eps, keepdim=m.keepdim),
+        "CosineSimilarity": lambda m: dict(dim=m.dim, eps=m.eps),
+    }
+    name = type(module).__name__
+    if name not in settings or not hasattr(stride.nn, name):
+        return None
+    return getattr(stride.nn, name)(**settings[name](module))
+
+
+def stride_options(options):
+    """stride's LinearCrossEntropyOptions with the fields of torch's."""
+    fields = {f.name: getattr(options, f.name) for f in dataclasses.fields(options)}
+    return stride.nn.LinearCrossEntropyOptions(**{k: stride_value(v) for k, v in fields.items()})
+
+
 def stride_value(value):
-    """stride's counterpart of a non-tensor argument."""
+    """stride's counterpart of a non-tensor argument: a torch module is
+    stride's module of its class and settings where stride has one (else it
+    is passed on as it is, and the op gets torch's module)."""
+    if isinstance(value, torch.nn.Module):
+        return stride_module(value) or value
+    if type(value).__name__ == "LinearCrossEntropyOptions":
+        return stride_options(value)
     if isinstance(value, torch.dtype):
         return stride_dtype(value)
     if isinstance(value, torch.device):

@@ -450,6 +450,19 @@ Tensor layer_norm(const Tensor& x,
   return y;
 }
 
+namespace {
+
+// batch_norm of an input without elements, as PyTorch's: a copy of it,
+// scaled and shifted by the first weight and bias when there are any.
+Tensor empty_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  Tensor y = x.clone();
+  if (weight.defined() && weight.numel() > 0) y = y * weight.reshape({-1})[0];
+  if (bias.defined() && bias.numel() > 0) y = y + bias.reshape({-1})[0];
+  return y;
+}
+
+}  // namespace
+
 Tensor batch_norm(const Tensor& x,
                   const Tensor& running_mean,
                   const Tensor& running_var,
@@ -459,8 +472,11 @@ Tensor batch_norm(const Tensor& x,
                   double momentum,
                   double eps) {
   check_floating(x, "batch_norm", "input");
-  STRIDE_CHECK(x.dim() == 2 || x.dim() == 3, ShapeError,
-               "[batch_norm] expected input (N, C) or (N, C, L); got ", shape_str(x.sizes()),
+  // An empty input normalises nothing: PyTorch returns a copy (a new tensor,
+  // so the graph goes on) whatever its rank, and leaves the statistics.
+  if (x.numel() == 0) return empty_batch_norm(x, weight, bias);
+  STRIDE_CHECK(x.dim() >= 2, ShapeError, "[batch_norm] expected input (N, C, *); got ",
+               shape_str(x.sizes()),
                ". Hint: channels are dim 1; a (N, L, C) sequence needs .transpose(1, 2) first.");
   const int64_t c = x.size(1);
   for (const Tensor* p : {&running_mean, &running_var, &weight, &bias}) {
@@ -475,8 +491,13 @@ Tensor batch_norm(const Tensor& x,
   STRIDE_CHECK(training || tracked, ValueError,
                "[batch_norm] evaluation (training=false) normalises with running_mean and "
                "running_var, which were not given.");
-  const DimVector param_shape = x.dim() == 2 ? DimVector{c} : DimVector{c, 1};
-  const DimVector reduce_dims = x.dim() == 2 ? DimVector{0} : DimVector{0, 2};
+  // Statistics per channel over the batch and every spatial dim.
+  DimVector param_shape{c};
+  DimVector reduce_dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) {
+    param_shape.push_back(1);
+    reduce_dims.push_back(d);
+  }
   Tensor y;
   if (training) {
     const int64_t n = c > 0 ? x.numel() / c : 0;

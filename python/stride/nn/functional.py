@@ -24,9 +24,11 @@ from ._composites import (  # noqa: F401
     local_response_norm,
     max_unpool1d,
     max_unpool2d,
+    max_unpool3d,
     pdist,
     rrelu,
 )
+from ._linear_cross_entropy import linear_cross_entropy  # noqa: F401
 from ._losses import (  # noqa: F401
     cosine_embedding_loss,
     cross_entropy,
@@ -87,18 +89,24 @@ rotary_attention = _nn.rotary_attention
 rotary_tables = _nn.rotary_tables
 conv1d = _nn.conv1d
 conv2d = _nn.conv2d
+conv3d = _nn.conv3d
 conv_transpose1d = _nn.conv_transpose1d
 conv_transpose2d = _nn.conv_transpose2d
+conv_transpose3d = _nn.conv_transpose3d
 unfold = _nn.unfold
 fold = _nn.fold
 max_pool1d = _nn.max_pool1d
 max_pool2d = _nn.max_pool2d
+max_pool3d = _nn.max_pool3d
 avg_pool1d = _nn.avg_pool1d
 avg_pool2d = _nn.avg_pool2d
+avg_pool3d = _nn.avg_pool3d
 adaptive_avg_pool1d = _nn.adaptive_avg_pool1d
 adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+adaptive_avg_pool3d = _nn.adaptive_avg_pool3d
 adaptive_max_pool1d = _nn.adaptive_max_pool1d
 adaptive_max_pool2d = _nn.adaptive_max_pool2d
+adaptive_max_pool3d = _nn.adaptive_max_pool3d
 interpolate = _nn.interpolate
 pixel_shuffle = _nn.pixel_shuffle
 pixel_unshuffle = _nn.pixel_unshuffle
