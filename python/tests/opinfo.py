@@ -686,8 +686,27 @@ def grad_problem(op, sample, expected):
     if not inputs or not positions:
         return None
     grad_outputs = random_like([leaves[i] for i in positions], seed=1)
-    vectors = random_like(inputs, seed=2) if op.supports_gradgrad else None
+    vectors = random_like(inputs, seed=2) if torch_has_second_order(op) else None
     return GradProblem(inputs, positions, grad_outputs, vectors)
+
+
+def torch_has_second_order(op):
+    """OpInfo's supports_gradgrad, unless the entry expects torch's double
+    VJP to fail (the chunked linear_cross_entropy, whose backward is not
+    differentiable): there torch's first-order gradients are constants, and
+    its second-order ones would read as zeros rather than as missing."""
+    import unittest
+
+    from torch.testing._internal.opinfo.core import DecorateInfo
+
+    if not op.supports_gradgrad:
+        return False
+    return not any(
+        isinstance(d, DecorateInfo)
+        and (d.cls_name, d.test_name) == ("TestOperators", "test_vjpvjp")
+        and unittest.expectedFailure in d.decorators
+        for d in op.decorators
+    )
 
 
 def differentiable(leaf):
@@ -717,9 +736,15 @@ def torch_derivatives(op, sample, args, problem):
     second = None
     if second_order:
         vectors = [v.to(x.dtype) for v, x in zip(problem.vectors, inputs)]
-        second = zeros_for_unused(
-            second_order_grads(torch.autograd, first, inputs, vectors), inputs
-        )
+        try:
+            grads = second_order_grads(torch.autograd, first, inputs, vectors)
+        except RuntimeError as error:
+            # torch's kernel has no derivative of its backward (scaled_dot_
+            # product_attention's flash kernel on CPU): nothing to compare.
+            if "is not implemented" not in str(error):
+                raise
+            return zeros_for_unused(first, inputs), None
+        second = zeros_for_unused(grads, inputs)
     return zeros_for_unused(first, inputs), second
 
 
@@ -761,7 +786,7 @@ def check_grads(op, sample, stride_args, expected, actual, tolerance, outcome):
         outcome.grads, outcome.error = f"grad: {short_reason(error)}", error
         return
     reason = compare_grads(actual_first, expected_first, tolerance, precise, 0)
-    if reason is not None or problem.vectors is None:
+    if reason is not None or problem.vectors is None or expected_second is None:
         outcome.grads = reason and f"grad: {reason}"
         return
     try:

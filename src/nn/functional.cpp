@@ -461,6 +461,29 @@ Tensor empty_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bia
   return y;
 }
 
+// batch_norm of a float16 or bfloat16 x computed in float32 and rounded
+// once, as PyTorch's CPU kernel accumulates; the running statistics are
+// updated in float32 and rounded back into their own tensors.
+Tensor batch_norm_in_float32(const Tensor& x,
+                             const Tensor& running_mean,
+                             const Tensor& running_var,
+                             const Tensor& weight,
+                             const Tensor& bias,
+                             bool training,
+                             double momentum,
+                             double eps) {
+  const auto up = [](const Tensor& t) { return t.defined() ? t.to(kFloat32) : t; };
+  const Tensor mean32 = up(running_mean), var32 = up(running_var);
+  const Tensor y =
+      batch_norm(up(x), mean32, var32, up(weight), up(bias), training, momentum, eps).to(x.dtype());
+  if (training && running_mean.defined() && running_var.defined()) {
+    NoGradGuard no_grad;
+    Tensor(running_mean).copy_(mean32);
+    Tensor(running_var).copy_(var32);
+  }
+  return y;
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& x,
@@ -486,6 +509,10 @@ Tensor batch_norm(const Tensor& x,
     STRIDE_CHECK(!p->defined() || p->dtype() == x.dtype(), DTypeError,
                  "[batch_norm] running statistics, weight and bias must have the input's dtype ",
                  to_string(x.dtype()), "; got ", to_string(p->dtype()), ".");
+  }
+  if (is_16bit(x.dtype())) {
+    return batch_norm_in_float32(x, running_mean, running_var, weight, bias, training, momentum,
+                                 eps);
   }
   const bool tracked = running_mean.defined() && running_var.defined();
   STRIDE_CHECK(training || tracked, ValueError,

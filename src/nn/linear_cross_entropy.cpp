@@ -3,24 +3,26 @@
 //
 // Note [Chunked linear cross-entropy]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// For row n with logits z = x_n W^T + b, lse = logsumexp(z), class weights w
-// (ones without) and smoothing e, the loss is
-//   L_n = sum_c a_c (lse - z_c)          (-log p_c = lse - z_c)
+// For row n with logits z = x_n W^T + b, log-probabilities lp =
+// log_softmax(z), class weights w (ones without) and smoothing e, the loss is
+//   L_n = -sum_c a_c lp_c
 // with the coefficients
 //   class index t (not ignored): a = ((1 - e) onehot(t) + e / C) * w
 //   ignored row:                 a = 0
 //   class probabilities y:       a = ((1 - e) y + e / C) * w,
 // PyTorch's cross_entropy with weight and label_smoothing. Its gradients are
 //   dL_n/dz = p * sum(a) - a  (p = softmax(z)),
-//   dL_n/dy = (1 - e) * w * (lse - z),
+//   dL_n/dy = -(1 - e) * w * lp,
 // and x, W and b get theirs from dz through the linear map. The forward runs
 // over batch_chunk_size rows at a time and keeps only each row's loss; the
 // node saves the inputs, not the logits, and the backward recomputes each
-// chunk's z and lse, so at most (batch_chunk_size, C) logits exist at a
+// chunk's lp, so at most (batch_chunk_size, C) logits exist at a
 // time: for an LLM's vocabulary head they are the largest activation of a
 // step (N tokens x a vocabulary of 50k to 250k). The price is the logits'
-// GEMM done twice. The backward is written with ops, so it is
-// differentiable again.
+// GEMM done twice. lp comes from log_softmax, not from z - logsumexp(z):
+// logits in the hundreds (a trained head's) would lose the digits of p to the
+// rounding of lse. The backward is written with ops, so it is differentiable
+// again.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -105,10 +107,10 @@ void check_loss(const Operands& o, const LossSpec& s) {
                "] batch_chunk_size must be positive (or 0 for one chunk); got ", s.chunk, ".");
 }
 
-// The logits of rows [start, start + rows), their log-sum-exp (rows, 1) and
-// their coefficients a (Note [Chunked linear cross-entropy]).
+// The log-probabilities of rows [start, start + rows) and their
+// coefficients a (Note [Chunked linear cross-entropy]).
 struct Chunk {
-  Tensor z, lse, a;
+  Tensor lp, a;
 };
 
 Tensor coefficients(const Operands& o, const LossSpec& s, const Tensor& target, const Tensor& z) {
@@ -132,8 +134,7 @@ Tensor coefficients(const Operands& o, const LossSpec& s, const Tensor& target, 
 Chunk chunk_at(const Operands& o, const LossSpec& s, int64_t start, int64_t rows) {
   Tensor z = matmul(o.x.narrow(0, start, rows), o.weight.t());
   if (o.bias.defined()) z = z + o.bias;
-  const Tensor lse = logsumexp(z, {1}, true);
-  return {z, lse, coefficients(o, s, o.target.narrow(0, start, rows), z)};
+  return {::stride::log_softmax(z, 1), coefficients(o, s, o.target.narrow(0, start, rows), z)};
 }
 
 // Calls visit(start, rows) for each chunk of rows.
@@ -175,13 +176,13 @@ Grads chunked_backward(const Operands& o,
   for_each_chunk(n, s.chunk, [&](int64_t start, int64_t rows) {
     const Chunk c = chunk_at(o, s, start, rows);
     const Tensor r = scale.size(0) == 1 ? scale : scale.narrow(0, start, rows);
-    const Tensor p = exp(c.z - c.lse);
+    const Tensor p = exp(c.lp);
     const Tensor dz = (p * c.a.sum({1}, true) - c.a) * r;
     gx.push_back(matmul(dz, o.weight));
     gw = gw + matmul(dz.t(), o.x.narrow(0, start, rows));
     if (gb.defined()) gb = gb + dz.sum({0});
     if (need_target) {
-      const Tensor neg_logp = (c.lse - c.z) * (1 - s.smoothing);
+      const Tensor neg_logp = c.lp * -(1 - s.smoothing);
       const Tensor w = o.class_weight.defined() ? neg_logp * o.class_weight : neg_logp;
       gy.push_back(w * r);
     }
@@ -198,7 +199,7 @@ Tensor chunked_forward(const Operands& o, const LossSpec& s, const Tensor& divis
   Tensor per_row = empty({n}, o.x.options());
   for_each_chunk(n, s.chunk, [&](int64_t start, int64_t rows) {
     const Chunk c = chunk_at(o, s, start, rows);
-    per_row.narrow(0, start, rows).copy_((c.a * (c.lse - c.z)).sum({1}));
+    per_row.narrow(0, start, rows).copy_(-(c.a * c.lp).sum({1}));
   });
   if (s.reduction == Reduction::None) return per_row;
   if (s.reduction == Reduction::Sum) return per_row.sum();

@@ -301,10 +301,16 @@ def scaled_dot_product_attention(
     scaled_dot_product_attention), fused when there is no attn_mask.
     enable_gqa lets key and value have fewer heads (dim -3) than query, each
     shared by query's heads in turn. With is_causal and query and key
-    lengths that differ, alignment='top_left' or 'bottom_right' is
-    required."""
+    lengths that differ, alignment says where the diagonal goes:
+    'top_left' (query i sees keys <= i) or 'bottom_right' (the queries are
+    the last of the keys' positions, as in KV-cache decoding). Its default
+    here is PyTorch's top-left, so that code written for
+    torch.nn.functional runs unchanged and gives PyTorch's result; the C++
+    API, which promises no PyTorch compatibility, refuses to guess."""
     if enable_gqa and isinstance(query, Tensor) and query.ndim >= 3:
         key, value = _shared_heads(query, key, "key"), _shared_heads(query, value, "value")
+    if alignment is None and is_causal and _lengths_differ(query, key):
+        alignment = "top_left"
     return _nn.scaled_dot_product_attention(
         query,
         key,
@@ -316,6 +322,12 @@ def scaled_dot_product_attention(
         alignment=alignment,
         generator=generator,
     )
+
+
+def _lengths_differ(query, key):
+    """Whether query's length (dim -2) differs from key's."""
+    shaped = all(isinstance(t, Tensor) and t.ndim >= 2 for t in (query, key))
+    return shaped and query.shape[-2] != key.shape[-2]
 
 
 def _shared_heads(query, kv, name):
