@@ -159,6 +159,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // weight's rounding (cached per scope) is not redone.
   using ::stride::detail::AutocastOperands;
   auto forward = [&](const AutocastOperands& f) {
+    // A 16-bit product and its bias are summed in float32 and rounded once,
+    // as PyTorch's addmm: rounding the product, then the sum, is a unit in
+    // the last place off. (Under autocast the product is float32 already.)
+    if (bias.defined() && is_16bit(f[0].dtype()) && bias.dtype() == f[0].dtype()) {
+      Tensor wide = matmul(f[0].to(kFloat32), f[1].to(kFloat32).t());
+      wide.add_(bias.to(kFloat32));
+      return wide.to(f[0].dtype());
+    }
     // .t() is a view: the GEMM reads the weight transposed, no copy.
     Tensor y = matmul(f[0], f[1].t());
     if (bias.defined()) y.add_(bias);
