@@ -3149,6 +3149,24 @@ def _(g):
     return value_and_grad(g, lambda a: F.fold(a, (4, 5), 2, 1, 1, 2), [x])
 
 
+@case("linear_cross_entropy_f32")
+def _(g):
+    x, w, t = randn(g, 7, 4), randn(g, 6, 4), randint(g, 0, 6, 7)
+    b, cw = randn(g, 6), torch.rand(6, generator=g) + 0.5
+    fn = lambda a, k, tt, c, ww: F.linear_cross_entropy(  # noqa: E731
+        a, k, tt, linear_bias=c, weight=ww, ignore_index=2, label_smoothing=0.1
+    )
+    return value_and_grad(g, fn, [x, w, t, b, cw], wrt=(0, 1, 3))
+
+
+@case("linear_cross_entropy_probabilities_f64")
+def _(g):
+    x, w = randn(g, 5, 3, dtype=f64), randn(g, 4, 3, dtype=f64)
+    t = torch.softmax(randn(g, 5, 4, dtype=f64), 1)
+    fn = lambda a, k, tt: F.linear_cross_entropy(a, k, tt, reduction="none")  # noqa: E731
+    return value_and_grad(g, fn, [x, w, t], wrt=(0, 1, 2))
+
+
 @case("conv1d_f32")
 def _(g):
     x, w, b = randn(g, 2, 4, 7), randn(g, 6, 2, 3), randn(g, 6)
@@ -3180,6 +3198,19 @@ def _(g):
     return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
 
 
+@case("conv3d_f64")
+def _(g):
+    x, w, b = (
+        randn(g, 2, 4, 4, 5, 3, dtype=f64),
+        randn(g, 6, 2, 2, 3, 2, dtype=f64),
+        randn(g, 6, dtype=f64),
+    )
+    fn = lambda a, k, c: F.conv3d(  # noqa: E731
+        a, k, c, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1), groups=2
+    )
+    return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
+
+
 @case("conv_transpose1d_f32")
 def _(g):
     x, w, b = randn(g, 2, 4, 5), randn(g, 4, 3, 3), randn(g, 6)
@@ -3191,6 +3222,15 @@ def _(g):
 def _(g):
     x, w, b = randn(g, 2, 3, 4, 5), randn(g, 3, 2, 3, 2), randn(g, 2)
     fn = lambda a, k, c: F.conv_transpose2d(a, k, c, stride=(2, 1), padding=1, dilation=(1, 2))  # noqa: E731
+    return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
+
+
+@case("conv_transpose3d_f32")
+def _(g):
+    x, w, b = randn(g, 2, 3, 3, 4, 2), randn(g, 3, 2, 2, 3, 2), randn(g, 2)
+    fn = lambda a, k, c: F.conv_transpose3d(  # noqa: E731
+        a, k, c, stride=(2, 1, 2), padding=(1, 0, 0), output_padding=(1, 0, 1), dilation=(1, 2, 1)
+    )
     return value_and_grad(g, fn, [x, w, b], wrt=(0, 1, 2))
 
 
@@ -3215,6 +3255,22 @@ def _(g):
     return [x], [values, indices]
 
 
+@case("max_pool3d_f32")
+def _(g):
+    x = randn(g, 2, 2, 5, 6, 7)
+    fn = lambda a: F.max_pool3d(  # noqa: E731
+        a, (2, 2, 3), padding=(1, 0, 1), dilation=(1, 2, 1), ceil_mode=True
+    )
+    return value_and_grad(g, fn, [x])
+
+
+@case("max_pool3d_indices_f32")
+def _(g):
+    x = randn(g, 2, 5, 6, 7)
+    values, indices = F.max_pool3d(x, (3, 2, 3), 2, 1, return_indices=True)
+    return [x], [values, indices]
+
+
 @case("avg_pool1d_f32")
 def _(g):
     x = randn(g, 2, 3, 8)
@@ -3235,6 +3291,15 @@ def _(g):
     return value_and_grad(g, lambda a: F.avg_pool2d(a, 2, 1, divisor_override=3), [x])
 
 
+@case("avg_pool3d_f32")
+def _(g):
+    x = randn(g, 2, 2, 4, 6, 5)
+    fn = lambda a: F.avg_pool3d(  # noqa: E731
+        a, (2, 3, 2), padding=1, ceil_mode=True, count_include_pad=False
+    )
+    return value_and_grad(g, fn, [x])
+
+
 @case("adaptive_avg_pool1d_f32")
 def _(g):
     x = randn(g, 2, 3, 7)
@@ -3245,6 +3310,12 @@ def _(g):
 def _(g):
     x = randn(g, 2, 3, 5, 7)
     return value_and_grad(g, lambda a: F.adaptive_avg_pool2d(a, (3, 4)), [x])
+
+
+@case("adaptive_avg_pool3d_f32")
+def _(g):
+    x = randn(g, 2, 3, 5, 4, 7)
+    return value_and_grad(g, lambda a: F.adaptive_avg_pool3d(a, (3, 2, 4)), [x])
 
 
 @case("adaptive_max_pool1d_f32")
@@ -3264,6 +3335,19 @@ def _(g):
 def _(g):
     x = randn(g, 3, 5, 7)
     values, indices = F.adaptive_max_pool2d(x, (3, 4), return_indices=True)
+    return [x], [values, indices]
+
+
+@case("adaptive_max_pool3d_f32")
+def _(g):
+    x = randn(g, 2, 3, 5, 4, 7)
+    return value_and_grad(g, lambda a: F.adaptive_max_pool3d(a, (3, 2, 4)), [x])
+
+
+@case("adaptive_max_pool3d_indices_f32")
+def _(g):
+    x = randn(g, 3, 5, 4, 7)
+    values, indices = F.adaptive_max_pool3d(x, (3, 2, 4), return_indices=True)
     return [x], [values, indices]
 
 

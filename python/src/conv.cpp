@@ -141,6 +141,7 @@ void bind_convolutions(nb::module_& m) {
   };
   conv("conv1d", &F::conv1d);
   conv("conv2d", &F::conv2d);
+  conv("conv3d", &F::conv3d);
   const auto conv_transpose = [&m](const char* name, auto fn) {
     m.def(
         name,
@@ -159,6 +160,7 @@ void bind_convolutions(nb::module_& m) {
   };
   conv_transpose("conv_transpose1d", &F::conv_transpose1d);
   conv_transpose("conv_transpose2d", &F::conv_transpose2d);
+  conv_transpose("conv_transpose3d", &F::conv_transpose3d);
 }
 
 void bind_poolings(nb::module_& m) {
@@ -184,6 +186,7 @@ void bind_poolings(nb::module_& m) {
   };
   max_pool("max_pool1d", &F::max_pool1d_with_indices);
   max_pool("max_pool2d", &F::max_pool2d_with_indices);
+  max_pool("max_pool3d", &F::max_pool3d_with_indices);
   const auto avg_pool = [&m](const char* name, auto fn) {
     m.def(
         name,
@@ -207,6 +210,7 @@ void bind_poolings(nb::module_& m) {
   };
   avg_pool("avg_pool1d", &F::avg_pool1d);
   avg_pool("avg_pool2d", &F::avg_pool2d);
+  avg_pool("avg_pool3d", &F::avg_pool3d);
   const auto adaptive_avg = [&m](const char* name, auto fn) {
     m.def(
         name,
@@ -219,6 +223,7 @@ void bind_poolings(nb::module_& m) {
   };
   adaptive_avg("adaptive_avg_pool1d", &F::adaptive_avg_pool1d);
   adaptive_avg("adaptive_avg_pool2d", &F::adaptive_avg_pool2d);
+  adaptive_avg("adaptive_avg_pool3d", &F::adaptive_avg_pool3d);
   const auto adaptive_max = [&m](const char* name, auto fn) {
     m.def(
         name,
@@ -234,6 +239,7 @@ void bind_poolings(nb::module_& m) {
   };
   adaptive_max("adaptive_max_pool1d", &F::adaptive_max_pool1d_with_indices);
   adaptive_max("adaptive_max_pool2d", &F::adaptive_max_pool2d_with_indices);
+  adaptive_max("adaptive_max_pool3d", &F::adaptive_max_pool3d_with_indices);
 }
 
 F::InterpolateMode interpolate_mode(const std::string& mode) {

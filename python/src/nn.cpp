@@ -240,11 +240,32 @@ void bind_layers(nb::module_& m) {
       nb::arg("input"), nb::arg("running_mean").none(), nb::arg("running_var").none(),
       nb::arg("weight") = nb::none(), nb::arg("bias") = nb::none(), nb::arg("training") = false,
       nb::arg("momentum") = 0.1, nb::arg("eps") = 1e-5,
-      "Batch normalisation over dim 1 of (N, C) or (N, C, L): batch statistics (updating the "
+      "Batch normalisation over dim 1 of (N, C, *): batch statistics (updating the "
       "running ones) when training, else running_mean and running_var.");
 }
 
 void bind_losses(nb::module_& m) {
+  m.def(
+      "linear_cross_entropy_chunked",
+      [](const Tensor& input, const Tensor& linear_weight, const Tensor& target,
+         const std::optional<Tensor>& linear_bias, const std::optional<Tensor>& weight,
+         const std::string& reduction, int64_t ignore_index, double label_smoothing,
+         int64_t batch_chunk_size) {
+        F::LinearCrossEntropyOptions o;
+        o.linear_bias = or_undefined(linear_bias);
+        o.weight = or_undefined(weight);
+        o.reduction = reduction_from(reduction);
+        o.ignore_index = ignore_index;
+        o.label_smoothing = label_smoothing;
+        o.batch_chunk_size = batch_chunk_size;
+        return F::linear_cross_entropy(input, linear_weight, target, o);
+      },
+      nb::arg("input"), nb::arg("linear_weight"), nb::arg("target"),
+      nb::arg("linear_bias") = nb::none(), nb::arg("weight") = nb::none(),
+      nb::arg("reduction") = "mean", nb::arg("ignore_index") = -100,
+      nb::arg("label_smoothing") = 0.0, nb::arg("batch_chunk_size") = 0,
+      "cross_entropy(input @ linear_weight.T + linear_bias, target) computed batch_chunk_size "
+      "rows at a time (0: all), forward and backward, without the whole (N, C) logits.");
   m.def(
       "mse_loss",
       [](const Tensor& input, const Tensor& target, const std::string& reduction) {

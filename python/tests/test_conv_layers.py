@@ -39,6 +39,23 @@ LAYERS = [
     ("AdaptiveAvgPool2d", ((3, None),), {}, (2, 3, 7, 5)),
     ("AdaptiveMaxPool1d", (3,), {}, (2, 3, 8)),
     ("AdaptiveMaxPool2d", ((4, 3),), {}, (2, 3, 7, 5)),
+    (
+        "Conv3d",
+        (4, 6, (2, 3, 2)),
+        {"stride": (1, 2, 1), "padding": 1, "groups": 2},
+        (2, 4, 4, 6, 5),
+    ),
+    ("Conv3d", (3, 2, 3), {"padding": "same", "dilation": (1, 2, 1), "bias": False}, (3, 4, 6, 5)),
+    (
+        "ConvTranspose3d",
+        (4, 2, (3, 2, 2)),
+        {"stride": 2, "output_padding": (1, 0, 1)},
+        (2, 4, 3, 4, 3),
+    ),
+    ("MaxPool3d", ((2, 3, 2),), {"padding": 1, "ceil_mode": True}, (2, 3, 5, 6, 5)),
+    ("AvgPool3d", (3,), {"stride": 2, "padding": 1, "count_include_pad": False}, (2, 3, 5, 6, 7)),
+    ("AdaptiveAvgPool3d", ((3, None, 2),), {}, (2, 3, 7, 5, 6)),
+    ("AdaptiveMaxPool3d", ((2, 4, 3),), {}, (2, 3, 7, 5, 6)),
     ("Upsample", (), {"scale_factor": 2, "mode": "nearest"}, (2, 3, 4, 5)),
     ("Upsample", ((5, 9),), {"mode": "bilinear", "align_corners": True}, (2, 3, 4, 5)),
     ("Upsample", (), {"scale_factor": 1.5, "mode": "bicubic"}, (1, 2, 4, 5)),
@@ -83,8 +100,10 @@ def test_return_indices_are_torch_s():
         ("max_pool1d", (3, 2, 1)),
         ("adaptive_max_pool2d", ((4, 3),)),
         ("adaptive_max_pool1d", (4,)),
+        ("max_pool3d", ((2, 3, 2), 2, 1)),
+        ("adaptive_max_pool3d", ((2, 4, 3),)),
     ]:
-        xt = x.flatten(2) if fn.endswith("1d") else x
+        xt = {"1d": x.flatten(2), "2d": x, "3d": x.unsqueeze(0)}[fn[-2:]]
         values, indices = getattr(torch.nn.functional, fn)(xt, *args, return_indices=True)
         got_values, got_indices = getattr(F, fn)(to_stride(xt), *args, return_indices=True)
         np.testing.assert_array_equal(to_numpy(got_values), values.numpy(), err_msg=fn)
@@ -102,6 +121,11 @@ def test_conv_layers_initialise_within_pytorch_s_bounds():
     assert tuple(transposed.weight.shape) == (4, 3, 3, 3)
     fan_in = 3 * 3 * 3  # PyTorch's fan_in of the transposed weight: its dim 1 times the kernel
     assert transposed.bias.abs().max().item() <= 1 / math.sqrt(fan_in)
+    volume = nn.Conv3d(2, 4, (3, 2, 2))
+    bound = 1 / math.sqrt(2 * 3 * 2 * 2)
+    assert tuple(volume.weight.shape) == (4, 2, 3, 2, 2)
+    assert bound * 0.8 < volume.weight.abs().max().item() <= bound
+    assert volume.bias.abs().max().item() <= bound
 
 
 def test_unsupported_arguments_name_the_op_and_argument():

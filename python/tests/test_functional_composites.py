@@ -318,6 +318,7 @@ COMPOSED = [
     "embedding_bag",
     "max_unpool1d",
     "max_unpool2d",
+    "max_unpool3d",
 ]
 
 
@@ -408,9 +409,9 @@ def test_embedding_bag_matches_pytorch(mode):
         )
 
 
-@pytest.mark.parametrize("dims", [1, 2])
+@pytest.mark.parametrize("dims", [1, 2, 3])
 def test_max_unpool_inverts_max_pool_on_its_maxima(dims):
-    shape = (2, 3, 7) if dims == 1 else (2, 3, 5, 6)
+    shape = {1: (2, 3, 7), 2: (2, 3, 5, 6), 3: (2, 3, 5, 4, 6)}[dims]
     pooled_t, indices_t = getattr(TF, f"max_pool{dims}d")(
         torch.tensor(rand(62, shape)), 2, return_indices=True
     )

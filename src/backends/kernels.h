@@ -10,6 +10,7 @@
 // op, so it does the same on every device.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -348,24 +349,23 @@ using ConsecutiveGroupsFn = int64_t (*)(const Tensor& x, Tensor& group);
 using FftC2cFn = void (*)(const Tensor& x, bool inverse, Tensor& out);
 
 // ---- unfold, fold: im2col and col2im (src/backends/cpu/im2col.cpp) ----
-// The sliding blocks of planes (height, width): block (p, q) starts at
-// (p * stride_h - pad_h, q * stride_w - pad_w) and reads kernel_h x kernel_w
-// elements spaced by the dilation; out_h x out_w blocks in all.
+// The sliding blocks of volumes (depth, height, width), dim 0 the depth: a
+// plane is a volume of depth 1 and a line one of height 1 too, so the 1-, 2-
+// and 3-d convolutions share one kernel. Block (o, p, q) starts at
+// (o * stride[0] - pad[0], p * stride[1] - pad[1], q * stride[2] - pad[2])
+// and reads kernel[0] x kernel[1] x kernel[2] elements spaced by the
+// dilation; out[0] x out[1] x out[2] blocks in all.
 struct Im2colGeometry {
-  int64_t height, width;
-  int64_t kernel_h, kernel_w;
-  int64_t pad_h, pad_w;
-  int64_t stride_h, stride_w;
-  int64_t dilation_h, dilation_w;
-  int64_t out_h, out_w;
+  std::array<int64_t, 3> size, kernel, pad, stride, dilation, out;
 };
-// x (P, height, width) contiguous, numeric or bool (P planes: batch times
-// channels) -> cols (P, kernel_h * kernel_w, out_h * out_w) contiguous:
-// cols[p, (i, j), (r, c)] = x[p, r * stride_h - pad_h + i * dilation_h,
-// c * stride_w - pad_w + j * dilation_w], 0 outside the plane.
+// x (P, depth, height, width) contiguous, numeric or bool (P volumes: batch
+// times channels) -> cols (P, kernel elements, blocks) contiguous:
+// cols[p, (a, i, j), (o, r, c)] = x[p, o * stride[0] - pad[0] + a *
+// dilation[0], r * stride[1] - ..., c * stride[2] - ...], 0 outside.
 using Im2colFn = void (*)(const Tensor& x, const Im2colGeometry& g, Tensor& cols);
-// The adjoint: cols as above, numeric -> x (P, height, width) contiguous,
-// overwritten with the sum of the elements of cols that read each position.
+// The adjoint: cols as above, numeric -> x (P, depth, height, width)
+// contiguous, overwritten with the sum of the elements of cols that read
+// each position.
 using Col2imFn = void (*)(const Tensor& cols, const Im2colGeometry& g, Tensor& x);
 
 // ---- copy_ (src/backends/cpu/copy.cpp) ----

@@ -465,6 +465,7 @@
   X(swiglu, Fused, Grad, Floating, Keep)                                    \
   X(rotary_embedding, Fused, Grad, Floating, Keep)                          \
   X(cross_entropy, Fused, Grad, Floating, Keep)                             \
+  X(linear_cross_entropy, Fused, Grad, Floating, Keep)                      \
   X(scaled_dot_product_attention, Fused, Grad, Floating, Keep)              \
   X(rotary_attention, Fused, Grad, Floating, Keep)                          \
   /* images (src/nn/conv.cpp, pooling, interpolate, group_norm) */          \
@@ -472,16 +473,22 @@
   X(fold, Fused, Grad, Any, Keep)                                           \
   X(conv1d, Composite, Grad, Any, Keep)                                     \
   X(conv2d, Composite, Grad, Any, Keep)                                     \
+  X(conv3d, Composite, Grad, Any, Keep)                                     \
   X(conv_transpose1d, Composite, Grad, Any, Keep)                           \
   X(conv_transpose2d, Composite, Grad, Any, Keep)                           \
+  X(conv_transpose3d, Composite, Grad, Any, Keep)                           \
   X(max_pool1d, Composite, Grad, Any, Keep)                                 \
   X(max_pool2d, Composite, Grad, Any, Keep)                                 \
+  X(max_pool3d, Composite, Grad, Any, Keep)                                 \
   X(avg_pool1d, Composite, Grad, Any, Keep)                                 \
   X(avg_pool2d, Composite, Grad, Any, Keep)                                 \
+  X(avg_pool3d, Composite, Grad, Any, Keep)                                 \
   X(adaptive_avg_pool1d, Composite, Grad, Floating, Keep)                   \
   X(adaptive_avg_pool2d, Composite, Grad, Floating, Keep)                   \
+  X(adaptive_avg_pool3d, Composite, Grad, Floating, Keep)                   \
   X(adaptive_max_pool1d, Composite, Grad, Floating, Keep)                   \
   X(adaptive_max_pool2d, Composite, Grad, Floating, Keep)                   \
+  X(adaptive_max_pool3d, Composite, Grad, Floating, Keep)                   \
   X(interpolate, Composite, Grad, Floating, Keep)                           \
   X(pixel_shuffle, Composite, Grad, Any, Keep)                              \
   X(pixel_unshuffle, Composite, Grad, Any, Keep)                            \

@@ -303,6 +303,17 @@ Tensor scaled_dot_product_attention(const Tensor& q,
                                     std::optional<CausalAlignment> alignment,
                                     Generator* gen) {
   check_attention_args(q, k, v, attn_mask, dropout_p, is_causal, alignment);
+  // 16-bit floats attend in float32 and round the output once, as PyTorch's
+  // CPU kernels accumulate: scores rounded to bfloat16 (a unit of 1 at 200)
+  // would move the softmax by whole factors of e.
+  if (q.dtype() == kBFloat16 || q.dtype() == kFloat16) {
+    const auto up = [](const Tensor& t) {
+      return t.defined() && is_floating_point(t.dtype()) ? t.to(kFloat32) : t;
+    };
+    return scaled_dot_product_attention(up(q), up(k), up(v), up(attn_mask), dropout_p, is_causal,
+                                        scale, alignment, gen)
+        .to(q.dtype());
+  }
   const double s = scale.value_or(1.0 / std::sqrt(double(q.size(-1))));
   if (fusable(q, k, v, attn_mask, dropout_p)) {
     return fused_attention(q, k, v, fused_shape(q, k, v, dropout_p, is_causal, s, alignment, gen));

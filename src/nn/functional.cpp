@@ -171,6 +171,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // weight's rounding (cached per scope) is not redone.
   using ::stride::detail::AutocastOperands;
   auto forward = [&](const AutocastOperands& f) {
+    // A 16-bit product and its bias are summed in float32 and rounded once,
+    // as PyTorch's addmm: rounding the product, then the sum, is a unit in
+    // the last place off. (Under autocast the product is float32 already.)
+    if (bias.defined() && is_16bit(f[0].dtype()) && bias.dtype() == f[0].dtype()) {
+      Tensor wide = matmul(f[0].to(kFloat32), f[1].to(kFloat32).t());
+      wide.add_(bias.to(kFloat32));
+      return wide.to(f[0].dtype());
+    }
     // .t() is a view: the GEMM reads the weight transposed, no copy.
     Tensor y = matmul(f[0], f[1].t());
     if (bias.defined()) y.add_(bias);
@@ -462,6 +470,42 @@ Tensor layer_norm(const Tensor& x,
   return y;
 }
 
+namespace {
+
+// batch_norm of an input without elements, as PyTorch's: a copy of it,
+// scaled and shifted by the first weight and bias when there are any.
+Tensor empty_batch_norm(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  Tensor y = x.clone();
+  if (weight.defined() && weight.numel() > 0) y = y * weight.reshape({-1})[0];
+  if (bias.defined() && bias.numel() > 0) y = y + bias.reshape({-1})[0];
+  return y;
+}
+
+// batch_norm of a float16 or bfloat16 x computed in float32 and rounded
+// once, as PyTorch's CPU kernel accumulates; the running statistics are
+// updated in float32 and rounded back into their own tensors.
+Tensor batch_norm_in_float32(const Tensor& x,
+                             const Tensor& running_mean,
+                             const Tensor& running_var,
+                             const Tensor& weight,
+                             const Tensor& bias,
+                             bool training,
+                             double momentum,
+                             double eps) {
+  const auto up = [](const Tensor& t) { return t.defined() ? t.to(kFloat32) : t; };
+  const Tensor mean32 = up(running_mean), var32 = up(running_var);
+  const Tensor y =
+      batch_norm(up(x), mean32, var32, up(weight), up(bias), training, momentum, eps).to(x.dtype());
+  if (training && running_mean.defined() && running_var.defined()) {
+    NoGradGuard no_grad;
+    Tensor(running_mean).copy_(mean32);
+    Tensor(running_var).copy_(var32);
+  }
+  return y;
+}
+
+}  // namespace
+
 Tensor batch_norm(const Tensor& x,
                   const Tensor& running_mean,
                   const Tensor& running_var,
@@ -471,8 +515,11 @@ Tensor batch_norm(const Tensor& x,
                   double momentum,
                   double eps) {
   check_floating(x, "batch_norm", "input");
-  STRIDE_CHECK(x.dim() == 2 || x.dim() == 3, ShapeError,
-               "[batch_norm] expected input (N, C) or (N, C, L); got ", shape_str(x.sizes()),
+  // An empty input normalises nothing: PyTorch returns a copy (a new tensor,
+  // so the graph goes on) whatever its rank, and leaves the statistics.
+  if (x.numel() == 0) return empty_batch_norm(x, weight, bias);
+  STRIDE_CHECK(x.dim() >= 2, ShapeError, "[batch_norm] expected input (N, C, *); got ",
+               shape_str(x.sizes()),
                ". Hint: channels are dim 1; a (N, L, C) sequence needs .transpose(1, 2) first.");
   const int64_t c = x.size(1);
   for (const Tensor* p : {&running_mean, &running_var, &weight, &bias}) {
@@ -483,12 +530,21 @@ Tensor batch_norm(const Tensor& x,
                  "[batch_norm] running statistics, weight and bias must have the input's dtype ",
                  to_string(x.dtype()), "; got ", to_string(p->dtype()), ".");
   }
+  if (is_16bit(x.dtype())) {
+    return batch_norm_in_float32(x, running_mean, running_var, weight, bias, training, momentum,
+                                 eps);
+  }
   const bool tracked = running_mean.defined() && running_var.defined();
   STRIDE_CHECK(training || tracked, ValueError,
                "[batch_norm] evaluation (training=false) normalises with running_mean and "
                "running_var, which were not given.");
-  const DimVector param_shape = x.dim() == 2 ? DimVector{c} : DimVector{c, 1};
-  const DimVector reduce_dims = x.dim() == 2 ? DimVector{0} : DimVector{0, 2};
+  // Statistics per channel over the batch and every spatial dim.
+  DimVector param_shape{c};
+  DimVector reduce_dims{0};
+  for (int64_t d = 2; d < x.dim(); ++d) {
+    param_shape.push_back(1);
+    reduce_dims.push_back(d);
+  }
   Tensor y;
   if (training) {
     const int64_t n = c > 0 ? x.numel() / c : 0;

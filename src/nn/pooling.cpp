@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/check.h"
@@ -38,13 +39,14 @@ Tensor averaging_matrix(int64_t n, int64_t out) {
 
 namespace {
 
+using detail::Triple;
 using ::stride::detail::Op;
-using Pair = std::array<int64_t, 2>;
 
+// Per spatial dim (depth, height, width) of the 3-d view.
 struct PoolGeometry {
-  Pair kernel, stride, padding, dilation;
-  Pair in, out;
-  Pair extra;  // padding past the right one that ceil_mode's last window reads
+  Triple kernel, stride, padding, dilation;
+  Triple in, out;
+  Triple extra;  // padding past the right one that ceil_mode's last window reads
 };
 
 int64_t pooled_size(int64_t in, int64_t span, int64_t pad, int64_t stride, bool ceil_mode) {
@@ -55,7 +57,7 @@ int64_t pooled_size(int64_t in, int64_t span, int64_t pad, int64_t stride, bool 
   return out;
 }
 
-// x a batched 2-d view (N, C, H, W).
+// x a batched 3-d view (N, C, D, H, W).
 PoolGeometry pool_geometry(
     const Tensor& x, IntArrayRef kernel_size, const PoolOptions& o, int64_t dims, const char* op) {
   PoolGeometry g{};
@@ -63,15 +65,15 @@ PoolGeometry pool_geometry(
   g.stride = o.stride.empty() ? g.kernel : detail::spatial_arg(o.stride, dims, 1, 1, op, "stride");
   g.padding = detail::spatial_arg(o.padding, dims, 0, 0, op, "padding");
   g.dilation = detail::spatial_arg(o.dilation, dims, 1, 1, op, "dilation");
-  for (size_t d = 0; d < 2; ++d) {
+  for (size_t d = 0; d < 3; ++d) {
     const int64_t span = g.dilation[d] * (g.kernel[d] - 1) + 1;
     STRIDE_CHECK(g.padding[d] <= span / 2, ValueError, "[", op, "] padding ", g.padding[d],
                  " must be at most half the kernel's span ", span, ".");
     g.in[d] = x.size(int64_t(d) + 2);
     STRIDE_CHECK(g.in[d] + 2 * g.padding[d] >= span, ShapeError, "[", op, "] the input ",
                  shape_str(x.sizes()), " padded by ", g.padding[d],
-                 " is smaller than the kernel's span ", span, " along spatial dim ", d,
-                 ". Hint: use a smaller kernel_size or more padding.");
+                 " is smaller than the kernel's span ", span, " along spatial dim ",
+                 int64_t(d) - (3 - dims), ". Hint: use a smaller kernel_size or more padding.");
     g.out[d] = pooled_size(g.in[d], span, g.padding[d], g.stride[d], o.ceil_mode);
     g.extra[d] =
         std::max<int64_t>(0, (g.out[d] - 1) * g.stride[d] + span - g.in[d] - 2 * g.padding[d]);
@@ -79,17 +81,23 @@ PoolGeometry pool_geometry(
   return g;
 }
 
-// x padded on both sides of each plane dim, the right by ceil_mode's extra too.
+// x padded on both sides of each spatial dim, the right by ceil_mode's extra
+// too.
 Tensor padded(const Tensor& x, const PoolGeometry& g, const Scalar& value) {
-  return pad(x, {g.padding[1], g.padding[1] + g.extra[1], g.padding[0], g.padding[0] + g.extra[0]},
+  return pad(x,
+             {g.padding[2], g.padding[2] + g.extra[2], g.padding[1], g.padding[1] + g.extra[1],
+              g.padding[0], g.padding[0] + g.extra[0]},
              PadMode::Constant, value);
 }
 
+int64_t product(const Triple& v) {
+  return v[0] * v[1] * v[2];
+}
+
 // The blocks of the padded x as (N, C, kernel elements, blocks).
-Tensor pooling_blocks(const Tensor& xp, const PoolGeometry& g) {
-  const Tensor cols = unfold(xp, {g.kernel[0], g.kernel[1]}, {g.dilation[0], g.dilation[1]}, {0},
-                             {g.stride[0], g.stride[1]});
-  return cols.view({xp.size(0), xp.size(1), g.kernel[0] * g.kernel[1], g.out[0] * g.out[1]});
+Tensor pooling_blocks(const Tensor& xp, const PoolGeometry& g, int64_t dims, const char* op) {
+  const Tensor cols = detail::volume_blocks(xp, g.kernel, g.dilation, g.stride, dims, op);
+  return cols.view({xp.size(0), xp.size(1), product(g.kernel), product(g.out)});
 }
 
 // The padding of a max pool: no element is below it.
@@ -107,28 +115,46 @@ Scalar lowest(ScalarType dtype) {
   }
 }
 
+// The positions along dim d that kernel offset k of each block reads.
+std::vector<int64_t> read_positions(const PoolGeometry& g, size_t d, int64_t k) {
+  std::vector<int64_t> at;
+  at.reserve(size_t(g.out[d]));
+  for (int64_t o = 0; o < g.out[d]; ++o) {
+    at.push_back(o * g.stride[d] - g.padding[d] + k * g.dilation[d]);
+  }
+  return at;
+}
+
 // For each kernel element k and block b, the position in the (unpadded)
-// input plane it reads, h * W + w: what return_indices gives for a maximum.
+// input volume it reads, (d * H + h) * W + w: what return_indices gives for
+// a maximum.
 Tensor input_positions(const PoolGeometry& g, const Tensor& like) {
   std::vector<int64_t> at;
-  at.reserve(size_t(g.kernel[0] * g.kernel[1] * g.out[0] * g.out[1]));
-  for (int64_t i = 0; i < g.kernel[0]; ++i) {
-    for (int64_t j = 0; j < g.kernel[1]; ++j) {
-      for (int64_t r = 0; r < g.out[0]; ++r) {
-        for (int64_t c = 0; c < g.out[1]; ++c) {
-          const int64_t h = r * g.stride[0] - g.padding[0] + i * g.dilation[0];
-          const int64_t w = c * g.stride[1] - g.padding[1] + j * g.dilation[1];
-          at.push_back(h * g.in[1] + w);
+  at.reserve(size_t(product(g.kernel) * product(g.out)));
+  for (int64_t a = 0; a < g.kernel[0]; ++a) {
+    const std::vector<int64_t> depths = read_positions(g, 0, a);
+    for (int64_t i = 0; i < g.kernel[1]; ++i) {
+      const std::vector<int64_t> rows = read_positions(g, 1, i);
+      for (int64_t j = 0; j < g.kernel[2]; ++j) {
+        const std::vector<int64_t> cols = read_positions(g, 2, j);
+        for (const int64_t d : depths) {
+          for (const int64_t h : rows) {
+            for (const int64_t w : cols) at.push_back((d * g.in[1] + h) * g.in[2] + w);
+          }
         }
       }
     }
   }
-  return tensor(at, {g.kernel[0] * g.kernel[1], g.out[0] * g.out[1]}).to(like.device());
+  return tensor(at, {product(g.kernel), product(g.out)}).to(like.device());
 }
 
-// The batched 2-d result as the input was: unbatched, and (N, C, L) for 1-d.
+// The batched 3-d result as the input was.
 Tensor as_input(const Tensor& y, int64_t dims, bool batched) {
-  return detail::unbatched_output(dims == 1 ? y.squeeze(2) : y, batched);
+  return detail::unbatched_output(y, dims, batched);
+}
+
+DimVector pooled_shape(const Tensor& x, const Triple& out) {
+  return {x.size(0), x.size(1), out[0], out[1], out[2]};
 }
 
 std::pair<Tensor, Tensor> max_pool(const Tensor& input,
@@ -142,9 +168,9 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& input,
   bool batched = true;
   const Tensor x = detail::batched_input(input, dims, op, batched);
   const PoolGeometry g = pool_geometry(x, kernel_size, o, dims, op);
-  const Tensor blocks = pooling_blocks(padded(x, g, lowest(x.dtype())), g);
+  const Tensor blocks = pooling_blocks(padded(x, g, lowest(x.dtype())), g, dims, op);
   auto [values, window] = blocks.max(2);
-  const DimVector shape{x.size(0), x.size(1), g.out[0], g.out[1]};
+  const DimVector shape = pooled_shape(x, g.out);
   Tensor indices;
   if (with_indices) {
     const Tensor positions = input_positions(g, x).expand(blocks.sizes());
@@ -155,7 +181,8 @@ std::pair<Tensor, Tensor> max_pool(const Tensor& input,
 
 // The divisor of each average: the window's size clipped to the input plus
 // its padding (left and right, not ceil_mode's extra), or to the input alone
-// without count_include_pad, as PyTorch's. (out_h, out_w) float64.
+// without count_include_pad, as PyTorch's. (out_d, out_h, out_w) of like's
+// dtype.
 Tensor window_counts(const PoolGeometry& g, bool count_include_pad, const Tensor& like) {
   const auto extent = [&](size_t d, int64_t r) {
     const int64_t start = r * g.stride[d] - g.padding[d];
@@ -164,11 +191,15 @@ Tensor window_counts(const PoolGeometry& g, bool count_include_pad, const Tensor
     return std::min(end, g.in[d]) - std::max<int64_t>(start, 0);
   };
   std::vector<double> counts;
-  counts.reserve(size_t(g.out[0] * g.out[1]));
-  for (int64_t r = 0; r < g.out[0]; ++r) {
-    for (int64_t c = 0; c < g.out[1]; ++c) counts.push_back(double(extent(0, r) * extent(1, c)));
+  counts.reserve(size_t(product(g.out)));
+  for (int64_t o = 0; o < g.out[0]; ++o) {
+    for (int64_t r = 0; r < g.out[1]; ++r) {
+      for (int64_t c = 0; c < g.out[2]; ++c) {
+        counts.push_back(double(extent(0, o) * extent(1, r) * extent(2, c)));
+      }
+    }
   }
-  return tensor(counts, {g.out[0], g.out[1]}).to(like.device()).to(like.dtype());
+  return tensor(counts, {g.out[0], g.out[1], g.out[2]}).to(like.device()).to(like.dtype());
 }
 
 Tensor avg_pool(const Tensor& input,
@@ -183,8 +214,8 @@ Tensor avg_pool(const Tensor& input,
   bool batched = true;
   const Tensor x = detail::batched_input(input, dims, op, batched);
   const PoolGeometry g = pool_geometry(x, kernel_size, o, dims, op);
-  const Tensor sums = pooling_blocks(padded(x, g, int64_t(0)), g).sum({2});
-  const Tensor y = sums.view({x.size(0), x.size(1), g.out[0], g.out[1]}).to(x.dtype());
+  const Tensor sums = pooling_blocks(padded(x, g, int64_t(0)), g, dims, op).sum({2});
+  const Tensor y = sums.view(pooled_shape(x, g.out)).to(x.dtype());
   const Tensor divisor = o.divisor_override ? full({1}, *o.divisor_override, x.options())
                                             : window_counts(g, o.count_include_pad, x);
   // Integers divide as PyTorch's integer pools do: truncating.
@@ -192,14 +223,14 @@ Tensor avg_pool(const Tensor& input,
   return as_input(averages, dims, batched);
 }
 
-// The output size of each plane dim (as (H, W) of the 2-d view).
-Pair adaptive_sizes(const Tensor& x, const AdaptiveSize& size, int64_t dims, const char* op) {
+// The output size of each spatial dim (as (D, H, W) of the 3-d view).
+Triple adaptive_sizes(const Tensor& x, const AdaptiveSize& size, int64_t dims, const char* op) {
   const auto n = int64_t(size.size());
   STRIDE_CHECK(n == 1 || n == dims, ValueError, "[", op, "] output_size must be one int or ", dims,
                " ints; got ", n, ".");
-  Pair out{1, 1};
-  for (int64_t d = 2 - dims; d < 2; ++d) {
-    const std::optional<int64_t>& s = size[size_t(n == 1 ? 0 : d - (2 - dims))];
+  Triple out{1, 1, 1};
+  for (int64_t d = 3 - dims; d < 3; ++d) {
+    const std::optional<int64_t>& s = size[size_t(n == 1 ? 0 : d - (3 - dims))];
     out[size_t(d)] = s.value_or(x.size(d + 2));
     STRIDE_CHECK(out[size_t(d)] >= 0, ValueError, "[", op,
                  "] output_size must not be negative; got ", out[size_t(d)], ".");
@@ -225,22 +256,73 @@ std::pair<std::vector<int64_t>, int64_t> window_indices(int64_t n, int64_t out) 
 }
 
 void check_adaptive_input(const Tensor& x, const char* op) {
-  for (int64_t d = 2; d < 4; ++d) {
+  for (int64_t d = 2; d < 5; ++d) {
     STRIDE_CHECK(x.size(d) > 0, ShapeError, "[", op, "] expected non-empty spatial dims; got ",
                  shape_str(x.sizes()), ".");
   }
 }
 
+// The average over each window, one averaging product per spatial dim; a 1-
+// or 2-d input has no depth to average.
 Tensor adaptive_avg_pool(
     const Tensor& input, const AdaptiveSize& size, int64_t dims, Op id, const char* op) {
   ::stride::detail::check_dtype_rule(id, op, &input);
   bool batched = true;
   const Tensor x = detail::batched_input(input, dims, op, batched);
   check_adaptive_input(x, op);
-  const Pair out = adaptive_sizes(x, size, dims, op);
-  const Tensor rows = detail::averaging_matrix(x.size(2), out[0]).to(x.device()).to(x.dtype());
-  const Tensor cols = detail::averaging_matrix(x.size(3), out[1]).to(x.device()).to(x.dtype());
-  return as_input(matmul(matmul(rows, x), cols.t()), dims, batched);
+  const Triple out = adaptive_sizes(x, size, dims, op);
+  const auto averaging = [&](int64_t d) {
+    return detail::averaging_matrix(x.size(d + 2), out[size_t(d)]).to(x.device()).to(x.dtype());
+  };
+  Tensor y = matmul(matmul(averaging(1), x), averaging(2).t());
+  if (dims == 3) {
+    const int64_t n = x.size(0), c = x.size(1);
+    y = matmul(averaging(0), y.reshape({n, c, x.size(2), out[1] * out[2]}))
+            .view(pooled_shape(x, out));
+  }
+  return as_input(y, dims, batched);
+}
+
+// The windows of each spatial dim: their input indices (window_indices) as
+// an index tensor, and the longest window's length.
+struct AdaptiveWindows {
+  std::vector<int64_t> at;
+  int64_t longest;
+  Tensor index;
+};
+
+AdaptiveWindows adaptive_windows(const Tensor& x, int64_t d, int64_t out) {
+  auto [at, longest] = window_indices(x.size(d + 2), out);
+  const Tensor index = tensor(at, {out * longest}).to(x.device());
+  return {std::move(at), longest, index};
+}
+
+// For each output element and each element of its window, the window
+// element's position in the input volume, (d * H + h) * W + w: what
+// return_indices gives for a maximum. (oD, oH, oW, window elements).
+Tensor adaptive_positions(const std::array<AdaptiveWindows, 3>& w,
+                          const Triple& out,
+                          const Tensor& x) {
+  const int64_t height = x.size(3), width = x.size(4);
+  const int64_t window = w[0].longest * w[1].longest * w[2].longest;
+  std::vector<int64_t> positions;
+  positions.reserve(size_t(product(out) * window));
+  for (int64_t o = 0; o < out[0]; ++o) {
+    for (int64_t r = 0; r < out[1]; ++r) {
+      for (int64_t q = 0; q < out[2]; ++q) {
+        for (int64_t a = 0; a < w[0].longest; ++a) {
+          const int64_t d = w[0].at[size_t(o * w[0].longest + a)];
+          for (int64_t b = 0; b < w[1].longest; ++b) {
+            const int64_t h = w[1].at[size_t(r * w[1].longest + b)];
+            for (int64_t e = 0; e < w[2].longest; ++e) {
+              positions.push_back((d * height + h) * width + w[2].at[size_t(q * w[2].longest + e)]);
+            }
+          }
+        }
+      }
+    }
+  }
+  return tensor(positions, {1, 1, out[0], out[1], out[2], window}).to(x.device());
 }
 
 std::pair<Tensor, Tensor> adaptive_max_pool(
@@ -249,34 +331,21 @@ std::pair<Tensor, Tensor> adaptive_max_pool(
   bool batched = true;
   const Tensor x = detail::batched_input(input, dims, op, batched);
   check_adaptive_input(x, op);
-  const Pair out = adaptive_sizes(x, size, dims, op);
-  const int64_t n = x.size(0), c = x.size(1), width = x.size(3);
-  const auto [rows, row_len] = window_indices(x.size(2), out[0]);
-  const auto [cols, col_len] = window_indices(width, out[1]);
-  const Tensor row_index = tensor(rows, {out[0] * row_len}).to(x.device());
-  const Tensor col_index = tensor(cols, {out[1] * col_len}).to(x.device());
-  const Tensor windows = x.index_select(2, row_index)
-                             .index_select(3, col_index)
-                             .view({n, c, out[0], row_len, out[1], col_len})
-                             .permute({0, 1, 2, 4, 3, 5})
-                             .reshape({n, c, out[0], out[1], row_len * col_len});
-  auto [values, window] = windows.max(4);
-  std::vector<int64_t> positions;
-  positions.reserve(size_t(out[0] * out[1] * row_len * col_len));
-  for (int64_t r = 0; r < out[0]; ++r) {
-    for (int64_t q = 0; q < out[1]; ++q) {
-      for (int64_t a = 0; a < row_len; ++a) {
-        for (int64_t b = 0; b < col_len; ++b) {
-          positions.push_back(rows[size_t(r * row_len + a)] * width +
-                              cols[size_t(q * col_len + b)]);
-        }
-      }
-    }
-  }
-  const Tensor at = tensor(positions, {1, 1, out[0], out[1], row_len * col_len})
-                        .to(x.device())
-                        .expand(windows.sizes());
-  const Tensor indices = at.gather(4, window.unsqueeze(4)).squeeze(4);
+  const Triple out = adaptive_sizes(x, size, dims, op);
+  const std::array<AdaptiveWindows, 3> w{adaptive_windows(x, 0, out[0]),
+                                         adaptive_windows(x, 1, out[1]),
+                                         adaptive_windows(x, 2, out[2])};
+  const int64_t n = x.size(0), c = x.size(1);
+  const Tensor windows =
+      x.index_select(2, w[0].index)
+          .index_select(3, w[1].index)
+          .index_select(4, w[2].index)
+          .view({n, c, out[0], w[0].longest, out[1], w[1].longest, out[2], w[2].longest})
+          .permute({0, 1, 2, 4, 6, 3, 5, 7})
+          .reshape({n, c, out[0], out[1], out[2], w[0].longest * w[1].longest * w[2].longest});
+  auto [values, window] = windows.max(5);
+  const Tensor at = adaptive_positions(w, out, x).expand(windows.sizes());
+  const Tensor indices = at.gather(5, window.unsqueeze(5)).squeeze(5);
   return {as_input(values, dims, batched), as_input(indices, dims, batched)};
 }
 
@@ -317,6 +386,25 @@ std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& x,
 std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& x,
                                                            const AdaptiveSize& output_size) {
   return adaptive_max_pool(x, output_size, 2, Op::adaptive_max_pool2d, "adaptive_max_pool2d");
+}
+
+Tensor max_pool3d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options) {
+  return max_pool(x, kernel_size, options, 3, false, Op::max_pool3d, "max_pool3d").first;
+}
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& x,
+                                                  IntArrayRef kernel_size,
+                                                  const PoolOptions& options) {
+  return max_pool(x, kernel_size, options, 3, true, Op::max_pool3d, "max_pool3d");
+}
+Tensor avg_pool3d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options) {
+  return avg_pool(x, kernel_size, options, 3, Op::avg_pool3d, "avg_pool3d");
+}
+Tensor adaptive_avg_pool3d(const Tensor& x, const AdaptiveSize& output_size) {
+  return adaptive_avg_pool(x, output_size, 3, Op::adaptive_avg_pool3d, "adaptive_avg_pool3d");
+}
+std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& x,
+                                                           const AdaptiveSize& output_size) {
+  return adaptive_max_pool(x, output_size, 3, Op::adaptive_max_pool3d, "adaptive_max_pool3d");
 }
 
 }  // namespace stride::nn::functional

@@ -479,6 +479,24 @@ std::vector<GradCase> grad_table() {
        [](const Inputs& x) {
          return F::cross_entropy(x[0], idx({4, 0, 2}));
        }},
+      {"linear_cross_entropy",
+       {{5, 3}, {4, 3}, {4}},
+       [](const Inputs& x) {
+         F::LinearCrossEntropyOptions o;
+         o.linear_bias = x[2];
+         o.label_smoothing = 0.2;
+         o.ignore_index = 1;
+         o.batch_chunk_size = 2;
+         return F::linear_cross_entropy(x[0], x[1], idx({3, 0, 1, 2, 3}), o);
+       }},
+      {"linear_cross_entropy_probabilities",
+       {{3, 2}, {4, 2}, {3, 4}},
+       [](const Inputs& x) {
+         F::LinearCrossEntropyOptions o;
+         o.reduction = F::Reduction::None;
+         o.batch_chunk_size = 2;
+         return F::linear_cross_entropy(x[0], x[1], softmax(x[2], 1), o);
+       }},
       {"scaled_dot_product_attention",
        {{2, 3, 4}, {2, 3, 4}, {2, 3, 2}},
        [](const Inputs& x) {
@@ -773,6 +791,11 @@ std::vector<GradCase> grad_table() {
        [](const Inputs& x) {
          return F::conv2d(x[0], x[1], {}, with([](auto& o) { o.padding_mode = F::ConvPadding::Same; }));
        }},
+      {"conv3d",
+       {{2, 2, 3, 4, 3}, {4, 1, 2, 2, 3}, {4}},
+       [](const Inputs& x) {
+         return F::conv3d(x[0], x[1], x[2], with([](auto& o) { o.padding = {1, 0, 1}; o.stride = {1, 2, 1}; o.groups = 2; }));
+       }},
       {"conv_transpose1d",
        {{2, 4, 4}, {4, 2, 3}, {4}},
        [](const Inputs& x) {
@@ -783,6 +806,12 @@ std::vector<GradCase> grad_table() {
        {{2, 2, 3, 4}, {2, 3, 3, 2}, {3}},
        [](const Inputs& x) {
          return F::conv_transpose2d(x[0], x[1], x[2], with([](auto& o) { o.stride = {2, 1}; o.padding = {1}; }));
+       }},
+      {"conv_transpose3d",
+       {{2, 2, 2, 3, 2}, {2, 2, 2, 2, 3}, {2}},
+       [](const Inputs& x) {
+         return F::conv_transpose3d(x[0], x[1], x[2],
+                                    with([](auto& o) { o.stride = {2, 1, 2}; o.padding = {1, 0, 1}; o.output_padding = {1, 0, 0}; }));
        }},
       {"max_pool1d",
        {{2, 3, 7}},
@@ -797,6 +826,11 @@ std::vector<GradCase> grad_table() {
        [](const Inputs& x) {
          return F::max_pool2d(x[0], {2}, with([](auto& o) { o.stride = {1}; o.dilation = {2}; }));
        }},
+      {"max_pool3d",
+       {{2, 2, 4, 5, 4}},
+       [](const Inputs& x) {
+         return F::max_pool3d(x[0], {2, 3, 2}, with([](auto& o) { o.padding = {1}; o.dilation = {1, 1, 2}; o.ceil_mode = true; }));
+       }},
       {"avg_pool1d",
        {{2, 3, 7}},
        [](const Inputs& x) {
@@ -807,18 +841,29 @@ std::vector<GradCase> grad_table() {
        [](const Inputs& x) {
          return F::avg_pool2d(x[0], {3, 2}, with([](auto& o) { o.padding = {1}; o.count_include_pad = false; }));
        }},
+      {"avg_pool3d",
+       {{2, 2, 4, 5, 4}},
+       [](const Inputs& x) {
+         return F::avg_pool3d(x[0], {2, 3, 2}, with([](auto& o) { o.padding = {1}; o.count_include_pad = false; }));
+       }},
       {"adaptive_avg_pool1d",
        {{2, 3, 7}},
        [](const Inputs& x) { return F::adaptive_avg_pool1d(x[0], {3}); }},
       {"adaptive_avg_pool2d",
        {{2, 2, 5, 6}},
        [](const Inputs& x) { return F::adaptive_avg_pool2d(x[0], {3, 4}); }},
+      {"adaptive_avg_pool3d",
+       {{2, 2, 5, 4, 6}},
+       [](const Inputs& x) { return F::adaptive_avg_pool3d(x[0], {3, 3, 4}); }},
       {"adaptive_max_pool1d",
        {{2, 3, 7}},
        [](const Inputs& x) { return F::adaptive_max_pool1d_with_indices(x[0], {3}).first; }},
       {"adaptive_max_pool2d",
        {{2, 2, 5, 6}},
        [](const Inputs& x) { return F::adaptive_max_pool2d_with_indices(x[0], {2, 4}).first; }},
+      {"adaptive_max_pool3d",
+       {{2, 2, 5, 4, 6}},
+       [](const Inputs& x) { return F::adaptive_max_pool3d_with_indices(x[0], {3, 2, 4}).first; }},
       {"interpolate",
        {{2, 2, 3, 4}},
        [](const Inputs& x) {

@@ -139,6 +139,10 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
        [&] {
          F::cross_entropy(i.view({6, 4}), zeros({6}, kInt64));
        }},
+      {"linear_cross_entropy",
+       [&] {
+         F::linear_cross_entropy(i.view({6, 4}), i.view({6, 4}), zeros({6}, kInt64));
+       }},
       {"swiglu", [&] { F::swiglu(i, i); }},
       {"scaled_dot_product_attention", [&] { F::scaled_dot_product_attention(i, i, i); }},
       {"rotary_attention", [&] { F::rotary_attention(i, i, i, tables, tables); }},
@@ -210,6 +214,9 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"adaptive_avg_pool2d", [&] { F::adaptive_avg_pool2d(images, {2}); }},
       {"adaptive_max_pool1d", [&] { F::adaptive_max_pool1d_with_indices(i, {2}); }},
       {"adaptive_max_pool2d", [&] { F::adaptive_max_pool2d_with_indices(images, {2}); }},
+      {"adaptive_avg_pool3d", [&] { F::adaptive_avg_pool3d(images.unsqueeze(0), {2}); }},
+      {"adaptive_max_pool3d",
+       [&] { F::adaptive_max_pool3d_with_indices(images.unsqueeze(0), {2}); }},
       {"interpolate", [&] { F::interpolate(i, testing::with([](auto& o) { o.size = {2}; })); }},
       {"group_norm", [&] { F::group_norm(i, 1); }},
   };

@@ -1790,6 +1790,21 @@ std::vector<GoldenCase> build_cases() {
   reg("fold_f32", value_and_grad({0}, [](const Ins& x) {
         return F::fold(x[0], {4, 5}, {2, 2}, {1}, {1}, {2});
       }));
+  reg("linear_cross_entropy_f32", value_and_grad({0, 1, 3}, [](const Ins& x) {
+        F::LinearCrossEntropyOptions o;
+        o.linear_bias = x[3];
+        o.weight = x[4];
+        o.ignore_index = 2;
+        o.label_smoothing = 0.1;
+        o.batch_chunk_size = 3;
+        return F::linear_cross_entropy(x[0], x[1], x[2], o);
+      }));
+  reg("linear_cross_entropy_probabilities_f64", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        F::LinearCrossEntropyOptions o;
+        o.reduction = F::Reduction::None;
+        o.batch_chunk_size = 2;
+        return F::linear_cross_entropy(x[0], x[1], x[2], o);
+      }));
   reg("conv1d_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
         return F::conv1d(x[0], x[1], x[2], with([](auto& o) {
                            o.stride = {2};
@@ -1814,6 +1829,14 @@ std::vector<GoldenCase> build_cases() {
                            o.groups = 3;
                          }));
       }));
+  reg("conv3d_f64", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::conv3d(x[0], x[1], x[2], with([](auto& o) {
+                           o.stride = {1, 2, 1};
+                           o.padding = {1, 0, 1};
+                           o.dilation = {2, 1, 1};
+                           o.groups = 2;
+                         }));
+      }));
   reg("conv_transpose1d_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
         return F::conv_transpose1d(x[0], x[1], x[2], with([](auto& o) {
                                      o.stride = {2};
@@ -1826,6 +1849,14 @@ std::vector<GoldenCase> build_cases() {
                                      o.stride = {2, 1};
                                      o.padding = {1};
                                      o.dilation = {1, 2};
+                                   }));
+      }));
+  reg("conv_transpose3d_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::conv_transpose3d(x[0], x[1], x[2], with([](auto& o) {
+                                     o.stride = {2, 1, 2};
+                                     o.padding = {1, 0, 0};
+                                     o.output_padding = {1, 0, 1};
+                                     o.dilation = {1, 2, 1};
                                    }));
       }));
   reg("max_pool1d_f32", value_and_grad({0}, [](const Ins& x) {
@@ -1844,6 +1875,20 @@ std::vector<GoldenCase> build_cases() {
       }));
   reg("max_pool2d_indices_f32", [](const Ins& in) -> Outs {
     auto [values, indices] = F::max_pool2d_with_indices(in[0], {3}, with([](auto& o) {
+                                                          o.stride = {2};
+                                                          o.padding = {1};
+                                                        }));
+    return {values, indices};
+  });
+  reg("max_pool3d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::max_pool3d(x[0], {2, 2, 3}, with([](auto& o) {
+                               o.padding = {1, 0, 1};
+                               o.dilation = {1, 2, 1};
+                               o.ceil_mode = true;
+                             }));
+      }));
+  reg("max_pool3d_indices_f32", [](const Ins& in) -> Outs {
+    auto [values, indices] = F::max_pool3d_with_indices(in[0], {3, 2, 3}, with([](auto& o) {
                                                           o.stride = {2};
                                                           o.padding = {1};
                                                         }));
@@ -1869,10 +1914,20 @@ std::vector<GoldenCase> build_cases() {
                                o.divisor_override = 3;
                              }));
       }));
+  reg("avg_pool3d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::avg_pool3d(x[0], {2, 3, 2}, with([](auto& o) {
+                               o.padding = {1};
+                               o.ceil_mode = true;
+                               o.count_include_pad = false;
+                             }));
+      }));
   reg("adaptive_avg_pool1d_f32",
       value_and_grad({0}, [](const Ins& x) { return F::adaptive_avg_pool1d(x[0], {3}); }));
   reg("adaptive_avg_pool2d_f32", value_and_grad({0}, [](const Ins& x) {
         return F::adaptive_avg_pool2d(x[0], {3, 4});
+      }));
+  reg("adaptive_avg_pool3d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::adaptive_avg_pool3d(x[0], {3, 2, 4});
       }));
   reg("adaptive_max_pool1d_f32", [](const Ins& in) -> Outs {
     auto [values, indices] = F::adaptive_max_pool1d_with_indices(in[0], {3});
@@ -1883,6 +1938,13 @@ std::vector<GoldenCase> build_cases() {
       }));
   reg("adaptive_max_pool2d_indices_f32", [](const Ins& in) -> Outs {
     auto [values, indices] = F::adaptive_max_pool2d_with_indices(in[0], {3, 4});
+    return {values, indices};
+  });
+  reg("adaptive_max_pool3d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::adaptive_max_pool3d_with_indices(x[0], {3, 2, 4}).first;
+      }));
+  reg("adaptive_max_pool3d_indices_f32", [](const Ins& in) -> Outs {
+    auto [values, indices] = F::adaptive_max_pool3d_with_indices(in[0], {3, 2, 4});
     return {values, indices};
   });
   reg("interpolate_bilinear_f32", value_and_grad({0}, [](const Ins& x) {

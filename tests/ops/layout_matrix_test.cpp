@@ -736,6 +736,15 @@ std::vector<OpCase> op_table() {
       {"cross_entropy", {{4, 6}}, [](const Inputs& in) {
          return F::cross_entropy(in[0], tensor<int64_t>({5, 0, 2, 2}), -100, F::Reduction::None);
        }});
+  add_case({"linear_cross_entropy", {{5, 3}, {6, 3}, {6}}, [](const Inputs& in) {
+              F::LinearCrossEntropyOptions o;
+              o.linear_bias = in[2];
+              o.reduction = F::Reduction::None;
+              o.ignore_index = 2;
+              o.label_smoothing = 0.1;
+              o.batch_chunk_size = 2;
+              return F::linear_cross_entropy(in[0], in[1], tensor<int64_t>({5, 0, 2, 3, 1}), o);
+            }});
   add_case({"scaled_dot_product_attention",
             {{2, 4, 6}, {2, 4, 6}, {2, 4, 6}},
             [](const Inputs& in) {
@@ -1056,6 +1065,18 @@ std::vector<OpCase> op_table() {
               return F::conv2d(in[0], in[1], {},
                                with([](auto& o) { o.padding_mode = F::ConvPadding::Same; }));
             }});
+  add_case({"conv3d", {{2, 4, 4, 5, 3}, {6, 2, 2, 3, 2}, {6}}, [](const Inputs& in) {
+              return F::conv3d(in[0], in[1], in[2], with([](auto& o) {
+                                 o.stride = {1, 2, 1};
+                                 o.padding = {1, 0, 1};
+                                 o.dilation = {2, 1, 1};
+                                 o.groups = 2;
+                               }));
+            }});
+  add_case({"conv3d_same_unbatched", {{2, 3, 4, 5}, {3, 2, 2, 3, 2}}, [](const Inputs& in) {
+              return F::conv3d(in[0], in[1], {},
+                               with([](auto& o) { o.padding_mode = F::ConvPadding::Same; }));
+            }});
   add_case({"conv_transpose1d", {{2, 4, 5}, {4, 3, 3}, {6}}, [](const Inputs& in) {
               return F::conv_transpose1d(in[0], in[1], in[2], with([](auto& o) {
                                            o.stride = {2};
@@ -1067,6 +1088,14 @@ std::vector<OpCase> op_table() {
               return F::conv_transpose2d(in[0], in[1], in[2], with([](auto& o) {
                                            o.stride = {2, 1};
                                            o.padding = {1};
+                                         }));
+            }});
+  add_case({"conv_transpose3d", {{2, 4, 3, 4, 2}, {4, 1, 2, 3, 2}, {2}}, [](const Inputs& in) {
+              return F::conv_transpose3d(in[0], in[1], in[2], with([](auto& o) {
+                                           o.stride = {2, 1, 2};
+                                           o.padding = {1, 0, 0};
+                                           o.output_padding = {1, 0, 1};
+                                           o.groups = 2;
                                          }));
             }});
   add_case({"max_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
@@ -1088,6 +1117,19 @@ std::vector<OpCase> op_table() {
                                                 }))
                   .second;
             }});
+  add_case({"max_pool3d", {{2, 3, 4, 5, 6}}, [](const Inputs& in) {
+              return F::max_pool3d(in[0], {2, 2, 3}, with([](auto& o) {
+                                     o.padding = {1, 0, 1};
+                                     o.ceil_mode = true;
+                                   }));
+            }});
+  add_case({"max_pool3d_indices", {{3, 4, 5, 6}}, [](const Inputs& in) {
+              return F::max_pool3d_with_indices(in[0], {2}, with([](auto& o) {
+                                                  o.stride = {1};
+                                                  o.dilation = {2, 1, 2};
+                                                }))
+                  .second;
+            }});
   add_case({"avg_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
               return F::avg_pool1d(in[0], {3}, with([](auto& o) {
                                      o.stride = {2};
@@ -1101,17 +1143,30 @@ std::vector<OpCase> op_table() {
                                      o.count_include_pad = false;
                                    }));
             }});
+  add_case({"avg_pool3d", {{2, 3, 4, 5, 6}}, [](const Inputs& in) {
+              return F::avg_pool3d(in[0], {2, 3, 2}, with([](auto& o) {
+                                     o.padding = {1};
+                                     o.ceil_mode = true;
+                                     o.count_include_pad = false;
+                                   }));
+            }});
   add_case({"adaptive_avg_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
               return F::adaptive_avg_pool1d(in[0], {3});
             }});
   add_case({"adaptive_avg_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
               return F::adaptive_avg_pool2d(in[0], {3, std::nullopt});
             }});
+  add_case({"adaptive_avg_pool3d", {{2, 3, 5, 4, 6}}, [](const Inputs& in) {
+              return F::adaptive_avg_pool3d(in[0], {3, std::nullopt, 4});
+            }});
   add_case({"adaptive_max_pool1d", {{2, 3, 7}}, [](const Inputs& in) {
               return F::adaptive_max_pool1d_with_indices(in[0], {3}).first;
             }});
   add_case({"adaptive_max_pool2d", {{2, 3, 5, 6}}, [](const Inputs& in) {
               return F::adaptive_max_pool2d_with_indices(in[0], {2, 4}).first;
+            }});
+  add_case({"adaptive_max_pool3d", {{2, 3, 5, 4, 6}}, [](const Inputs& in) {
+              return F::adaptive_max_pool3d_with_indices(in[0], {3, 2, 4}).first;
             }});
   add_case({"interpolate", {{2, 3, 4, 5}}, [](const Inputs& in) {
               return F::interpolate(in[0], with([](auto& o) {

@@ -88,6 +88,29 @@ Tensor cross_entropy_reference(const Tensor& logits,
                                Reduction reduction = Reduction::Mean,
                                double label_smoothing = 0.0);
 
+// cross_entropy of the logits input @ linear_weight^T + linear_bias without
+// holding them whole (torch.nn.functional.linear_cross_entropy with
+// options): input (N, in) or (in), linear_weight (C, in), target class
+// indices (N) or () of dtype int64, or class probabilities (N, C) or (C) of
+// the input's dtype. The rows are taken batch_chunk_size at a time (0: all at
+// once): the forward keeps each row's loss and log-sum-exp, and the backward
+// recomputes each chunk's logits from them, so no more than (batch_chunk_size,
+// C) logits exist at once. weight (C) rescales each class, ignore_index,
+// label_smoothing and the reductions are cross_entropy's (PyTorch's weighted
+// Mean divides by the summed weights of the counted targets).
+struct LinearCrossEntropyOptions {
+  Tensor linear_bias;  // (C) or undefined
+  Tensor weight;       // (C) or undefined
+  Reduction reduction = Reduction::Mean;
+  int64_t ignore_index = -100;
+  double label_smoothing = 0.0;
+  int64_t batch_chunk_size = 0;
+};
+Tensor linear_cross_entropy(const Tensor& input,
+                            const Tensor& linear_weight,
+                            const Tensor& target,
+                            const LinearCrossEntropyOptions& options = {});
+
 // Negative log-likelihood of log-probabilities (N, C) — or (N, C, d1, ...) —
 // against class indices (N) — or (N, d1, ...); ignore_index and reductions as
 // cross_entropy.
@@ -375,14 +398,15 @@ Tensor layer_norm(const Tensor& x,
                   const Tensor& bias = {},
                   double eps = 1e-5);
 
-// Batch normalisation over dim 1 (channels C) of x (N, C) or (N, C, L), as
+// Batch normalisation over dim 1 (channels C) of x (N, C, *), as
 // torch.nn.functional.batch_norm. With `training`, normalises with the batch's
-// mean and biased variance over N (and L) and, when running_mean and
-// running_var are given, updates them in place:
+// mean and biased variance over N and the spatial dims and, when running_mean
+// and running_var are given, updates them in place:
 //   running = (1 - momentum) * running + momentum * batch statistic
 // (the variance's batch statistic unbiased, n / (n - 1)). Without `training`
 // it normalises with running_mean and running_var, which must then be given.
-// weight and bias (C) are optional; every given tensor has x's dtype.
+// weight and bias (C) are optional; every given tensor has x's dtype. An
+// input without elements (any rank) gives a copy of it, as PyTorch's.
 Tensor batch_norm(const Tensor& x,
                   const Tensor& running_mean,
                   const Tensor& running_var,
@@ -542,7 +566,7 @@ Tensor fold(const Tensor& cols,
             IntArrayRef padding = {0},
             IntArrayRef stride = {1});
 
-// Convolutions as torch.nn.functional.conv1d / conv2d: x (N, C_in, *spatial),
+// Convolutions as torch.nn.functional.conv1d / conv2d / conv3d: x (N, C_in, *spatial),
 // weight (C_out, C_in / groups, *kernel), bias (C_out) or undefined.
 // padding is zeros on both sides of each dim; ConvPadding::Same pads so that
 // the output has the input's size (stride 1 only; the odd element goes
@@ -563,8 +587,12 @@ Tensor conv2d(const Tensor& x,
               const Tensor& weight,
               const Tensor& bias = {},
               const ConvOptions& options = {});
-// Transposed convolutions (the gradients of conv1d / conv2d with respect to
-// their input), as torch.nn.functional.conv_transpose1d / 2d: x (N, C_in,
+Tensor conv3d(const Tensor& x,
+              const Tensor& weight,
+              const Tensor& bias = {},
+              const ConvOptions& options = {});
+// Transposed convolutions (the gradients of conv1d / 2d / 3d with respect to
+// their input), as torch.nn.functional.conv_transpose1d / 2d / 3d: x (N, C_in,
 // *spatial), weight (C_in, C_out / groups, *kernel); output_padding (smaller
 // than the stride) adds to one side of each output dim.
 struct ConvTransposeOptions {
@@ -582,6 +610,10 @@ Tensor conv_transpose2d(const Tensor& x,
                         const Tensor& weight,
                         const Tensor& bias = {},
                         const ConvTransposeOptions& options = {});
+Tensor conv_transpose3d(const Tensor& x,
+                        const Tensor& weight,
+                        const Tensor& bias = {},
+                        const ConvTransposeOptions& options = {});
 
 // Max and average pooling as torch.nn.functional's: stride empty means the
 // kernel size; padding at most half the kernel; ceil_mode rounds the output
@@ -596,25 +628,34 @@ struct PoolOptions {
 };
 Tensor max_pool1d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
+Tensor max_pool3d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
 // (values, indices): each index is the maximum's position in its input plane
-// (h * W + w), int64, as return_indices=True gives.
+// (h * W + w; d * H * W + h * W + w for 3-d), int64, as return_indices=True
+// gives.
 std::pair<Tensor, Tensor> max_pool1d_with_indices(const Tensor& x,
                                                   IntArrayRef kernel_size,
                                                   const PoolOptions& options = {});
 std::pair<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x,
                                                   IntArrayRef kernel_size,
                                                   const PoolOptions& options = {});
+std::pair<Tensor, Tensor> max_pool3d_with_indices(const Tensor& x,
+                                                  IntArrayRef kernel_size,
+                                                  const PoolOptions& options = {});
 Tensor avg_pool1d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
 Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
+Tensor avg_pool3d(const Tensor& x, IntArrayRef kernel_size, const PoolOptions& options = {});
 // Adaptive pooling: output_size[d] windows over dim d, window i covering
 // [floor(i * n / out), ceil((i + 1) * n / out)); an output size of nullopt
 // keeps the input's.
 using AdaptiveSize = std::vector<std::optional<int64_t>>;
 Tensor adaptive_avg_pool1d(const Tensor& x, const AdaptiveSize& output_size);
 Tensor adaptive_avg_pool2d(const Tensor& x, const AdaptiveSize& output_size);
+Tensor adaptive_avg_pool3d(const Tensor& x, const AdaptiveSize& output_size);
 std::pair<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& x,
                                                            const AdaptiveSize& output_size);
 std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& x,
+                                                           const AdaptiveSize& output_size);
+std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& x,
                                                            const AdaptiveSize& output_size);
 
 // ---- resampling and normalisation of images (src/nn/interpolate.cpp,

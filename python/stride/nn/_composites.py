@@ -165,6 +165,12 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
 
 
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool3d: (N, C, D, H, W) values at their flat
+    indices in zeros (torch.nn.functional.max_unpool3d)."""
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding, output_size, 3)
+
+
 def _bag_of_each_index(name, input, offsets, include_last_offset):
     """The flat ids and the bag each belongs to (a list), and the number
     of bags: a (B, N) input's rows, or a 1-d input cut at offsets."""

@@ -158,6 +158,35 @@ class TripletMarginWithDistanceLoss(_Loss):
         )
 
 
+class PairwiseDistance(Module):
+    """F.pairwise_distance as a module (torch.nn.PairwiseDistance): the p-norm
+    of x1 - x2 + eps over the last dim."""
+
+    def __init__(self, p=2.0, eps=1e-6, keepdim=False):
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return F.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+    def extra_repr(self):
+        return f"p={self.norm}, eps={self.eps}, keepdim={self.keepdim}"
+
+
+class CosineSimilarity(Module):
+    """F.cosine_similarity as a module (torch.nn.CosineSimilarity)."""
+
+    def __init__(self, dim=1, eps=1e-8):
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return F.cosine_similarity(x1, x2, self.dim, self.eps)
+
+    def extra_repr(self):
+        return f"dim={self.dim}, eps={self.eps}"
+
+
 class GaussianNLLLoss(_Loss):
     """F.gaussian_nll_loss as a module."""
 
@@ -408,5 +437,16 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
     def forward(self, input, indices, output_size=None):
         return F.max_unpool2d(
+            input, indices, self.kernel_size, self.stride, self.padding, output_size
+        )
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """F.max_unpool3d as a module."""
+
+    dims = 3
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(
             input, indices, self.kernel_size, self.stride, self.padding, output_size
         )

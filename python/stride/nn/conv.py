@@ -160,6 +160,34 @@ class Conv2d(_ConvNd):
         )
 
 
+class Conv3d(_ConvNd):
+    """2-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) (torch.nn.Conv3d)."""
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            "Conv3d", 3, in_channels, out_channels, kernel_size, stride, padding, dilation,
+            groups, bias, padding_mode, False, 0, device, dtype,
+        )  # fmt: skip
+
+    def forward(self, input):
+        return F.conv3d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+
 class _ConvTransposeNd(_ConvNd):
     def forward(self, input, output_size=None):
         if output_size is not None:
@@ -231,6 +259,32 @@ class ConvTranspose2d(_ConvTransposeNd):
         )  # fmt: skip
 
 
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 2-d convolution (torch.nn.ConvTranspose3d)."""
+
+    _functional = staticmethod(F.conv_transpose3d)
+
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        bias=True,
+        dilation=1,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
+        super().__init__(
+            "ConvTranspose3d", 3, in_channels, out_channels, kernel_size, stride, padding,
+            dilation, groups, bias, padding_mode, True, output_padding, device, dtype,
+        )  # fmt: skip
+
+
 class _MaxPoolNd(Module):
     def __init__(
         self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False
@@ -271,6 +325,12 @@ class MaxPool2d(_MaxPoolNd):
     """Max pooling of (N, C, H, W) or (C, H, W) (torch.nn.MaxPool2d)."""
 
     _functional = staticmethod(F.max_pool2d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) (torch.nn.MaxPool3d)."""
+
+    _functional = staticmethod(F.max_pool3d)
 
 
 class AvgPool1d(Module):
@@ -335,6 +395,41 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool3d(Module):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) (torch.nn.AvgPool3d)."""
+
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
+    ):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+            self.divisor_override,
+        )
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
 class _AdaptivePoolNd(Module):
     def __init__(self, output_size):
         super().__init__()
@@ -359,6 +454,12 @@ class AdaptiveAvgPool2d(_AdaptivePoolNd):
     _functional = staticmethod(F.adaptive_avg_pool2d)
 
 
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    """Adaptive average pooling of (N, C, D, H, W) (torch.nn.AdaptiveAvgPool3d)."""
+
+    _functional = staticmethod(F.adaptive_avg_pool3d)
+
+
 class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
     def __init__(self, output_size, return_indices=False):
         super().__init__(output_size)
@@ -378,6 +479,12 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Adaptive max pooling of (N, C, H, W) (torch.nn.AdaptiveMaxPool2d)."""
 
     _functional = staticmethod(F.adaptive_max_pool2d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Adaptive max pooling of (N, C, D, H, W) (torch.nn.AdaptiveMaxPool3d)."""
+
+    _functional = staticmethod(F.adaptive_max_pool3d)
 
 
 class Unfold(Module):

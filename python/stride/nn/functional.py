@@ -24,9 +24,11 @@ from ._composites import (  # noqa: F401
     local_response_norm,
     max_unpool1d,
     max_unpool2d,
+    max_unpool3d,
     pdist,
     rrelu,
 )
+from ._linear_cross_entropy import linear_cross_entropy  # noqa: F401
 from ._losses import (  # noqa: F401
     cosine_embedding_loss,
     cross_entropy,
@@ -87,18 +89,24 @@ rotary_attention = _nn.rotary_attention
 rotary_tables = _nn.rotary_tables
 conv1d = _nn.conv1d
 conv2d = _nn.conv2d
+conv3d = _nn.conv3d
 conv_transpose1d = _nn.conv_transpose1d
 conv_transpose2d = _nn.conv_transpose2d
+conv_transpose3d = _nn.conv_transpose3d
 unfold = _nn.unfold
 fold = _nn.fold
 max_pool1d = _nn.max_pool1d
 max_pool2d = _nn.max_pool2d
+max_pool3d = _nn.max_pool3d
 avg_pool1d = _nn.avg_pool1d
 avg_pool2d = _nn.avg_pool2d
+avg_pool3d = _nn.avg_pool3d
 adaptive_avg_pool1d = _nn.adaptive_avg_pool1d
 adaptive_avg_pool2d = _nn.adaptive_avg_pool2d
+adaptive_avg_pool3d = _nn.adaptive_avg_pool3d
 adaptive_max_pool1d = _nn.adaptive_max_pool1d
 adaptive_max_pool2d = _nn.adaptive_max_pool2d
+adaptive_max_pool3d = _nn.adaptive_max_pool3d
 interpolate = _nn.interpolate
 pixel_shuffle = _nn.pixel_shuffle
 pixel_unshuffle = _nn.pixel_unshuffle
@@ -297,10 +305,16 @@ def scaled_dot_product_attention(
     scaled_dot_product_attention), fused when there is no attn_mask.
     enable_gqa lets key and value have fewer heads (dim -3) than query, each
     shared by query's heads in turn. With is_causal and query and key
-    lengths that differ, alignment='top_left' or 'bottom_right' is
-    required."""
+    lengths that differ, alignment says where the diagonal goes:
+    'top_left' (query i sees keys <= i) or 'bottom_right' (the queries are
+    the last of the keys' positions, as in KV-cache decoding). Its default
+    here is PyTorch's top-left, so that code written for
+    torch.nn.functional runs unchanged and gives PyTorch's result; the C++
+    API, which promises no PyTorch compatibility, refuses to guess."""
     if enable_gqa and isinstance(query, Tensor) and query.ndim >= 3:
         key, value = _shared_heads(query, key, "key"), _shared_heads(query, value, "value")
+    if alignment is None and is_causal and _lengths_differ(query, key):
+        alignment = "top_left"
     return _nn.scaled_dot_product_attention(
         query,
         key,
@@ -312,6 +326,12 @@ def scaled_dot_product_attention(
         alignment=alignment,
         generator=generator,
     )
+
+
+def _lengths_differ(query, key):
+    """Whether query's length (dim -2) differs from key's."""
+    shaped = all(isinstance(t, Tensor) and t.ndim >= 2 for t in (query, key))
+    return shaped and query.shape[-2] != key.shape[-2]
 
 
 def _shared_heads(query, kv, name):
