@@ -8,7 +8,7 @@ import dataclasses
 import math
 
 from .._stride import _nn
-from ._losses import _check_tensor, cross_entropy
+from ._losses import _check_tensors, cross_entropy
 
 _CHUNKING_METHODS = ("auto", "aspect_ratio")
 
@@ -162,8 +162,7 @@ def linear_cross_entropy(
     LLM's vocabulary head is the largest tensor of a training step; without,
     it is the composition. A K-dimensional linear_weight, or class weights
     that require grad, take the composition either way."""
-    for arg, value in (("input", input), ("linear_weight", linear_weight), ("target", target)):
-        _check_tensor("linear_cross_entropy", arg, value)
+    _check_tensors("linear_cross_entropy", input=input, linear_weight=linear_weight, target=target)
     _check_shapes(input, linear_weight, linear_bias)
     logits_shape = (*input.shape[:-1], *linear_weight.shape[:-1])
     probabilities = tuple(target.shape) == logits_shape and target.is_floating_point()
