@@ -5,6 +5,7 @@ import collections
 
 __all__ = [
     "aminmax",
+    "frexp",
     "cummax",
     "cummin",
     "kthvalue",
@@ -73,3 +74,4 @@ mode = _values_indices("mode")
 cummax = _values_indices("cummax")
 cummin = _values_indices("cummin")
 aminmax = collections.namedtuple("aminmax", ["min", "max"], module=__name__)
+frexp = collections.namedtuple("frexp", ["mantissa", "exponent"], module=__name__)
