@@ -548,8 +548,14 @@ class Outcome:
 
 def forward(op, fn, args):
     """Calls fn the way the entry's gradient tests do (OpInfo's
-    gradcheck_wrapper makes some inputs symmetric or triangular first)."""
-    return op.gradcheck_wrapper(fn, args.input, *args.args, **args.kwargs)
+    gradcheck_wrapper makes some inputs symmetric or triangular first). The
+    wrappers call torch's functions (torch.diag_embed for cholesky_inverse),
+    so on stride's inputs they run with `torch` meaning stride, as the
+    entry's own function does."""
+    wrapper = op.gradcheck_wrapper
+    if isinstance(args.input, stride.Tensor) and defined_by_opinfo(wrapper):
+        wrapper = rebound(wrapper, torch=stride)
+    return wrapper(fn, args.input, *args.args, **args.kwargs)
 
 
 def is_random(op):
