@@ -181,7 +181,9 @@ def defined_by_opinfo(fn):
 def rebound(fn, **names):
     """The entry's own function with some of its global names replaced."""
     namespace = {**fn.__globals__, **names}
-    return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__  # keyword-only defaults (upper=False, idx=0)
+    return copy
 
 
 def call_without_seed(fn, *args, **kwargs):
