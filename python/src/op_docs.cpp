@@ -148,7 +148,8 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     // Sorting, sampling and scans.
     {"sort",
      "(values, indices) of input sorted along dim (ascending unless descending=True); NaN sorts "
-     "above every number and equal elements keep their order."},
+     "above every number; equal elements keep their order with stable=True, else are where "
+     "PyTorch's CPU sort puts them."},
     {"argsort", "The indices that sort input along dim, as sort(...).indices."},
     {"topk",
      "(values, indices) of the k largest elements along dim (smallest with largest=False), in "
