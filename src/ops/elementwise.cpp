@@ -835,9 +835,13 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::option
 // div with PyTorch's rounding_mode: "trunc" rounds the quotient toward zero,
 // "floor" down (math::div_floor), each computed once in the operands'
 // promoted dtype (16-bit floats in float, rounded once), so integers keep
-// their dtype and exact quotients. PyTorch's gradient is zero for both.
+// their dtype and exact quotients. But PyTorch truncates a 16-bit quotient
+// after rounding it to the 16-bit dtype (-13.97 rounds to -14 first). Its
+// gradient is zero for both.
 static Tensor& rounded_div_kernel(Tensor& out, const Tensor& a, const Tensor& b, bool trunc) {
   const ScalarType rt = result_type(a, b);
+  if (trunc && detail::is_16bit(rt))
+    return detail::assign_result(out, div(a, b).trunc(), rt, "div");
   return run_elementwise("div", out, {a, b}, rt, rt,
                          trunc ? kernels::div_trunc : kernels::div_floor);
 }
