@@ -226,6 +226,63 @@ def _(g):
     return [a], [a / 4]
 
 
+@case("fmod_remainder_f32")
+def _(g):
+    a = randn(g, 4, 6, scale=5.0)
+    b = (randn(g, 4, 6).abs() + 0.1) * torch.where(mask(g, 4, 6), 1.0, -1.0)
+    return [a, b], [torch.fmod(a, b), torch.remainder(a, b)]
+
+
+@case("fmod_remainder_specials_f64")  # signed zeros, infinities, NaN, division by 0
+def _(g):
+    a = torch.tensor([5.0, -5.0, 0.0, -0.0, 3.0, -3.0, INF, 1.0, NAN, 1e300, 2.5], dtype=f64)
+    b = torch.tensor([0.0, 3.0, -2.0, 2.0, -3.0, 3.0, 2.0, INF, 1.0, 1e-300, -INF], dtype=f64)
+    return [a, b], [torch.fmod(a, b), torch.remainder(a, b)]
+
+
+@case("fmod_remainder_i64")  # the most negative value by -1 too
+def _(g):
+    a = torch.tensor([7, -7, 7, -7, 0, -(2**63), 2**63 - 1, 5, -5, -(2**63)])
+    b = torch.tensor([3, 3, -3, -3, 4, -1, 2, 1, 7, 3])
+    return [a, b], [torch.fmod(a, b), torch.remainder(a, b)]
+
+
+@case("remainder_scalars_bf16")  # the number rounded to bfloat16 first
+def _(g):
+    a = randn(g, 16, dtype=bf16, scale=4.0)
+    return [a], [torch.remainder(a, 0.3), torch.fmod(a, -0.3), torch.remainder(1.5, a)]
+
+
+@case("div_floor_trunc_f32")  # PyTorch's div_floor from fmod: 1 // 0.1 is 9
+def _(g):
+    a = torch.tensor([1.0, -1.0, 0.3, -0.3, 7.0, -7.0, 0.0, -0.0, 1.0, INF, 5.0, 1e30, -1.0])
+    b = torch.tensor([0.1, 0.1, 0.1, 0.1, 2.0, 2.0, 3.0, 3.0, 0.0, 2.0, -INF, 1e-10, 3.0])
+    floor = torch.div(a, b, rounding_mode="floor")
+    return [a, b], [floor, torch.div(a, b, rounding_mode="trunc")]
+
+
+@case("div_floor_bf16")  # computed in float and rounded once
+def _(g):
+    a, b = randn(g, 64, dtype=bf16, scale=4.0), randn(g, 64, dtype=bf16)
+    floor = torch.div(a, b, rounding_mode="floor")
+    return [a, b], [floor, torch.floor_divide(a, b), torch.div(a, b, rounding_mode="trunc")]
+
+
+@case("div_floor_trunc_i64")  # exact past 2^53
+def _(g):
+    a = torch.tensor([7, -7, 7, -7, 2**53 + 1, -(2**53 + 1), 0, -(2**63)])
+    b = torch.tensor([2, 2, -2, -2, 2, 3, -5, 3])
+    floor = torch.div(a, b, rounding_mode="floor")
+    return [a, b], [floor, torch.div(a, b, rounding_mode="trunc")]
+
+
+@case("frexp_f32")
+def _(g):
+    specials = torch.tensor([0.0, -0.0, 1.0, 0.5, -8.0, 1e-40, INF, -INF, NAN, 3.4e38])
+    x = torch.cat([randn(g, 8, scale=100.0), specials])
+    return [x], [*torch.frexp(x)]
+
+
 @case("pow_tensor_f32")
 def _(g):
     a, e = rand(g, 4, 5, lo=0.1, hi=3.0), randn(g, 4, 5)
@@ -1772,7 +1829,7 @@ def _(g):
     return [x], [*asc, *desc, *dim0]
 
 
-@case("sort_long_rows_f32")  # rows long enough for the radix path
+@case("sort_long_rows_f32")  # rows long enough for the radix path, with ties
 def _(g):
     x = randint(g, -6, 6, 3, 700).to(f32) * 0.5
     x[0, ::7] = NAN
@@ -1781,9 +1838,12 @@ def _(g):
     x[2, ::11] = INF
     x[2, 1::11] = -INF
     x[2, 2::13] = NAN
-    asc = torch.sort(x, stable=True, dim=1)
-    desc = torch.sort(x, stable=True, dim=1, descending=True)
-    return [x], [*asc, *desc]
+    return [x], [
+        *torch.sort(x, stable=True, dim=1),
+        *torch.sort(x, stable=True, dim=1, descending=True),
+        *torch.sort(x, dim=1),  # ties: std::sort's choice
+        *torch.sort(x, dim=1, descending=True),
+    ]
 
 
 @case("sort_long_rows_f64_i64")
@@ -1793,11 +1853,14 @@ def _(g):
     x[1, ::9] = NAN
     n = randint(g, -(2**40), 2**40, 2, 600)
     n[:, ::4] = -7
-    return [x, n], [
+    distinct = randn(g, 2, 600, dtype=f64)  # one order, whichever sort
+    return [x, n, distinct], [
         *torch.sort(x, stable=True, dim=1),
         *torch.sort(x, stable=True, dim=1, descending=True),
         *torch.sort(n, stable=True, dim=1),
         *torch.sort(n, stable=True, dim=1, descending=True),
+        *torch.sort(distinct, dim=1),
+        *torch.sort(distinct, dim=1, descending=True),
     ]
 
 
@@ -1821,6 +1884,32 @@ def _(g):
 def _(g):
     x = randn(g, 4, 30)
     return [x], [*torch.topk(x, 5), *torch.topk(x, 3, largest=False), *torch.topk(x, 2, 0)]
+
+
+@case("sort_unstable_ties_bool")  # past 16 elements std::sort's order of ties
+def _(g):
+    x = mask(g, 3, 40)
+    return [x], [*torch.sort(x, dim=1), *torch.sort(x, dim=1, descending=True)]
+
+
+@case("topk_ties_i64")  # nth_element's and partial_sort's orders of ties
+def _(g):
+    x = randint(g, 0, 4, 5, 70)
+    return [x], [
+        *torch.topk(x, 3, dim=1),
+        *torch.topk(x, 1, dim=1, largest=False),
+        *torch.topk(x, 10, dim=1, sorted=False),
+    ]
+
+
+@case("logspace_bf16")  # exponents in double from the rounded ends
+def _(g):
+    return [], [
+        torch.logspace(-3.3, 4.7, 11, dtype=bf16),
+        torch.logspace(0.0, 20.0, 50, 2.0, dtype=bf16),
+        torch.logspace(1.1, 5.0, 1, dtype=bf16),
+        torch.logspace(-1.5, 2.25, 7, dtype=f32),
+    ]
 
 
 def zeros_ones_nan(g):

@@ -114,6 +114,19 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& min, const std::optio
 // a / b with the quotient rounded: rounding_mode "trunc" (toward zero) or
 // "floor"; integer operands keep their dtype.
 Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
+// The remainder of a / b in the promoted dtype: with a's sign (C's fmod) or
+// with b's sign (remainder, Python's %). An integer division by zero is an
+// Error ("ZeroDivisionError", as PyTorch's); a floating one gives NaN. A
+// number operand is converted to the tensor's dtype first, as PyTorch's.
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Scalar& b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Scalar& b);
+Tensor remainder(const Scalar& a, const Tensor& b);
+// (mantissa, exponent) with x = mantissa * 2^exponent and |mantissa| in
+// [0.5, 1): the mantissa of x's floating dtype, the exponent int32; 0, inf
+// and NaN are their own mantissa, with exponent 0.
+std::pair<Tensor, Tensor> frexp(const Tensor& x);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
 // value a 0-d tensor (converted to x's dtype; it may require grad).
@@ -295,6 +308,8 @@ Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& fmod_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& remainder_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& pow_out(Tensor& out, const Tensor& a, const Tensor& exponent);
 Tensor& maximum_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& minimum_out(Tensor& out, const Tensor& a, const Tensor& b);
@@ -441,7 +456,8 @@ Tensor logcumsumexp(const Tensor& x, int64_t dim);
 
 // ---- sorting and sampling ----
 // (values, indices) of x sorted along dim; NaN sorts above every number;
-// always stable (equal elements keep their order).
+// equal elements keep their order when stable, else are where PyTorch's CPU
+// sort puts them.
 std::pair<Tensor, Tensor> sort(const Tensor& x,
                                int64_t dim = -1,
                                bool descending = false,
@@ -449,7 +465,8 @@ std::pair<Tensor, Tensor> sort(const Tensor& x,
 Tensor argsort(const Tensor& x, int64_t dim = -1, bool descending = false, bool stable = false);
 // x sorted along dim 0.
 Tensor msort(const Tensor& x);
-// (values, indices) of the k largest (smallest) elements along dim, in order.
+// (values, indices) of the k largest (smallest) elements along dim, in order
+// when sorted (else in PyTorch's CPU order); ties as PyTorch's CPU topk.
 std::pair<Tensor, Tensor> topk(
     const Tensor& x, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
 // num_samples category indices drawn from each row of probs (1-d or 2-d,

@@ -265,6 +265,11 @@ class Tensor {
   Tensor pow(const Scalar& exponent) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(const Scalar& other) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
+  std::pair<Tensor, Tensor> frexp() const;
   Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
   Tensor& add_(const Scalar& other);
   Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
@@ -274,6 +279,10 @@ class Tensor {
   Tensor& div_(const Tensor& other);
   Tensor& div_(const Scalar& other);
   Tensor& pow_(const Scalar& exponent);
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(const Scalar& other);
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(const Scalar& other);
 
 #define STRIDE_UNARY_METHODS(name) \
   Tensor name() const;             \

@@ -140,11 +140,16 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
     {"ge", "input >= other elementwise (other a tensor or a number), as a bool tensor."},
 
     {"floor_divide", "input / other rounded down (div with rounding_mode='floor')."},
+    {"fmod", "The remainder of input / other with the sign of input (C's fmod)."},
+    {"remainder", "The remainder of input / other with the sign of other (Python's %)."},
+    {"frexp",
+     "(mantissa, exponent) with input = mantissa * 2 ** exponent, |mantissa| in [0.5, 1)."},
     {"unbind", "The views input.select(dim, i) for every i, as a tuple."},
     // Sorting, sampling and scans.
     {"sort",
      "(values, indices) of input sorted along dim (ascending unless descending=True); NaN sorts "
-     "above every number and equal elements keep their order."},
+     "above every number; equal elements keep their order with stable=True, else are where "
+     "PyTorch's CPU sort puts them."},
     {"argsort", "The indices that sort input along dim, as sort(...).indices."},
     {"topk",
      "(values, indices) of the k largest elements along dim (smallest with largest=False), in "

@@ -210,6 +210,21 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
       [](const Tensor& a, const Scalar& b) { return div(a, wrapped_number(b, a), "floor"); },
       nb::arg("other"));
   def_both(
+      m, cls, "fmod", [](const Tensor& a, const Tensor& b) { return a.fmod(b); }, nb::arg("other"));
+  def_both(
+      m, cls, "fmod", [](const Tensor& a, const Scalar& b) { return a.fmod(b); }, nb::arg("other"));
+  def_both(
+      m, cls, "remainder", [](const Tensor& a, const Tensor& b) { return a.remainder(b); },
+      nb::arg("other"));
+  def_both(
+      m, cls, "remainder", [](const Tensor& a, const Scalar& b) { return a.remainder(b); },
+      nb::arg("other"));
+  // torch.remainder(number, tensor) (its Scalar_Tensor overload).
+  def_function(
+      m, "remainder", [](const Scalar& a, const Tensor& b) { return remainder(a, b); },
+      nb::arg("input"), nb::arg("other"));
+  def_both(m, cls, "frexp", [](const Tensor& x) { return values_indices("frexp", x.frexp()); });
+  def_both(
       m, cls, "pow", [](const Tensor& a, const Tensor& b) { return a.pow(b); },
       nb::arg("exponent"));
   def_both(
@@ -235,6 +250,14 @@ void bind_elementwise(nb::module_& m, TensorClass& cls) {
              nb::arg("other"));
   def_method(cls, "pow_", in_place([](Tensor& a, const Scalar& b) { a.pow_(b); }),
              nb::arg("exponent"));
+  def_method(cls, "fmod_", in_place([](Tensor& a, const Tensor& b) { a.fmod_(b); }),
+             nb::arg("other"));
+  def_method(cls, "fmod_", in_place([](Tensor& a, const Scalar& b) { a.fmod_(b); }),
+             nb::arg("other"));
+  def_method(cls, "remainder_", in_place([](Tensor& a, const Tensor& b) { a.remainder_(b); }),
+             nb::arg("other"));
+  def_method(cls, "remainder_", in_place([](Tensor& a, const Scalar& b) { a.remainder_(b); }),
+             nb::arg("other"));
   def_method(cls, "lerp_",
              in_place([](Tensor& a, const Tensor& end, const Scalar& w) { a.lerp_(end, w); }),
              nb::arg("end"), nb::arg("weight"));
@@ -358,6 +381,12 @@ void bind_operators(TensorClass& cls) {
            [](const Tensor& a, const Scalar& b) { return div(a, wrapped_number(b, a), "floor"); })
       .def("__rfloordiv__",
            [](const Tensor& a, const Scalar& b) { return div(wrapped_number(b, a), a, "floor"); })
+      .def("__mod__", [](const Tensor& a, const Tensor& b) { return a.remainder(b); })
+      .def("__mod__", [](const Tensor& a, const Scalar& b) { return a.remainder(b); })
+      .def("__rmod__", [](const Tensor& a, const Tensor& b) { return b.remainder(a); })
+      .def("__rmod__", [](const Tensor& a, const Scalar& b) { return remainder(b, a); })
+      .def("__imod__", in_place([](Tensor& a, const Tensor& b) { a.remainder_(b); }))
+      .def("__imod__", in_place([](Tensor& a, const Scalar& b) { a.remainder_(b); }))
       .def("__sub__", [](const Tensor& a, const Tensor& b) { return a - b; })
       .def("__sub__", [](const Tensor& a, const Scalar& b) { return a - b; })
       .def("__rsub__", [](const Tensor& a, const Scalar& b) { return b - a; })

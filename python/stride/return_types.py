@@ -5,6 +5,7 @@ import collections
 
 __all__ = [
     "aminmax",
+    "frexp",
     "cummax",
     "cummin",
     "histogram",
@@ -77,3 +78,4 @@ cummin = _values_indices("cummin")
 aminmax = collections.namedtuple("aminmax", ["min", "max"], module=__name__)
 histogram = collections.namedtuple("histogram", ["hist", "bin_edges"], module=__name__)
 histogramdd = collections.namedtuple("histogramdd", ["hist", "bin_edges"], module=__name__)
+frexp = collections.namedtuple("frexp", ["mantissa", "exponent"], module=__name__)

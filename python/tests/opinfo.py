@@ -181,7 +181,9 @@ def defined_by_opinfo(fn):
 def rebound(fn, **names):
     """The entry's own function with some of its global names replaced."""
     namespace = {**fn.__globals__, **names}
-    return types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__  # keyword-only defaults (upper=False, idx=0)
+    return copy
 
 
 def call_without_seed(fn, *args, **kwargs):
@@ -574,11 +576,12 @@ class Outcome:
 
 def forward(op, fn, args):
     """Calls fn the way the entry's gradient tests do (OpInfo's
-    gradcheck_wrapper makes some inputs symmetric or triangular first)."""
+    gradcheck_wrapper makes some inputs symmetric or triangular first). The
+    wrappers call torch's functions (torch.diag_embed for cholesky_inverse,
+    torch.masked's output mask for the masked ops), so on stride's inputs
+    they run with `torch` meaning stride, as the entry's own function does."""
     wrapper = op.gradcheck_wrapper
-    if fn is not op.op and wrapper.__name__.startswith("gradcheck_wrapper_masked"):
-        # The masked ops' wrappers zero the output where torch.masked's
-        # output mask is False: for stride's call, with stride.masked's.
+    if isinstance(args.input, stride.Tensor) and defined_by_opinfo(wrapper):
         wrapper = rebound(wrapper, torch=stride)
     return wrapper(fn, args.input, *args.args, **args.kwargs)
 

@@ -298,6 +298,82 @@ struct pow {
   }
 };
 
+// The divisions' functors take integers with y != 0 only (the CPU kernels
+// raise PyTorch's ZeroDivisionError first); y == -1 is guarded, as the most
+// negative x / -1 and x % -1 overflow.
+
+// x / y rounded toward zero.
+struct div_trunc {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::trunc(x / y);
+    } else {
+      if constexpr (std::is_signed_v<T>) {
+        if (y == T(-1)) return T(std::make_unsigned_t<T>(0) - std::make_unsigned_t<T>(x));
+      }
+      return T(x / y);
+    }
+  }
+};
+
+// x / y rounded down. Floats take PyTorch's div_floor, built on fmod: the
+// integer nearest the exact quotient's floor, where floor(x / y) is off by
+// one when x / y rounds up to an integer; a zero quotient keeps x / y's
+// sign, and y == 0 gives x / y.
+struct div_floor {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      if (y == T(0)) return x / y;
+      const T mod = std::fmod(x, y);
+      T div = (x - mod) / y;
+      if (mod != T(0) && (y < T(0)) != (mod < T(0))) div -= T(1);
+      if (div == T(0)) return std::copysign(T(0), x / y);
+      T floordiv = std::floor(div);
+      if (div - floordiv > T(0.5)) floordiv += T(1);
+      return floordiv;
+    } else {
+      if constexpr (std::is_signed_v<T>) {
+        if (y == T(-1) || (x < T(0)) == (y < T(0))) return div_trunc{}(x, y);
+        const T q = T(x / y);
+        return T(x % y) != T(0) ? T(q - T(1)) : q;
+      }
+      return T(x / y);
+    }
+  }
+};
+
+// The remainder with x's sign (C's fmod).
+struct fmod {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::fmod(x, y);
+    } else {
+      if constexpr (std::is_signed_v<T>) {
+        if (y == T(-1)) return T(0);
+      }
+      return T(x % y);
+    }
+  }
+};
+
+// The remainder with y's sign (Python's %), PyTorch's rule on fmod: y is
+// added to a nonzero remainder of the other sign (so a zero one keeps
+// fmod's sign, and NaN stays NaN).
+struct remainder {
+  template <class T>
+  STRIDE_HOST_DEVICE T operator()(T x, T y) const {
+    const T r = fmod{}(x, y);
+    if constexpr (std::is_unsigned_v<T>) {
+      return r;
+    } else {
+      return r != T(0) && (y < T(0)) != (r < T(0)) ? T(r + y) : r;
+    }
+  }
+};
+
 // d gelu / dx = Phi(x) + x phi(x), times the upstream gradient g.
 struct gelu_backward {
   template <class T>

@@ -284,11 +284,21 @@ using ReduceExtremeIndexFn = void (*)(const TensorIter& iter,
                                       const char* op);
 
 // ---- sort, topk, multinomial (src/backends/cpu/sort.cpp) ----
+// How sort_rows orders a row: PyTorch's CPU sort and topk place equal
+// elements where their algorithms leave them, so each is run as PyTorch
+// runs it on the row's (value, position) pairs.
+enum class RowOrder : uint8_t {
+  Stable,        // equal elements in index order: sort(stable=True)
+  Sort,          // std::sort, not stable: sort(stable=False)
+  Topk,          // topk's partial_sort (k * 64 <= N) or nth_element and sort
+  TopkUnsorted,  // the same without the sort after nth_element (sorted=False)
+};
 // x (R, N) contiguous, numeric or bool -> values (R, K) of x's dtype and
 // indices (R, K) int64, contiguous, K <= N: each row's first K elements in
 // ascending (or descending) order, NaN above every number, equal elements in
-// index order (stable). K = N sorts the rows.
-using SortRowsFn = void (*)(const Tensor& x, bool descending, Tensor& values, Tensor& indices);
+// the order `order` leaves them. K = N sorts the rows (K < N: a Topk order).
+using SortRowsFn =
+    void (*)(const Tensor& x, RowOrder order, bool descending, Tensor& values, Tensor& indices);
 // x (R, N) contiguous, numeric or bool, N > 0 -> indices (R) int64: the
 // position in its row of the mode, PyTorch's CPU choice: the row's (value,
 // position) pairs ordered by value with std::sort, and of the first longest
@@ -437,6 +447,11 @@ using ClampFn = void (*)(const TensorIter& iter,
                          const std::optional<Scalar>& lo,
                          const std::optional<Scalar>& hi);
 // where: iter over out and inputs cond (bool), a and b (compute) -> cond ? a : b.
+// fmod, remainder, div_floor, div_trunc (ElementwiseFn): an integer
+// division by zero is an Error naming the op ("ZeroDivisionError").
+// frexp: iter over outputs mantissa (x's dtype) and exponent (int32) and
+// input x (floating) -> x = mantissa * 2^exponent, |mantissa| in [0.5, 1).
+using FrexpFn = void (*)(const TensorIter& iter);
 
 // ---- linear algebra through LAPACK (src/backends/cpu/lapack.cpp) ----
 // Every matrix here is a batch (B, ...) contiguous float32 or float64 in
@@ -534,6 +549,11 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(index_put, IndexPutFn, "index_put_")                                              \
   X(div, ElementwiseFn, "div")                                                        \
   X(pow, ElementwiseFn, "pow")                                                        \
+  X(fmod, ElementwiseFn, "fmod")                                                      \
+  X(remainder, ElementwiseFn, "remainder")                                            \
+  X(div_floor, ElementwiseFn, "div")                                                  \
+  X(div_trunc, ElementwiseFn, "div")                                                  \
+  X(frexp, FrexpFn, "frexp")                                                          \
   X(where, ElementwiseFn, "where")                                                    \
   X(gelu_backward, ElementwiseFn, "gelu_backward")                                    \
   X(add, ElementwiseScalarFn, "add")                                                  \

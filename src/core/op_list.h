@@ -239,6 +239,9 @@
   X(sub, Elementwise, Grad, Any, Keep)                                      \
   X(div, Elementwise, Grad, Any, Keep)                                      \
   X(pow, Elementwise, Grad, Any, Keep)                                      \
+  X(fmod, Elementwise, Grad, Any, Keep)                                     \
+  X(remainder, Elementwise, Grad, Any, Keep)                                \
+  X(frexp, Elementwise, Grad, Floating, Keep)                               \
   X(clamp, Elementwise, Grad, Any, Keep)                                    \
   X(where, Elementwise, Grad, Any, Keep)                                    \
   X(masked_fill, Elementwise, Grad, Any, Keep)                              \

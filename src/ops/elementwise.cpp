@@ -350,6 +350,16 @@ static Tensor& pow_kernel(Tensor& out, const Tensor& a, const Tensor& e) {
   return run_elementwise("pow", out, {a, e}, rt, rt, kernels::pow);
 }
 
+static Tensor& fmod_kernel(Tensor& out, const Tensor& a, const Tensor& b) {
+  const ScalarType rt = result_type(a, b);
+  return run_elementwise("fmod", out, {a, b}, rt, rt, kernels::fmod);
+}
+
+static Tensor& remainder_kernel(Tensor& out, const Tensor& a, const Tensor& b) {
+  const ScalarType rt = result_type(a, b);
+  return run_elementwise("remainder", out, {a, b}, rt, rt, kernels::remainder);
+}
+
 namespace {
 
 // Gradient of maximum/minimum: to the larger (smaller) side, split evenly on ties.
@@ -436,6 +446,66 @@ Tensor pow(const Tensor& a, const Tensor& e) {
 
 namespace {
 
+// The gradients of fmod and remainder, PyTorch's: 1 for a, and for b minus
+// the quotient a / b rounded as the remainder rounds it ("trunc" for fmod,
+// "floor" for remainder), which has no gradient itself.
+auto remainder_backward(const Tensor& a, const Tensor& b, std::string_view rounding) {
+  return [sa = autograd::requires_grad(b) ? SavedTensor::input(a) : SavedTensor(),
+          sb = autograd::requires_grad(b) ? SavedTensor::input(b) : SavedTensor(),
+          rounding](const Grads& gs) {
+    return Grads{gs[0], sb.defined() ? -gs[0] * div(sa.get(), sb.get(), rounding) : Tensor()};
+  };
+}
+
+}  // namespace
+
+Tensor fmod(const Tensor& a, const Tensor& b) {
+  return apply(
+      Op::fmod, {&a, &b}, [&] { return out_of_place(fmod_kernel, a, b); },
+      [&](const Tensor&) { return remainder_backward(a, b, "trunc"); });
+}
+Tensor fmod(const Tensor& a, const Scalar& b) {
+  return fmod(a, wrap_scalar(b, a));
+}
+
+Tensor remainder(const Tensor& a, const Tensor& b) {
+  return apply(
+      Op::remainder, {&a, &b}, [&] { return out_of_place(remainder_kernel, a, b); },
+      [&](const Tensor&) { return remainder_backward(a, b, "floor"); });
+}
+Tensor remainder(const Tensor& a, const Scalar& b) {
+  return remainder(a, wrap_scalar(b, a));
+}
+Tensor remainder(const Scalar& a, const Tensor& b) {
+  return remainder(wrap_scalar(a, b), b);
+}
+
+// The mantissa's gradient, PyTorch's: g / 2^exponent (the exponent, int32,
+// has none).
+std::pair<Tensor, Tensor> frexp(const Tensor& x) {
+  return apply(
+      Op::frexp, {&x},
+      [&] {
+        Tensor mantissa = empty(x.sizes(), x.options());
+        Tensor exponent = empty(x.sizes(), x.options().dtype(kInt32));
+        TensorIter iter = TensorIterConfig("frexp")
+                              .add_output(mantissa)
+                              .add_output(exponent)
+                              .add_input(x)
+                              .check_all_same_dtype(false)
+                              .build();
+        kernels::frexp(x.device(), iter);
+        return std::pair{mantissa, exponent};
+      },
+      [&](const std::pair<Tensor, Tensor>& r) {
+        return [exponent = r.second](const Grads& gs) {
+          return Grads{gs[0] / exp2(exponent.to(gs[0].dtype()))};
+        };
+      });
+}
+
+namespace {
+
 // PyTorch refuses an integer tensor to a negative integer number (a tensor
 // of exponents computes the truncated values instead, math::int_pow).
 void check_integer_exponent(const Tensor& base, const Scalar& e) {
@@ -482,6 +552,8 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 STRIDE_DEFINE_BINARY_OUT(mul)
 STRIDE_DEFINE_BINARY_OUT(div)
 STRIDE_DEFINE_BINARY_OUT(pow)
+STRIDE_DEFINE_BINARY_OUT(fmod)
+STRIDE_DEFINE_BINARY_OUT(remainder)
 STRIDE_DEFINE_BINARY_OUT(maximum)
 STRIDE_DEFINE_BINARY_OUT(minimum)
 #undef STRIDE_DEFINE_BINARY_OUT
@@ -761,16 +833,28 @@ Tensor clamp(const Tensor& x, const std::optional<Tensor>& lo, const std::option
 }
 
 // div with PyTorch's rounding_mode: "trunc" rounds the quotient toward zero,
-// "floor" down; integer operands keep their integer dtype, their quotient
-// computed in float64.
+// "floor" down (math::div_floor), each computed once in the operands'
+// promoted dtype (16-bit floats in float, rounded once), so integers keep
+// their dtype and exact quotients. But PyTorch truncates a 16-bit quotient
+// after rounding it to the 16-bit dtype (-13.97 rounds to -14 first). Its
+// gradient is zero for both.
+static Tensor& rounded_div_kernel(Tensor& out, const Tensor& a, const Tensor& b, bool trunc) {
+  const ScalarType rt = result_type(a, b);
+  if (trunc && detail::is_16bit(rt))
+    return detail::assign_result(out, div(a, b).trunc(), rt, "div");
+  return run_elementwise("div", out, {a, b}, rt, rt,
+                         trunc ? kernels::div_trunc : kernels::div_floor);
+}
+
 Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode) {
   const bool trunc = rounding_mode == "trunc";
   STRIDE_CHECK(trunc || rounding_mode == "floor", ValueError,
                "[div] rounding_mode must be 'trunc', 'floor' or None; got '", rounding_mode, "'.");
-  const ScalarType rt = result_type(a, b);
-  if (is_floating_point(rt)) return trunc ? div(a, b).trunc() : div(a, b).floor();
-  const Tensor q = div(a.to(kFloat64), b.to(kFloat64));
-  return (trunc ? q.trunc() : q.floor()).to(rt);
+  return apply(
+      Op::div, {&a, &b}, [&] { return out_of_place(rounded_div_kernel, a, b, trunc); },
+      [&](const Tensor&) {
+        return [](const Grads& gs) { return Grads{zeros_like(gs[0]), zeros_like(gs[0])}; };
+      });
 }
 
 // ---- optimizer-style in-place updates ----
@@ -854,6 +938,21 @@ Tensor Tensor::pow(const Tensor& exponent) const {
 Tensor Tensor::pow(const Scalar& exponent) const {
   return stride::pow(*this, exponent);
 }
+Tensor Tensor::fmod(const Tensor& other) const {
+  return stride::fmod(*this, other);
+}
+Tensor Tensor::fmod(const Scalar& other) const {
+  return stride::fmod(*this, other);
+}
+Tensor Tensor::remainder(const Tensor& other) const {
+  return stride::remainder(*this, other);
+}
+Tensor Tensor::remainder(const Scalar& other) const {
+  return stride::remainder(*this, other);
+}
+std::pair<Tensor, Tensor> Tensor::frexp() const {
+  return stride::frexp(*this);
+}
 Tensor Tensor::maximum(const Tensor& other) const {
   return stride::maximum(*this, other);
 }
@@ -876,6 +975,10 @@ Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
   }
 STRIDE_DEFINE_INPLACE_BINARY(mul, mul_kernel(self, *this, other), stride::mul(clone(), other))
 STRIDE_DEFINE_INPLACE_BINARY(div, div_kernel(self, *this, other), stride::div(clone(), other))
+STRIDE_DEFINE_INPLACE_BINARY(fmod, fmod_kernel(self, *this, other), stride::fmod(clone(), other))
+STRIDE_DEFINE_INPLACE_BINARY(remainder,
+                             remainder_kernel(self, *this, other),
+                             stride::remainder(clone(), other))
 #undef STRIDE_DEFINE_INPLACE_BINARY
 
 Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) {
@@ -907,6 +1010,12 @@ Tensor& Tensor::mul_(const Scalar& other) {
 }
 Tensor& Tensor::div_(const Scalar& other) {
   return div_(wrap_factor(other, *this));
+}
+Tensor& Tensor::fmod_(const Scalar& other) {
+  return fmod_(wrap_scalar(other, *this));
+}
+Tensor& Tensor::remainder_(const Scalar& other) {
+  return remainder_(wrap_scalar(other, *this));
 }
 Tensor& Tensor::pow_(const Scalar& exponent) {
   check_integer_exponent(*this, exponent);

@@ -142,9 +142,48 @@ Tensor linspace(double start, double end, int64_t steps, TensorOptions options) 
   return spaced("linspace", start, end, steps, options, [](double v) { return v; });
 }
 
+namespace {
+
+// PyTorch's logspace of a floating dtype, which differs from linspace's
+// points: start, end and their difference are rounded to the dtype
+// (`round`), but the exponents are computed in double from the step
+// (end - start) / (steps - 1) and each power is rounded once. One point is
+// base^start of the unrounded start.
+template <class Round>
+Tensor floating_logspace(
+    double start, double end, int64_t steps, double base, TensorOptions options, Round round) {
+  if (steps == 1) return full({1}, std::pow(base, start), options);
+  std::vector<double> values(static_cast<size_t>(steps));
+  const double first = round(start), last = round(end);
+  const double step = round(last - first) / double(steps - 1);
+  for (int64_t i = 0; i < steps; ++i) {
+    const double e = i < steps / 2 ? first + step * double(i) : last - step * double(steps - i - 1);
+    values[size_t(i)] = std::pow(base, e);
+  }
+  return tensor(values).to(options.dtype()).to(options.device());
+}
+
+}  // namespace
+
 Tensor logspace(double start, double end, int64_t steps, double base, TensorOptions options) {
-  return spaced("logspace", start, end, steps, options,
-                [base](double v) { return std::pow(base, v); });
+  const auto power = [base](double v) { return std::pow(base, v); };
+  STRIDE_CHECK(steps >= 0, ValueError, "[logspace] takes a non-negative number of steps; got ",
+               steps, ".");
+  switch (options.dtype()) {
+    case kFloat64:
+      return floating_logspace(start, end, steps, base, options, [](double v) { return v; });
+    case kFloat32:
+      return floating_logspace(start, end, steps, base, options,
+                               [](double v) { return double(float(v)); });
+    case kBFloat16:  // rounded to float first, as PyTorch's bfloat16 arithmetic
+      return floating_logspace(start, end, steps, base, options,
+                               [](double v) { return double(float(BFloat16(float(v)))); });
+    case kFloat16:
+      return floating_logspace(start, end, steps, base, options,
+                               [](double v) { return double(float(Half(float(v)))); });
+    default:  // integers and bool
+      return spaced("logspace", start, end, steps, options, power);
+  }
 }
 
 }  // namespace stride

@@ -2,6 +2,7 @@
 // (outer, n, inner) contiguous blocks; the kernel (src/backends/cpu/scan.cpp)
 // runs every line along n.
 #include <limits>
+#include <vector>
 
 #include "backends/kernels.h"
 #include "ops/apply.h"
@@ -70,13 +71,32 @@ Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
   return g.flip({dim}).cumsum(dim).flip({dim});
 }
 
+// d cumprod / dx_i = sum over k >= i of g_k times the product of x_j
+// (j <= k, j != i), each product taken by a cumprod of x with x_i set to 1:
+// O(n^2) work, but a polynomial in every x_j, so its own gradient is
+// cumprod's second derivative at zeros too (PyTorch's double-backward form).
+Tensor cumprod_backward_differentiable(const Tensor& g, const Tensor& x, int64_t dim) {
+  const int64_t n = x.size(dim);
+  std::vector<Tensor> grads;
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor one = ones_like(x.narrow(dim, i, 1));
+    const Tensor omitted =
+        cat({x.narrow(dim, 0, i), one, x.narrow(dim, i + 1, n - i - 1)}, dim).cumprod(dim);
+    grads.push_back((g.narrow(dim, i, n - i) * omitted.narrow(dim, i, n - i)).sum({dim}, true));
+  }
+  return cat(grads, dim);
+}
+
 // d cumprod / dx, zeros included. With x' = x with its zeros set to 1,
 // y' = cumprod(x') and Z the running count of zeros: the gradient of x_i is
 // the sum over k >= i of g_k times the product of x_j (j <= k, j != i), which
 // is y'_k / x'_i where no zero (other than x_i) comes before k, and 0 past
 // one. So for x_i != 0 the terms with Z_k = 0 count, divided by x_i, and for
 // x_i = 0 (then the line's first zero, else its terms vanish) those with
-// Z_k = 1. Written with ops, so it is differentiable again.
+// Z_k = 1. Written with ops; but as x_j's zero is replaced by 1 in x', the
+// products past a zero do not depend on it, so where a second derivative
+// is being recorded (grad mode on in the backward) and x holds a zero, the
+// polynomial form above is used instead.
 Tensor cumprod_backward(const Tensor& g, const Tensor& x, int64_t dim) {
   if (x.dim() == 0) return g;
   Tensor zero, zeros_so_far;
@@ -84,6 +104,10 @@ Tensor cumprod_backward(const Tensor& g, const Tensor& x, int64_t dim) {
     NoGradGuard no_grad;
     zero = x.eq(0);
     zeros_so_far = zero.cumsum(dim);
+  }
+  const bool recording = GradMode::is_enabled() && !x.device().is_meta();
+  if (recording && x.numel() > 0 && any(zero).item<bool>()) {
+    return cumprod_backward_differentiable(g, x, dim);
   }
   const Tensor x1 = where(zero, ones_like(x), x);
   const Tensor gy = g * x1.cumprod(dim);

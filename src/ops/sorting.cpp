@@ -36,17 +36,18 @@ Tensor rows_back(const Tensor& rows, const Tensor& x, int64_t dim) {
   return rows.view(shape).transpose(dim, -1).contiguous();
 }
 
-// The first k of each row along dim (all of them: k = size) in order.
+// The first k of each row along dim (all of them: k = size) in `how`'s
+// order.
 std::pair<Tensor, Tensor> ordered(
-    const Tensor& x, int64_t dim, int64_t k, bool descending, const char* op) {
+    const Tensor& x, int64_t dim, int64_t k, kernels::RowOrder how, bool descending) {
   if (detail::is_16bit(x.dtype())) {  // an order: exact in float32
-    auto [values, indices] = ordered(x.to(kFloat32), dim, k, descending, op);
+    auto [values, indices] = ordered(x.to(kFloat32), dim, k, how, descending);
     return {values.to(x.dtype()), indices};
   }
   const Tensor rows = rows_along(x, dim);
   Tensor values = empty({rows.size(0), k}, x.options());
   Tensor indices = empty({rows.size(0), k}, x.options().dtype(kInt64));
-  kernels::sort_rows(x.device(), rows, descending, values, indices);
+  kernels::sort_rows(x.device(), rows, how, descending, values, indices);
   return {rows_back(values, x, dim), rows_back(indices, x, dim)};
 }
 
@@ -65,12 +66,13 @@ int64_t wrap_sorted_dim(const Tensor& x, int64_t dim, const char* op) {
 
 }  // namespace
 
-std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool /*stable*/) {
-  // Always stable: ties keep their order whether or not stable is asked.
+// Ties are ordered as PyTorch's CPU sort orders them: by index when
+// stable, else where its std::sort leaves them.
+std::pair<Tensor, Tensor> sort(const Tensor& x, int64_t dim, bool descending, bool stable) {
   const int64_t d = wrap_sorted_dim(x, dim, "sort");
+  const auto how = stable ? kernels::RowOrder::Stable : kernels::RowOrder::Sort;
   return detail::apply(
-      Op::sort, {&x},
-      [&] { return ordered(x, d, x.dim() == 0 ? 1 : x.size(d), descending, "sort"); },
+      Op::sort, {&x}, [&] { return ordered(x, d, x.dim() == 0 ? 1 : x.size(d), how, descending); },
       [&](const std::pair<Tensor, Tensor>& r) { return scatter_back(x, d, r.second); });
 }
 
@@ -79,15 +81,15 @@ Tensor argsort(const Tensor& x, int64_t dim, bool descending, bool stable) {
                                     [&] { return sort(x, dim, descending, stable).second; });
 }
 
-std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool
-                               /*sorted*/) {
-  // Always sorted, which PyTorch allows for sorted=False too.
+// Ties, and the order of an unsorted result, are PyTorch's CPU topk's.
+std::pair<Tensor, Tensor> topk(const Tensor& x, int64_t k, int64_t dim, bool largest, bool sorted) {
   const int64_t d = wrap_sorted_dim(x, dim, "topk");
   const int64_t n = x.dim() == 0 ? 1 : x.size(d);
   STRIDE_CHECK(k >= 0 && k <= n, IndexError, "[topk] k = ", k, " is out of range for dim ", d,
                " of size ", n, " in shape ", shape_str(x.sizes()), ". Hint: 0 <= k <= ", n, ".");
+  const auto how = sorted ? kernels::RowOrder::Topk : kernels::RowOrder::TopkUnsorted;
   return detail::apply(
-      Op::topk, {&x}, [&] { return ordered(x, d, k, largest, "topk"); },
+      Op::topk, {&x}, [&] { return ordered(x, d, k, how, largest); },
       [&](const std::pair<Tensor, Tensor>& r) { return scatter_back(x, d, r.second); });
 }
 
@@ -130,7 +132,7 @@ Tensor nan_count(const Tensor& x, int64_t dim) {
 }
 
 // The lower median along dim: a NaN in the line wins (its first one, which
-// sorts first among the NaNs, as the sort is stable), unless skip_nan, which
+// sorts first among the NaNs in a stable sort), unless skip_nan, which
 // takes the lower median of the other elements (NaN when there are none).
 std::pair<Tensor, Tensor> median_along(
     const Tensor& x, int64_t dim, bool keepdim, bool skip_nan, const char* op) {
@@ -139,7 +141,7 @@ std::pair<Tensor, Tensor> median_along(
   const int64_t n = xs.size(d);
   STRIDE_CHECK(n > 0, IndexError, "[", op, "] cannot take the median of dim ", d, " of size 0 in ",
                shape_str(x.sizes()), ".");
-  auto [sorted, order] = sort(xs, d);
+  auto [sorted, order] = sort(xs, d, /*descending=*/false, /*stable=*/true);
   Tensor pos;
   {
     NoGradGuard no_grad;

@@ -1,6 +1,7 @@
 // Errors name the op, the shapes and the fix (docs/design.md invariant 4).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include <stride/stride.h>
@@ -23,6 +24,19 @@ void expect_contains(const std::string& msg, std::initializer_list<const char*> 
 TEST(Errors, BroadcastMismatchNamesOpAndShapes) {
   auto msg = message_of<ShapeError>([] { (void)add(ones({2, 3}), ones({4})); });
   expect_contains(msg, {"[add]", "(2, 3)", "(4)"});
+}
+
+// An integer divisor of 0 raises PyTorch's ZeroDivisionError naming the op;
+// a floating one gives NaN (fmod) or inf (floor division).
+TEST(Errors, IntegerDivisionByZeroNamesTheOp) {
+  const Tensor a = tensor<int64_t>({4, 5}), b = tensor<int64_t>({1, 0});
+  expect_contains(message_of<Error>([&] { (void)fmod(a, b); }), {"[fmod]", "ZeroDivisionError"});
+  expect_contains(message_of<Error>([&] { (void)a.clone().remainder_(b); }),
+                  {"[remainder]", "ZeroDivisionError"});
+  expect_contains(message_of<Error>([&] { (void)div(a, b, "floor"); }),
+                  {"[div]", "ZeroDivisionError"});
+  EXPECT_TRUE(std::isnan(fmod(a.to(kFloat32), b).select(0, 1).item<float>()));
+  EXPECT_TRUE(std::isinf(div(a.to(kFloat32), b, "floor").select(0, 1).item<float>()));
 }
 
 TEST(Errors, MatmulInnerDimMismatch) {
@@ -129,6 +143,7 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"quantile", [&] { quantile(i, full({}, 0.5)); }},
       {"nanquantile", [&] { nanquantile(i, full({}, 0.5)); }},
       {"logcumsumexp", [&] { logcumsumexp(i, 0); }},
+      {"frexp", [&] { frexp(i); }},
       {"norm", [&] { i.norm(); }},
       {"multinomial", [&] { i.multinomial(1); }},
       {"uniform", [&] { i.clone().uniform_(); }},

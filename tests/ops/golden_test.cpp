@@ -109,6 +109,40 @@ std::vector<GoldenCase> build_cases() {
   reg("div_f64", [](const Ins& in) -> Outs { return {in[0] / in[1]}; });
   reg("div_int_int", [](const Ins& in) -> Outs { return {in[0] / in[1]}; });
   reg("div_i32_scalar", [](const Ins& in) -> Outs { return {in[0] / 4}; });
+  reg("fmod_remainder_f32", [](const Ins& in) -> Outs {
+    return {fmod(in[0], in[1]), remainder(in[0], in[1])};
+  });
+  reg(
+      "fmod_remainder_specials_f64",
+      [](const Ins& in) -> Outs {
+        return {fmod(in[0], in[1]), remainder(in[0], in[1])};
+      },
+      Cmp::Exact);
+  reg("fmod_remainder_i64", [](const Ins& in) -> Outs {
+    return {fmod(in[0], in[1]), remainder(in[0], in[1])};
+  });
+  reg("remainder_scalars_bf16", [](const Ins& in) -> Outs {
+    return {remainder(in[0], 0.3), fmod(in[0], -0.3), remainder(1.5, in[0])};
+  });
+  reg(
+      "div_floor_trunc_f32",
+      [](const Ins& in) -> Outs {
+        return {div(in[0], in[1], "floor"), div(in[0], in[1], "trunc")};
+      },
+      Cmp::Exact);
+  reg("div_floor_bf16", [](const Ins& in) -> Outs {
+    return {div(in[0], in[1], "floor"), div(in[0], in[1], "floor"), div(in[0], in[1], "trunc")};
+  });
+  reg("div_floor_trunc_i64", [](const Ins& in) -> Outs {
+    return {div(in[0], in[1], "floor"), div(in[0], in[1], "trunc")};
+  });
+  reg(
+      "frexp_f32",
+      [](const Ins& in) -> Outs {
+        auto [mantissa, exponent] = frexp(in[0]);
+        return {mantissa, exponent};
+      },
+      Cmp::Exact);
   reg("pow_tensor_f32", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
   reg("pow_negative_base_f32", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
   reg("pow_broadcast_f32", [](const Ins& in) -> Outs { return {pow(in[0], in[1])}; });
@@ -671,37 +705,41 @@ std::vector<GoldenCase> build_cases() {
   reg(
       "sort_ties_nan_f32",
       [](const Ins& in) -> Outs {
-        auto [av, ai] = sort(in[0], 1);
-        auto [dv, di] = sort(in[0], 1, true);
-        auto [v0, i0] = sort(in[0], 0);
+        auto [av, ai] = sort(in[0], 1, false, true);
+        auto [dv, di] = sort(in[0], 1, true, true);
+        auto [v0, i0] = sort(in[0], 0, false, true);
         return {av, ai, dv, di, v0, i0};
       },
       Cmp::Exact);
   reg(
       "sort_long_rows_f32",
       [](const Ins& in) -> Outs {
-        auto [av, ai] = sort(in[0], 1);
-        auto [dv, di] = sort(in[0], 1, true);
-        return {av, ai, dv, di};
+        auto [av, ai] = sort(in[0], 1, false, true);
+        auto [dv, di] = sort(in[0], 1, true, true);
+        auto [uav, uai] = sort(in[0], 1);
+        auto [udv, udi] = sort(in[0], 1, true);
+        return {av, ai, dv, di, uav, uai, udv, udi};
       },
       Cmp::Exact);
   reg(
       "sort_long_rows_f64_i64",
       [](const Ins& in) -> Outs {
-        auto [av, ai] = sort(in[0], 1);
-        auto [dv, di] = sort(in[0], 1, true);
-        auto [nav, nai] = sort(in[1], 1);
-        auto [ndv, ndi] = sort(in[1], 1, true);
-        return {av, ai, dv, di, nav, nai, ndv, ndi};
+        auto [av, ai] = sort(in[0], 1, false, true);
+        auto [dv, di] = sort(in[0], 1, true, true);
+        auto [nav, nai] = sort(in[1], 1, false, true);
+        auto [ndv, ndi] = sort(in[1], 1, true, true);
+        auto [uav, uai] = sort(in[2], 1);
+        auto [udv, udi] = sort(in[2], 1, true);
+        return {av, ai, dv, di, nav, nai, ndv, ndi, uav, uai, udv, udi};
       },
       Cmp::Exact);
   reg("sort_i64", [](const Ins& in) -> Outs {
-    auto [av, ai] = sort(in[0], 1);
-    auto [dv, di] = sort(in[0], 0, true);
+    auto [av, ai] = sort(in[0], 1, false, true);
+    auto [dv, di] = sort(in[0], 0, true, true);
     return {av, ai, dv, di};
   });
   reg("argsort_f32", [](const Ins& in) -> Outs {
-    return {argsort(in[0]), argsort(in[0], 0, true)};
+    return {argsort(in[0], -1, false, true), argsort(in[0], 0, true, true)};
   });
   reg(
       "topk_f32",
@@ -712,6 +750,21 @@ std::vector<GoldenCase> build_cases() {
         return {v, i, sv, si, v0, i0};
       },
       Cmp::Exact);
+  reg("sort_unstable_ties_bool", [](const Ins& in) -> Outs {
+    auto [av, ai] = sort(in[0], 1);
+    auto [dv, di] = sort(in[0], 1, true);
+    return {av, ai, dv, di};
+  });
+  reg("topk_ties_i64", [](const Ins& in) -> Outs {
+    auto [v, i] = topk(in[0], 3, 1);
+    auto [sv, si] = topk(in[0], 1, 1, false);
+    auto [uv, ui] = topk(in[0], 10, 1, true, false);
+    return {v, i, sv, si, uv, ui};
+  });
+  reg("logspace_bf16", [](const Ins&) -> Outs {
+    return {logspace(-3.3, 4.7, 11, 10.0, kBFloat16), logspace(0.0, 20.0, 50, 2.0, kBFloat16),
+            logspace(1.1, 5.0, 1, 10.0, kBFloat16), logspace(-1.5, 2.25, 7, 10.0, kFloat32)};
+  });
   reg("all_f32", [](const Ins& in) -> Outs {
     return {all(in[0]), all(in[0], {1}), all(in[1], {1})};
   });

@@ -104,6 +104,31 @@ std::vector<OpCase> op_table() {
             nullptr,
             [](Tensor& self, const Inputs& in) { self.div_(in[1]); },
             Domain::Positive});
+  // Divisors of both signs (Any), so that fmod and remainder differ.
+  add_case({"fmod",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return fmod(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { fmod_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.fmod_(in[1]); }});
+  add_case({"remainder",
+            {{4, 6}, {4, 6}},
+            [](const Inputs& in) { return remainder(in[0], in[1]); },
+            [](Tensor& out, const Inputs& in) { remainder_out(out, in[0], in[1]); },
+            [](Tensor& self, const Inputs& in) { self.remainder_(in[1]); }});
+  add_case({"remainder_scalar",
+            {{4, 6}},
+            [](const Inputs& in) { return in[0].remainder(-0.75); },
+            nullptr,
+            [](Tensor& self, const Inputs&) { self.remainder_(-0.75); }});
+  add_case(
+      {"remainder_of_a_number", {{4, 6}}, [](const Inputs& in) { return remainder(-1.5, in[0]); }});
+  add_case({"div_floor", {{4, 6}, {4, 6}}, [](const Inputs& in) {
+              return div(in[0], in[1], "floor") + div(in[0], in[1], "trunc");
+            }});
+  add_case({"frexp", {{4, 6}}, [](const Inputs& in) {
+              auto [mantissa, exponent] = frexp(in[0]);
+              return flat({mantissa, exponent});
+            }});
   add_case({"add_broadcast_row",
             {{4, 6}, {6}},
             [](const Inputs& in) { return in[0] + in[1]; },

@@ -5,6 +5,8 @@
 // vectors for the transcendental ops, whose libm calls do not vectorise.
 // float64 keeps libm; 16-bit floats compute in float32 in the loop
 // (Note [16-bit elementwise] in loops.h).
+#include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "backends/cpu/loops.h"
@@ -121,6 +123,57 @@ void div_kernel(const TensorIter& iter, ScalarType compute) {
   binary_kernel<math::div, DispatchFloating>(iter, compute, "div");
 }
 
+// A division's kernel (fmod, remainder, div_floor, div_trunc): an integer
+// divisor of zero raises PyTorch's ZeroDivisionError here, as the
+// device-neutral functor cannot.
+template <class Op>
+void division_kernel(const TensorIter& iter, ScalarType compute, const char* name) {
+  dispatch_computing<DispatchNumeric>(compute, name, [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      run_binary<typename decltype(s)::type, T>(iter, Op{});
+    } else {
+      cpu_kernel(iter, [name](T x, T y) -> T {
+        STRIDE_CHECK(y != T(0), Error, "[", name,
+                     "] ZeroDivisionError: an integer divisor is 0. Hint: divide in floating "
+                     "point (NaN or inf there), or mask the zeros first.");
+        return Op{}(x, y);
+      });
+    }
+  });
+}
+
+void fmod_kernel(const TensorIter& iter, ScalarType compute) {
+  division_kernel<math::fmod>(iter, compute, "fmod");
+}
+void remainder_kernel(const TensorIter& iter, ScalarType compute) {
+  division_kernel<math::remainder>(iter, compute, "remainder");
+}
+void div_floor_kernel(const TensorIter& iter, ScalarType compute) {
+  division_kernel<math::div_floor>(iter, compute, "div");
+}
+void div_trunc_kernel(const TensorIter& iter, ScalarType compute) {
+  division_kernel<math::div_trunc>(iter, compute, "div");
+}
+
+// frexp of x (operand 2) into mantissa (operand 0, x's dtype) and exponent
+// (operand 1, int32); 16-bit floats through float, whose frexp gives the
+// same mantissa bits.
+void frexp_kernel(const TensorIter& iter) {
+  dispatch_computing<DispatchFloating>(iter.dtype(2), "frexp", [&](auto t, auto s) {
+    using T = typename decltype(t)::type;
+    using S = typename decltype(s)::type;
+    iter.for_each([](char** data, const int64_t* strides, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        int exponent = 0;
+        const T x = T(*reinterpret_cast<const S*>(data[2] + i * strides[2]));
+        *reinterpret_cast<S*>(data[0] + i * strides[0]) = S(std::frexp(x, &exponent));
+        *reinterpret_cast<int32_t*>(data[1] + i * strides[1]) = int32_t(exponent);
+      }
+    });
+  });
+}
+
 void gelu_backward_kernel(const TensorIter& iter, ScalarType compute) {
   binary_kernel<math::gelu_backward, DispatchFloating>(iter, compute, "gelu_backward");
 }
@@ -205,6 +258,11 @@ STRIDE_LISTED_ELEMENTWISE_OPS(STRIDE_REGISTER_LISTED)
 #undef STRIDE_REGISTER_LISTED
 STRIDE_REGISTER_KERNEL(kernels::div, CPU, div_kernel);
 STRIDE_REGISTER_KERNEL(kernels::pow, CPU, pow_kernel);
+STRIDE_REGISTER_KERNEL(kernels::fmod, CPU, fmod_kernel);
+STRIDE_REGISTER_KERNEL(kernels::remainder, CPU, remainder_kernel);
+STRIDE_REGISTER_KERNEL(kernels::div_floor, CPU, div_floor_kernel);
+STRIDE_REGISTER_KERNEL(kernels::div_trunc, CPU, div_trunc_kernel);
+STRIDE_REGISTER_KERNEL(kernels::frexp, CPU, frexp_kernel);
 STRIDE_REGISTER_KERNEL(kernels::where, CPU, where_kernel);
 STRIDE_REGISTER_KERNEL(kernels::gelu_backward, CPU, gelu_backward_kernel);
 STRIDE_REGISTER_KERNEL(kernels::add, CPU, add_kernel);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -19,6 +20,8 @@
 namespace stride::cpu {
 
 namespace {
+
+using kernels::RowOrder;
 
 // PyTorch's order: NaN above every number, so last ascending and first
 // descending; equal keys keep their index order (a stable sort).
@@ -61,9 +64,11 @@ constexpr int64_t kRadixMinLength = 256;
 // pass: every pass is stable, so equal keys keep their index order. The
 // counts of every byte are taken in one read, and a byte that all keys
 // share skips its pass. Descending sorts the complemented keys, which keeps
-// ties in index order too (as PyTorch's stable descending sort).
+// ties in index order too (as PyTorch's stable descending sort). Returns
+// whether every key differs from the others: then the order is the only
+// one, whichever algorithm sorts.
 template <class T>
-void radix_order_row(const T* row, int64_t n, bool descending, std::vector<int64_t>& order) {
+bool radix_order_row(const T* row, int64_t n, bool descending, std::vector<int64_t>& order) {
   using U = decltype(radix_key(T{}));
   constexpr int kBytes = int(sizeof(U));
   const auto length = static_cast<size_t>(n);
@@ -90,6 +95,7 @@ void radix_order_row(const T* row, int64_t n, bool descending, std::vector<int64
     keys.swap(keys_tmp);
     order.swap(order_tmp);
   }
+  return std::adjacent_find(keys.begin(), keys.end()) == keys.end();
 }
 
 // The first k positions of a row of n values in order: all of them sorted
@@ -97,7 +103,10 @@ void radix_order_row(const T* row, int64_t n, bool descending, std::vector<int64
 // descending) found by a partial sort.
 template <class T>
 void order_row(const T* row, int64_t n, int64_t k, bool descending, std::vector<int64_t>& order) {
-  if (k == n && n >= kRadixMinLength) return radix_order_row(row, n, descending, order);
+  if (k == n && n >= kRadixMinLength) {
+    radix_order_row(row, n, descending, order);
+    return;
+  }
   order.resize(size_t(n));
   std::iota(order.begin(), order.end(), int64_t(0));
   auto before = [row, descending](int64_t i, int64_t j) {
@@ -113,7 +122,64 @@ void order_row(const T* row, int64_t n, int64_t k, bool descending, std::vector<
   }
 }
 
-void sort_rows_kernel(const Tensor& x, bool descending, Tensor& values, Tensor& indices) {
+// PyTorch's comparisons of (value, position) pairs: by value only, NaN
+// above every number.
+template <class T>
+struct ValueAscends {
+  bool operator()(const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) const {
+    return ascends(a.first, b.first);
+  }
+};
+template <class T>
+struct ValueDescends {
+  bool operator()(const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) const {
+    return ascends(b.first, a.first);
+  }
+};
+
+// PyTorch's CPU sort (stable=False) and topk, step for step on the same
+// pairs: which of equal elements comes first is their algorithms' choice,
+// not index order. topk sorts its first k pairs by partial_sort when k is
+// small beside n, else puts the k-th in place by nth_element and (sorted)
+// sorts the k - 1 before it.
+template <class T, class Before>
+void order_pairs(std::vector<std::pair<T, int64_t>>& pairs,
+                 int64_t k,
+                 RowOrder order,
+                 Before before) {
+  const auto first = pairs.begin(), kth = pairs.begin() + k;
+  if (order == RowOrder::Sort) {
+    std::sort(first, pairs.end(), before);
+  } else if (k * 64 <= int64_t(pairs.size())) {
+    std::partial_sort(first, kth, pairs.end(), before);
+  } else if (k > 0) {
+    std::nth_element(first, kth - 1, pairs.end(), before);
+    if (order == RowOrder::Topk) std::sort(first, kth - 1, before);
+  }
+}
+
+// The first k of a row in PyTorch's order, into out and idx.
+template <class T>
+void order_row_as_pytorch(const T* row,
+                          int64_t n,
+                          int64_t k,
+                          RowOrder order,
+                          bool descending,
+                          std::vector<std::pair<T, int64_t>>& pairs,
+                          T* out,
+                          int64_t* idx) {
+  pairs.resize(size_t(n));
+  for (int64_t j = 0; j < n; ++j) pairs[size_t(j)] = {row[j], j};
+  if (descending) {
+    order_pairs(pairs, k, order, ValueDescends<T>{});
+  } else {
+    order_pairs(pairs, k, order, ValueAscends<T>{});
+  }
+  for (int64_t j = 0; j < k; ++j) std::tie(out[j], idx[j]) = pairs[size_t(j)];
+}
+
+void sort_rows_kernel(
+    const Tensor& x, RowOrder how, bool descending, Tensor& values, Tensor& indices) {
   const int64_t rows = values.size(0), k = values.size(1), n = x.size(1);
   detail::dispatch_numeric_and_bool(x.dtype(), "sort", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -122,9 +188,18 @@ void sort_rows_kernel(const Tensor& x, bool descending, Tensor& values, Tensor& 
     int64_t* idx = indices.data_ptr<int64_t>();
     parallel_for(0, rows, 1, [&](int64_t begin, int64_t end) {
       std::vector<int64_t> order;
+      std::vector<std::pair<T, int64_t>> pairs;
       for (int64_t r = begin; r < end; ++r) {
         const T* row = src + r * n;
-        order_row(row, n, k, descending, order);
+        // An unstable sort of a long row whose values all differ has one
+        // order, which the radix sort finds; ties take std::sort's choice.
+        const bool unique_by_radix = how == RowOrder::Sort && n >= kRadixMinLength &&
+                                     radix_order_row(row, n, descending, order);
+        if (how != RowOrder::Stable && !unique_by_radix) {
+          order_row_as_pytorch(row, n, k, how, descending, pairs, out + r * k, idx + r * k);
+          continue;
+        }
+        if (!unique_by_radix) order_row(row, n, k, descending, order);
         for (int64_t j = 0; j < k; ++j) {
           out[r * k + j] = row[order[size_t(j)]];
           idx[r * k + j] = order[size_t(j)];
