@@ -176,6 +176,11 @@ Labeled contract(const Labeled& a, const Labeled& b, const std::vector<int>& nee
   const Tensor rhs = grouped(b, order_b, sizes(order_b),
                              {batch.size(), batch.size() + contracted.size(), order_b.size()});
   const std::vector<int> labels = concat(concat(batch, free_a), free_b);
+  if (free_a.empty() && free_b.empty()) {
+    // A batched dot product ("ij,ij->i"): bmm would run a 1 x K by K x 1
+    // GEMM per batch entry; the products summed over K are one pass.
+    return {(lhs.squeeze(1) * rhs.squeeze(2)).sum({1}).view(sizes(labels)), labels};
+  }
   return {bmm(lhs, rhs).view(sizes(labels)), labels};
 }
 

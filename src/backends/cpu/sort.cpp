@@ -98,6 +98,23 @@ bool radix_order_row(const T* row, int64_t n, bool descending, std::vector<int64
   return std::adjacent_find(keys.begin(), keys.end()) == keys.end();
 }
 
+// Whether n values of T are likely all to differ, so that trying the radix
+// order for an unstable sort pays: by the birthday bound, n 32-bit keys
+// collide about n^2 / 2^33 times, and real data (normal draws, rounded
+// values) far more often, so long float32 rows mostly hold ties and take
+// std::sort anyway; 64-bit keys rarely tie, 8- and 16-bit ones always do
+// past their range.
+template <class T>
+bool likely_distinct(int64_t n) {
+  if constexpr (sizeof(T) >= 8) {
+    return true;
+  } else if constexpr (sizeof(T) == 4) {
+    return n <= (int64_t(1) << 14);
+  } else {
+    return false;
+  }
+}
+
 // The first k positions of a row of n values in order: all of them sorted
 // when k == n (by radix for long rows), else the k smallest (largest when
 // descending) found by a partial sort.
@@ -194,6 +211,7 @@ void sort_rows_kernel(
         // An unstable sort of a long row whose values all differ has one
         // order, which the radix sort finds; ties take std::sort's choice.
         const bool unique_by_radix = how == RowOrder::Sort && n >= kRadixMinLength &&
+                                     likely_distinct<T>(n) &&
                                      radix_order_row(row, n, descending, order);
         if (how != RowOrder::Stable && !unique_by_radix) {
           order_row_as_pytorch(row, n, k, how, descending, pairs, out + r * k, idx + r * k);
