@@ -86,6 +86,11 @@ class _ConvNd(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def forward(self, input):
+        return self._functional(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
     def extra_repr(self):
         s = (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -107,6 +112,8 @@ class _ConvNd(Module):
 class Conv1d(_ConvNd):
     """1-d convolution of (N, C_in, L) or (C_in, L) (torch.nn.Conv1d)."""
 
+    _functional = staticmethod(F.conv1d)
+
     def __init__(
         self,
         in_channels,
@@ -126,14 +133,11 @@ class Conv1d(_ConvNd):
             groups, bias, padding_mode, False, 0, device, dtype,
         )  # fmt: skip
 
-    def forward(self, input):
-        return F.conv1d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
-
 
 class Conv2d(_ConvNd):
     """2-d convolution of (N, C_in, H, W) or (C_in, H, W) (torch.nn.Conv2d)."""
+
+    _functional = staticmethod(F.conv2d)
 
     def __init__(
         self,
@@ -154,14 +158,11 @@ class Conv2d(_ConvNd):
             groups, bias, padding_mode, False, 0, device, dtype,
         )  # fmt: skip
 
-    def forward(self, input):
-        return F.conv2d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
-
 
 class Conv3d(_ConvNd):
-    """2-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) (torch.nn.Conv3d)."""
+    """3-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) (torch.nn.Conv3d)."""
+
+    _functional = staticmethod(F.conv3d)
 
     def __init__(
         self,
@@ -181,11 +182,6 @@ class Conv3d(_ConvNd):
             "Conv3d", 3, in_channels, out_channels, kernel_size, stride, padding, dilation,
             groups, bias, padding_mode, False, 0, device, dtype,
         )  # fmt: skip
-
-    def forward(self, input):
-        return F.conv3d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -260,7 +256,7 @@ class ConvTranspose2d(_ConvTransposeNd):
 
 
 class ConvTranspose3d(_ConvTransposeNd):
-    """Transposed 2-d convolution (torch.nn.ConvTranspose3d)."""
+    """Transposed 3-d convolution (torch.nn.ConvTranspose3d)."""
 
     _functional = staticmethod(F.conv_transpose3d)
 
