@@ -424,16 +424,7 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
             "(e.g. target.view_as(input) or input.squeeze(-1))."));
   }
   const Tensor d = input - target;
-  const Tensor sq = d * d;
-  switch (reduction) {
-    case Reduction::None:
-      return sq;
-    case Reduction::Sum:
-      return sq.sum();
-    case Reduction::Mean:
-      return sq.mean();
-  }
-  return {};
+  return detail::reduce_loss(d * d, reduction);
 }
 
 Tensor layer_norm(const Tensor& x,

@@ -44,6 +44,7 @@ void check_class_weight(const Tensor& input, const Tensor& weight, const char* o
 // ignore_index; the picks use class 0 there so that every index is valid.
 struct KeptTargets {
   Tensor safe;    // target with ignored entries as class 0
+  Tensor kept;    // 1 where the target is not ignore_index, else 0 (the loss's dtype)
   Tensor weight;  // per-target weight, 0 where ignored
 };
 
@@ -51,22 +52,17 @@ KeptTargets kept_targets(const Tensor& target,
                          const Tensor& weight,
                          int64_t ignore_index,
                          ScalarType dtype) {
-  const Tensor kept = target.ne(ignore_index);
-  const Tensor safe = where(kept, target, zeros_like(target));
-  const Tensor as_float = kept.to(dtype);
-  if (!weight.defined()) return {safe, as_float};
-  return {safe, weight.gather(0, safe.reshape({-1})).view(safe.sizes()) * as_float};
+  const Tensor mask = target.ne(ignore_index);
+  const Tensor safe = where(mask, target, zeros_like(target));
+  const Tensor kept = mask.to(dtype);
+  if (!weight.defined()) return {safe, kept, kept};
+  return {safe, kept, weight.gather(0, safe.reshape({-1})).view(safe.sizes()) * kept};
 }
 
 // -input[target] * weight[target]; the mean divides by the kept targets'
 // total weight, as PyTorch's.
-Tensor weighted_nll(const Tensor& input,
-                    const Tensor& target,
-                    const Tensor& weight,
-                    int64_t ignore_index,
-                    Reduction reduction) {
+Tensor weighted_nll(const Tensor& input, const KeptTargets& k, Reduction reduction) {
   const int64_t cdim = class_dim(input);
-  const KeptTargets k = kept_targets(target, weight, ignore_index, input.dtype());
   const Tensor picked = input.gather(cdim, k.safe.unsqueeze(cdim)).squeeze(cdim);
   const Tensor loss = -picked * k.weight;
   if (reduction == Reduction::Mean) return loss.sum() / k.weight.sum();
@@ -76,14 +72,12 @@ Tensor weighted_nll(const Tensor& input,
 // The uniform-target part of label smoothing, -sum_c w_c log p_c, its mean
 // taken as the NLL's (over the kept targets' weight).
 Tensor smoothing_term(const Tensor& logp,
-                      const Tensor& target,
                       const Tensor& weight,
-                      int64_t ignore_index,
+                      const KeptTargets& k,
                       Reduction reduction) {
   const int64_t cdim = class_dim(logp);
   const Tensor per_class = weight.defined() ? logp * along_class_dim(weight, logp) : logp;
-  const KeptTargets k = kept_targets(target, weight, ignore_index, logp.dtype());
-  const Tensor smooth = -per_class.sum({cdim}) * target.ne(ignore_index).to(logp.dtype());
+  const Tensor smooth = -per_class.sum({cdim}) * k.kept;
   if (reduction != Reduction::Mean) return reduce_loss(smooth, reduction);
   return smooth.sum() / k.weight.sum();
 }
@@ -145,7 +139,8 @@ Tensor nll_loss(const Tensor& log_probs,
                "[nll_loss] expected floating-point log-probabilities; got ",
                to_string(log_probs.dtype()), ".");
   check_class_weight(log_probs, weight, "nll_loss");
-  return weighted_nll(log_probs, target, weight, ignore_index, reduction);
+  return weighted_nll(log_probs, kept_targets(target, weight, ignore_index, log_probs.dtype()),
+                      reduction);
 }
 
 Tensor cross_entropy(const Tensor& logits,
@@ -171,9 +166,10 @@ Tensor cross_entropy(const Tensor& logits,
     return probability_cross_entropy(logits, target, weight, reduction, label_smoothing);
   }
   const Tensor logp = stride::log_softmax(logits, class_dim(logits));
-  const Tensor nll = weighted_nll(logp, target, weight, ignore_index, reduction);
+  const KeptTargets k = kept_targets(target, weight, ignore_index, logp.dtype());
+  const Tensor nll = weighted_nll(logp, k, reduction);
   if (label_smoothing == 0) return nll;
-  const Tensor smooth = smoothing_term(logp, target, weight, ignore_index, reduction);
+  const Tensor smooth = smoothing_term(logp, weight, k, reduction);
   const double classes = double(logits.size(class_dim(logits)));
   return nll * (1 - label_smoothing) + smooth * (label_smoothing / classes);
 }
