@@ -206,12 +206,10 @@
 // written with other ops, as PyTorch's CompositeImplicitAutograd ones: they
 // have no kernel and no node of their own, check their dtype rule through
 // the apply path's check, and appear in the list so that the test tables
-// cover them. Not listed (yet): the compositions added for PyTorch's breadth
-// that call listed ops after argument handling only (the shape family's
-// stacks, splits and diag forms, einsum, kron, cdist, stride::masked, the
-// numeric composites and signal::windows); their operands' ops check the
-// dtypes, and their tests are their own unit tests, goldens, gradcheck rows
-// and the OpInfo walk, without a layout-matrix or meta row.
+// cover them. Factories (zeros, arange, linspace, eye, tril_indices, the
+// windows of signal::windows) take no tensor operand and are not ops: no
+// device, layout or dtype rule applies to them, and their tests are their
+// own unit tests and goldens.
 //
 // Expand it with a macro STRIDE_OP_VISIT(name, family, grad, dtypes,
 // autocast) defined around the use: `STRIDE_ALL_OPS` then visits every op.
@@ -273,6 +271,28 @@
   X(isnan, Composite, NoGrad, Any, Keep)                                    \
   X(isinf, Composite, NoGrad, Any, Keep)                                    \
   X(isfinite, Composite, NoGrad, Any, Keep)                                 \
+  /* elementwise compositions (src/ops/elementwise_composites.cpp) */       \
+  X(logical_and, Composite, NoGrad, Any, Keep)                              \
+  X(logical_or, Composite, NoGrad, Any, Keep)                               \
+  X(logical_xor, Composite, NoGrad, Any, Keep)                              \
+  X(logical_not, Composite, NoGrad, Any, Keep)                              \
+  X(fmax, Composite, Grad, Any, Keep)                                       \
+  X(fmin, Composite, Grad, Any, Keep)                                       \
+  X(isclose, Composite, NoGrad, Any, Keep)                                  \
+  /* numeric compositions (src/ops/numeric_composites.cpp) */               \
+  X(trace, Composite, Grad, Any, Keep)                                      \
+  X(diff, Composite, Grad, Any, Keep)                                       \
+  X(trapezoid, Composite, Grad, Any, Keep)                                  \
+  X(cumulative_trapezoid, Composite, Grad, Any, Keep)                       \
+  X(cov, Composite, Grad, Any, Keep)                                        \
+  X(corrcoef, Composite, Grad, Any, Keep)                                   \
+  X(renorm, Composite, Grad, Floating, Keep)                                \
+  X(gradient, Composite, Grad, Any, Keep)                                   \
+  X(histogram, Composite, NoGrad, Floating, Keep)                           \
+  X(histogramdd, Composite, NoGrad, Floating, Keep)                         \
+  X(sgn, Composite, Grad, Any, Keep)                                        \
+  X(resolve_neg, Composite, Grad, Any, Keep)                                \
+  X(unravel_index, Composite, NoGrad, Any, Keep)                            \
   /* fills (src/ops/factories.cpp), in place only */                        \
   X(fill, Fill, NoGrad, Any, Keep)                                          \
   X(uniform, Fill, NoGrad, Floating, Keep)                                  \
@@ -307,6 +327,27 @@
   X(mode, Sorting, Grad, Any, Keep)                                         \
   X(quantile, Composite, Grad, Floating, Keep)                              \
   X(nanquantile, Composite, Grad, Floating, Keep)                           \
+  /* masked reductions and normalizations (src/ops/masked.cpp): the */      \
+  /* ops of stride::masked, masked_ prefixed */                             \
+  X(masked_sum, Composite, Grad, Any, Keep)                                 \
+  X(masked_prod, Composite, Grad, Any, Keep)                                \
+  X(masked_amax, Composite, Grad, Any, Keep)                                \
+  X(masked_amin, Composite, Grad, Any, Keep)                                \
+  X(masked_argmax, Composite, NoGrad, Any, Keep)                            \
+  X(masked_argmin, Composite, NoGrad, Any, Keep)                            \
+  X(masked_mean, Composite, Grad, Any, Keep)                                \
+  X(masked_median, Composite, Grad, Any, Keep)                              \
+  X(masked_logsumexp, Composite, Grad, Any, Keep)                           \
+  X(masked_norm, Composite, Grad, Any, Keep)                                \
+  X(masked_var, Composite, Grad, Any, Keep)                                 \
+  X(masked_std_dev, Composite, Grad, Any, Keep)                             \
+  X(masked_cumsum, Composite, Grad, Any, Keep)                              \
+  X(masked_cumprod, Composite, Grad, Any, Keep)                             \
+  X(masked_softmax, Composite, Grad, Any, Keep)                             \
+  X(masked_log_softmax, Composite, Grad, Any, Keep)                         \
+  X(masked_softmin, Composite, Grad, Any, Keep)                             \
+  X(masked_normalize, Composite, Grad, Any, Keep)                           \
+  X(masked_logaddexp, Composite, Grad, Any, Keep)                           \
   /* scans (src/ops/scan.cpp) */                                            \
   X(cumsum, Scan, Grad, Any, Keep)                                          \
   X(cumprod, Scan, Grad, Any, Keep)                                         \
@@ -326,6 +367,18 @@
   X(outer, Composite, Grad, Any, Keep)                                      \
   X(addmm, Composite, Grad, Any, Keep)                                      \
   X(baddbmm, Composite, Grad, Any, Keep)                                    \
+  X(dot, Composite, Grad, Any, Keep)                                        \
+  X(inner, Composite, Grad, Any, Keep)                                      \
+  X(mv, Composite, Grad, Any, Keep)                                         \
+  X(addmv, Composite, Grad, Any, Keep)                                      \
+  X(addr, Composite, Grad, Any, Keep)                                       \
+  X(addbmm, Composite, Grad, Any, Keep)                                     \
+  X(tensordot, Composite, Grad, Any, Keep)                                  \
+  X(chain_matmul, Composite, Grad, Any, Keep)                               \
+  X(kron, Composite, Grad, Any, Keep)                                       \
+  X(cdist, Composite, Grad, Floating, Keep)                                 \
+  X(dist, Composite, Grad, Floating, Keep)                                  \
+  X(einsum, Composite, Grad, Any, Keep)                                     \
   /* linear algebra through LAPACK (src/ops/linalg_factorizations.cpp) */   \
   X(linalg_lu_factor_ex, Linalg, Grad, Floating, Keep)                      \
   X(linalg_solve_triangular, Linalg, Grad, Floating, Keep)                  \
@@ -408,6 +461,39 @@
   X(stack, Composite, Grad, Any, Keep)                                      \
   X(flip, Composite, Grad, Any, Keep)                                       \
   X(roll, Composite, Grad, Any, Keep)                                       \
+  /* shape compositions (src/ops/shape_ops.cpp): stacks, splits, diag */    \
+  /* forms, repeats and grids, written with views, cat and indexing */      \
+  X(atleast_1d, Composite, Grad, Any, Keep)                                 \
+  X(atleast_2d, Composite, Grad, Any, Keep)                                 \
+  X(atleast_3d, Composite, Grad, Any, Keep)                                 \
+  X(broadcast_to, Composite, Grad, Any, Keep)                               \
+  X(broadcast_tensors, Composite, Grad, Any, Keep)                          \
+  X(hstack, Composite, Grad, Any, Keep)                                     \
+  X(vstack, Composite, Grad, Any, Keep)                                     \
+  X(dstack, Composite, Grad, Any, Keep)                                     \
+  X(column_stack, Composite, Grad, Any, Keep)                               \
+  X(tensor_split, Composite, Grad, Any, Keep)                               \
+  X(split_with_sizes, Composite, Grad, Any, Keep)                           \
+  X(hsplit, Composite, Grad, Any, Keep)                                     \
+  X(vsplit, Composite, Grad, Any, Keep)                                     \
+  X(dsplit, Composite, Grad, Any, Keep)                                     \
+  X(movedim, Composite, Grad, Any, Keep)                                    \
+  X(ravel, Composite, Grad, Any, Keep)                                      \
+  X(fliplr, Composite, Grad, Any, Keep)                                     \
+  X(flipud, Composite, Grad, Any, Keep)                                     \
+  X(rot90, Composite, Grad, Any, Keep)                                      \
+  X(diag, Composite, Grad, Any, Keep)                                       \
+  X(diag_embed, Composite, Grad, Any, Keep)                                 \
+  X(diagflat, Composite, Grad, Any, Keep)                                   \
+  X(block_diag, Composite, Grad, Any, Keep)                                 \
+  X(meshgrid, Composite, Grad, Any, Keep)                                   \
+  X(cartesian_prod, Composite, Grad, Any, Keep)                             \
+  X(combinations, Composite, Grad, Any, Keep)                               \
+  X(repeat, Composite, Grad, Any, Keep)                                     \
+  X(tile, Composite, Grad, Any, Keep)                                       \
+  X(repeat_interleave, Composite, Grad, Any, Keep)                          \
+  X(unflatten, Composite, Grad, Any, Keep)                                  \
+  X(sum_to_size, Composite, Grad, Any, Keep)                                \
   /* views (src/ops/views.cpp): no kernel, a new geometry on the storage */ \
   X(view, View, Grad, Any, Keep)                                            \
   X(reshape, View, Grad, Any, Keep)                                         \
@@ -545,4 +631,20 @@
   X(normalize, Composite, Grad, Floating, Keep)                             \
   X(cosine_similarity, Composite, Grad, Floating, Keep)                     \
   X(pairwise_distance, Composite, Grad, Any, Keep)                          \
-  X(pad, Composite, Grad, Any, Keep)
+  X(pad, Composite, Grad, Any, Keep)                                        \
+  X(max_unpool1d, Composite, Grad, Any, Keep)                               \
+  X(max_unpool2d, Composite, Grad, Any, Keep)                               \
+  X(max_unpool3d, Composite, Grad, Any, Keep)                               \
+  X(embedding_bag, Composite, Grad, Any, Keep)                              \
+  X(triplet_margin_with_distance_loss, Composite, Grad, Any, Keep)          \
+  X(multi_head_attention_forward, Composite, Grad, Floating, Keep)          \
+  X(nonzero_static, Composite, NoGrad, Any, Keep)                           \
+  /* recurrent layers (src/nn/rnn.cpp): one step, and whole sequences */    \
+  X(rnn_tanh_cell, Composite, Grad, Floating, Keep)                         \
+  X(rnn_relu_cell, Composite, Grad, Floating, Keep)                         \
+  X(lstm_cell, Composite, Grad, Floating, Keep)                             \
+  X(gru_cell, Composite, Grad, Floating, Keep)                              \
+  X(rnn_tanh, Composite, Grad, Floating, Keep)                              \
+  X(rnn_relu, Composite, Grad, Floating, Keep)                              \
+  X(lstm, Composite, Grad, Floating, Keep)                                  \
+  X(gru, Composite, Grad, Floating, Keep)
