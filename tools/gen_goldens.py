@@ -4080,56 +4080,117 @@ def _(g):
     return [a, b], [*gelsd, LA.lstsq(a, b).solution, LA.lstsq(a.mT, b[:, :3]).solution]
 
 
-# torch.masked (src/ops/masked.cpp): masks of each element and broadcast
-# ones, some slices fully masked out (identities and NaNs).
+# torch.masked (src/ops/masked.cpp): a case per op, masks of each element and
+# broadcast ones, some slices fully masked out (identities and NaNs); values
+# and the input's gradient, where the op has one.
 M = torch.masked
 
 
-@case("masked_reductions_f64")
-def _(g):
+def masked_f64_inputs(g):
+    """A float64 input, a mask of its shape with a fully masked-out slice
+    along dim 1, and a mask that broadcasts to it."""
     x, m, mb = randn(g, 3, 4, 5, dtype=f64), mask(g, 3, 4, 5, p=0.6), mask(g, 4, 1, p=0.7)
-    m[0, :, 1] = False  # a fully masked-out slice along dim 1
-    return [x, m, mb], [
-        M.sum(x, 1, mask=m),
-        M.prod(x, (0, 2), keepdim=True, mask=m),
-        M.amax(x, -1, mask=mb),
-        M.amin(x, mask=m),
-        M.mean(x, (1, 2), mask=m),
-        M.logsumexp(x, 1, mask=m),
-        M.norm(x, 3.0, 1, mask=m),
-        M.var(x, 1, mask=m),
-        M.std(x, (0, 2), correction=0, keepdim=True, mask=mb),
-        M.median(x, 1, mask=m),
-        M.argmax(x, 2, mask=m),
-        M.argmin(x, 1, keepdim=True, mask=m),
-    ]
+    m[0, :, 1] = False
+    return x, m, mb
 
 
-@case("masked_normalizations_f32")
-def _(g):
+def masked_f32_inputs(g):
+    """Two float32 inputs and a mask of their shape with a fully masked-out
+    slice along dim 1."""
     x, y, m = randn(g, 3, 4, 5), randn(g, 3, 4, 5), mask(g, 3, 4, 5, p=0.6)
     m[1, :, 2] = False
-    return [x, y, m], [
-        M.cumsum(x, 1, mask=m),
-        M.cumprod(x, 0, mask=m),
-        M.softmax(x, 1, mask=m),
-        M.log_softmax(x, -1, mask=m),
-        M.softmin(x, 0, mask=m),
-        M.normalize(x, 2.0, 1, mask=m),
-        M.logaddexp(x, y, input_mask=m, other_mask=m[0]),
-    ]
+    return x, y, m
 
 
-@case("masked_integers_i64")
+def masked_i64_inputs(g):
+    return randint(g, -5, 6, 4, 5), mask(g, 4, 5, p=0.6)
+
+
+MASKED_F64_GRADS = [
+    ("sum", lambda x, m, mb: M.sum(x, 1, mask=m)),
+    ("prod", lambda x, m, mb: M.prod(x, (0, 2), keepdim=True, mask=m)),
+    ("amax", lambda x, m, mb: M.amax(x, -1, mask=mb)),
+    ("amin", lambda x, m, mb: M.amin(x, mask=m)),
+    ("mean", lambda x, m, mb: M.mean(x, (1, 2), mask=m)),
+    ("logsumexp", lambda x, m, mb: M.logsumexp(x, 1, mask=m)),
+    ("norm", lambda x, m, mb: M.norm(x, 3.0, 1, mask=m)),
+    ("var", lambda x, m, mb: M.var(x, 1, mask=m)),
+    ("std_dev", lambda x, m, mb: M.std(x, (0, 2), correction=0, keepdim=True, mask=mb)),
+    ("median", lambda x, m, mb: M.median(x, 1, mask=m)),
+]
+MASKED_F64_VALUES = [
+    ("argmax", lambda x, m, mb: M.argmax(x, 2, mask=m)),
+    ("argmin", lambda x, m, mb: M.argmin(x, 1, keepdim=True, mask=m)),
+]
+MASKED_F32_GRADS = [
+    ("cumsum", lambda x, m: M.cumsum(x, 1, mask=m)),
+    ("cumprod", lambda x, m: M.cumprod(x, 0, mask=m)),
+    ("softmax", lambda x, m: M.softmax(x, 1, mask=m)),
+    ("log_softmax", lambda x, m: M.log_softmax(x, -1, mask=m)),
+    ("softmin", lambda x, m: M.softmin(x, 0, mask=m)),
+    ("normalize", lambda x, m: M.normalize(x, 2.0, 1, mask=m)),
+]
+# Integer inputs: sum and prod widen to int64 as torch.sum, the others keep
+# the input's dtype (logsumexp computes in float32 and truncates) or take
+# dtype=.
+MASKED_I64_VALUES = [
+    ("sum", lambda x, m: M.sum(x, 1, mask=m)),
+    ("cumsum", lambda x, m: M.cumsum(x, 0, mask=m)),
+    ("amax", lambda x, m: M.amax(x, 1, mask=m)),
+    ("prod", lambda x, m: M.prod(x, 0, mask=m)),
+    ("mean", lambda x, m: M.mean(x, 1, dtype=f64, mask=m)),
+    ("logsumexp", lambda x, m: M.logsumexp(x, 1, mask=m)),
+]
+
+
+def masked_f64_grad_case(fn):
+    def build(g):
+        x, m, mb = masked_f64_inputs(g)
+        return value_and_grad(g, fn, [x, m, mb])
+
+    return build
+
+
+def masked_f64_value_case(fn):
+    def build(g):
+        x, m, mb = masked_f64_inputs(g)
+        return [x, m, mb], [fn(x, m, mb)]
+
+    return build
+
+
+def masked_f32_grad_case(fn):
+    def build(g):
+        x, _, m = masked_f32_inputs(g)
+        return value_and_grad(g, fn, [x, m])
+
+    return build
+
+
+def masked_i64_value_case(fn):
+    def build(g):
+        x, m = masked_i64_inputs(g)
+        return [x, m], [fn(x, m)]
+
+    return build
+
+
+for name, fn in MASKED_F64_GRADS:
+    case(f"masked_{name}_f64")(masked_f64_grad_case(fn))
+for name, fn in MASKED_F64_VALUES:
+    case(f"masked_{name}_f64")(masked_f64_value_case(fn))
+for name, fn in MASKED_F32_GRADS:
+    case(f"masked_{name}_f32")(masked_f32_grad_case(fn))
+for name, fn in MASKED_I64_VALUES:
+    case(f"masked_{name}_i64")(masked_i64_value_case(fn))
+
+
+@case("masked_logaddexp_f32")
 def _(g):
-    x, m = randint(g, -5, 6, 4, 5), mask(g, 4, 5, p=0.6)
-    return [x, m], [
-        M.sum(x, 1, mask=m),
-        M.cumsum(x, 0, mask=m),
-        M.amax(x, 1, mask=m),
-        M.prod(x, 0, mask=m),
-        M.mean(x, 1, dtype=f64, mask=m),
-    ]
+    x, y, m = masked_f32_inputs(g)
+    return value_and_grad(
+        g, lambda a, b, m: M.logaddexp(a, b, input_mask=m, other_mask=m[0]), [x, y, m], wrt=(0, 1)
+    )
 
 
 def main():

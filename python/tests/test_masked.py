@@ -119,6 +119,16 @@ def test_dtypes_follow_torch_masked():
     assert amax.tolist() == [3, torch.iinfo(torch.int32).min]
 
 
+def test_logsumexp_of_integers_keeps_the_integer_dtype_as_torch():
+    # torch.masked.logsumexp computes in float and converts back to the
+    # input's dtype, truncating.
+    x, keep = [[1, 2, 3], [4, 5, 6]], [[True, False, True], [True, True, False]]
+    out_s = stride.masked.logsumexp(stride.tensor(x), 1, mask=stride.tensor(keep))
+    out_t = torch.masked.logsumexp(torch.tensor(x), 1, mask=torch.tensor(keep))
+    assert out_s.dtype == stride.int64
+    assert out_s.tolist() == out_t.tolist() == [3, 5]
+
+
 def test_bad_masks_and_arguments_raise_naming_the_op():
     x = stride.ones(2, 3)
     with pytest.raises(IndexError, match=r"masked\.sum.*mask"):

@@ -1,8 +1,9 @@
 // torch.masked on strided tensors: each op replaces the masked-out elements
 // of its input by the identity of its reduction (where), then runs stride's
-// op on the result. These are composites with no list line or kernel: their
-// gradients come from where and the reduction, so a masked-out element gets
-// a zero gradient, as in PyTorch.
+// op on the result. These are listed composites (masked_NAME in
+// core/op_list.h) with no kernel or node of their own: their gradients come
+// from where and the reduction, so a masked-out element gets a zero
+// gradient, as in PyTorch.
 #include "stride/masked.h"
 
 #include <algorithm>
@@ -10,10 +11,13 @@
 #include <limits>
 
 #include "core/check.h"
+#include "ops/apply.h"
 #include "stride/linalg.h"
 #include "stride/ops.h"
 
 namespace stride::masked {
+
+using detail::Op;
 
 namespace {
 
@@ -175,6 +179,7 @@ Tensor sum(const Tensor& input,
            bool keepdim,
            std::optional<ScalarType> dtype,
            const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_sum, input);
   const DimVector dims = canonical_dims("masked.sum", dim, input.dim());
   const Tensor x = fill_masked_out("masked.sum", input, mask, Identity::Zero);
   return stride::sum(x, dims, keepdim, accumulate_dtype(input, dtype));
@@ -185,6 +190,7 @@ Tensor prod(const Tensor& input,
             bool keepdim,
             std::optional<ScalarType> dtype,
             const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_prod, input);
   const DimVector dims = canonical_dims("masked.prod", dim, input.dim());
   const Tensor x =
       fill_masked_out("masked.prod", input, mask, Identity::One).to(accumulate_dtype(input, dtype));
@@ -196,6 +202,7 @@ Tensor amax(const Tensor& input,
             bool keepdim,
             std::optional<ScalarType> dtype,
             const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_amax, input);
   const Tensor x = fill_masked_out("masked.amax", input, mask, Identity::Lowest);
   const DimVector dims = canonical_dims("masked.amax", dim, input.dim());
   return stride::amax(x, dims, keepdim).to(dtype.value_or(input.dtype()));
@@ -206,6 +213,7 @@ Tensor amin(const Tensor& input,
             bool keepdim,
             std::optional<ScalarType> dtype,
             const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_amin, input);
   const Tensor x = fill_masked_out("masked.amin", input, mask, Identity::Highest);
   const DimVector dims = canonical_dims("masked.amin", dim, input.dim());
   return stride::amin(x, dims, keepdim).to(dtype.value_or(input.dtype()));
@@ -216,6 +224,7 @@ Tensor argmax(const Tensor& input,
               bool keepdim,
               std::optional<ScalarType> dtype,
               const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_argmax, input);
   const Tensor x = fill_masked_out("masked.argmax", input, mask, Identity::Lowest);
   return stride::argmax(x, dim, keepdim).to(dtype.value_or(input.dtype()));
 }
@@ -225,6 +234,7 @@ Tensor argmin(const Tensor& input,
               bool keepdim,
               std::optional<ScalarType> dtype,
               const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_argmin, input);
   const Tensor x = fill_masked_out("masked.argmin", input, mask, Identity::Highest);
   return stride::argmin(x, dim, keepdim).to(dtype.value_or(input.dtype()));
 }
@@ -236,6 +246,7 @@ Tensor mean(const Tensor& input,
             bool keepdim,
             std::optional<ScalarType> dtype,
             const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_mean, input);
   const ScalarType out_dtype = dtype.value_or(input.dtype());
   STRIDE_CHECK(is_floating_point(out_dtype) || is_complex(out_dtype), ValueError,
                "[masked.mean] the result's dtype must be floating or complex; got ",
@@ -254,6 +265,7 @@ Tensor median(const Tensor& input,
               bool keepdim,
               std::optional<ScalarType> dtype,
               const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_median, input);
   const int64_t d = wrap_dim(dim, input.dim(), "masked.median");
   const bool is_float = is_floating_point(input.dtype());
   const Tensor x = is_float ? input : input.to(kFloat32);
@@ -271,6 +283,7 @@ Tensor logsumexp(const Tensor& input,
                  bool keepdim,
                  std::optional<ScalarType> dtype,
                  const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_logsumexp, input);
   const DimVector dims = canonical_dims("masked.logsumexp", dim, input.dim());
   const Tensor x = fill_masked_out("masked.logsumexp", input, mask, Identity::Lowest);
   return stride::logsumexp(x, dims, keepdim).to(dtype.value_or(input.dtype()));
@@ -283,6 +296,7 @@ Tensor norm(const Tensor& input,
             bool keepdim,
             std::optional<ScalarType> dtype,
             const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_norm, input);
   const Identity identity =
       ord == -std::numeric_limits<double>::infinity() ? Identity::Highest : Identity::Zero;
   const Tensor x = fill_masked_out("masked.norm", input, mask, identity);
@@ -296,6 +310,7 @@ Tensor var(const Tensor& input,
            bool keepdim,
            std::optional<ScalarType> dtype,
            const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_var, input);
   return std_or_var("masked.var", input, dim, correction, keepdim, dtype, mask);
 }
 
@@ -305,10 +320,12 @@ Tensor std_dev(const Tensor& input,
                bool keepdim,
                std::optional<ScalarType> dtype,
                const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_std_dev, input);
   return sqrt(std_or_var("masked.std", input, dim, correction, keepdim, dtype, mask));
 }
 
 Tensor cumsum(const Tensor& input, int64_t dim, std::optional<ScalarType> dtype, const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_cumsum, input);
   const int64_t d = wrap_dim(dim, input.dim(), "masked.cumsum");
   const Tensor x = fill_masked_out("masked.cumsum", input, mask, Identity::Zero);
   return stride::cumsum(x, d, dtype.value_or(input.dtype()));
@@ -318,6 +335,7 @@ Tensor cumprod(const Tensor& input,
                int64_t dim,
                std::optional<ScalarType> dtype,
                const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_cumprod, input);
   const int64_t d = wrap_dim(dim, input.dim(), "masked.cumprod");
   const Tensor x = fill_masked_out("masked.cumprod", input, mask, Identity::One);
   return stride::cumprod(x, d, dtype.value_or(input.dtype()));
@@ -329,6 +347,7 @@ Tensor softmax(const Tensor& input,
                int64_t dim,
                std::optional<ScalarType> dtype,
                const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_softmax, input);
   const int64_t d = wrap_dim(dim, input.dim(), "masked.softmax");
   const Tensor x = fill_masked_out("masked.softmax", input, mask, Identity::Lowest);
   return stride::softmax(x.to(dtype.value_or(input.dtype())), d);
@@ -338,6 +357,7 @@ Tensor log_softmax(const Tensor& input,
                    int64_t dim,
                    std::optional<ScalarType> dtype,
                    const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_log_softmax, input);
   const int64_t d = wrap_dim(dim, input.dim(), "masked.log_softmax");
   const Tensor x = fill_masked_out("masked.log_softmax", input, mask, Identity::Lowest);
   return stride::log_softmax(x.to(dtype.value_or(input.dtype())), d);
@@ -348,6 +368,7 @@ Tensor softmin(const Tensor& input,
                int64_t dim,
                std::optional<ScalarType> dtype,
                const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_softmin, input);
   const int64_t d = wrap_dim(dim, input.dim(), "masked.softmin");
   const Tensor x = fill_masked_out("masked.softmin", input, mask, Identity::Highest);
   return stride::softmax(neg(x.to(dtype.value_or(input.dtype()))), d);
@@ -359,6 +380,7 @@ Tensor normalize(const Tensor& input,
                  double eps,
                  std::optional<ScalarType> dtype,
                  const Mask& mask) {
+  detail::check_dtype_rule(Op::masked_normalize, input);
   const Tensor x = fill_masked_out("masked.normalize", input, mask, Identity::Zero);
   const Tensor norms = masked::norm(input, ord, {dim}, /*keepdim=*/true, dtype, mask);
   return div(x, maximum(norms, scalar_tensor(eps, norms.options())));
@@ -369,6 +391,7 @@ Tensor logaddexp(const Tensor& input,
                  std::optional<ScalarType> dtype,
                  const Mask& input_mask,
                  const Mask& other_mask) {
+  detail::check_dtype_rule(Op::masked_logaddexp, input);
   const char* op = "masked.logaddexp";
   const Tensor a = fill_masked_out(op, input, input_mask, Identity::Lowest, "input_mask");
   const Tensor b = fill_masked_out(op, other, other_mask, Identity::Lowest, "other_mask");

@@ -912,6 +912,11 @@ std::vector<GradCase> grad_table() {
       {"masked_amax",
        {m},
        [=](const Inputs& x) { return masked::amax(x[0], {-1}, false, {}, keep()); }},
+      {"masked_amin",
+       {m},
+       [=](const Inputs& x) {
+         return masked::amin(x[0], {0, 1}, true, {}, keep());
+       }},
       {"masked_mean",
        {m},
        [=](const Inputs& x) { return masked::mean(x[0], {1}, true, {}, keep_columns()); }},
@@ -927,7 +932,7 @@ std::vector<GradCase> grad_table() {
       {"masked_var",
        {m},
        [=](const Inputs& x) { return masked::var(x[0], {1}, 1, false, {}, keep()); }},
-      {"masked_std",
+      {"masked_std_dev",
        {m},
        [=](const Inputs& x) {
          return masked::std_dev(x[0], {0, 1}, 0, false, {}, keep());

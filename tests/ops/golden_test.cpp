@@ -1540,50 +1540,86 @@ std::vector<GoldenCase> build_cases() {
     });
   }
 
-  // ---- torch.masked (src/ops/masked.cpp): in[0] the input, the masks last ----
-  {
-    using std::nullopt;
-    reg("masked_reductions_f64", [](const Ins& in) -> Outs {
-      const Tensor &x = in[0], &m = in[1], &mb = in[2];
-      return {masked::sum(x, {1}, false, nullopt, m),
-              masked::prod(x, {0, 2}, true, nullopt, m),
-              masked::amax(x, {-1}, false, nullopt, mb),
-              masked::amin(x, {}, false, nullopt, m),
-              masked::mean(x, {1, 2}, false, nullopt, m),
-              masked::logsumexp(x, {1}, false, nullopt, m),
-              masked::norm(x, 3.0, {1}, false, nullopt, m),
-              masked::var(x, {1}, 1, false, nullopt, m),
-              masked::std_dev(x, {0, 2}, 0, true, nullopt, mb),
-              masked::median(x, 1, false, nullopt, m),
-              masked::argmax(x, 2, false, nullopt, m),
-              masked::argmin(x, 1, true, nullopt, m)};
-    });
-    reg("masked_normalizations_f32", [](const Ins& in) -> Outs {
-      const Tensor &x = in[0], &y = in[1], &m = in[2];
-      return {masked::cumsum(x, 1, nullopt, m),
-              masked::cumprod(x, 0, nullopt, m),
-              masked::softmax(x, 1, nullopt, m),
-              masked::log_softmax(x, -1, nullopt, m),
-              masked::softmin(x, 0, nullopt, m),
-              masked::normalize(x, 2.0, 1, 1e-12, nullopt, m),
-              masked::logaddexp(x, y, nullopt, m, m.select(0, 0))};
-    });
-    reg("masked_integers_i64", [](const Ins& in) -> Outs {
-      const Tensor &x = in[0], &m = in[1];
-      return {masked::sum(x, {1}, false, nullopt, m), masked::cumsum(x, 0, nullopt, m),
-              masked::amax(x, {1}, false, nullopt, m), masked::prod(x, {0}, false, nullopt, m),
-              masked::mean(x, {1}, false, kFloat64, m)};
-    });
-  }
-
-  // ---- nn functional: activations, losses, vectors, padding (src/nn/) ----
   // A differentiable case's last input is the upstream gradient; its outputs
   // are the result, then the gradients of the inputs at `wrt`.
-  namespace F = nn::functional;
   using Fn = std::function<Tensor(const Ins&)>;
   const auto value_and_grad = [](std::vector<size_t> wrt, Fn fn) -> CaseFn {
     return [wrt, fn](const Ins& in) -> Outs { return testing::value_and_grads(in, wrt, fn); };
   };
+
+  // ---- torch.masked (src/ops/masked.cpp): a case per op, in[0] the input,
+  // the masks after it (tools/gen_goldens.py, MASKED_*) ----
+  {
+    using std::nullopt;
+    // float64: x, a mask m of its shape, a mask mb that broadcasts to it.
+    using TwoMaskFn = std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)>;
+    const std::vector<std::pair<std::string, TwoMaskFn>> f64_grads = {
+        {"sum", [](auto& x, auto& m, auto&) { return masked::sum(x, {1}, false, nullopt, m); }},
+        {"prod",
+         [](auto& x, auto& m, auto&) {
+           return masked::prod(x, {0, 2}, true, nullopt, m);
+         }},
+        {"amax",
+         [](auto& x, auto&, auto& mb) { return masked::amax(x, {-1}, false, nullopt, mb); }},
+        {"amin", [](auto& x, auto& m, auto&) { return masked::amin(x, {}, false, nullopt, m); }},
+        {"mean",
+         [](auto& x, auto& m, auto&) {
+           return masked::mean(x, {1, 2}, false, nullopt, m);
+         }},
+        {"logsumexp",
+         [](auto& x, auto& m, auto&) { return masked::logsumexp(x, {1}, false, nullopt, m); }},
+        {"norm",
+         [](auto& x, auto& m, auto&) { return masked::norm(x, 3.0, {1}, false, nullopt, m); }},
+        {"var", [](auto& x, auto& m, auto&) { return masked::var(x, {1}, 1, false, nullopt, m); }},
+        {"std_dev",
+         [](auto& x, auto&, auto& mb) {
+           return masked::std_dev(x, {0, 2}, 0, true, nullopt, mb);
+         }},
+        {"median", [](auto& x, auto& m, auto&) { return masked::median(x, 1, false, nullopt, m); }},
+    };
+    for (const auto& [name, f] : f64_grads) {
+      reg("masked_" + name + "_f64",
+          value_and_grad({0}, [f](const Ins& in) { return f(in[0], in[1], in[2]); }));
+    }
+    reg("masked_argmax_f64",
+        [](const Ins& in) -> Outs { return {masked::argmax(in[0], 2, false, nullopt, in[1])}; });
+    reg("masked_argmin_f64",
+        [](const Ins& in) -> Outs { return {masked::argmin(in[0], 1, true, nullopt, in[1])}; });
+    // float32: x and a mask of its shape.
+    using MaskedFn = std::function<Tensor(const Tensor&, const Tensor&)>;
+    const std::vector<std::pair<std::string, MaskedFn>> f32_grads = {
+        {"cumsum", [](auto& x, auto& m) { return masked::cumsum(x, 1, nullopt, m); }},
+        {"cumprod", [](auto& x, auto& m) { return masked::cumprod(x, 0, nullopt, m); }},
+        {"softmax", [](auto& x, auto& m) { return masked::softmax(x, 1, nullopt, m); }},
+        {"log_softmax", [](auto& x, auto& m) { return masked::log_softmax(x, -1, nullopt, m); }},
+        {"softmin", [](auto& x, auto& m) { return masked::softmin(x, 0, nullopt, m); }},
+        {"normalize",
+         [](auto& x, auto& m) { return masked::normalize(x, 2.0, 1, 1e-12, nullopt, m); }},
+    };
+    for (const auto& [name, f] : f32_grads) {
+      reg("masked_" + name + "_f32",
+          value_and_grad({0}, [f](const Ins& in) { return f(in[0], in[1]); }));
+    }
+    reg("masked_logaddexp_f32", value_and_grad({0, 1}, [](const Ins& in) {
+          return masked::logaddexp(in[0], in[1], nullopt, in[2], in[2].select(0, 0));
+        }));
+    // int64 inputs, no gradients.
+    const std::vector<std::pair<std::string, MaskedFn>> i64_values = {
+        {"sum", [](auto& x, auto& m) { return masked::sum(x, {1}, false, nullopt, m); }},
+        {"cumsum", [](auto& x, auto& m) { return masked::cumsum(x, 0, nullopt, m); }},
+        {"amax", [](auto& x, auto& m) { return masked::amax(x, {1}, false, nullopt, m); }},
+        {"prod", [](auto& x, auto& m) { return masked::prod(x, {0}, false, nullopt, m); }},
+        {"mean", [](auto& x, auto& m) { return masked::mean(x, {1}, false, kFloat64, m); }},
+        {"logsumexp",
+         [](auto& x, auto& m) { return masked::logsumexp(x, {1}, false, nullopt, m); }},
+    };
+    for (const auto& [name, f] : i64_values) {
+      reg("masked_" + name + "_i64", [f](const Ins& in) -> Outs { return {f(in[0], in[1])}; });
+    }
+  }
+
+  // ---- nn functional: activations, losses, vectors, padding (src/nn/) ----
+  namespace F = nn::functional;
   // ---- complex numbers and torch.fft: real float64 inputs, complex
   // operands from complex(), complex results as view_as_real, then the
   // gradients of every input (tools/gen_goldens.py, COMPLEX_GOLDENS) ----

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "stride/masked.h"
 #include "stride/nn/functional.h"
 
 #include "core/op_list.h"
@@ -1351,6 +1352,71 @@ std::vector<OpCase> op_table() {
             nullptr,
             nullptr,
             Domain::Probability});
+  // torch.masked (src/ops/masked.cpp): the mask is where the last input is
+  // positive, so that its layout varies too; a fully masked-out row reads
+  // as the op's identity or NaN, on meta as on the CPU.
+  {
+    using std::nullopt;
+    const DimVector mm{4, 6};
+    const auto keep = [](const Tensor& last) { return last.gt(0); };
+    add_case({"masked_sum", {mm, mm}, [=](const Inputs& in) {
+                return masked::sum(in[0], {1}, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_prod", {mm, mm}, [=](const Inputs& in) {
+                return masked::prod(in[0], {0}, true, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_amax", {mm, {6}}, [=](const Inputs& in) {
+                return masked::amax(in[0], {-1}, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_amin", {mm, mm}, [=](const Inputs& in) {
+                return masked::amin(in[0], {}, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_argmax", {mm, mm}, [=](const Inputs& in) {
+                return masked::argmax(in[0], 1, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_argmin", {mm, mm}, [=](const Inputs& in) {
+                return masked::argmin(in[0], 0, true, kInt64, keep(in[1]));
+              }});
+    add_case({"masked_mean", {mm, mm}, [=](const Inputs& in) {
+                return masked::mean(in[0], {1}, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_median", {mm, mm}, [=](const Inputs& in) {
+                return masked::median(in[0], 1, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_logsumexp", {mm, mm}, [=](const Inputs& in) {
+                return masked::logsumexp(in[0], {1}, true, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_norm", {mm, mm}, [=](const Inputs& in) {
+                return masked::norm(in[0], 3.0, {1}, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_var", {mm, mm}, [=](const Inputs& in) {
+                return masked::var(in[0], {1}, 1, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_std_dev", {mm, mm}, [=](const Inputs& in) {
+                return masked::std_dev(in[0], {0, 1}, 0, false, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_cumsum", {mm, mm}, [=](const Inputs& in) {
+                return masked::cumsum(in[0], 1, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_cumprod", {mm, mm}, [=](const Inputs& in) {
+                return masked::cumprod(in[0], 0, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_softmax", {mm, mm}, [=](const Inputs& in) {
+                return masked::softmax(in[0], 1, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_log_softmax", {mm, mm}, [=](const Inputs& in) {
+                return masked::log_softmax(in[0], -1, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_softmin", {mm, mm}, [=](const Inputs& in) {
+                return masked::softmin(in[0], 0, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_normalize", {mm, mm}, [=](const Inputs& in) {
+                return masked::normalize(in[0], 2.0, 1, 1e-12, nullopt, keep(in[1]));
+              }});
+    add_case({"masked_logaddexp", {mm, mm, mm}, [=](const Inputs& in) {
+                return masked::logaddexp(in[0], in[1], nullopt, keep(in[2]), keep(in[1]));
+              }});
+  }
   return t;
 }
 
