@@ -2008,92 +2008,184 @@ def _(g):
 
 
 # ---- shape ops (src/ops/shape_ops.cpp) ----
-@case("stacks_f32")
+# A case per op: its variants' results joined flat, then the gradients of the
+# inputs at `wrt` (the last input is the upstream gradient).
+def joined(parts):
+    return torch.cat([p.reshape(-1) for p in parts])
+
+
+def shape_case(name, make_inputs, fn, wrt=(0,)):
+    @case(f"{name}_f32")
+    def _(g):
+        return value_and_grad(g, fn, make_inputs(g), wrt)
+
+
+def scalar_vector_matrix(g):
+    return [randn(g, 1).reshape(()), randn(g, 3), randn(g, 2, 3)]
+
+
+shape_case(
+    "atleast_1d",
+    lambda g: scalar_vector_matrix(g)[:2],
+    lambda s, v: joined([torch.atleast_1d(s), torch.atleast_1d(v)]),
+    (0, 1),
+)
+shape_case(
+    "atleast_2d",
+    lambda g: scalar_vector_matrix(g)[:2],
+    lambda s, v: joined([torch.atleast_2d(s), torch.atleast_2d(v)]),
+    (0, 1),
+)
+shape_case(
+    "atleast_3d",
+    lambda g: scalar_vector_matrix(g)[1:],
+    lambda v, m: joined([torch.atleast_3d(v), torch.atleast_3d(m)]),
+    (0, 1),
+)
+shape_case("broadcast_to", lambda g: [randn(g, 3, 1)], lambda x: torch.broadcast_to(x, (2, 3, 4)))
+shape_case(
+    "broadcast_tensors",
+    lambda g: [randn(g, 3, 1), randn(g, 4)],
+    lambda a, b: torch.stack(torch.broadcast_tensors(a, b)),
+    (0, 1),
+)
+shape_case(
+    "hstack",
+    scalar_vector_matrix,
+    lambda s, v, m: joined([torch.hstack([v, v, s]), torch.hstack([m, m])]),
+    (0, 1, 2),
+)
+shape_case(
+    "vstack", scalar_vector_matrix, lambda s, v, m: torch.vstack([v, m, s.expand(3)]), (0, 1, 2)
+)
+shape_case(
+    "dstack",
+    lambda g: scalar_vector_matrix(g)[1:],
+    lambda v, m: joined([torch.dstack([m, m]), torch.dstack([v, v])]),
+    (0, 1),
+)
+shape_case(
+    "column_stack",
+    scalar_vector_matrix,
+    lambda s, v, m: torch.column_stack([v, m.t(), s.expand(3)]),
+    (0, 1, 2),
+)
+
+
+def split_input(g):
+    return [randn(g, 7, 4, 6)]
+
+
+shape_case(
+    "tensor_split",
+    split_input,
+    lambda x: joined([*torch.tensor_split(x, 3), *torch.tensor_split(x, [1, 5, -1, 9], dim=-1)]),
+)
+shape_case("split_with_sizes", split_input, lambda x: joined(torch.split_with_sizes(x, [3, 0, 4])))
+shape_case("hsplit", split_input, lambda x: joined([*torch.hsplit(x, 2), *torch.hsplit(x, [1, 3])]))
+shape_case("vsplit", split_input, lambda x: joined(torch.vsplit(x, [2])))
+shape_case("dsplit", split_input, lambda x: joined(torch.dsplit(x, 3)))
+
+
+def dim_move_input(g):
+    return [randn(g, 2, 3, 4, 5)]
+
+
+shape_case(
+    "movedim",
+    dim_move_input,
+    lambda x: joined([torch.movedim(x, [0, 3], [2, 0]), torch.movedim(x, -1, 1)]),
+)
+shape_case(
+    "rot90",
+    dim_move_input,
+    lambda x: joined(
+        [
+            torch.rot90(x, 1, [1, 2]),
+            torch.rot90(x, -1),
+            torch.rot90(x, 2, [3, 0]),
+            torch.rot90(x, 4),
+        ]
+    ),
+)
+shape_case("fliplr", dim_move_input, torch.fliplr)
+shape_case("flipud", dim_move_input, torch.flipud)
+shape_case("ravel", dim_move_input, lambda x: torch.ravel(x.transpose(0, 2)))
+shape_case("unflatten", dim_move_input, lambda x: x.unflatten(2, (2, -1)))
+shape_case("sum_to_size", dim_move_input, lambda x: x.sum_to_size(3, 1, 5))
+shape_case(
+    "diag",
+    lambda g: [with_specials(randn(g, 3), [INF]), randn(g, 3, 5)],
+    lambda v, m: joined([torch.diag(v, 1), torch.diag(v, -2), torch.diag(m, 1)]),
+    (0, 1),
+)
+shape_case(
+    "diag_embed",
+    lambda g: [randn(g, 2, 3)],
+    lambda b: joined(
+        [torch.diag_embed(b), torch.diag_embed(b, 1, 0, 2), torch.diag_embed(b, -1, 2, 0)]
+    ),
+)
+shape_case("diagflat", lambda g: [randn(g, 3, 5)], lambda m: torch.diagflat(m, -1))
+shape_case(
+    "block_diag",
+    lambda g: [randn(g, 3, 5), with_specials(randn(g, 3), [INF]), randn(g, 2, 3)],
+    lambda m, v, b: torch.block_diag(m, v, b[0, 0], b),
+    (0, 1, 2),
+)
+
+
+def grid_inputs(g):
+    return [randn(g, 3), randn(g, 4), randn(g, 2)]
+
+
+shape_case(
+    "meshgrid",
+    grid_inputs,
+    lambda a, b, c: joined(
+        [*torch.meshgrid(a, b, c, indexing="ij"), *torch.meshgrid(a, b, c, indexing="xy")]
+    ),
+    (0, 1, 2),
+)
+shape_case("cartesian_prod", lambda g: grid_inputs(g)[:2], torch.cartesian_prod, (0, 1))
+shape_case(
+    "combinations",
+    grid_inputs,
+    lambda a, b, c: joined(
+        [
+            torch.combinations(b),
+            torch.combinations(a, 3, with_replacement=True),
+            torch.combinations(c, 3),
+        ]
+    ),
+    (0, 1, 2),
+)
+shape_case(
+    "repeat", lambda g: [randn(g, 2, 3)], lambda x: joined([x.repeat(2, 1, 3), x.repeat(1, 0)])
+)
+shape_case(
+    "tile",
+    lambda g: [randn(g, 2, 3)],
+    lambda x: joined([torch.tile(x, [2]), torch.tile(x, [2, 1, 2])]),
+)
+shape_case(
+    "repeat_interleave",
+    lambda g: [randn(g, 2, 3), torch.tensor([1, 0, 2])],
+    lambda x, counts: joined(
+        [
+            torch.repeat_interleave(x, 2),
+            torch.repeat_interleave(x, 3, 1),
+            torch.repeat_interleave(x, counts, 1),
+        ]
+    ),
+)
+
+
+@case("repeat_interleave_counts_i64")
 def _(g):
-    s, v, m = randn(g, 1).reshape(()), randn(g, 3), randn(g, 2, 3)
-    return [s, v, m], [
-        torch.hstack([v, v, s]),
-        torch.hstack([m, m]),
-        torch.vstack([v, m, s.expand(3)]),
-        torch.dstack([m, m]),
-        torch.column_stack([v, m.t(), s.expand(3)]),
-        torch.atleast_3d(v),
-        torch.atleast_3d(m),
-        torch.atleast_2d(s),
-    ]
-
-
-@case("splits_f32")
-def _(g):
-    x = randn(g, 7, 4, 6)
-    return [x], [
-        *torch.tensor_split(x, 3),
-        *torch.tensor_split(x, [1, 5, -1, 9], dim=-1),
-        *torch.hsplit(x, 2),
-        *torch.vsplit(x, [2]),
-        *torch.dsplit(x, 3),
-        *torch.split_with_sizes(x, [3, 0, 4]),
-    ]
-
-
-@case("dim_moves_f32")
-def _(g):
-    x = randn(g, 2, 3, 4, 5)
-    return [x], [
-        torch.movedim(x, [0, 3], [2, 0]),
-        torch.movedim(x, -1, 1),
-        torch.rot90(x, 1, [1, 2]),
-        torch.rot90(x, -1),
-        torch.rot90(x, 2, [3, 0]),
-        torch.rot90(x, 4),
-        torch.fliplr(x),
-        torch.flipud(x),
-        torch.ravel(x.transpose(0, 2)),
-        x.unflatten(2, (2, -1)),
-        x.sum_to_size(3, 1, 5),
-    ]
-
-
-@case("diagonals_f32")
-def _(g):
-    v, m, b = with_specials(randn(g, 3), [INF]), randn(g, 3, 5), randn(g, 2, 3)
-    return [v, m, b], [
-        torch.diag(v, 1),
-        torch.diag(v, -2),
-        torch.diag(m, 1),
-        torch.diag_embed(b),
-        torch.diag_embed(b, 1, 0, 2),
-        torch.diag_embed(b, -1, 2, 0),
-        torch.diagflat(m, -1),
-        torch.block_diag(m, v, b[0, 0], b),
-    ]
-
-
-@case("grids_f32")
-def _(g):
-    a, b, c = randn(g, 3), randn(g, 4), randn(g, 2)
-    return [a, b, c], [
-        *torch.meshgrid(a, b, c, indexing="ij"),
-        *torch.meshgrid(a, b, c, indexing="xy"),
-        torch.cartesian_prod(a, b),
-        torch.combinations(b),
-        torch.combinations(a, 3, with_replacement=True),
-        torch.combinations(c, 3),
-    ]
-
-
-@case("repeats_f32")
-def _(g):
-    x, counts = randn(g, 2, 3), torch.tensor([1, 0, 2])
-    return [x, counts], [
-        x.repeat(2, 1, 3),
-        x.repeat(1, 0),
-        torch.tile(x, [2]),
-        torch.repeat_interleave(x, 2),
-        torch.repeat_interleave(x, 3, 1),
-        torch.repeat_interleave(x, counts, 1),
-        torch.repeat_interleave(counts),
-    ]
+    del g
+    counts = torch.tensor([1, 0, 2])
+    return [counts], [torch.repeat_interleave(counts)]
 
 
 @case("products_f32")

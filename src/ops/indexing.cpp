@@ -185,27 +185,36 @@ bool is_legacy_empty(const Tensor& t) {
   return t.dim() == 1 && t.size(0) == 0;
 }
 
-bool has_legacy_empty(const std::vector<Tensor>& tensors) {
-  return std::any_of(tensors.begin(), tensors.end(), is_legacy_empty) &&
-         !std::all_of(tensors.begin(), tensors.end(), is_legacy_empty);
+bool has_several_dims(const Tensor& t) {
+  return t.dim() > 1;
 }
 
-Tensor cat_without_legacy_empties(const std::vector<Tensor>& tensors, int64_t dim) {
-  std::vector<Tensor> kept;
-  ScalarType dtype = tensors[0].dtype();
-  for (const Tensor& t : tensors) {
-    dtype = promote_types(dtype, t.dtype());
-    if (!is_legacy_empty(t)) kept.push_back(t);
-  }
-  const Tensor joined = cat(kept, dim);
-  return joined.dtype() == dtype ? joined : joined.to(dtype);
+// Among 1-d tensors a (0,) one is an ordinary operand; the rule is needed
+// only beside a tensor of more dims (beside a 0-d one, cat's own check
+// refuses).
+bool has_legacy_empty(const std::vector<Tensor>& tensors) {
+  return std::any_of(tensors.begin(), tensors.end(), is_legacy_empty) &&
+         std::any_of(tensors.begin(), tensors.end(), has_several_dims);
+}
+
+// Each (0,) tensor joins as an empty slab of the others' shape, a view of it,
+// so that it stays in the graph (with an empty gradient) as it does in
+// PyTorch, and its dtype takes part in the promotion.
+Tensor cat_with_legacy_empties(const std::vector<Tensor>& tensors, int64_t dim) {
+  const Tensor& shaped = *std::find_if(tensors.begin(), tensors.end(), has_several_dims);
+  dim = wrap_dim(dim, shaped.dim(), "cat");
+  DimVector slab = shaped.sizes().dims();
+  slab[size_t(dim)] = 0;
+  std::vector<Tensor> parts;
+  for (const Tensor& t : tensors) parts.push_back(is_legacy_empty(t) ? t.reshape(slab) : t);
+  return cat(parts, dim);
 }
 
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   STRIDE_CHECK(!tensors.empty(), ValueError, "[cat] expects at least one tensor.");
-  if (has_legacy_empty(tensors)) return cat_without_legacy_empties(tensors, dim);
+  if (has_legacy_empty(tensors)) return cat_with_legacy_empties(tensors, dim);
   const Tensor& first = tensors[0];
   STRIDE_CHECK(first.dim() > 0, ShapeError,
                "[cat] zero-dimensional tensors cannot be "

@@ -8,11 +8,20 @@
 #include <string>
 
 #include "core/check.h"
+#include "ops/apply.h"
 #include "stride/ops.h"
 
 namespace stride {
 
+using detail::Op;
+
 namespace {
+
+// The dtype rule of a list's op on its first tensor, the operand PyTorch's
+// type checks name; an empty list is left to the op's own error.
+void check_dtype_rule_of_first(Op op, const std::vector<Tensor>& tensors) {
+  detail::check_dtype_rule(op, detail::op_name(op), tensors.empty() ? nullptr : &tensors.front());
+}
 
 // The dims of `dims` wrapped into [0, ndim), each at most once.
 std::vector<int64_t> wrapped_unique_dims(IntArrayRef dims, int64_t ndim, const char* op) {
@@ -70,25 +79,30 @@ void check_min_dims(const Tensor& x, int64_t ndim, const char* op) {
 }  // namespace
 
 Tensor atleast_1d(const Tensor& x) {
+  detail::check_dtype_rule(Op::atleast_1d, x);
   return x.dim() == 0 ? x.reshape({1}) : x;
 }
 
 Tensor atleast_2d(const Tensor& x) {
+  detail::check_dtype_rule(Op::atleast_2d, x);
   if (x.dim() == 0) return x.reshape({1, 1});
   return x.dim() == 1 ? x.unsqueeze(0) : x;
 }
 
 Tensor atleast_3d(const Tensor& x) {
+  detail::check_dtype_rule(Op::atleast_3d, x);
   if (x.dim() == 0) return x.reshape({1, 1, 1});
   if (x.dim() == 1) return x.unsqueeze(0).unsqueeze(2);
   return x.dim() == 2 ? x.unsqueeze(2) : x;
 }
 
 Tensor broadcast_to(const Tensor& x, IntArrayRef shape) {
+  detail::check_dtype_rule(Op::broadcast_to, x);
   return x.expand(shape);
 }
 
 std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
+  check_dtype_rule_of_first(Op::broadcast_tensors, tensors);
   DimVector shape;
   for (const Tensor& t : tensors) shape = broadcast_shapes(shape, t.sizes(), "broadcast_tensors");
   std::vector<Tensor> out;
@@ -98,19 +112,23 @@ std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors) {
 }
 
 Tensor hstack(const std::vector<Tensor>& tensors) {
+  check_dtype_rule_of_first(Op::hstack, tensors);
   const std::vector<Tensor> parts = each_of(tensors, "hstack", atleast_1d);
   return cat(parts, parts[0].dim() == 1 ? 0 : 1);
 }
 
 Tensor vstack(const std::vector<Tensor>& tensors) {
+  check_dtype_rule_of_first(Op::vstack, tensors);
   return cat(each_of(tensors, "vstack", atleast_2d), 0);
 }
 
 Tensor dstack(const std::vector<Tensor>& tensors) {
+  check_dtype_rule_of_first(Op::dstack, tensors);
   return cat(each_of(tensors, "dstack", atleast_3d), 2);
 }
 
 Tensor column_stack(const std::vector<Tensor>& tensors) {
+  check_dtype_rule_of_first(Op::column_stack, tensors);
   const auto as_column = [](const Tensor& t) {
     return t.dim() <= 1 ? t.reshape({t.numel(), 1}) : t;
   };
@@ -118,6 +136,7 @@ Tensor column_stack(const std::vector<Tensor>& tensors) {
 }
 
 std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim) {
+  detail::check_dtype_rule(Op::tensor_split, x);
   check_min_dims(x, 1, "tensor_split");
   STRIDE_CHECK(sections > 0, ValueError, "[tensor_split] needs a positive number of sections; got ",
                sections, ".");
@@ -135,6 +154,7 @@ std::vector<Tensor> tensor_split(const Tensor& x, int64_t sections, int64_t dim)
 }
 
 std::vector<Tensor> tensor_split_at(const Tensor& x, IntArrayRef indices, int64_t dim) {
+  detail::check_dtype_rule(Op::tensor_split, x);
   check_min_dims(x, 1, "tensor_split");
   const int64_t d = wrap_dim(dim, x.dim(), "tensor_split");
   std::vector<Tensor> parts;
@@ -148,6 +168,7 @@ std::vector<Tensor> tensor_split_at(const Tensor& x, IntArrayRef indices, int64_
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t dim) {
+  detail::check_dtype_rule(Op::split_with_sizes, x);
   const int64_t d = wrap_dim(dim, x.dim(), "split_with_sizes");
   const int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
   STRIDE_CHECK(total == x.size(d), ShapeError, "[split_with_sizes] the sizes ", shape_str(sizes),
@@ -164,37 +185,44 @@ std::vector<Tensor> split_with_sizes(const Tensor& x, IntArrayRef sizes, int64_t
 }
 
 std::vector<Tensor> hsplit(const Tensor& x, int64_t sections) {
+  detail::check_dtype_rule(Op::hsplit, x);
   check_min_dims(x, 1, "hsplit");
   const int64_t d = x.dim() == 1 ? 0 : 1;
   return tensor_split(x, checked_sections(x, sections, d, "hsplit"), d);
 }
 
 std::vector<Tensor> vsplit(const Tensor& x, int64_t sections) {
+  detail::check_dtype_rule(Op::vsplit, x);
   check_min_dims(x, 2, "vsplit");
   return tensor_split(x, checked_sections(x, sections, 0, "vsplit"), 0);
 }
 
 std::vector<Tensor> dsplit(const Tensor& x, int64_t sections) {
+  detail::check_dtype_rule(Op::dsplit, x);
   check_min_dims(x, 3, "dsplit");
   return tensor_split(x, checked_sections(x, sections, 2, "dsplit"), 2);
 }
 
 std::vector<Tensor> hsplit_at(const Tensor& x, IntArrayRef indices) {
+  detail::check_dtype_rule(Op::hsplit, x);
   check_min_dims(x, 1, "hsplit");
   return tensor_split_at(x, indices, x.dim() == 1 ? 0 : 1);
 }
 
 std::vector<Tensor> vsplit_at(const Tensor& x, IntArrayRef indices) {
+  detail::check_dtype_rule(Op::vsplit, x);
   check_min_dims(x, 2, "vsplit");
   return tensor_split_at(x, indices, 0);
 }
 
 std::vector<Tensor> dsplit_at(const Tensor& x, IntArrayRef indices) {
+  detail::check_dtype_rule(Op::dsplit, x);
   check_min_dims(x, 3, "dsplit");
   return tensor_split_at(x, indices, 2);
 }
 
 Tensor movedim(const Tensor& x, IntArrayRef source, IntArrayRef destination) {
+  detail::check_dtype_rule(Op::movedim, x);
   STRIDE_CHECK(source.size() == destination.size(), ValueError, "[movedim] got ", source.size(),
                " source dims and ", destination.size(),
                " destination dims; pass one destination per source.");
@@ -217,20 +245,24 @@ Tensor movedim(const Tensor& x, IntArrayRef source, IntArrayRef destination) {
 }
 
 Tensor ravel(const Tensor& x) {
+  detail::check_dtype_rule(Op::ravel, x);
   return x.reshape({-1});
 }
 
 Tensor fliplr(const Tensor& x) {
+  detail::check_dtype_rule(Op::fliplr, x);
   check_min_dims(x, 2, "fliplr");
   return flip(x, {1});
 }
 
 Tensor flipud(const Tensor& x) {
+  detail::check_dtype_rule(Op::flipud, x);
   check_min_dims(x, 1, "flipud");
   return flip(x, {0});
 }
 
 Tensor rot90(const Tensor& x, int64_t k, IntArrayRef dims) {
+  detail::check_dtype_rule(Op::rot90, x);
   STRIDE_CHECK(dims.size() == 2, ValueError, "[rot90] takes two dims; got ", dims.size(), ".");
   check_min_dims(x, 2, "rot90");
   const std::vector<int64_t> d = wrapped_unique_dims(dims, x.dim(), "rot90");
@@ -247,6 +279,7 @@ Tensor rot90(const Tensor& x, int64_t k, IntArrayRef dims) {
 }
 
 Tensor diag_embed(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
+  detail::check_dtype_rule(Op::diag_embed, x);
   const int64_t rank = x.dim() + 1;
   const std::vector<int64_t> d = wrapped_unique_dims({dim1, dim2}, rank, "diag_embed");
   check_min_dims(x, 1, "diag_embed");
@@ -264,6 +297,7 @@ Tensor diag_embed(const Tensor& x, int64_t offset, int64_t dim1, int64_t dim2) {
 }
 
 Tensor diag(const Tensor& x, int64_t diagonal) {
+  detail::check_dtype_rule(Op::diag, x);
   STRIDE_CHECK(x.dim() == 1 || x.dim() == 2, ShapeError,
                "[diag] takes a 1-d tensor (to put on a diagonal) or a 2-d one (to read one); got "
                "shape ",
@@ -272,10 +306,12 @@ Tensor diag(const Tensor& x, int64_t diagonal) {
 }
 
 Tensor diagflat(const Tensor& x, int64_t offset) {
+  detail::check_dtype_rule(Op::diagflat, x);
   return diag_embed(x.reshape({-1}), offset, 0, 1);
 }
 
 Tensor block_diag(const std::vector<Tensor>& tensors) {
+  check_dtype_rule_of_first(Op::block_diag, tensors);
   std::vector<Tensor> blocks;
   ScalarType dtype = tensors.empty() ? kFloat32 : tensors[0].dtype();
   int64_t cols = 0;
@@ -299,6 +335,7 @@ Tensor block_diag(const std::vector<Tensor>& tensors) {
 }
 
 std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing) {
+  check_dtype_rule_of_first(Op::meshgrid, tensors);
   STRIDE_CHECK(indexing == "ij" || indexing == "xy", ValueError,
                "[meshgrid] indexing must be \"ij\" or \"xy\"; got \"", indexing, "\".");
   STRIDE_CHECK(!tensors.empty(), ValueError, "[meshgrid] expects at least one tensor.");
@@ -327,6 +364,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_vie
 }
 
 Tensor cartesian_prod(const std::vector<Tensor>& tensors) {
+  check_dtype_rule_of_first(Op::cartesian_prod, tensors);
   for (size_t i = 0; i < tensors.size(); ++i) {
     STRIDE_CHECK(tensors[i].dim() == 1, ShapeError, "[cartesian_prod] takes 1-d tensors; tensor ",
                  i, " has shape ", shape_str(tensors[i].sizes()), ".");
@@ -362,6 +400,7 @@ std::vector<std::vector<int64_t>> combination_columns(int64_t n, int64_t r, bool
 }  // namespace
 
 Tensor combinations(const Tensor& x, int64_t r, bool with_replacement) {
+  detail::check_dtype_rule(Op::combinations, x);
   STRIDE_CHECK(x.dim() == 1, ShapeError, "[combinations] takes a 1-d tensor; got shape ",
                shape_str(x.sizes()), ".");
   STRIDE_CHECK(r >= 0, ValueError, "[combinations] takes r >= 0; got ", r, ".");
@@ -374,6 +413,7 @@ Tensor combinations(const Tensor& x, int64_t r, bool with_replacement) {
 }
 
 Tensor repeat(const Tensor& x, IntArrayRef repeats) {
+  detail::check_dtype_rule(Op::repeat, x);
   STRIDE_CHECK(int64_t(repeats.size()) >= x.dim(), ShapeError, "[repeat] got ", repeats.size(),
                " repeats for a tensor of ", x.dim(), " dims; pass at least one per dim.");
   const size_t lead = repeats.size() - size_t(x.dim());
@@ -395,12 +435,14 @@ Tensor repeat(const Tensor& x, IntArrayRef repeats) {
 }
 
 Tensor tile(const Tensor& x, IntArrayRef repeats) {
+  detail::check_dtype_rule(Op::tile, x);
   std::vector<int64_t> padded(size_t(std::max<int64_t>(x.dim() - int64_t(repeats.size()), 0)), 1);
   padded.insert(padded.end(), repeats.begin(), repeats.end());
   return repeat(x, padded);
 }
 
 Tensor repeat_interleave(const Tensor& x, int64_t repeats, std::optional<int64_t> dim) {
+  detail::check_dtype_rule(Op::repeat_interleave, x);
   STRIDE_CHECK(repeats >= 0, ValueError, "[repeat_interleave] got the negative repeat ", repeats,
                ".");
   const Tensor src = dim ? x : x.reshape({-1});
@@ -411,6 +453,7 @@ Tensor repeat_interleave(const Tensor& x, int64_t repeats, std::optional<int64_t
 }
 
 Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<int64_t> dim) {
+  detail::check_dtype_rule(Op::repeat_interleave, x);
   STRIDE_CHECK(repeats.dim() <= 1, ShapeError,
                "[repeat_interleave] takes repeats as a 0-d or 1-d tensor; got shape ",
                shape_str(repeats.sizes()), ".");
@@ -433,6 +476,7 @@ Tensor repeat_interleave(const Tensor& x, const Tensor& repeats, std::optional<i
 }
 
 Tensor unflatten(const Tensor& x, int64_t dim, IntArrayRef sizes) {
+  detail::check_dtype_rule(Op::unflatten, x);
   STRIDE_CHECK(!sizes.empty(), ValueError, "[unflatten] needs at least one size.");
   check_min_dims(x, 1, "unflatten");
   const int64_t d = wrap_dim(dim, x.dim(), "unflatten");
@@ -443,6 +487,7 @@ Tensor unflatten(const Tensor& x, int64_t dim, IntArrayRef sizes) {
 }
 
 Tensor sum_to_size(const Tensor& x, IntArrayRef shape) {
+  detail::check_dtype_rule(Op::sum_to_size, x);
   const DimVector target = broadcast_shapes(shape, x.sizes(), "sum_to_size");
   STRIDE_CHECK(IntArrayRef(target) == x.sizes(), ShapeError, "[sum_to_size] shape ",
                shape_str(shape), " does not broadcast to x's shape ", shape_str(x.sizes()), ".");

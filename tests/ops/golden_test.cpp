@@ -814,88 +814,107 @@ std::vector<GoldenCase> build_cases() {
             logspace(-1.0, 2.0, 5),     logspace(0.0, 3.0, 4, 2.0, kFloat64)};
   });
   // ---- shape ops (src/ops/shape_ops.cpp) ----
-  reg(
-      "stacks_f32",
-      [](const Ins& in) -> Outs {
-        const Tensor &s = in[0], &v = in[1], &m = in[2];
-        return {hstack({v, v, s}),
-                hstack({m, m}),
-                vstack({v, m, s.expand({3})}),
-                dstack({m, m}),
-                column_stack({v, m.t(), s.expand({3})}),
-                atleast_3d(v),
-                atleast_3d(m),
-                atleast_2d(s)};
-      },
-      Cmp::Exact);
-  reg(
-      "splits_f32",
-      [](const Ins& in) -> Outs {
-        Outs out;
-        for (const std::vector<Tensor>& parts :
-             {tensor_split(in[0], 3), tensor_split_at(in[0], {1, 5, -1, 9}, -1), hsplit(in[0], 2),
-              vsplit_at(in[0], {2}), dsplit(in[0], 3), split_with_sizes(in[0], {3, 0, 4})}) {
-          out.insert(out.end(), parts.begin(), parts.end());
-        }
-        return out;
-      },
-      Cmp::Exact);
-  reg(
-      "dim_moves_f32",
-      [](const Ins& in) -> Outs {
-        const Tensor& x = in[0];
-        return {movedim(x, {0, 3}, {2, 0}),
-                movedim(x, {-1}, {1}),
-                rot90(x, 1, {1, 2}),
-                rot90(x, -1),
-                rot90(x, 2, {3, 0}),
-                rot90(x, 4),
-                fliplr(x),
-                flipud(x),
-                ravel(x.transpose(0, 2)),
-                unflatten(x, 2, {2, -1}),
-                sum_to_size(x, {3, 1, 5})};
-      },
-      Cmp::Auto);  // sum_to_size sums
-  reg(
-      "diagonals_f32",
-      [](const Ins& in) -> Outs {
-        const Tensor &v = in[0], &m = in[1], &b = in[2];
-        return {diag(v, 1),
-                diag(v, -2),
-                diag(m, 1),
-                diag_embed(b),
-                diag_embed(b, 1, 0, 2),
-                diag_embed(b, -1, 2, 0),
-                diagflat(m, -1),
-                block_diag({m, v, b.select(0, 0).select(0, 0), b})};
-      },
-      Cmp::Exact);
-  reg(
-      "grids_f32",
-      [](const Ins& in) -> Outs {
-        Outs out = meshgrid(in, "ij");
-        for (const Tensor& t : meshgrid(in, "xy")) out.push_back(t);
-        out.push_back(cartesian_prod({in[0], in[1]}));
-        out.push_back(combinations(in[1]));
-        out.push_back(combinations(in[0], 3, true));
-        out.push_back(combinations(in[2], 3));
-        return out;
-      },
-      Cmp::Exact);
-  reg(
-      "repeats_f32",
-      [](const Ins& in) -> Outs {
-        const Tensor &x = in[0], &counts = in[1];
-        return {repeat(x, {2, 1, 3}),
-                repeat(x, {1, 0}),
-                tile(x, {2}),
-                repeat_interleave(x, 2),
-                repeat_interleave(x, 3, 1),
-                repeat_interleave(x, counts, 1),
-                repeat_interleave(arange(3), counts, 0)};
-      },
-      Cmp::Exact);
+  // A case per op: its variants' results joined flat, then the gradients of
+  // the inputs at `wrt` (the last input is the upstream gradient).
+  {
+    using Fn = std::function<Tensor(const Ins&)>;
+    const auto joined = [](const Outs& parts) {
+      Outs flat;
+      for (const Tensor& p : parts) flat.push_back(p.reshape({-1}));
+      return cat(flat);
+    };
+    const auto shape_case = [&](const std::string& name, std::vector<size_t> wrt, Fn fn) {
+      reg(name + "_f32",
+          [wrt, fn](const Ins& in) -> Outs { return testing::value_and_grads(in, wrt, fn); });
+    };
+    shape_case("atleast_1d", {0, 1}, [=](const Ins& x) {
+      return joined({atleast_1d(x[0]), atleast_1d(x[1])});
+    });
+    shape_case("atleast_2d", {0, 1}, [=](const Ins& x) {
+      return joined({atleast_2d(x[0]), atleast_2d(x[1])});
+    });
+    shape_case("atleast_3d", {0, 1}, [=](const Ins& x) {
+      return joined({atleast_3d(x[0]), atleast_3d(x[1])});
+    });
+    shape_case("broadcast_to", {0}, [](const Ins& x) { return broadcast_to(x[0], {2, 3, 4}); });
+    shape_case("broadcast_tensors", {0, 1}, [](const Ins& x) {
+      return stack(broadcast_tensors({x[0], x[1]}));
+    });
+    shape_case("hstack", {0, 1, 2}, [=](const Ins& x) {
+      const Tensor &s = x[0], &v = x[1], &m = x[2];
+      return joined({hstack({v, v, s}), hstack({m, m})});
+    });
+    shape_case("vstack", {0, 1, 2}, [](const Ins& x) {
+      return vstack({x[1], x[2], x[0].expand({3})});
+    });
+    shape_case("dstack", {0, 1}, [=](const Ins& x) {
+      return joined({dstack({x[1], x[1]}), dstack({x[0], x[0]})});
+    });
+    shape_case("column_stack", {0, 1, 2}, [](const Ins& x) {
+      return column_stack({x[1], x[2].t(), x[0].expand({3})});
+    });
+    shape_case("tensor_split", {0}, [=](const Ins& x) {
+      Outs parts = tensor_split(x[0], 3);
+      for (const Tensor& p : tensor_split_at(x[0], {1, 5, -1, 9}, -1)) parts.push_back(p);
+      return joined(parts);
+    });
+    shape_case("split_with_sizes", {0}, [=](const Ins& x) {
+      return joined(split_with_sizes(x[0], {3, 0, 4}));
+    });
+    shape_case("hsplit", {0}, [=](const Ins& x) {
+      Outs parts = hsplit(x[0], 2);
+      for (const Tensor& p : hsplit_at(x[0], {1, 3})) parts.push_back(p);
+      return joined(parts);
+    });
+    shape_case("vsplit", {0}, [=](const Ins& x) { return joined(vsplit_at(x[0], {2})); });
+    shape_case("dsplit", {0}, [=](const Ins& x) { return joined(dsplit(x[0], 3)); });
+    shape_case("movedim", {0}, [=](const Ins& x) {
+      return joined({movedim(x[0], {0, 3}, {2, 0}), movedim(x[0], {-1}, {1})});
+    });
+    shape_case("rot90", {0}, [=](const Ins& x) {
+      return joined(
+          {rot90(x[0], 1, {1, 2}), rot90(x[0], -1), rot90(x[0], 2, {3, 0}), rot90(x[0], 4)});
+    });
+    shape_case("fliplr", {0}, [](const Ins& x) { return fliplr(x[0]); });
+    shape_case("flipud", {0}, [](const Ins& x) { return flipud(x[0]); });
+    shape_case("ravel", {0}, [](const Ins& x) { return ravel(x[0].transpose(0, 2)); });
+    shape_case("unflatten", {0}, [](const Ins& x) { return unflatten(x[0], 2, {2, -1}); });
+    shape_case("sum_to_size", {0}, [](const Ins& x) { return sum_to_size(x[0], {3, 1, 5}); });
+    shape_case("diag", {0, 1}, [=](const Ins& x) {
+      return joined({diag(x[0], 1), diag(x[0], -2), diag(x[1], 1)});
+    });
+    shape_case("diag_embed", {0}, [=](const Ins& x) {
+      return joined({diag_embed(x[0]), diag_embed(x[0], 1, 0, 2), diag_embed(x[0], -1, 2, 0)});
+    });
+    shape_case("diagflat", {0}, [](const Ins& x) { return diagflat(x[0], -1); });
+    shape_case("block_diag", {0, 1, 2}, [](const Ins& x) {
+      const Tensor &m = x[0], &v = x[1], &b = x[2];
+      return block_diag({m, v, b.select(0, 0).select(0, 0), b});
+    });
+    shape_case("meshgrid", {0, 1, 2}, [=](const Ins& x) {
+      const Ins abc(x.begin(), x.begin() + 3);
+      Outs grids = meshgrid(abc, "ij");
+      for (const Tensor& t : meshgrid(abc, "xy")) grids.push_back(t);
+      return joined(grids);
+    });
+    shape_case("cartesian_prod", {0, 1}, [](const Ins& x) { return cartesian_prod({x[0], x[1]}); });
+    shape_case("combinations", {0, 1, 2}, [=](const Ins& x) {
+      return joined({combinations(x[1]), combinations(x[0], 3, true), combinations(x[2], 3)});
+    });
+    shape_case("repeat", {0}, [=](const Ins& x) {
+      return joined({repeat(x[0], {2, 1, 3}), repeat(x[0], {1, 0})});
+    });
+    shape_case("tile", {0}, [=](const Ins& x) {
+      return joined({tile(x[0], {2}), tile(x[0], {2, 1, 2})});
+    });
+    shape_case("repeat_interleave", {0}, [=](const Ins& x) {
+      return joined({repeat_interleave(x[0], 2), repeat_interleave(x[0], 3, 1),
+                     repeat_interleave(x[0], x[1], 1)});
+    });
+    reg(
+        "repeat_interleave_counts_i64",
+        [](const Ins& in) -> Outs { return {repeat_interleave(arange(3), in[0], 0)}; }, Cmp::Exact);
+  }
   reg("products_f32", [](const Ins& in) -> Outs {
     const Tensor &v = in[0], &w = in[1], &m = in[2], &t = in[3];
     return {dot(v, w),

@@ -1417,6 +1417,75 @@ std::vector<OpCase> op_table() {
                 return masked::logaddexp(in[0], in[1], nullopt, keep(in[2]), keep(in[1]));
               }});
   }
+  // shape compositions (src/ops/shape_ops.cpp); a split's pieces come back flat()
+  add_case({"atleast_1d", {{4, 6}}, [](const Inputs& in) {
+              return atleast_1d(in[0].select(0, 1).select(0, 2));
+            }});
+  add_case(
+      {"atleast_2d", {{4, 6}}, [](const Inputs& in) { return atleast_2d(in[0].select(0, 3)); }});
+  add_case({"atleast_3d", {{4, 6}}, [](const Inputs& in) { return atleast_3d(in[0]); }});
+  add_case({"broadcast_to", {{4, 1}}, [](const Inputs& in) {
+              return broadcast_to(in[0], {2, 4, 6});
+            }});
+  add_case({"broadcast_tensors", {{4, 1}, {6}}, [](const Inputs& in) {
+              return stack(broadcast_tensors({in[0], in[1]}));
+            }});
+  add_case({"hstack", {{4, 6}, {4, 2}}, [](const Inputs& in) { return hstack({in[0], in[1]}); }});
+  add_case({"vstack", {{4, 6}, {6}}, [](const Inputs& in) { return vstack({in[0], in[1]}); }});
+  add_case({"dstack", {{4, 6}, {4, 6}}, [](const Inputs& in) { return dstack({in[0], in[1]}); }});
+  add_case({"column_stack", {{4}, {4, 6}}, [](const Inputs& in) {
+              return column_stack({in[0], in[1]});
+            }});
+  add_case({"tensor_split", {{4, 7}}, [](const Inputs& in) {
+              return flat(tensor_split(in[0], 3, -1));
+            }});
+  add_case({"tensor_split_at", {{4, 7}}, [](const Inputs& in) {
+              return flat(tensor_split_at(in[0], {2, 6, 5}, 1));
+            }});
+  add_case({"split_with_sizes", {{4, 6}}, [](const Inputs& in) {
+              return flat(split_with_sizes(in[0], {1, 0, 4, 1}, 1));
+            }});
+  add_case({"hsplit", {{4, 6}}, [](const Inputs& in) { return flat(hsplit(in[0], 3)); }});
+  add_case({"vsplit", {{4, 6}}, [](const Inputs& in) { return vsplit(in[0], 2)[1]; }});
+  add_case({"dsplit", {{2, 3, 6}}, [](const Inputs& in) {
+              return flat(dsplit_at(in[0], {1, 4}));
+            }});
+  add_case({"movedim", {{3, 4, 6}}, [](const Inputs& in) {
+              return movedim(in[0], {0, 2}, {1, 0});
+            }});
+  add_case({"ravel", {{4, 6}}, [](const Inputs& in) { return ravel(in[0]); }});
+  add_case({"fliplr", {{4, 6}}, [](const Inputs& in) { return fliplr(in[0]); }});
+  add_case({"flipud", {{4, 6}}, [](const Inputs& in) { return flipud(in[0]); }});
+  add_case({"rot90", {{4, 6}}, [](const Inputs& in) { return rot90(in[0], 1, {0, 1}); }});
+  add_case({"rot90_k3", {{3, 4, 6}}, [](const Inputs& in) { return rot90(in[0], -1, {2, 0}); }});
+  add_case({"diag", {{6}}, [](const Inputs& in) { return diag(in[0], 1); }});
+  add_case({"diag_of_matrix", {{4, 6}}, [](const Inputs& in) { return diag(in[0], -1); }});
+  add_case({"diag_embed", {{2, 3}}, [](const Inputs& in) { return diag_embed(in[0], 1, 0, 2); }});
+  add_case({"diagflat", {{2, 3}}, [](const Inputs& in) { return diagflat(in[0], -1); }});
+  add_case({"block_diag", {{2, 3}, {4}, {1, 2}}, [](const Inputs& in) {
+              return block_diag({in[0], in[1], in[2]});
+            }});
+  add_case({"meshgrid", {{3}, {4}}, [](const Inputs& in) {
+              return stack(meshgrid({in[0], in[1]}, "xy"));
+            }});
+  add_case({"cartesian_prod", {{3}, {4}}, [](const Inputs& in) {
+              return cartesian_prod({in[0], in[1]});
+            }});
+  add_case({"combinations", {{5}}, [](const Inputs& in) { return combinations(in[0], 2); }});
+  add_case({"repeat", {{4, 6}}, [](const Inputs& in) { return repeat(in[0], {2, 1, 2}); }});
+  add_case({"tile", {{4, 6}}, [](const Inputs& in) { return tile(in[0], {2}); }});
+  add_case({"repeat_interleave", {{4, 6}}, [](const Inputs& in) {
+              return repeat_interleave(in[0], 2, 1);
+            }});
+  // The counts are values on the CPU (read to size the result), so they
+  // stay there on the meta run too.
+  add_case({"repeat_interleave_counts",
+            {{4, 6}},
+            [counts = tensor<int64_t>({1, 0, 3, 2})](const Inputs& in) {
+              return repeat_interleave(in[0], counts, 0);
+            }});
+  add_case({"unflatten", {{4, 6}}, [](const Inputs& in) { return unflatten(in[0], 1, {2, -1}); }});
+  add_case({"sum_to_size", {{4, 6}}, [](const Inputs& in) { return sum_to_size(in[0], {1, 6}); }});
   return t;
 }
 

@@ -459,6 +459,18 @@ TEST(Indexing, GatherScatterCatStack) {
   EXPECT_EQ(emb.to_vector<float>(), (std::vector<float>{4, 5, 0, 1}));
 }
 
+// PyTorch's legacy rule lets a (0,) tensor join tensors of any shape; it
+// stays in the graph, with an empty gradient, whatever the others' rank.
+TEST(Indexing, CatKeepsALegacyEmptyOperandInTheGraph) {
+  const Tensor empty_row = zeros({0}, kFloat64).requires_grad_(true);
+  for (const Tensor& other : {randn({3}, kFloat64), randn({2, 3}, kFloat64)}) {
+    const Tensor joined = cat({other, empty_row, empty_row.to(kFloat32)});
+    EXPECT_EQ(joined.sizes(), other.sizes());
+    const std::vector<Tensor> gs = autograd::grad({joined.sum()}, {empty_row});
+    EXPECT_EQ(gs[0].sizes(), IntArrayRef({0}));
+  }
+}
+
 // Note [Indexed runs] against the element loop: the same gathers and
 // scatter-adds with the indexed operand column-major, so that no inner run is
 // contiguous. Repeated, int32 and strided ids, bit for bit, on one and two
