@@ -237,11 +237,17 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       // recurrent layers (src/nn/rnn.cpp)
       {"rnn_tanh_cell", [&] { F::rnn_tanh_cell(i, i, i, i); }},
       {"rnn_relu_cell", [&] { F::rnn_relu_cell(i, i, i, i); }},
-      {"lstm_cell", [&] { F::lstm_cell(i, {i, i}, i, i); }},
+      {"lstm_cell",
+       [&] {
+         F::lstm_cell(i, {i, i}, i, i);
+       }},
       {"gru_cell", [&] { F::gru_cell(i, i, i, i); }},
       {"rnn_tanh", [&] { F::rnn_tanh(i, i, {}); }},
       {"rnn_relu", [&] { F::rnn_relu(i, i, {}); }},
-      {"lstm", [&] { F::lstm(i, {i, i}, {}); }},
+      {"lstm",
+       [&] {
+         F::lstm(i, {i, i}, {});
+       }},
       {"gru", [&] { F::gru(i, i, {}); }},
   };
   std::vector<std::string> names;

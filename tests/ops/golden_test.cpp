@@ -2104,8 +2104,8 @@ std::vector<GoldenCase> build_cases() {
         return flat({out, h});
       }));
   reg("lstm_f32", value_and_grad(every_input(19), [=](const Ins& x) {
-        const auto [out, h, c] = F::lstm(x[0], {x[1], x[2]}, from(x, 3),
-                                         {.num_layers = 2, .bidirectional = true});
+        const auto [out, h, c] =
+            F::lstm(x[0], {x[1], x[2]}, from(x, 3), {.num_layers = 2, .bidirectional = true});
         return flat({out, h, c});
       }));
   reg("gru_f32", value_and_grad(every_input(18), [=](const Ins& x) {

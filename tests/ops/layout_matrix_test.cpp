@@ -1369,11 +1369,11 @@ std::vector<OpCase> op_table() {
   add_case({"rnn_relu_cell", rnn_cell, [](const Inputs& in) {
               return F::rnn_relu_cell(in[0], in[1], in[2], in[3], in[4], in[5]);
             }});
-  add_case({"lstm_cell", {{2, 4}, {2, 3}, {2, 3}, {12, 4}, {12, 3}, {12}, {12}},
-            [=](const Inputs& in) {
-              const auto [h, c] = F::lstm_cell(in[0], {in[1], in[2]}, in[3], in[4], in[5], in[6]);
-              return flat({h, c});
-            }});
+  add_case(
+      {"lstm_cell", {{2, 4}, {2, 3}, {2, 3}, {12, 4}, {12, 3}, {12}, {12}}, [=](const Inputs& in) {
+         const auto [h, c] = F::lstm_cell(in[0], {in[1], in[2]}, in[3], in[4], in[5], in[6]);
+         return flat({h, c});
+       }});
   add_case({"gru_cell", {{2, 4}, {2, 3}, {9, 4}, {9, 3}, {9}, {9}}, [](const Inputs& in) {
               return F::gru_cell(in[0], in[1], in[2], in[3], in[4], in[5]);
             }});
@@ -1386,13 +1386,29 @@ std::vector<OpCase> op_table() {
   add_case({"rnn_relu",
             {{3, 2, 4}, {2, 2, 3}, {3, 4}, {3, 3}, {3}, {3}, {3, 4}, {3, 3}, {3}, {3}},
             [=](const Inputs& in) {
-              const auto [out, h] =
-                  F::rnn_relu(in[0], in[1], from(in, 2), {.bidirectional = true});
+              const auto [out, h] = F::rnn_relu(in[0], in[1], from(in, 2), {.bidirectional = true});
               return flat({out, h});
             }});
   add_case({"lstm",
-            {{2, 3, 4}, {4, 2, 3}, {4, 2, 3}, {12, 4}, {12, 3}, {12}, {12}, {12, 4}, {12, 3}, {12},
-             {12}, {12, 6}, {12, 3}, {12}, {12}, {12, 6}, {12, 3}, {12}, {12}},
+            {{2, 3, 4},
+             {4, 2, 3},
+             {4, 2, 3},
+             {12, 4},
+             {12, 3},
+             {12},
+             {12},
+             {12, 4},
+             {12, 3},
+             {12},
+             {12},
+             {12, 6},
+             {12, 3},
+             {12},
+             {12},
+             {12, 6},
+             {12, 3},
+             {12},
+             {12}},
             [=](const Inputs& in) {
               const auto [out, h, c] =
                   F::lstm(in[0], {in[1], in[2]}, from(in, 3),
