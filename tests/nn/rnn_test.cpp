@@ -118,7 +118,8 @@ TEST(RnnModules, GradientsReachEveryParameterThroughTime) {
   const auto [out, h] = gru.forward(x);
   (out.sum() + h.square().sum()).backward();
   EXPECT_TRUE(x.grad().defined());
-  for (const auto& [name, p] : gru.named_parameters().items()) {
+  const auto params = gru.named_parameters();
+  for (const auto& [name, p] : params.items()) {
     ASSERT_TRUE(p.grad().defined()) << name;
     EXPECT_GT(p.grad().abs().sum().item<double>(), 0.0) << name;
   }
@@ -157,7 +158,7 @@ TEST(RnnErrors, NameTheOpTheArgumentAndTheFix) {
             std::string::npos);
   const Tensor w = randn({4, 3});
   EXPECT_NE(message_of<ShapeError>([&] {
-              F::gru_cell(randn({2, 3}), zeros({2, 4}), w, w);
+              F::gru_cell(randn({2, 3}), zeros({2, 4}), w, randn({12, 4}));
             }).find("[gru_cell] w_ih must be (12, 3)"),
             std::string::npos);
   EXPECT_NE(message_of<DTypeError>([&] {
