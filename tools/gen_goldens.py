@@ -4285,6 +4285,86 @@ def _(g):
     )
 
 
+# ---- recurrent layers (src/nn/rnn.cpp): torch's cells and sequence ops ----
+def rnn_params(g, gates, input_size, hidden, layers=1, directions=1, bias=True):
+    """at::lstm's params: per layer and direction w_ih, w_hh[, b_ih, b_hh]."""
+    params = []
+    for layer in range(layers):
+        layer_input = input_size if layer == 0 else hidden * directions
+        for _ in range(directions):
+            params += [randn(g, gates * hidden, layer_input), randn(g, gates * hidden, hidden)]
+            if bias:
+                params += [randn(g, gates * hidden), randn(g, gates * hidden)]
+    return [p * 0.5 for p in params]
+
+
+def flat(*outputs):
+    """Every output in one tensor, so that one gradient reaches them all."""
+    return torch.cat([o.flatten() for o in outputs])
+
+
+def every_input(inputs):
+    return tuple(range(len(inputs)))
+
+
+@case("rnn_tanh_cell_f32")
+def _(g):
+    inputs = [randn(g, 3, 4), randn(g, 3, 5), *rnn_params(g, 1, 4, 5)]
+    return value_and_grad(g, torch.rnn_tanh_cell, inputs, every_input(inputs))
+
+
+@case("rnn_relu_cell_f32")
+def _(g):
+    inputs = [randn(g, 3, 4), randn(g, 3, 5), *rnn_params(g, 1, 4, 5)]
+    return value_and_grad(g, torch.rnn_relu_cell, inputs, every_input(inputs))
+
+
+@case("lstm_cell_f32")
+def _(g):
+    inputs = [randn(g, 3, 4), randn(g, 3, 5), randn(g, 3, 5), *rnn_params(g, 4, 4, 5)]
+    fn = lambda x, h, c, *p: flat(*torch.lstm_cell(x, [h, c], *p))  # noqa: E731
+    return value_and_grad(g, fn, inputs, every_input(inputs))
+
+
+@case("gru_cell_f32")
+def _(g):
+    inputs = [randn(g, 3, 4), randn(g, 3, 5), *rnn_params(g, 3, 4, 5)]
+    return value_and_grad(g, torch.gru_cell, inputs, every_input(inputs))
+
+
+@case("rnn_tanh_f32")
+def _(g):
+    # two layers, both directions, (L, N, input_size)
+    inputs = [randn(g, 4, 2, 3), randn(g, 4, 2, 5), *rnn_params(g, 1, 3, 5, 2, 2)]
+    fn = lambda x, h, *p: flat(*torch.rnn_tanh(x, h, p, True, 2, 0.0, False, True, False))  # noqa: E731
+    return value_and_grad(g, fn, inputs, every_input(inputs))
+
+
+@case("rnn_relu_f32")
+def _(g):
+    # one layer without biases, batch_first
+    inputs = [randn(g, 2, 4, 3), randn(g, 1, 2, 5), *rnn_params(g, 1, 3, 5, bias=False)]
+    fn = lambda x, h, *p: flat(*torch.rnn_relu(x, h, p, False, 1, 0.0, False, False, True))  # noqa: E731
+    return value_and_grad(g, fn, inputs, every_input(inputs))
+
+
+@case("lstm_f32")
+def _(g):
+    # two layers, both directions, (L, N, input_size)
+    h, c = randn(g, 4, 2, 5), randn(g, 4, 2, 5)
+    inputs = [randn(g, 4, 2, 3), h, c, *rnn_params(g, 4, 3, 5, 2, 2)]
+    fn = lambda x, h, c, *p: flat(*torch.lstm(x, [h, c], p, True, 2, 0.0, False, True, False))  # noqa: E731
+    return value_and_grad(g, fn, inputs, every_input(inputs))
+
+
+@case("gru_f32")
+def _(g):
+    # two layers, both directions, batch_first
+    inputs = [randn(g, 2, 4, 3), randn(g, 4, 2, 5), *rnn_params(g, 3, 3, 5, 2, 2)]
+    fn = lambda x, h, *p: flat(*torch.gru(x, h, p, True, 2, 0.0, False, True, True))  # noqa: E731
+    return value_and_grad(g, fn, inputs, every_input(inputs))
+
+
 def main():
     if sys.byteorder != "little":
         sys.exit("gen_goldens.py: run on a little-endian machine")

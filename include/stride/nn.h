@@ -6,3 +6,4 @@
 #include "stride/nn/init.h"
 #include "stride/nn/layers.h"
 #include "stride/nn/module.h"
+#include "stride/nn/rnn.h"

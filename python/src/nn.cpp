@@ -5,6 +5,7 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <string>
@@ -732,6 +733,80 @@ void bind_clip_grad(nb::module_& m) {
       "Clamps every gradient element into [-clip_value, clip_value].");
 }
 
+void bind_recurrent(nb::module_& m) {
+  // torch.rnn_tanh_cell and its siblings: one time step, biases optional.
+  for (const auto& [name, fn, what] : {std::tuple{"rnn_tanh_cell", &F::rnn_tanh_cell, "tanh"},
+                                       std::tuple{"rnn_relu_cell", &F::rnn_relu_cell, "relu"}}) {
+    m.def(
+        name,
+        [fn](const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+             const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+          return fn(input, hx, w_ih, w_hh, or_undefined(b_ih), or_undefined(b_hh));
+        },
+        nb::arg("input"), nb::arg("hx"), nb::arg("w_ih"), nb::arg("w_hh"),
+        nb::arg("b_ih") = nb::none(), nb::arg("b_hh") = nb::none(),
+        (std::string("One RNN step: ") + what + "(input w_ih^T + b_ih + hx w_hh^T + b_hh).")
+            .c_str());
+  }
+  m.def(
+      "lstm_cell",
+      [](const Tensor& input, const std::pair<Tensor, Tensor>& hx, const Tensor& w_ih,
+         const Tensor& w_hh, const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+        return F::lstm_cell(input, hx, w_ih, w_hh, or_undefined(b_ih), or_undefined(b_hh));
+      },
+      nb::arg("input"), nb::arg("hx"), nb::arg("w_ih"), nb::arg("w_hh"),
+      nb::arg("b_ih") = nb::none(), nb::arg("b_hh") = nb::none(),
+      "One LSTM step: hx = (h, c) -> (h', c'), gates (i, f, g, o).");
+  m.def(
+      "gru_cell",
+      [](const Tensor& input, const Tensor& hx, const Tensor& w_ih, const Tensor& w_hh,
+         const std::optional<Tensor>& b_ih, const std::optional<Tensor>& b_hh) {
+        return F::gru_cell(input, hx, w_ih, w_hh, or_undefined(b_ih), or_undefined(b_hh));
+      },
+      nb::arg("input"), nb::arg("hx"), nb::arg("w_ih"), nb::arg("w_hh"),
+      nb::arg("b_ih") = nb::none(), nb::arg("b_hh") = nb::none(),
+      "One GRU step, gates (r, z, n), b_hn inside r * (h w_hn^T + b_hn).");
+  // at::lstm and its siblings: whole sequences, every layer and direction;
+  // a state of None is zeros.
+  const auto options = [](bool has_biases, int64_t num_layers, double dropout, bool train,
+                          bool bidirectional, bool batch_first, Generator* generator) {
+    return F::RecurrentOptions{has_biases,    num_layers,  dropout,  train,
+                               bidirectional, batch_first, generator};
+  };
+  for (const auto& [name, fn] : {std::pair{"rnn_tanh", &F::rnn_tanh},
+                                 std::pair{"rnn_relu", &F::rnn_relu}, std::pair{"gru", &F::gru}}) {
+    m.def(
+        name,
+        [fn, options](const Tensor& input, const std::optional<Tensor>& hx,
+                      const std::vector<Tensor>& params, bool has_biases, int64_t num_layers,
+                      double dropout, bool train, bool bidirectional, bool batch_first,
+                      Generator* generator) {
+          return fn(input, or_undefined(hx), params,
+                    options(has_biases, num_layers, dropout, train, bidirectional, batch_first,
+                            generator));
+        },
+        nb::arg("input"), nb::arg("hx").none(), nb::arg("params"), nb::arg("has_biases"),
+        nb::arg("num_layers"), nb::arg("dropout"), nb::arg("train"), nb::arg("bidirectional"),
+        nb::arg("batch_first"), nb::arg("generator").none() = nb::none(),
+        "A whole sequence through every layer and direction -> (output, h_n).");
+  }
+  m.def(
+      "lstm",
+      [options](const Tensor& input, const std::optional<std::pair<Tensor, Tensor>>& hx,
+                const std::vector<Tensor>& params, bool has_biases, int64_t num_layers,
+                double dropout, bool train, bool bidirectional, bool batch_first,
+                Generator* generator) {
+        return F::lstm(
+            input, hx.value_or(std::pair<Tensor, Tensor>{}), params,
+            options(has_biases, num_layers, dropout, train, bidirectional, batch_first, generator));
+      },
+      nb::arg("input"), nb::arg("hx").none(), nb::arg("params"), nb::arg("has_biases"),
+      nb::arg("num_layers"), nb::arg("dropout"), nb::arg("train"), nb::arg("bidirectional"),
+      nb::arg("batch_first"), nb::arg("generator").none() = nb::none(),
+      "A whole sequence through every layer and direction; hx = (h_0, c_0) -> (output, h_n, "
+      "c_n).");
+}
+
 }  // namespace
 
 void bind_nn(nb::module_& m) {
@@ -748,6 +823,7 @@ void bind_nn(nb::module_& m) {
   nb::module_ init_module = nn.def_submodule("init", "torch.nn.init's initialisers.");
   bind_init(init_module);
   bind_clip_grad(nn);
+  bind_recurrent(nn);
 }
 
 }  // namespace stride::python

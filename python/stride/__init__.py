@@ -91,6 +91,16 @@ from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F40
 from ._view_copies import *  # noqa: F403  (expand_copy, permute_copy, ...)
 from .amp import autocast  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .nn.rnn import (  # noqa: F401  (torch.lstm, torch.gru_cell, ...)
+    gru,
+    gru_cell,
+    lstm,
+    lstm_cell,
+    rnn_relu,
+    rnn_relu_cell,
+    rnn_tanh,
+    rnn_tanh_cell,
+)
 from .random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: F401
 from .serialization import load, save  # noqa: F401
 

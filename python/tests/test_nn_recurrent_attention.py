@@ -1,4 +1,4 @@
-"""nn.MultiheadAttention, nn.TransformerEncoderLayer, nn.LSTM and nn.GRU
+"""nn.MultiheadAttention, nn.TransformerEncoderLayer, nn.RNN, nn.LSTM, nn.GRU and the cells
 against torch.nn: the same weights (loaded from the torch module's
 state_dict under PyTorch's names), the same inputs, outputs and gradients of
 inputs and weights to float64 rounding. Skipped when torch is not installed
@@ -203,3 +203,72 @@ def test_recurrent_layers_unbatched_and_zero_state(kind):
     assert close(out, t_out)
     with pytest.raises(ValueError, match="input_size 3"):
         rnn(stride.zeros(7, 2, dtype=stride.float64))
+
+
+# ---- nn.RNN, the cells and torch's top-level recurrent ops (src/nn/rnn.cpp) ----
+@pytest.mark.parametrize("nonlinearity", ["tanh", "relu"])
+@pytest.mark.parametrize("case", sorted(RNN_CASES))
+def test_rnn_matches_torch(nonlinearity, case):
+    kw = RNN_CASES[case]
+    torch.manual_seed(6)
+    t_rnn = torch.nn.RNN(4, 5, nonlinearity=nonlinearity, dtype=torch.float64, **kw)
+    rnn = nn.RNN(4, 5, nonlinearity=nonlinearity, dtype=stride.float64, **kw)
+    copy_weights(rnn, t_rnn)
+    assert [n for n, _ in rnn.named_parameters()] == [n for n, _ in t_rnn.named_parameters()]
+    layers = kw.get("num_layers", 1) * (2 if kw.get("bidirectional") else 1)
+    shape = (2, 6, 4) if kw.get("batch_first") else (6, 2, 4)
+    (x, tx), (h0, th0) = inputs(shape, (layers, 2, 5), seed=7)
+    (out, h), (t_out, th) = rnn(x, h0), t_rnn(tx, th0)
+    assert close(out, t_out) and close(h, th)
+    check_backward(out, t_out, [x, h0], [tx, th0], rnn, t_rnn)
+
+
+@pytest.mark.parametrize("kind", ["RNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_cells_match_torch(kind, bias):
+    kw = {"nonlinearity": "relu"} if kind == "RNNCell" and not bias else {}
+    torch.manual_seed(8)
+    t_cell = getattr(torch.nn, kind)(4, 5, bias=bias, dtype=torch.float64, **kw)
+    cell = getattr(nn, kind)(4, 5, bias=bias, dtype=stride.float64, **kw)
+    copy_weights(cell, t_cell)
+    (x, tx), (h0, th0), (c0, tc0) = inputs((3, 4), (3, 5), (3, 5), seed=9)
+    if kind == "LSTMCell":
+        (h, c), (th, tc) = cell(x, (h0, c0)), t_cell(tx, (th0, tc0))
+        assert close(c, tc)
+        grads_of = [x, h0, c0], [tx, th0, tc0]
+    else:
+        h, th = cell(x, h0), t_cell(tx, th0)
+        grads_of = [x, h0], [tx, th0]
+    assert close(h, th)
+    check_backward(h, th, *grads_of, cell, t_cell)
+    # Unbatched, from the default zero state.
+    ((v, tv),) = inputs((4,), seed=10)
+    out, t_out = cell(v), t_cell(tv)
+    if kind == "LSTMCell":
+        assert close(out[1], t_out[1])
+        out, t_out = out[0], t_out[0]
+    assert tuple(out.shape) == (5,) and close(out, t_out)
+
+
+def test_top_level_recurrent_ops_match_torch():
+    torch.manual_seed(11)
+    t_lstm = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, dtype=torch.float64)
+    params = [to_stride(p) for p in t_lstm._flat_weights]
+    (x, tx), (h0, th0), (c0, tc0) = inputs((5, 2, 3), (4, 2, 4), (4, 2, 4), seed=12)
+    args = (True, 2, 0.0, False, True, False)
+    got = stride.lstm(x, (h0, c0), params, *args)
+    want = torch.lstm(tx, (th0, tc0), t_lstm._flat_weights, *args)
+    assert all(close(s, t) for s, t in zip(got, want))
+    t_gru = torch.nn.GRUCell(3, 4, dtype=torch.float64)
+    weights = [t_gru.weight_ih, t_gru.weight_hh, t_gru.bias_ih, t_gru.bias_hh]
+    got = stride.gru_cell(x[0], h0[0], *[to_stride(w) for w in weights])
+    assert close(got, torch.gru_cell(tx[0], th0[0], *weights))
+
+
+def test_recurrent_errors_name_the_argument():
+    with pytest.raises(NotImplementedError, match="proj_size"):
+        nn.LSTM(3, 4, proj_size=2)
+    with pytest.raises(ValueError, match="nonlinearity"):
+        nn.RNN(3, 4, nonlinearity="sigmoid")
+    with pytest.raises(RuntimeError, match=r"\[gru_cell\] hx must be \(2, 4\)"):
+        nn.GRUCell(3, 4)(stride.zeros(2, 3), stride.zeros(3, 4))

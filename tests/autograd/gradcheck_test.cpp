@@ -5,6 +5,7 @@
 
 #include "stride/masked.h"
 #include "stride/nn/functional.h"
+#include "stride/nn/rnn.h"
 
 #include "core/op_list.h"
 #include "support/layouts.h"
@@ -926,6 +927,50 @@ std::vector<GradCase> grad_table() {
       {"group_norm",
        {{2, 4, 3, 2}, {4}, {4}},
        [](const Inputs& x) { return F::group_norm(x[0], 2, x[1], x[2]); }},
+      // recurrent layers (src/nn/rnn.cpp): the sequence ops' outputs
+      // flattened into one tensor; the params are every input after the state.
+      {"rnn_tanh_cell",
+       {{2, 3}, {2, 2}, {2, 3}, {2, 2}, {2}, {2}},
+       [](const Inputs& x) { return F::rnn_tanh_cell(x[0], x[1], x[2], x[3], x[4], x[5]); }},
+      {"rnn_relu_cell",
+       {{2, 3}, {2, 2}, {2, 3}, {2, 2}, {2}, {2}},
+       [](const Inputs& x) { return F::rnn_relu_cell(x[0], x[1], x[2], x[3], x[4], x[5]); }},
+      {"lstm_cell",
+       {{2, 3}, {2, 2}, {2, 2}, {8, 3}, {8, 2}, {8}, {8}},
+       [](const Inputs& x) {
+         const auto [h, c] = F::lstm_cell(x[0], {x[1], x[2]}, x[3], x[4], x[5], x[6]);
+         return cat({h.reshape({-1}), c.reshape({-1})});
+       }},
+      {"gru_cell",
+       {{2, 3}, {2, 2}, {6, 3}, {6, 2}, {6}, {6}},
+       [](const Inputs& x) { return F::gru_cell(x[0], x[1], x[2], x[3], x[4], x[5]); }},
+      {"rnn_tanh",
+       {{3, 2, 2}, {2, 2, 2}, {2, 2}, {2, 2}, {2}, {2}, {2, 2}, {2, 2}, {2}, {2}},
+       [](const Inputs& x) {
+         const auto [out, h] =
+             F::rnn_tanh(x[0], x[1], Inputs(x.begin() + 2, x.end()), {.num_layers = 2});
+         return cat({out.reshape({-1}), h.reshape({-1})});
+       }},
+      {"rnn_relu",
+       {{2, 3, 2}, {2, 2, 2}, {2, 2}, {2, 2}, {2, 2}, {2, 2}},
+       [](const Inputs& x) {
+         const auto [out, h] = F::rnn_relu(x[0], x[1], Inputs(x.begin() + 2, x.end()),
+                                           {.has_biases = false, .bidirectional = true, .batch_first = true});
+         return cat({out.reshape({-1}), h.reshape({-1})});
+       }},
+      {"lstm",
+       {{2, 2, 2}, {2, 2, 2}, {2, 2, 2}, {8, 2}, {8, 2}, {8}, {8}, {8, 2}, {8, 2}, {8}, {8}},
+       [](const Inputs& x) {
+         const auto [out, h, c] =
+             F::lstm(x[0], {x[1], x[2]}, Inputs(x.begin() + 3, x.end()), {.bidirectional = true});
+         return cat({out.reshape({-1}), h.reshape({-1}), c.reshape({-1})});
+       }},
+      {"gru",
+       {{3, 2}, {2, 2}, {6, 2}, {6, 2}, {6}, {6}, {6, 2}, {6, 2}, {6}, {6}},
+       [](const Inputs& x) {
+         const auto [out, h] = F::gru(x[0], x[1], Inputs(x.begin() + 2, x.end()), {.num_layers = 2});
+         return cat({out.reshape({-1}), h.reshape({-1})});
+       }},
   };
   // Masked ops (src/ops/masked.cpp): composites, checked with masks that
   // leave at least two elements of each slice in (a fully masked-out slice

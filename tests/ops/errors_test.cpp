@@ -234,6 +234,21 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
        [&] { F::adaptive_max_pool3d_with_indices(images.unsqueeze(0), {2}); }},
       {"interpolate", [&] { F::interpolate(i, testing::with([](auto& o) { o.size = {2}; })); }},
       {"group_norm", [&] { F::group_norm(i, 1); }},
+      // recurrent layers (src/nn/rnn.cpp)
+      {"rnn_tanh_cell", [&] { F::rnn_tanh_cell(i, i, i, i); }},
+      {"rnn_relu_cell", [&] { F::rnn_relu_cell(i, i, i, i); }},
+      {"lstm_cell",
+       [&] {
+         F::lstm_cell(i, {i, i}, i, i);
+       }},
+      {"gru_cell", [&] { F::gru_cell(i, i, i, i); }},
+      {"rnn_tanh", [&] { F::rnn_tanh(i, i, {}); }},
+      {"rnn_relu", [&] { F::rnn_relu(i, i, {}); }},
+      {"lstm",
+       [&] {
+         F::lstm(i, {i, i}, {});
+       }},
+      {"gru", [&] { F::gru(i, i, {}); }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {

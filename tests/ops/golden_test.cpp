@@ -30,6 +30,7 @@
 #include "stride/linalg.h"
 #include "stride/masked.h"
 #include "stride/nn/functional.h"
+#include "stride/nn/rnn.h"
 #include "stride/ops.h"
 #include "support/golden_file.h"
 #include "support/op_coverage.h"
@@ -2117,6 +2118,56 @@ std::vector<GoldenCase> build_cases() {
     const Tensor loss = -log_softmax(logits, 1).gather(1, t.unsqueeze(1)).mean();
     return {logits, loss};
   });
+
+  // ---- recurrent layers (src/nn/rnn.cpp): torch's cells and sequence ops ----
+  // Gradients with respect to every input; the sequence ops' outputs are
+  // flattened into one tensor, as gen_goldens.py's `flat` does.
+  const auto every_input = [](size_t n) {
+    std::vector<size_t> wrt;
+    for (size_t i = 0; i < n; ++i) wrt.push_back(i);
+    return wrt;
+  };
+  const auto flat = [](const std::vector<Tensor>& outputs) {
+    std::vector<Tensor> flattened;
+    for (const Tensor& o : outputs) flattened.push_back(o.reshape({-1}));
+    return cat(flattened, 0);
+  };
+  const auto from = [](const Ins& x, size_t first) {
+    return std::vector<Tensor>(x.begin() + std::ptrdiff_t(first), x.end());
+  };
+  reg("rnn_tanh_cell_f32", value_and_grad(every_input(6), [](const Ins& x) {
+        return F::rnn_tanh_cell(x[0], x[1], x[2], x[3], x[4], x[5]);
+      }));
+  reg("rnn_relu_cell_f32", value_and_grad(every_input(6), [](const Ins& x) {
+        return F::rnn_relu_cell(x[0], x[1], x[2], x[3], x[4], x[5]);
+      }));
+  reg("lstm_cell_f32", value_and_grad(every_input(7), [=](const Ins& x) {
+        const auto [h, c] = F::lstm_cell(x[0], {x[1], x[2]}, x[3], x[4], x[5], x[6]);
+        return flat({h, c});
+      }));
+  reg("gru_cell_f32", value_and_grad(every_input(6), [](const Ins& x) {
+        return F::gru_cell(x[0], x[1], x[2], x[3], x[4], x[5]);
+      }));
+  reg("rnn_tanh_f32", value_and_grad(every_input(18), [=](const Ins& x) {
+        const auto [out, h] =
+            F::rnn_tanh(x[0], x[1], from(x, 2), {.num_layers = 2, .bidirectional = true});
+        return flat({out, h});
+      }));
+  reg("rnn_relu_f32", value_and_grad(every_input(4), [=](const Ins& x) {
+        const auto [out, h] =
+            F::rnn_relu(x[0], x[1], from(x, 2), {.has_biases = false, .batch_first = true});
+        return flat({out, h});
+      }));
+  reg("lstm_f32", value_and_grad(every_input(19), [=](const Ins& x) {
+        const auto [out, h, c] =
+            F::lstm(x[0], {x[1], x[2]}, from(x, 3), {.num_layers = 2, .bidirectional = true});
+        return flat({out, h, c});
+      }));
+  reg("gru_f32", value_and_grad(every_input(18), [=](const Ins& x) {
+        const auto [out, h] = F::gru(x[0], x[1], from(x, 2),
+                                     {.num_layers = 2, .bidirectional = true, .batch_first = true});
+        return flat({out, h});
+      }));
   return cases;
 }
 

@@ -9,6 +9,7 @@
 
 #include "stride/masked.h"
 #include "stride/nn/functional.h"
+#include "stride/nn/rnn.h"
 
 #include "core/op_list.h"
 #include "support/layouts.h"
@@ -1486,6 +1487,80 @@ std::vector<OpCase> op_table() {
             }});
   add_case({"unflatten", {{4, 6}}, [](const Inputs& in) { return unflatten(in[0], 1, {2, -1}); }});
   add_case({"sum_to_size", {{4, 6}}, [](const Inputs& in) { return sum_to_size(in[0], {1, 6}); }});
+  // recurrent layers (src/nn/rnn.cpp): the sequence ops' outputs flattened
+  // into one tensor; params are every input after the state.
+  const auto flat = [](const std::vector<Tensor>& outputs) {
+    std::vector<Tensor> flattened;
+    for (const Tensor& o : outputs) flattened.push_back(o.reshape({-1}));
+    return cat(flattened, 0);
+  };
+  const auto from = [](const Inputs& in, size_t first) {
+    return std::vector<Tensor>(in.begin() + std::ptrdiff_t(first), in.end());
+  };
+  // In float64: BLAS sums the products in an order that depends on the
+  // layout, which moves float32 results by more than the table's rtol.
+  const auto add_recurrent = [&](OpCase c) {
+    c.dtype = kFloat64;
+    add_case(std::move(c));
+  };
+  const std::vector<DimVector> rnn_cell{{2, 4}, {2, 3}, {3, 4}, {3, 3}, {3}, {3}};
+  add_recurrent({"rnn_tanh_cell", rnn_cell, [](const Inputs& in) {
+                   return F::rnn_tanh_cell(in[0], in[1], in[2], in[3], in[4], in[5]);
+                 }});
+  add_recurrent({"rnn_relu_cell", rnn_cell, [](const Inputs& in) {
+                   return F::rnn_relu_cell(in[0], in[1], in[2], in[3], in[4], in[5]);
+                 }});
+  add_recurrent(
+      {"lstm_cell", {{2, 4}, {2, 3}, {2, 3}, {12, 4}, {12, 3}, {12}, {12}}, [=](const Inputs& in) {
+         const auto [h, c] = F::lstm_cell(in[0], {in[1], in[2]}, in[3], in[4], in[5], in[6]);
+         return flat({h, c});
+       }});
+  add_recurrent({"gru_cell", {{2, 4}, {2, 3}, {9, 4}, {9, 3}, {9}, {9}}, [](const Inputs& in) {
+                   return F::gru_cell(in[0], in[1], in[2], in[3], in[4], in[5]);
+                 }});
+  add_recurrent({"rnn_tanh",
+                 {{3, 2, 4}, {2, 2, 3}, {3, 4}, {3, 3}, {3}, {3}, {3, 3}, {3, 3}, {3}, {3}},
+                 [=](const Inputs& in) {
+                   const auto [out, h] = F::rnn_tanh(in[0], in[1], from(in, 2), {.num_layers = 2});
+                   return flat({out, h});
+                 }});
+  add_recurrent({"rnn_relu",
+                 {{3, 2, 4}, {2, 2, 3}, {3, 4}, {3, 3}, {3}, {3}, {3, 4}, {3, 3}, {3}, {3}},
+                 [=](const Inputs& in) {
+                   const auto [out, h] =
+                       F::rnn_relu(in[0], in[1], from(in, 2), {.bidirectional = true});
+                   return flat({out, h});
+                 }});
+  add_recurrent({"lstm",
+                 {{2, 3, 4},
+                  {4, 2, 3},
+                  {4, 2, 3},
+                  {12, 4},
+                  {12, 3},
+                  {12},
+                  {12},
+                  {12, 4},
+                  {12, 3},
+                  {12},
+                  {12},
+                  {12, 6},
+                  {12, 3},
+                  {12},
+                  {12},
+                  {12, 6},
+                  {12, 3},
+                  {12},
+                  {12}},
+                 [=](const Inputs& in) {
+                   const auto [out, h, c] =
+                       F::lstm(in[0], {in[1], in[2]}, from(in, 3),
+                               {.num_layers = 2, .bidirectional = true, .batch_first = true});
+                   return flat({out, h, c});
+                 }});
+  add_recurrent({"gru", {{3, 4}, {1, 3}, {9, 4}, {9, 3}}, [=](const Inputs& in) {
+                   const auto [out, h] = F::gru(in[0], in[1], from(in, 2), {.has_biases = false});
+                   return flat({out, h});
+                 }});
   return t;
 }
 

@@ -116,5 +116,5 @@ from .layers import (  # noqa: F401
 )
 from .module import Module, RemovableHandle  # noqa: F401
 from .parameter import Buffer, Parameter  # noqa: F401
-from .rnn import GRU, LSTM  # noqa: F401
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .transformer import MultiheadAttention, TransformerEncoderLayer  # noqa: F401

@@ -1,29 +1,75 @@
-"""LSTM and GRU (torch.nn.LSTM / GRU), written in Python over stride's ops:
-each time step is a few matmuls and elementwise ops, so autograd gives the
-gradients through time. PyTorch's parameter names, shapes, gate order (LSTM
-i, f, g, o; GRU r, z, n), default initialisation and (output, h_n) layout,
-so a torch state_dict loads and gives the same outputs and gradients.
-PackedSequence and LSTM's proj_size are not supported."""
+"""RNN, LSTM and GRU (torch.nn.RNN / LSTM / GRU) and their cells (RNNCell,
+LSTMCell, GRUCell), over the C++ recurrent ops (src/nn/rnn.cpp): a layer's
+input projections are one matmul over every time step, the steps are
+composed of stride's ops, so autograd gives the gradients through time.
+PyTorch's parameter names, shapes, gate order (LSTM i, f, g, o; GRU r, z,
+n), default initialisation and (output, h_n) layout, so a torch state_dict
+loads and gives the same outputs and gradients. PackedSequence and LSTM's
+proj_size are not supported.
+
+The ops themselves are torch's top-level functions of the same names
+(stride.lstm, stride.gru_cell, ...), with ATen's arguments."""
 
 import math
 
 from .. import _stride
-from . import functional as F
+from .._stride import _nn
 from . import init
 from .layers import _factory_kwargs, _int_arg
 from .module import Module
 from .parameter import Parameter
 
+# torch.rnn_tanh_cell, torch.lstm, ...: one step, and whole sequences.
+rnn_tanh_cell = _nn.rnn_tanh_cell
+rnn_relu_cell = _nn.rnn_relu_cell
+lstm_cell = _nn.lstm_cell
+gru_cell = _nn.gru_cell
+rnn_tanh = _nn.rnn_tanh
+rnn_relu = _nn.rnn_relu
+lstm = _nn.lstm
+gru = _nn.gru
 
-class _RNNBase(Module):
-    """The parameters and the layer/direction loop shared by LSTM and GRU;
-    a subclass gives its gate count and its cell."""
+# The gates each mode stacks in its weights, and the sequence op it runs.
+_MODES = {
+    "RNN_TANH": (1, _nn.rnn_tanh),
+    "RNN_RELU": (1, _nn.rnn_relu),
+    "LSTM": (4, _nn.lstm),
+    "GRU": (3, _nn.gru),
+}
 
-    _gates = 0
-    _name = ""
+
+def _check_sizes(layer, input_size, hidden_size):
+    input_size = _int_arg(input_size, layer, "input_size")
+    hidden_size = _int_arg(hidden_size, layer, "hidden_size")
+    if hidden_size <= 0:
+        raise ValueError(f"{layer}(): hidden_size must be positive; got {hidden_size}.")
+    return input_size, hidden_size
+
+
+def _reset_uniform(module):
+    """PyTorch's reset_parameters of every recurrent module: each weight and
+    bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+    bound = 1.0 / math.sqrt(module.hidden_size)
+    for p in module.parameters():
+        init.uniform_(p, -bound, bound)
+
+
+def _check_tensor(layer, input):
+    if not isinstance(input, _stride.Tensor):
+        raise TypeError(
+            f"{layer}.forward: input must be a Tensor; got {type(input).__name__} "
+            "(PackedSequence is not supported)."
+        )
+
+
+class RNNBase(Module):
+    """The parameters of RNN, LSTM and GRU, registered in PyTorch's order
+    (layer, direction, ih/hh, weight/bias), which is also the order the
+    sequence ops take them in."""
 
     def __init__(
         self,
+        mode,
         input_size,
         hidden_size,
         num_layers=1,
@@ -31,27 +77,30 @@ class _RNNBase(Module):
         batch_first=False,
         dropout=0.0,
         bidirectional=False,
+        proj_size=0,
         device=None,
         dtype=None,
     ):
         super().__init__()
-        self.input_size = _int_arg(input_size, self._name, "input_size")
-        self.hidden_size = _int_arg(hidden_size, self._name, "hidden_size")
-        self.num_layers = _int_arg(num_layers, self._name, "num_layers")
-        if self.hidden_size <= 0 or self.num_layers <= 0:
-            raise ValueError(
-                f"{self._name}(): hidden_size and num_layers must be positive; got "
-                f"{self.hidden_size} and {self.num_layers}."
-            )
+        if mode not in _MODES:
+            raise ValueError(f"RNNBase(): mode must be one of {sorted(_MODES)}; got {mode!r}.")
+        name = type(self).__name__
+        if proj_size:
+            raise NotImplementedError(f"{name}: proj_size is not supported; pass proj_size=0.")
+        self.mode = mode
+        self.input_size, self.hidden_size = _check_sizes(name, input_size, hidden_size)
+        self.num_layers = _int_arg(num_layers, name, "num_layers")
+        if self.num_layers <= 0:
+            raise ValueError(f"{name}(): num_layers must be positive; got {self.num_layers}.")
         if not 0 <= dropout <= 1:
-            raise ValueError(f"{self._name}(): dropout must be in [0, 1]; got {dropout}.")
+            raise ValueError(f"{name}(): dropout must be in [0, 1]; got {dropout}.")
         self.bias, self.batch_first = bool(bias), bool(batch_first)
         self.dropout, self.bidirectional = float(dropout), bool(bidirectional)
+        self.proj_size = 0
         kw = _factory_kwargs(device, dtype)
-        gate_size = self._gates * self.hidden_size
+        gate_size = _MODES[mode][0] * self.hidden_size
         directions = 2 if self.bidirectional else 1
-        # Registered in PyTorch's order (layer, direction, ih/hh, weight/bias),
-        # so that parameters() and state_dict() list them as torch does.
+        self._flat_weights_names = []
         for layer in range(self.num_layers):
             layer_input = self.input_size if layer == 0 else self.hidden_size * directions
             for direction in range(directions):
@@ -62,90 +111,46 @@ class _RNNBase(Module):
                 ]
                 if self.bias:
                     shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
-                for name, shape in shapes:
-                    setattr(self, name + suffix, Parameter(_stride.empty(*shape, **kw)))
+                for param, shape in shapes:
+                    setattr(self, param + suffix, Parameter(_stride.empty(*shape, **kw)))
+                    self._flat_weights_names.append(param + suffix)
         self.reset_parameters()
 
     def reset_parameters(self):
         """Redraws every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
-        bound = 1.0 / math.sqrt(self.hidden_size)
-        for p in self.parameters():
-            init.uniform_(p, -bound, bound)
+        _reset_uniform(self)
 
-    def _weights(self, layer, direction):
-        suffix = f"_l{layer}" + ("_reverse" if direction else "")
-        get = lambda name: getattr(self, name + suffix)  # noqa: E731
-        if not self.bias:
-            return get("weight_ih"), get("weight_hh"), None, None
-        return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh")
-
-    def _run_direction(self, x, state, weights, reverse):
-        """x (T, N, in) through one direction of one layer from `state`;
-        returns the outputs (T, N, H) and the final state."""
-        w_ih, w_hh, b_ih, b_hh = weights
-        # The input projection of every time step at once.
-        projected = F.linear(x, w_ih, b_ih)
-        steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
-        outputs = [None] * x.shape[0]
-        for t in steps:
-            state = self._cell(projected[t], state, w_hh, b_hh)
-            outputs[t] = self._output(state)
-        return _stride.stack(outputs, 0), state
+    @property
+    def _flat_weights(self):
+        return [getattr(self, name) for name in self._flat_weights_names]
 
     def _check_input(self, input):
-        if not isinstance(input, _stride.Tensor):
-            raise TypeError(
-                f"{self._name}.forward: input must be a Tensor; got {type(input).__name__} "
-                "(PackedSequence is not supported)."
-            )
+        name = type(self).__name__
+        _check_tensor(name, input)
         if input.dim() not in (2, 3):
             raise ValueError(
-                f"{self._name}: expected input of 2 (unbatched) or 3 dims; got {input.dim()}."
+                f"{name}: expected input of 2 (unbatched) or 3 dims; got {input.dim()}."
             )
         if input.shape[-1] != self.input_size:
             raise ValueError(
-                f"{self._name}: input.size(-1) must be input_size {self.input_size}; "
+                f"{name}: input.size(-1) must be input_size {self.input_size}; "
                 f"got {input.shape[-1]}."
             )
 
-    def _forward(self, input, hx):
-        """(output, final states) with hx a tuple of (layers * dirs, N, H)
-        tensors (or None for zeros)."""
+    def _run(self, input, hx):
+        """The mode's sequence op on input from hx (None: zeros)."""
         self._check_input(input)
-        batched = input.dim() == 3
-        x = input if batched else input.unsqueeze(1)
-        if batched and self.batch_first:
-            x = x.transpose(0, 1)
-        directions = 2 if self.bidirectional else 1
-        n = x.shape[1]
-        if hx is None:
-            zeros = _stride.zeros(
-                self.num_layers * directions, n, self.hidden_size, dtype=x.dtype, device=x.device
-            )
-            hx = tuple(zeros for _ in range(self._states))
-        elif not batched:
-            hx = tuple(h.unsqueeze(1) for h in hx)
-        finals = [[] for _ in range(self._states)]
-        for layer in range(self.num_layers):
-            outs = []
-            for direction in range(directions):
-                index = layer * directions + direction
-                state = tuple(h[index] for h in hx)
-                out, state = self._run_direction(
-                    x, state, self._weights(layer, direction), reverse=direction == 1
-                )
-                outs.append(out)
-                for k, s in enumerate(state):
-                    finals[k].append(s)
-            x = outs[0] if directions == 1 else _stride.cat(outs, 2)
-            if self.dropout > 0 and self.training and layer + 1 < self.num_layers:
-                x = F.dropout(x, self.dropout, True)
-        finals = tuple(_stride.stack(f, 0) for f in finals)
-        if not batched:
-            return x.squeeze(1), tuple(f.squeeze(1) for f in finals)
-        if self.batch_first:
-            x = x.transpose(0, 1)
-        return x, finals
+        return _MODES[self.mode][1](
+            input,
+            hx,
+            self._flat_weights,
+            self.bias,
+            self.num_layers,
+            self.dropout,
+            self.training,
+            self.bidirectional,
+            self.batch_first,
+        )
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
@@ -162,57 +167,172 @@ class _RNNBase(Module):
         return s
 
 
-class LSTM(_RNNBase):
+class RNN(RNNBase):
+    """A multi-layer Elman RNN, h' = tanh or relu(x W_ih^T + b_ih + h W_hh^T
+    + b_hh): input (L, N, input_size) ((N, L, ...) with batch_first;
+    (L, input_size) unbatched) -> output (L, N, D * hidden_size), h_n
+    (D * num_layers, N, hidden_size)."""
+
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        nonlinearity="tanh",
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        device=None,
+        dtype=None,
+    ):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"RNN(): nonlinearity must be 'tanh' or 'relu'; got {nonlinearity!r}.")
+        super().__init__(
+            "RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            device=device,
+            dtype=dtype,
+        )
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        """(output, h_n); hx = h_0, zeros when None."""
+        return self._run(input, hx)
+
+
+class LSTM(RNNBase):
     """A multi-layer LSTM: input (L, N, input_size) ((N, L, ...) with
     batch_first; (L, input_size) unbatched) -> output (L, N, D * hidden_size),
     (h_n, c_n) each (D * num_layers, N, hidden_size)."""
 
-    _gates, _states, _name = 4, 2, "LSTM"
-
-    def __init__(self, *args, proj_size=0, **kwargs):
-        if proj_size:
-            raise NotImplementedError("LSTM: proj_size is not supported; pass proj_size=0.")
-        super().__init__(*args, **kwargs)
-
-    def _cell(self, projected, state, w_hh, b_hh):
-        h, c = state
-        gates = projected + F.linear(h, w_hh, b_hh)
-        i, f, g, o = gates.chunk(4, 1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        return o.sigmoid() * c.tanh(), c
-
-    @staticmethod
-    def _output(state):
-        return state[0]
+    def __init__(self, *args, **kwargs):
+        super().__init__("LSTM", *args, **kwargs)
 
     def forward(self, input, hx=None):
         """(output, (h_n, c_n)); hx = (h_0, c_0), zeros when None."""
-        output, (h, c) = self._forward(input, hx)
+        output, h, c = self._run(input, hx)
         return output, (h, c)
 
 
-class GRU(_RNNBase):
+class GRU(RNNBase):
     """A multi-layer GRU: input (L, N, input_size) ((N, L, ...) with
     batch_first; (L, input_size) unbatched) -> output (L, N, D * hidden_size),
     h_n (D * num_layers, N, hidden_size)."""
 
-    _gates, _states, _name = 3, 1, "GRU"
-
-    def _cell(self, projected, state, w_hh, b_hh):
-        (h,) = state
-        hidden = F.linear(h, w_hh, b_hh)
-        x_r, x_z, x_n = projected.chunk(3, 1)
-        h_r, h_z, h_n = hidden.chunk(3, 1)
-        r = (x_r + h_r).sigmoid()
-        z = (x_z + h_z).sigmoid()
-        n = (x_n + r * h_n).tanh()
-        return ((1 - z) * n + z * h,)
-
-    @staticmethod
-    def _output(state):
-        return state[0]
+    def __init__(self, *args, **kwargs):
+        super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input, hx=None):
         """(output, h_n); hx = h_0, zeros when None."""
-        output, (h,) = self._forward(input, None if hx is None else (hx,))
-        return output, h
+        return self._run(input, hx)
+
+
+class RNNCellBase(Module):
+    """weight_ih (gates * hidden_size, input_size), weight_hh (gates *
+    hidden_size, hidden_size) and, with bias, bias_ih and bias_hh; input
+    (N, input_size) or unbatched (input_size), the state zeros when None."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        name = type(self).__name__
+        self.input_size, self.hidden_size = _check_sizes(name, input_size, hidden_size)
+        self.bias = bool(bias)
+        kw = _factory_kwargs(device, dtype)
+        rows = num_chunks * self.hidden_size
+        self.weight_ih = Parameter(_stride.empty(rows, self.input_size, **kw))
+        self.weight_hh = Parameter(_stride.empty(rows, self.hidden_size, **kw))
+        if self.bias:
+            self.bias_ih = Parameter(_stride.empty(rows, **kw))
+            self.bias_hh = Parameter(_stride.empty(rows, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """Redraws every weight and bias from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+        _reset_uniform(self)
+
+    def _batched(self, input, states):
+        """input as (N, input_size) and each state as (N, hidden_size)
+        (zeros when None), and whether the input was batched."""
+        name = type(self).__name__
+        _check_tensor(name, input)
+        if input.dim() not in (1, 2):
+            raise ValueError(
+                f"{name}: expected input of 1 (unbatched) or 2 dims; got {input.dim()}."
+            )
+        if input.shape[-1] != self.input_size:
+            raise ValueError(
+                f"{name}: input.size(-1) must be input_size {self.input_size}; "
+                f"got {input.shape[-1]}."
+            )
+        batched = input.dim() == 2
+        x = input if batched else input.unsqueeze(0)
+        zeros = lambda: _stride.zeros(  # noqa: E731
+            x.shape[0], self.hidden_size, dtype=x.dtype, device=x.device
+        )
+        states = [zeros() if s is None else s if batched else s.unsqueeze(0) for s in states]
+        return x, states, batched
+
+    def _weights(self):
+        return self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if not self.bias:
+            s += ", bias=False"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+
+class RNNCell(RNNCellBase):
+    """One Elman RNN step: h' = tanh or relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+
+    def __init__(
+        self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None
+    ):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(
+                f"RNNCell(): nonlinearity must be 'tanh' or 'relu'; got {nonlinearity!r}."
+            )
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        x, (h,), batched = self._batched(input, [hx])
+        cell = _nn.rnn_tanh_cell if self.nonlinearity == "tanh" else _nn.rnn_relu_cell
+        out = cell(x, h, *self._weights())
+        return out if batched else out.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step: (h, c) -> (h', c'), gates i, f, g, o."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, (h, c), batched = self._batched(input, [None, None] if hx is None else list(hx))
+        h, c = _nn.lstm_cell(x, (h, c), *self._weights())
+        return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step, gates r, z, n: h' = (1 - z) * n + z * h."""
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input, hx=None):
+        x, (h,), batched = self._batched(input, [hx])
+        out = _nn.gru_cell(x, h, *self._weights())
+        return out if batched else out.squeeze(0)
