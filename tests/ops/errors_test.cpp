@@ -234,6 +234,15 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
        [&] { F::adaptive_max_pool3d_with_indices(images.unsqueeze(0), {2}); }},
       {"interpolate", [&] { F::interpolate(i, testing::with([](auto& o) { o.size = {2}; })); }},
       {"group_norm", [&] { F::group_norm(i, 1); }},
+      // products and numeric compositions (src/ops/linalg.cpp, numeric_composites.cpp)
+      {"cdist", [&] { cdist(i, i); }},
+      {"dist", [&] { dist(i, i); }},
+      {"renorm", [&] { renorm(i, 2, 0, 1.0); }},
+      {"histogram", [&] { histogram(i, 4); }},
+      {"histogramdd",
+       [&] {
+         histogramdd(i, {2, 2, 2, 2});
+       }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {
