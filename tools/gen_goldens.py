@@ -2177,6 +2177,8 @@ def _(g):
     ]
 
 
+# ---- products, elementwise and numeric compositions (src/ops/linalg.cpp,
+# einsum.cpp, elementwise_composites.cpp, numeric_composites.cpp): a case per op ----
 @case("histogram_f32")
 def _(g):
     x, w = randn(g, 40), rand(g, 40)
@@ -2201,92 +2203,91 @@ def _(g):
     ]
 
 
-# ---- products, elementwise and numeric compositions, one case per op: the
-# value and the gradients of the float64 inputs, the others' values ----
-def products_grad_case(name, fn, shapes, wrt, make=None):
+# A differentiable op's value and its inputs' gradients, in float64.
+def value_and_grad_case(name, fn, shapes, wrt, make=None):
     @case(name)
     def _(g):
         inputs = make(g) if make else [randn(g, *s, dtype=f64) for s in shapes]
         return value_and_grad(g, fn, inputs, wrt)
 
 
-products_grad_case("dot_f64", torch.dot, [(5,), (5,)], (0, 1))
-products_grad_case("inner_f64", torch.inner, [(2, 4), (3, 4)], (0, 1))
-products_grad_case("mv_f64", torch.mv, [(3, 4), (4,)], (0, 1))
-products_grad_case(
+value_and_grad_case("dot_f64", torch.dot, [(5,), (5,)], (0, 1))
+value_and_grad_case("inner_f64", torch.inner, [(2, 4), (3, 4)], (0, 1))
+value_and_grad_case("mv_f64", torch.mv, [(3, 4), (4,)], (0, 1))
+value_and_grad_case(
     "addmv_f64",
     lambda a, m, v: torch.addmv(a, m, v, beta=0.5, alpha=2.0),
     [(3,), (3, 4), (4,)],
     (0, 1, 2),
 )
-products_grad_case(
+value_and_grad_case(
     "addr_f64",
     lambda a, v1, v2: torch.addr(a, v1, v2, beta=2.0, alpha=-1.0),
     [(3, 4), (3,), (4,)],
     (0, 1, 2),
 )
-products_grad_case(
+value_and_grad_case(
     "addbmm_f64",
     lambda a, b1, b2: torch.addbmm(a, b1, b2, beta=0.5, alpha=2.0),
     [(3, 4), (2, 3, 5), (2, 5, 4)],
     (0, 1, 2),
 )
-products_grad_case(
+value_and_grad_case(
     "tensordot_f64",
     lambda a, b: torch.tensordot(a, b, ([1, 2], [1, 0])),
     [(2, 3, 4), (4, 3)],
     (0, 1),
 )
-products_grad_case("chain_matmul_f64", torch.chain_matmul, [(2, 3), (3, 4), (4, 2)], (0, 1, 2))
-products_grad_case("kron_f64", torch.kron, [(2, 3), (3, 2)], (0, 1))
-products_grad_case("cdist_f64", torch.cdist, [(2, 3, 4), (5, 4)], (0, 1))
-products_grad_case(
+value_and_grad_case("chain_matmul_f64", torch.chain_matmul, [(2, 3), (3, 4), (4, 2)], (0, 1, 2))
+value_and_grad_case("kron_f64", torch.kron, [(2, 3), (3, 2)], (0, 1))
+value_and_grad_case("cdist_f64", torch.cdist, [(2, 3, 4), (5, 4)], (0, 1))
+value_and_grad_case(
     "cdist_p1_f64", lambda a, b: torch.cdist(a, b, p=1.0), [(2, 3, 4), (5, 4)], (0, 1)
 )
-products_grad_case("dist_f64", lambda a, b: torch.dist(a, b, 3.0), [(3, 4), (4,)], (0, 1))
-products_grad_case(
+value_and_grad_case("dist_f64", lambda a, b: torch.dist(a, b, 3.0), [(3, 4), (4,)], (0, 1))
+value_and_grad_case(
     "einsum_grad_f64",
     lambda a, b: torch.einsum("bij,jk->bik", a, b),
     [(2, 3, 4), (4, 5)],
     (0, 1),
 )
-products_grad_case("fmax_f64", torch.fmax, [(3, 4), (3, 4)], (0, 1))
-products_grad_case("fmin_f64", torch.fmin, [(3, 4), (3, 4)], (0, 1))
-products_grad_case("trace_f64", torch.trace, [(3, 4)], (0,))
-products_grad_case(
+value_and_grad_case("fmax_f64", torch.fmax, [(3, 4), (3, 4)], (0, 1))
+value_and_grad_case("fmin_f64", torch.fmin, [(3, 4), (3, 4)], (0, 1))
+value_and_grad_case("trace_f64", torch.trace, [(3, 4)], (0,))
+value_and_grad_case(
     "diff_f64", lambda x, p: torch.diff(x, 2, 1, prepend=p), [(3, 5), (3, 1)], (0, 1)
 )
-products_grad_case(
+value_and_grad_case(
     "trapezoid_f64",
     torch.trapezoid,
     None,
     (0, 1),
     lambda g: [randn(g, 2, 5, dtype=f64), torch.cumsum(rand(g, 5, lo=0.5, hi=1.5, dtype=f64), 0)],
 )
-products_grad_case(
+value_and_grad_case(
     "cumulative_trapezoid_f64",
     lambda y, x: torch.cumulative_trapezoid(y, x, dim=1),
     [(2, 5), (2, 5)],
     (0, 1),
 )
-products_grad_case(
+value_and_grad_case(
     "cov_f64",
     lambda x, w: torch.cov(x, correction=1, aweights=w),
     None,
     (0, 1),
     lambda g: [randn(g, 3, 5, dtype=f64), rand(g, 5, lo=0.5, hi=2.0, dtype=f64)],
 )
-products_grad_case("corrcoef_f64", torch.corrcoef, [(3, 5)], (0,))
-products_grad_case("renorm_f64", lambda x: torch.renorm(x, 2, 0, 2.0), [(3, 4)], (0,))
-products_grad_case(
+value_and_grad_case("corrcoef_f64", torch.corrcoef, [(3, 5)], (0,))
+value_and_grad_case("renorm_f64", lambda x: torch.renorm(x, 2, 0, 2.0), [(3, 4)], (0,))
+value_and_grad_case(
     "gradient_f64",
     lambda x: torch.stack(torch.gradient(x, spacing=[0.5, 2.0], dim=[0, 1], edge_order=2)),
     [(4, 5)],
     (0,),
 )
 # sgn times x: PyTorch returns the zero gradient of sgn alone as a ZeroTensor.
-products_grad_case("sgn_f64", lambda x: torch.sgn(x) * x, [(3, 4)], (0,))
-products_grad_case("resolve_neg_f64", lambda x: torch.resolve_neg(x * 2.0), [(3, 4)], (0,))
+value_and_grad_case("sgn_f64", lambda x: torch.sgn(x) * x, [(3, 4)], (0,))
+value_and_grad_case("resolve_neg_f64", lambda x: torch.resolve_neg(x * 2.0), [(3, 4)], (0,))
 
 
 @case("logical_and_i64")

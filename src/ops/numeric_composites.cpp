@@ -1,6 +1,6 @@
 // Numeric ops that PyTorch writes as compositions, written the same way
 // here: trace, diff, the trapezoidal rules, cov and corrcoef, renorm,
-// gradient, the histograms (over searchsorted and bincount), sgn, the
+// gradient, the histograms (over searchsorted and index_add), sgn, the
 // triangle indices and unravel_index. No kernel or node of their own, so
 // their gradients are those of the ops they are written with (and
 // differentiable again).
@@ -425,8 +425,9 @@ HistogramddResult count_points(const Tensor& points,
                shape_str(weight ? weight->sizes() : IntArrayRef{}), ".");
   const Tensor w = weight ? weight->detach().reshape({N}) : ones({N}, points.options());
   const int64_t total = numel_of(bins);
-  // Summed in float64, as bincount's weights; index_add rather than bincount
-  // because its result has `total` bins whatever the values (meta too).
+  // Summed in float64, as bincount sums weights; index_add rather than
+  // bincount, whose length depends on the values: this one has `total` bins,
+  // so the histograms run on meta.
   Tensor hist = index_add(zeros({total}, points.options().dtype(kFloat64)), 0, flat,
                           where(counted, w, zeros_like(w)).to(kFloat64))
                     .to(points.dtype());

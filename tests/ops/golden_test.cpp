@@ -962,6 +962,8 @@ std::vector<GoldenCase> build_cases() {
         return out;
       },
       Cmp::LongSum);
+  // products, elementwise and numeric compositions (linalg.cpp, einsum.cpp,
+  // elementwise_composites.cpp, numeric_composites.cpp): a case per op.
   reg("histogram_f32", [](const Ins& in) -> Outs {
     const Tensor &x = in[0], &w = in[1], &edges = in[2];
     const HistogramResult counted = histogram(x, 7);
@@ -977,9 +979,8 @@ std::vector<GoldenCase> build_cases() {
             histogramdd(p, {edges, edges.narrow(0, 1, 4)}, w, true).hist,
             histogramdd(p, {2, 3}, {{-1.0, 1.0}, {0.0, 2.0}}).hist};
   });
-  // products, elementwise and numeric compositions, one case per op: the
-  // value and the gradients of the float64 inputs for a random upstream
-  // gradient (the input last), the others' values.
+  // A differentiable op's value and its inputs' gradients for a random
+  // upstream gradient (the last input), in float64.
   {
     using Fn = std::function<Tensor(const Ins&)>;
     const auto with_grads = [&](const std::string& name, std::vector<size_t> wrt, Fn fn) {
