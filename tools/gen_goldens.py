@@ -2269,17 +2269,154 @@ def _(g):
     ]
 
 
-@case("histograms_f32")
+# ---- products, elementwise and numeric compositions (src/ops/linalg.cpp,
+# einsum.cpp, elementwise_composites.cpp, numeric_composites.cpp): a case per op ----
+@case("histogram_f32")
 def _(g):
-    x, p, w = randn(g, 40), randn(g, 30, 2), rand(g, 40)
+    x, w = randn(g, 40), rand(g, 40)
     edges = torch.tensor([-2.0, -0.5, 0.0, 0.3, 2.0])
-    return [x, p, w, edges], [
+    return [x, w, edges], [
         *torch.histogram(x, 7),
         *torch.histogram(x, 4, range=(-1.0, 1.0), weight=w, density=True),
         *torch.histogram(x, edges, density=True),
-        torch.histogramdd(p, [3, 4]).hist,
-        torch.histogramdd(p, [edges, edges[1:]], weight=w[:30], density=True).hist,
     ]
+
+
+@case("histogramdd_f32")
+def _(g):
+    p, w = randn(g, 30, 2), rand(g, 30)
+    edges = torch.tensor([-2.0, -0.5, 0.0, 0.3, 2.0])
+    counted = torch.histogramdd(p, [3, 4])
+    return [p, w, edges], [
+        counted.hist,
+        *counted.bin_edges,
+        torch.histogramdd(p, [edges, edges[1:]], weight=w, density=True).hist,
+        torch.histogramdd(p, [2, 3], range=[-1.0, 1.0, 0.0, 2.0]).hist,
+    ]
+
+
+# A differentiable op's value and its inputs' gradients, in float64.
+def value_and_grad_case(name, fn, shapes, wrt, make=None):
+    @case(name)
+    def _(g):
+        inputs = make(g) if make else [randn(g, *s, dtype=f64) for s in shapes]
+        return value_and_grad(g, fn, inputs, wrt)
+
+
+value_and_grad_case("dot_f64", torch.dot, [(5,), (5,)], (0, 1))
+value_and_grad_case("inner_f64", torch.inner, [(2, 4), (3, 4)], (0, 1))
+value_and_grad_case("mv_f64", torch.mv, [(3, 4), (4,)], (0, 1))
+value_and_grad_case(
+    "addmv_f64",
+    lambda a, m, v: torch.addmv(a, m, v, beta=0.5, alpha=2.0),
+    [(3,), (3, 4), (4,)],
+    (0, 1, 2),
+)
+value_and_grad_case(
+    "addr_f64",
+    lambda a, v1, v2: torch.addr(a, v1, v2, beta=2.0, alpha=-1.0),
+    [(3, 4), (3,), (4,)],
+    (0, 1, 2),
+)
+value_and_grad_case(
+    "addbmm_f64",
+    lambda a, b1, b2: torch.addbmm(a, b1, b2, beta=0.5, alpha=2.0),
+    [(3, 4), (2, 3, 5), (2, 5, 4)],
+    (0, 1, 2),
+)
+value_and_grad_case(
+    "tensordot_f64",
+    lambda a, b: torch.tensordot(a, b, ([1, 2], [1, 0])),
+    [(2, 3, 4), (4, 3)],
+    (0, 1),
+)
+value_and_grad_case("chain_matmul_f64", torch.chain_matmul, [(2, 3), (3, 4), (4, 2)], (0, 1, 2))
+value_and_grad_case("kron_f64", torch.kron, [(2, 3), (3, 2)], (0, 1))
+value_and_grad_case("cdist_f64", torch.cdist, [(2, 3, 4), (5, 4)], (0, 1))
+value_and_grad_case(
+    "cdist_p1_f64", lambda a, b: torch.cdist(a, b, p=1.0), [(2, 3, 4), (5, 4)], (0, 1)
+)
+value_and_grad_case("dist_f64", lambda a, b: torch.dist(a, b, 3.0), [(3, 4), (4,)], (0, 1))
+value_and_grad_case(
+    "einsum_grad_f64",
+    lambda a, b: torch.einsum("bij,jk->bik", a, b),
+    [(2, 3, 4), (4, 5)],
+    (0, 1),
+)
+value_and_grad_case("fmax_f64", torch.fmax, [(3, 4), (3, 4)], (0, 1))
+value_and_grad_case("fmin_f64", torch.fmin, [(3, 4), (3, 4)], (0, 1))
+value_and_grad_case("trace_f64", torch.trace, [(3, 4)], (0,))
+value_and_grad_case(
+    "diff_f64", lambda x, p: torch.diff(x, 2, 1, prepend=p), [(3, 5), (3, 1)], (0, 1)
+)
+value_and_grad_case(
+    "trapezoid_f64",
+    torch.trapezoid,
+    None,
+    (0, 1),
+    lambda g: [randn(g, 2, 5, dtype=f64), torch.cumsum(rand(g, 5, lo=0.5, hi=1.5, dtype=f64), 0)],
+)
+value_and_grad_case(
+    "cumulative_trapezoid_f64",
+    lambda y, x: torch.cumulative_trapezoid(y, x, dim=1),
+    [(2, 5), (2, 5)],
+    (0, 1),
+)
+value_and_grad_case(
+    "cov_f64",
+    lambda x, w: torch.cov(x, correction=1, aweights=w),
+    None,
+    (0, 1),
+    lambda g: [randn(g, 3, 5, dtype=f64), rand(g, 5, lo=0.5, hi=2.0, dtype=f64)],
+)
+value_and_grad_case("corrcoef_f64", torch.corrcoef, [(3, 5)], (0,))
+value_and_grad_case("renorm_f64", lambda x: torch.renorm(x, 2, 0, 2.0), [(3, 4)], (0,))
+value_and_grad_case(
+    "gradient_f64",
+    lambda x: torch.stack(torch.gradient(x, spacing=[0.5, 2.0], dim=[0, 1], edge_order=2)),
+    [(4, 5)],
+    (0,),
+)
+# sgn times x: PyTorch returns the zero gradient of sgn alone as a ZeroTensor.
+value_and_grad_case("sgn_f64", lambda x: torch.sgn(x) * x, [(3, 4)], (0,))
+value_and_grad_case("resolve_neg_f64", lambda x: torch.resolve_neg(x * 2.0), [(3, 4)], (0,))
+
+
+@case("logical_and_i64")
+def _(g):
+    a, b = randint(g, -2, 3, 12), randint(g, -2, 3, 12)
+    return [a, b], [torch.logical_and(a, b)]
+
+
+@case("logical_or_i64")
+def _(g):
+    a, b = randint(g, -2, 3, 12), randint(g, -2, 3, 12)
+    return [a, b], [torch.logical_or(a, b)]
+
+
+@case("logical_xor_i64")
+def _(g):
+    a, b = randint(g, -2, 3, 12), randint(g, -2, 3, 12)
+    return [a, b], [torch.logical_xor(a, b)]
+
+
+@case("logical_not_f32")
+def _(g):
+    x = with_specials(randn(g, 6), [0.0, -0.0, NAN, INF])
+    return [x], [torch.logical_not(x)]
+
+
+@case("isclose_f64")
+def _(g):
+    a = with_specials(randn(g, 10, dtype=f64), [NAN, INF, 1.0])
+    b = a + randn(g, 13, dtype=f64, scale=1e-4)
+    return [a, b], [torch.isclose(a, b), torch.isclose(a, b, rtol=1e-3, atol=1e-4)]
+
+
+@case("unravel_index_i64")
+def _(g):
+    flat = randint(g, -20, 60, 2, 3)
+    return [flat], [*torch.unravel_index(flat, (3, 4, 5))]
 
 
 @case("signal_windows_f32")

@@ -200,3 +200,22 @@ def test_refusals_name_the_op_and_argument():
         stride.unravel_index(s, (3, 3))
     with pytest.raises(RuntimeError, match="trace"):
         stride.trace(stride.ones(3))
+
+
+# The floating-point compositions (cdist and dist of src/ops/linalg.cpp,
+# renorm and the histograms here) refuse an integer input through their op's
+# dtype rule, naming the op and the fix.
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("cdist", lambda i: stride.cdist(i, i)),
+        ("dist", lambda i: stride.dist(i, i)),
+        ("renorm", lambda i: stride.renorm(i, 2, 0, 1.0)),
+        ("histogram", lambda i: stride.histogram(i, 4)),
+        ("histogramdd", lambda i: stride.histogramdd(i, [2, 2, 2])),
+    ],
+)
+def test_floating_compositions_refuse_integers_naming_the_op(name, call):
+    integers = stride.arange(6).view(2, 3)
+    with pytest.raises(TypeError, match=rf"\[{name}\] needs a floating-point tensor.*\.to\("):
+        call(integers)

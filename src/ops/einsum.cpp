@@ -12,9 +12,12 @@
 #include <string>
 
 #include "core/check.h"
+#include "ops/apply.h"
 #include "stride/ops.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -250,6 +253,7 @@ std::vector<Labeled> labeled_operands(std::string_view equation,
 
 Tensor einsum(std::string_view equation, const std::vector<Tensor>& operands) {
   STRIDE_CHECK(!operands.empty(), ValueError, "[einsum] needs at least one operand.");
+  detail::check_dtype_rule(Op::einsum, operands[0]);
   std::vector<std::vector<int>> terms;
   int64_t ellipsis_dims = 0;
   std::vector<Labeled> labeled = labeled_operands(equation, operands, terms, ellipsis_dims);

@@ -7,10 +7,13 @@
 #include <vector>
 
 #include "core/check.h"
+#include "ops/apply.h"
 #include "ops/elementwise_common.h"
 #include "stride/ops.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -26,22 +29,27 @@ void check_floating(const Tensor& x, const char* op) {
 }  // namespace
 
 Tensor logical_and(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::logical_and, a);
   return nonzero_mask(a) * nonzero_mask(b);
 }
 
 Tensor logical_or(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::logical_or, a);
   return maximum(nonzero_mask(a), nonzero_mask(b));
 }
 
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::logical_xor, a);
   return nonzero_mask(a).ne(nonzero_mask(b));
 }
 
 Tensor logical_not(const Tensor& x) {
+  detail::check_dtype_rule(Op::logical_not, x);
   return x.eq(Scalar(0));
 }
 
 Tensor fmax(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::fmax, a);
   const Tensor m = maximum(a, b);
   if (!m.is_floating_point()) return m;
   // Where one side is NaN, the other (NaN only where both are).
@@ -49,6 +57,7 @@ Tensor fmax(const Tensor& a, const Tensor& b) {
 }
 
 Tensor fmin(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::fmin, a);
   const Tensor m = minimum(a, b);
   if (!m.is_floating_point()) return m;
   return where(b.isnan(), a.to(m.dtype()), where(a.isnan(), b.to(m.dtype()), m));
@@ -63,6 +72,7 @@ Tensor round(const Tensor& x, int64_t decimals) {
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  detail::check_dtype_rule(Op::isclose, a);
   STRIDE_CHECK(a.dtype() == b.dtype(), DTypeError, "[isclose] compares tensors of one dtype; got ",
                to_string(a.dtype()), " and ", to_string(b.dtype()), ". Convert one with .to().");
   STRIDE_CHECK(rtol >= 0 && atol >= 0, ValueError,

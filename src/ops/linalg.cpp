@@ -216,6 +216,7 @@ Tensor addmv(const Tensor& input,
              const Tensor& v,
              const Scalar& beta,
              const Scalar& alpha) {
+  detail::check_dtype_rule(Op::addmv, input);
   return scaled_sum(input, mv(m, v), beta, alpha);
 }
 
@@ -224,6 +225,7 @@ Tensor addr(const Tensor& input,
             const Tensor& v2,
             const Scalar& beta,
             const Scalar& alpha) {
+  detail::check_dtype_rule(Op::addr, input);
   return scaled_sum(input, outer(v1, v2), beta, alpha);
 }
 
@@ -232,17 +234,20 @@ Tensor addbmm(const Tensor& input,
               const Tensor& b2,
               const Scalar& beta,
               const Scalar& alpha) {
+  detail::check_dtype_rule(Op::addbmm, input);
   return scaled_sum(input, bmm(b1, b2).sum({0}), beta, alpha);
 }
 
 Tensor chain_matmul(const std::vector<Tensor>& matrices) {
   STRIDE_CHECK(!matrices.empty(), ValueError, "[chain_matmul] needs at least one matrix.");
+  detail::check_dtype_rule(Op::chain_matmul, matrices[0]);
   Tensor r = matrices[0];
   for (size_t i = 1; i < matrices.size(); ++i) r = mm(r, matrices[i]);
   return matrices.size() == 1 ? r.clone() : r;
 }
 
 Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
+  detail::check_dtype_rule(Op::cdist, x1);
   STRIDE_CHECK(x1.dim() >= 2 && x2.dim() >= 2 && x1.size(-1) == x2.size(-1), ShapeError,
                "[cdist] expects (..., P, M) and (..., R, M) with one M; got ",
                shape_str(x1.sizes()), " and ", shape_str(x2.sizes()), ".");
@@ -251,10 +256,12 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
 }
 
 Tensor dist(const Tensor& a, const Tensor& b, double p) {
+  detail::check_dtype_rule(Op::dist, a);
   return norm(a - b, p);
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::dot, a);
   STRIDE_CHECK(a.dim() == 1 && b.dim() == 1 && a.numel() == b.numel(), ShapeError,
                "[dot] expects two 1-d tensors of one size; got ", shape_str(a.sizes()), " and ",
                shape_str(b.sizes()), ".");
@@ -264,6 +271,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mv(const Tensor& m, const Tensor& v) {
+  detail::check_dtype_rule(Op::mv, m);
   STRIDE_CHECK(m.dim() == 2 && v.dim() == 1 && m.size(1) == v.numel(), ShapeError,
                "[mv] expects a matrix (n, k) and a vector (k); got ", shape_str(m.sizes()), " and ",
                shape_str(v.sizes()), ".");
@@ -271,6 +279,7 @@ Tensor mv(const Tensor& m, const Tensor& v) {
 }
 
 Tensor inner(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::inner, a);
   if (a.dim() == 0 || b.dim() == 0) return a * b;
   STRIDE_CHECK(a.size(-1) == b.size(-1), ShapeError,
                "[inner] expects the last dims to match; got shapes ", shape_str(a.sizes()), " and ",
@@ -279,6 +288,7 @@ Tensor inner(const Tensor& a, const Tensor& b) {
 }
 
 Tensor tensordot(const Tensor& a_in, const Tensor& b_in, IntArrayRef dims_a, IntArrayRef dims_b) {
+  detail::check_dtype_rule(Op::tensordot, a_in);
   STRIDE_CHECK(dims_a.size() == dims_b.size(), ValueError, "[tensordot] got ", dims_a.size(),
                " dims of a and ", dims_b.size(), " of b; pass as many of each.");
   // A contracted dim of size 1 against one of size n, as PyTorch allows:
@@ -329,6 +339,7 @@ Tensor tensordot(const Tensor& a_in, const Tensor& b_in, IntArrayRef dims_a, Int
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
+  detail::check_dtype_rule(Op::tensordot, a);
   STRIDE_CHECK(dims >= 0 && dims <= a.dim() && dims <= b.dim(), ValueError,
                "[tensordot] cannot contract ", dims, " dims of tensors of ", a.dim(), " and ",
                b.dim(), " dims.");
@@ -342,6 +353,7 @@ Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
 }
 
 Tensor kron(const Tensor& a, const Tensor& b) {
+  detail::check_dtype_rule(Op::kron, a);
   const int64_t n = std::max(a.dim(), b.dim());
   // a viewed as (a0, 1, a1, 1, ...) times b as (1, b0, 1, b1, ...): element
   // (i, j) of each pair of dims lands at i * b_k + j once they are merged.

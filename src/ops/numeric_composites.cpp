@@ -1,6 +1,6 @@
 // Numeric ops that PyTorch writes as compositions, written the same way
 // here: trace, diff, the trapezoidal rules, cov and corrcoef, renorm,
-// gradient, the histograms (over searchsorted and bincount), sgn, the
+// gradient, the histograms (over searchsorted and index_add), sgn, the
 // triangle indices and unravel_index. No kernel or node of their own, so
 // their gradients are those of the ops they are written with (and
 // differentiable again).
@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "core/check.h"
+#include "ops/apply.h"
 #include "stride/ops.h"
 
 namespace stride {
+
+using detail::Op;
 
 namespace {
 
@@ -60,6 +63,7 @@ Tensor nth_difference(Tensor x, int64_t n, int64_t dim) {
 }  // namespace
 
 Tensor trace(const Tensor& x) {
+  detail::check_dtype_rule(Op::trace, x);
   STRIDE_CHECK(x.dim() == 2, ShapeError, "[trace] takes a matrix (2-d); got shape ",
                shape_str(x.sizes()), ".");
   const Tensor d = x.diagonal();
@@ -71,6 +75,7 @@ Tensor diff(const Tensor& x,
             int64_t dim,
             const std::optional<Tensor>& prepend,
             const std::optional<Tensor>& append) {
+  detail::check_dtype_rule(Op::diff, x);
   STRIDE_CHECK(x.dim() >= 1, ShapeError, "[diff] takes an input of at least one dim; got a 0-d ",
                "tensor.");
   STRIDE_CHECK(n >= 0, ValueError, "[diff] takes a non-negative order n; got n=", n, ".");
@@ -123,6 +128,7 @@ Tensor neighbour_sums(const Tensor& y, int64_t dim) {
 }  // namespace
 
 Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  detail::check_dtype_rule(Op::trapezoid, y);
   const int64_t d = wrap_dim(dim, y.dim(), "trapezoid");
   if (y.size(d) == 0) return zeros_without_dim(y, d);
   check_not_bool(y, "trapezoid", "y");
@@ -131,6 +137,7 @@ Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
 }
 
 Tensor trapezoid(const Tensor& y, double dx, int64_t dim) {
+  detail::check_dtype_rule(Op::trapezoid, y);
   const int64_t d = wrap_dim(dim, y.dim(), "trapezoid");
   if (y.size(d) == 0) return zeros_without_dim(y, d);
   check_not_bool(y, "trapezoid", "y");
@@ -139,6 +146,7 @@ Tensor trapezoid(const Tensor& y, double dx, int64_t dim) {
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
+  detail::check_dtype_rule(Op::cumulative_trapezoid, y);
   const int64_t d = wrap_dim(dim, y.dim(), "cumulative_trapezoid");
   check_not_bool(y, "cumulative_trapezoid", "y");
   check_not_bool(x, "cumulative_trapezoid", "x");
@@ -146,6 +154,7 @@ Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, double dx, int64_t dim) {
+  detail::check_dtype_rule(Op::cumulative_trapezoid, y);
   const int64_t d = wrap_dim(dim, y.dim(), "cumulative_trapezoid");
   check_not_bool(y, "cumulative_trapezoid", "y");
   return (dx / 2.0 * neighbour_sums(y, d)).cumsum(d);
@@ -168,6 +177,7 @@ Tensor cov(const Tensor& x,
            int64_t correction,
            const std::optional<Tensor>& fweights,
            const std::optional<Tensor>& aweights) {
+  detail::check_dtype_rule(Op::cov, x);
   STRIDE_CHECK(x.dim() <= 2, ShapeError, "[cov] takes an input of at most two dims; got shape ",
                shape_str(x.sizes()), ".");
   STRIDE_CHECK(x.dtype() != kBool, DTypeError,
@@ -191,17 +201,25 @@ Tensor cov(const Tensor& x,
   STRIDE_CHECK(!w.defined() || w_sum.ne(Scalar(0)).item<bool>(), ValueError,
                "[cov] weights sum to zero; they cannot be normalized.");
   const Tensor avg = (w.defined() ? in * w : in).sum({1}) / w_sum;
-  Tensor norm_factor = w.defined() && aweights && correction != 0
-                           ? w_sum - (w * *aweights).sum() * double(correction) / w_sum
-                           : w_sum - Scalar(correction);
   // As PyTorch's (which warns): no degrees of freedom gives a zero divisor.
-  if (norm_factor.le(Scalar(0)).item<bool>()) norm_factor = zeros_like(norm_factor);
+  // Unweighted, the divisor is known without reading values, so cov runs on
+  // meta.
+  Tensor norm_factor;
+  if (!w.defined()) {
+    norm_factor = scalar_tensor(std::max<int64_t>(observations - correction, 0), kInt64);
+  } else {
+    norm_factor = aweights && correction != 0
+                      ? w_sum - (w * *aweights).sum() * double(correction) / w_sum
+                      : w_sum - Scalar(correction);
+    if (norm_factor.le(Scalar(0)).item<bool>()) norm_factor = zeros_like(norm_factor);
+  }
   const Tensor centred = in - avg.unsqueeze(1);
   const Tensor c = mm(centred, (w.defined() ? centred * w : centred).t().conj());
   return (c / norm_factor).squeeze();
 }
 
 Tensor corrcoef(const Tensor& x) {
+  detail::check_dtype_rule(Op::corrcoef, x);
   STRIDE_CHECK(x.dim() <= 2, ShapeError,
                "[corrcoef] takes an input of at most two dims; got shape ", shape_str(x.sizes()),
                ".");
@@ -214,13 +232,13 @@ Tensor corrcoef(const Tensor& x) {
 }
 
 Tensor renorm(const Tensor& x, double p, int64_t dim, double maxnorm) {
+  // PyTorch's renorm takes complex inputs too; the rule refuses integers and bools.
+  if (!x.is_complex()) detail::check_dtype_rule(Op::renorm, x);
   STRIDE_CHECK(p > 0, ValueError, "[renorm] takes a positive norm order p; got p=", p, ".");
   STRIDE_CHECK(maxnorm >= 0, ValueError,
                "[renorm] takes a non-negative maxnorm; got maxnorm=", maxnorm, ".");
   STRIDE_CHECK(x.dim() >= 2, ShapeError, "[renorm] takes an input of at least two dims; got shape ",
                shape_str(x.sizes()), ".");
-  STRIDE_CHECK(x.is_floating_point() || x.is_complex(), DTypeError,
-               "[renorm] takes a floating-point input; got ", to_string(x.dtype()), ".");
   const int64_t d = wrap_dim(dim, x.dim(), "renorm");
   std::vector<int64_t> others;
   for (int64_t i = 0; i < x.dim(); ++i) {
@@ -296,6 +314,7 @@ std::vector<Tensor> gradient(const Tensor& x,
                              const std::vector<double>& spacing,
                              IntArrayRef dims,
                              int64_t edge_order) {
+  detail::check_dtype_rule(Op::gradient, x);
   STRIDE_CHECK(spacing.size() == dims.size(), ValueError, "[gradient] takes one spacing per dim (",
                dims.size(), "); got ", spacing.size(), ".");
   check_gradient_dims(x, dims, edge_order);
@@ -311,6 +330,7 @@ std::vector<Tensor> gradient(const Tensor& x,
                              const std::vector<Tensor>& coordinates,
                              IntArrayRef dims,
                              int64_t edge_order) {
+  detail::check_dtype_rule(Op::gradient, x);
   STRIDE_CHECK(coordinates.size() == dims.size(), ValueError,
                "[gradient] takes one spacing per dim (", dims.size(), "); got ", coordinates.size(),
                ".");
@@ -326,8 +346,6 @@ std::vector<Tensor> gradient(const Tensor& x,
 namespace {
 
 void check_histogram_input(const Tensor& x, const std::optional<Tensor>& weight, const char* op) {
-  STRIDE_CHECK(x.is_floating_point(), DTypeError, "[", op, "] takes a floating-point input; got ",
-               to_string(x.dtype()), ".");
   STRIDE_CHECK(!weight || weight->dtype() == x.dtype(), DTypeError, "[", op,
                "] takes a weight of the input's dtype (", to_string(x.dtype()), "); got ",
                to_string(weight ? weight->dtype() : x.dtype()), ".");
@@ -407,8 +425,11 @@ HistogramddResult count_points(const Tensor& points,
                shape_str(weight ? weight->sizes() : IntArrayRef{}), ".");
   const Tensor w = weight ? weight->detach().reshape({N}) : ones({N}, points.options());
   const int64_t total = numel_of(bins);
-  Tensor hist = bincount(flat, where(counted, w, zeros_like(w)), total)
-                    .narrow(0, 0, total)
+  // Summed in float64, as bincount sums weights; index_add rather than
+  // bincount, whose length depends on the values: this one has `total` bins,
+  // so the histograms run on meta.
+  Tensor hist = index_add(zeros({total}, points.options().dtype(kFloat64)), 0, flat,
+                          where(counted, w, zeros_like(w)).to(kFloat64))
                     .to(points.dtype());
   hist = hist.view(bins);
   if (density) {
@@ -481,6 +502,7 @@ HistogramResult histogram(const Tensor& x,
                           std::optional<std::pair<double, double>> range,
                           const std::optional<Tensor>& weight,
                           bool density) {
+  detail::check_dtype_rule(Op::histogram, x);
   std::vector<std::pair<double, double>> ranges;
   if (range) ranges.push_back(*range);
   const std::vector<int64_t> counts{bins};
@@ -493,6 +515,7 @@ HistogramResult histogram(const Tensor& x,
                           const Tensor& bins,
                           const std::optional<Tensor>& weight,
                           bool density) {
+  detail::check_dtype_rule(Op::histogram, x);
   HistogramddResult r =
       histogram_over_edges(x.reshape({-1, 1}), {bins}, flat_weight(weight), density, "histogram");
   return {r.hist, r.bin_edges[0]};
@@ -503,6 +526,7 @@ HistogramddResult histogramdd(const Tensor& x,
                               const std::vector<std::pair<double, double>>& range,
                               const std::optional<Tensor>& weight,
                               bool density) {
+  detail::check_dtype_rule(Op::histogramdd, x);
   check_points(x);
   return histogram_over_counts(x, bins, range, weight, density, "histogramdd");
 }
@@ -511,17 +535,20 @@ HistogramddResult histogramdd(const Tensor& x,
                               const std::vector<Tensor>& bins,
                               const std::optional<Tensor>& weight,
                               bool density) {
+  detail::check_dtype_rule(Op::histogramdd, x);
   check_points(x);
   return histogram_over_edges(x, bins, weight, density, "histogramdd");
 }
 
 Tensor sgn(const Tensor& x) {
+  detail::check_dtype_rule(Op::sgn, x);
   if (!x.is_complex()) return sign(x);
   const Tensor magnitude = x.abs();
   return x / where(magnitude.eq(Scalar(0)), ones_like(magnitude), magnitude);
 }
 
 Tensor resolve_neg(const Tensor& x) {
+  detail::check_dtype_rule(Op::resolve_neg, x);
   return x;
 }
 
@@ -563,6 +590,7 @@ Tensor triu_indices(int64_t row, int64_t col, int64_t offset, TensorOptions opti
 }
 
 std::vector<Tensor> unravel_index(const Tensor& indices, IntArrayRef shape) {
+  detail::check_dtype_rule(Op::unravel_index, indices);
   STRIDE_CHECK(is_integral_or_bool(indices.dtype()) && indices.dtype() != kBool, DTypeError,
                "[unravel_index] takes integer indices; got ", to_string(indices.dtype()), ".");
   std::vector<int64_t> strides(shape.size());

@@ -249,6 +249,15 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
          F::lstm(i, {i, i}, {});
        }},
       {"gru", [&] { F::gru(i, i, {}); }},
+      // products and numeric compositions (src/ops/linalg.cpp, numeric_composites.cpp)
+      {"cdist", [&] { cdist(i, i); }},
+      {"dist", [&] { dist(i, i); }},
+      {"renorm", [&] { renorm(i, 2, 0, 1.0); }},
+      {"histogram", [&] { histogram(i, 4); }},
+      {"histogramdd",
+       [&] {
+         histogramdd(i, {2, 2, 2, 2});
+       }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {

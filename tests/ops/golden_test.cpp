@@ -982,20 +982,77 @@ std::vector<GoldenCase> build_cases() {
         return out;
       },
       Cmp::LongSum);
-  reg("histograms_f32", [](const Ins& in) -> Outs {
-    const Tensor &x = in[0], &p = in[1], &w = in[2], &edges = in[3];
+  // products, elementwise and numeric compositions (linalg.cpp, einsum.cpp,
+  // elementwise_composites.cpp, numeric_composites.cpp): a case per op.
+  reg("histogram_f32", [](const Ins& in) -> Outs {
+    const Tensor &x = in[0], &w = in[1], &edges = in[2];
     const HistogramResult counted = histogram(x, 7);
     const HistogramResult weighted = histogram(x, 4, std::pair{-1.0, 1.0}, w, true);
     const HistogramResult over_edges = histogram(x, edges, std::nullopt, true);
-    return {counted.hist,
-            counted.bin_edges,
-            weighted.hist,
-            weighted.bin_edges,
-            over_edges.hist,
-            over_edges.bin_edges,
-            histogramdd(p, {3, 4}).hist,
-            histogramdd(p, {edges, edges.narrow(0, 1, 4)}, w.narrow(0, 0, 30), true).hist};
+    return {counted.hist,       counted.bin_edges, weighted.hist,
+            weighted.bin_edges, over_edges.hist,   over_edges.bin_edges};
   });
+  reg("histogramdd_f32", [](const Ins& in) -> Outs {
+    const Tensor &p = in[0], &w = in[1], &edges = in[2];
+    const HistogramddResult counted = histogramdd(p, {3, 4});
+    return {counted.hist, counted.bin_edges[0], counted.bin_edges[1],
+            histogramdd(p, {edges, edges.narrow(0, 1, 4)}, w, true).hist,
+            histogramdd(p, {2, 3}, {{-1.0, 1.0}, {0.0, 2.0}}).hist};
+  });
+  // A differentiable op's value and its inputs' gradients for a random
+  // upstream gradient (the last input), in float64.
+  {
+    using Fn = std::function<Tensor(const Ins&)>;
+    const auto with_grads = [&](const std::string& name, std::vector<size_t> wrt, Fn fn) {
+      reg(name, [wrt, fn](const Ins& in) -> Outs { return testing::value_and_grads(in, wrt, fn); });
+    };
+    with_grads("dot_f64", {0, 1}, [](const Ins& x) { return dot(x[0], x[1]); });
+    with_grads("inner_f64", {0, 1}, [](const Ins& x) { return inner(x[0], x[1]); });
+    with_grads("mv_f64", {0, 1}, [](const Ins& x) { return mv(x[0], x[1]); });
+    with_grads("addmv_f64", {0, 1, 2},
+               [](const Ins& x) { return addmv(x[0], x[1], x[2], 0.5, 2.0); });
+    with_grads("addr_f64", {0, 1, 2},
+               [](const Ins& x) { return addr(x[0], x[1], x[2], 2.0, -1.0); });
+    with_grads("addbmm_f64", {0, 1, 2},
+               [](const Ins& x) { return addbmm(x[0], x[1], x[2], 0.5, 2.0); });
+    with_grads("tensordot_f64", {0, 1}, [](const Ins& x) {
+      return tensordot(x[0], x[1], {1, 2}, {1, 0});
+    });
+    with_grads("chain_matmul_f64", {0, 1, 2}, [](const Ins& x) {
+      return chain_matmul({x[0], x[1], x[2]});
+    });
+    with_grads("kron_f64", {0, 1}, [](const Ins& x) { return kron(x[0], x[1]); });
+    with_grads("cdist_f64", {0, 1}, [](const Ins& x) { return cdist(x[0], x[1]); });
+    with_grads("cdist_p1_f64", {0, 1}, [](const Ins& x) { return cdist(x[0], x[1], 1.0); });
+    with_grads("dist_f64", {0, 1}, [](const Ins& x) { return dist(x[0], x[1], 3.0); });
+    with_grads("einsum_grad_f64", {0, 1}, [](const Ins& x) {
+      return einsum("bij,jk->bik", {x[0], x[1]});
+    });
+    with_grads("fmax_f64", {0, 1}, [](const Ins& x) { return fmax(x[0], x[1]); });
+    with_grads("fmin_f64", {0, 1}, [](const Ins& x) { return fmin(x[0], x[1]); });
+    with_grads("trace_f64", {0}, [](const Ins& x) { return trace(x[0]); });
+    with_grads("diff_f64", {0, 1},
+               [](const Ins& x) { return diff(x[0], 2, 1, x[1], std::nullopt); });
+    with_grads("trapezoid_f64", {0, 1}, [](const Ins& x) { return trapezoid(x[0], x[1]); });
+    with_grads("cumulative_trapezoid_f64", {0, 1},
+               [](const Ins& x) { return cumulative_trapezoid(x[0], x[1], 1); });
+    with_grads("cov_f64", {0, 1}, [](const Ins& x) { return cov(x[0], 1, std::nullopt, x[1]); });
+    with_grads("corrcoef_f64", {0}, [](const Ins& x) { return corrcoef(x[0]); });
+    with_grads("renorm_f64", {0}, [](const Ins& x) { return renorm(x[0], 2, 0, 2.0); });
+    with_grads("gradient_f64", {0}, [](const Ins& x) {
+      return stack(gradient(x[0], std::vector<double>{0.5, 2.0}, {0, 1}, 2));
+    });
+    with_grads("sgn_f64", {0}, [](const Ins& x) { return sgn(x[0]) * x[0]; });
+    with_grads("resolve_neg_f64", {0}, [](const Ins& x) { return resolve_neg(x[0] * 2.0); });
+  }
+  reg("logical_and_i64", [](const Ins& in) -> Outs { return {logical_and(in[0], in[1])}; });
+  reg("logical_or_i64", [](const Ins& in) -> Outs { return {logical_or(in[0], in[1])}; });
+  reg("logical_xor_i64", [](const Ins& in) -> Outs { return {logical_xor(in[0], in[1])}; });
+  reg("logical_not_f32", [](const Ins& in) -> Outs { return {logical_not(in[0])}; });
+  reg("isclose_f64", [](const Ins& in) -> Outs {
+    return {isclose(in[0], in[1]), isclose(in[0], in[1], 1e-3, 1e-4)};
+  });
+  reg("unravel_index_i64", [](const Ins& in) -> Outs { return unravel_index(in[0], {3, 4, 5}); });
   reg("signal_windows_f32", [](const Ins&) -> Outs {
     namespace sw = signal::windows;
     return {sw::bartlett(7),

@@ -586,6 +586,87 @@ std::vector<OpCase> op_table() {
             Domain::Any,
             kFloat32,
             1e-5});
+  // products, elementwise and numeric compositions (src/ops/linalg.cpp, einsum.cpp,
+  // elementwise_composites.cpp, numeric_composites.cpp)
+  // Sums of products: rtol 1e-5, as addmm's.
+  const auto add_summed = [&](std::string name, std::vector<DimVector> shapes,
+                              std::function<Tensor(const Inputs&)> fn) {
+    add_case({std::move(name), std::move(shapes), std::move(fn), nullptr, nullptr, Domain::Any,
+              kFloat32, 1e-5});
+  };
+  add_summed("dot", {{6}, {6}}, [](const Inputs& in) { return dot(in[0], in[1]); });
+  add_summed("inner", {{4, 6}, {3, 6}}, [](const Inputs& in) { return inner(in[0], in[1]); });
+  add_summed("mv", {{4, 6}, {6}}, [](const Inputs& in) { return mv(in[0], in[1]); });
+  add_summed("addmv", {{4}, {4, 6}, {6}},
+             [](const Inputs& in) { return addmv(in[0], in[1], in[2], 0.5, 2.0); });
+  add_summed("addr", {{4, 6}, {4}, {6}},
+             [](const Inputs& in) { return addr(in[0], in[1], in[2], 2.0, -1.0); });
+  add_summed("addbmm", {{4, 6}, {2, 4, 3}, {2, 3, 6}},
+             [](const Inputs& in) { return addbmm(in[0], in[1], in[2], 0.5, 2.0); });
+  add_summed("tensordot", {{2, 4, 3}, {3, 4}}, [](const Inputs& in) {
+    return tensordot(in[0], in[1], {1, 2}, {1, 0});
+  });
+  add_summed("chain_matmul", {{4, 3}, {3, 5}, {5, 2}}, [](const Inputs& in) {
+    return chain_matmul({in[0], in[1], in[2]});
+  });
+  add_summed("kron", {{2, 3}, {3, 2}}, [](const Inputs& in) { return kron(in[0], in[1]); });
+  add_summed("cdist", {{2, 4, 3}, {5, 3}}, [](const Inputs& in) { return cdist(in[0], in[1]); });
+  add_summed("dist", {{4, 6}, {4, 6}}, [](const Inputs& in) { return dist(in[0], in[1], 3.0); });
+  add_summed("einsum", {{2, 4, 3}, {3, 5}}, [](const Inputs& in) {
+    return einsum("bij,jk->bik", {in[0], in[1]});
+  });
+  // The logical ops on int64 draws in [-5, 6), zeros among them.
+  const auto add_logical = [&](std::string name, std::vector<DimVector> shapes,
+                               std::function<Tensor(const Inputs&)> fn) {
+    add_case(
+        {std::move(name), std::move(shapes), std::move(fn), nullptr, nullptr, Domain::Any, kInt64});
+  };
+  add_logical("logical_and", {{4, 6}, {4, 6}},
+              [](const Inputs& in) { return logical_and(in[0], in[1]); });
+  add_logical("logical_or", {{4, 6}, {4, 6}},
+              [](const Inputs& in) { return logical_or(in[0], in[1]); });
+  add_logical("logical_xor", {{4, 6}, {4, 6}},
+              [](const Inputs& in) { return logical_xor(in[0], in[1]); });
+  add_logical("logical_not", {{4, 6}}, [](const Inputs& in) { return logical_not(in[0]); });
+  add_case({"fmax", {{4, 6}, {4, 6}}, [](const Inputs& in) { return fmax(in[0], in[1]); }});
+  add_case({"fmin", {{4, 6}, {4, 6}}, [](const Inputs& in) { return fmin(in[0], in[1]); }});
+  add_case({"isclose", {{4, 6}, {4, 6}}, [](const Inputs& in) {
+              return isclose(in[0], in[1], 0.5, 0.5);
+            }});
+  add_case({"trace", {{4, 6}}, [](const Inputs& in) { return trace(in[0]); }});
+  add_case({"diff", {{4, 6}}, [](const Inputs& in) {
+              return diff(in[0], 2, 1, std::nullopt, std::nullopt);
+            }});
+  add_case(
+      {"trapezoid", {{4, 6}, {6}}, [](const Inputs& in) { return trapezoid(in[0], in[1], 1); }});
+  add_case({"cumulative_trapezoid", {{4, 6}}, [](const Inputs& in) {
+              return cumulative_trapezoid(in[0], 0.5, 0);
+            }});
+  add_summed("cov", {{4, 6}}, [](const Inputs& in) { return cov(in[0]); });
+  add_summed("corrcoef", {{4, 6}}, [](const Inputs& in) { return corrcoef(in[0]); });
+  add_summed("renorm", {{4, 6}}, [](const Inputs& in) { return renorm(in[0], 2, 0, 1.0); });
+  add_case({"gradient", {{4, 6}}, [](const Inputs& in) {
+              return cat(gradient(in[0], std::vector<double>{0.5, 2.0}, {0, 1}));
+            }});
+  // The histograms' shapes follow their bins and ranges, not the values.
+  add_case({"histogram", {{4, 6}}, [](const Inputs& in) {
+              const HistogramResult r = histogram(in[0], 5, std::pair{-1.5, 1.5});
+              return cat({r.hist, r.bin_edges});
+            }});
+  add_case({"histogramdd", {{12, 2}}, [](const Inputs& in) {
+              return histogramdd(in[0], {3, 4}, {{-1.0, 1.0}, {-2.0, 2.0}}).hist;
+            }});
+  add_case({"sgn", {{4, 6}}, [](const Inputs& in) { return sgn(in[0]); }});
+  add_case({"resolve_neg", {{4, 6}}, [](const Inputs& in) { return resolve_neg(in[0]); }});
+  add_case({"unravel_index",
+            {{4, 6}},
+            [](const Inputs& in) {
+              return cat(unravel_index(in[0] + 5, {3, 4}));
+            },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kInt64});
   add_case({"argmax_all", {{4, 6}}, [](const Inputs& in) { return argmax(in[0]); }});
   add_case({"logsumexp",
             {{4, 6}},
