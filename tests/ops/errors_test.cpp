@@ -234,6 +234,12 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
        [&] { F::adaptive_max_pool3d_with_indices(images.unsqueeze(0), {2}); }},
       {"interpolate", [&] { F::interpolate(i, testing::with([](auto& o) { o.size = {2}; })); }},
       {"group_norm", [&] { F::group_norm(i, 1); }},
+      // nn ops moved from Python (src/nn/multi_head_attention.cpp)
+      {"multi_head_attention_forward",
+       [&] {
+         F::multi_head_attention_forward(i, i, i, 4, 1, Tensor(), Tensor(), Tensor(), Tensor(),
+                                         false, 0.0, Tensor(), Tensor());
+       }},
   };
   std::vector<std::string> names;
   for (const auto& [name, call] : cases) {
