@@ -235,9 +235,9 @@ std::pair<Tensor, Tensor> multi_head_attention_forward(const Tensor& query,
                "; pass the module's embed_dim.");
   STRIDE_CHECK(d.head_dim * num_heads == d.embed, ValueError, "[", kOp, "] embed_dim ", d.embed,
                " is not divisible by num_heads ", num_heads, "; pick a divisor.");
-  STRIDE_CHECK(o.attn_mask.defined() || !o.is_causal, ValueError, "[", kOp,
-               "] is_causal is a hint that attn_mask is causal and needs attn_mask; pass the "
-               "causal attn_mask too.");
+  STRIDE_CHECK(o.attn_mask.defined() || !o.is_causal, Error, "[", kOp,
+               "] is_causal needs attn_mask: it is a hint that attn_mask is causal, not a mask; "
+               "pass the causal attn_mask too.");
   STRIDE_CHECK(bias_k.defined() == bias_v.defined(), ValueError, "[", kOp,
                "] bias_k and bias_v must be given together; pass both or neither.");
   padding = additive_mask(padding, q_in.dtype(), "key_padding_mask");

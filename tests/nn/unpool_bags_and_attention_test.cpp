@@ -307,8 +307,8 @@ TEST(MultiHeadAttentionForward, ErrorsNameTheArgument) {
                  {"[multi_head_attention_forward] query's embed dim is 4"});
   expect_message(message_of<ValueError>([&] { call({}, 4, 3); }), {"not divisible by num_heads 3"});
   expect_message(
-      message_of<ValueError>([&] { call(testing::with([](auto& o) { o.is_causal = true; })); }),
-      {"is_causal", "needs attn_mask"});
+      message_of<Error>([&] { call(testing::with([](auto& o) { o.is_causal = true; })); }),
+      {"[multi_head_attention_forward] is_causal needs attn_mask"});
   expect_message(message_of<ShapeError>([&] {
                    call(testing::with([](auto& o) { o.attn_mask = zeros({3, 4}); }));
                  }),
