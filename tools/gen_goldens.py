@@ -3669,6 +3669,117 @@ def _(g):
     return [x], [values, indices]
 
 
+# nn ops moved from Python (src/nn/unpool_and_bags.cpp, multi_head_attention.cpp,
+# margin_losses.cpp; nonzero_static in src/ops/advanced_indexing.cpp)
+@case("max_unpool1d_f32")
+def _(g):
+    values, indices = F.max_pool1d(randn(g, 2, 3, 9), 2, return_indices=True)
+    fn = lambda v, i: F.max_unpool1d(v, i, 2, output_size=(9,))  # noqa: E731
+    return value_and_grad(g, fn, [values, indices])
+
+
+@case("max_unpool2d_f32")
+def _(g):
+    values, indices = F.max_pool2d(randn(g, 2, 3, 5, 6), 2, return_indices=True)
+    fn = lambda v, i: F.max_unpool2d(v, i, 2, output_size=(2, 3, 5, 6))  # noqa: E731
+    return value_and_grad(g, fn, [values, indices])
+
+
+@case("max_unpool3d_f32")
+def _(g):
+    values, indices = F.max_pool3d(randn(g, 3, 4, 4, 4), 2, 2, 1, return_indices=True)
+    fn = lambda v, i: F.max_unpool3d(v, i, 2, 2, 1)  # noqa: E731
+    return value_and_grad(g, fn, [values, indices])
+
+
+@case("embedding_bag_f32")
+def _(g):
+    ids, w, psw = randint(g, 0, 7, 10), randn(g, 7, 3), randn(g, 10)
+    offsets = torch.tensor([0, 3, 3, 8])
+    fn = lambda i, w, o, p: F.embedding_bag(  # noqa: E731
+        i, w, o, mode="sum", per_sample_weights=p, padding_idx=2
+    )
+    return value_and_grad(g, fn, [ids, w, offsets, psw], wrt=(1, 3))
+
+
+@case("embedding_bag_mean_f32")
+def _(g):
+    ids, w = randint(g, 0, 6, 3, 4), randn(g, 6, 5)
+    fn = lambda i, w: F.embedding_bag(i, w, padding_idx=-1)  # noqa: E731
+    return value_and_grad(g, fn, [ids, w], wrt=(1,))
+
+
+@case("embedding_bag_max_f32")
+def _(g):
+    ids, w = torch.tensor([5, 0, 3, 1, 4, 2, 6]), randn(g, 7, 4)
+    offsets = torch.tensor([0, 2, 2, 5])
+    fn = lambda i, w, o: F.embedding_bag(i, w, o, mode="max", include_last_offset=True)  # noqa: E731
+    return value_and_grad(g, fn, [ids, w, offsets], wrt=(1,))
+
+
+@case("triplet_margin_with_distance_loss_f32")
+def _(g):
+    a, p, n = randn(g, 5, 4), randn(g, 5, 4), randn(g, 5, 4)
+    cosine_distance = lambda x, y: 1.0 - F.cosine_similarity(x, y)  # noqa: E731
+    fn = lambda a, p, n: F.triplet_margin_with_distance_loss(  # noqa: E731
+        a, p, n, distance_function=cosine_distance, margin=1.5, swap=True, reduction="none"
+    )
+    return value_and_grad(g, fn, [a, p, n], wrt=(0, 1, 2))
+
+
+@case("triplet_margin_with_distance_loss_default_f32")
+def _(g):
+    a, p, n = randn(g, 5, 4), randn(g, 5, 4), randn(g, 5, 4)
+    return value_and_grad(g, F.triplet_margin_with_distance_loss, [a, p, n], wrt=(0, 1, 2))
+
+
+@case("multi_head_attention_forward_f32")
+def _(g):
+    q, k, v = randn(g, 4, 2, 6), randn(g, 5, 2, 6), randn(g, 5, 2, 6)
+    # Weights of scale 0.4 keep the scores moderate, so float32 softmax
+    # gradients agree with PyTorch's to the golden tolerance.
+    w_in, w_out = randn(g, 18, 6, scale=0.4), randn(g, 6, 6, scale=0.4)
+    b_in, b_out = randn(g, 18), randn(g, 6)
+    bias_k, bias_v, attn_mask = randn(g, 1, 1, 6), randn(g, 1, 1, 6), randn(g, 4, 5)
+    padding = torch.tensor([[False, False, True, False, True], [False] * 5])
+
+    def fn(q, k, v, w_in, b_in, w_out, b_out, bias_k, bias_v, attn_mask):
+        out, weights = F.multi_head_attention_forward(
+            q, k, v, 6, 3, w_in, b_in, bias_k, bias_v, True, 0.0, w_out, b_out,
+            training=False, key_padding_mask=padding, attn_mask=attn_mask,
+            average_attn_weights=False,
+        )  # fmt: skip
+        return torch.cat([out.reshape(-1), weights.reshape(-1)])
+
+    inputs = [q, k, v, w_in, b_in, w_out, b_out, bias_k, bias_v, attn_mask]
+    return value_and_grad(g, fn, inputs, wrt=tuple(range(9)))
+
+
+@case("multi_head_attention_forward_separate_f32")
+def _(g):
+    q, k, v = randn(g, 3, 4), randn(g, 5, 6), randn(g, 5, 6)
+    w_q, w_k, w_v, w_out = randn(g, 4, 4), randn(g, 4, 6), randn(g, 4, 6), randn(g, 4, 4)
+    static_v = randn(g, 2, 5, 2)
+    causal = torch.ones(3, 5, dtype=torch.bool).triu(1)
+
+    def fn(q, k, v, w_q, w_k, w_v, w_out, static_v):
+        out, _ = F.multi_head_attention_forward(
+            q, k, v, 4, 2, None, None, None, None, False, 0.0, w_out, None,
+            need_weights=False, attn_mask=causal, use_separate_proj_weight=True,
+            q_proj_weight=w_q, k_proj_weight=w_k, v_proj_weight=w_v, static_v=static_v,
+        )  # fmt: skip
+        return out
+
+    inputs = [q, k, v, w_q, w_k, w_v, w_out, static_v]
+    return value_and_grad(g, fn, inputs, wrt=(0, 1, 3, 4, 6, 7))
+
+
+@case("nonzero_static_f32")
+def _(g):
+    x = randn(g, 3, 4).clamp_min(0.3) - 0.3
+    return [x], [torch.nonzero_static(x, size=4), torch.nonzero_static(x, size=15, fill_value=-5)]
+
+
 @case("interpolate_bilinear_f32")
 def _(g):
     x = randn(g, 2, 3, 4, 5)

@@ -801,6 +801,10 @@ Tensor masked_scatter(const Tensor& x, const Tensor& mask, const Tensor& source)
 // The indices of the non-zero elements: (count, x.dim()) int64, row-major
 // order (argwhere is the same).
 Tensor nonzero(const Tensor& x);
+// nonzero(x) with exactly `size` rows, as torch.nonzero_static: the first
+// size indices, or all of them followed by rows of fill_value. Its shape
+// (size, x.dim()) does not depend on x's values, so it runs on meta.
+Tensor nonzero_static(const Tensor& x, int64_t size, int64_t fill_value = -1);
 Tensor argwhere(const Tensor& x);
 // x with src written into the view x.select(dim, index) (the slice, the
 // diagonal): out-of-place, differentiable in both.

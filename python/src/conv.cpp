@@ -240,6 +240,28 @@ void bind_poolings(nb::module_& m) {
   adaptive_max("adaptive_max_pool1d", &F::adaptive_max_pool1d_with_indices);
   adaptive_max("adaptive_max_pool2d", &F::adaptive_max_pool2d_with_indices);
   adaptive_max("adaptive_max_pool3d", &F::adaptive_max_pool3d_with_indices);
+  const auto max_unpool = [&m](const char* name, auto fn) {
+    m.def(
+        name,
+        [fn, name](const Tensor& input, const Tensor& indices, nb::handle kernel_size,
+                   nb::handle stride, nb::handle padding, nb::handle output_size) {
+          const std::string op(name);
+          F::UnpoolOptions o;
+          o.stride = pool_stride(stride, (op + "(): stride").c_str());
+          o.padding = sizes(padding, (op + "(): padding").c_str());
+          if (!output_size.is_none()) {
+            o.output_size = int_list(output_size, (op + "(): output_size").c_str());
+          }
+          return fn(input, indices, sizes(kernel_size, (op + "(): kernel_size").c_str()), o);
+        },
+        nb::arg("input"), nb::arg("indices"), nb::arg("kernel_size"),
+        nb::arg("stride") = nb::none(), nb::arg("padding") = 0, nb::arg("output_size") = nb::none(),
+        "max_pool's partial inverse: each value of input (N, C, *spatial) at its index in its "
+        "plane of a zero output.");
+  };
+  max_unpool("max_unpool1d", &F::max_unpool1d);
+  max_unpool("max_unpool2d", &F::max_unpool2d);
+  max_unpool("max_unpool3d", &F::max_unpool3d);
 }
 
 F::InterpolateMode interpolate_mode(const std::string& mode) {

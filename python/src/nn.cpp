@@ -2,6 +2,7 @@
 // (torch.nn.functional's names and arguments), the initialisers of
 // torch.nn.init and gradient clipping. The modules themselves are Python
 // classes (python/stride/nn/), as PyTorch's are, over these functions.
+#include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
@@ -29,6 +30,14 @@ F::Reduction reduction_from(const std::string& name) {
   if (name == "sum") return F::Reduction::Sum;
   if (name == "none") return F::Reduction::None;
   throw nb::value_error(("reduction must be 'mean', 'sum' or 'none'; got '" + name + "'.").c_str());
+}
+
+F::EmbeddingBagMode bag_mode_from(const std::string& mode) {
+  if (mode == "sum") return F::EmbeddingBagMode::Sum;
+  if (mode == "mean") return F::EmbeddingBagMode::Mean;
+  if (mode == "max") return F::EmbeddingBagMode::Max;
+  throw nb::value_error(
+      ("embedding_bag(): mode must be 'sum', 'mean' or 'max'; got '" + mode + "'.").c_str());
 }
 
 F::RopeConvention convention_from(const std::string& name) {
@@ -213,6 +222,30 @@ void bind_layers(nb::module_& m) {
         "[linear_concat(input, g) for g in groups] as one op (attention's q, k, v).");
   m.def("embedding", &F::embedding, nb::arg("input"), nb::arg("weight"),
         "The rows of weight (V, D) at the integer ids input (any shape): (..., D).");
+  m.def(
+      "embedding_bag",
+      [](const Tensor& input, const Tensor& weight, const std::optional<Tensor>& offsets,
+         std::optional<double> max_norm, double norm_type, bool scale_grad_by_freq,
+         const std::string& mode, const std::optional<Tensor>& per_sample_weights,
+         bool include_last_offset, std::optional<int64_t> padding_idx) {
+        F::EmbeddingBagOptions o;
+        o.offsets = or_undefined(offsets);
+        o.max_norm = max_norm;
+        o.norm_type = norm_type;
+        o.scale_grad_by_freq = scale_grad_by_freq;
+        o.mode = bag_mode_from(mode);
+        o.per_sample_weights = or_undefined(per_sample_weights);
+        o.include_last_offset = include_last_offset;
+        o.padding_idx = padding_idx;
+        return F::embedding_bag(input, weight, o);
+      },
+      nb::arg("input"), nb::arg("weight"), nb::arg("offsets") = nb::none(),
+      nb::arg("max_norm") = nb::none(), nb::arg("norm_type") = 2.0,
+      nb::arg("scale_grad_by_freq") = false, nb::arg("mode") = "mean",
+      nb::arg("per_sample_weights") = nb::none(), nb::arg("include_last_offset") = false,
+      nb::arg("padding_idx") = nb::none(),
+      "The sum, mean or max of each bag's rows of weight: bags are the rows of a 2-d input, or "
+      "a 1-d input cut at offsets.");
   m.def(
       "layer_norm",
       [](const Tensor& x, nb::handle shape, const std::optional<Tensor>& w,
@@ -423,6 +456,20 @@ void bind_composed_losses(nb::module_& m) {
       nb::arg("size_average") = nb::none(), nb::arg("reduce") = nb::none(),
       nb::arg("reduction") = "mean",
       "max(0, margin + d(anchor, positive) - d(anchor, negative)) with the p-norm distance.");
+  m.def(
+      "triplet_margin_with_distance_loss",
+      [](const Tensor& anchor, const Tensor& positive, const Tensor& negative,
+         const std::optional<F::DistanceFunction>& distance_function, double margin, bool swap,
+         const std::string& reduction) {
+        return F::triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function.value_or(F::DistanceFunction()), margin,
+            swap, reduction_of("triplet_margin_with_distance_loss", {}, {}, reduction));
+      },
+      nb::arg("anchor"), nb::arg("positive"), nb::arg("negative"), nb::kw_only(),
+      nb::arg("distance_function") = nb::none(), nb::arg("margin") = 1.0, nb::arg("swap") = false,
+      nb::arg("reduction") = "mean",
+      "max(0, margin + d(anchor, positive) - d(anchor, negative)), d being distance_function "
+      "(pairwise_distance when None).");
   m.def(
       "gaussian_nll_loss",
       [](const Tensor& input, const Tensor& target, const Tensor& var, bool full, double eps,
@@ -662,6 +709,51 @@ void bind_attention(nb::module_& m) {
       nb::arg("generator").none() = nb::none(),
       "scaled_dot_product_attention of rotary_embedding(q), rotary_embedding(k) and v, fused: "
       "the rotated q and k are never written to memory.");
+  m.def(
+      "multi_head_attention_forward",
+      [](const Tensor& query, const Tensor& key, const Tensor& value, int64_t embed_dim_to_check,
+         int64_t num_heads, const std::optional<Tensor>& in_proj_weight,
+         const std::optional<Tensor>& in_proj_bias, const std::optional<Tensor>& bias_k,
+         const std::optional<Tensor>& bias_v, bool add_zero_attn, double dropout_p,
+         const Tensor& out_proj_weight, const std::optional<Tensor>& out_proj_bias, bool training,
+         const std::optional<Tensor>& key_padding_mask, bool need_weights,
+         const std::optional<Tensor>& attn_mask, bool use_separate_proj_weight,
+         const std::optional<Tensor>& q_proj_weight, const std::optional<Tensor>& k_proj_weight,
+         const std::optional<Tensor>& v_proj_weight, const std::optional<Tensor>& static_k,
+         const std::optional<Tensor>& static_v, bool average_attn_weights,
+         bool is_causal) -> std::pair<Tensor, std::optional<Tensor>> {
+        F::MultiHeadAttentionOptions o;
+        o.training = training;
+        o.key_padding_mask = or_undefined(key_padding_mask);
+        o.need_weights = need_weights;
+        o.attn_mask = or_undefined(attn_mask);
+        o.use_separate_proj_weight = use_separate_proj_weight;
+        o.q_proj_weight = or_undefined(q_proj_weight);
+        o.k_proj_weight = or_undefined(k_proj_weight);
+        o.v_proj_weight = or_undefined(v_proj_weight);
+        o.static_k = or_undefined(static_k);
+        o.static_v = or_undefined(static_v);
+        o.average_attn_weights = average_attn_weights;
+        o.is_causal = is_causal;
+        auto [out, weights] = F::multi_head_attention_forward(
+            query, key, value, embed_dim_to_check, num_heads, or_undefined(in_proj_weight),
+            or_undefined(in_proj_bias), or_undefined(bias_k), or_undefined(bias_v), add_zero_attn,
+            dropout_p, out_proj_weight, or_undefined(out_proj_bias), o);
+        if (!weights.defined()) return {out, std::nullopt};
+        return {out, weights};
+      },
+      nb::arg("query"), nb::arg("key"), nb::arg("value"), nb::arg("embed_dim_to_check"),
+      nb::arg("num_heads"), nb::arg("in_proj_weight").none(), nb::arg("in_proj_bias").none(),
+      nb::arg("bias_k").none(), nb::arg("bias_v").none(), nb::arg("add_zero_attn"),
+      nb::arg("dropout_p"), nb::arg("out_proj_weight"), nb::arg("out_proj_bias").none(),
+      nb::arg("training") = true, nb::arg("key_padding_mask") = nb::none(),
+      nb::arg("need_weights") = true, nb::arg("attn_mask") = nb::none(),
+      nb::arg("use_separate_proj_weight") = false, nb::arg("q_proj_weight") = nb::none(),
+      nb::arg("k_proj_weight") = nb::none(), nb::arg("v_proj_weight") = nb::none(),
+      nb::arg("static_k") = nb::none(), nb::arg("static_v") = nb::none(),
+      nb::arg("average_attn_weights") = true, nb::arg("is_causal") = false,
+      "Multi-head attention of query (L, N, E) over key and value (S, N, E): (output, weights "
+      "or None), as torch.nn.functional.multi_head_attention_forward.");
   // The standard angles only: the Python API has no RopeScaling (yet).
   m.def(
       "rotary_tables",

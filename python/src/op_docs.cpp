@@ -504,6 +504,9 @@ constexpr std::pair<std::string_view, const char*> kOpDocs[] = {
      "The indices of input's non-zero elements, (count, input.dim()) int64; as_tuple=True gives "
      "one tensor per dim."},
     {"argwhere", "The indices of input's non-zero elements, (count, input.dim()) int64."},
+    {"nonzero_static",
+     "input.nonzero() with exactly size rows: the first size indices, or all of them followed "
+     "by rows of fill_value."},
     {"select_scatter", "A copy of input with src written into input.select(dim, index)."},
     {"slice_scatter", "A copy of input with src written into the slice start:end:step of dim."},
     {"as_strided_scatter",

@@ -284,6 +284,12 @@ void bind_selections(nb::module_& m, TensorClass& cls) {
       },
       nb::kw_only(), nb::arg("as_tuple") = false);
   def_both(m, cls, "argwhere", [](const Tensor& t) { return argwhere(t); });
+  def_function(
+      m, "nonzero_static",
+      [](const Tensor& t, int64_t size, int64_t fill_value) {
+        return nonzero_static(t, size, fill_value);
+      },
+      nb::arg("input"), nb::kw_only(), nb::arg("size"), nb::arg("fill_value") = -1);
   def_both(
       m, cls, "select_scatter",
       [](const Tensor& t, const Tensor& src, int64_t dim, int64_t index) {

@@ -12,7 +12,7 @@ computed without recording.
 """
 
 from . import autograd
-from ._stride import Tensor, bfloat16, cat, empty, float16, full, nonzero, uint8
+from ._stride import Tensor, bfloat16, cat, empty, float16, nonzero_static, uint8
 from .autograd import Function, enable_grad, is_grad_enabled, no_grad
 from .nn import functional as F
 
@@ -98,19 +98,6 @@ def _chunk_cat(tensors, dim, num_chunks):
             f"{min(t.ndim for t in tensors)} dims."
         )
     return cat([_chunked_rows(t, wrapped, num_chunks) for t in tensors], wrapped + 1)
-
-
-def nonzero_static(input, *, size, fill_value=-1):
-    """input.nonzero() with exactly size rows (torch.nonzero_static): the
-    first size indices, or all of them followed by rows of fill_value."""
-    _check_tensor("nonzero_static", "input", input)
-    if size < 0:
-        raise ValueError(f"nonzero_static(): size must be non-negative; got {size}.")
-    found = nonzero(input)[:size]
-    missing = size - found.shape[0]
-    if missing == 0:
-        return found
-    return cat([found, full((missing, input.ndim), fill_value, dtype=found.dtype)])
 
 
 # --- normalisation --------------------------------------------------------

@@ -280,6 +280,30 @@ Tensor triplet_margin_loss(const Tensor& anchor,
       reduction);
 }
 
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor,
+                                         const Tensor& positive,
+                                         const Tensor& negative,
+                                         const DistanceFunction& distance_function,
+                                         double margin,
+                                         bool swap,
+                                         Reduction reduction) {
+  check_dtype_rule(Op::triplet_margin_with_distance_loss, anchor);
+  STRIDE_CHECK(margin > 0, ValueError,
+               "[triplet_margin_with_distance_loss] margin must be greater than 0; got ", margin,
+               ".");
+  STRIDE_CHECK(anchor.dim() == positive.dim() && anchor.dim() == negative.dim(), ShapeError,
+               "[triplet_margin_with_distance_loss] anchor, positive and negative must have the "
+               "same number of dims; got ",
+               anchor.dim(), ", ", positive.dim(), " and ", negative.dim(), ".");
+  const DistanceFunction distance =
+      distance_function ? distance_function
+                        : [](const Tensor& a, const Tensor& b) { return pairwise_distance(a, b); };
+  const Tensor swapped = swap ? distance(positive, negative) : Tensor();
+  return reduce_loss(triplet_from_distances(distance(anchor, positive), distance(anchor, negative),
+                                            swapped, margin),
+                     reduction);
+}
+
 Tensor gaussian_nll_loss(const Tensor& input,
                          const Tensor& target,
                          const Tensor& var,

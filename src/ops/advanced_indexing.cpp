@@ -1,5 +1,5 @@
 // Advanced indexing: index (x[i, :, j]) and index_put (x[i, :, j] = v), with
-// PyTorch's semantics (include/stride/ops.h), and nonzero.
+// PyTorch's semantics (include/stride/ops.h), nonzero and nonzero_static.
 //
 // Note [Advanced indexing]
 // ~~~~~~~~~~~~~~~~~~~~~~~~
@@ -13,6 +13,8 @@
 // along the other dims, so one TensorIter of three operands walks the result
 // (or the values), self and the offsets together in any layout, however many
 // dims are indexed; the kernel adds each element's offset to self's pointer.
+#include <algorithm>
+
 #include "backends/kernels.h"
 #include "core/overlap.h"
 #include "core/tensor_impl_utils.h"
@@ -323,6 +325,18 @@ Tensor nonzero(const Tensor& x) {
     if (positions[0].numel() == 0) return empty({0, x.dim()}, x.options().dtype(kInt64));
     return stack(positions, 1);
   });
+}
+
+Tensor nonzero_static(const Tensor& x, int64_t size, int64_t fill_value) {
+  detail::check_dtype_rule(Op::nonzero_static, x);
+  STRIDE_CHECK(size >= 0, ValueError, "[nonzero_static] size must be non-negative; got ", size,
+               ".");
+  const TensorOptions index = x.options().dtype(kInt64);
+  // The shape is (size, x.dim()) whatever the values: meta has no values to find.
+  if (x.device().is_meta()) return empty({size, x.dim()}, index);
+  const Tensor found = nonzero(x);
+  const int64_t kept = std::min(size, found.size(0));
+  return cat({found.narrow(0, 0, kept), full({size - kept, x.dim()}, fill_value, index)});
 }
 
 Tensor argwhere(const Tensor& x) {

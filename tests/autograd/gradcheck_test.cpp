@@ -676,6 +676,59 @@ std::vector<GradCase> grad_table() {
       {"local_response_norm",
        {{2, 5, 3}},
        [](const Inputs& x) { return F::local_response_norm(x[0], 3, 0.5, 0.75, 1.0); }},
+      // nn ops moved from Python (src/nn/unpool_and_bags.cpp, multi_head_attention.cpp,
+      // margin_losses.cpp).
+      {"max_unpool1d",
+       {{2, 3}},
+       [](const Inputs& x) { return F::max_unpool1d(x[0], idx({0, 3, 5, 1, 2, 4}, {2, 3}), {2}); }},
+      {"max_unpool2d",
+       {{1, 2, 2}},
+       [](const Inputs& x) {
+         return F::max_unpool2d(x[0], idx({0, 3, 10, 13}, {1, 2, 2}), {2},
+                                with([](auto& o) { o.output_size = {5, 4}; }));
+       }},
+      {"max_unpool3d",
+       {{1, 2, 1, 1}},
+       [](const Inputs& x) { return F::max_unpool3d(x[0], idx({1, 14}, {1, 2, 1, 1}), {2}); }},
+      {"embedding_bag_sum_weighted",
+       {{5, 3}, {6}},
+       [](const Inputs& x) {
+         return F::embedding_bag(idx({0, 2, 2, 4, 1, 3}), x[0], with([&](auto& o) {
+                                   o.offsets = idx({0, 2, 2});
+                                   o.mode = F::EmbeddingBagMode::Sum;
+                                   o.per_sample_weights = x[1];
+                                   o.padding_idx = 1;
+                                 }));
+       }},
+      {"embedding_bag_mean",
+       {{5, 3}},
+       [](const Inputs& x) { return F::embedding_bag(idx({0, 2, 2, 4, 1, 3}, {2, 3}), x[0]); }},
+      {"embedding_bag_max",
+       {{5, 3}},
+       [](const Inputs& x) {
+         return F::embedding_bag(idx({0, 2, 4, 1, 3}), x[0], with([](auto& o) {
+                                   o.offsets = idx({0, 3, 5});
+                                   o.mode = F::EmbeddingBagMode::Max;
+                                   o.include_last_offset = true;
+                                 }));
+       }},
+      {"triplet_margin_with_distance_loss",
+       {m, m, m},
+       [](const Inputs& x) {
+         const auto cosine_distance = [](const Tensor& a, const Tensor& b) {
+           return 1.0 - F::cosine_similarity(a, b);
+         };
+         return F::triplet_margin_with_distance_loss(x[0], x[1], x[2], cosine_distance, 1.5, true,
+                                                     F::Reduction::None);
+       }},
+      {"multi_head_attention_forward",
+       {{3, 2, 4}, {12, 4}, {12}, {4, 4}, {1, 1, 4}, {1, 1, 4}},
+       [](const Inputs& x) {
+         const auto [out, weights] = F::multi_head_attention_forward(
+             x[0], x[0], x[0], 4, 2, x[1], x[2], x[4], x[5], true, 0.0, x[3], Tensor(),
+             with([](auto& o) { o.average_attn_weights = false; }));
+         return cat({out.reshape({-1}), weights.reshape({-1})});
+       }},
       {"normalize", {m}, [](const Inputs& x) { return F::normalize(x[0]); }},
       {"normalize_p3_dim0", {m}, [](const Inputs& x) { return F::normalize(x[0], 3.0, 0); }},
       {"cosine_similarity",

@@ -257,6 +257,11 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"histogramdd",
        [&] {
          histogramdd(i, {2, 2, 2, 2});
+      // nn ops moved from Python (src/nn/multi_head_attention.cpp)
+      {"multi_head_attention_forward",
+       [&] {
+         F::multi_head_attention_forward(i, i, i, 4, 1, Tensor(), Tensor(), Tensor(), Tensor(),
+                                         false, 0.0, Tensor(), Tensor());
        }},
   };
   std::vector<std::string> names;

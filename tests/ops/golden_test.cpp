@@ -2113,6 +2113,83 @@ std::vector<GoldenCase> build_cases() {
     auto [values, indices] = F::adaptive_max_pool3d_with_indices(in[0], {3, 2, 4});
     return {values, indices};
   });
+  // nn ops moved from Python (src/nn/unpool_and_bags.cpp, multi_head_attention.cpp,
+  // margin_losses.cpp; nonzero_static in src/ops/advanced_indexing.cpp)
+  reg("max_unpool1d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::max_unpool1d(x[0], x[1], {2}, with([](auto& o) { o.output_size = {9}; }));
+      }));
+  reg("max_unpool2d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::max_unpool2d(x[0], x[1], {2}, with([](auto& o) {
+                                 o.output_size = {2, 3, 5, 6};
+                               }));
+      }));
+  reg("max_unpool3d_f32", value_and_grad({0}, [](const Ins& x) {
+        return F::max_unpool3d(x[0], x[1], {2}, with([](auto& o) {
+                                 o.stride = {2};
+                                 o.padding = {1};
+                               }));
+      }));
+  reg("embedding_bag_f32", value_and_grad({1, 3}, [](const Ins& x) {
+        return F::embedding_bag(x[0], x[1], with([&](auto& o) {
+                                  o.offsets = x[2];
+                                  o.mode = F::EmbeddingBagMode::Sum;
+                                  o.per_sample_weights = x[3];
+                                  o.padding_idx = 2;
+                                }));
+      }));
+  reg("embedding_bag_mean_f32", value_and_grad({1}, [](const Ins& x) {
+        return F::embedding_bag(x[0], x[1], with([](auto& o) { o.padding_idx = -1; }));
+      }));
+  reg("embedding_bag_max_f32", value_and_grad({1}, [](const Ins& x) {
+        return F::embedding_bag(x[0], x[1], with([&](auto& o) {
+                                  o.offsets = x[2];
+                                  o.mode = F::EmbeddingBagMode::Max;
+                                  o.include_last_offset = true;
+                                }));
+      }));
+  reg("triplet_margin_with_distance_loss_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        const auto cosine_distance = [](const Tensor& a, const Tensor& b) {
+          return 1.0 - F::cosine_similarity(a, b);
+        };
+        return F::triplet_margin_with_distance_loss(x[0], x[1], x[2], cosine_distance, 1.5, true,
+                                                    Reduction::None);
+      }));
+  reg("triplet_margin_with_distance_loss_default_f32", value_and_grad({0, 1, 2}, [](const Ins& x) {
+        return F::triplet_margin_with_distance_loss(x[0], x[1], x[2]);
+      }));
+  reg("multi_head_attention_forward_f32",
+      value_and_grad({0, 1, 2, 3, 4, 5, 6, 7, 8}, [](const Ins& x) {
+        const Tensor padding = tensor<bool>(
+            {false, false, true, false, true, false, false, false, false, false}, {2, 5});
+        const auto [out, weights] =
+            F::multi_head_attention_forward(x[0], x[1], x[2], 6, 3, x[3], x[4], x[7], x[8], true,
+                                            0.0, x[5], x[6], with([&](auto& o) {
+                                              o.training = false;
+                                              o.key_padding_mask = padding;
+                                              o.attn_mask = x[9];
+                                              o.average_attn_weights = false;
+                                            }));
+        return cat({out.reshape({-1}), weights.reshape({-1})});
+      }));
+  reg("multi_head_attention_forward_separate_f32",
+      value_and_grad({0, 1, 3, 4, 6, 7}, [](const Ins& x) {
+        const Tensor causal = ones({3, 5}, kBool).triu(1);
+        return F::multi_head_attention_forward(x[0], x[1], x[2], 4, 2, Tensor(), Tensor(), Tensor(),
+                                               Tensor(), false, 0.0, x[6], Tensor(),
+                                               with([&](auto& o) {
+                                                 o.need_weights = false;
+                                                 o.attn_mask = causal;
+                                                 o.use_separate_proj_weight = true;
+                                                 o.q_proj_weight = x[3];
+                                                 o.k_proj_weight = x[4];
+                                                 o.v_proj_weight = x[5];
+                                                 o.static_v = x[7];
+                                               }))
+            .first;
+      }));
+  reg("nonzero_static_f32", [](const Ins& in) -> Outs {
+    return {nonzero_static(in[0], 4), nonzero_static(in[0], 15, -5)};
+  });
   reg("interpolate_bilinear_f32", value_and_grad({0}, [](const Ins& x) {
         return F::interpolate(x[0], with([](auto& o) {
                                 o.size = {7, 3};

@@ -1276,6 +1276,44 @@ std::vector<OpCase> op_table() {
   add_case({"adaptive_max_pool3d", {{2, 3, 5, 4, 6}}, [](const Inputs& in) {
               return F::adaptive_max_pool3d_with_indices(in[0], {3, 2, 4}).first;
             }});
+  // nn ops moved from Python (src/nn/unpool_and_bags.cpp, multi_head_attention.cpp,
+  // margin_losses.cpp; nonzero_static in src/ops/advanced_indexing.cpp)
+  add_case({"max_unpool1d", {{2, 3}}, [](const Inputs& in) {
+              return F::max_unpool1d(in[0], tensor<int64_t>({0, 3, 5, 1, 2, 4}, {2, 3}), {2});
+            }});
+  add_case(
+      {"max_unpool2d", {{1, 2, 2, 3}}, [](const Inputs& in) {
+         const Tensor indices =
+             tensor<int64_t>({0, 3, 5, 12, 15, 17, 1, 2, 4, 19, 20, 23}, {1, 2, 2, 3});
+         return F::max_unpool2d(in[0], indices, {2}, with([](auto& o) { o.output_size = {5, 6}; }));
+       }});
+  add_case({"max_unpool3d", {{2, 2, 1, 1}}, [](const Inputs& in) {
+              const Tensor indices = tensor<int64_t>({0, 9, 3, 14}, {2, 2, 1, 1});
+              return F::max_unpool3d(in[0], indices, {2});
+            }});
+  add_case({"embedding_bag", {{5, 6}}, [](const Inputs& in) {
+              return F::embedding_bag(tensor<int64_t>({4, 0, 4, 1, 2, 2}, {2, 3}), in[0],
+                                      with([](auto& o) { o.padding_idx = 2; }));
+            }});
+  add_case({"embedding_bag_max_offsets", {{5, 6}}, [](const Inputs& in) {
+              return F::embedding_bag(tensor<int64_t>({4, 0, 3, 1, 2}, {5}), in[0],
+                                      with([](auto& o) {
+                                        o.offsets = tensor<int64_t>({0, 2, 2}, {3});
+                                        o.mode = F::EmbeddingBagMode::Max;
+                                      }));
+            }});
+  add_case({"triplet_margin_with_distance_loss", {m, m, m}, [=](const Inputs& in) {
+              return F::triplet_margin_with_distance_loss(in[0], in[1], in[2], {}, 0.5, true, none);
+            }});
+  add_case({"multi_head_attention_forward", {{3, 2, 4}, {12, 4}, {4, 4}}, [](const Inputs& in) {
+              const auto [out, weights] =
+                  F::multi_head_attention_forward(in[0], in[0], in[0], 4, 2, in[1], Tensor(),
+                                                  Tensor(), Tensor(), false, 0.0, in[2], Tensor());
+              return cat({out.reshape({-1}), weights.reshape({-1})});
+            }});
+  add_case({"nonzero_static", {{4, 6}}, [](const Inputs& in) {
+              return nonzero_static(in[0].gt(0), 30, -2);
+            }});
   add_case({"interpolate", {{2, 3, 4, 5}}, [](const Inputs& in) {
               return F::interpolate(in[0], with([](auto& o) {
                                       o.size = {7, 3};

@@ -2,6 +2,7 @@
 // Shapes: B batch, T (L) query length, S key length, C / D features, V classes.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -314,6 +315,18 @@ Tensor gaussian_nll_loss(const Tensor& input,
                          bool full = false,
                          double eps = 1e-6,
                          Reduction reduction = Reduction::Mean);
+// max(0, margin + d(anchor, positive) - d(anchor, negative)) with d the
+// given distance function (pairwise_distance when empty), as
+// torch.nn.functional.triplet_margin_with_distance_loss; swap takes
+// d(positive, negative) when smaller. margin must be positive.
+using DistanceFunction = std::function<Tensor(const Tensor&, const Tensor&)>;
+Tensor triplet_margin_with_distance_loss(const Tensor& anchor,
+                                         const Tensor& positive,
+                                         const Tensor& negative,
+                                         const DistanceFunction& distance_function = {},
+                                         double margin = 1.0,
+                                         bool swap = false,
+                                         Reduction reduction = Reduction::Mean);
 
 // ---- Composed layers (src/nn/composed_layers.cpp) ----
 
@@ -657,6 +670,100 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& x,
                                                            const AdaptiveSize& output_size);
 std::pair<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& x,
                                                            const AdaptiveSize& output_size);
+
+// ---- Unpooling and bags of embeddings (src/nn/unpool_and_bags.cpp) ----
+
+// The partial inverse of max_pool, as torch.nn.functional.max_unpool1d / 2d /
+// 3d: each value of x (N, C, *spatial) or (C, *spatial) written at its index
+// (max_pool's flat position in the output plane) of a zero output. stride
+// empty means the kernel size; output_size empty means the inverse of
+// max_pool's size formula, (in - 1) * stride - 2 * padding + kernel, else
+// the spatial sizes, with or without the leading dims.
+struct UnpoolOptions {
+  std::vector<int64_t> stride{};
+  std::vector<int64_t> padding{0};
+  std::vector<int64_t> output_size{};
+};
+Tensor max_unpool1d(const Tensor& x,
+                    const Tensor& indices,
+                    IntArrayRef kernel_size,
+                    const UnpoolOptions& options = {});
+Tensor max_unpool2d(const Tensor& x,
+                    const Tensor& indices,
+                    IntArrayRef kernel_size,
+                    const UnpoolOptions& options = {});
+Tensor max_unpool3d(const Tensor& x,
+                    const Tensor& indices,
+                    IntArrayRef kernel_size,
+                    const UnpoolOptions& options = {});
+
+// The sum, mean or max of each bag's rows of weight (V, D) -> (bags, D), as
+// torch.nn.functional.embedding_bag: bags are the rows of a 2-d input, or a
+// 1-d input cut at offsets (with include_last_offset, offsets' last entry
+// closes the last bag). Ids equal to padding_idx are left out, and an empty
+// bag gives zeros; per_sample_weights (input's shape) scale each row in Sum
+// mode. max_norm first rescales, in place and untracked, each looked-up row
+// whose norm_type-norm exceeds it; scale_grad_by_freq divides each row's
+// gradient by how often the input looks it up. stride has no sparse
+// tensors, so PyTorch's sparse flag has no counterpart.
+enum class EmbeddingBagMode { Sum, Mean, Max };
+struct EmbeddingBagOptions {
+  Tensor offsets;  // undefined for a 2-d input
+  std::optional<double> max_norm;
+  double norm_type = 2.0;
+  bool scale_grad_by_freq = false;
+  EmbeddingBagMode mode = EmbeddingBagMode::Mean;
+  Tensor per_sample_weights;
+  bool include_last_offset = false;
+  std::optional<int64_t> padding_idx;
+};
+Tensor embedding_bag(const Tensor& input,
+                     const Tensor& weight,
+                     const EmbeddingBagOptions& options = {});
+
+// ---- Multi-head attention (src/nn/multi_head_attention.cpp) ----
+
+// torch.nn.functional.multi_head_attention_forward: query (L, N, E), key and
+// value (S, N, E) ((L, E), (S, E) unbatched) projected by in_proj_weight
+// (3E, E) or by q/k/v_proj_weight (use_separate_proj_weight), with bias_k
+// and bias_v (1, 1, E) appended as one more key and value, and add_zero_attn
+// a zero one; static_k / static_v (N * heads, S, E / heads) replace the
+// projected keys / values. attn_mask is bool (true: may not attend) or
+// float (added), (L, S) or (N * heads, L, S); key_padding_mask (N, S) the
+// same. is_causal is a hint that attn_mask is causal (it must be given).
+// Returns (output (L, N, E), weights): weights (N, L, S) averaged over heads,
+// (N, heads, L, S) otherwise, undefined without need_weights; unbatched
+// inputs drop N from both.
+struct MultiHeadAttentionOptions {
+  bool training = true;
+  Tensor key_padding_mask;
+  bool need_weights = true;
+  Tensor attn_mask;
+  bool use_separate_proj_weight = false;
+  Tensor q_proj_weight;
+  Tensor k_proj_weight;
+  Tensor v_proj_weight;
+  Tensor static_k;
+  Tensor static_v;
+  bool average_attn_weights = true;
+  bool is_causal = false;
+  Generator* gen = nullptr;  // draws the dropout mask; the default generator when null
+};
+std::pair<Tensor, Tensor> multi_head_attention_forward(
+    const Tensor& query,
+    const Tensor& key,
+    const Tensor& value,
+    int64_t embed_dim_to_check,
+    int64_t num_heads,
+    const Tensor& in_proj_weight,
+    const Tensor& in_proj_bias,
+    const Tensor& bias_k,
+    const Tensor& bias_v,
+    bool add_zero_attn,
+    double dropout_p,
+    const Tensor& out_proj_weight,
+    const Tensor& out_proj_bias,
+    const MultiHeadAttentionOptions& options = {});
 
 // ---- resampling and normalisation of images (src/nn/interpolate.cpp,
 // src/nn/group_norm.cpp) ----

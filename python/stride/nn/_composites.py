@@ -1,12 +1,8 @@
 """torch.nn.functional entries with PyTorch's Python signatures over
 stride's C++ composites (src/nn/composed_layers.cpp): the channel-wise and
 alpha dropouts, rrelu, bilinear, channel_shuffle, pdist and
-local_response_norm; and max_unpool and embedding_bag, composed here from
-stride's ops (scatter, index_add, scatter_reduce)."""
-
-import math
-
-import stride
+local_response_norm; and max_unpool and embedding_bag
+(src/nn/unpool_and_bags.cpp)."""
 
 from .._stride import Tensor, _nn
 
@@ -101,101 +97,28 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     return _nn.local_response_norm(input, size, alpha, beta, k)
 
 
-def _tuple_of(value, dims, name, arg):
-    if isinstance(value, int):
-        return (value,) * dims
-    value = tuple(value)
-    if len(value) != dims:
-        raise ValueError(f"{name}(): {arg} must be an int or {dims} ints; got {value}.")
-    return value
-
-
-def _unpooled_size(name, input, kernel, step, padding, output_size, dims):
-    """The output's spatial size: output_size (with or without its leading
-    dims) or, without it, the inverse of max_pool's size formula."""
-    default = tuple(
-        (size - 1) * s - 2 * p + k
-        for size, k, s, p in zip(input.shape[-dims:], kernel, step, padding)
-    )
-    if output_size is None:
-        return default
-    size = tuple(output_size)[-dims:] if len(output_size) >= dims else tuple(output_size)
-    if len(size) != dims:
-        raise ValueError(f"{name}(): output_size must end in {dims} spatial sizes; got {size}.")
-    return size
-
-
-def _max_unpool(name, input, indices, kernel_size, step, padding, output_size, dims):
-    """Each value of input written at its flat index (within its channel's
-    output plane) of a zero output: max_pool's inverse on the kept maxima."""
+def _max_unpool(name, input, indices, kernel_size, stride, padding, output_size):
     _check_tensor(name, "input", input)
     _check_tensor(name, "indices", indices)
-    if input.ndim not in (dims + 1, dims + 2) or indices.shape != input.shape:
-        raise ValueError(
-            f"{name}(): input must have {dims + 1} (unbatched) or {dims + 2} dims and indices "
-            f"its shape; got {tuple(input.shape)} and {tuple(indices.shape)}."
-        )
-    kernel = _tuple_of(kernel_size, dims, name, "kernel_size")
-    step = kernel if step is None else _tuple_of(step, dims, name, "stride")
-    padding = _tuple_of(padding, dims, name, "padding")
-    size = _unpooled_size(name, input, kernel, step, padding, output_size, dims)
-    lead = tuple(input.shape[:-dims])
-    plane = math.prod(size)
-    flat_indices = indices.reshape(lead + (-1,))
-    if flat_indices.numel() and not (
-        (flat_indices >= 0).all().item() and (flat_indices < plane).all().item()
-    ):
-        raise ValueError(
-            f"{name}(): indices must lie in [0, {plane}), the output plane of size {size}."
-        )
-    zeros = stride.zeros(lead + (plane,), dtype=input.dtype)
-    out = zeros.scatter(-1, flat_indices, input.reshape(lead + (-1,)))
-    return out.reshape(lead + size)
+    return getattr(_nn, name)(input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool1d: (N, C, L) values at their indices
     in zeros (torch.nn.functional.max_unpool1d)."""
-    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding, output_size, 1)
+    return _max_unpool("max_unpool1d", input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool2d: (N, C, H, W) values at their flat
     indices in zeros (torch.nn.functional.max_unpool2d)."""
-    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size, 2)
+    return _max_unpool("max_unpool2d", input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of max_pool3d: (N, C, D, H, W) values at their flat
     indices in zeros (torch.nn.functional.max_unpool3d)."""
-    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding, output_size, 3)
-
-
-def _bag_of_each_index(name, input, offsets, include_last_offset):
-    """The flat ids and the bag each belongs to (a list), and the number
-    of bags: a (B, N) input's rows, or a 1-d input cut at offsets."""
-    if input.ndim == 2:
-        if offsets is not None:
-            raise ValueError(f"{name}(): offsets must be None for a 2-d input; each row is a bag.")
-        bags, per_bag = input.shape
-        return input.reshape(-1), [b for b in range(bags) for _ in range(per_bag)], bags
-    if input.ndim != 1 or offsets is None or offsets.ndim != 1:
-        raise ValueError(
-            f"{name}(): input must be (B, N), or 1-d with 1-d offsets; got input of shape "
-            f"{tuple(input.shape)} and offsets {None if offsets is None else tuple(offsets.shape)}."
-        )
-    # With include_last_offset the last offset closes the last bag, which
-    # (as in PyTorch's kernel) still runs to the end of input.
-    starts = offsets.tolist()[:-1] if include_last_offset else offsets.tolist()
-    end = input.shape[0]
-    if starts and (starts[0] != 0 or starts != sorted(starts) or starts[-1] > end):
-        raise ValueError(
-            f"{name}(): offsets must start at 0 and not decrease, within the input; got "
-            f"{offsets.tolist()}."
-        )
-    ends = starts[1:] + [end]
-    bag_ids = [b for b, (s, e) in enumerate(zip(starts, ends)) for _ in range(s, e)]
-    return input.narrow(0, 0, len(bag_ids)), bag_ids, len(starts)
+    return _max_unpool("max_unpool3d", input, indices, kernel_size, stride, padding, output_size)
 
 
 def embedding_bag(
@@ -217,43 +140,17 @@ def embedding_bag(
     (an empty bag gives zeros); per_sample_weights scale each row in mode
     'sum'. stride has no sparse tensors: with sparse=True weight's gradient
     holds the same values, dense."""
-    from .functional import embedding
-
-    name = "embedding_bag"
-    _check_tensor(name, "input", input)
-    _check_tensor(name, "weight", weight)
-    if mode not in ("sum", "mean", "max"):
-        raise ValueError(f"{name}(): mode must be 'sum', 'mean' or 'max'; got {mode!r}.")
-    if per_sample_weights is not None and mode != "sum":
-        raise NotImplementedError(
-            f"{name}(): per_sample_weights is only supported for mode='sum'; got mode={mode!r}."
-        )
-    if per_sample_weights is not None and per_sample_weights.shape != input.shape:
-        raise ValueError(
-            f"{name}(): per_sample_weights must have input's shape {tuple(input.shape)}; got "
-            f"{tuple(per_sample_weights.shape)}."
-        )
-    ids, bag_ids, bags = _bag_of_each_index(name, input, offsets, include_last_offset)
-    rows = embedding(ids, weight, None, max_norm, norm_type, scale_grad_by_freq)
-    kept = [
-        i
-        for i, v in enumerate(ids.tolist())
-        if padding_idx is None or v != padding_idx % len(weight)
-    ]
-    positions = stride.tensor(kept, dtype=stride.int64)
-    rows = rows.index_select(0, positions)
-    bag = stride.tensor([bag_ids[i] for i in kept], dtype=stride.int64)
-    out = stride.zeros((bags, weight.shape[1]), dtype=weight.dtype)
-    if mode == "max":
-        index = bag.unsqueeze(1).expand(len(kept), weight.shape[1])
-        return out.scatter_reduce(0, index, rows, "amax", include_self=False)
-    if weight.dtype in (stride.bfloat16, stride.float16):
-        # One rounding at the end, as PyTorch's float-accumulating kernel.
-        rows, out = rows.float(), out.float()
-    if per_sample_weights is not None:
-        scale = per_sample_weights.reshape(-1).narrow(0, 0, len(bag_ids)).index_select(0, positions)
-        rows = rows * scale.unsqueeze(1).to(rows.dtype)
-    summed = out.index_add(0, bag, rows)
-    if mode == "mean":
-        summed = summed / stride.bincount(bag, minlength=bags).clamp_min(1).unsqueeze(1)
-    return summed.to(weight.dtype)
+    _check_tensor("embedding_bag", "input", input)
+    _check_tensor("embedding_bag", "weight", weight)
+    return _nn.embedding_bag(
+        input,
+        weight,
+        offsets,
+        max_norm,
+        norm_type,
+        scale_grad_by_freq,
+        mode,
+        per_sample_weights,
+        include_last_offset,
+        padding_idx,
+    )

@@ -137,21 +137,19 @@ def triplet_margin_with_distance_loss(
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d being
     distance_function (pairwise_distance by default); swap also takes
     d(positive, negative) when smaller
-    (torch.nn.functional.triplet_margin_with_distance_loss). d is any
-    Python callable, so this one is composed here."""
+    (torch.nn.functional.triplet_margin_with_distance_loss). d may be any
+    Python callable of two tensors; the C++ loss calls it."""
     name = "triplet_margin_with_distance_loss"
     _check_tensors(name, anchor=anchor, positive=positive, negative=negative)
-    if margin <= 0:
-        raise ValueError(f"{name}(): margin must be greater than 0; got {margin}.")
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{name}(): reduction must be 'mean', 'sum' or 'none'; got {reduction!r}.")
-    distance = distance_function if distance_function is not None else _nn.pairwise_distance
-    to_positive = distance(anchor, positive)
-    to_negative = distance(anchor, negative)
-    if swap:
-        to_negative = stride.minimum(to_negative, distance(positive, negative))
-    loss = (margin + to_positive - to_negative).clamp_min(0)
-    return loss if reduction == "none" else getattr(loss, reduction)()
+    return _nn.triplet_margin_with_distance_loss(
+        anchor,
+        positive,
+        negative,
+        distance_function=distance_function,
+        margin=margin,
+        swap=swap,
+        reduction=reduction,
+    )
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
