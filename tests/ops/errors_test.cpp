@@ -257,6 +257,7 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
       {"histogramdd",
        [&] {
          histogramdd(i, {2, 2, 2, 2});
+       }},
       // nn ops moved from Python (src/nn/multi_head_attention.cpp)
       {"multi_head_attention_forward",
        [&] {
