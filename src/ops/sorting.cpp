@@ -182,7 +182,9 @@ std::pair<Tensor, Tensor> nanmedian(const Tensor& x, int64_t dim, bool keepdim) 
 }
 
 std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool keepdim) {
-  detail::check_dtype_rule(Op::kthvalue, x);
+  // A kernel op outside apply(): the scope gives it the device and dtype
+  // checks and its profiler span, around the gather that carries the gradient.
+  detail::OpScope scope(Op::kthvalue, {&x});
   const Tensor xs = x.dim() == 0 ? x.reshape({1}) : x;
   const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "kthvalue");
   const int64_t n = xs.size(d);
@@ -205,7 +207,7 @@ std::pair<Tensor, Tensor> kthvalue(const Tensor& x, int64_t k, int64_t dim, bool
 }
 
 std::pair<Tensor, Tensor> mode(const Tensor& x, int64_t dim, bool keepdim) {
-  detail::check_dtype_rule(Op::mode, x);
+  detail::OpScope scope(Op::mode, {&x});  // as kthvalue's
   const Tensor xs = x.dim() == 0 ? x.reshape({1}) : x;
   const int64_t d = x.dim() == 0 ? 0 : wrap_dim(dim, x.dim(), "mode");
   const int64_t n = xs.size(d);

@@ -169,5 +169,24 @@ TEST(Profiler, RecordsTheFusedNnOps) {
   EXPECT_EQ(nested["rotary_embedding"], 1);
 }
 
+// kthvalue and mode pick positions with a kernel of their own and gather the
+// values there: each call is still one span named after the op, around the
+// ops it runs.
+TEST(Profiler, RecordsKthvalueAndModeAsOneSpanEach) {
+  const Tensor x = randn({3, 5});
+  profiler::Profiler prof;
+  prof.start();
+  kthvalue(x, 2, 1);
+  mode(x, 0);
+  prof.stop();
+  std::map<std::string, int> top_level;
+  for (const auto& e : prof.events()) {
+    if (e.depth == 0) top_level[e.name]++;
+  }
+  EXPECT_EQ(top_level["kthvalue"], 1);
+  EXPECT_EQ(top_level["mode"], 1);
+  EXPECT_EQ(top_level.size(), 2u) << "the gather under each op is nested in its span";
+}
+
 }  // namespace
 }  // namespace stride
