@@ -61,4 +61,12 @@ Tensor& run_elementwise(const char* op,
   return out;
 }
 
+// A kernel's result, allocated by it: the forward of an out-of-place op.
+template <class Kernel, class... Args>
+Tensor out_of_place(Kernel&& kernel, const Args&... args) {
+  Tensor out;
+  kernel(out, args...);
+  return out;
+}
+
 }  // namespace stride::detail
