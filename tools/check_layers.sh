@@ -22,7 +22,7 @@ LAYERS=(
          include/stride/profiler.h include/stride/factory.h include/stride/backend.h"
   "backends: src/backends/* include/stride/cuda.h"
   "autograd: src/autograd/* include/stride/autograd.h"
-  "ops: src/ops/* include/stride/ops.h include/stride/autocast.h include/stride/linalg.h include/stride/masked.h"
+  "ops: src/ops/* include/stride/ops.h include/stride/fft.h include/stride/autocast.h include/stride/linalg.h include/stride/masked.h"
   "engine: src/engine/*"
   "nn: src/nn/* include/stride/nn.h include/stride/nn/*"
   "optim: src/optim/* include/stride/optim.h include/stride/optim/*"
