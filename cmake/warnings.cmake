@@ -6,8 +6,9 @@ function(stride_set_warnings target)
     $<${cxx}:-Wall> $<${cxx}:-Wextra> $<${cxx}:-Wshadow> $<${cxx}:-Wnon-virtual-dtor>
     $<${cxx}:-Wpedantic>)
   # -Wpsabi flags every by-value 64-byte vector (src/backends/cpu/vec_math.h)
-  # on a target without AVX-512. Those are inline helpers compiled with the
-  # same flags everywhere, never an interface between separately built code.
+  # on a target without AVX-512. Those are helpers inside one CPU level's
+  # namespace (Note [CPU capabilities]), never an interface between code
+  # built with other flags.
   target_compile_options(${target} PRIVATE $<${cxx}:-Wno-psabi>)
   if(STRIDE_WERROR)
     target_compile_options(${target} PRIVATE $<${cxx}:-Werror>)

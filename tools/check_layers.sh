@@ -15,7 +15,7 @@ set -f
 # may include nothing of stride's. ----
 LAYERS=(
   "op-list: src/core/op_list.h"
-  "core: src/core/* include/stride/device.h include/stride/dtype.h include/stride/error.h
+  "core: src/core/* include/stride/cpu_capability.h include/stride/device.h include/stride/dtype.h include/stride/error.h
          include/stride/shape.h include/stride/storage.h include/stride/allocator.h
          include/stride/tensor.h include/stride/scalar.h include/stride/generator.h
          include/stride/parallel.h include/stride/logging.h include/stride/function_ref.h

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "stride/cpu_capability.h"
 #include "stride/distributed.h"
 #include "stride/error.h"
 #include "stride/parallel.h"
@@ -117,7 +118,10 @@ void add_model_source(CLI::App* command, stride::app::ModelSource& source) {
 int main(int argc, char** argv) {
   using namespace stride::app;
   CLI::App app{"stride: Llama from scratch on TinyShakespeare, in C++"};
-  app.set_version_flag("--version", "stride " STRIDE_VERSION);
+  // The CPU kernels' level too: which compiled path this machine runs (Note
+  // [CPU capabilities]).
+  app.set_version_flag("--version", std::string("stride " STRIDE_VERSION "\nCPU capability: ") +
+                                        stride::cpu_capability_summary());
   app.option_defaults()->always_capture_default();
   app.require_subcommand(1);
   int threads = 0;

@@ -6,6 +6,7 @@
 #include "stride/autograd.h"
 #include "stride/backend.h"
 #include "stride/checkpoint.h"
+#include "stride/cpu_capability.h"
 #include "stride/cuda.h"
 #include "stride/data.h"
 #include "stride/device.h"

@@ -1,5 +1,7 @@
 // stride._stride: the C++ core as Python sees it. python/stride/__init__.py
 // re-exports it with PyTorch's names and adds what is written in Python.
+#include <nanobind/stl/string.h>
+
 #include "bindings.h"
 
 NB_MODULE(_stride, m) {
@@ -11,6 +13,12 @@ NB_MODULE(_stride, m) {
   // (tools/python_asan.sh).
   nb::set_leak_warnings(false);
   m.attr("__version__") = STRIDE_VERSION;
+  // The CPU kernels' instruction-set level (include/stride/cpu_capability.h),
+  // for stride.show_config() and stride.backends.cpu.
+  m.def("_cpu_capability", [] { return stride::cpu_capability_name(stride::cpu_capability()); });
+  m.def("_cpu_capability_supported",
+        [] { return stride::cpu_capability_name(stride::cpu_capability_supported()); });
+  m.def("_cpu_capability_summary", &stride::cpu_capability_summary);
   stride::python::bind_errors(m);
   stride::python::bind_dtypes(m);
   stride::python::bind_tensor(m);

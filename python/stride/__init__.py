@@ -118,6 +118,16 @@ cdouble = complex128
 __version__ = _stride.__version__
 
 
+def show_config():
+    """Prints how this stride was built and what it runs on: its version,
+    the CPU kernels' instruction-set level (STRIDE_CPU_CAPABILITY forces a
+    lower one), the kernel threads and whether a CUDA device is usable."""
+    print(f"stride {__version__}")
+    print(f"  CPU capability: {_stride._cpu_capability_summary()}")
+    print(f"  threads: {_stride.get_num_threads()}")
+    print(f"  CUDA: {'available' if cuda.is_available() else 'not available'}")
+
+
 def _export_ops():
     """Every op the extension binds as a function (stride.exp, stride.matmul,
     ...) becomes an attribute of this module."""

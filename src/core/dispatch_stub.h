@@ -13,6 +13,11 @@
 // that is the whole op there. A device whose backend did not register a
 // kernel is a DeviceError naming the op and the device.
 //
+// A CPU kernel is registered once per instruction-set level its file was
+// compiled for (Note [CPU capabilities] in src/backends/cpu/capability.h):
+// the stub keeps the best level at or below cpu_capability(), so a call
+// costs what it did with one kernel, and a level above the CPU's never runs.
+//
 // Stubs are constant-initialised (constexpr constructor, zeroed table), so a
 // registration running at load time always finds its stub, in whatever order
 // the library's files initialise. In a static libstride, link it whole
@@ -25,6 +30,7 @@
 #include <utility>
 
 #include "core/check.h"
+#include "stride/cpu_capability.h"
 #include "stride/device.h"
 
 namespace stride::detail {
@@ -41,7 +47,21 @@ class DispatchStub<R (*)(Args...)> {
   DispatchStub(const DispatchStub&) = delete;
   DispatchStub& operator=(const DispatchStub&) = delete;
 
-  void register_kernel(DeviceType type, Kernel kernel) { kernels_[size_t(type)] = kernel; }
+  void register_kernel(DeviceType type, Kernel kernel) {
+    STRIDE_ASSERT(type != DeviceType::CPU, "[", name_,
+                  "] CPU kernels register with their level (register_cpu_kernel)");
+    kernels_[size_t(type)] = kernel;
+  }
+
+  // `kernel`, compiled for `level`, replaces a lower level's and is ignored
+  // above the level in use.
+  void register_cpu_kernel(CpuCapability level, Kernel kernel) {
+    if (level > cpu_capability()) return;
+    const size_t cpu = size_t(DeviceType::CPU);
+    if (kernels_[cpu] != nullptr && level < cpu_level_) return;
+    kernels_[cpu] = kernel;
+    cpu_level_ = level;
+  }
   bool has_kernel(DeviceType type) const { return kernels_[size_t(type)] != nullptr; }
 
   template <class... CallArgs>
@@ -62,6 +82,7 @@ class DispatchStub<R (*)(Args...)> {
  private:
   const char* name_;
   std::array<Kernel, kNumDeviceTypes> kernels_{};
+  CpuCapability cpu_level_ = CpuCapability::Default;
 };
 
 }  // namespace stride::detail

@@ -230,20 +230,20 @@ void expect_thread_invariant(Fill fill) {
 
 TEST(RandomFill, IsThreadCountInvariant) {
   expect_thread_invariant<float>(
-      [](float* p, Generator& g) { detail::fill_uniform(p, kBig, -2.0, 3.0, g); });
+      [](float* p, Generator& g) { cpu::fill_uniform(p, kBig, -2.0, 3.0, g); });
   expect_thread_invariant<double>(
-      [](double* p, Generator& g) { detail::fill_uniform(p, kBig, -2.0, 3.0, g); });
+      [](double* p, Generator& g) { cpu::fill_uniform(p, kBig, -2.0, 3.0, g); });
   expect_thread_invariant<float>(
-      [](float* p, Generator& g) { detail::fill_normal(p, kBig, 1.0, 2.0, g); });
+      [](float* p, Generator& g) { cpu::fill_normal(p, kBig, 1.0, 2.0, g); });
   expect_thread_invariant<double>(
-      [](double* p, Generator& g) { detail::fill_normal(p, kBig, 1.0, 2.0, g); });
+      [](double* p, Generator& g) { cpu::fill_normal(p, kBig, 1.0, 2.0, g); });
   expect_thread_invariant<int64_t>(
-      [](int64_t* p, Generator& g) { detail::fill_randint(p, kBig, -5, 1000, g); });
+      [](int64_t* p, Generator& g) { cpu::fill_randint(p, kBig, -5, 1000, g); });
   // range = 3 * 2^62: a quarter of the first draws are rejected and redrawn.
   const int64_t low = std::numeric_limits<int64_t>::min();
   const int64_t high = int64_t(1) << 62;
   expect_thread_invariant<int64_t>(
-      [=](int64_t* p, Generator& g) { detail::fill_randint(p, kBig, low, high, g); });
+      [=](int64_t* p, Generator& g) { cpu::fill_randint(p, kBig, low, high, g); });
 }
 
 TEST(RandomFill, ReservesCeilNOverKCounters) {
@@ -251,29 +251,29 @@ TEST(RandomFill, ReservesCeilNOverKCounters) {
   std::vector<float> f(10);
   std::vector<double> d(10);
   std::vector<int64_t> i(10);
-  detail::fill_uniform(f.data(), 10, 0.0, 1.0, gen);  // ceil(10 / 4) = 3
+  cpu::fill_uniform(f.data(), 10, 0.0, 1.0, gen);  // ceil(10 / 4) = 3
   EXPECT_EQ(gen.get_state().offset, 3u);
-  detail::fill_uniform(d.data(), 9, 0.0, 1.0, gen);  // 5
+  cpu::fill_uniform(d.data(), 9, 0.0, 1.0, gen);  // 5
   EXPECT_EQ(gen.get_state().offset, 8u);
-  detail::fill_normal(f.data(), 5, 0.0, 1.0, gen);  // 2
+  cpu::fill_normal(f.data(), 5, 0.0, 1.0, gen);  // 2
   EXPECT_EQ(gen.get_state().offset, 10u);
-  detail::fill_normal(d.data(), 3, 0.0, 1.0, gen);  // 2
+  cpu::fill_normal(d.data(), 3, 0.0, 1.0, gen);  // 2
   EXPECT_EQ(gen.get_state().offset, 12u);
-  detail::fill_randint(i.data(), 10, 0, 7, gen);  // 5
+  cpu::fill_randint(i.data(), 10, 0, 7, gen);  // 5
   EXPECT_EQ(gen.get_state().offset, 17u);
-  detail::fill_randint(i.data(), 0, 0, 7, gen);
+  cpu::fill_randint(i.data(), 0, 0, 7, gen);
   EXPECT_EQ(gen.get_state().offset, 17u);
 }
 
 TEST(RandomFill, ConsecutiveFillsDiffer) {
   Generator gen(3);
   std::vector<float> a(1000), b(1000);
-  detail::fill_uniform(a.data(), 1000, 0.0, 1.0, gen);
-  detail::fill_uniform(b.data(), 1000, 0.0, 1.0, gen);
+  cpu::fill_uniform(a.data(), 1000, 0.0, 1.0, gen);
+  cpu::fill_uniform(b.data(), 1000, 0.0, 1.0, gen);
   EXPECT_NE(a, b);
   std::vector<int64_t> c(1000), d(1000);
-  detail::fill_randint(c.data(), 1000, 0, 1 << 30, gen);
-  detail::fill_randint(d.data(), 1000, 0, 1 << 30, gen);
+  cpu::fill_randint(c.data(), 1000, 0, 1 << 30, gen);
+  cpu::fill_randint(d.data(), 1000, 0, 1 << 30, gen);
   EXPECT_NE(c, d);
 }
 
@@ -295,16 +295,16 @@ void expect_continuation(Fill fill) {
 }
 
 TEST(RandomFill, SecondFillContinuesTheCounterStream) {
-  expect_continuation<float, detail::kUniformFloatPerCounter>(
-      [](float* p, int64_t n, Generator& g) { detail::fill_uniform(p, n, 0.0, 1.0, g); });
-  expect_continuation<double, detail::kUniformDoublePerCounter>(
-      [](double* p, int64_t n, Generator& g) { detail::fill_uniform(p, n, 0.0, 1.0, g); });
-  expect_continuation<float, detail::kNormalFloatPerCounter>(
-      [](float* p, int64_t n, Generator& g) { detail::fill_normal(p, n, 0.0, 1.0, g); });
-  expect_continuation<double, detail::kNormalDoublePerCounter>(
-      [](double* p, int64_t n, Generator& g) { detail::fill_normal(p, n, 0.0, 1.0, g); });
-  expect_continuation<int64_t, detail::kRandintPerCounter>(
-      [](int64_t* p, int64_t n, Generator& g) { detail::fill_randint(p, n, -3, 3, g); });
+  expect_continuation<float, kernels::kUniformFloatPerCounter>(
+      [](float* p, int64_t n, Generator& g) { cpu::fill_uniform(p, n, 0.0, 1.0, g); });
+  expect_continuation<double, kernels::kUniformDoublePerCounter>(
+      [](double* p, int64_t n, Generator& g) { cpu::fill_uniform(p, n, 0.0, 1.0, g); });
+  expect_continuation<float, kernels::kNormalFloatPerCounter>(
+      [](float* p, int64_t n, Generator& g) { cpu::fill_normal(p, n, 0.0, 1.0, g); });
+  expect_continuation<double, kernels::kNormalDoublePerCounter>(
+      [](double* p, int64_t n, Generator& g) { cpu::fill_normal(p, n, 0.0, 1.0, g); });
+  expect_continuation<int64_t, kernels::kRandintPerCounter>(
+      [](int64_t* p, int64_t n, Generator& g) { cpu::fill_randint(p, n, -3, 3, g); });
 }
 
 // Element i of a fill is a fixed function of Philox at counter base + i / k
@@ -314,9 +314,9 @@ TEST(RandomFill, ElementsAreTheDocumentedFunctionOfTheirCounter) {
   Generator gen(8);
   gen.reserve(4);
   std::vector<double> u(static_cast<size_t>(n));
-  detail::fill_uniform(u.data(), n, 0.0, 1.0, gen);
+  cpu::fill_uniform(u.data(), n, 0.0, 1.0, gen);
   std::vector<int64_t> r(static_cast<size_t>(n));
-  detail::fill_randint(r.data(), n, -5, 5, gen);  // 2^64 mod 10 = 6: no rejections in practice
+  cpu::fill_randint(r.data(), n, -5, 5, gen);  // 2^64 mod 10 = 6: no rejections in practice
   const uint64_t r_base = 4 + (n + 1) / 2;
 
   const auto key = detail::philox_key(gen.key());
@@ -343,7 +343,7 @@ TEST(RandomFill, BernoulliAtReproducesPiecesOfAFill) {
   gen.reserve(3);
   const uint64_t base = gen.get_state().offset;
   std::vector<double> whole(static_cast<size_t>(n));
-  detail::fill_uniform(whole.data(), n, 0.0, 1.0, gen);
+  cpu::fill_uniform(whole.data(), n, 0.0, 1.0, gen);
   const std::vector<int64_t> cuts = {0, 1, 2, 5, 6, 6, 19, 150, 151, 280, 537, 538, 1000, 1001};
   // An element's own value u and the next double above it, where u < p
   // flips. Below 0.5 that double is less than 2^-53 above u, so p 2^53 has a
@@ -354,7 +354,7 @@ TEST(RandomFill, BernoulliAtReproducesPiecesOfAFill) {
     std::vector<uint8_t> pieces(static_cast<size_t>(n), 7);
     for (size_t c = 0; c + 1 < cuts.size(); ++c) {
       const int64_t first = cuts[c], count = cuts[c + 1] - cuts[c];
-      detail::bernoulli_at(pieces.data() + first, first, count, p, gen.key(), base);
+      cpu::bernoulli_at(pieces.data() + first, first, count, p, gen.key(), base);
     }
     for (int64_t i = 0; i < n; ++i) {
       ASSERT_EQ(pieces[size_t(i)], whole[size_t(i)] < p ? 1 : 0) << "p " << p << " element " << i;
@@ -376,13 +376,13 @@ TEST(RandomFill, UniformHasTheRightMomentsAndRange) {
   constexpr int64_t n = 1000000;
   Generator gen(12);
   std::vector<float> f(static_cast<size_t>(n));
-  detail::fill_uniform(f.data(), n, -1.0, 3.0, gen);
+  cpu::fill_uniform(f.data(), n, -1.0, 3.0, gen);
   EXPECT_GE(*std::min_element(f.begin(), f.end()), -1.0f);
   EXPECT_LT(*std::max_element(f.begin(), f.end()), 3.0f);
   expect_moments(f, 1.0, 16.0 / 12.0, 0.01);
 
   std::vector<double> d(static_cast<size_t>(n));
-  detail::fill_uniform(d.data(), n, 0.0, 1.0, gen);
+  cpu::fill_uniform(d.data(), n, 0.0, 1.0, gen);
   EXPECT_GE(*std::min_element(d.begin(), d.end()), 0.0);
   EXPECT_LT(*std::max_element(d.begin(), d.end()), 1.0);
   expect_moments(d, 0.5, 1.0 / 12.0, 0.003);
@@ -394,16 +394,16 @@ TEST(RandomFill, UniformNeverReturnsTo) {
   Generator gen(13);
   const float ff = 1.0f, tf = std::nextafter(1.0f, 2.0f);
   std::vector<float> f(10000);
-  detail::fill_uniform(f.data(), 10000, ff, tf, gen);
+  cpu::fill_uniform(f.data(), 10000, ff, tf, gen);
   for (float x : f) ASSERT_EQ(x, ff);
 
   const double td = std::nextafter(1.0, 2.0);
   std::vector<double> d(10000);
-  detail::fill_uniform(d.data(), 10000, 1.0, td, gen);
+  cpu::fill_uniform(d.data(), 10000, 1.0, td, gen);
   for (double x : d) ASSERT_EQ(x, 1.0);
 
   std::vector<double> point(10);
-  detail::fill_uniform(point.data(), 10, 2.5, 2.5, gen);  // an empty range gives `from`
+  cpu::fill_uniform(point.data(), 10, 2.5, 2.5, gen);  // an empty range gives `from`
   for (double x : point) EXPECT_EQ(x, 2.5);
 }
 
@@ -411,12 +411,12 @@ TEST(RandomFill, NormalHasTheRightMoments) {
   constexpr int64_t n = 1000000;
   Generator gen(14);
   std::vector<float> f(static_cast<size_t>(n));
-  detail::fill_normal(f.data(), n, 0.0, 1.0, gen);
+  cpu::fill_normal(f.data(), n, 0.0, 1.0, gen);
   for (float x : f) ASSERT_TRUE(std::isfinite(x));
   expect_moments(f, 0.0, 1.0, 0.01);
 
   std::vector<double> d(static_cast<size_t>(n));
-  detail::fill_normal(d.data(), n, 3.0, 0.5, gen);
+  cpu::fill_normal(d.data(), n, 3.0, 0.5, gen);
   for (double x : d) ASSERT_TRUE(std::isfinite(x));
   expect_moments(d, 3.0, 0.25, 0.005);
   // About 68.3% within one sigma.
@@ -432,7 +432,7 @@ TEST(RandomFill, NormalFloatMatchesDoublePrecisionBoxMuller) {
   constexpr int64_t n = 400000;
   Generator gen(18);
   std::vector<float> f(static_cast<size_t>(n));
-  detail::fill_normal(f.data(), n, 0.0, 1.0, gen);
+  cpu::fill_normal(f.data(), n, 0.0, 1.0, gen);
   const auto key = detail::philox_key(gen.key());
   double worst = 0;
   for (int64_t i = 0; i < n; ++i) {
@@ -454,7 +454,7 @@ TEST(RandomFill, RandintCoversTheRangeAndNeverHitsHigh) {
   constexpr int64_t n = 100000, low = -3, high = 7;
   Generator gen(15);
   std::vector<int64_t> v(static_cast<size_t>(n));
-  detail::fill_randint(v.data(), n, low, high, gen);
+  cpu::fill_randint(v.data(), n, low, high, gen);
   std::vector<int64_t> counts(size_t(high - low), 0);
   for (int64_t x : v) {
     ASSERT_GE(x, low);
@@ -463,7 +463,7 @@ TEST(RandomFill, RandintCoversTheRangeAndNeverHitsHigh) {
   }
   for (int64_t c : counts) EXPECT_NEAR(double(c), double(n) / 10.0, 600.0);  // ~6 sigma
 
-  detail::fill_randint(v.data(), 100, 5, 6, gen);  // a single value
+  cpu::fill_randint(v.data(), 100, 5, 6, gen);  // a single value
   for (int i = 0; i < 100; ++i) EXPECT_EQ(v[size_t(i)], 5);
 }
 
@@ -477,7 +477,7 @@ TEST(RandomFill, RandintIsUnbiasedForHugeRanges) {
   const int64_t high = int64_t(1) << 62;
   Generator gen(16);
   std::vector<int64_t> v(static_cast<size_t>(n));
-  detail::fill_randint(v.data(), n, low, high, gen);
+  cpu::fill_randint(v.data(), n, low, high, gen);
   int64_t below = 0, multiple_of_3 = 0;
   for (int64_t x : v) {
     ASSERT_GE(x, low);
@@ -491,7 +491,7 @@ TEST(RandomFill, RandintIsUnbiasedForHugeRanges) {
 
   // The full int64 range minus one value does not overflow.
   const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
-  detail::fill_randint(v.data(), 1000, lo, hi, gen);
+  cpu::fill_randint(v.data(), 1000, lo, hi, gen);
   EXPECT_LT(*std::max_element(v.begin(), v.begin() + 1000), hi);
   EXPECT_LT(*std::min_element(v.begin(), v.begin() + 1000), 0);
   EXPECT_GT(*std::max_element(v.begin(), v.begin() + 1000), 0);
@@ -502,16 +502,16 @@ TEST(RandomFill, RejectsBadArgumentsWithoutConsumingCounters) {
   std::vector<int64_t> i(4);
   std::vector<float> f(4);
   try {
-    detail::fill_randint(i.data(), 4, 5, 5, gen);
+    cpu::fill_randint(i.data(), 4, 5, 5, gen);
     FAIL() << "expected ValueError";
   } catch (const ValueError& e) {
     EXPECT_STREQ(e.what(), "[random_] expected low < high; got low=5, high=5.");
   }
-  EXPECT_THROW(detail::fill_randint(i.data(), 4, 6, 5, gen), ValueError);
-  EXPECT_THROW(detail::fill_uniform(f.data(), 4, 1.0, 0.0, gen), ValueError);
-  EXPECT_THROW(detail::fill_uniform(f.data(), 4, std::nan(""), 1.0, gen), ValueError);
-  EXPECT_THROW(detail::fill_uniform(f.data(), 4, -1e308, 1e308, gen), ValueError);
-  EXPECT_THROW(detail::fill_normal(f.data(), 4, 0.0, -1.0, gen), ValueError);
+  EXPECT_THROW(cpu::fill_randint(i.data(), 4, 6, 5, gen), ValueError);
+  EXPECT_THROW(cpu::fill_uniform(f.data(), 4, 1.0, 0.0, gen), ValueError);
+  EXPECT_THROW(cpu::fill_uniform(f.data(), 4, std::nan(""), 1.0, gen), ValueError);
+  EXPECT_THROW(cpu::fill_uniform(f.data(), 4, -1e308, 1e308, gen), ValueError);
+  EXPECT_THROW(cpu::fill_normal(f.data(), 4, 0.0, -1.0, gen), ValueError);
   EXPECT_EQ(gen.get_state().offset, 0u);
 }
 

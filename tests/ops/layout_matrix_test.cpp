@@ -974,9 +974,15 @@ std::vector<OpCase> op_table() {
               return F::nll_loss(log_softmax(in[0], 1), classes_of(in[1]), in[2].abs(), 2, none);
             }});
   // src/nn/composed_layers.cpp.
-  add_case({"bilinear", {m, {4, 5}, {3, 6, 5}, {3}}, [](const Inputs& in) {
-              return F::bilinear(in[0], in[1], in[2], in[3]);
-            }});
+  // A sum of products: rtol 1e-5, as addmm's.
+  add_case({"bilinear",
+            {m, {4, 5}, {3, 6, 5}, {3}},
+            [](const Inputs& in) { return F::bilinear(in[0], in[1], in[2], in[3]); },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
   add_case({"channel_shuffle", {{2, 6, 4}}, [](const Inputs& in) {
               return F::channel_shuffle(in[0], 3);
             }});

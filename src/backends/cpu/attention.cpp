@@ -65,6 +65,7 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 #include "backends/cpu/random_fill.h"
 #include "backends/cpu/rope_kernels.h"
 #include "backends/cpu/vec_math.h"
@@ -73,7 +74,7 @@
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -107,8 +108,8 @@ class DropoutRows {
   void draw(int64_t n, int64_t i0, int64_t rows, int64_t keys, uint8_t* into = nullptr) {
     rows_ = into != nullptr ? into : keep_.data();
     if (rows == 0 || keys == 0) return;
-    ::stride::detail::bernoulli_at(rows_, (n * a_.L + i0) * a_.S, (rows - 1) * a_.S + keys,
-                                   1 - a_.dropout_p, a_.key, a_.base);
+    cpu::bernoulli_at(rows_, (n * a_.L + i0) * a_.S, (rows - 1) * a_.S + keys, 1 - a_.dropout_p,
+                      a_.key, a_.base);
   }
   const uint8_t* keep(int64_t i) const { return rows_ + i * a_.S; }
 
@@ -680,8 +681,8 @@ void attention_backward_kernel(const AttentionShape& a,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::attention_forward, CPU, attention_forward_kernel);
-STRIDE_REGISTER_KERNEL(kernels::attention_backward, CPU, attention_backward_kernel);
-STRIDE_REGISTER_KERNEL(kernels::attention_dropout_mask, CPU, fill_dropout_mask);
+STRIDE_REGISTER_CPU_KERNEL(kernels::attention_forward, attention_forward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::attention_backward, attention_backward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::attention_dropout_mask, fill_dropout_mask);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -1,10 +1,11 @@
 // The CPU kernel of autocast's float32 -> bfloat16 rounding
 // (backends/kernels.h).
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -20,6 +21,6 @@ void round_to_bfloat16_kernel(const Tensor& src, Tensor& out) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::round_to_bfloat16, CPU, round_to_bfloat16_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::round_to_bfloat16, round_to_bfloat16_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "backends/cpu/blas_internal.h"
+#include "backends/cpu/capability.h"
 #include "backends/cpu/gemv.h"
 #include "backends/cpu/onednn_matmul.h"
 #include "backends/cpu/scratch_buffer.h"
@@ -62,7 +63,7 @@
 // corrupts their results. The pthread build's server thread costs only a
 // short spin after the library loads.
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 SingleThreadedLibraries::SingleThreadedLibraries() : saved_(omp_get_max_threads()) {
   if (saved_ != 1) omp_set_num_threads(1);
@@ -394,4 +395,4 @@ const char* gemm_backend(ScalarType t) {
   }
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -24,9 +24,10 @@
 
 #include <cstdint>
 
+#include "backends/cpu/capability.h"
 #include "stride/dtype.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // One GEMM: C = alpha * op(A) @ op(B) + beta * C, laid out as the legend
 // above says. Callers name the fields they set (designated initializers);
@@ -83,4 +84,4 @@ void round_to_bf16(const float* src, BFloat16* dst, int64_t n);
 // logs and bench/RESULTS.md.
 const char* gemm_backend(ScalarType t);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

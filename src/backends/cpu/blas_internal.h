@@ -10,9 +10,10 @@
 #include <limits>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 #include "core/check.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // Throws ValueError ("[op] ...") for the sizes and leading dimensions that
 // blas.h's contract rejects.
@@ -156,4 +157,4 @@ inline int64_t chunk_size(int64_t macs, int64_t count) {
   return std::clamp<int64_t>(kChunkMacs / std::max<int64_t>(macs, 1), 1, count);
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/loops.h"
 #include "backends/cpu/transpose.h"
 #include "backends/kernels.h"
@@ -12,7 +13,7 @@
 #include "core/tensor_iter.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -142,6 +143,6 @@ void copy_kernel(const TensorIter& iter) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::copy, CPU, copy_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::copy, copy_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

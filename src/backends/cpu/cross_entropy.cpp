@@ -8,12 +8,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -222,7 +223,7 @@ void cross_entropy_backward_kernel(const Tensor& g,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::cross_entropy_forward, CPU, cross_entropy_forward_kernel);
-STRIDE_REGISTER_KERNEL(kernels::cross_entropy_backward, CPU, cross_entropy_backward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::cross_entropy_forward, cross_entropy_forward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::cross_entropy_backward, cross_entropy_backward_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

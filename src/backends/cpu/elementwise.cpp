@@ -9,12 +9,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/loops.h"
 #include "backends/elementwise_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -253,23 +254,23 @@ void clamp_kernel(const TensorIter& iter,
 
 }  // namespace
 
-#define STRIDE_REGISTER_LISTED(name, ...) STRIDE_REGISTER_KERNEL(kernels::name, CPU, name##_kernel);
+#define STRIDE_REGISTER_LISTED(name, ...) STRIDE_REGISTER_CPU_KERNEL(kernels::name, name##_kernel);
 STRIDE_LISTED_ELEMENTWISE_OPS(STRIDE_REGISTER_LISTED)
 #undef STRIDE_REGISTER_LISTED
-STRIDE_REGISTER_KERNEL(kernels::div, CPU, div_kernel);
-STRIDE_REGISTER_KERNEL(kernels::pow, CPU, pow_kernel);
-STRIDE_REGISTER_KERNEL(kernels::fmod, CPU, fmod_kernel);
-STRIDE_REGISTER_KERNEL(kernels::remainder, CPU, remainder_kernel);
-STRIDE_REGISTER_KERNEL(kernels::div_floor, CPU, div_floor_kernel);
-STRIDE_REGISTER_KERNEL(kernels::div_trunc, CPU, div_trunc_kernel);
-STRIDE_REGISTER_KERNEL(kernels::frexp, CPU, frexp_kernel);
-STRIDE_REGISTER_KERNEL(kernels::where, CPU, where_kernel);
-STRIDE_REGISTER_KERNEL(kernels::gelu_backward, CPU, gelu_backward_kernel);
-STRIDE_REGISTER_KERNEL(kernels::add, CPU, add_kernel);
-STRIDE_REGISTER_KERNEL(kernels::sub, CPU, sub_kernel);
-STRIDE_REGISTER_KERNEL(kernels::lerp, CPU, lerp_kernel);
-STRIDE_REGISTER_KERNEL(kernels::addcmul, CPU, addcmul_kernel);
-STRIDE_REGISTER_KERNEL(kernels::addcdiv, CPU, addcdiv_kernel);
-STRIDE_REGISTER_KERNEL(kernels::clamp, CPU, clamp_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::div, div_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::pow, pow_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::fmod, fmod_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::remainder, remainder_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::div_floor, div_floor_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::div_trunc, div_trunc_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::frexp, frexp_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::where, where_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::gelu_backward, gelu_backward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::add, add_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::sub, sub_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::lerp, lerp_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::addcmul, addcmul_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::addcdiv, addcdiv_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::clamp, clamp_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -10,11 +10,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -45,6 +46,6 @@ void fft_c2c_kernel(const Tensor& x, bool inverse, Tensor& out) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::fft_c2c, CPU, fft_c2c_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::fft_c2c, fft_c2c_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

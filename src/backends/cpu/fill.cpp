@@ -1,10 +1,11 @@
 // The CPU kernel of fill_ (backends/kernels.h): every dtype, any layout,
 // through the output's TensorIter.
+#include "backends/cpu/capability.h"
 #include "backends/cpu/loops.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -19,6 +20,6 @@ void fill_kernel(const TensorIter& iter, const Scalar& value) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::fill, CPU, fill_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::fill, fill_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -11,12 +11,13 @@
 
 #include "backends/cpu/blas.h"
 #include "backends/cpu/blas_internal.h"
+#include "backends/cpu/capability.h"
 #include "backends/cpu/gemv.h"
 #include "backends/cpu/onednn_matmul.h"
 #include "core/check.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 namespace {
 
 using Bf16Gemm = GemmArgs<BFloat16, float>;
@@ -101,4 +102,4 @@ void gemm_batched_bf16(const Bf16Gemm& g, const GemmBatch& batch) {
   }
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -10,13 +10,14 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/vec_math.h"
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 namespace {
 
 // Note [Decoding GEMM]
@@ -42,7 +43,7 @@ inline float widen(BFloat16 x) {
 // A bfloat16 dot product on CPUs without vdpbf16ps: four vector accumulators
 // (independent FMA chains), then the tail, summed in a fixed order.
 template <class TA, class TB>
-float dot(const TA* a, const TB* b, int64_t k) {
+float dot_widening(const TA* a, const TB* b, int64_t k) {
   vec::Vec16f acc[4] = {};
   int64_t p = 0;
   for (; p + 64 <= k; p += 64) {
@@ -54,6 +55,11 @@ float dot(const TA* a, const TB* b, int64_t k) {
   for (int l = 0; l < 16; ++l) total += sum[l];
   for (; p < k; ++p) total += widen(a[p]) * widen(b[p]);
   return total;
+}
+
+template <class TA, class TB>
+float dot(const TA* a, const TB* b, int64_t k) {
+  return dot_widening(a, b, k);
 }
 
 // The lane sums of four vectors, {sum(v0), sum(v1), sum(v2), sum(v3)}, each
@@ -179,11 +185,13 @@ void dot_rows(float alpha,
   for (int r = 0; r < R; ++r) out[r] = alpha * total[r];
 }
 
-#ifdef __AVX512BF16__
+#if defined(__AVX512F__)
 // bf16 x bf16: vdpbf16ps multiplies 32 pairs exactly and adds them into 16
-// float lanes, twice the rate of widening first.
-template <>
-float dot(const BFloat16* a, const BFloat16* b, int64_t k) {
+// float lanes, twice the rate of widening first. Not every AVX-512 CPU has
+// it (Zen 4, Cooper Lake and Sapphire Rapids do; Skylake-X and Ice Lake do
+// not), so it is compiled for it alone and taken when the CPU has it (Note
+// [CPU capabilities]).
+[[gnu::target("avx512bf16")]] float dot_dpbf16(const BFloat16* a, const BFloat16* b, int64_t k) {
   __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
   int64_t p = 0;
   for (; p + 64 <= k; p += 64) {
@@ -203,6 +211,11 @@ float dot(const BFloat16* a, const BFloat16* b, int64_t k) {
   for (float lane : lanes) total += lane;
   for (; p < k; ++p) total += float(a[p]) * float(b[p]);
   return total;
+}
+
+template <>
+float dot(const BFloat16* a, const BFloat16* b, int64_t k) {
+  return cpu_has_avx512_bf16() ? dot_dpbf16(a, b, k) : dot_widening(a, b, k);
 }
 #endif
 
@@ -263,4 +276,4 @@ void gemm_decode(const GemmArgs<BFloat16, float>& g) {
   decode(g);
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -6,8 +6,9 @@
 #include <cstdint>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // The most rows of A that the decode GEMV takes.
 inline constexpr int64_t kDecodeRows = 4;
@@ -18,4 +19,4 @@ inline constexpr int64_t kDecodeRows = 4;
 void gemm_decode(const GemmArgs<float>& g);
 void gemm_decode(const GemmArgs<BFloat16, float>& g);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -7,11 +7,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -119,7 +120,7 @@ void col2im_kernel(const Tensor& cols, const Im2colGeometry& g, Tensor& x) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::im2col, CPU, im2col_kernel);
-STRIDE_REGISTER_KERNEL(kernels::col2im, CPU, col2im_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::im2col, im2col_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::col2im, col2im_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

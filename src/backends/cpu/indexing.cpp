@@ -7,11 +7,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "core/tensor_iter.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -196,10 +197,10 @@ void index_put_cpu(const TensorIter& iter, ScalarType dtype, bool accumulate) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::gather, CPU, gather_kernel);
-STRIDE_REGISTER_KERNEL(kernels::scatter, CPU, scatter_cpu);
-STRIDE_REGISTER_KERNEL(kernels::index_offsets, CPU, index_offsets_cpu);
-STRIDE_REGISTER_KERNEL(kernels::index_gather, CPU, index_gather_cpu);
-STRIDE_REGISTER_KERNEL(kernels::index_put, CPU, index_put_cpu);
+STRIDE_REGISTER_CPU_KERNEL(kernels::gather, gather_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::scatter, scatter_cpu);
+STRIDE_REGISTER_CPU_KERNEL(kernels::index_offsets, index_offsets_cpu);
+STRIDE_REGISTER_CPU_KERNEL(kernels::index_gather, index_gather_cpu);
+STRIDE_REGISTER_CPU_KERNEL(kernels::index_put, index_put_cpu);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

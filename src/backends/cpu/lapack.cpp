@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 
@@ -113,7 +114,7 @@ void dgesdd_(const char* jobz,
              size_t);
 }
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -408,12 +409,12 @@ void svd_kernel(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::lu_factor, CPU, lu_factor_kernel);
-STRIDE_REGISTER_KERNEL(kernels::lu_permutation, CPU, lu_permutation_kernel);
-STRIDE_REGISTER_KERNEL(kernels::triangular_solve, CPU, triangular_solve_kernel);
-STRIDE_REGISTER_KERNEL(kernels::cholesky, CPU, cholesky_kernel);
-STRIDE_REGISTER_KERNEL(kernels::qr, CPU, qr_kernel);
-STRIDE_REGISTER_KERNEL(kernels::eigh, CPU, eigh_kernel);
-STRIDE_REGISTER_KERNEL(kernels::svd, CPU, svd_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::lu_factor, lu_factor_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::lu_permutation, lu_permutation_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::triangular_solve, triangular_solve_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::cholesky, cholesky_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::qr, qr_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::eigh, eigh_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::svd, svd_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

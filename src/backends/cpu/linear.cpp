@@ -33,11 +33,12 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "stride/factory.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -201,7 +202,7 @@ void linear_groups_backward_kernel(const Tensor& xv,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::linear_groups_forward, CPU, linear_groups_forward_kernel);
-STRIDE_REGISTER_KERNEL(kernels::linear_groups_backward, CPU, linear_groups_backward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::linear_groups_forward, linear_groups_forward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::linear_groups_backward, linear_groups_backward_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -14,11 +14,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/vec_math.h"
 #include "core/check.h"
 #include "core/tensor_iter.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 template <class F>
 struct FnTraits : FnTraits<decltype(&F::operator())> {};
@@ -217,4 +218,4 @@ void vec_kernel(const TensorIter& iter, const F& f, int64_t grain = 32768) {
       grain);
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 #include "backends/cpu/loops.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
@@ -11,7 +12,7 @@
 #include "stride/factory.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -197,6 +198,6 @@ void batched_gemm_kernel(const Tensor& a,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::batched_gemm, CPU, batched_gemm_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::batched_gemm, batched_gemm_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -11,11 +11,12 @@
 
 #include <dnnl.hpp>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/scratch_buffer.h"
 #include "core/check.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 struct Matmul {
   dnnl::matmul primitive;
@@ -159,4 +160,4 @@ bool run_matmul_chunks(const GemmArgs<BFloat16, float>& g, const GemmBatch& batc
   return run_chunks(g, batch, chunk);
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -10,8 +10,9 @@
 #include <type_traits>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // What a primitive is planned for: all of a batch's layout, none of its
 // data.
@@ -62,4 +63,4 @@ void run_matmul(const Matmul& mm, const void* a, const void* b, float* c);
 bool run_matmul_chunks(const GemmArgs<float>& g, const GemmBatch& batch, int64_t chunk);
 bool run_matmul_chunks(const GemmArgs<BFloat16, float>& g, const GemmBatch& batch, int64_t chunk);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

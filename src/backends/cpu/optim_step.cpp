@@ -12,10 +12,11 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/tensor_iter.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // Note [Fused steps round like the ops]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -293,11 +294,11 @@ void sgd_step_kernel(const TensorIter& iter,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::adam_step, CPU, adam_step_kernel);
-STRIDE_REGISTER_KERNEL(kernels::sgd_step, CPU, sgd_step_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::adam_step, adam_step_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::sgd_step, sgd_step_kernel);
 
 #if !defined(__clang__)
 #pragma GCC pop_options
 #endif
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -5,11 +5,15 @@
 #include <cmath>
 #include <numbers>
 
+#include "backends/cpu/capability.h"
 #include "core/check.h"
 #include "core/philox.h"
 #include "stride/parallel.h"
 
-namespace stride::detail {
+namespace STRIDE_CPU_NAMESPACE {
+
+// Philox4x32 and its batches (core/philox.h).
+using namespace ::stride::detail;  // NOLINT(google-build-using-namespace)
 namespace {
 
 __extension__ typedef unsigned __int128 uint128;
@@ -318,35 +322,35 @@ void fill_randint(int64_t* out, int64_t n, int64_t low, int64_t high, Generator&
       });
 }
 
-}  // namespace stride::detail
+}  // namespace STRIDE_CPU_NAMESPACE
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 namespace {
 
 void uniform_fill_kernel(Tensor& out, double from, double to, Generator& gen) {
   if (out.dtype() == kFloat64) {
-    detail::fill_uniform(out.data_ptr<double>(), out.numel(), from, to, gen);
+    fill_uniform(out.data_ptr<double>(), out.numel(), from, to, gen);
   } else {
-    detail::fill_uniform(out.data_ptr<float>(), out.numel(), from, to, gen);
+    fill_uniform(out.data_ptr<float>(), out.numel(), from, to, gen);
   }
 }
 
 void normal_fill_kernel(Tensor& out, double mean, double std, Generator& gen) {
   if (out.dtype() == kFloat64) {
-    detail::fill_normal(out.data_ptr<double>(), out.numel(), mean, std, gen);
+    fill_normal(out.data_ptr<double>(), out.numel(), mean, std, gen);
   } else {
-    detail::fill_normal(out.data_ptr<float>(), out.numel(), mean, std, gen);
+    fill_normal(out.data_ptr<float>(), out.numel(), mean, std, gen);
   }
 }
 
 void randint_fill_kernel(Tensor& out, int64_t low, int64_t high, Generator& gen) {
-  detail::fill_randint(out.data_ptr<int64_t>(), out.numel(), low, high, gen);
+  fill_randint(out.data_ptr<int64_t>(), out.numel(), low, high, gen);
 }
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::uniform_fill, CPU, uniform_fill_kernel);
-STRIDE_REGISTER_KERNEL(kernels::normal_fill, CPU, normal_fill_kernel);
-STRIDE_REGISTER_KERNEL(kernels::randint_fill, CPU, randint_fill_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::uniform_fill, uniform_fill_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::normal_fill, normal_fill_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::randint_fill, randint_fill_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -15,10 +15,11 @@
 
 #include <cstdint>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "stride/generator.h"
 
-namespace stride::detail {
+namespace STRIDE_CPU_NAMESPACE {
 
 using kernels::kNormalDoublePerCounter;
 using kernels::kNormalFloatPerCounter;
@@ -50,4 +51,4 @@ void fill_normal(double* out, int64_t n, double mean, double std, Generator& gen
 // so they do not shift other elements). Throws ValueError unless low < high.
 void fill_randint(int64_t* out, int64_t n, int64_t low, int64_t high, Generator& gen);
 
-}  // namespace stride::detail
+}  // namespace STRIDE_CPU_NAMESPACE

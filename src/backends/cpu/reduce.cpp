@@ -31,13 +31,14 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "core/tensor_iter.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -481,9 +482,9 @@ void extreme_index_kernel(const TensorIter& iter, ScalarType dtype, bool is_max,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::reduce_sum, CPU, sum_kernel_cpu);
-STRIDE_REGISTER_KERNEL(kernels::reduce_prod, CPU, prod_kernel_cpu);
-STRIDE_REGISTER_KERNEL(kernels::reduce_extreme, CPU, extreme_kernel);
-STRIDE_REGISTER_KERNEL(kernels::reduce_extreme_index, CPU, extreme_index_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::reduce_sum, sum_kernel_cpu);
+STRIDE_REGISTER_CPU_KERNEL(kernels::reduce_prod, prod_kernel_cpu);
+STRIDE_REGISTER_CPU_KERNEL(kernels::reduce_extreme, extreme_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::reduce_extreme_index, extreme_index_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -18,12 +18,13 @@
 #include <cmath>
 #include <type_traits>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -187,7 +188,7 @@ void rms_norm_backward_kernel(
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::rms_norm_forward, CPU, rms_norm_forward_kernel);
-STRIDE_REGISTER_KERNEL(kernels::rms_norm_backward, CPU, rms_norm_backward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::rms_norm_forward, rms_norm_forward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::rms_norm_backward, rms_norm_backward_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

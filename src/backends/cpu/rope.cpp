@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/rope_kernels.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
@@ -17,7 +18,7 @@
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -178,6 +179,6 @@ void rotary_embedding_kernel(
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::rotary_embedding, CPU, rotary_embedding_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::rotary_embedding, rotary_embedding_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -6,9 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/rope_args.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // Rotates rows of D features by the angles of their table rows, by +angle
 // (sign = 1) or -angle (sign = -1, the backward); pairs are interleaved
@@ -36,4 +37,4 @@ class RowRotation {
 extern template class RowRotation<float>;
 extern template class RowRotation<double>;
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

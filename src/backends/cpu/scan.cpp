@@ -10,11 +10,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -162,7 +163,7 @@ void scan_extreme_kernel(const Tensor& x, bool is_max, Tensor& values, Tensor& i
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::scan, CPU, scan_kernel);
-STRIDE_REGISTER_KERNEL(kernels::scan_extreme, CPU, scan_extreme_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::scan, scan_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::scan_extreme, scan_extreme_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -7,9 +7,10 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "backends/cpu/capability.h"
 #include "core/check.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // 64-byte aligned; each of its users keeps one per thread.
 class ScratchBuffer {
@@ -36,4 +37,4 @@ class ScratchBuffer {
   size_t size_ = 0;
 };
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -6,11 +6,12 @@
 #include <cstring>
 #include <type_traits>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -109,9 +110,9 @@ int64_t consecutive_groups_kernel(const Tensor& x, Tensor& group) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::searchsorted, CPU, searchsorted_kernel);
-STRIDE_REGISTER_KERNEL(kernels::bincount, CPU, bincount_kernel);
-STRIDE_REGISTER_KERNEL(kernels::histc, CPU, histc_kernel);
-STRIDE_REGISTER_KERNEL(kernels::consecutive_groups, CPU, consecutive_groups_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::searchsorted, searchsorted_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::bincount, bincount_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::histc, histc_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::consecutive_groups, consecutive_groups_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/transpose.h"
 #include "backends/cpu/vec_math.h"
 
@@ -48,7 +49,7 @@
 // keeps these GEMMs, since an own small kernel for attention was slower
 // than that path (measured: see bench/HISTORY.md).
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 namespace {
 
 using Vec = vec::NativeVec;
@@ -261,4 +262,4 @@ void sgemm_small(const GemmArgs<float>& g) {
   }
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -5,8 +5,9 @@
 #include <cstdint>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/capability.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // Rows a multiple of this many floats (2 KiB) apart fall in few cache sets:
 // L1's 64 sets of 64 bytes span 4 KiB. Both the small kernel and oneDNN's
@@ -28,4 +29,4 @@ bool prefers_small_sgemm(int64_t m, int64_t n, int64_t k);
 // C sums its k products in order p = 0, 1, ..., k - 1, one FMA each.
 void sgemm_small(const GemmArgs<float>& g);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -7,12 +7,13 @@
 #include <limits>
 #include <type_traits>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -118,6 +119,6 @@ void softmax_kernel(const Tensor& x, Tensor& out, bool log) {
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::softmax_rows, CPU, softmax_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::softmax_rows, softmax_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -13,11 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -389,9 +390,9 @@ void multinomial_kernel(const Tensor& probs,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::sort_rows, CPU, sort_rows_kernel);
-STRIDE_REGISTER_KERNEL(kernels::mode_rows, CPU, mode_rows_kernel);
-STRIDE_REGISTER_KERNEL(kernels::kth_rows, CPU, kth_rows_kernel);
-STRIDE_REGISTER_KERNEL(kernels::multinomial, CPU, multinomial_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::sort_rows, sort_rows_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::mode_rows, mode_rows_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::kth_rows, kth_rows_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::multinomial, multinomial_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -2,12 +2,13 @@
 // src/core/op_list.h and polygamma): each op's functor of special_math.h in
 // the CPU's loops. They have no vector forms: Boost's functions are scalar,
 // and computing in double already costs more than the loop.
+#include "backends/cpu/capability.h"
 #include "backends/cpu/loops.h"
 #include "backends/cpu/special_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -50,10 +51,9 @@ void polygamma_kernel(const TensorIter& iter, ScalarType compute, const Scalar& 
 
 }  // namespace
 
-#define STRIDE_REGISTER_SPECIAL(name, ...) \
-  STRIDE_REGISTER_KERNEL(kernels::name, CPU, name##_kernel);
+#define STRIDE_REGISTER_SPECIAL(name, ...) STRIDE_REGISTER_CPU_KERNEL(kernels::name, name##_kernel);
 STRIDE_SPECIAL_ELEMENTWISE_OPS(STRIDE_REGISTER_SPECIAL)
 #undef STRIDE_REGISTER_SPECIAL
-STRIDE_REGISTER_KERNEL(kernels::polygamma, CPU, polygamma_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::polygamma, polygamma_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -10,12 +10,13 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cpu/capability.h"
 #include "backends/cpu/vec_math.h"
 #include "backends/kernels.h"
 #include "core/dispatch.h"
 #include "stride/parallel.h"
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 namespace {
 
@@ -146,7 +147,7 @@ void swiglu_backward_kernel(const Tensor& dy,
 
 }  // namespace
 
-STRIDE_REGISTER_KERNEL(kernels::swiglu_forward, CPU, swiglu_forward_kernel);
-STRIDE_REGISTER_KERNEL(kernels::swiglu_backward, CPU, swiglu_backward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::swiglu_forward, swiglu_forward_kernel);
+STRIDE_REGISTER_CPU_KERNEL(kernels::swiglu_backward, swiglu_backward_kernel);
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

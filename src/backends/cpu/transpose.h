@@ -7,13 +7,14 @@
 #include <cstring>
 #include <utility>
 
+#include "backends/cpu/capability.h"
 #include "stride/parallel.h"
 
 #if defined(__AVX__)
 #include <immintrin.h>
 #endif
 
-namespace stride::cpu {
+namespace STRIDE_CPU_NAMESPACE {
 
 // Note [Transposed copy]
 // ~~~~~~~~~~~~~~~~~~~~~~
@@ -138,4 +139,4 @@ void transpose_matrix(
   });
 }
 
-}  // namespace stride::cpu
+}  // namespace STRIDE_CPU_NAMESPACE

@@ -17,9 +17,10 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/capability.h"
 #include "stride/dtype.h"
 
-namespace stride::cpu::vec {
+namespace STRIDE_CPU_NAMESPACE::vec {
 
 inline constexpr int kLanes = 16;
 using Vec16f = float __attribute__((vector_size(64)));
@@ -721,4 +722,4 @@ inline Vec16f log(Vec16f x) {
   return native([](auto v) { return detail::log_lanes(v); }, x);
 }
 
-}  // namespace stride::cpu::vec
+}  // namespace STRIDE_CPU_NAMESPACE::vec
