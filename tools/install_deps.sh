@@ -11,12 +11,13 @@ set -euo pipefail
 # libsentencepiece-dev: SentencePiece tokenizer.model files (Llama 2).
 # libkissfft-dev: the CPU's Fourier transforms (torch.fft), header-only.
 # libboost-dev: Boost.Math's special functions (header only; src/backends/cpu/special_math.h).
+# debootstrap: the minimal Debian root the wheel is tested in (tools/wheel_check.sh).
 packages=(
   g++ cmake ninja-build ccache pkg-config make
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libboost-dev
   python3-dev python3-venv libopenmpi-dev openmpi-bin libgloo-dev libpcre2-dev libsentencepiece-dev
-  libkissfft-dev
+  libkissfft-dev debootstrap
 )
 
 missing=()
