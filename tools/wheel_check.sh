@@ -128,8 +128,8 @@ cd /
 STRIDE_CPU_CAPABILITY=default /stride-check/venv/bin/python -c '
 import stride
 print("stride", stride.__version__, "from", stride.__file__)
-if hasattr(stride, "show_config"):
-    stride.show_config()
+stride.show_config()
+assert stride.backends.cpu.get_cpu_capability() == "DEFAULT"
 x = stride.randn(1, 3, 8, 8)
 y = stride.nn.functional.conv2d(x, stride.randn(4, 3, 3, 3))
 print("conv2d:", tuple(y.shape), "matmul:", (stride.ones(4, 5) @ stride.ones(5)).tolist())
