@@ -80,9 +80,13 @@ std::chrono::nanoseconds spin_budget() {
   return std::chrono::microseconds(200);
 }
 
+// The spin-wait hint: x86's pause; on Arm, yield (a hint to the core's
+// other hardware threads, where it has any, that costs a cycle or so).
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   _mm_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  __asm__ __volatile__("yield" ::: "memory");
 #endif
 }
 
