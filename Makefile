@@ -11,7 +11,7 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
-.PHONY: all deps venv venv-torch venv-wheel python-test wheel-check ops-doc readme-python-check configure build demo test test-asan test-tsan install-check fuzz bench format format-check clean
+.PHONY: all deps venv venv-torch venv-wheel python-test wheel-check ops-doc readme-python-check configure build demo test test-asan test-tsan test-arm64 install-check fuzz bench format format-check clean
 
 all: build
 
@@ -140,6 +140,34 @@ test-tsan: deps
 	      -x TSAN_OPTIONS -np 2 \
 	      tests/distributed/stride_distributed_tests --gtest_brief=1; fi
 
+# The tree cross-compiled for 64-bit Arm (aarch64) with Debian's cross
+# toolchain and arm64 libraries (tools/install_deps_arm64.sh), and the C++
+# suite run under qemu-aarch64 user emulation (docs/design.md, "arm64"). No
+# MPI, CUDA or Python in that build. stride_tests runs as two processes
+# (gtest's shards), as under test-tsan: emulated, starting the program costs
+# about half a second, which as one process per test (CTest's way) came to
+# more than the tests themselves. Then CTest runs the tests that are not
+# stride_tests' (the command line's and the distributed ones, through
+# their *_emulated scripts), all but the Hugging Face round trip, which
+# needs the venv's transformers.
+ARM64_BUILD ?= build-arm64
+ARM64_DEPS  ?= build-arm64-deps
+ARM64_QEMU   = qemu-aarch64 -L /usr/aarch64-linux-gnu -E OPENBLAS_NUM_THREADS=1
+test-arm64: deps
+	@tools/install_deps_arm64.sh $(ARM64_DEPS)
+	@cmake -S . -B $(ARM64_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/aarch64-linux-gnu.cmake \
+	  -DSTRIDE_AARCH64_DEPS=$(CURDIR)/$(ARM64_DEPS) -DSTRIDE_NATIVE=OFF -DSTRIDE_CUDA=OFF \
+	  -DSTRIDE_BUILD_PYTHON=OFF -DSTRIDE_BUILD_BENCH=OFF -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON \
+	  $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(ARM64_BUILD) -j $(JOBS)
+	cd $(ARM64_BUILD) && export OMP_WAIT_POLICY=passive GTEST_TOTAL_SHARDS=2 && \
+	  { GTEST_SHARD_INDEX=0 $(ARM64_QEMU) tests/stride_tests --gtest_brief=1 & first=$$!; \
+	    GTEST_SHARD_INDEX=1 $(ARM64_QEMU) tests/stride_tests --gtest_brief=1; second=$$?; \
+	    wait $$first && test $$second -eq 0; }
+	cd $(ARM64_BUILD) && OMP_WAIT_POLICY=passive ctest --output-on-failure -j $(JOBS) \
+	  -R '^(StrideCli\.|distributed_|ddp_equivalence|check_)'
+
 # Installs into $(PREFIX) and builds examples/consumer against it, with CMake
 # (find_package(stride)) and with pkg-config; the second runs at the lowest
 # CPU level (STRIDE_CPU_CAPABILITY=default), the first at the machine's best.
@@ -183,4 +211,4 @@ format-check: venv
 	$(VENV)/bin/ruff check -q $(RUFF_PATHS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BUILD)-bench $(PREFIX)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(BUILD)-bench $(PREFIX) $(ARM64_BUILD)
