@@ -36,29 +36,56 @@ endfunction()
 
 # Takes src/backends/cpu/*.cpp out of `sources_var` and compiles them once
 # per level, as the OBJECT libraries stride_cpu_<level>, whose objects join
-# the backends layer's, the baseline's first: the linker keeps the first copy
-# of an inline function that several levels share, and the baseline's runs
-# everywhere. Tells src/core/cpu_capability.cpp which levels were compiled.
+# the backends layer's. Tells src/core/cpu_capability.cpp which levels were
+# compiled.
+#
+# Link order: the baseline's objects where the layer's go, the higher
+# levels' after every layer (STRIDE_LAYER_LAST_OBJECTS_backends), lowest
+# first. Of an inline function or template instance that several objects
+# emit, the linker keeps the first copy; in this order that is the copy of
+# the lowest level that emits it, and every caller, which emits it too (or
+# inlines it), runs at that level or above. With the higher levels anywhere
+# earlier, a copy compiled for AVX-512 that the baseline's objects happened to
+# inline could be kept, and a baseline caller in a later layer would run it.
 function(stride_add_cpu_capabilities sources_var)
   set(sources ${${sources_var}})
   set(cpu_sources ${sources})
   list(FILTER cpu_sources INCLUDE REGEX "/src/backends/cpu/[^/]+\\.cpp$")
   list(REMOVE_ITEM sources ${cpu_sources})
-  set(objects "")
+  # Kernels that gain nothing from wider vectors compile at the baseline
+  # alone, and their stubs run that kernel at every level: Boost.Math's
+  # scalar special functions (whose headers also compute constants when the
+  # library loads, code that must run on every CPU), LAPACK's and KISS FFT's
+  # calls. Each registers on stubs only; no other file calls into them.
+  set(baseline_only_sources ${cpu_sources})
+  list(FILTER baseline_only_sources INCLUDE REGEX "/src/backends/cpu/(special|lapack|fft)\\.cpp$")
+  set(leveled_sources ${cpu_sources})
+  list(REMOVE_ITEM leveled_sources ${baseline_only_sources})
+  set(baseline_objects "")
+  set(higher_objects "")
   set(mask 0)
   foreach(level IN LISTS STRIDE_CPU_CAPABILITIES)
-    add_library(stride_cpu_${level} OBJECT ${cpu_sources})
+    if(level STREQUAL "default")
+      add_library(stride_cpu_${level} OBJECT ${cpu_sources})
+    else()
+      add_library(stride_cpu_${level} OBJECT ${leveled_sources})
+    endif()
     stride_use_dependencies(stride_cpu_${level})
     stride_cpu_capability_flags(stride_cpu_${level} ${level})
-    list(APPEND objects $<TARGET_OBJECTS:stride_cpu_${level}>)
+    if(level STREQUAL "default")
+      list(APPEND baseline_objects $<TARGET_OBJECTS:stride_cpu_${level}>)
+    else()
+      list(APPEND higher_objects $<TARGET_OBJECTS:stride_cpu_${level}>)
+    endif()
     list(FIND STRIDE_CPU_CAPABILITIES_ALL ${level} index)
     math(EXPR mask "${mask} | (1 << ${index})")
   endforeach()
   set_property(SOURCE ${PROJECT_SOURCE_DIR}/src/core/cpu_capability.cpp APPEND PROPERTY
     COMPILE_DEFINITIONS STRIDE_CPU_CAPABILITIES_COMPILED=${mask})
   set(${sources_var} ${sources} PARENT_SCOPE)
-  set(STRIDE_LAYER_EXTRA_OBJECTS_backends ${STRIDE_LAYER_EXTRA_OBJECTS_backends} ${objects}
-      PARENT_SCOPE)
+  set(STRIDE_LAYER_EXTRA_OBJECTS_backends ${STRIDE_LAYER_EXTRA_OBJECTS_backends}
+      ${baseline_objects} PARENT_SCOPE)
+  set(STRIDE_LAYER_LAST_OBJECTS_backends ${higher_objects} PARENT_SCOPE)
 endfunction()
 
 # The levels this machine runs (all but default need cpuid's word; a cross

@@ -7,7 +7,9 @@
 # first: each layer's sources are those of SOURCES_VAR whose path under the
 # project matches its regex; each is compiled once, as the OBJECT library
 # stride_layer_<name>, and STRIDE_LAYER_OBJECTS lists all their objects
-# (libstride's) plus those of STRIDE_LAYER_EXTRA_OBJECTS_<name>. A source no
+# (libstride's) plus those of STRIDE_LAYER_EXTRA_OBJECTS_<name>, and last
+# those of every STRIDE_LAYER_LAST_OBJECTS_<name> (the CPU backend's levels
+# above the baseline: cmake/cpu_capabilities.cmake says why). A source no
 # layer claims is a configure error.
 #
 # With STRIDE_CHECK_LAYERS, each layer is also linked, from the same
@@ -23,6 +25,7 @@ option(STRIDE_CHECK_LAYERS "Link each layer alone to check that no layer calls o
 function(stride_add_layers sources_var)
   set(remaining ${${sources_var}})
   set(objects "")
+  set(last_objects "")
   set(below "")
   set(args ${ARGN})
   while(args)
@@ -40,6 +43,8 @@ function(stride_add_layers sources_var)
     set(layer_objects $<TARGET_OBJECTS:stride_layer_${name}>
                       ${STRIDE_LAYER_EXTRA_OBJECTS_${name}})
     list(APPEND objects ${layer_objects})
+    list(APPEND last_objects ${STRIDE_LAYER_LAST_OBJECTS_${name}})
+    list(APPEND layer_objects ${STRIDE_LAYER_LAST_OBJECTS_${name}})
     if(STRIDE_CHECK_LAYERS AND NOT STRIDE_SANITIZE)
       add_library(stride_layer_check_${name} SHARED ${layer_objects})
       stride_use_dependencies(stride_layer_check_${name})
@@ -52,5 +57,5 @@ function(stride_add_layers sources_var)
     list(JOIN remaining "\n  " unclaimed)
     message(FATAL_ERROR "No layer of stride_add_layers claims:\n  ${unclaimed}")
   endif()
-  set(STRIDE_LAYER_OBJECTS ${objects} PARENT_SCOPE)
+  set(STRIDE_LAYER_OBJECTS ${objects} ${last_objects} PARENT_SCOPE)
 endfunction()

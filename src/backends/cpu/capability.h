@@ -25,9 +25,10 @@
 //
 // What the levels still share are the inline functions and templates of the
 // headers outside the backend (the standard library, stride's public
-// headers), which the linker keeps once. The baseline's objects come first in
-// the link (cmake/cpu_capabilities.cmake), and the linker keeps the first
-// copy, so the one kept runs on every CPU.
+// headers), which the linker keeps once: the first copy in link order. The
+// higher levels' objects are linked after all of libstride's others, lowest
+// first (cmake/cpu_capabilities.cmake), so the copy kept is the lowest
+// level's that emits it, which every caller can run.
 //
 // A few kernels use instructions beyond their level's -march (the bf16 dot
 // product, vdpbf16ps, which not every AVX-512 CPU has): they are compiled
