@@ -11,6 +11,12 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
+# One compiler name for every build (make's CXX, g++ unless set): ccache keys
+# on the name, and scikit-build-core, left alone, takes Python's own (g++)
+# where CMake would take c++, so the Python package's build would compile all
+# of libstride again instead of reusing the command line's objects.
+export CXX
+
 .PHONY: all deps venv venv-torch venv-wheel python-test wheel-check ops-doc readme-python-check configure build demo test test-asan test-tsan test-arm64 install-check fuzz bench format format-check clean
 
 all: build
