@@ -93,6 +93,14 @@ inline Vec4f lane_sums4(Vec8f v0, Vec8f v1, Vec8f v2, Vec8f v3) {
   return __builtin_shufflevector(s, s, 0, 1, 2, 3) + __builtin_shufflevector(s, s, 4, 5, 6, 7);
 }
 
+#if defined(__aarch64__)
+// lane_sums4 for AArch64's 4-lane vectors (DotVec, one q register):
+// pairwise adds, {v0, v1} and {v2, v3}, then of those, one faddp each.
+inline Vec4f lane_sums4(Vec4f v0, Vec4f v1, Vec4f v2, Vec4f v3) {
+  return vpaddq_f32(vpaddq_f32(v0, v1), vpaddq_f32(v2, v3));
+}
+#endif
+
 // Note [Decode prefetch]
 // A decode GEMV reads its weight from memory once, yet plain dot products
 // run well behind a bare sum over the same bytes, and holding x in registers

@@ -10,6 +10,8 @@
 
 #if defined(__SSE2__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #include "backends/cpu/capability.h"
@@ -40,7 +42,7 @@ namespace {
 // a * b + c, rounded as the elementwise kernels round `c + a * b`.
 template <class T>
 inline T madd(T a, T b, T c) {
-#ifdef __FMA__
+#if defined(__FMA__) || defined(__ARM_FEATURE_FMA)
   if constexpr (std::is_same_v<T, float>) {
     return __builtin_fmaf(a, b, c);  // not std::fma: inlined under this file's options
   } else {
@@ -63,12 +65,16 @@ inline void sqrt_n(T* x, int64_t n) {
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(x + i, _mm256_sqrt_ps(_mm256_loadu_ps(x + i)));
 #elif defined(__SSE2__)
     for (; i + 4 <= n; i += 4) _mm_storeu_ps(x + i, _mm_sqrt_ps(_mm_loadu_ps(x + i)));
+#elif defined(__aarch64__)
+    for (; i + 4 <= n; i += 4) vst1q_f32(x + i, vsqrtq_f32(vld1q_f32(x + i)));
 #endif
   } else {
 #if defined(__AVX__)
     for (; i + 4 <= n; i += 4) _mm256_storeu_pd(x + i, _mm256_sqrt_pd(_mm256_loadu_pd(x + i)));
 #elif defined(__SSE2__)
     for (; i + 2 <= n; i += 2) _mm_storeu_pd(x + i, _mm_sqrt_pd(_mm_loadu_pd(x + i)));
+#elif defined(__aarch64__)
+    for (; i + 2 <= n; i += 2) vst1q_f64(x + i, vsqrtq_f64(vld1q_f64(x + i)));
 #endif
   }
   for (; i < n; ++i) x[i] = std::sqrt(x[i]);

@@ -13,6 +13,8 @@
 
 #if defined(__AVX512F__) || defined(__AVX__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 // Note [Small GEMM]
@@ -56,6 +58,10 @@ using Vec = vec::NativeVec;
 constexpr int64_t W = vec::kNativeLanes;
 #if defined(__AVX512F__)
 constexpr int kMaxVectors = 3;  // 32 registers: up to 8 x 3 accumulators
+#elif defined(__aarch64__)
+// 32 q registers of 4 floats: up to 6 x 4 accumulators, so that a 16-wide
+// attention head is one column block, as on AVX2.
+constexpr int kMaxVectors = 4;
 #else
 constexpr int kMaxVectors = 2;  // 16 registers: up to 6 x 2 accumulators
 #endif
@@ -66,6 +72,8 @@ template <int NV>
 constexpr int tile_rows() {
 #if defined(__AVX512F__)
   return NV == 1 ? 16 : 8;
+#elif defined(__aarch64__)
+  return NV == 1 ? 16 : NV == 2 ? 12 : NV == 3 ? 8 : 6;  // 24 accumulators at most
 #else
   return NV == 1 ? 12 : 6;
 #endif
@@ -77,6 +85,8 @@ inline Vec splat(float x) {
   return _mm512_set1_ps(x);
 #elif defined(__AVX__)
   return _mm256_set1_ps(x);
+#elif defined(__aarch64__)
+  return vld1q_dup_f32(&x);  // ld1r from A
 #else
   Vec v;
   for (int64_t l = 0; l < W; ++l) v[l] = x;
@@ -255,6 +265,11 @@ void sgemm_small(const GemmArgs<float>& g) {
     case 3:  // a part of a vector past two whole ones
       if constexpr (kMaxVectors >= 3) {
         column_block<3>(m, k, a, a_row, a_col, b + j, ldb, alpha, beta, c + j, ldc, n - j);
+      }
+      break;
+    case 4:  // past three (AArch64's 4-float vectors)
+      if constexpr (kMaxVectors >= 4) {
+        column_block<4>(m, k, a, a_row, a_col, b + j, ldb, alpha, beta, c + j, ldc, n - j);
       }
       break;
     default:

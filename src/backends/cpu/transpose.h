@@ -29,6 +29,11 @@ namespace STRIDE_CPU_NAMESPACE {
 
 #ifdef __AVX512F__
 inline constexpr int kTransposeVectorBytes = 64;
+#elif defined(__aarch64__)
+// One q register a row (4 x 4 floats, 8 x 8 bfloat16): GCC 12 keeps wider
+// rows in memory on AArch64, and lowers the block swaps of 16-byte rows to
+// NEON's trn1/trn2 (zip for the larger blocks).
+inline constexpr int kTransposeVectorBytes = 16;
 #else
 inline constexpr int kTransposeVectorBytes = 32;  // 16 ymm registers hold a whole tile
 #endif

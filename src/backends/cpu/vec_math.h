@@ -15,6 +15,8 @@
 
 #if defined(__AVX__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 #include "backends/cpu/capability.h"
@@ -29,11 +31,19 @@ using Vec8d = double __attribute__((vector_size(64)));
 using Vec8f = float __attribute__((vector_size(32)));
 using Vec8i = int32_t __attribute__((vector_size(32)));
 using Vec4f = float __attribute__((vector_size(16)));
+using Vec4i = int32_t __attribute__((vector_size(16)));
 
-// The CPU's own float vector, one zmm register on AVX-512, else one ymm
-// (Note [Register width]), for kernels written at the register width.
+// The CPU's own float vector, one zmm register on AVX-512, one q register
+// (4 floats) on AArch64, else one ymm (Note [Register width]), for kernels
+// written at the register width. On AArch64 the pair of q registers that
+// would match AVX2's 8 lanes is no register to GCC 12, which has no 32-byte
+// vector mode there: such vectors live in memory, and the small GEMM's
+// accumulators went to the stack on every step; 4-lane vectors stay in
+// NEON's 32 registers.
 #if defined(__AVX512F__)
 using NativeVec = Vec16f;
+#elif defined(__aarch64__)
+using NativeVec = Vec4f;
 #else
 using NativeVec = Vec8f;
 #endif
@@ -65,6 +75,8 @@ inline NativeVecd widen_native(const float* p) {
   return _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(p));
 #elif defined(__AVX__)
   return _mm256_cvtps_pd(_mm_loadu_ps(p));
+#elif defined(__aarch64__)
+  return vcvt_f64_f32(vld1_f32(p));
 #else
   using Half = float __attribute__((vector_size(sizeof(NativeVecd) / 2)));
   Half h;
@@ -85,6 +97,8 @@ inline NativeVecd widen_part(NativeVec v) {
   return _mm512_maskz_cvtps_pd(0xFF, part);
 #elif defined(__AVX__)
   return _mm256_cvtps_pd(H == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
+#elif defined(__aarch64__)
+  return H == 0 ? vcvt_f64_f32(vget_low_f32(v)) : vcvt_high_f64_f32(v);
 #else
   using Half = float __attribute__((vector_size(sizeof(NativeVecd) / 2)));
   Half h;
@@ -149,6 +163,13 @@ inline NativeVec load_native_n(const float* p, int64_t n, float fill = 0.0f) {
   const __m256i mask = detail::tail_mask(n);
   return _mm256_blendv_ps(_mm256_set1_ps(fill), _mm256_maskload_ps(p, mask),
                           _mm256_castsi256_ps(mask));
+#elif defined(__aarch64__)
+  // Lane loads into the fill: no store of the tail to forward.
+  float32x4_t v = vdupq_n_f32(fill);
+  if (n >= 2) v = vcombine_f32(vld1_f32(p), vget_high_f32(v));
+  if (n == 1) v = vld1q_lane_f32(p, v, 0);
+  if (n == 3) v = vld1q_lane_f32(p + 2, v, 2);
+  return v;
 #else
   NativeVec v = NativeVec{} + fill;
   std::memcpy(&v, p, size_t(n) * sizeof(float));
@@ -166,6 +187,10 @@ inline void store_native_n(float* p, NativeVec v, int64_t n) {
 #elif defined(__AVX2__)
   const __m256i mask = detail::tail_mask(n);
   _mm256_maskstore_ps(p, mask, v);
+#elif defined(__aarch64__)
+  if (n >= 2) vst1_f32(p, vget_low_f32(v));
+  if (n == 1) vst1q_lane_f32(p, v, 0);
+  if (n == 3) vst1q_lane_f32(p + 2, v, 2);
 #else
   std::memcpy(p, &v, size_t(n) * sizeof(float));
 #endif
@@ -178,6 +203,9 @@ inline NativeVec first_n(NativeVec v, int64_t n) {
 #elif defined(__AVX2__)
   const __m256i mask = detail::tail_mask(n);
   return _mm256_and_ps(v, _mm256_castsi256_ps(mask));
+#elif defined(__aarch64__)
+  const uint32x4_t mask = vcltq_u32(uint32x4_t{0, 1, 2, 3}, vdupq_n_u32(uint32_t(n)));
+  return vreinterpretq_f32_u32(vandq_u32(vreinterpretq_u32_f32(v), mask));
 #else
   for (int64_t k = n; k < kNativeLanes; ++k) v[k] = 0.0f;
   return v;
@@ -190,6 +218,8 @@ inline NativeVec fmadd(NativeVec a, NativeVec b, NativeVec c) {
   return _mm512_fmadd_ps(a, b, c);
 #elif defined(__FMA__)
   return _mm256_fmadd_ps(a, b, c);
+#elif defined(__aarch64__)
+  return vfmaq_f32(c, a, b);
 #else
   return a * b + c;
 #endif
@@ -213,6 +243,44 @@ inline Vec16f broadcast(float v) {
 template <class F, class... V>
 inline auto native(F f, V... v) {
   return f(v...);
+}
+#elif defined(__aarch64__)
+// On AArch64 the registers are quarters (q registers, NativeVec).
+namespace detail {
+template <class Part, class Whole>
+inline Part part(Whole v, int q) {
+  Part r;
+  std::memcpy(&r, reinterpret_cast<const char*>(&v) + q * sizeof(Part), sizeof(Part));
+  return r;
+}
+inline Vec4f quarter(Vec16f v, int q) {
+  return part<Vec4f>(v, q);
+}
+inline Vec4i quarter(Vec16i v, int q) {
+  return part<Vec4i>(v, q);
+}
+template <class Whole, class Part>
+inline Whole join(Part a, Part b, Part c, Part d) {
+  Whole v;
+  char* w = reinterpret_cast<char*>(&v);
+  std::memcpy(w, &a, sizeof(Part));
+  std::memcpy(w + sizeof(Part), &b, sizeof(Part));
+  std::memcpy(w + 2 * sizeof(Part), &c, sizeof(Part));
+  std::memcpy(w + 3 * sizeof(Part), &d, sizeof(Part));
+  return v;
+}
+inline Vec16f join(Vec4f a, Vec4f b, Vec4f c, Vec4f d) {
+  return join<Vec16f>(a, b, c, d);
+}
+inline Vec16i join(Vec4i a, Vec4i b, Vec4i c, Vec4i d) {
+  return join<Vec16i>(a, b, c, d);
+}
+}  // namespace detail
+
+template <class F, class... V>
+inline auto native(F f, V... v) {
+  return detail::join(f(detail::quarter(v, 0)...), f(detail::quarter(v, 1)...),
+                      f(detail::quarter(v, 2)...), f(detail::quarter(v, 3)...));
 }
 #else
 namespace detail {
@@ -327,6 +395,8 @@ inline void for_each_block(int64_t begin, int64_t end, Body body) {
 inline Vec8f low8(Vec16f v) {
 #if defined(__AVX512F__)
   return __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7);
+#elif defined(__aarch64__)
+  return detail::part<Vec8f>(v, 0);
 #else
   return detail::half(v, 0);
 #endif
@@ -335,6 +405,8 @@ inline Vec8f low8(Vec16f v) {
 inline Vec8f high8(Vec16f v) {
 #if defined(__AVX512F__)
   return __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+#elif defined(__aarch64__)
+  return detail::part<Vec8f>(v, 1);
 #else
   return detail::half(v, 1);
 #endif
@@ -360,10 +432,19 @@ inline double sum(Vec8d a, Vec8d b) {
 
 // The sum of the lanes by a fixed tree (halves added, then their halves):
 // four dependent adds instead of fifteen, and the same bits on every call.
-inline float sum_lanes(Vec8f h) {
-  const Vec4f q =
-      __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);
+inline float sum_lanes(Vec4f q) {
+#if defined(__aarch64__)
+  // The halves added (one fadd of d registers), then the pair (faddp).
+  const float32x2_t h = vadd_f32(vget_low_f32(q), vget_high_f32(q));
+  return vaddv_f32(h);
+#else
   return (q[0] + q[2]) + (q[1] + q[3]);
+#endif
+}
+
+inline float sum_lanes(Vec8f h) {
+  return sum_lanes(
+      Vec4f(__builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7)));
 }
 
 inline float sum_lanes(Vec16f v) {
@@ -372,6 +453,16 @@ inline float sum_lanes(Vec16f v) {
 
 // The largest lane of v, which holds no NaN (a running max kept as
 // `x > m ? x : m` never takes one); a max needs no fixed order.
+inline float max_lanes(Vec4f q) {
+#if defined(__aarch64__)
+  return vmaxvq_f32(q);
+#else
+  float m = -__builtin_inff();
+  for (int k = 0; k < 4; ++k) m = q[k] > m ? q[k] : m;
+  return m;
+#endif
+}
+
 inline float max_lanes(Vec8f h) {
   const Vec4f c = __builtin_shufflevector(h, h, 0, 1, 2, 3),
               d = __builtin_shufflevector(h, h, 4, 5, 6, 7);
@@ -387,6 +478,16 @@ inline float max_lanes(Vec16f v) {
 }
 
 // The smallest lane of v, which holds no NaN (as max_lanes).
+inline float min_lanes(Vec4f q) {
+#if defined(__aarch64__)
+  return vminvq_f32(q);
+#else
+  float m = __builtin_inff();
+  for (int k = 0; k < 4; ++k) m = q[k] < m ? q[k] : m;
+  return m;
+#endif
+}
+
 inline float min_lanes(Vec8f h) {
   const Vec4f c = __builtin_shufflevector(h, h, 0, 1, 2, 3),
               d = __builtin_shufflevector(h, h, 4, 5, 6, 7);
@@ -408,6 +509,14 @@ inline bool all_lanes_scalar(M m) {
     if (m[k] == 0) return false;
   }
   return true;
+}
+
+inline bool all_lanes(Vec4i m) {
+#if defined(__aarch64__)
+  return vminvq_u32(vreinterpretq_u32_s32(m)) != 0;
+#else
+  return all_lanes_scalar(m);
+#endif
 }
 
 inline bool all_lanes(Vec8i m) {
@@ -486,6 +595,12 @@ inline Vec8i bits(Vec8f v) {
   return b;
 }
 
+inline Vec4i bits(Vec4f v) {
+  Vec4i b;
+  std::memcpy(&b, &v, sizeof(b));
+  return b;
+}
+
 inline Vec16f from_bits(Vec16i b) {
   Vec16f v;
   std::memcpy(&v, &b, sizeof(v));
@@ -494,6 +609,12 @@ inline Vec16f from_bits(Vec16i b) {
 
 inline Vec8f from_bits(Vec8i b) {
   Vec8f v;
+  std::memcpy(&v, &b, sizeof(v));
+  return v;
+}
+
+inline Vec4f from_bits(Vec4i b) {
+  Vec4f v;
   std::memcpy(&v, &b, sizeof(v));
   return v;
 }
