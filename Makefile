@@ -11,6 +11,13 @@ PREFIX     ?= $(CURDIR)/build-install
 
 CMAKE_FLAGS ?=
 
+# ccache: paths under the tree hashed relative to it (and the working
+# directory left out), so that a build of the same flags in another clone or
+# worktree reuses the objects; a debug build's line tables then name the
+# directory that compiled the object first.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
 # One compiler name for every build (make's CXX, g++ unless set): ccache keys
 # on the name, and scikit-build-core, left alone, takes Python's own (g++)
 # where CMake would take c++, so the Python package's build would compile all
@@ -73,10 +80,7 @@ space := $(empty) $(empty)
 # CMAKE_FLAGS reach the package's configure too (CI's -DSTRIDE_WERROR=ON),
 # as scikit-build-core's cmake.args list (';'-separated).
 PIP_CMAKE_ARGS = $(if $(strip $(CMAKE_FLAGS)),--config-settings=cmake.args="$(subst $(space),;,$(strip $(CMAKE_FLAGS)))")
-# CCACHE_BASEDIR: ccache hashes the paths under it relative to it, so that
-# readme-python-check's build of the same flags in another tree reuses these
-# objects.
-PIP_BUILD_ENV = CCACHE_BASEDIR=$(CURDIR) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS)
+PIP_BUILD_ENV = CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS)
 python-test: venv
 	$(PIP_BUILD_ENV) $(VENV)/bin/pip install -q --no-build-isolation $(PIP_CMAKE_ARGS) .
 	cd python/tests && OMP_WAIT_POLICY=passive ../../$(VENV)/bin/python -m pytest -q -p no:cacheprovider .

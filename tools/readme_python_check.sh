@@ -6,7 +6,7 @@
 # computes. A README edit changes what runs here. Prints the time it took.
 #   tools/readme_python_check.sh
 # ccache serves the objects a build of the same flags made in another tree
-# (`make python-test` sets CCACHE_BASEDIR too), as paths under
+# (the Makefile sets CCACHE_BASEDIR for every build), as paths under
 # CCACHE_BASEDIR are hashed relative to it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
