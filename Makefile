@@ -153,16 +153,21 @@ test-tsan: deps
 # The tree cross-compiled for 64-bit Arm (aarch64) with Debian's cross
 # toolchain and arm64 libraries (tools/install_deps_arm64.sh), and the C++
 # suite run under qemu-aarch64 user emulation (docs/design.md, "arm64"). No
-# MPI, CUDA or Python in that build. stride_tests runs as two processes
-# (gtest's shards), as under test-tsan: emulated, starting the program costs
-# about half a second, which as one process per test (CTest's way) came to
-# more than the tests themselves. Then CTest runs the tests that are not
-# stride_tests' (the command line's and the distributed ones, through
+# MPI, CUDA or Python in that build. The kernel tests and stride_tests each
+# run as two processes (gtest's shards), as under test-tsan: emulated,
+# starting the program costs about half a second, which as one process per
+# test (CTest's way) came to more than the tests themselves. Then CTest runs
+# the tests that are neither's (the command line's and the distributed ones, through
 # their *_emulated scripts), all but the Hugging Face round trip, which
-# needs the venv's transformers.
+# needs the venv's transformers. One test is left out:
+# LinearGroups.GradientsHaveTheBitsOfSeparateLayers, whose bit-identity at
+# depth 352 needs oneDNN's sgemm to give a product the same bits in tiles of
+# different shapes, as its x86-64 kernels do and its arm64 one does not
+# (docs/design.md, "arm64").
 ARM64_BUILD ?= build-arm64
 ARM64_DEPS  ?= build-arm64-deps
-ARM64_QEMU   = qemu-aarch64 -L /usr/aarch64-linux-gnu -E OPENBLAS_NUM_THREADS=1
+ARM64_QEMU   = qemu-aarch64 -L /
+ARM64_GTEST_FILTER = -LinearGroups.GradientsHaveTheBitsOfSeparateLayers
 test-arm64: deps
 	@tools/install_deps_arm64.sh $(ARM64_DEPS)
 	@cmake -S . -B $(ARM64_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -172,9 +177,10 @@ test-arm64: deps
 	  $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(ARM64_BUILD) -j $(JOBS)
 	cd $(ARM64_BUILD) && export OMP_WAIT_POLICY=passive GTEST_TOTAL_SHARDS=2 && \
-	  { GTEST_SHARD_INDEX=0 $(ARM64_QEMU) tests/stride_tests --gtest_brief=1 & first=$$!; \
-	    GTEST_SHARD_INDEX=1 $(ARM64_QEMU) tests/stride_tests --gtest_brief=1; second=$$?; \
-	    wait $$first && test $$second -eq 0; }
+	  for suite in stride_kernel_tests_default stride_tests; do \
+	    GTEST_SHARD_INDEX=0 $(ARM64_QEMU) tests/$$suite --gtest_brief=1 --gtest_filter=$(ARM64_GTEST_FILTER) & first=$$!; \
+	    GTEST_SHARD_INDEX=1 $(ARM64_QEMU) tests/$$suite --gtest_brief=1 --gtest_filter=$(ARM64_GTEST_FILTER); second=$$?; \
+	    wait $$first && test $$second -eq 0 || exit 1; done
 	cd $(ARM64_BUILD) && OMP_WAIT_POLICY=passive ctest --output-on-failure -j $(JOBS) \
 	  -R '^(StrideCli\.|distributed_|ddp_equivalence|check_)'
 

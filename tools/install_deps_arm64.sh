@@ -19,7 +19,7 @@ set -euo pipefail
 dir="${1:-build-arm64-deps}"
 
 packages=(
-  g++-aarch64-linux-gnu qemu-user
+  g++-aarch64-linux-gnu qemu-user libc6:arm64
   libopenblas-dev:arm64 libdnnl2:arm64 ocl-icd-opencl-dev:arm64 zlib1g-dev:arm64
   libpcre2-dev:arm64 libpng-dev:arm64 libgtest-dev:arm64
   libhiredis0.14:arm64 libibverbs1:arm64

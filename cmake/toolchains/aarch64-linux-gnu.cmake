@@ -40,11 +40,12 @@ set(ENV{PKG_CONFIG_LIBDIR}
 set(ENV{PKG_CONFIG_PATH} "")
 
 # ctest, and gtest_discover_tests at build time, run the test programs
-# through qemu; -L: the arm64 dynamic loader and libc of the cross
-# toolchain (libc6-arm64-cross). -E OPENBLAS_NUM_THREADS=1: stride runs
-# OpenBLAS on one thread (Note [Deterministic GEMM]), but the thread pool
-# that OpenBLAS starts when it loads spins under emulation, and the test
-# program had not finished listing its tests after 100 s.
+# through qemu. -L /: the arm64 dynamic loader and libc of Debian's
+# multiarch (libc6:arm64), the same glibc build as the libc.so.6 the
+# programs load from /usr/lib/aarch64-linux-gnu. Not the cross toolchain's
+# (-L /usr/aarch64-linux-gnu, libc6-arm64-cross): its loader is another
+# build of glibc, whose private structures the multiarch libc.so.6 reads
+# differently, and the first pthread_create looped forever walking the
+# loader's list of cached thread stacks.
 find_program(STRIDE_QEMU_AARCH64 qemu-aarch64 REQUIRED)
-set(CMAKE_CROSSCOMPILING_EMULATOR
-    "${STRIDE_QEMU_AARCH64};-L;/usr/aarch64-linux-gnu;-E;OPENBLAS_NUM_THREADS=1")
+set(CMAKE_CROSSCOMPILING_EMULATOR "${STRIDE_QEMU_AARCH64};-L;/")

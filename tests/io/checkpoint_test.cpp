@@ -100,6 +100,18 @@ TEST(Checkpoint, ResumeInAFreshProcessChild) {
   io::save_safetensors(std::string(path) + ".result", out);
 }
 
+// This test program as a shell command: its file (an emulator answers
+// /proc/self/exe with the emulated program's), run through the cross build's
+// emulator where there is one.
+std::string this_program() {
+  const std::string file = std::filesystem::read_symlink("/proc/self/exe").string();
+#ifdef STRIDE_TEST_EMULATOR
+  return std::string(STRIDE_TEST_EMULATOR) + " " + file;
+#else
+  return file;
+#endif
+}
+
 TEST(Checkpoint, ResumeInAFreshProcessIsBitForBit) {
   manual_seed(1);
   TrainingRun straight;
@@ -111,10 +123,9 @@ TEST(Checkpoint, ResumeInAFreshProcessIsBitForBit) {
   save_checkpoint(path, capture_checkpoint(*first.model, &first.opt, &first.sched, 5));
   // The child runs its one test whatever shard this process is (the TSan job
   // shards the suite through GTEST_SHARD_INDEX, which the child inherits).
-  const std::string cmd =
-      "env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS STRIDE_RESUME_CKPT=" + path + " /proc/" +
-      std::to_string(getpid()) +
-      "/exe --gtest_filter=Checkpoint.ResumeInAFreshProcessChild > /dev/null";
+  const std::string cmd = "env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS STRIDE_RESUME_CKPT=" +
+                          path + " " + this_program() +
+                          " --gtest_filter=Checkpoint.ResumeInAFreshProcessChild > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   io::SafetensorsContents result = io::load_safetensors(path + ".result");
   std::vector<double> losses = result.at("losses").to_vector<double>();

@@ -147,7 +147,9 @@ TEST_P(HuggingFace, GreedyGenerationGivesTransformersTokens) {
 }
 
 // Decoding with the KV cache (as generate does) gives the logits of the
-// whole sequence at once.
+// whole sequence at once, within float32 sums taken in two orders (the
+// decoding GEMV's and the full pass's GEMM): 1e-5 held on x86-64, arm64's
+// NEON kernels reach 1.3e-5.
 TEST_P(HuggingFace, KVCacheDecodingMatchesTheFullForward) {
   auto model = load(golden_dir() / GetParam().dir);
   ASSERT_TRUE(model->has_kv_cache());
@@ -159,7 +161,7 @@ TEST_P(HuggingFace, KVCacheDecodingMatchesTheFullForward) {
   for (int64_t t = 10; t < ids.size(1); ++t)
     parts.push_back(model->forward(ids.slice(1, t, t + 1), cache));
   EXPECT_EQ(cache.length, ids.size(1));
-  EXPECT_LE(max_abs_diff(cat(parts, 1), full), 1e-5);
+  EXPECT_LE(max_abs_diff(cat(parts, 1), full), 2e-5);
   // Learned positions end at the context; RoPE has no table to run out of.
   if (GetParam().arch == "gpt2") {
     EXPECT_THROW(model->make_cache(1, model->config().context + 1), ValueError);

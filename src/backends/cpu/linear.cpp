@@ -27,7 +27,9 @@
 // gradients are saved, and where the rows are whole blocks (a multiple of
 // kConcatRowBlock, as the models' 512 and 4096) the bits are those of
 // separate layers: grouping them changes no result (tested against linear()
-// up to depth 352, the FFN's at the article's size).
+// up to depth 352, the FFN's at the article's size) where the GEMM library
+// gives a product the same bits in tiles of any shape, as oneDNN's x86-64
+// kernels do; its arm64 sgemm does not (docs/design.md, "arm64").
 #include <algorithm>
 #include <type_traits>
 #include <vector>
