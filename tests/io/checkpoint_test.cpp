@@ -123,9 +123,9 @@ TEST(Checkpoint, ResumeInAFreshProcessIsBitForBit) {
   save_checkpoint(path, capture_checkpoint(*first.model, &first.opt, &first.sched, 5));
   // The child runs its one test whatever shard this process is (the TSan job
   // shards the suite through GTEST_SHARD_INDEX, which the child inherits).
-  const std::string cmd = "env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS STRIDE_RESUME_CKPT=" +
-                          path + " " + this_program() +
-                          " --gtest_filter=Checkpoint.ResumeInAFreshProcessChild > /dev/null";
+  const std::string cmd =
+      "env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS STRIDE_RESUME_CKPT=" + path + " " +
+      this_program() + " --gtest_filter=Checkpoint.ResumeInAFreshProcessChild > /dev/null";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   io::SafetensorsContents result = io::load_safetensors(path + ".result");
   std::vector<double> losses = result.at("losses").to_vector<double>();
