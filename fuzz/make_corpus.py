@@ -44,6 +44,51 @@ def checkpoint():
     return safetensors(tensors, metadata)
 
 
+def gguf_string(text):
+    data = text.encode()
+    return struct.pack("<Q", len(data)) + data
+
+
+def gguf(metadata, tensors, alignment=32):
+    """A GGUF v3 file (src/io/gguf_format.h). metadata: (key, type number,
+    packed value) triples; tensors: (name, ne, ggml type, raw bytes)."""
+    out = b"GGUF" + struct.pack("<IQQ", 3, len(tensors), len(metadata))
+    for key, vtype, value in metadata:
+        out += gguf_string(key) + struct.pack("<I", vtype) + value
+    offset, data = 0, b""
+    for name, ne, gtype, raw in tensors:
+        out += gguf_string(name) + struct.pack("<I", len(ne))
+        out += struct.pack(f"<{len(ne)}Q", *ne) + struct.pack("<IQ", gtype, offset)
+        pad = b"\x00" * ((alignment - len(raw) % alignment) % alignment)
+        data += raw + pad
+        offset += len(raw) + len(pad)
+    out += b"\x00" * ((alignment - len(out) % alignment) % alignment)
+    return out + data
+
+
+def gguf_llama():
+    """A two-tensor Llama header with tokenizer arrays, in f32, q8_0 and q4_K."""
+    tokens = [b"<s>", b"a", b"b"]
+    metadata = [
+        ("general.architecture", 8, gguf_string("llama")),
+        ("llama.block_count", 4, struct.pack("<I", 1)),
+        ("llama.rope.freq_base", 6, struct.pack("<f", 10000.0)),
+        ("tokenizer.ggml.add_bos_token", 7, b"\x01"),
+        (
+            "tokenizer.ggml.tokens",
+            9,
+            struct.pack("<IQ", 8, len(tokens)) + b"".join(gguf_string(t.decode()) for t in tokens),
+        ),
+        ("tokenizer.ggml.scores", 9, struct.pack("<IQ3f", 6, 3, 0.0, -1.0, -2.0)),
+    ]
+    tensors = [
+        ("token_embd.weight", [4, 3], 0, f32(*range(12))),
+        ("blk.0.attn_q.weight", [32, 1], 8, b"\x00" * 34),
+        ("output.weight", [256, 1], 12, b"\x00" * 144),
+    ]
+    return gguf(metadata, tensors)
+
+
 def regressions():
     """Inputs that once got past stride, kept so that they never do again."""
     header = HERE / "regressions" / "safetensors_header"
@@ -76,6 +121,16 @@ def main():
         [(t, t, [1], b"\x00" * n) for t, n in
          [("BOOL", 1), ("U8", 1), ("I32", 4), ("I64", 8), ("F16", 2), ("BF16", 2), ("F32", 4),
           ("F64", 8)]]))
+    gguf_dir = HERE / "corpus" / "gguf"
+    gguf_dir.mkdir(parents=True, exist_ok=True)
+    (gguf_dir / "llama.gguf").write_bytes(gguf_llama())
+    (gguf_dir / "aligned_64.gguf").write_bytes(
+        gguf(
+            [("general.alignment", 4, struct.pack("<I", 64))],
+            [("a", [3], 0, f32(1, 2, 3)), ("b", [2], 30, b"\x00" * 4)],
+            alignment=64,
+        )
+    )
     ckpt = HERE / "corpus" / "checkpoint"
     ckpt.mkdir(parents=True, exist_ok=True)
     (ckpt / "linear.safetensors").write_bytes(checkpoint())
