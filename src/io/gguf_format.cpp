@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 #include <ostream>
+#include <unordered_set>
 #include <utility>
 
 #include "core/check.h"
@@ -364,14 +365,13 @@ GgufHeader parse_gguf(std::string_view bytes, std::string_view file) {
                "the header claims ", tensor_count, " tensors, more than the ", r.left(),
                " bytes left can describe", kCorrupt);
   h.tensors.reserve(size_t(tensor_count));
-  std::unordered_map<std::string_view, size_t> names;
   for (uint64_t i = 0; i < tensor_count; ++i) {
     h.tensors.push_back(read_tensor_info(r, file));
   }
-  for (size_t i = 0; i < h.tensors.size(); ++i) {
-    const bool fresh = names.emplace(h.tensors[i].name, i).second;
-    STRIDE_CHECK(fresh, IOError, Where{file}, "tensor name ", quote_name(h.tensors[i].name),
-                 " appears twice", kCorrupt);
+  std::unordered_set<std::string_view> names;
+  for (const GgufTensorInfo& t : h.tensors) {
+    STRIDE_CHECK(names.insert(t.name).second, IOError, Where{file}, "tensor name ",
+                 quote_name(t.name), " appears twice", kCorrupt);
   }
   h.data_start = align_up(r.position(), h.alignment);
   STRIDE_CHECK(h.tensors.empty() || h.data_start <= bytes.size(), IOError, Where{file},
