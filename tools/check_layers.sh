@@ -19,7 +19,8 @@ LAYERS=(
          include/stride/shape.h include/stride/storage.h include/stride/allocator.h
          include/stride/tensor.h include/stride/scalar.h include/stride/generator.h
          include/stride/parallel.h include/stride/logging.h include/stride/function_ref.h
-         include/stride/profiler.h include/stride/factory.h include/stride/backend.h"
+         include/stride/profiler.h include/stride/factory.h include/stride/backend.h
+         include/stride/weight_format.h"
   "backends: src/backends/* include/stride/cuda.h"
   "autograd: src/autograd/* include/stride/autograd.h"
   "ops: src/ops/* include/stride/ops.h include/stride/fft.h include/stride/autocast.h include/stride/linalg.h include/stride/masked.h"
@@ -28,12 +29,12 @@ LAYERS=(
   "optim: src/optim/* include/stride/optim.h include/stride/optim/*"
   "data-io-profiler-doctor: src/data/* src/io/* src/profiler/* src/doctor/*
          include/stride/data.h include/stride/data/* include/stride/io.h
-         include/stride/checkpoint.h include/stride/doctor.h"
+         include/stride/checkpoint.h include/stride/doctor.h include/stride/gguf.h"
   "distributed: src/distributed/* include/stride/distributed.h include/stride/distributed/*"
   "umbrella: include/stride/stride.h"
   "models-lm: models/lm/*"
   "models: models/llama/* models/gpt/*"
-  "models-hf: models/hf/*"
+  "models-hf: models/hf/* models/gguf/*"
   "apps: apps/*"
   "python: python/src/*"
 )

@@ -36,10 +36,13 @@ struct EvalArgs {
   ModelSource model;
   std::string split = "val";
   std::optional<std::string> data;
-  std::optional<std::string> hf;  // a Hugging Face directory instead of --ckpt
-  int64_t context = 0;            // --hf: window length; 0: the model's context
-  int64_t batch = 8;              // --hf: windows per forward
-  int64_t max_windows = 0;        // --hf: evaluate the first windows only; 0: all
+  std::optional<std::string> hf;    // a Hugging Face directory instead of --ckpt
+  std::optional<std::string> gguf;  // a llama.cpp GGUF file instead of --ckpt
+  int64_t context = 0;              // --hf: window length; 0: the model's context
+  int64_t batch = 8;                // --hf: windows per forward
+  int64_t max_windows = 0;          // --hf: evaluate the first windows only; 0: all
+  // Also evaluate with the linear layers' weights in this format (lm::pack_weights).
+  std::string weights_dtype = "float32";
 };
 int run_eval(const EvalArgs& args);
 
@@ -52,9 +55,13 @@ struct GenerateArgs {
   double top_p = 1.0;
   uint64_t seed = 0;
   std::string precision = "fp32";
-  int64_t window = 0;  // lm::GenerateOptions::slide; 0: a quarter of the context
+  std::string weights_dtype = "float32";  // the linear layers' (lm::pack_weights)
+  int64_t window = 0;                     // lm::GenerateOptions::slide; 0: a quarter of the context
   // A Hugging Face model directory (with its tokenizer.json) instead of model.
   std::optional<std::string> hf;
+  std::optional<std::string> gguf;  // a llama.cpp GGUF file instead of model
+  // Writes the new ids and the prefill and decode times there, as JSON.
+  std::optional<std::string> stats_json;
 };
 int run_generate(const GenerateArgs& args);
 

@@ -40,6 +40,7 @@ CLI::Validator whole_number(Int min) {
 }
 const CLI::Validator kCount = whole_number<int64_t>(0);
 const CLI::Validator kSeed = whole_number<uint64_t>(0);
+const std::vector<std::string> kWeightFormats = {"float32", "bf16", "int8", "int4"};
 
 // A finite number in [min, max] (or (min, max] when min_open).
 CLI::Validator number_in(double min, double max, bool min_open = false) {
@@ -177,13 +178,24 @@ int main(int argc, char** argv) {
                 "--ckpt or --weights; the text is tokenized with its tokenizer")
       ->excludes("--ckpt")
       ->excludes("--weights");
-  e->add_option("--context", eval.context, "--hf: tokens per window (default: the model's context)")
+  e->add_option("--gguf", eval.gguf,
+                "a llama.cpp GGUF file (a Llama, with its tokenizer) instead of --ckpt, "
+                "--weights or --hf")
+      ->excludes("--ckpt")
+      ->excludes("--weights")
+      ->excludes("--hf");
+  e->add_option("--context", eval.context,
+                "--hf, --gguf: tokens per window (default: the model's context)")
       ->check(kCount);
-  e->add_option("--batch", eval.batch, "--hf: windows per forward pass")
+  e->add_option("--batch", eval.batch, "--hf, --gguf: windows per forward pass")
       ->check(CLI::PositiveNumber);
   e->add_option("--max-windows", eval.max_windows,
-                "--hf: the first windows only (0: the whole split)")
+                "--hf, --gguf: the first windows only (0: the whole split)")
       ->check(kCount);
+  e->add_option("--weights-dtype", eval.weights_dtype,
+                "also evaluate with the linear layers' weights stored as bf16, int8 or int4 "
+                "(blocks of 32 as GGUF's Q8_0 and Q4_0), beside float32")
+      ->check(CLI::IsMember(kWeightFormats));
 
   GenerateArgs gen;
   auto* g = app.add_subcommand("generate", "sample text from a trained model");
@@ -205,8 +217,21 @@ int main(int argc, char** argv) {
                 "--ckpt or --weights")
       ->excludes("--ckpt")
       ->excludes("--weights");
+  g->add_option("--gguf", gen.gguf,
+                "a llama.cpp GGUF file (a Llama, with its tokenizer) instead of --ckpt, "
+                "--weights or --hf")
+      ->excludes("--ckpt")
+      ->excludes("--weights")
+      ->excludes("--hf");
   g->add_option("--precision", gen.precision, "fp32, or bf16 (autocast: bfloat16 matmuls)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
+  g->add_option("--stats-json", gen.stats_json,
+                "write the new token ids and the prefill and decode times (tokens/s) to this file "
+                "as JSON, for benchmarks");
+  g->add_option("--weights-dtype", gen.weights_dtype,
+                "the linear layers' weights: float32, bf16, int8 or int4 (blocks of 32 as "
+                "GGUF's Q8_0 and Q4_0); fewer bytes per token decode faster")
+      ->check(CLI::IsMember(kWeightFormats));
 
   AttentionArgs attn;
   auto* a = app.add_subcommand("attention", "attention maps of every layer and head as a PNG");

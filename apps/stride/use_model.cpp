@@ -1,16 +1,21 @@
 // stride eval / generate / attention / init: using a trained (or fresh) model.
+#include <chrono>
 #include <cmath>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <numbers>
 
 #include "commands.h"
+#include "gguf/gguf.h"
 #include "hf/hf.h"
 #include "lm/generate.h"
 #include "lm/registry.h"
 #include "lm/train.h"
+#include "lm/weights.h"
 #include "run_dir.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
+#include "stride/data/gguf_tokenizer.h"
 #include "stride/data/tokenizer.h"
 #include "stride/doctor.h"
 #include "stride/io.h"
@@ -22,12 +27,42 @@ namespace stride::app {
 
 namespace {
 
-// A Hugging Face directory's model as a run config, for the memory check
-// made before its weights are loaded.
-lm::RunConfig hf_run_config(const std::string& dir) {
+// A pretrained model: a Hugging Face directory's (--hf) or a GGUF file's
+// (--gguf), with its own tokenizer.
+struct Pretrained {
+  std::string source;  // the directory or file, for messages
+  std::shared_ptr<lm::LanguageModel> model;
+  TokenizerPtr tokenizer;
+};
+
+// The run config of --hf DIR or --gguf FILE's model, read without its
+// weights (a GGUF file is mapped, and only its header is read).
+lm::RunConfig pretrained_run_config(const std::optional<std::string>& hf,
+                                    const std::optional<std::string>& gguf_file) {
   lm::RunConfig config;
-  config.model = hf::read_config(dir);
+  config.model =
+      hf ? hf::read_config(*hf) : gguf::read_config(io::map_gguf(*gguf_file), *gguf_file);
   return config;
+}
+
+// Loads --hf DIR or --gguf FILE, after checking that `workload` fits in
+// memory for the model its config describes.
+Pretrained load_pretrained(const std::optional<std::string>& hf,
+                           const std::optional<std::string>& gguf_file,
+                           const lm::Workload& workload) {
+  check_fits_in_memory(pretrained_run_config(hf, gguf_file), workload);
+  Pretrained p;
+  if (hf) {
+    p.source = *hf;
+    p.tokenizer = data::load_tokenizer(*hf);
+    p.model = hf::load(*hf);
+  } else {
+    p.source = *gguf_file;
+    p.tokenizer = data::load_gguf_tokenizer(io::map_gguf(*gguf_file).header, *gguf_file);
+    p.model = gguf::load(*gguf_file);
+  }
+  check_tokenizer_fits(*p.tokenizer, p.model->config().vocab_size, p.source);
+  return p;
 }
 
 data::Split parse_split(const std::string& name) {
@@ -36,40 +71,86 @@ data::Split parse_split(const std::string& name) {
                            : data::Split::Val;
 }
 
-// eval --hf DIR: a Hugging Face model's loss on the text tokenized with its
-// own tokenizer, per token and in bits per byte, which compares models
-// whatever their tokenizers (the character-level runs' bits per character
-// are bits per byte on TinyShakespeare's ASCII).
-int eval_hf(const EvalArgs& args) {
-  const lm::RunConfig config = hf_run_config(*args.hf);
+WeightFormat weight_format(const std::string& name) {
+  const std::optional<WeightFormat> format = parse_weight_format(name);
+  if (!format) {
+    throw ValueError("--weights-dtype must be float32, bf16, int8 or int4; got \"" + name + "\".");
+  }
+  return *format;
+}
+
+double megabytes(int64_t bytes) {
+  return double(bytes) / 1e6;
+}
+
+// Packs the model's linear layers in `format` and says so on stderr: the
+// format, the layers and the model's bytes before and after.
+void pack_model(lm::LanguageModel& model, WeightFormat format) {
+  const lm::PackedWeights packed = lm::pack_weights(model, format);
+  std::cerr << "note: the weights of " << packed.packed_layers << " linear layers are stored as "
+            << to_string(format)
+            << (is_blocked(format)
+                    ? " (blocks of 32 with a float16 scale, as GGUF's " +
+                          std::string(format == WeightFormat::Int8 ? "Q8_0" : "Q4_0") + ")"
+                    : std::string())
+            << "; the model's weights take " << megabytes(packed.bytes_after) << " MB instead of "
+            << megabytes(packed.bytes_before) << " MB";
+  if (packed.kept_layers > 0) {
+    std::cerr << " (" << packed.kept_layers
+              << " layers stay as they were: stored packed already, or with inputs that are not "
+                 "a multiple of 32)";
+  }
+  std::cerr << "\n";
+}
+
+// eval --hf DIR / --gguf FILE: a pretrained model's loss on the text
+// tokenized with its own tokenizer, per token and in bits per byte, which
+// compares models whatever their tokenizers (the character-level runs' bits
+// per character are bits per byte on TinyShakespeare's ASCII).
+int eval_pretrained(const EvalArgs& args) {
+  const lm::RunConfig config = pretrained_run_config(args.hf, args.gguf);
   const int64_t T =
       args.context > 0 ? std::min(args.context, config.model.context) : config.model.context;
-  check_fits_in_memory(config, {lm::Workload::Kind::Evaluation, args.batch, T});
-  const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
-  auto model = hf::load(*args.hf);
-  check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
+  Pretrained p =
+      load_pretrained(args.hf, args.gguf, {lm::Workload::Kind::Evaluation, args.batch, T});
+  const TokenizerPtr tokenizer = p.tokenizer;
+  lm::LanguageModel* model = p.model.get();
   const data::TokenDataset data = load_corpus(args.data, tokenizer).data;
   const data::Split split = parse_split(args.split);
-  const lm::SplitLoss whole =
-      lm::evaluate_split(*model, data, split, args.batch, false, args.max_windows, T);
+  auto evaluate = [&] {
+    return lm::evaluate_split(*model, data, split, args.batch, false, args.max_windows, T);
+  };
+  const lm::SplitLoss whole = evaluate();
   // The bytes of the targets scored: positions 1..n of the split.
   const Tensor targets = data.split(split).slice(0, 1, whole.positions + 1);
   const auto bytes = double(tokenizer->decode(targets.to_vector<int64_t>()).size());
-  std::cout << args.hf->c_str() << " (" << model->config().arch << ", " << model->num_parameters()
+  auto bits_per_byte = [&](const lm::SplitLoss& l) {
+    return l.loss * double(l.positions) / bytes / std::numbers::ln2;
+  };
+  std::cout << p.source << " (" << model->config().arch << ", " << model->num_parameters()
             << " parameters) on the " << args.split << " split (" << data.bounds(split).size()
             << " tokens)\n"
             << "  loss over " << (args.max_windows > 0 ? "its first windows" : "the whole split")
             << " of " << T << " tokens: " << whole.loss << " per token (" << whole.positions
-            << " positions), perplexity " << std::exp(whole.loss) << ", "
-            << whole.loss * double(whole.positions) / bytes / std::numbers::ln2
+            << " positions), perplexity " << std::exp(whole.loss) << ", " << bits_per_byte(whole)
             << " bits per byte\n";
+  const WeightFormat format = weight_format(args.weights_dtype);
+  if (format != WeightFormat::Float32) {
+    pack_model(*model, format);
+    const lm::SplitLoss packed = evaluate();
+    std::cout << "  with " << to_string(format) << " weights: " << packed.loss << " per token ("
+              << std::showpos << packed.loss - whole.loss << std::noshowpos << "), perplexity "
+              << std::exp(packed.loss) << ", " << bits_per_byte(packed) << " bits per byte ("
+              << std::showpos << bits_per_byte(packed) - bits_per_byte(whole) << std::noshowpos
+              << ")\n";
+  }
   return 0;
 }
 
 }  // namespace
 
 int run_eval(const EvalArgs& args) {
-  if (args.hf) return eval_hf(args);
+  if (args.hf || args.gguf) return eval_pretrained(args);
   LoadedRun run = load_model(args.model, args.data);
   const Corpus corpus = load_corpus(args.data, run.tokenizer);
   const data::Split split = parse_split(args.split);
@@ -89,9 +170,9 @@ int run_eval(const EvalArgs& args) {
             << ") on the " << args.split << " split (" << tokens
             << (as_chars(*run.tokenizer) ? " characters)\n" : " tokens)\n");
   const lm::SplitLoss whole = lm::evaluate_split(model, corpus.data, split, B);
+  const char* bits_per = as_chars(*run.tokenizer) ? " bits per character" : " bits per token";
   std::cout << "  loss over the whole split, sequential windows: " << whole.loss << " ("
-            << whole.positions << " positions): " << whole.loss / std::numbers::ln2
-            << (as_chars(*run.tokenizer) ? " bits per character" : " bits per token")
+            << whole.positions << " positions): " << whole.loss / std::numbers::ln2 << bits_per
             << ", perplexity " << std::exp(whole.loss) << "\n"
             << "  loss at the last position of each window:     " << whole.last_position_loss
             << " (" << whole.last_positions << " positions, each from a full context, as in "
@@ -122,6 +203,14 @@ int run_eval(const EvalArgs& args) {
     std::cout << "  the model is NOT causal (it reads later tokens); the loss it has when the\n"
               << "  future is absent (each position from its prefix only): " << honest.loss << "\n";
   }
+  const WeightFormat format = weight_format(args.weights_dtype);
+  if (format != WeightFormat::Float32) {
+    pack_model(model, format);
+    const lm::SplitLoss packed = lm::evaluate_split(model, corpus.data, split, B);
+    std::cout << "  with " << to_string(format) << " weights, the whole split: " << packed.loss
+              << " (" << std::showpos << packed.loss - whole.loss << std::noshowpos
+              << "): " << packed.loss / std::numbers::ln2 << bits_per << "\n";
+  }
   return 0;
 }
 
@@ -136,45 +225,72 @@ lm::GenerateOptions generate_options(const GenerateArgs& args) {
   return opt;
 }
 
-// generate --hf DIR: a Hugging Face model and its tokenizer (SentencePiece
-// or byte-level BPE).
-int generate_hf(const GenerateArgs& args) {
-  check_fits_in_memory(hf_run_config(*args.hf), {lm::Workload::Kind::Generation});
-  const TokenizerPtr tokenizer = data::load_tokenizer(*args.hf);
-  auto model = hf::load(*args.hf);
-  check_tokenizer_fits(*tokenizer, model->config().vocab_size, *args.hf);
-  const std::vector<int64_t> prompt = encode_prompt(*tokenizer, args.prompt);
-  if (prompt.empty()) throw ValueError("the prompt is empty.");
+// Streams the continuation of `prompt` to stdout; with --stats-json, writes
+// the new ids and the times of the prefill (up to the first new token) and
+// of the decoding after it.
+void stream_generation(lm::LanguageModel& model,
+                       const data::Tokenizer& tokenizer,
+                       const std::vector<int64_t>& prompt,
+                       const GenerateArgs& args) {
+  using Clock = std::chrono::steady_clock;
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
-  TextStreamer out(*tokenizer, prompt, std::cout);
-  lm::generate(*model, prompt, generate_options(args), [&](int64_t id) { out.push(id); });
+  TextStreamer out(tokenizer, prompt, std::cout);
+  std::vector<int64_t> ids;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point first, last;
+  lm::generate(model, prompt, generate_options(args), [&](int64_t id) {
+    last = Clock::now();
+    if (ids.empty()) first = last;
+    ids.push_back(id);
+    out.push(id);
+  });
   out.finish();
   std::cout << "\n";
+  if (!args.stats_json) return;
+  const auto seconds = [](Clock::duration d) { return std::chrono::duration<double>(d).count(); };
+  const double decode = ids.empty() ? 0.0 : seconds(last - first);
+  const nlohmann::json stats = {
+      {"prompt_tokens", prompt.size()},
+      {"new_tokens", ids.size()},
+      {"prefill_s", ids.empty() ? 0.0 : seconds(first - start)},
+      {"decode_s", decode},
+      {"decode_tokens_per_s", ids.size() > 1 && decode > 0 ? double(ids.size() - 1) / decode : 0.0},
+      {"ids", ids}};
+  io::write_file_atomically(*args.stats_json, stats.dump() + "\n", "generate --stats-json");
+}
+
+// generate --hf DIR / --gguf FILE: a pretrained model and its tokenizer
+// (SentencePiece or byte-level BPE).
+int generate_pretrained(const GenerateArgs& args) {
+  Pretrained p = load_pretrained(args.hf, args.gguf, {lm::Workload::Kind::Generation});
+  const TokenizerPtr tokenizer = p.tokenizer;
+  const std::shared_ptr<lm::LanguageModel> model = p.model;
+  const WeightFormat format = weight_format(args.weights_dtype);
+  if (format != WeightFormat::Float32) pack_model(*model, format);
+  const std::vector<int64_t> prompt = encode_prompt(*tokenizer, args.prompt);
+  if (prompt.empty()) throw ValueError("the prompt is empty.");
+  stream_generation(*model, *tokenizer, prompt, args);
   return 0;
 }
 
 }  // namespace
 
 int run_generate(const GenerateArgs& args) {
-  if (args.hf) return generate_hf(args);
+  if (args.hf || args.gguf) return generate_pretrained(args);
   LoadedRun run = load_model(args.model, std::nullopt);
   // Generation holds a KV cache of the whole context.
   check_fits_in_memory(run.config, {lm::Workload::Kind::Generation});
+  const WeightFormat format = weight_format(args.weights_dtype);
+  if (format != WeightFormat::Float32) pack_model(*run.model, format);
   const std::vector<int64_t> prompt = encode_prompt(*run.tokenizer, args.prompt);
   if (prompt.empty())
     throw ValueError("the prompt is empty. Hint: omit --prompt to start from a newline.");
-  const lm::GenerateOptions opt = generate_options(args);
   if (args.temperature == 0) {
     std::cerr << "note: temperature 0 is greedy decoding (the most likely character each "
                  "time); --seed, --top-k and --top-p have no effect\n";
   }
-  std::cout << args.prompt << std::flush;
-  AutocastGuard autocast(args.precision == "bf16");
-  TextStreamer out(*run.tokenizer, prompt, std::cout);
-  lm::generate(*run.model, prompt, opt, [&](int64_t id) { out.push(id); });
-  out.finish();
-  std::cout << "\n";
+  stream_generation(*run.model, *run.tokenizer, prompt, args);
   return 0;
 }
 

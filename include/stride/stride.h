@@ -30,3 +30,4 @@
 #include "stride/shape.h"
 #include "stride/storage.h"
 #include "stride/tensor.h"
+#include "stride/weight_format.h"

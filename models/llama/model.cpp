@@ -39,14 +39,14 @@ namespace {
 //    layers (Note [Linear over concatenated weights]).
 // The grouping is taken only where the layers cannot tell: float32 without
 // autocast (which rounds each layer's weight once per scope), and plain
-// bias-free Linear layers without hooks; otherwise each layer is called as
-// usual.
+// bias-free Linear layers without hooks whose weights are float32 (not
+// packed, Note [Weight formats]); otherwise each layer is called as usual.
 std::vector<Tensor> project(const Tensor& x, std::initializer_list<nn::Linear*> layers) {
-  const bool grouped =
-      x.dtype() == kFloat32 && !Autocast::is_enabled() &&
-      std::all_of(layers.begin(), layers.end(), [](const nn::Linear* l) {
-        return typeid(*l) == typeid(nn::Linear) && !l->has_hooks() && !l->bias.defined();
-      });
+  const bool grouped = x.dtype() == kFloat32 && !Autocast::is_enabled() &&
+                       std::all_of(layers.begin(), layers.end(), [](const nn::Linear* l) {
+                         return typeid(*l) == typeid(nn::Linear) && !l->has_hooks() &&
+                                !l->bias.defined() && l->weight_format() == WeightFormat::Float32;
+                       });
   std::vector<Tensor> out;
   if (!grouped) {
     for (nn::Linear* l : layers) out.push_back(l->call(x));

@@ -5,6 +5,7 @@
 #include "stride/checkpoint.h"
 #include "stride/device.h"
 #include "stride/io.h"
+#include "stride/nn/layers.h"
 
 namespace stride::lm {
 
@@ -70,6 +71,41 @@ std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
     throw ValueError(not_the_model_of(config, path) + e.what());
   }
   return model;
+}
+
+namespace {
+
+int64_t bytes_of(const Tensor& t) {
+  return t.numel() * int64_t(t.element_size());
+}
+
+// The bytes of the model's parameters and buffers, each shared tensor once.
+int64_t state_bytes(nn::Module& model) {
+  int64_t total = 0;
+  for (const Tensor& t : model.parameters()) total += bytes_of(t);
+  for (const Tensor& t : model.buffers()) total += bytes_of(t);
+  return total;
+}
+
+}  // namespace
+
+PackedWeights pack_weights(nn::Module& model, WeightFormat format) {
+  PackedWeights result;
+  result.bytes_before = state_bytes(model);
+  for (const auto& module : model.modules()) {
+    auto* linear = dynamic_cast<nn::Linear*>(module.get());
+    if (linear == nullptr) continue;
+    // A layer stored packed already (a GGUF file's) is not rounded again.
+    if (linear->weight_format() != WeightFormat::Float32 ||
+        (is_blocked(format) && linear->in_features % kWeightBlock != 0)) {
+      ++result.kept_layers;
+      continue;
+    }
+    linear->pack_weight(format);
+    ++result.packed_layers;
+  }
+  result.bytes_after = state_bytes(model);
+  return result;
 }
 
 }  // namespace stride::lm

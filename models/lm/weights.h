@@ -12,6 +12,7 @@
 #include "lm/language_model.h"
 #include "stride/io.h"
 #include "stride/nn/module.h"
+#include "stride/weight_format.h"
 
 namespace stride::lm {
 
@@ -35,5 +36,19 @@ nn::StateDict state_dict_from(io::SafetensorsContents file);
 std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
                                                   const nn::StateDict& weights,
                                                   const std::string& path);
+
+// What pack_weights did: the linear layers it packed and those it left as
+// they were (stored packed already, or of an in_features that a blocked
+// format's 32 does not divide), and
+// the bytes of the model's parameters and buffers before and after.
+struct PackedWeights {
+  int64_t packed_layers = 0, kept_layers = 0;
+  int64_t bytes_before = 0, bytes_after = 0;
+};
+
+// Stores the weight of every nn::Linear of `model` in `format` (Note
+// [Weight formats]; embeddings and norms stay as they are), for decoding
+// and evaluation.
+PackedWeights pack_weights(nn::Module& model, WeightFormat format);
 
 }  // namespace stride::lm

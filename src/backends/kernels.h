@@ -22,6 +22,7 @@
 #include "core/op_list.h"
 #include "core/tensor_iter.h"
 #include "stride/tensor.h"
+#include "stride/weight_format.h"
 
 namespace stride::kernels {
 
@@ -115,6 +116,21 @@ using LinearGroupsBackwardFn = void (*)(const Tensor& x,
                                         const LinearGroupsLayout& layout,
                                         const std::vector<size_t>& with_grad,
                                         std::vector<Tensor>& grads);
+
+// ---- packed weights (src/backends/cpu/packed_linear.cpp, Note [Weight
+// formats]; the layouts of include/stride/weight_format.h) ----
+// w (N, K) float32 contiguous, K a multiple of kWeightBlock for a blocked
+// format -> out (N, stored_row_size(format, K)) of storage_dtype(format),
+// contiguous.
+using PackWeightFn = void (*)(const Tensor& w, WeightFormat format, Tensor& out);
+// packed as pack_weight's out -> out (N, K) float32 contiguous.
+using UnpackWeightFn = void (*)(const Tensor& packed, WeightFormat format, Tensor& out);
+// x (M, K) float32 contiguous, packed (N, stored) contiguous -> y (M, N)
+// float32 contiguous: x @ unpack(packed)^T.
+using LinearPackedFn = void (*)(const Tensor& x,
+                                const Tensor& packed,
+                                WeightFormat format,
+                                Tensor& y);
 
 // ---- scaled_dot_product_attention, rotary_attention (Note [Fused attention]
 // in src/backends/cpu/attention.cpp) ----
@@ -504,6 +520,9 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(cross_entropy_backward, CrossEntropyBackwardFn, "cross_entropy_backward")         \
   X(linear_groups_forward, LinearGroupsForwardFn, "linear_groups")                    \
   X(linear_groups_backward, LinearGroupsBackwardFn, "linear_groups_backward")         \
+  X(pack_weight, PackWeightFn, "pack_weight")                                         \
+  X(unpack_weight, UnpackWeightFn, "unpack_weight")                                   \
+  X(linear_packed, LinearPackedFn, "linear_packed")                                   \
   X(attention_forward, AttentionForwardFn, "scaled_dot_product_attention")            \
   X(attention_backward, AttentionBackwardFn, "scaled_dot_product_attention_backward") \
   X(attention_dropout_mask, AttentionDropoutMaskFn, "scaled_dot_product_attention")   \

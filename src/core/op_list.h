@@ -555,6 +555,9 @@
   X(linear, Fused, Grad, Any, Lower)                                        \
   X(linear_concat, Fused, Grad, Any, Lower)                                 \
   X(linear_groups, Fused, Grad, Any, Lower)                                 \
+  X(linear_packed, Fused, Grad, Floating, Keep)                             \
+  X(pack_weight, Fused, NoGrad, Floating, Keep)                             \
+  X(unpack_weight, Fused, NoGrad, Any, Keep)                                \
   X(rms_norm, Fused, Grad, Floating, Keep)                                  \
   X(swiglu, Fused, Grad, Floating, Keep)                                    \
   X(rotary_embedding, Fused, Grad, Floating, Keep)                          \

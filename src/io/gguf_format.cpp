@@ -315,6 +315,11 @@ void check_layout(const GgufHeader& h, uint64_t file_size, std::string_view file
 }
 
 }  // namespace
+}  // namespace stride::io::detail
+
+namespace stride::io {
+
+using detail::kGgmlTypes;
 
 std::string_view gguf_value_type_name(GgufValueType type) {
   static constexpr std::string_view kNames[] = {"uint8",  "int8",    "uint16", "int16",  "uint32",
@@ -339,6 +344,10 @@ const GgufValue* GgufHeader::find(std::string_view key) const {
   const auto it = metadata_index.find(std::string(key));
   return it == metadata_index.end() ? nullptr : &metadata[it->second].second;
 }
+
+}  // namespace stride::io
+
+namespace stride::io::detail {
 
 GgufHeader parse_gguf(std::string_view bytes, std::string_view file) {
   Reader r(bytes, file);

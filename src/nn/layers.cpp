@@ -64,10 +64,18 @@ Linear::Linear(int64_t in, int64_t out, bool with_bias, Generator* gen)
   reset_parameters(gen);
 }
 
-// PyTorch's Linear.reset_parameters, step for step.
+// PyTorch's Linear.reset_parameters, step for step; a packed weight is
+// drawn in float32 and packed again.
 void Linear::reset_parameters(Generator* gen) {
-  init::kaiming_uniform_(weight, std::sqrt(5.0), init::FanMode::FanIn,
-                         init::Nonlinearity::LeakyReLU, gen);
+  Tensor w = weight_format_ == WeightFormat::Float32
+                 ? weight
+                 : empty({out_features, in_features}, weight.options().dtype(kFloat32));
+  init::kaiming_uniform_(w, std::sqrt(5.0), init::FanMode::FanIn, init::Nonlinearity::LeakyReLU,
+                         gen);
+  if (weight_format_ != WeightFormat::Float32) {
+    NoGradGuard no_grad;
+    weight.copy_(F::pack_weight(w, weight_format_));
+  }
   if (bias.defined()) {
     const int64_t fan_in = in_features;
     const double bound = fan_in > 0 ? 1.0 / std::sqrt(double(fan_in)) : 0.0;
@@ -80,13 +88,53 @@ Tensor Linear::forward(const Tensor& x) {
                "[Linear] expected input (..., ", in_features, "); got ", shape_str(x.sizes()),
                ". Hint: Linear(", in_features, ", ", out_features, ") maps (..., ", in_features,
                ") to (..., ", out_features, "); the last dim of the input must be in_features.");
+  if (weight_format_ != WeightFormat::Float32) {
+    const Tensor y = F::linear_packed(x, weight, weight_format_, in_features);
+    return bias.defined() ? y + bias : y;
+  }
   check_dtype_matches(x, weight, "Linear");
   return F::linear(x, weight, bias);
 }
 
+void Linear::pack_weight(WeightFormat format) {
+  if (format == weight_format_) return;
+  STRIDE_CHECK(weight_format_ == WeightFormat::Float32, ValueError, "[Linear] pack_weight: the ",
+               "weight is stored as ", to_string(weight_format_), " already; packing it as ",
+               to_string(format), " would round it twice. Hint: load the float32 weights again ",
+               "and pack those.");
+  NoGradGuard no_grad;
+  set_packed_weight(F::pack_weight(weight, format), format);
+}
+
+void Linear::set_packed_weight(const Tensor& stored, WeightFormat format) {
+  STRIDE_CHECK(weight_format_ == WeightFormat::Float32, ValueError,
+               "[Linear] set_packed_weight: the weight is stored as ", to_string(weight_format_),
+               " already.");
+  STRIDE_CHECK(format != WeightFormat::Float32, ValueError,
+               "[Linear] set_packed_weight: float32 is the parameter itself; assign weight "
+               "instead.");
+  STRIDE_CHECK(!is_blocked(format) || in_features % kWeightBlock == 0, ShapeError,
+               "[Linear] set_packed_weight: ", to_string(format), " weights are blocks of ",
+               kWeightBlock, " along a row; in_features ", in_features, " is not a multiple of ",
+               kWeightBlock, ".");
+  STRIDE_CHECK(stored.dtype() == storage_dtype(format), DTypeError,
+               "[Linear] set_packed_weight: a ", to_string(format), " weight is stored as ",
+               to_string(storage_dtype(format)), "; got ", to_string(stored.dtype()), ".");
+  const int64_t row = stored_row_size(format, in_features);
+  STRIDE_CHECK(stored.dim() == 2 && stored.size(0) == out_features && stored.size(1) == row,
+               ShapeError, "[Linear] set_packed_weight: a ", to_string(format),
+               " weight of Linear(", in_features, ", ", out_features, ") is stored as (",
+               out_features, ", ", row, "); got ", shape_str(stored.sizes()), ".");
+  weight = parameter_to_buffer("weight", stored);
+  weight_format_ = format;
+}
+
 std::string Linear::extra_repr() const {
   return str_cat("in_features=", in_features, ", out_features=", out_features,
-                 ", bias=", py_bool(bias.defined()));
+                 ", bias=", py_bool(bias.defined()),
+                 weight_format_ == WeightFormat::Float32
+                     ? std::string()
+                     : str_cat(", weight_format=", to_string(weight_format_)));
 }
 
 // ---- Embedding ----

@@ -276,6 +276,13 @@ Tensor Module::replace_parameter(const std::string& name, Tensor tensor) {
   return tensor;
 }
 
+Tensor Module::parameter_to_buffer(const std::string& name, Tensor tensor) {
+  if (!parameters_.contains(name))
+    detail::throw_missing_key(name, parameters_.keys(), "Module::parameter_to_buffer");
+  parameters_.erase(name);
+  return register_buffer(name, tensor.is_leaf() ? tensor : tensor.detach());
+}
+
 void Module::replace_module_impl(const std::string& name, std::shared_ptr<Module> module) {
   auto* slot = children_.find(name);
   if (!slot) detail::throw_missing_key(name, children_.keys(), "Module::replace_module");

@@ -522,6 +522,14 @@ std::vector<GradCase> grad_table() {
        [](const Inputs& x) {
          return cat(F::linear_groups(x[0], {{x[1]}, {x[2], x[3]}}), -1);
        }},
+      // x's gradient through a stored int8 weight (the weight has none).
+      {"linear_packed",
+       {{3, 32}},
+       [](const Inputs& x) {
+         Generator gen(3);
+         const Tensor w = F::pack_weight(randn({5, 32}, {}, &gen), WeightFormat::Int8);
+         return F::linear_packed(x[0], w, WeightFormat::Int8, 32);
+       }},
       {"rms_norm", {m, {4}}, [](const Inputs& x) { return F::rms_norm(x[0], x[1], 1e-3); }},
       {"swiglu", {m, m}, [](const Inputs& x) { return F::swiglu(x[0], x[1]); }},
       {"rotary_embedding",

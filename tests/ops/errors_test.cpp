@@ -258,6 +258,17 @@ TEST(Errors, EveryFloatingOpRefusesAnIntegerInputNamingIt) {
        [&] {
          histogramdd(i, {2, 2, 2, 2});
        }},
+      // packed weights (src/nn/packed_linear.cpp)
+      {"pack_weight",
+       [&] {
+         F::pack_weight(arange(64).view({2, 32}), WeightFormat::Int8);
+       }},
+      {"linear_packed",
+       [&] {
+         F::linear_packed(arange(64).view({2, 32}),
+                          F::pack_weight(zeros({3, 32}), WeightFormat::Int8), WeightFormat::Int8,
+                          32);
+       }},
       // nn ops moved from Python (src/nn/multi_head_attention.cpp)
       {"multi_head_attention_forward",
        [&] {

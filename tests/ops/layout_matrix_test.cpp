@@ -835,6 +835,25 @@ std::vector<OpCase> op_table() {
             Domain::Any,
             kFloat32,
             1e-5});
+  // Packed weights: the weight in any layout packs to the same blocks.
+  add_case({"linear_packed",
+            {{4, 32}, {5, 32}},
+            [](const Inputs& in) {
+              return F::linear_packed(in[0], F::pack_weight(in[1], WeightFormat::Int4),
+                                      WeightFormat::Int4, 32);
+            },
+            nullptr,
+            nullptr,
+            Domain::Any,
+            kFloat32,
+            1e-5});
+  add_case({"pack_weight", {{3, 64}}, [](const Inputs& in) {
+              return F::pack_weight(in[0], WeightFormat::Int8);
+            }});
+  add_case({"unpack_weight", {{3, 64}}, [](const Inputs& in) {
+              return F::unpack_weight(F::pack_weight(in[0], WeightFormat::BFloat16),
+                                      WeightFormat::BFloat16, 64);
+            }});
   add_case({"rms_norm", {{4, 6}, {6}}, [](const Inputs& in) { return F::rms_norm(in[0], in[1]); }});
   add_case({"swiglu", {{4, 6}, {4, 6}}, [](const Inputs& in) { return F::swiglu(in[0], in[1]); }});
   add_case({"rotary_embedding", {{3, 4, 6}}, [](const Inputs& in) {

@@ -10,6 +10,7 @@
 
 #include "stride/generator.h"
 #include "stride/tensor.h"
+#include "stride/weight_format.h"
 
 namespace stride::nn::functional {
 
@@ -31,6 +32,21 @@ Tensor linear_concat(const Tensor& x, const std::vector<Tensor>& weights);
 // output without a gradient gives its weights none. Differentiable to any
 // order.
 std::vector<Tensor> linear_groups(const Tensor& x, const std::vector<std::vector<Tensor>>& groups);
+
+// ---- packed weights (include/stride/weight_format.h) ----
+// weight (out, in) of a floating dtype -> its stored form in `format`
+// (rounded to bfloat16, or quantized by blocks of 32 as llama.cpp's Q8_0 and
+// Q4_0). No gradient.
+Tensor pack_weight(const Tensor& weight, WeightFormat format);
+// The float32 weight (out, in_features) that a stored one stands for.
+Tensor unpack_weight(const Tensor& packed, WeightFormat format, int64_t in_features);
+// x (..., in_features) @ unpack_weight(packed)^T -> (..., out), computed
+// without unpacking the whole weight (Note [Weight formats]). In x's dtype;
+// differentiable in x (not in the stored weight), to any order.
+Tensor linear_packed(const Tensor& x,
+                     const Tensor& packed,
+                     WeightFormat format,
+                     int64_t in_features);
 
 // Rows of weight (V, D) picked by integer ids of any shape -> (..., D).
 Tensor embedding(const Tensor& ids, const Tensor& weight);

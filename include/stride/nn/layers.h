@@ -21,6 +21,7 @@
 #include "stride/generator.h"
 #include "stride/nn/module.h"
 #include "stride/tensor.h"
+#include "stride/weight_format.h"
 
 namespace stride::nn {
 
@@ -34,11 +35,26 @@ class Linear : public Module {
   // Re-draws weight and bias with PyTorch's default initialisation.
   void reset_parameters(Generator* gen = nullptr) override;
   std::string extra_repr() const override;
+  // Stores the weight in `format` for inference (Note [Weight formats]):
+  // "weight" becomes a buffer holding pack_weight(weight, format), which
+  // forward multiplies through linear_packed; the layer's input still gets
+  // its gradient, the weight none. A layer is packed once (ValueError for
+  // another format then: its weights would be rounded twice); ShapeError
+  // when a blocked format does not divide in_features.
+  void pack_weight(WeightFormat format);
+  // Takes `stored`, a weight already in `format` (pack_weight's form, e.g.
+  // a GGUF file's Q8_0 blocks mapped from the file), as the layer's weight.
+  // ShapeError or DTypeError when it is not that format's (out, in) form.
+  void set_packed_weight(const Tensor& stored, WeightFormat format);
+  WeightFormat weight_format() const { return weight_format_; }
 
   int64_t in_features;
   int64_t out_features;
   Tensor weight;
   Tensor bias;  // undefined without bias
+
+ private:
+  WeightFormat weight_format_ = WeightFormat::Float32;
 };
 
 // A lookup table: integer ids of any shape (...) -> (..., embedding_dim).

@@ -414,6 +414,10 @@ class Module : public std::enable_shared_from_this<Module> {
   const OrderedDict<Tensor>& own_parameters() const { return parameters_; }
   const OrderedDict<Tensor>& own_buffers() const { return buffers_; }
   const OrderedDict<std::shared_ptr<Module>>& own_children() const { return children_; }
+  // Replaces parameter `name` with a persistent buffer of the same name
+  // holding `tensor` (a weight stored for inference only, which trains no
+  // more); IndexError when there is no such parameter. Returns the buffer.
+  Tensor parameter_to_buffer(const std::string& name, Tensor tensor);
 
  private:
   struct Hooks;
