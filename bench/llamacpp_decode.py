@@ -236,8 +236,8 @@ def main():
             at, margin = first_difference(st_ids, lc_ids, logits)
             part = "never" if at is None else f"token {at + 1} (margin {margin:.4f})"
             print(
-                f"| {name} | {threads} | {statistics.median(theirs):.1f} | {statistics.median(ours):.1f} | "
-                f"{ratio:.2f}x | {mb:.0f} | {bound:.0f} | {part} |",
+                f"| {name} | {threads} | {statistics.median(theirs):.1f} | "
+                f"{statistics.median(ours):.1f} | {ratio:.2f}x | {mb:.0f} | {bound:.0f} | {part} |",
                 flush=True,
             )
 
