@@ -73,8 +73,9 @@ int run_attention(const AttentionArgs& args);
 
 struct ExportArgs {
   std::string ckpt;
-  std::optional<std::string> out;  // a safetensors file of stride's names
-  std::optional<std::string> hf;   // a Hugging Face directory (GPT-2 and Llama runs)
+  std::optional<std::string> out;         // a safetensors file of stride's names
+  std::optional<std::string> hf;          // a Hugging Face directory (GPT-2 and Llama runs)
+  std::string weights_dtype = "float32";  // --out: the linear layers' (lm::pack_weights)
 };
 int run_export(const ExportArgs& args);
 

@@ -247,8 +247,12 @@ int main(int argc, char** argv) {
   auto* export_out = x->add_option("--out", exp.out, "safetensors file");
   auto* export_hf = x->add_option(
       "--hf", exp.hf, "a Hugging Face directory transformers loads (GPT-2 and Llama runs)");
+  x->add_option("--weights-dtype", exp.weights_dtype,
+                "--out: store the linear layers' weights as bf16, int8 or int4 (blocks of 32 as "
+                "GGUF's Q8_0 and Q4_0); --weights reads them back")
+      ->check(CLI::IsMember(kWeightFormats));
   export_out->excludes(export_hf);
-  x->require_option(1, 2);  // --ckpt and one of --out, --hf
+  x->require_option(1, 3);  // --ckpt, one of --out and --hf (run_export checks), --weights-dtype
 
   InitArgs init;
   auto* i = app.add_subcommand("init", "write a freshly initialised model's weights");

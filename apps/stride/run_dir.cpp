@@ -111,9 +111,18 @@ LoadedRun load_weights(const ModelSource& source, const std::optional<std::strin
     tokenizer = load_corpus(data).tokenizer;
   }
   config.model.vocab_size = tokenizer->vocab_size();
+  WeightFormat format = WeightFormat::Float32;
+  if (const std::string* saved = meta(lm::kWeightsDtypeKey)) {
+    const std::optional<WeightFormat> parsed = parse_weight_format(*saved);
+    if (!parsed) {
+      throw ValueError(path + ": metadata \"" + lm::kWeightsDtypeKey + "\" is \"" + *saved +
+                       "\"; stride writes bf16, int8 or int4 there");
+    }
+    format = *parsed;
+  }
   CheckpointState state;
   state.model = lm::state_dict_from(std::move(file));
-  auto model = lm::build_with_weights(config, state.model, path);
+  auto model = lm::build_with_weights(config, state.model, path, format);
   return {std::move(config), std::move(tokenizer), std::move(model), std::move(state)};
 }
 
@@ -172,11 +181,16 @@ LoadedRun load_model(const ModelSource& source, const std::optional<std::string>
       "--weights FILE (a safetensors file of weights).");
 }
 
-void export_weights(const LoadedRun& run, const std::string& path) {
+void export_weights(const LoadedRun& run, const std::string& path, WeightFormat format) {
   // A subword tokenizer stays in its files (the run directory's).
   const data::CharTokenizer* chars = as_chars(*run.tokenizer);
-  lm::save_weights(path, *run.model, run.config,
-                   chars ? io::Metadata{{"stride.tokenizer", chars->to_json()}} : io::Metadata{});
+  io::Metadata metadata;
+  if (chars) metadata["stride.tokenizer"] = chars->to_json();
+  if (format != WeightFormat::Float32) {
+    lm::pack_weights(*run.model, format);
+    metadata[lm::kWeightsDtypeKey] = std::string(to_string(format));
+  }
+  lm::save_weights(path, *run.model, run.config, metadata);
 }
 
 void check_tokenizer_fits(const data::Tokenizer& tokenizer,

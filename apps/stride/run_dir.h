@@ -29,6 +29,7 @@
 #include "lm/train.h"
 #include "stride/checkpoint.h"
 #include "stride/data/text.h"
+#include "stride/weight_format.h"
 #include "support/chart.h"
 
 namespace stride::app {
@@ -104,8 +105,12 @@ void check_fits_on_meta(const lm::RunConfig& config);
 // The weights of `run` in a safetensors file that PyTorch and Hugging Face
 // tooling read: the state dict under its names (Meta's for the Llama), with
 // the config and the tokenizer as metadata, so that --weights needs nothing
-// else.
-void export_weights(const LoadedRun& run, const std::string& path);
+// else. With `format` other than float32, the linear layers' weights are
+// stored in it (lm::pack_weights), named by "stride.weights_dtype" metadata,
+// which --weights reads back.
+void export_weights(const LoadedRun& run,
+                    const std::string& path,
+                    WeightFormat format = WeightFormat::Float32);
 
 // Refuses a subword tokenizer with ids beyond a Hugging Face model's
 // vocabulary (which may be larger: padded); `where` names the model.

@@ -366,6 +366,12 @@ int run_attention(const AttentionArgs& args) {
 
 int run_export(const ExportArgs& args) {
   const LoadedRun run = load_run(args.ckpt);
+  if (args.hf && args.weights_dtype != "float32") {
+    throw ValueError(
+        "export --hf writes float32 weights, as transformers reads them; "
+        "--weights-dtype " +
+        args.weights_dtype + " goes with --out FILE.");
+  }
   if (args.hf) {
     hf::save(*run.model, *args.hf);
     // A subword tokenizer goes with the model; the character one has no
@@ -382,10 +388,15 @@ int run_export(const ExportArgs& args) {
     return 0;
   }
   if (!args.out) throw ValueError("export needs --out FILE or --hf DIR.");
-  export_weights(run, *args.out);
+  const WeightFormat format = weight_format(args.weights_dtype);
+  export_weights(run, *args.out, format);
   std::cout << "wrote " << *args.out << ": " << run.model->state_dict().size() << " tensors of "
-            << run.model->name() << " at step " << run.state.step << ", with its config"
-            << (as_chars(*run.tokenizer) ? " and tokenizer" : "") << " as metadata\n";
+            << run.model->name() << " at step " << run.state.step
+            << (format == WeightFormat::Float32
+                    ? std::string()
+                    : " (linear layers' weights as " + std::string(to_string(format)) + ")")
+            << ", with its config" << (as_chars(*run.tokenizer) ? " and tokenizer" : "")
+            << " as metadata\n";
   return 0;
 }
 

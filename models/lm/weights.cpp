@@ -53,9 +53,42 @@ void list_key_mismatches(const RunConfig& config,
 
 }  // namespace
 
+namespace {
+
+// The model of `config` with its linear layers in `format`, holding
+// `weights`: built and packed on meta, where the keys and shapes are checked
+// (every mismatch listed), then given CPU memory and loaded.
+std::shared_ptr<LanguageModel> build_packed_with_weights(const RunConfig& config,
+                                                         const nn::StateDict& weights,
+                                                         const std::string& path,
+                                                         WeightFormat format) {
+  std::shared_ptr<LanguageModel> model;
+  {
+    DefaultDeviceGuard on_meta(kMeta);
+    model = build_model(config.model);
+  }
+  pack_weights(*model, format);
+  try {
+    model->load_state_dict(weights, /*strict=*/true);
+  } catch (const nn::StateDictError& e) {
+    throw ValueError(not_the_model_of(config, path) + e.what());
+  } catch (const Error&) {
+    // The keys and shapes fit; only the copy onto meta failed.
+  }
+  model->to_empty(Device(kCPU));
+  model->load_state_dict(weights, /*strict=*/true);
+  return model;
+}
+
+}  // namespace
+
 std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
                                                   const nn::StateDict& weights,
-                                                  const std::string& path) {
+                                                  const std::string& path,
+                                                  WeightFormat format) {
+  if (format != WeightFormat::Float32) {
+    return build_packed_with_weights(config, weights, path, format);
+  }
   CheckpointState state;
   state.model = weights;
   try {

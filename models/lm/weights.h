@@ -33,9 +33,18 @@ nn::StateDict state_dict_from(io::SafetensorsContents file);
 // built (a config implying more tensors or bytes than the file holds is an
 // IOError); a name or shape mismatch is a ValueError listing every missing,
 // unexpected and mis-shaped key, as load_state_dict(strict) does.
+// With `format` other than float32, the file holds the linear layers'
+// weights in that format (an `export --weights-dtype` file, whose
+// "stride.weights_dtype" metadata names it): the model is built with its
+// linear layers packed so, then loaded.
 std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
                                                   const nn::StateDict& weights,
-                                                  const std::string& path);
+                                                  const std::string& path,
+                                                  WeightFormat format = WeightFormat::Float32);
+
+// The metadata key that names the format of an exported file's linear
+// weights ("bf16", "int8", "int4"; absent for float32).
+inline constexpr const char* kWeightsDtypeKey = "stride.weights_dtype";
 
 // What pack_weights did: the linear layers it packed and those it left as
 // they were (stored packed already, or of an in_features that a blocked

@@ -142,6 +142,37 @@ if "$stride" generate --hf gpt_hf --prompt "x" 2> hf_err.txt; then fail "generat
 grep -q "gpt_hf: no tokenizer.model (SentencePiece) or tokenizer.json" hf_err.txt ||
   fail "no clear error for a missing tokenizer"
 
+# Weight formats: an export with packed linear weights generates what the
+# run does with the same format, and eval prints both formats' losses.
+for dtype in bf16 int8 int4; do
+  "$stride" export --ckpt run --out "w_$dtype.safetensors" --weights-dtype "$dtype" > /dev/null ||
+    fail "export --weights-dtype $dtype"
+  "$stride" generate --weights "w_$dtype.safetensors" --prompt "the " --tokens 20 --temperature 0 \
+    2> /dev/null > "packed_file_$dtype.txt" || fail "generate --weights of an $dtype export"
+  "$stride" generate --ckpt run --weights-dtype "$dtype" --prompt "the " --tokens 20 \
+    --temperature 0 2> /dev/null > "packed_run_$dtype.txt" || fail "generate --weights-dtype $dtype"
+  cmp -s "packed_file_$dtype.txt" "packed_run_$dtype.txt" ||
+    fail "the $dtype export and the run packed as $dtype generate differently"
+done
+[ "$(stat -c %s w_int4.safetensors)" -lt "$(stat -c %s w_int8.safetensors)" ] ||
+  fail "int4 weights are not smaller than int8 ones"
+"$stride" eval --hf "$src/tests/golden/hf/llama_tiny_gqa" --max-windows 2 --context 32 \
+  --weights-dtype int8 2> /dev/null > packed_eval.txt || fail "eval --weights-dtype"
+grep -q "with int8 weights: .* bits per byte" packed_eval.txt || fail "eval printed no int8 loss"
+
+# GGUF: a llama.cpp file generates with its own tokenizer, and reports its
+# decoding speed as JSON.
+"$stride" generate --gguf "$src/tests/golden/gguf/tiny_q4_0.gguf" --prompt "ROMEO:" --tokens 8 \
+  --temperature 0 --stats-json gguf_stats.json 2> /dev/null > gguf_gen.txt || fail "generate --gguf"
+[ "$(head -c 6 gguf_gen.txt)" = "ROMEO:" ] || fail "generate --gguf did not continue the prompt"
+grep -q '"decode_tokens_per_s"' gguf_stats.json || fail "generate --stats-json wrote no speed"
+"$stride" eval --gguf "$src/tests/golden/gguf/tiny_q8_0.gguf" --max-windows 2 --context 32 \
+  2> /dev/null | grep -q "bits per byte" || fail "eval --gguf"
+if "$stride" generate --gguf "$src/tests/golden/hf/llama_tiny_gqa/config.json" 2> gguf_err.txt; then
+  fail "generate --gguf of a file that is not GGUF"
+fi
+grep -q "magic" gguf_err.txt || fail "no clear error for a file that is not GGUF"
+
 # Ctrl-C: the run stops, saves a final checkpoint and says how to resume.
 "$stride" train --config tiny.json --data corpus.txt --out interrupted --steps 1000000 --sample 0 > int.log &
 pid=$!
