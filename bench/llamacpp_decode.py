@@ -103,9 +103,9 @@ def convert(llama_cpp, directory, out_dir):
 
 def llama_cpp_decode(path, threads, tokens):
     """llama.cpp's greedy decode: (tokens/s after the first, ids, logits of each step)."""
-    from llama_cpp import Llama
+    import llama_cpp as lc
 
-    llm = Llama(
+    llm = lc.Llama(
         model_path=path,
         n_threads=threads,
         n_threads_batch=threads,
@@ -113,12 +113,16 @@ def llama_cpp_decode(path, threads, tokens):
         verbose=False,
         seed=0,
     )
-    prompt = llm.tokenize(PROMPT.encode(), add_bos=True)
-    llm.eval(prompt)
+
+    def last_logits():
+        row = lc.llama_get_logits_ith(llm._ctx.ctx, -1)
+        return np.ctypeslib.as_array(row, shape=(llm.n_vocab(),)).copy()
+
+    llm.eval(llm.tokenize(PROMPT.encode(), add_bos=True))
     ids, logits = [], []
     start = None
     for _ in range(tokens):
-        row = np.array(llm.scores[llm.n_tokens - 1], dtype=np.float32)
+        row = last_logits()
         token = int(row.argmax())
         ids.append(token)
         logits.append(row)

@@ -10,6 +10,7 @@
 #include "lm/registry.h"
 #include "lm/weights.h"
 #include "stride/allocator.h"
+#include "stride/cpu_capability.h"
 #include "stride/data/tiny_shakespeare.h"
 #include "stride/io.h"
 #include "stride/ops.h"
@@ -179,6 +180,15 @@ LoadedRun load_model(const ModelSource& source, const std::optional<std::string>
   throw ValueError(
       "this command needs a model: --ckpt DIR (a run of stride train) or "
       "--weights FILE (a safetensors file of weights).");
+}
+
+void note_bf16_autocast() {
+  static bool said = false;
+  if (said || cpu_has_bf16_dot_product()) return;
+  said = true;
+  std::cerr << "note: this CPU has no bf16 dot-product instructions (AVX512-BF16): bf16 autocast "
+               "computes its products in float32 on the bf16-rounded operands (the same "
+               "numbers), decoding with the bf16 weights widened inside its kernel\n";
 }
 
 void export_weights(const LoadedRun& run, const std::string& path, WeightFormat format) {

@@ -102,6 +102,11 @@ void check_fits_in_memory(const lm::RunConfig& config, const lm::Workload& workl
 // model has more than a million tensors.
 void check_fits_on_meta(const lm::RunConfig& config);
 
+// Says once, on stderr, how bf16 autocast computes on a CPU without bf16
+// dot-product instructions (stride::cpu_has_bf16_dot_product); nothing
+// where it has them.
+void note_bf16_autocast();
+
 // The weights of `run` in a safetensors file that PyTorch and Hugging Face
 // tooling read: the state dict under its names (Meta's for the Llama), with
 // the config and the tokenizer as metadata, so that --weights needs nothing

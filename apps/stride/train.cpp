@@ -252,6 +252,7 @@ int run_train(const TrainArgs& args) {
                                     cfg, lm::state_dict_from(io::load_safetensors(*args.weights)),
                                     *args.weights)
                               : lm::build_model(cfg.model);
+  if (cfg.train.precision == "bf16") note_bf16_autocast();
   lm::Trainer trainer(model, cfg.train, corpus.data);
   if (run.resume_state) trainer.restore(*run.resume_state);
   print_model_summary(*model, cfg);

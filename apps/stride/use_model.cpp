@@ -233,6 +233,7 @@ void stream_generation(lm::LanguageModel& model,
                        const std::vector<int64_t>& prompt,
                        const GenerateArgs& args) {
   using Clock = std::chrono::steady_clock;
+  if (args.precision == "bf16") note_bf16_autocast();
   std::cout << args.prompt << std::flush;
   AutocastGuard autocast(args.precision == "bf16");
   TextStreamer out(tokenizer, prompt, std::cout);

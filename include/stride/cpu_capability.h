@@ -33,6 +33,13 @@ bool cpu_capability_compiled(CpuCapability level);
 // "default", "avx2" or "avx512": the spelling STRIDE_CPU_CAPABILITY takes.
 const char* cpu_capability_name(CpuCapability level);
 
+// Whether the kernels in use multiply bfloat16 pairs with the CPU's bf16
+// dot-product instructions (AVX512-BF16, at the avx512 level). Without them
+// bf16 autocast computes the same products in float32: decoding widens the
+// bf16 weights inside its kernel (reading half float32's bytes), and larger
+// products run the float32 GEMM on the widened bf16-rounded operands.
+bool cpu_has_bf16_dot_product();
+
 // One line for `stride --version` and stride.show_config(): the level in
 // use, and the CPU's best when that is higher, e.g. "avx2 (CPU supports
 // avx512; STRIDE_CPU_CAPABILITY=avx2)".

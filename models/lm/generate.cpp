@@ -17,14 +17,22 @@ int64_t sample_token(const Tensor& logits, const SamplingOptions& options, Gener
   }
   const std::vector<double> z = logits.reshape({-1}).to(kFloat64).to_vector<double>();
   const int64_t V = int64_t(z.size());
+  // Greedy: the first most likely id (argmax's), in one pass.
+  if (options.temperature == 0) {
+    int64_t best = 0;
+    for (int64_t i = 1; i < V; ++i) {
+      if (z[size_t(i)] > z[size_t(best)]) best = i;
+    }
+    return best;
+  }
+  const int64_t k = options.top_k > 0 ? std::min(options.top_k, V) : V;
+  // The k most likely first; ties keep the lower id first.
   std::vector<int64_t> order(static_cast<size_t>(V));
   std::iota(order.begin(), order.end(), 0);
-  // Most likely first; ties keep the lower id, so greedy decoding matches argmax.
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return z[size_t(a)] > z[size_t(b)]; });
-  if (options.temperature == 0) return order.front();
-
-  const int64_t k = options.top_k > 0 ? std::min(options.top_k, V) : V;
+  const auto likelier = [&](int64_t a, int64_t b) {
+    return z[size_t(a)] > z[size_t(b)] || (z[size_t(a)] == z[size_t(b)] && a < b);
+  };
+  std::partial_sort(order.begin(), order.begin() + k, order.end(), likelier);
   std::vector<double> p(static_cast<size_t>(k));
   const double top = z[size_t(order.front())];
   double total = 0;

@@ -79,6 +79,16 @@ CpuCapability cpu_capability() {
   return level;
 }
 
+bool cpu_has_bf16_dot_product() {
+#if defined(__x86_64__)
+  static const bool has =
+      cpu_capability() == CpuCapability::AVX512 && __builtin_cpu_supports("avx512bf16") != 0;
+  return has;
+#else
+  return false;
+#endif
+}
+
 const char* cpu_capability_name(CpuCapability level) {
   switch (level) {
     case CpuCapability::AVX2:

@@ -94,7 +94,9 @@ TEST(Gguf, ComputesTransformersLogitsForEachWeightType) {
 }
 
 // Decoding with the KV cache gives the full forward's last logits, for the
-// packed layers' dot products as for the float32 GEMM.
+// packed layers' dot products as for the float32 GEMM; within x's rounding
+// where decoding quantizes it (int8 and int4 weights, Note [Quantized
+// activations]: about 1/254 of each block's largest |x|, 0.6% here).
 TEST(Gguf, DecodingWithTheCacheMatchesTheFullForward) {
   const Tensor ids = outputs().at("ids");
   const int64_t T = ids.size(1);
@@ -106,7 +108,7 @@ TEST(Gguf, DecodingWithTheCacheMatchesTheFullForward) {
     model->forward(ids.narrow(1, 0, T - 1), cache);
     const Tensor last = model->forward(ids.narrow(1, T - 1, 1), cache);
     const Tensor full = model->forward(ids).narrow(1, T - 1, 1);
-    EXPECT_LT(relative_error(last, full), 2e-5);
+    EXPECT_LT(relative_error(last, full), is_blocked(file.linear) ? 1.5e-2 : 2e-5);
   }
 }
 

@@ -82,7 +82,9 @@ TEST(PackedLinear, UnpacksWithinHalfAStep) {
 
 // linear_packed is x @ unpack_weight(w)^T: the dot products of decoding (up
 // to 4 rows) and the GEMM over unpacked tiles (more rows), for widths that
-// leave partial vectors and tasks.
+// leave partial vectors and tasks. Decoding int8 and int4 weights may round
+// x by blocks of 32 to int8 (Note [Quantized activations]): each element
+// then moves by at most half of its block's max |x| / 127.
 TEST(PackedLinear, MultipliesAsTheUnpackedWeight) {
   Generator gen(5);
   for (int64_t K : {32, 96, 1024}) {
@@ -99,8 +101,13 @@ TEST(PackedLinear, MultipliesAsTheUnpackedWeight) {
           ASSERT_EQ(y.sizes(), IntArrayRef({M, N}));
           const Tensor want = x.to(kFloat64).matmul(dense.t());
           // float32 sums of K products: a few units of the last place of the
-          // sum of magnitudes.
-          const Tensor bound = x.abs().to(kFloat64).matmul(dense.abs().t()) * 1e-6 + 1e-6;
+          // sum of magnitudes; and x's rounding.
+          Tensor bound = x.abs().to(kFloat64).matmul(dense.abs().t()) * 1e-6 + 1e-6;
+          if (M <= 4 && is_blocked(format)) {
+            const Tensor step =
+                x.abs().view({M, K / 32, 32}).amax({-1}, true).expand({M, K / 32, 32});
+            bound = bound + (step.reshape({M, K}) / 254.0).to(kFloat64).matmul(dense.abs().t());
+          }
           EXPECT_TRUE((y.to(kFloat64) - want).abs().le(bound).all().item<bool>());
         }
       }

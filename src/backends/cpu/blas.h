@@ -65,13 +65,15 @@ void gemm_batched(const GemmArgs<double>& g, const GemmBatch& batch);
 
 // Mixed precision (autocast): bfloat16 A and B, float32 accumulation and C,
 // with the contract above for alpha = 1, beta = 0 only (others throw
-// ValueError). Runs oneDNN's brgemm kernels (AVX512-BF16 or AMX); only
-// callable when has_bf16_gemm().
+// ValueError). Runs oneDNN's brgemm kernels (AVX512-BF16 or AMX), callable
+// only when has_bf16_gemm(), and for decoding (m <= 4 rows of a row-major
+// A) the decode GEMV, on any CPU.
 bool has_bf16_gemm();
 // Whether gemm_batched_bf16 beats the float32 GEMM on widened operands for
 // this shape: with bf16 kernels, from 2^19 multiply-adds (below, oneDNN's
 // per-call cost dominates), and always for decoding (m <= 4 rows of a
-// row-major A, its own kernel).
+// row-major A, its own kernel, which widens bf16 where the CPU has no bf16
+// instructions).
 bool prefers_bf16_gemm(int64_t batch, bool trans_a, int64_t m, int64_t n, int64_t k);
 void gemm_batched_bf16(const GemmArgs<BFloat16, float>& g, const GemmBatch& batch);
 

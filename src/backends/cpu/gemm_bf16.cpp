@@ -68,8 +68,13 @@ bool prefers_bf16_gemm(int64_t batch, bool trans_a, int64_t m, int64_t n, int64_
   // Below ~2^19 multiply-adds oneDNN's per-call cost makes bf16 slower than
   // float32 (measured: bench/RESULTS.md, "Mixed precision").
   constexpr double kMinMacs = double(int64_t(1) << 19);
-  if (!has_bf16_gemm()) return false;
+  // Decoding runs the decode GEMV on the bf16 operands whether or not the
+  // CPU has bf16 instructions: it reads half the bytes of float32 weights,
+  // and widening them in the kernel costs less than the float32 GEMM's
+  // copy of each weight widened (measured: bench/RESULTS.md, "Mixed
+  // precision").
   if (m <= kDecodeRows && !trans_a) return true;
+  if (!has_bf16_gemm()) return false;
   return double(batch) * double(m) * double(n) * double(k) >= kMinMacs;
 }
 

@@ -40,19 +40,47 @@ inline float widen(BFloat16 x) {
   return float(x);
 }
 
-// A bfloat16 dot product on CPUs without vdpbf16ps: four vector accumulators
-// (independent FMA chains), then the tail, summed in a fixed order.
+// The decode GEMV's vectors: those of the CPU's registers (GCC lowers the
+// shuffles of lane_sums4 on 16-lane vectors without AVX-512 to scalar moves
+// through the stack).
+using DotVec = vec::NativeVec;
+constexpr int64_t kDotLanes = vec::kNativeLanes;
+
+// kDotLanes floats from p, or kDotLanes bfloat16 values widened (a bfloat16
+// is the top half of a float, so widening is a shift).
+inline DotVec load_widened(const float* p) {
+  return vec::load_native(p);
+}
+inline DotVec load_widened(const BFloat16* p) {
+  using Halves = uint16_t __attribute__((vector_size(kDotLanes * 2)));
+  using Words = uint32_t __attribute__((vector_size(kDotLanes * 4)));
+  Halves h;
+  std::memcpy(&h, p, sizeof(h));
+  const Words w = __builtin_convertvector(h, Words) << 16;
+  DotVec v;
+  std::memcpy(&v, &w, sizeof(v));
+  return v;
+}
+
+// A bfloat16 dot product on CPUs without vdpbf16ps: four FMA chains of the
+// CPU's own vectors (wider ones would be split into registers that spill
+// to the stack on AVX2), then the tail, summed in a fixed order.
 template <class TA, class TB>
 float dot_widening(const TA* a, const TB* b, int64_t k) {
-  vec::Vec16f acc[4] = {};
+  DotVec acc[4] = {};
   int64_t p = 0;
-  for (; p + 64 <= k; p += 64) {
-    for (int v = 0; v < 4; ++v) acc[v] += vec::load(a + p + 16 * v) * vec::load(b + p + 16 * v);
+  for (; p + 4 * kDotLanes <= k; p += 4 * kDotLanes) {
+    for (int v = 0; v < 4; ++v) {
+      acc[v] = vec::fmadd(load_widened(a + p + kDotLanes * v), load_widened(b + p + kDotLanes * v),
+                          acc[v]);
+    }
   }
-  for (; p + 16 <= k; p += 16) acc[0] += vec::load(a + p) * vec::load(b + p);
-  const vec::Vec16f sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  for (; p + kDotLanes <= k; p += kDotLanes) {
+    acc[0] = vec::fmadd(load_widened(a + p), load_widened(b + p), acc[0]);
+  }
+  const DotVec sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
   float total = 0;
-  for (int l = 0; l < 16; ++l) total += sum[l];
+  for (int64_t l = 0; l < kDotLanes; ++l) total += sum[l];
   for (; p < k; ++p) total += widen(a[p]) * widen(b[p]);
   return total;
 }
@@ -127,12 +155,6 @@ inline void prefetch_start(const float* from, uintptr_t end) {
     prefetch_l2(line);
   }
 }
-
-// The decode GEMV's vectors: those of the CPU's registers (GCC lowers the
-// shuffles of lane_sums4 on 16-lane vectors without AVX-512 to scalar moves
-// through the stack).
-using DotVec = vec::NativeVec;
-constexpr int64_t kDotLanes = vec::kNativeLanes;
 
 // The first n (< kDotLanes) floats from p, the other lanes 0.
 inline DotVec load_dot_partial(const float* p, int64_t n) {

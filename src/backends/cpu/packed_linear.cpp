@@ -249,25 +249,251 @@ void dot_int4(const float* x, int64_t ldx, const uint8_t* w, int64_t cols, Nativ
   }
 }
 
-// bfloat16 weights widened to float32 (a shift); cols a multiple of kLanes
-// is the vector part, the rest is summed after it.
+// Independent sums per row of x, so that consecutive steps' FMAs do not
+// all wait on each other (4 cycles each). The same number whatever the rows
+// of x, so that a row's sum does not depend on the rows beside it; two
+// keep four rows' chains in registers on AVX2.
+constexpr int kChains = 2;
+
+// bfloat16 weights widened to float32 (a shift), in kChains independent
+// sums per row of x; cols a multiple of kLanes is the vector part, the rest
+// is summed after it.
 template <int R>
 void dot_bf16(const float* x, int64_t ldx, const BFloat16* w, int64_t cols, NativeVec* acc) {
   using NativeU16 = uint16_t __attribute__((vector_size(kLanes * 2)));
   using NativeU32 = uint32_t __attribute__((vector_size(kLanes * 4)));
-  int64_t p = 0;
-  for (; p + kLanes <= cols; p += kLanes) {
+  constexpr int C = kChains;
+  NativeVec chains[R][C] = {};
+  auto step = [&](int64_t p, int c) {
     NativeU16 h;
     std::memcpy(&h, w + p, sizeof(h));
     const NativeU32 bits = __builtin_convertvector(h, NativeU32) << 16;
     NativeVec wv;
     std::memcpy(&wv, &bits, sizeof(wv));
-    for (int m = 0; m < R; ++m) acc[m] = vec::fmadd(vec::load_native(x + m * ldx + p), wv, acc[m]);
+    for (int m = 0; m < R; ++m)
+      chains[m][c] = vec::fmadd(vec::load_native(x + m * ldx + p), wv, chains[m][c]);
+  };
+  int64_t p = 0;
+  for (; p + C * kLanes <= cols; p += C * kLanes) {
+    for (int c = 0; c < C; ++c) step(p + c * kLanes, c);
+  }
+  for (int c = 0; p + kLanes <= cols; p += kLanes, ++c) step(p, c);
+  for (int m = 0; m < R; ++m) {
+    for (int c = 0; c < C; ++c) acc[m] += chains[m][c];
   }
   for (; p < cols; ++p) {
     for (int m = 0; m < R; ++m) acc[m][0] += x[m * ldx + p] * float(w[p]);
   }
 }
+
+#if defined(__AVX2__)
+// ---- the integer dot products of decoding (x86 with AVX2) ----
+//
+// Note [Quantized activations]
+// With float32 activations each block costs a widening of its 32 quants to
+// float and as many FMAs, which is slower than reading the block (the
+// decode GEMV of int8 and int4 weights is then bound by arithmetic, not by
+// memory). So decoding quantizes each row of x by blocks of 32 to int8 with
+// a float scale (llama.cpp's Q8_0 of its activations) and multiplies bytes:
+// a block's 32 products are summed exactly in int32 (vpmaddubsw and vpmaddwd,
+// or one vpdpbusd where the CPU has AVX512-VNNI), then scaled by both
+// blocks' d. The products need one unsigned operand: int4 quants are
+// 0..15 before their offset of 8, whose share, 8 sum(q_x), comes off per
+// block; int8 weights take x's sign (vpsignb) and multiply |q_x|. The
+// result differs from x @ unpacked w by x's rounding (at most half of
+// max |x| / 127 per element of a block), as llama.cpp's does; more rows (a
+// prompt) run the float32 GEMM on unpacked tiles instead.
+
+// x's rows (M of K floats) by blocks of 32: q (int8, |q| <= 127), |q|, each
+// block's scale d and sum(q).
+struct QuantizedRows {
+  const int8_t* q = nullptr;
+  const uint8_t* abs = nullptr;
+  const float* d = nullptr;
+  const int32_t* sum = nullptr;
+  int64_t k = 0, blocks = 0;
+};
+
+QuantizedRows quantize_rows(const float* x, int64_t M, int64_t K) {
+  const int64_t blocks = K / kBlock;
+  thread_local ScratchBuffer buffer;
+  const size_t bytes = size_t(M * K) * 2 + size_t(M * blocks) * (sizeof(float) + sizeof(int32_t));
+  auto* base = static_cast<uint8_t*>(buffer.get(bytes, "quantized activations"));
+  auto* q = reinterpret_cast<int8_t*>(base);
+  uint8_t* abs = base + M * K;
+  auto* d = reinterpret_cast<float*>(base + 2 * M * K);
+  auto* sum = reinterpret_cast<int32_t*>(d + M * blocks);
+  for (int64_t i = 0; i < M * blocks; ++i) {
+    const float* xb = x + i * kBlock;
+    float amax = 0;
+    for (int64_t j = 0; j < kBlock; ++j) amax = std::max(amax, std::fabs(xb[j]));
+    const float scale = amax / 127.0f, inverse = scale != 0 ? 1.0f / scale : 0.0f;
+    int32_t total = 0;
+    for (int64_t j = 0; j < kBlock; ++j) {
+      const auto v = int8_t(std::nearbyint(xb[j] * inverse));
+      q[i * kBlock + j] = v;
+      abs[i * kBlock + j] = uint8_t(v < 0 ? -v : v);
+      total += v;
+    }
+    d[i] = scale;
+    sum[i] = total;
+  }
+  return {q, abs, d, sum, K, blocks};
+}
+
+inline __m256i load32(const void* p) {
+  return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+
+// An int4 block's 32 quants as bytes 0..15, in order.
+inline __m256i int4_quants(const uint8_t* p) {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(bytes, 4), bytes),
+                          _mm256_set1_epi8(0x0F));
+}
+
+inline float lane_sum8(__m256 v) {
+  const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  const __m128 q = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  return _mm_cvtss_f32(_mm_add_ss(q, _mm_shuffle_ps(q, q, 1)));
+}
+
+// c + the sums of 4 adjacent products of a (u8) and b (s8), in 8 int32 lanes.
+struct BytePairs {
+  static __m256i dot(__m256i c, __m256i a, __m256i b) {
+    const __m256i pairs = _mm256_maddubs_epi16(a, b);  // |pair| <= 2 * 127 * 128: no saturation
+    return _mm256_add_epi32(c, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
+  }
+};
+
+#if defined(__AVX512F__)
+struct Vnni {
+  [[gnu::target("avx512vnni,avx512vl")]] static __m256i dot(__m256i c, __m256i a, __m256i b) {
+    return _mm256_dpbusd_epi32(c, a, b);
+  }
+};
+
+bool cpu_has_avx512_vnni() {
+  static const bool has = __builtin_cpu_supports("avx512vnni") != 0;
+  return has;
+}
+#endif
+
+// acc[m][c] += x_m's block b . w's block b, for R rows of x.
+template <class Dot, WeightFormat F, int R>
+[[gnu::always_inline]] inline void int_block(
+    const QuantizedRows& x, const uint8_t* w, int64_t b, __m256 (*acc)[kChains], int c) {
+  constexpr int64_t kBytes = F == WeightFormat::Int8 ? kInt8BlockBytes : kInt4BlockBytes;
+  const uint8_t* wb = w + b * kBytes;
+  const float dw = half_to_float(wb);
+  const __m256i q = F == WeightFormat::Int8 ? load32(wb + 2) : int4_quants(wb + 2);
+  for (int m = 0; m < R; ++m) {
+    const int64_t at = m * x.k + b * kBlock, i = m * x.blocks + b;
+    __m256i s;
+    if constexpr (F == WeightFormat::Int8) {
+      s = Dot::dot(_mm256_setzero_si256(), load32(x.abs + at),
+                   _mm256_sign_epi8(q, load32(x.q + at)));
+    } else {
+      s = Dot::dot(_mm256_setr_epi32(-8 * x.sum[i], 0, 0, 0, 0, 0, 0, 0), q, load32(x.q + at));
+    }
+    acc[m][c] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(s), _mm256_set1_ps(dw * x.d[i]), acc[m][c]);
+  }
+}
+
+// out[m * ldo] = x_m . w for one stored row of int8 or int4 blocks and R
+// rows of x (Note [Quantized activations]). Block b goes to chain
+// b % kChains; the chains are added in a fixed order, so a row's sum does
+// not depend on R.
+template <class Dot, WeightFormat F, int R>
+[[gnu::always_inline]] inline void int_row(const QuantizedRows& x,
+                                           const uint8_t* w,
+                                           float* out,
+                                           int64_t ldo) {
+  constexpr int C = kChains;
+  __m256 acc[R][C];
+  for (int m = 0; m < R; ++m) {
+    for (int c = 0; c < C; ++c) acc[m][c] = _mm256_setzero_ps();
+  }
+  int64_t b = 0;
+  for (; b + C <= x.blocks; b += C) {
+    for (int c = 0; c < C; ++c) int_block<Dot, F, R>(x, w, b + c, acc, c);
+  }
+  for (int c = 0; b < x.blocks; ++b, ++c) int_block<Dot, F, R>(x, w, b, acc, c);
+  for (int m = 0; m < R; ++m) {
+    __m256 sum = acc[m][0];
+    for (int c = 1; c < C; ++c) sum = _mm256_add_ps(sum, acc[m][c]);
+    out[m * ldo] = lane_sum8(sum);
+  }
+}
+
+template <class Dot, WeightFormat F, int R>
+[[gnu::always_inline]] inline void int_rows(
+    const QuantizedRows& x, const Tensor& packed, int64_t r0, int64_t r1, float* y, int64_t ldy) {
+  const auto* base = static_cast<const uint8_t*>(packed.data_ptr());
+  const int64_t row_bytes = packed.size(1), rows = packed.size(0);
+  const int64_t ahead = std::max<int64_t>(1, 16 * 1024 / std::max<int64_t>(row_bytes, 1));
+  for (int64_t r = r0; r < r1; ++r) {
+    const uint8_t* row = base + r * row_bytes;
+    if (r + ahead < rows) prefetch_row(row + ahead * row_bytes, row_bytes);
+    int_row<Dot, F, R>(x, row, y + r, ldy);
+  }
+}
+
+template <class Dot, int R>
+[[gnu::always_inline]] inline void int_rows_of(const QuantizedRows& x,
+                                               const Tensor& packed,
+                                               WeightFormat format,
+                                               int64_t r0,
+                                               int64_t r1,
+                                               float* y,
+                                               int64_t ldy) {
+  if (format == WeightFormat::Int8) {
+    int_rows<Dot, WeightFormat::Int8, R>(x, packed, r0, r1, y, ldy);
+  } else {
+    int_rows<Dot, WeightFormat::Int4, R>(x, packed, r0, r1, y, ldy);
+  }
+}
+
+template <int R>
+void byte_pair_rows(const QuantizedRows& x,
+                    const Tensor& packed,
+                    WeightFormat format,
+                    int64_t r0,
+                    int64_t r1,
+                    float* y,
+                    int64_t ldy) {
+  int_rows_of<BytePairs, R>(x, packed, format, r0, r1, y, ldy);
+}
+
+#if defined(__AVX512F__)
+// Compiled for VNNI as a whole (flatten: the products' vpdpbusd inlines
+// only into code compiled for it), taken where the CPU has it.
+template <int R>
+[[gnu::target("avx512vnni,avx512vl"), gnu::flatten]] void vnni_rows(const QuantizedRows& x,
+                                                                    const Tensor& packed,
+                                                                    WeightFormat format,
+                                                                    int64_t r0,
+                                                                    int64_t r1,
+                                                                    float* y,
+                                                                    int64_t ldy) {
+  int_rows_of<Vnni, R>(x, packed, format, r0, r1, y, ldy);
+}
+#endif
+
+template <int R>
+void integer_rows(const QuantizedRows& x,
+                  const Tensor& packed,
+                  WeightFormat format,
+                  int64_t r0,
+                  int64_t r1,
+                  float* y,
+                  int64_t ldy) {
+#if defined(__AVX512F__)
+  if (cpu_has_avx512_vnni()) return vnni_rows<R>(x, packed, format, r0, r1, y, ldy);
+#endif
+  byte_pair_rows<R>(x, packed, format, r0, r1, y, ldy);
+}
+#endif  // __AVX2__
 
 // y[m, r] = x_m . w_r for rows [r0, r1) of the stored weight and R rows of x.
 template <int R>
@@ -308,6 +534,24 @@ void linear_packed_decode(const Tensor& x, const Tensor& packed, WeightFormat fo
   const int64_t M = x.size(0), K = x.size(1), N = packed.size(0);
   const float* xp = x.data_ptr<float>();
   float* yp = y.data_ptr<float>();
+#if defined(__AVX2__)
+  if (is_blocked(format)) {
+    const QuantizedRows xq = quantize_rows(xp, M, K);
+    parallel_for(0, N, kRowsPerTask, [&](int64_t r0, int64_t r1) {
+      switch (M) {
+        case 1:
+          return integer_rows<1>(xq, packed, format, r0, r1, yp, N);
+        case 2:
+          return integer_rows<2>(xq, packed, format, r0, r1, yp, N);
+        case 3:
+          return integer_rows<3>(xq, packed, format, r0, r1, yp, N);
+        default:
+          return integer_rows<4>(xq, packed, format, r0, r1, yp, N);
+      }
+    });
+    return;
+  }
+#endif
   parallel_for(0, N, kRowsPerTask, [&](int64_t r0, int64_t r1) {
     switch (M) {
       case 1:
