@@ -89,6 +89,43 @@ def gguf_llama():
     return gguf(metadata, tensors)
 
 
+def gguf_tokenizer(model, tokens, types, extra=()):
+    """A GGUF whose metadata carries a tokenizer of `model` ("llama" or
+    "gpt2"): its tokens and token types, and `extra` metadata."""
+    metadata = [
+        ("general.architecture", 8, gguf_string("llama")),
+        ("tokenizer.ggml.model", 8, gguf_string(model)),
+        (
+            "tokenizer.ggml.tokens",
+            9,
+            struct.pack("<IQ", 8, len(tokens)) + b"".join(gguf_string(t) for t in tokens),
+        ),
+        ("tokenizer.ggml.token_type", 9, struct.pack(f"<IQ{len(types)}i", 5, len(types), *types)),
+        ("tokenizer.ggml.bos_token_id", 4, struct.pack("<I", 1)),
+        *extra,
+    ]
+    return gguf(metadata, [("output_norm.weight", [4], 0, f32(1, 2, 3, 4))])
+
+
+def gguf_tokenizers():
+    pieces = ["<unk>", "<s>", "</s>"] + [f"<0x{b:02X}>" for b in range(256)] + ["\u2581a", "b"]
+    types = [2, 3, 3] + [6] * 256 + [1, 1]
+    scores = struct.pack(f"<IQ{len(pieces)}f", 6, len(pieces), *[-float(i) for i in range(len(pieces))])
+    llama = gguf_tokenizer("llama", pieces, types, [("tokenizer.ggml.scores", 9, scores)])
+    vocab = ["a", "b", "ab", "\u0120", "<|end|>"]
+    merges = ["a b"]
+    gpt2 = gguf_tokenizer(
+        "gpt2",
+        vocab,
+        [1, 1, 1, 1, 3],
+        [
+            ("tokenizer.ggml.pre", 8, gguf_string("gpt2")),
+            ("tokenizer.ggml.merges", 9, struct.pack("<IQ", 8, 1) + gguf_string(merges[0])),
+        ],
+    )
+    return llama, gpt2
+
+
 def regressions():
     """Inputs that once got past stride, kept so that they never do again."""
     header = HERE / "regressions" / "safetensors_header"
@@ -131,6 +168,12 @@ def main():
             alignment=64,
         )
     )
+    model_dir = HERE / "corpus" / "gguf_model"
+    model_dir.mkdir(parents=True, exist_ok=True)
+    llama, gpt2 = gguf_tokenizers()
+    (model_dir / "llama_tokenizer.gguf").write_bytes(llama)
+    (model_dir / "gpt2_tokenizer.gguf").write_bytes(gpt2)
+    (model_dir / "llama.gguf").write_bytes(gguf_llama())
     ckpt = HERE / "corpus" / "checkpoint"
     ckpt.mkdir(parents=True, exist_ok=True)
     (ckpt / "linear.safetensors").write_bytes(checkpoint())

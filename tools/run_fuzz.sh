@@ -11,7 +11,7 @@ build="$1"
 seconds="$2"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 mkdir -p "$build/findings"
-for target in safetensors_header gguf checkpoint tokenizer sentencepiece store_protocol; do
+for target in safetensors_header gguf gguf_model checkpoint tokenizer sentencepiece store_protocol; do
   binary="$build/fuzz_$target"
   regressions=("$root/fuzz/regressions/$target"/*)
   if [ -e "${regressions[0]}" ]; then

@@ -41,6 +41,21 @@ CLI::Validator whole_number(Int min) {
 const CLI::Validator kCount = whole_number<int64_t>(0);
 const CLI::Validator kSeed = whole_number<uint64_t>(0);
 const std::vector<std::string> kWeightFormats = {"float32", "bf16", "int8", "int4"};
+// Comma-separated names of kWeightFormats, or "all".
+const CLI::Validator kWeightFormatList(
+    [](const std::string& text) -> std::string {
+      if (text == "all") return "";
+      size_t start = 0;
+      while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        const std::string name = text.substr(start, comma - start);
+        if (std::find(kWeightFormats.begin(), kWeightFormats.end(), name) == kWeightFormats.end())
+          return "\"" + name + "\" is not one of float32, bf16, int8, int4 (or all)";
+        start = comma + 1;
+      }
+      return "";
+    },
+    "FORMAT[,FORMAT...]|all");
 
 // A finite number in [min, max] (or (min, max] when min_open).
 CLI::Validator number_in(double min, double max, bool min_open = false) {
@@ -194,8 +209,9 @@ int main(int argc, char** argv) {
       ->check(kCount);
   e->add_option("--weights-dtype", eval.weights_dtype,
                 "also evaluate with the linear layers' weights stored as bf16, int8 or int4 "
-                "(blocks of 32 as GGUF's Q8_0 and Q4_0), beside float32")
-      ->check(CLI::IsMember(kWeightFormats));
+                "(blocks of 32 as GGUF's Q8_0 and Q4_0), beside float32: one, a comma-separated "
+                "list, or all")
+      ->check(kWeightFormatList);
 
   GenerateArgs gen;
   auto* g = app.add_subcommand("generate", "sample text from a trained model");

@@ -79,6 +79,21 @@ WeightFormat weight_format(const std::string& name) {
   return *format;
 }
 
+// --weights-dtype's list for eval: comma-separated names, or "all" (bf16,
+// int8, int4); float32, which eval always reports, is left out.
+std::vector<WeightFormat> weight_formats(const std::string& list) {
+  if (list == "all") return {WeightFormat::BFloat16, WeightFormat::Int8, WeightFormat::Int4};
+  std::vector<WeightFormat> formats;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = std::min(list.find(',', start), list.size());
+    const WeightFormat f = weight_format(list.substr(start, comma - start));
+    if (f != WeightFormat::Float32) formats.push_back(f);
+    start = comma + 1;
+  }
+  return formats;
+}
+
 double megabytes(int64_t bytes) {
   return double(bytes) / 1e6;
 }
@@ -134,8 +149,10 @@ int eval_pretrained(const EvalArgs& args) {
             << " of " << T << " tokens: " << whole.loss << " per token (" << whole.positions
             << " positions), perplexity " << std::exp(whole.loss) << ", " << bits_per_byte(whole)
             << " bits per byte\n";
-  const WeightFormat format = weight_format(args.weights_dtype);
-  if (format != WeightFormat::Float32) {
+  // Each format packs the model as loaded (packing is one-way).
+  for (const WeightFormat format : weight_formats(args.weights_dtype)) {
+    p = load_pretrained(args.hf, args.gguf, {lm::Workload::Kind::Evaluation, args.batch, T});
+    model = p.model.get();
     pack_model(*model, format);
     const lm::SplitLoss packed = evaluate();
     std::cout << "  with " << to_string(format) << " weights: " << packed.loss << " per token ("
@@ -203,10 +220,11 @@ int run_eval(const EvalArgs& args) {
     std::cout << "  the model is NOT causal (it reads later tokens); the loss it has when the\n"
               << "  future is absent (each position from its prefix only): " << honest.loss << "\n";
   }
-  const WeightFormat format = weight_format(args.weights_dtype);
-  if (format != WeightFormat::Float32) {
-    pack_model(model, format);
-    const lm::SplitLoss packed = lm::evaluate_split(model, corpus.data, split, B);
+  // Each format packs the run's model as loaded (packing is one-way).
+  for (const WeightFormat format : weight_formats(args.weights_dtype)) {
+    LoadedRun fresh = load_model(args.model, args.data);
+    pack_model(*fresh.model, format);
+    const lm::SplitLoss packed = lm::evaluate_split(*fresh.model, corpus.data, split, B);
     std::cout << "  with " << to_string(format) << " weights, the whole split: " << packed.loss
               << " (" << std::showpos << packed.loss - whole.loss << std::noshowpos
               << "): " << packed.loss / std::numbers::ln2 << bits_per << "\n";

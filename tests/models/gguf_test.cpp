@@ -130,6 +130,30 @@ TEST(Gguf, TokenizerGivesTransformersIds) {
   EXPECT_EQ(outputs().at("ids").to_vector<int64_t>().front(), 1);
 }
 
+// Both kinds of tokenizer metadata, from fuzz/make_corpus.py's seeds: a
+// byte-level BPE ("gpt2": tokens, merges, a control token) and a
+// SentencePiece one whose unknown piece is typed so.
+TEST(Gguf, TokenizersOfBothKindsFromMetadata) {
+  const fs::path corpus =
+      fs::path(STRIDE_GOLDEN_DIR) / ".." / ".." / "fuzz" / "corpus" / "gguf_model";
+  const io::GgufContents gpt2 = io::map_gguf((corpus / "gpt2_tokenizer.gguf").string());
+  const auto bpe = data::load_gguf_tokenizer(gpt2.header, "gpt2_tokenizer.gguf");
+  EXPECT_EQ(bpe->vocab_size(), 5);
+  // "ab" merges; " a" is the space's byte (U+0120) and a; the control token
+  // is matched whole.
+  EXPECT_EQ(bpe->encode("ab a<|end|>"), (std::vector<int64_t>{2, 3, 0, 4}));
+  EXPECT_EQ(bpe->decode({2, 3, 0, 4}), "ab a<|end|>");
+  EXPECT_TRUE(bpe->prefix_ids().empty());  // add_bos_token defaults to false for gpt2
+  const io::GgufContents llama = io::map_gguf((corpus / "llama_tokenizer.gguf").string());
+  const auto sp = data::load_gguf_tokenizer(llama.header, "llama_tokenizer.gguf");
+  EXPECT_EQ(sp->vocab_size(), 261);
+  EXPECT_EQ(sp->prefix_ids(), std::vector<int64_t>{1});
+  // Pieces where the vocabulary has them, bytes (byte fallback) elsewhere.
+  const std::vector<int64_t> ids = sp->encode("ab\xE2\x98\x83");
+  EXPECT_EQ(ids.front(), 259);  // U+2581 and a: the dummy prefix and a
+  EXPECT_EQ(sp->decode(ids), "ab\xE2\x98\x83");
+}
+
 // ---- files that are not such a Llama ----
 
 std::string read_bytes(const fs::path& path) {

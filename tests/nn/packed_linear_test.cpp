@@ -84,7 +84,8 @@ TEST(PackedLinear, UnpacksWithinHalfAStep) {
 // to 4 rows) and the GEMM over unpacked tiles (more rows), for widths that
 // leave partial vectors and tasks. Decoding int8 and int4 weights may round
 // x by blocks of 32 to int8 (Note [Quantized activations]): each element
-// then moves by at most half of its block's max |x| / 127.
+// then moves by at most half of its block's step d = max |x| / 127, plus
+// 127 times d's rounding to a half (2^-11 d).
 TEST(PackedLinear, MultipliesAsTheUnpackedWeight) {
   Generator gen(5);
   for (int64_t K : {32, 96, 1024}) {
@@ -106,7 +107,8 @@ TEST(PackedLinear, MultipliesAsTheUnpackedWeight) {
           if (M <= 4 && is_blocked(format)) {
             const Tensor step =
                 x.abs().view({M, K / 32, 32}).amax({-1}, true).expand({M, K / 32, 32});
-            bound = bound + (step.reshape({M, K}) / 254.0).to(kFloat64).matmul(dense.abs().t());
+            const double steps = (0.5 + 127 * 0x1p-11) / 127;
+            bound = bound + (step.reshape({M, K}) * steps).to(kFloat64).matmul(dense.abs().t());
           }
           EXPECT_TRUE((y.to(kFloat64) - want).abs().le(bound).all().item<bool>());
         }

@@ -305,7 +305,7 @@ void dot_bf16(const float* x, int64_t ldx, const BFloat16* w, int64_t cols, Nati
 // prompt) run the float32 GEMM on unpacked tiles instead.
 
 // x's rows (M of K floats) by blocks of 32: q (int8, |q| <= 127), |q|, each
-// block's scale d and sum(q).
+// block's scale d (a half's value) and sum(q).
 struct QuantizedRows {
   const int8_t* q = nullptr;
   const uint8_t* abs = nullptr;
@@ -327,7 +327,10 @@ QuantizedRows quantize_rows(const float* x, int64_t M, int64_t K) {
     const float* xb = x + i * kBlock;
     float amax = 0;
     for (int64_t j = 0; j < kBlock; ++j) amax = std::max(amax, std::fabs(xb[j]));
-    const float scale = amax / 127.0f, inverse = scale != 0 ? 1.0f / scale : 0.0f;
+    // As llama.cpp's x86 quantizer of its activations: d rounded to a half
+    // as its blocks store it, x scaled by 127 / max |x|, nearest even.
+    const float scale = Half::to_float(Half::from_float(amax / 127.0f));
+    const float inverse = amax != 0 ? 127.0f / amax : 0.0f;
     int32_t total = 0;
     for (int64_t j = 0; j < kBlock; ++j) {
       const auto v = int8_t(std::nearbyint(xb[j] * inverse));
