@@ -429,43 +429,35 @@ template <class Dot, WeightFormat F, int R>
   }
 }
 
+// Rows [r0, r1) of a stored weight, and where their products go: y[m * ldy
+// + r] for row r and x's row m.
+struct RowRange {
+  const Tensor& packed;
+  WeightFormat format;
+  int64_t r0, r1;
+  float* y;
+  int64_t ldy;
+};
+
 template <class Dot, WeightFormat F, int R>
-[[gnu::always_inline]] inline void int_rows(
-    const QuantizedRows& x, const Tensor& packed, int64_t r0, int64_t r1, float* y, int64_t ldy) {
-  const auto* base = static_cast<const uint8_t*>(packed.data_ptr());
-  const int64_t row_bytes = packed.size(1), rows = packed.size(0);
+[[gnu::always_inline]] inline void int_rows(const QuantizedRows& x, const RowRange& rows) {
+  const auto* base = static_cast<const uint8_t*>(rows.packed.data_ptr());
+  const int64_t row_bytes = rows.packed.size(1), count = rows.packed.size(0);
   const int64_t ahead = std::max<int64_t>(1, 16 * 1024 / std::max<int64_t>(row_bytes, 1));
-  for (int64_t r = r0; r < r1; ++r) {
+  for (int64_t r = rows.r0; r < rows.r1; ++r) {
     const uint8_t* row = base + r * row_bytes;
-    if (r + ahead < rows) prefetch_row(row + ahead * row_bytes, row_bytes);
-    int_row<Dot, F, R>(x, row, y + r, ldy);
+    if (r + ahead < count) prefetch_row(row + ahead * row_bytes, row_bytes);
+    int_row<Dot, F, R>(x, row, rows.y + r, rows.ldy);
   }
 }
 
 template <class Dot, int R>
-[[gnu::always_inline]] inline void int_rows_of(const QuantizedRows& x,
-                                               const Tensor& packed,
-                                               WeightFormat format,
-                                               int64_t r0,
-                                               int64_t r1,
-                                               float* y,
-                                               int64_t ldy) {
-  if (format == WeightFormat::Int8) {
-    int_rows<Dot, WeightFormat::Int8, R>(x, packed, r0, r1, y, ldy);
+[[gnu::always_inline]] inline void int_rows_of(const QuantizedRows& x, const RowRange& rows) {
+  if (rows.format == WeightFormat::Int8) {
+    int_rows<Dot, WeightFormat::Int8, R>(x, rows);
   } else {
-    int_rows<Dot, WeightFormat::Int4, R>(x, packed, r0, r1, y, ldy);
+    int_rows<Dot, WeightFormat::Int4, R>(x, rows);
   }
-}
-
-template <int R>
-void byte_pair_rows(const QuantizedRows& x,
-                    const Tensor& packed,
-                    WeightFormat format,
-                    int64_t r0,
-                    int64_t r1,
-                    float* y,
-                    int64_t ldy) {
-  int_rows_of<BytePairs, R>(x, packed, format, r0, r1, y, ldy);
 }
 
 #if defined(__AVX512F__)
@@ -473,28 +465,17 @@ void byte_pair_rows(const QuantizedRows& x,
 // only into code compiled for it), taken where the CPU has it.
 template <int R>
 [[gnu::target("avx512vnni,avx512vl"), gnu::flatten]] void vnni_rows(const QuantizedRows& x,
-                                                                    const Tensor& packed,
-                                                                    WeightFormat format,
-                                                                    int64_t r0,
-                                                                    int64_t r1,
-                                                                    float* y,
-                                                                    int64_t ldy) {
-  int_rows_of<Vnni, R>(x, packed, format, r0, r1, y, ldy);
+                                                                    const RowRange& rows) {
+  int_rows_of<Vnni, R>(x, rows);
 }
 #endif
 
 template <int R>
-void integer_rows(const QuantizedRows& x,
-                  const Tensor& packed,
-                  WeightFormat format,
-                  int64_t r0,
-                  int64_t r1,
-                  float* y,
-                  int64_t ldy) {
+void integer_rows(const QuantizedRows& x, const RowRange& rows) {
 #if defined(__AVX512F__)
-  if (cpu_has_avx512_vnni()) return vnni_rows<R>(x, packed, format, r0, r1, y, ldy);
+  if (cpu_has_avx512_vnni()) return vnni_rows<R>(x, rows);
 #endif
-  byte_pair_rows<R>(x, packed, format, r0, r1, y, ldy);
+  int_rows_of<BytePairs, R>(x, rows);
 }
 #endif  // __AVX2__
 
@@ -541,15 +522,16 @@ void linear_packed_decode(const Tensor& x, const Tensor& packed, WeightFormat fo
   if (is_blocked(format)) {
     const QuantizedRows xq = quantize_rows(xp, M, K);
     parallel_for(0, N, kRowsPerTask, [&](int64_t r0, int64_t r1) {
+      const RowRange rows{packed, format, r0, r1, yp, N};
       switch (M) {
         case 1:
-          return integer_rows<1>(xq, packed, format, r0, r1, yp, N);
+          return integer_rows<1>(xq, rows);
         case 2:
-          return integer_rows<2>(xq, packed, format, r0, r1, yp, N);
+          return integer_rows<2>(xq, rows);
         case 3:
-          return integer_rows<3>(xq, packed, format, r0, r1, yp, N);
+          return integer_rows<3>(xq, rows);
         default:
-          return integer_rows<4>(xq, packed, format, r0, r1, yp, N);
+          return integer_rows<4>(xq, rows);
       }
     });
     return;
