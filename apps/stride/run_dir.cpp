@@ -186,9 +186,10 @@ void note_bf16_autocast() {
   static bool said = false;
   if (said || cpu_has_bf16_dot_product()) return;
   said = true;
-  std::cerr << "note: this CPU has no bf16 dot-product instructions (AVX512-BF16): bf16 autocast "
-               "computes its products in float32 on the bf16-rounded operands (the same "
-               "numbers), decoding with the bf16 weights widened inside its kernel\n";
+  std::cerr << "note: the CPU kernels in use have no bf16 dot-product instructions "
+               "(AVX512-BF16): bf16 autocast computes its products in float32 on the "
+               "bf16-rounded operands (the same numbers), decoding with the bf16 weights widened "
+               "inside its kernel\n";
 }
 
 void export_weights(const LoadedRun& run, const std::string& path, WeightFormat format) {

@@ -102,9 +102,9 @@ void check_fits_in_memory(const lm::RunConfig& config, const lm::Workload& workl
 // model has more than a million tensors.
 void check_fits_on_meta(const lm::RunConfig& config);
 
-// Says once, on stderr, how bf16 autocast computes on a CPU without bf16
-// dot-product instructions (stride::cpu_has_bf16_dot_product); nothing
-// where it has them.
+// Says once, on stderr, how bf16 autocast computes where the CPU kernels in
+// use have no bf16 dot-product instructions (stride::cpu_has_bf16_dot_product);
+// nothing where they have them.
 void note_bf16_autocast();
 
 // The weights of `run` in a safetensors file that PyTorch and Hugging Face
