@@ -2,7 +2,7 @@
 # `stride --version` names the CPU kernels' level (Note [CPU capabilities]),
 # STRIDE_CPU_CAPABILITY forces a lower one, and a value that names no level
 # is a one-line warning, not a failure.
-# Usage: cli_cpu_capability_test.sh STRIDE_BINARY
+# Usage: cli_cpu_capability_test.sh STRIDE_BINARY GGUF_FILE
 set -euo pipefail
 stride="$1"
 
@@ -35,4 +35,12 @@ if [ "$best" != avx512 ]; then
     *) echo "FAIL: no warning for a level above the CPU's: '$warning'"; exit 1 ;;
   esac
 fi
-echo "PASS: --version says $best; forcing and refusing levels work"
+# Kernels without bf16 instructions (the baseline level has none): bf16
+# autocast says once how it computes, and still decodes.
+note=$(STRIDE_CPU_CAPABILITY=default "$stride" generate --gguf "$2" --prompt "ROMEO:" --tokens 4 \
+  --temperature 0 --precision bf16 2>&1 >/dev/null)
+case "$note" in
+  *"have no bf16 dot-product instructions"*) ;;
+  *) echo "FAIL: no note for bf16 autocast without bf16 instructions: '$note'"; exit 1 ;;
+esac
+echo "PASS: --version says $best; forcing and refusing levels work; bf16 autocast says how it computes"
