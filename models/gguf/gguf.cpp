@@ -175,14 +175,30 @@ std::shared_ptr<lm::LanguageModel> uninitialised_model(const ModelConfig& config
   return model;
 }
 
-void fill_weights(lm::LanguageModel& model,
-                  const ModelConfig& config,
-                  const io::GgufContents& contents,
-                  const std::string& file) {
-  const nn::StateDict params = model.state_dict();
-  const auto handles = model.named_parameters();
+// A GGUF Llama's tensors per layer (attn_norm, attn_q/k/v/output, ffn_norm,
+// ffn_gate/up/down) and outside them (token_embd, output_norm, output).
+constexpr int64_t kTensorsPerLayer = 9;
+
+// Checks the file's tensors against the model the metadata describes, before
+// any memory is given to it: their count first (a file claiming more layers
+// than it holds is refused before a module is built), then, against the
+// model built on meta, every name and shape, and nothing missing.
+void check_tensors(const ModelConfig& config,
+                   const io::GgufContents& contents,
+                   const std::string& file) {
+  const int64_t expected = kTensorsPerLayer * config.n_layers + (config.tie_embeddings ? 2 : 3);
+  if (int64_t(contents.tensors.size()) != expected) {
+    throw ValueError(file + ": the metadata describes a Llama of " +
+                     std::to_string(config.n_layers) + " layers, " + std::to_string(expected) +
+                     " tensors, but the file holds " + std::to_string(contents.tensors.size()));
+  }
+  std::shared_ptr<lm::LanguageModel> meta;
+  {
+    DefaultDeviceGuard on_meta(kMeta);
+    meta = lm::build_model(config);
+  }
+  const nn::StateDict params = meta->state_dict();
   std::set<std::string> filled;
-  NoGradGuard no_grad;
   for (const io::GgufTensor& t : contents.tensors) {
     const std::optional<std::string> name = stride_name(t.name);
     if (!name || !params.contains(*name) || (config.tie_embeddings && *name == "output.weight")) {
@@ -191,19 +207,10 @@ void fill_weights(lm::LanguageModel& model,
                        " layers; stride reads token_embd, output_norm, output and blk.N's "
                        "attn_norm, attn_q/k/v/output, ffn_norm, ffn_gate/up/down)");
     }
-    const Tensor target_meta = params[*name];
-    if (!(IntArrayRef(t.shape) == target_meta.sizes())) {
+    if (!(IntArrayRef(t.shape) == params[*name].sizes())) {
       throw ValueError(file + ": tensor \"" + t.name + "\" has shape " +
                        shape_str(IntArrayRef(t.shape)) + " but the metadata implies " +
-                       shape_str(target_meta.sizes()));
-    }
-    nn::Linear* linear = linear_of(model, *name);
-    const std::optional<WeightFormat> format = stored_format(t.type);
-    if (linear != nullptr && format && *format != WeightFormat::Float32) {
-      linear->set_packed_weight(t.data, *format);
-    } else {
-      Tensor target = handles[*name];
-      assign_float(target, t);
+                       shape_str(params[*name].sizes()));
     }
     filled.insert(*name);
   }
@@ -214,6 +221,23 @@ void fill_weights(lm::LanguageModel& model,
   }
   if (!missing.empty()) {
     throw ValueError(file + ": the tensors lack " + missing + " (the metadata implies them)");
+  }
+}
+
+// Gives the model (checked by check_tensors) the file's tensors.
+void fill_weights(lm::LanguageModel& model, const io::GgufContents& contents) {
+  const auto handles = model.named_parameters();
+  NoGradGuard no_grad;
+  for (const io::GgufTensor& t : contents.tensors) {
+    const std::string name = *stride_name(t.name);
+    nn::Linear* linear = linear_of(model, name);
+    const std::optional<WeightFormat> format = stored_format(t.type);
+    if (linear != nullptr && format && *format != WeightFormat::Float32) {
+      linear->set_packed_weight(t.data, *format);
+    } else {
+      Tensor target = handles[name];
+      assign_float(target, t);
+    }
   }
 }
 
@@ -271,8 +295,9 @@ std::shared_ptr<lm::LanguageModel> load(const std::filesystem::path& path) {
   const std::string file = path.string();
   const io::GgufContents contents = io::map_gguf(file);
   const ModelConfig config = read_config(contents, file);
+  check_tensors(config, contents, file);
   auto model = uninitialised_model(config);
-  fill_weights(*model, config, contents, file);
+  fill_weights(*model, contents);
   model->eval();
   return model;
 }

@@ -193,6 +193,12 @@ TEST(Gguf, RefusesWhatIsNotALlamaWithTheKeyOrTensorNamed) {
   EXPECT_NE(unexpected.find("not part of a Llama"), std::string::npos) << unexpected;
   const std::string extra = load_error(patched("blk.1.ffn_up.weight", "blk.7.ffn_up.weight"));
   EXPECT_NE(extra.find("blk.7.ffn_up.weight"), std::string::npos) << extra;
+  // A file claiming 2^31 - 1 layers is refused by its tensor count, before
+  // any module is built.
+  const std::string block_count("llama.block_count\x04\0\0\0", 21);
+  const std::string layers = load_error(patched(block_count + std::string("\x02\0\0\0", 4),
+                                                block_count + std::string("\xff\xff\xff\x7f", 4)));
+  EXPECT_NE(layers.find("2147483647 layers"), std::string::npos) << layers;
   EXPECT_THROW(load(golden("no_such_file.gguf")), IOError);
 }
 
