@@ -4,28 +4,17 @@
 // and run, and its small tensors decoded to float32. Each step either
 // succeeds or throws one of stride's errors; a crash, a hang, an
 // out-of-memory or another exception is a finding.
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
+#include "scratch_file.h"
 #include "stride/data/gguf_tokenizer.h"
 #include "stride/error.h"
 #include "stride/gguf.h"
 
 namespace {
-
-// One file per fuzzing process, rewritten for every input.
-const std::string& scratch_path() {
-  static const std::string path = [] {
-    const char* dir = std::getenv("TMPDIR");
-    return std::string(dir ? dir : "/tmp") + "/stride_fuzz_gguf_model." +
-           std::to_string(::getpid()) + ".gguf";
-  }();
-  return path;
-}
 
 // Tensors decoded per input at most: larger ones would only cost time.
 constexpr int64_t kMaxDecoded = int64_t(1) << 16;
@@ -33,11 +22,7 @@ constexpr int64_t kMaxDecoded = int64_t(1) << 16;
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string& path = scratch_path();
-  std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr) __builtin_trap();
-  if (size > 0 && std::fwrite(data, 1, size, file) != size) __builtin_trap();
-  std::fclose(file);
+  const std::string& path = stride::fuzz::write_scratch_file("gguf_model", ".gguf", data, size);
   try {
     const stride::io::GgufContents contents = stride::io::map_gguf(path);
     for (const stride::io::GgufTensor& t : contents.tensors) {
