@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "lm/registry.h"
+#include "lm/weights.h"
 #include "stride/autograd.h"
 #include "stride/device.h"
 #include "stride/factory.h"
@@ -162,19 +163,6 @@ void assign_float(Tensor& target, const io::GgufTensor& t) {
   }
 }
 
-// The model of `config` with uninitialised weights: built on meta, so that
-// no initialiser runs, then given CPU memory that nothing touches (and so
-// holds no pages) until a tensor is copied into it.
-std::shared_ptr<lm::LanguageModel> uninitialised_model(const ModelConfig& config) {
-  std::shared_ptr<lm::LanguageModel> model;
-  {
-    DefaultDeviceGuard on_meta(kMeta);
-    model = lm::build_model(config);
-  }
-  model->to_empty(Device(kCPU));
-  return model;
-}
-
 // A GGUF Llama's tensors per layer (attn_norm, attn_q/k/v/output, ffn_norm,
 // ffn_gate/up/down) and outside them (token_embd, output_norm, output).
 constexpr int64_t kTensorsPerLayer = 9;
@@ -296,7 +284,7 @@ std::shared_ptr<lm::LanguageModel> load(const std::filesystem::path& path) {
   const io::GgufContents contents = io::map_gguf(file);
   const ModelConfig config = read_config(contents, file);
   check_tensors(config, contents, file);
-  auto model = uninitialised_model(config);
+  auto model = lm::build_uninitialised(config);
   fill_weights(*model, contents);
   model->eval();
   return model;

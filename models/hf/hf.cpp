@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "lm/registry.h"
+#include "lm/weights.h"
 #include "stride/autograd.h"
 #include "stride/data/text.h"
 #include "stride/io.h"
@@ -517,19 +518,6 @@ std::pair<const Layout*, ModelConfig> config_of(const fs::path& dir) {
   return {&layout, layout.read_config(c, file)};
 }
 
-// The model of `config` with uninitialised weights: built on meta, so that
-// no initialiser runs, then given CPU memory that nothing touches (and so
-// holds no pages) until a tensor is copied into it.
-std::shared_ptr<lm::LanguageModel> uninitialised_model(const ModelConfig& config) {
-  std::shared_ptr<lm::LanguageModel> model;
-  {
-    DefaultDeviceGuard on_meta(kMeta);
-    model = lm::build_model(config);
-  }
-  model->to_empty(Device(kCPU));
-  return model;
-}
-
 // Gives `target` the checkpoint's `value`: the mapped tensor itself where it
 // is stored as the model holds it (same dtype and shape, no transform), so
 // that the parameter is the file's mapping and nothing is copied; a copy
@@ -554,7 +542,7 @@ std::shared_ptr<lm::LanguageModel> load(const fs::path& dir) {
   const auto [layout_ptr, config] = config_of(dir);
   const Layout& layout = *layout_ptr;
   const std::vector<fs::path> files = weight_files(dir);
-  auto model = uninitialised_model(config);
+  auto model = lm::build_uninitialised(config);
   const nn::StateDict params = model->state_dict();
   // The parameters themselves (state_dict's entries are detached views),
   // which a mapped tensor can replace.

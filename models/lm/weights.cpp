@@ -122,6 +122,16 @@ int64_t state_bytes(nn::Module& model) {
 
 }  // namespace
 
+std::shared_ptr<LanguageModel> build_uninitialised(const ModelConfig& config) {
+  std::shared_ptr<LanguageModel> model;
+  {
+    DefaultDeviceGuard on_meta(kMeta);
+    model = build_model(config);
+  }
+  model->to_empty(Device(kCPU));
+  return model;
+}
+
 PackedWeights pack_weights(nn::Module& model, WeightFormat format) {
   PackedWeights result;
   result.bytes_before = state_bytes(model);

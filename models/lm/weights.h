@@ -46,6 +46,12 @@ std::shared_ptr<LanguageModel> build_with_weights(const RunConfig& config,
 // weights ("bf16", "int8", "int4"; absent for float32).
 inline constexpr const char* kWeightsDtypeKey = "stride.weights_dtype";
 
+// The model of `config` with uninitialised weights, for a loader that fills
+// them: built on meta, so that no initialiser runs, then given CPU memory
+// that nothing touches (and so holds no pages) until a tensor is copied
+// into it or replaces it.
+std::shared_ptr<LanguageModel> build_uninitialised(const ModelConfig& config);
+
 // What pack_weights did: the linear layers it packed and those it left as
 // they were (stored packed already, or of an in_features that a blocked
 // format's 32 does not divide), and
