@@ -682,17 +682,36 @@ TEST(BlasBf16, MatchesReferenceForEveryLayout) {
 }
 
 // Autocast's choice of kernel: decoding always takes the bf16 path (its own
-// kernel, no per-call cost), tiny products the float32 GEMM.
+// kernel, no per-call cost, widening where the CPU has no bf16
+// instructions), tiny products the float32 GEMM, and larger ones the bf16
+// GEMM where the CPU has one.
 TEST(BlasBf16, PrefersBf16ForDecodingAndLargeProductsOnly) {
+  EXPECT_TRUE(prefers_bf16_gemm(1, false, 1, 384, 384));  // a decoded token
+  EXPECT_TRUE(prefers_bf16_gemm(12, false, 1, 384, 64));  // attention's decoding rows
+  EXPECT_FALSE(prefers_bf16_gemm(1, true, 1, 384, 384));  // transposed A: no decoding kernel
+  EXPECT_FALSE(prefers_bf16_gemm(1, false, 16, 16, 16));
   if (!has_bf16_gemm()) {
-    EXPECT_FALSE(prefers_bf16_gemm(1, false, 1, 1024, 384));
+    EXPECT_FALSE(prefers_bf16_gemm(1, false, 512, 128, 128));
     return;
   }
-  EXPECT_TRUE(prefers_bf16_gemm(1, false, 1, 384, 384));    // a decoded token
   EXPECT_TRUE(prefers_bf16_gemm(1, false, 512, 128, 128));  // a training linear
   EXPECT_TRUE(prefers_bf16_gemm(256, false, 16, 16, 128));  // a batch, large in total
-  EXPECT_FALSE(prefers_bf16_gemm(1, false, 16, 16, 16));
-  EXPECT_FALSE(prefers_bf16_gemm(1, true, 1, 384, 384));  // transposed A: no decoding kernel
+}
+
+// Decoding rows run on every CPU, bf16 instructions or not, one matrix or a
+// batch of them (attention's).
+TEST(BlasBf16, DecodingRowsRunWithoutBf16Kernels) {
+  for_each_thread_count([] {
+    for (bool tb : {false, true}) {
+      for (int64_t m = 1; m <= 4; ++m) {
+        Case cs;
+        cs.tb = tb, cs.m = m, cs.n = 130, cs.k = 65;
+        ASSERT_TRUE(check_bf16_case(cs));
+        cs.batch = 5;
+        ASSERT_TRUE(check_bf16_case(cs));
+      }
+    }
+  });
 }
 
 TEST(BlasBf16, RoundsToNearestEvenAndKeepsNaN) {

@@ -98,7 +98,10 @@ void gemm_batched_bf16(const Bf16Gemm& g, const GemmBatch& batch) {
     return;
   }
   SingleThreadedLibraries single;
-  if (batch.count == 1 || macs_of(g.m, g.n, g.k) >= kLargeMacs) {
+  // Decoding rows take the decode GEMV, matrix by matrix, which needs no
+  // bf16 instructions (prefers_bf16_gemm chooses it on any CPU).
+  const bool decoding = g.m <= kDecodeRows && !g.trans_a;
+  if (batch.count == 1 || decoding || macs_of(g.m, g.n, g.k) >= kLargeMacs) {
     gemm_bf16_tiled(g, batch);
   } else {
     // Small matrices: chunks of the batch, one primitive per chunk.
