@@ -50,10 +50,17 @@ class Vocabulary {
     return std::get<std::vector<io::GgufValue>>(v->value);
   }
 
+  // The strings of an array; each must be valid UTF-8 (a vocabulary's
+  // tokens and merges are text).
   std::vector<std::string> strings(const std::string& key, bool required = true) const {
     std::vector<std::string> out;
-    for (const io::GgufValue& v : array(key, io::GgufValueType::String, required))
-      out.push_back(std::get<std::string>(v.value));
+    for (const io::GgufValue& v : array(key, io::GgufValueType::String, required)) {
+      const auto& text = std::get<std::string>(v.value);
+      if (valid_utf8(text) != text) {
+        refuse(key, "entry " + std::to_string(out.size()) + " is not valid UTF-8");
+      }
+      out.push_back(text);
+    }
     return out;
   }
 
