@@ -46,22 +46,6 @@ inline float widen(BFloat16 x) {
 using DotVec = vec::NativeVec;
 constexpr int64_t kDotLanes = vec::kNativeLanes;
 
-// kDotLanes floats from p, or kDotLanes bfloat16 values widened (a bfloat16
-// is the top half of a float, so widening is a shift).
-inline DotVec load_widened(const float* p) {
-  return vec::load_native(p);
-}
-inline DotVec load_widened(const BFloat16* p) {
-  using Halves = uint16_t __attribute__((vector_size(kDotLanes * 2)));
-  using Words = uint32_t __attribute__((vector_size(kDotLanes * 4)));
-  Halves h;
-  std::memcpy(&h, p, sizeof(h));
-  const Words w = __builtin_convertvector(h, Words) << 16;
-  DotVec v;
-  std::memcpy(&v, &w, sizeof(v));
-  return v;
-}
-
 // A bfloat16 dot product on CPUs without vdpbf16ps: four FMA chains of the
 // CPU's own vectors (wider ones would be split into registers that spill
 // to the stack on AVX2), then the tail, summed in a fixed order.
@@ -71,12 +55,12 @@ float dot_widening(const TA* a, const TB* b, int64_t k) {
   int64_t p = 0;
   for (; p + 4 * kDotLanes <= k; p += 4 * kDotLanes) {
     for (int v = 0; v < 4; ++v) {
-      acc[v] = vec::fmadd(load_widened(a + p + kDotLanes * v), load_widened(b + p + kDotLanes * v),
-                          acc[v]);
+      acc[v] = vec::fmadd(vec::load_native(a + p + kDotLanes * v),
+                          vec::load_native(b + p + kDotLanes * v), acc[v]);
     }
   }
   for (; p + kDotLanes <= k; p += kDotLanes) {
-    acc[0] = vec::fmadd(load_widened(a + p), load_widened(b + p), acc[0]);
+    acc[0] = vec::fmadd(vec::load_native(a + p), vec::load_native(b + p), acc[0]);
   }
   const DotVec sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
   float total = 0;

@@ -260,16 +260,10 @@ constexpr int kChains = 2;
 // is summed after it.
 template <int R>
 void dot_bf16(const float* x, int64_t ldx, const BFloat16* w, int64_t cols, NativeVec* acc) {
-  using NativeU16 = uint16_t __attribute__((vector_size(kLanes * 2)));
-  using NativeU32 = uint32_t __attribute__((vector_size(kLanes * 4)));
   constexpr int C = kChains;
   NativeVec chains[R][C] = {};
   auto step = [&](int64_t p, int c) {
-    NativeU16 h;
-    std::memcpy(&h, w + p, sizeof(h));
-    const NativeU32 bits = __builtin_convertvector(h, NativeU32) << 16;
-    NativeVec wv;
-    std::memcpy(&wv, &bits, sizeof(wv));
+    const NativeVec wv = vec::load_native(w + p);
     for (int m = 0; m < R; ++m)
       chains[m][c] = vec::fmadd(vec::load_native(x + m * ldx + p), wv, chains[m][c]);
   };

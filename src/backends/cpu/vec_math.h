@@ -55,6 +55,19 @@ inline NativeVec load_native(const float* p) {
   return v;
 }
 
+// kNativeLanes bfloat16 values widened to float (a bfloat16 is the top half
+// of a float, so widening is a shift).
+inline NativeVec load_native(const BFloat16* p) {
+  using Halves = uint16_t __attribute__((vector_size(kNativeLanes * 2)));
+  using Words = uint32_t __attribute__((vector_size(kNativeLanes * 4)));
+  Halves h;
+  std::memcpy(&h, p, sizeof(h));
+  const Words w = __builtin_convertvector(h, Words) << 16;
+  NativeVec v;
+  std::memcpy(&v, &w, sizeof(v));
+  return v;
+}
+
 inline void store_native(float* p, NativeVec v) {
   std::memcpy(p, &v, sizeof(v));
 }
