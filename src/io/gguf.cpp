@@ -82,9 +82,12 @@ GgufTensor view_of(const std::shared_ptr<StorageImpl>& storage,
   const uint64_t offset = header.data_start + info.offset;
   DimVector shape;
   if (dtype == kUInt8) {
-    // Whole blocks per row (parse_gguf checked ne[0]).
-    const int64_t rows = info.ne.empty() ? 0 : info.numel / info.ne[0];
-    shape = {rows, rows > 0 ? int64_t(info.bytes) / rows : 0};
+    // Rows of whole blocks (parse_gguf checked that blocks divide ne[0]);
+    // counted from ne[1:], since a row may have no elements.
+    const GgmlTypeTraits& traits = ggml_type_traits(info.type);
+    int64_t rows = 1;
+    for (size_t d = 1; d < info.ne.size(); ++d) rows *= info.ne[d];
+    shape = {rows, info.ne[0] / traits.block * traits.block_bytes};
   } else {
     shape.assign(t.shape.begin(), t.shape.end());
   }

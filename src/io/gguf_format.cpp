@@ -1,5 +1,6 @@
 #include "io/gguf_format.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <ostream>
@@ -244,15 +245,19 @@ void read_metadata(Reader& r, uint64_t count, GgufHeader& h, std::string_view fi
 }
 
 // ne's product and the bytes it takes in `traits`' blocks, overflow-checked.
+// The product of the dims other than 0 is checked too, so that a tensor
+// without elements still has a row count (ne[1:]'s product) that fits.
 void size_tensor(GgufTensorInfo& t, const GgmlTypeTraits& traits, std::string_view file) {
-  int64_t numel = 1;
+  int64_t extent = 1;
   for (int64_t d : t.ne) {
     STRIDE_CHECK(d >= 0, IOError, Where{file}, "tensor ", quote_name(t.name),
                  " has a negative dim ", d, kCorrupt);
-    STRIDE_CHECK(d == 0 || numel <= std::numeric_limits<int64_t>::max() / d, IOError, Where{file},
+    STRIDE_CHECK(d == 0 || extent <= std::numeric_limits<int64_t>::max() / d, IOError, Where{file},
                  "tensor ", quote_name(t.name), "'s dims overflow 64 bits", kCorrupt);
-    numel *= d;
+    extent *= std::max<int64_t>(d, 1);
   }
+  const bool empty = std::find(t.ne.begin(), t.ne.end(), 0) != t.ne.end();
+  const int64_t numel = empty ? 0 : extent;
   STRIDE_CHECK(t.ne[0] % traits.block == 0, IOError, Where{file}, "tensor ", quote_name(t.name),
                " is ", traits.name, ", whose blocks hold ", traits.block,
                " elements, but its rows have ", t.ne[0], kCorrupt);

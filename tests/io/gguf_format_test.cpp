@@ -3,13 +3,18 @@
 // IOError that names the problem, before anything is allocated for it.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "io/gguf_format.h"
 #include "stride/error.h"
+#include "stride/gguf.h"
 
 namespace stride::io::detail {
 namespace {
@@ -255,6 +260,11 @@ std::vector<Hostile> hostile_files() {
   }
   {
     Bytes b;
+    b.header(1, 0).tensor("t", {0, uint64_t(1) << 32, uint64_t(1) << 32}, GgmlType::Q8_0, 0);
+    add("no elements, but rows whose count overflows", b, "overflow 64 bits");
+  }
+  {
+    Bytes b;
     b.header(1, 0).tensor("t", {uint64_t(1) << 62}, GgmlType::F32, 0);
     add("a size that overflows", b, "size overflows 64 bits");
   }
@@ -324,6 +334,30 @@ TEST(GgufFormat, MessagesEscapeAndCutNamesFromTheFile) {
   EXPECT_NE(message.find("evil\\x0a\\x1b[2J"), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
   EXPECT_LT(message.size(), 400u);
+}
+
+// Tensors without elements, in a block type or not: a row of zero blocks
+// once divided by zero in map_gguf (found by fuzz_gguf_model).
+TEST(GgufFormat, MapsTensorsWithoutElements) {
+  Bytes b;
+  b.header(3, 0);
+  b.tensor("no_columns", {0, 3}, GgmlType::Q8_0, 0);
+  b.tensor("no_rows", {64, 0}, GgmlType::Q4_0, 0);
+  b.tensor("empty_f32", {0, 2}, GgmlType::F32, 0);
+  b.pad_to(32);
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("stride_gguf_empty_" + std::to_string(::getpid()) + ".gguf");
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  const GgufContents contents = map_gguf(path.string());
+  std::filesystem::remove(path);
+  ASSERT_EQ(contents.tensors.size(), 3u);
+  EXPECT_EQ(contents.tensors[0].shape, (std::vector<int64_t>{3, 0}));
+  EXPECT_EQ(contents.tensors[0].data.sizes(), IntArrayRef({3, 0}));
+  // A row of 64 q4_0 elements is two 18-byte blocks, even with no rows.
+  EXPECT_EQ(contents.tensors[1].data.sizes(), IntArrayRef({0, 36}));
+  EXPECT_EQ(contents.tensors[2].data.sizes(), IntArrayRef({2, 0}));
+  EXPECT_EQ(gguf_to_float32(contents.tensors[0]).sizes(), IntArrayRef({3, 0}));
+  EXPECT_EQ(gguf_to_float32(contents.tensors[1]).sizes(), IntArrayRef({0, 64}));
 }
 
 TEST(GgufFormat, KnowsTheBlockLayoutsOfGgmlTypes) {
