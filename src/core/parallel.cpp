@@ -2,6 +2,7 @@
 
 #include <omp.h>
 #include <strings.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,12 +23,13 @@
 #include "core/parallel_internal.h"
 
 // Note [Thread pool]
-// parallel_for runs on stride's own pool: the calling thread takes the first
-// chunk and one worker per further chunk takes the others. A parallel region
+// parallel_for runs on stride's own pool: the calling thread and the
+// workers share the job's pieces (Note [Dynamic pieces]). A parallel region
 // of libgomp costs a team hand-off and two barriers, each a round trip of
 // cache lines between the cores, and decoding a token of the large Llama
-// opens ~50 of them. Here a job is one cache line that the workers watch and
-// one counter that the caller watches, a fraction of libgomp's cost.
+// opens ~50 of them. Here a job is one cache line that the workers watch,
+// one per thread that holds its pieces, and one counter that the caller
+// watches, a fraction of libgomp's cost.
 //
 // Waiting threads spin for a while, then sleep on a condition variable, as
 // libgomp's do; the spin honours OMP_WAIT_POLICY (passive: sleep at once,
@@ -42,12 +44,79 @@
 // on a worker never opens an OpenMP team of its own, and the process has one
 // pool of threads as docs/design.md asks.
 
+// Note [Dynamic pieces]
+// A job is cut into detail::kPiecesPerThread pieces per thread, and each
+// thread owns a contiguous share of them, in order: on idle cores every thread runs its
+// own share front to back, as one static chunk per thread would (the same
+// rows on the same core from op to op, for its caches). A thread whose share
+// is done takes the pieces still unclaimed in the others', from their backs.
+// So a thread that the OS has descheduled -- a core taken by another
+// process, a worker still waking -- holds up the job by at most the piece it
+// is running, not by a whole share: with static chunks one busy core made a
+// 2-thread step twice as slow as a 1-thread one.
+//
+// Pieces are not all of it when a core is shared with another process
+// (Note [A taken core]).
+//
+// A share is one word: the job's number, the next piece and the end of the
+// share. A claim is a compare-and-swap of that word, so a thread still
+// looking at an earlier job (it woke late) claims nothing of a later one,
+// and job_ is read only after a claim, while the job cannot end.
+
+// Note [A taken core]
+// Pieces do not help when the core of the calling thread is shared with
+// another process: no job starts while the caller is descheduled, and a
+// worker spinning for the next job keeps the free core looking busy to the
+// OS. So every pool thread counts, about once a millisecond, the times the
+// OS took its core from it while it could run (involuntary context
+// switches), and the caller sums them over windows of kWindow. On idle
+// cores a window has next to none (the kernel's own threads: ~50 a second
+// on a 2-vCPU VM); beside a process that spins on a core, one every time
+// slice (~700 a second). At kTakenSwitches in a window, the pool runs jobs
+// on one thread fewer for a while (the hold), so that the OS can keep the
+// remaining threads on the free cores; with two threads, the caller alone.
+// When the hold ends the next jobs run on every thread again, a probe: taken
+// again soon after, the core is still busy and the hold grows fourfold (up
+// to kMaxHold, so that a probe costs a few percent of the time); taken only
+// long after, it was a passing load and the hold starts again from
+// kMinHold. Measured by `bench/compare_pytorch --contention`.
+
 namespace stride {
 namespace {
 
-// A job's chunk count fits the low bits of its ticket (ThreadPool).
-constexpr int kMaxThreads = 1 << 16;
+using Clock = std::chrono::steady_clock;
+constexpr Clock::duration kMinHold = std::chrono::milliseconds(16);
+constexpr Clock::duration kMaxHold = std::chrono::milliseconds(256);
+constexpr Clock::duration kCountEvery = std::chrono::milliseconds(1);
+constexpr Clock::duration kWindow = std::chrono::milliseconds(10);
+constexpr int64_t kTakenSwitches = 4;
 
+// The calling thread's involuntary context switches (Note [A taken core]);
+// 0 where the OS does not count them per thread.
+int64_t involuntary_switches() {
+#if defined(RUSAGE_THREAD)
+  rusage usage{};
+  if (getrusage(RUSAGE_THREAD, &usage) == 0) return usage.ru_nivcsw;
+#endif
+  return 0;
+}
+
+// Adds the calling thread's involuntary switches since its last count to
+// `total`, at most once per kCountEvery (a system call each).
+void count_switches(Clock::time_point now, std::atomic<int64_t>& total) {
+  thread_local Clock::time_point counted;
+  thread_local int64_t switches = involuntary_switches();
+  if (now - counted < kCountEvery) return;
+  counted = now;
+  const int64_t seen = involuntary_switches();
+  if (seen != switches) total.fetch_add(seen - switches, std::memory_order_relaxed);
+  switches = seen;
+}
+
+// A job's thread count fits the low bits of its ticket, and its piece
+// indices the fields of a share word (ThreadPool).
+constexpr int kMaxThreads = 1 << 16;
+constexpr int64_t kMaxPieces = (1 << 16) - 1;
 // $STRIDE_NUM_THREADS, else $OMP_NUM_THREADS (as every OpenMP program
 // honours it; its first entry when it lists one per nesting level), else the
 // cores. A value that is not a positive count is ignored.
@@ -114,27 +183,44 @@ class ThreadPool {
     return *pool;
   }
 
-  // Runs fn(begin + i * chunk, ...) for the `tasks` chunks of [begin, end),
-  // chunk 0 on the calling thread. false (nothing run) when another job holds
-  // the pool.
-  bool run(int tasks,
+  // Runs fn over the `pieces` pieces of [begin, end), each `piece` long but
+  // the last, on `threads` threads: the calling thread and threads - 1
+  // workers. false (nothing run) when another job holds the pool.
+  bool run(int threads,
            int64_t begin,
            int64_t end,
-           int64_t chunk,
+           int64_t piece,
+           int64_t pieces,
            FunctionRef<void(int64_t, int64_t)> fn) {
     std::unique_lock<std::mutex> job_lock(job_mutex_, std::try_to_lock);
     if (!job_lock.owns_lock()) return false;
-    ensure_workers(tasks - 1);
-    job_ = Job{&fn, begin, end, chunk};
+    const Clock::time_point start = Clock::now();
+    threads = std::min(threads, threads_allowed(start));
+    if (threads < 2) return false;
+    ensure_workers(threads - 1);
+    job_ = Job{&fn, begin, end, piece};
     error_ = nullptr;
-    pending_.store(tasks - 1);
-    publish(tasks);
+    pending_.store(int(pieces));
+    const uint64_t number = (ticket_.load() >> kTaskBits) + 1;
+    for (int t = 0; t < threads; ++t) {
+      shares_[size_t(t)].word.store(
+          share_word(uint32_t(number), pieces * t / threads, pieces * (t + 1) / threads),
+          std::memory_order_relaxed);
+    }
+    publish(number, threads);  // seq_cst: publishes job_ and the shares
 
     in_pool_job = true;
-    run_chunk(0);
+    work(0, uint32_t(number), threads);
     in_pool_job = false;
 
     wait_for([this] { return pending_.load() == 0; }, caller_sleepers_, done_cv_);
+    const Clock::time_point done = Clock::now();
+    count_switches(done, switches_);
+    if (done - window_start_ >= kWindow) {
+      const int64_t switches = switches_.load(std::memory_order_relaxed);
+      if (switches - window_switches_ >= kTakenSwitches) hold_back_a_thread(threads, done);
+      start_window(done);
+    }
     if (error_) std::rethrow_exception(error_);
     return true;
   }
@@ -148,36 +234,97 @@ class ThreadPool {
  private:
   struct Job {
     const FunctionRef<void(int64_t, int64_t)>* fn = nullptr;
-    int64_t begin = 0, end = 0, chunk = 0;
+    int64_t begin = 0, end = 0, piece = 0;
   };
 
-  // A job's ticket: its number above, its chunk count in the low 16 bits
-  // (0: the workers are to stop). A worker reads job_ only when the ticket
-  // gives it a chunk, and the caller rewrites job_ only once every chunk has
-  // ended, so a worker that sleeps through jobs never reads a half-written
-  // one.
+  // One thread's pieces of a job (Note [Dynamic pieces]): the job's number
+  // in the high 32 bits, then the next piece and the share's end, 16 bits
+  // each. On a cache line of its own: its owner claims from it at every
+  // piece.
+  struct alignas(64) Share {
+    std::atomic<uint64_t> word{0};
+  };
+  static uint64_t share_word(uint32_t number, int64_t next, int64_t end) {
+    return uint64_t(number) << 32 | uint64_t(next) << 16 | uint64_t(end);
+  }
+
+  // A job's ticket: its number above, its thread count in the low 16 bits
+  // (0: the workers are to stop).
   static constexpr int kTaskBits = 16;
   static_assert(kMaxThreads <= 1 << kTaskBits);
   static int tasks_of(uint64_t ticket) { return int(ticket & ((1u << kTaskBits) - 1)); }
 
-  void publish(int tasks) {
-    const uint64_t number = (ticket_.load() >> kTaskBits) + 1;
-    ticket_.store(number << kTaskBits | uint64_t(tasks));  // seq_cst: publishes job_
+  void publish(uint64_t number, int threads) {
+    ticket_.store(number << kTaskBits | uint64_t(threads));
     wake(worker_sleepers_, work_cv_);
   }
 
   ThreadPool() : spin_(spin_budget()) {}
 
-  void run_chunk(int index) {
-    const int64_t b = job_.begin + int64_t(index) * job_.chunk;
-    const int64_t e = std::min(job_.end, b + job_.chunk);
-    if (b >= e) return;
+  // The threads a job may use now (Note [A taken core]).
+  int threads_allowed(Clock::time_point now) {
+    if (allowed_ < kMaxThreads && now >= held_until_) {
+      // A probe; the switches of the hold are not its.
+      allowed_ = kMaxThreads;
+      count_switches(now, switches_);
+      start_window(now);
+    }
+    return allowed_;
+  }
+
+  void start_window(Clock::time_point now) {
+    window_start_ = now;
+    window_switches_ = switches_.load(std::memory_order_relaxed);
+  }
+
+  // After a job during which the OS took a pool thread's core: one thread
+  // fewer, held for a time that grows while the probes find the core still
+  // taken.
+  void hold_back_a_thread(int used, Clock::time_point now) {
+    const bool still_taken = now - held_until_ <= hold_ + 2 * kWindow;
+    hold_ = still_taken ? std::min(4 * hold_, kMaxHold) : kMinHold;
+    allowed_ = used - 1;
+    held_until_ = now + hold_;
+  }
+
+  // A piece of share `s` of job `number`, claimed from the front (by the
+  // share's owner) or from the back (by a thread whose own share is done);
+  // -1 when the share has none left or the job is another.
+  int64_t claim(int s, uint32_t number, bool front) {
+    std::atomic<uint64_t>& word = shares_[size_t(s)].word;
+    uint64_t seen = word.load(std::memory_order_acquire);
+    for (;;) {
+      if (uint32_t(seen >> 32) != number) return -1;
+      const int64_t next = int64_t(seen >> 16 & 0xffff), end = int64_t(seen & 0xffff);
+      if (next >= end) return -1;
+      const uint64_t taken = front ? seen + (uint64_t(1) << 16) : seen - 1;
+      if (word.compare_exchange_weak(seen, taken, std::memory_order_acq_rel,
+                                     std::memory_order_acquire)) {
+        return front ? next : end - 1;
+      }
+    }
+  }
+
+  // Runs pieces of job `number` until every share is empty: thread `self`'s
+  // own from the front, then the others' from the back.
+  void work(int self, uint32_t number, int threads) {
+    for (int64_t p; (p = claim(self, number, true)) >= 0;) run_piece(p);
+    for (int d = 1; d < threads; ++d) {
+      const int other = (self + d) % threads;
+      for (int64_t p; (p = claim(other, number, false)) >= 0;) run_piece(p);
+    }
+  }
+
+  void run_piece(int64_t index) {
+    const int64_t b = job_.begin + index * job_.piece;
+    const int64_t e = std::min(job_.end, b + job_.piece);
     try {
       (*job_.fn)(b, e);
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
     }
+    if (pending_.fetch_sub(1) == 1) wake(caller_sleepers_, done_cv_);
   }
 
   void worker_main(int index, uint64_t seen) {
@@ -190,9 +337,8 @@ class ThreadPool {
       const int tasks = tasks_of(seen);
       if (tasks == 0) return;
       if (index + 1 < tasks) {
-        run_chunk(index + 1);
-        pending_.fetch_sub(1);
-        wake(caller_sleepers_, done_cv_);
+        work(index + 1, uint32_t(seen >> kTaskBits), tasks);
+        count_switches(Clock::now(), switches_);
       }
     }
   }
@@ -216,9 +362,12 @@ class ThreadPool {
     cv.notify_all();
   }
 
+  // Starts `count` workers, with a share for each and the caller. Only with
+  // no worker running: the shares move.
   void ensure_workers(int count) {
     if (int(workers_.size()) >= count) return;
     stop_workers();
+    shares_ = std::make_unique<Share[]>(size_t(count) + 1);
     const uint64_t seen = ticket_.load();
     for (int i = 0; i < count; ++i) {
       workers_.emplace_back([this, i, seen] { worker_main(i, seen); });
@@ -227,7 +376,7 @@ class ThreadPool {
 
   void stop_workers() {
     if (workers_.empty()) return;
-    publish(0);
+    publish((ticket_.load() >> kTaskBits) + 1, 0);
     for (std::thread& w : workers_) w.join();
     workers_.clear();
   }
@@ -240,6 +389,15 @@ class ThreadPool {
   alignas(64) std::atomic<uint64_t> ticket_{0};
   alignas(64) std::atomic<int> pending_{0};
   alignas(64) Job job_;
+  std::unique_ptr<Share[]> shares_ = std::make_unique<Share[]>(1);
+  // Note [A taken core]: the pool threads' involuntary switches, and (under
+  // job_mutex_) how many the caller has acted on and the hold.
+  std::atomic<int64_t> switches_{0};
+  Clock::time_point window_start_;
+  int64_t window_switches_ = 0;
+  int allowed_ = kMaxThreads;
+  Clock::duration hold_ = kMinHold;
+  Clock::time_point held_until_;
   std::mutex error_mutex_;
   std::exception_ptr error_;
   std::vector<std::thread> workers_;
@@ -274,15 +432,18 @@ void parallel_for(int64_t begin,
   if (begin >= end) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t n = end - begin;
-  const int64_t max_chunks = (n + grain - 1) / grain;
-  const int64_t threads = std::min<int64_t>(get_num_threads(), max_chunks);
-  // One contiguous chunk per thread, none shorter than the grain but the
-  // last; an exception in any chunk is rethrown on the calling thread once
-  // every chunk has ended.
-  const int64_t chunk = std::max(grain, (n + threads - 1) / threads);
-  const int tasks = int((n + chunk - 1) / chunk);
-  if (tasks > 1 && !in_pool_job && ThreadPool::instance().run(tasks, begin, end, chunk, fn)) {
-    return;
+  const int64_t max_pieces = (n + grain - 1) / grain;
+  const int64_t threads = std::min<int64_t>(get_num_threads(), max_pieces);
+  if (threads > 1 && !in_pool_job) {
+    // Pieces none shorter than the grain but the last (Note [Dynamic
+    // pieces]); an exception in any is rethrown on the calling thread once
+    // every piece has ended.
+    const int64_t wanted = std::min(threads * detail::kPiecesPerThread, kMaxPieces);
+    const int64_t piece = std::max(grain, (n + wanted - 1) / wanted);
+    const int64_t pieces = (n + piece - 1) / piece;
+    if (ThreadPool::instance().run(int(std::min(threads, pieces)), begin, end, piece, pieces, fn)) {
+      return;
+    }
   }
   fn(begin, end);
 }

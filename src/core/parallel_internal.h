@@ -1,9 +1,17 @@
 #pragma once
 
+#include <cstdint>
+
 namespace stride::detail {
 
 // Whether the calling thread is running a chunk of a parallel_for (Note
 // [Thread pool]): a parallel_for from here runs inline.
 bool in_parallel_region();
+
+// The pieces parallel_for cuts a job into per thread (Note [Dynamic pieces]
+// in src/core/parallel.cpp): enough that a descheduled thread holds back
+// little of a job, few enough that a piece's own costs (a call, a kernel's
+// setup) stay small beside its work.
+inline constexpr int64_t kPiecesPerThread = 4;
 
 }  // namespace stride::detail
