@@ -77,16 +77,18 @@
 // remaining threads on the free cores; with two threads, the caller alone.
 // When the hold ends the next jobs run on every thread again, a probe: taken
 // again soon after, the core is still busy and the hold grows fourfold (up
-// to kMaxHold, so that a probe costs a few percent of the time); taken only
-// long after, it was a passing load and the hold starts again from
-// kMinHold. Measured by `bench/compare_pytorch --contention`.
+// to kMaxHold: a probe runs contended for a window or two, ~2% of a second,
+// where 256 ms cost the article's step several percent); taken only long
+// after, it was a passing load and the hold starts again from kMinHold. So
+// a core freed again is used again within a second. Measured by
+// `bench/compare_pytorch --contention`.
 
 namespace stride {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr Clock::duration kMinHold = std::chrono::milliseconds(16);
-constexpr Clock::duration kMaxHold = std::chrono::milliseconds(256);
+constexpr Clock::duration kMaxHold = std::chrono::seconds(1);
 constexpr Clock::duration kCountEvery = std::chrono::milliseconds(1);
 constexpr Clock::duration kWindow = std::chrono::milliseconds(10);
 constexpr int64_t kTakenSwitches = 4;
