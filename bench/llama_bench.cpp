@@ -240,47 +240,63 @@ double min_matmul_flops(stride::nn::Module& model, const lm::ModelConfig& c, int
                    6.0 * double(c.n_layers) * double(c.context) * width);
 }
 
-// One rep of the fma workload: independent vector FMA chains, `steps` FMAs
-// each, on every thread of the pool; the FLOPs done. `checksum` (the chains'
-// sum) is printed, so that no chain can be optimised away.
-double fma_rep(int threads, int64_t steps, float& checksum) {
-  constexpr int kChains = 12;  // > FMA latency x units, < the register file
-#if defined(__AVX512F__)
-  using V = __m512;
-  auto splat = [](float x) { return _mm512_set1_ps(x); };
-  auto fma = [](V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); };
-  auto lane0 = [](V v) { return _mm512_cvtss_f32(v); };
-  constexpr int kLanes = 16;
-#elif defined(__FMA__)
-  using V = __m256;
-  auto splat = [](float x) { return _mm256_set1_ps(x); };
-  auto fma = [](V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); };
-  auto lane0 = [](V v) { return _mm256_cvtss_f32(v); };
-  constexpr int kLanes = 8;
-#else
-  using V = float;
-  auto splat = [](float x) { return x; };
-  auto fma = [](V a, V b, V c) { return a * b + c; };
-  auto lane0 = [](V v) { return v; };
-  constexpr int kLanes = 1;
-#endif
+// kChains independent chains of `steps` vector FMAs each, in registers;
+// their sum. One function per vector width, each compiled for its own
+// instructions (this file is built for the baseline x86-64, like the
+// library, and picks at run time). `mul` and `add` come from the caller at
+// run time: with constants, the compiler may fold a chain away.
+constexpr int kFmaChains = 12;  // > FMA latency x units, < the register file
+
+__attribute__((target("avx512f"))) float fma_chains_avx512(int64_t steps, float mul, float add) {
+  __m512 acc[kFmaChains];
+  for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm512_set1_ps(1.0f + 0.001f * float(c));
+  const __m512 m = _mm512_set1_ps(mul), a = _mm512_set1_ps(add);
+  for (int64_t i = 0; i < steps; ++i) {
+    for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], m, a);
+  }
+  float total = 0;
+  for (int c = 0; c < kFmaChains; ++c) total += _mm512_cvtss_f32(acc[c]);
+  return total;
+}
+
+__attribute__((target("avx2,fma"))) float fma_chains_avx2(int64_t steps, float mul, float add) {
+  __m256 acc[kFmaChains];
+  for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm256_set1_ps(1.0f + 0.001f * float(c));
+  const __m256 m = _mm256_set1_ps(mul), a = _mm256_set1_ps(add);
+  for (int64_t i = 0; i < steps; ++i) {
+    for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], m, a);
+  }
+  float total = 0;
+  for (int c = 0; c < kFmaChains; ++c) total += _mm256_cvtss_f32(acc[c]);
+  return total;
+}
+
+// The widest FMA this CPU has, as function and floats per instruction.
+struct FmaKernel {
+  float (*chains)(int64_t, float, float);
+  int lanes;
+};
+FmaKernel widest_fma() {
+  if (__builtin_cpu_supports("avx512f")) return {fma_chains_avx512, 16};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    return {fma_chains_avx2, 8};
+  }
+  std::fprintf(stderr, "llama_bench: the fma workload needs AVX2 and FMA\n");
+  std::exit(2);
+}
+
+// One rep of the fma workload: the chains above on every thread of the
+// pool; the FLOPs done. `checksum` (the chains' sum) is printed, so that no
+// chain can be optimised away.
+double fma_rep(int threads, int64_t steps, float mul, float add, float& checksum) {
+  static const FmaKernel kernel = widest_fma();
   std::vector<float> sink(size_t(threads), 0.0f);
   stride::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      V acc[kChains];
-      for (int c = 0; c < kChains; ++c) acc[c] = splat(1.0f + 0.001f * float(c));
-      const V mul = splat(0.9999999f), add = splat(1e-7f);
-      for (int64_t i = 0; i < steps; ++i) {
-        for (int c = 0; c < kChains; ++c) acc[c] = fma(acc[c], mul, add);
-      }
-      float total = 0;
-      for (int c = 0; c < kChains; ++c) total += lane0(acc[c]);
-      sink[size_t(t)] = total;
-    }
+    for (int64_t t = begin; t < end; ++t) sink[size_t(t)] = kernel.chains(steps, mul, add);
   });
   checksum = 0;
   for (float v : sink) checksum += v;
-  return 2.0 * kLanes * kChains * double(steps) * threads;
+  return 2.0 * kernel.lanes * kFmaChains * double(steps) * threads;
 }
 
 // The sum of x[0, n): four independent chains of 16-float vectors, so that
@@ -388,7 +404,9 @@ void bench_fma(const Options& o, Measured& m) {
   constexpr int64_t kSteps = 20'000'000;  // ~0.1 s
   double flops = 0;
   float checksum = 0;
-  m.times = time_reps(o, [&] { flops = fma_rep(o.threads, kSteps, checksum); });
+  // Opaque to the compiler: read from a volatile.
+  volatile float mul = 0.9999999f, add = 1e-7f;
+  m.times = time_reps(o, [&] { flops = fma_rep(o.threads, kSteps, mul, add, checksum); });
   m.unit = "GFLOP/s";
   for (double t : m.times) m.values.push_back(flops / (t * 1e6));
   m.extra << ", \"checksum\": " << checksum;
