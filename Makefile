@@ -121,8 +121,8 @@ SANITIZER_FLAGS = -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 # the Python package's tests against an extension built in the same tree
 # (tools/python_asan.sh). The kernel tests run at every CPU level; the whole
 # suite again at the lower levels (cpu_level.*) is left to `make test`: it
-# reaches the same kernels through their ops, and under ASan each rerun took
-# minutes of the step.
+# reaches the same kernels through their ops, and under ASan each rerun
+# takes ~100 s.
 test-asan: deps venv
 	@cmake -S . -B $(ASAN_BUILD) -G Ninja $(SANITIZER_FLAGS) -DSTRIDE_SANITIZE=address,undefined \
 	  -DSTRIDE_BUILD_PYTHON=ON -DPython_EXECUTABLE=$(CURDIR)/$(VENV)/bin/python \
