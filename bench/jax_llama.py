@@ -31,6 +31,8 @@ import statistics
 import sys
 import time
 
+from llama_workloads import correct_config, token_stream
+
 WORKLOADS = ("correct", "large")
 
 
@@ -59,35 +61,6 @@ import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
 
 IMPORT_RSS_KB = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-
-
-def token_stream(seed, count, vocab):
-    """splitmix64, as token_stream() in llama_bench.cpp."""
-    mask = (1 << 64) - 1
-    state, out = seed, []
-    for _ in range(count):
-        state = (state + 0x9E3779B97F4A7C15) & mask
-        z = state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
-        z ^= z >> 31
-        out.append(z % vocab)
-    return out
-
-
-def correct_config(d, n_layers, n_heads, context):
-    multiple_of = 32
-    hidden = multiple_of * ((int(2 * 4 * d / 3) + multiple_of - 1) // multiple_of)
-    return dict(
-        vocab_size=65,
-        d_model=d,
-        n_layers=n_layers,
-        n_heads=n_heads,
-        context=context,
-        hidden=hidden,
-        norm_eps=1e-6,
-        rope_theta=10000.0,
-    )
 
 
 def init_params(cfg, key):

@@ -1,0 +1,32 @@
+"""What bench/pytorch_llama.py and bench/jax_llama.py share with llama_bench.cpp: the
+token stream and the correct Llama's configuration, without importing either framework."""
+
+
+def token_stream(seed, count, vocab):
+    """splitmix64, as token_stream() in llama_bench.cpp."""
+    mask = (1 << 64) - 1
+    state, out = seed, []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        out.append(z % vocab)
+    return out
+
+
+def correct_config(d, n_layers, n_heads, context):
+    """The correct Llama after Meta's reference model: SwiGLU's hidden size rounded up to 32."""
+    multiple_of = 32
+    hidden = multiple_of * ((int(2 * 4 * d / 3) + multiple_of - 1) // multiple_of)  # d 128 -> 352
+    return dict(
+        vocab_size=65,
+        d_model=d,
+        n_layers=n_layers,
+        n_heads=n_heads,
+        context=context,
+        hidden=hidden,
+        norm_eps=1e-6,
+        rope_theta=10000.0,
+    )
