@@ -23,7 +23,6 @@ Threads: the process's CPU affinity is cut to --threads CPUs before jax is
 imported; XLA sizes its thread pool by the CPUs it may run on.
 """
 
-import argparse
 import json
 import os
 import resource
@@ -31,19 +30,13 @@ import statistics
 import sys
 import time
 
-from llama_workloads import correct_config, token_stream
+from llama_workloads import correct_config, parser, token_stream
 
 WORKLOADS = ("correct", "large")
 
 
 def parse_args():
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--workload", required=True, choices=WORKLOADS)
-    p.add_argument("--threads", type=int, required=True)
-    p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--reps", type=int, default=5)
+    p = parser(__doc__, WORKLOADS)
     a = p.parse_args()
     if a.threads < 1 or a.warmup < 0 or a.reps < 1:
         p.error("expected --threads >= 1, --warmup >= 0, --reps >= 1")

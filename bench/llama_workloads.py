@@ -1,5 +1,20 @@
-"""What bench/pytorch_llama.py and bench/jax_llama.py share with llama_bench.cpp: the
-token stream and the correct Llama's configuration, without importing either framework."""
+"""What bench/pytorch_llama.py and bench/jax_llama.py share with llama_bench.cpp: its
+command line, the token stream and the correct Llama's configuration, without importing
+either framework."""
+
+import argparse
+
+
+def parser(doc, workloads):
+    """llama_bench's options --workload, --threads, --warmup and --reps."""
+    p = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--workload", required=True, choices=workloads)
+    p.add_argument("--threads", type=int, required=True)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--reps", type=int, default=5)
+    return p
 
 
 def token_stream(seed, count, vocab):

@@ -48,7 +48,6 @@ backward outside it, as PyTorch's AMP recipe does; stride's llama_bench
 --autocast does the same with stride::AutocastGuard.
 """
 
-import argparse
 import json
 import math
 import os
@@ -57,19 +56,13 @@ import statistics
 import sys
 import time
 
-from llama_workloads import correct_config, token_stream
+from llama_workloads import correct_config, parser, token_stream
 
 WORKLOADS = ("article", "correct", "large", "gpt", "generate", "sgemm")
 
 
 def parse_args():
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--workload", required=True, choices=WORKLOADS)
-    p.add_argument("--threads", type=int, required=True)
-    p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--reps", type=int, default=5)
+    p = parser(__doc__, WORKLOADS)
     p.add_argument("--tokens", type=int, default=256, help="generate: new tokens (default 256)")
     p.add_argument("--n", type=int, default=1024, help="sgemm: matrix size (default 1024)")
     p.add_argument("--compile", action="store_true", help="torch.compile the model (torch >= 2)")
