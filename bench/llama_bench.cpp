@@ -29,13 +29,15 @@
 //             set of projections per layer so that they come from where a
 //             training step finds them: ms per layer, and its forward alone
 //             as forward_ms
-//   stream    the machine's read bandwidth on --threads threads of stride's
-//             pool: sweeps over --n floats (default: as many as the
-//             generate model's parameters, beyond most L3 caches), each
-//             split over the threads as a decode GEMV splits its weight,
-//             GB/s, from memory allocated as stride allocates weights (huge
-//             pages). A decoded token reads every weight once, so no
-//             implementation of generate beats this rate.
+//   stream    the machine's read bandwidth on --threads threads: sweeps
+//             over --n floats (default: as many as the generate model's
+//             parameters, beyond most L3 caches), each split over the
+//             threads as a decode GEMV splits its weight, GB/s. Each rep
+//             runs every reader - stride's pool, threads pinned one per
+//             CPU, pinned with software prefetch - on stride's memory (huge
+//             pages) and on 4 KiB pages, and takes the fastest; "readers"
+//             gives each one's median. A decoded token reads every weight
+//             once, so no implementation of generate beats this rate.
 //
 // Model workloads also report linear_params, the weights of their linear
 // layers; training workloads min_matmul_flops, the matrix-multiply FLOPs a
@@ -48,9 +50,13 @@
 // Token ids are the splitmix64 stream that pytorch_llama.py also draws, so
 // both sides see the same data; weights are stride's default init.
 #include <immintrin.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <barrier>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -59,9 +65,13 @@
 #include <exception>
 #include <functional>
 #include <iostream>
+#include <memory>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "llama/ladder.h"
@@ -300,13 +310,18 @@ double fma_rep(int threads, int64_t steps, float mul, float add, float& checksum
 }
 
 // The sum of x[0, n): four independent chains of 16-float vectors, so that
-// the loads, not the adds, set the pace.
+// the loads, not the adds, set the pace; with Prefetch, each step also asks
+// for the line kPrefetchAhead bytes on.
+constexpr int64_t kPrefetchAhead = 1024;
+
+template <bool Prefetch>
 float sum_floats(const float* x, int64_t n) {
   using V16 = float __attribute__((vector_size(64)));
   constexpr int64_t kLanes = 16;
   V16 acc[4] = {};
   int64_t i = 0;
   for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    if constexpr (Prefetch) __builtin_prefetch(x + i + kPrefetchAhead / int64_t(sizeof(float)));
     for (int c = 0; c < 4; ++c) {
       V16 v;
       std::memcpy(&v, x + i + c * kLanes, sizeof v);
@@ -320,24 +335,74 @@ float sum_floats(const float* x, int64_t n) {
   return total;
 }
 
-// One rep of the stream workload: `passes` reads of all of data, each split
-// evenly over the pool's threads; the bytes read. `checksum` (the sums)
-// is printed, so that no load can be optimised away.
-double stream_rep(const Tensor& data, int threads, int passes, float& checksum) {
-  const int64_t n = data.numel();
-  const float* x = data.data_ptr<float>();
-  std::vector<float> sink(size_t(threads), 0.0f);
-  for (int pass = 0; pass < passes; ++pass) {
-    stride::parallel_for(0, threads, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t t = begin; t < end; ++t) {
-        const int64_t first = n * t / threads, last = n * (t + 1) / threads;
-        sink[size_t(t)] += sum_floats(x + first, last - first);
-      }
-    });
+// The stream workload's readers: on stride's pool, as a decode GEMV reads
+// its weight; or on threads of their own, each pinned to a CPU, with or
+// without software prefetch - the ways a reader may go faster.
+struct StreamReader {
+  const char* name;
+  bool pinned, prefetch;
+};
+constexpr StreamReader kStreamReaders[] = {
+    {"pool", false, false}, {"pinned", true, false}, {"pinned, prefetch", true, true}};
+
+// The CPUs this process may run on.
+std::vector<int> allowed_cpus() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  sched_getaffinity(0, sizeof allowed, &allowed);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
   }
-  checksum = 0;
+  return cpus;
+}
+
+// One rep of `reader` over x[0, n): `passes` reads of it, each split evenly
+// over `threads` threads; GB/s. `checksum` gets the sums, which are printed
+// so that no load can be optimised away.
+double stream_rep(const StreamReader& reader,
+                  const float* x,
+                  int64_t n,
+                  int threads,
+                  int passes,
+                  float& checksum) {
+  std::vector<float> sink(size_t(threads), 0.0f);
+  auto read_slice = [&](int64_t t) {
+    const int64_t first = n * t / threads, last = n * (t + 1) / threads;
+    sink[size_t(t)] += reader.prefetch ? sum_floats<true>(x + first, last - first)
+                                       : sum_floats<false>(x + first, last - first);
+  };
+  std::chrono::steady_clock::time_point start, end;
+  if (!reader.pinned) {
+    start = std::chrono::steady_clock::now();
+    for (int pass = 0; pass < passes; ++pass) {
+      stride::parallel_for(0, threads, 1, [&](int64_t begin, int64_t stop) {
+        for (int64_t t = begin; t < stop; ++t) read_slice(t);
+      });
+    }
+    end = std::chrono::steady_clock::now();
+  } else {
+    const std::vector<int> cpus = allowed_cpus();
+    std::barrier sync(threads);
+    std::vector<std::thread> readers;
+    for (int t = 0; t < threads; ++t) {
+      readers.emplace_back([&, t] {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[size_t(t) % cpus.size()], &one);
+        pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+        sync.arrive_and_wait();
+        if (t == 0) start = std::chrono::steady_clock::now();
+        for (int pass = 0; pass < passes; ++pass) read_slice(t);
+        sync.arrive_and_wait();
+        if (t == 0) end = std::chrono::steady_clock::now();
+      });
+    }
+    for (std::thread& r : readers) r.join();
+  }
   for (float v : sink) checksum += v;
-  return double(passes) * double(n) * double(sizeof(float));
+  const double seconds = std::chrono::duration<double>(end - start).count();
+  return double(passes) * double(n) * double(sizeof(float)) / seconds / 1e9;
 }
 
 double ms_since(std::chrono::steady_clock::time_point start) {
@@ -412,19 +477,58 @@ void bench_fma(const Options& o, Measured& m) {
   m.extra << ", \"checksum\": " << checksum;
 }
 
+// `n` floats on 4 KiB pages: mapped with transparent huge pages refused,
+// then written, so that every page is backed.
+std::shared_ptr<float> small_page_floats(int64_t n) {
+  const size_t bytes = size_t(n) * sizeof(float);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  madvise(p, bytes, MADV_NOHUGEPAGE);
+  std::fill_n(static_cast<float*>(p), n, 1.0f);
+  return std::shared_ptr<float>(static_cast<float*>(p), [bytes](float* q) { munmap(q, bytes); });
+}
+
+// Every reader of kStreamReaders, on stride's memory (huge pages where the
+// kernel grants them, Note [Huge pages]: how weights are held) and on 4 KiB
+// pages. A rep runs them all and its value is the fastest's: the read rate
+// no decoder passes. Each reader's median is printed beside it.
 void bench_stream(const Options& o, Measured& m) {
-  constexpr int kPasses = 8;  // ~10 ms a rep at tens of GB/s
+  constexpr int kPasses = 8;  // ~10 ms a reader at tens of GB/s
   const int64_t n =
       o.n ? *o.n : lm::build_model(workload_config("generate").model)->num_parameters();
-  // In stride's memory, as the weights are: on huge pages where the
-  // kernel grants them (Note [Huge pages]), which read faster.
-  const Tensor data = stride::ones({n});
-  double bytes = 0;
+  const Tensor huge = stride::ones({n});
+  const std::shared_ptr<float> small = small_page_floats(n);
+  const std::pair<const char*, const float*> memories[] = {{"huge pages", huge.data_ptr<float>()},
+                                                           {"4 KiB pages", small.get()}};
+  std::vector<std::pair<std::string, std::vector<double>>> rates;
+  for (const auto& memory : memories) {
+    for (const StreamReader& reader : kStreamReaders) {
+      rates.emplace_back(std::string(reader.name) + ", " + memory.first, std::vector<double>());
+    }
+  }
   float checksum = 0;
-  m.times = time_reps(o, [&] { bytes = stream_rep(data, o.threads, kPasses, checksum); });
+  for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
+    double best = 0;
+    size_t r = 0;
+    for (const auto& memory : memories) {
+      for (const StreamReader& reader : kStreamReaders) {
+        const double gbs = stream_rep(reader, memory.second, n, o.threads, kPasses, checksum);
+        if (rep >= o.warmup) rates[r].second.push_back(gbs);
+        best = std::max(best, gbs);
+        ++r;
+      }
+    }
+    if (rep >= o.warmup) {
+      m.values.push_back(best);
+      m.times.push_back(double(kPasses) * double(n) * double(sizeof(float)) / (best * 1e6));
+    }
+  }
   m.unit = "GB/s";
-  for (double t : m.times) m.values.push_back(bytes / (t * 1e6));
-  m.extra << ", \"n\": " << n << ", \"checksum\": " << checksum;
+  m.extra << ", \"n\": " << n << ", \"checksum\": " << checksum << ", \"readers\": {";
+  for (size_t r = 0; r < rates.size(); ++r) {
+    m.extra << (r ? ", " : "") << "\"" << rates[r].first << "\": " << median(rates[r].second);
+  }
+  m.extra << "}";
 }
 
 void bench_attention(const Options& o, Measured& m) {
