@@ -490,7 +490,7 @@ std::shared_ptr<float> small_page_floats(int64_t n) {
 
 // Every reader of kStreamReaders, on stride's memory (huge pages where the
 // kernel grants them, Note [Huge pages]: how weights are held) and on 4 KiB
-// pages. A rep runs them all and its value is the fastest's: the read rate
+// pages. A rep's value is the fastest reader's at that rep: the read rate
 // no decoder passes. Each reader's median is printed beside it.
 void bench_stream(const Options& o, Measured& m) {
   constexpr int kPasses = 8;  // ~10 ms a reader at tens of GB/s
@@ -501,32 +501,35 @@ void bench_stream(const Options& o, Measured& m) {
   const std::pair<const char*, const float*> memories[] = {{"huge pages", huge.data_ptr<float>()},
                                                            {"4 KiB pages", small.get()}};
   std::vector<std::pair<std::string, std::vector<double>>> rates;
-  for (const auto& memory : memories) {
-    for (const StreamReader& reader : kStreamReaders) {
+  for (const StreamReader& reader : kStreamReaders) {
+    for (const auto& memory : memories) {
       rates.emplace_back(std::string(reader.name) + ", " + memory.first, std::vector<double>());
     }
   }
+  // Reader by reader, the pool's first: threads of the pinned readers would
+  // take the pool's cores from it, and the pool would then run on fewer
+  // threads for a while (Note [A taken core]).
   float checksum = 0;
-  for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
-    double best = 0;
-    size_t r = 0;
+  size_t r = 0;
+  for (const StreamReader& reader : kStreamReaders) {
     for (const auto& memory : memories) {
-      for (const StreamReader& reader : kStreamReaders) {
+      for (int rep = 0; rep < o.warmup + o.reps; ++rep) {
         const double gbs = stream_rep(reader, memory.second, n, o.threads, kPasses, checksum);
         if (rep >= o.warmup) rates[r].second.push_back(gbs);
-        best = std::max(best, gbs);
-        ++r;
       }
+      ++r;
     }
-    if (rep >= o.warmup) {
-      m.values.push_back(best);
-      m.times.push_back(double(kPasses) * double(n) * double(sizeof(float)) / (best * 1e6));
-    }
+  }
+  for (int rep = 0; rep < o.reps; ++rep) {
+    double best = 0;
+    for (const auto& rate : rates) best = std::max(best, rate.second[size_t(rep)]);
+    m.values.push_back(best);
+    m.times.push_back(double(kPasses) * double(n) * double(sizeof(float)) / (best * 1e6));
   }
   m.unit = "GB/s";
   m.extra << ", \"n\": " << n << ", \"checksum\": " << checksum << ", \"readers\": {";
-  for (size_t r = 0; r < rates.size(); ++r) {
-    m.extra << (r ? ", " : "") << "\"" << rates[r].first << "\": " << median(rates[r].second);
+  for (size_t i = 0; i < rates.size(); ++i) {
+    m.extra << (i ? ", " : "") << "\"" << rates[i].first << "\": " << median(rates[i].second);
   }
   m.extra << "}";
 }
