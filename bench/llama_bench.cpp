@@ -250,35 +250,45 @@ double min_matmul_flops(stride::nn::Module& model, const lm::ModelConfig& c, int
                    6.0 * double(c.n_layers) * double(c.context) * width);
 }
 
-// kChains independent chains of `steps` vector FMAs each, in registers;
-// their sum. One function per vector width, each compiled for its own
-// instructions (this file is built for the baseline x86-64, like the
-// library, and picks at run time). `mul` and `add` come from the caller at
-// run time: with constants, the compiler may fold a chain away.
+// kFmaChains independent chains of `steps` vector multiply-adds of Lanes
+// floats each, in registers; their sum. Instantiated inside functions
+// compiled for each vector width's instructions, where GCC contracts the
+// multiply-add into one FMA (this file is built for the baseline x86-64,
+// like the library, and picks at run time). `mul` and `add` come from the
+// caller at run time: with constants, the compiler may fold a chain away.
 constexpr int kFmaChains = 12;  // > FMA latency x units, < the register file
 
-__attribute__((target("avx512f"))) float fma_chains_avx512(int64_t steps, float mul, float add) {
-  __m512 acc[kFmaChains];
-  for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm512_set1_ps(1.0f + 0.001f * float(c));
-  const __m512 m = _mm512_set1_ps(mul), a = _mm512_set1_ps(add);
+template <int Lanes>
+struct FloatVec;  // GCC ignores a vector_size that depends on a template argument
+template <>
+struct FloatVec<8> {
+  using type = float __attribute__((vector_size(32)));
+};
+template <>
+struct FloatVec<16> {
+  using type = float __attribute__((vector_size(64)));
+};
+
+template <int Lanes>
+[[gnu::always_inline]] inline float fma_chains(int64_t steps, float mul, float add) {
+  using V = typename FloatVec<Lanes>::type;
+  V acc[kFmaChains];
+  for (int c = 0; c < kFmaChains; ++c) acc[c] = V{} + (1.0f + 0.001f * float(c));
+  const V m = V{} + mul, a = V{} + add;
   for (int64_t i = 0; i < steps; ++i) {
-    for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], m, a);
+    for (int c = 0; c < kFmaChains; ++c) acc[c] = acc[c] * m + a;
   }
   float total = 0;
-  for (int c = 0; c < kFmaChains; ++c) total += _mm512_cvtss_f32(acc[c]);
+  for (int c = 0; c < kFmaChains; ++c) total += acc[c][0];
   return total;
 }
 
+__attribute__((target("avx512f"))) float fma_chains_avx512(int64_t steps, float mul, float add) {
+  return fma_chains<16>(steps, mul, add);
+}
+
 __attribute__((target("avx2,fma"))) float fma_chains_avx2(int64_t steps, float mul, float add) {
-  __m256 acc[kFmaChains];
-  for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm256_set1_ps(1.0f + 0.001f * float(c));
-  const __m256 m = _mm256_set1_ps(mul), a = _mm256_set1_ps(add);
-  for (int64_t i = 0; i < steps; ++i) {
-    for (int c = 0; c < kFmaChains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], m, a);
-  }
-  float total = 0;
-  for (int c = 0; c < kFmaChains; ++c) total += _mm256_cvtss_f32(acc[c]);
-  return total;
+  return fma_chains<8>(steps, mul, add);
 }
 
 // The widest FMA this CPU has, as function and floats per instruction.
