@@ -10,7 +10,9 @@
 namespace stride {
 
 // Threads used by stride kernels (and the BLAS). Defaults to the core count,
-// or to $STRIDE_NUM_THREADS when set (else $OMP_NUM_THREADS).
+// or to $STRIDE_NUM_THREADS when set (else $OMP_NUM_THREADS). While another
+// process keeps taking the pool's cores, jobs run on fewer threads for a
+// while (Note [A taken core] in src/core/parallel.cpp); this count stays.
 int get_num_threads();
 void set_num_threads(int n);
 
