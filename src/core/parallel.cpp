@@ -218,13 +218,22 @@ class ThreadPool {
     wait_for([this] { return pending_.load() == 0; }, caller_sleepers_, done_cv_);
     const Clock::time_point done = Clock::now();
     count_switches(done, switches_);
-    if (done - window_start_ >= kWindow) {
+    if (hold_back_ && done - window_start_ >= kWindow) {
       const int64_t switches = switches_.load(std::memory_order_relaxed);
       if (switches - window_switches_ >= kTakenSwitches) hold_back_a_thread(threads, done);
       start_window(done);
     }
     if (error_) std::rethrow_exception(error_);
     return true;
+  }
+
+  // Note [A taken core] on or off; off ends any hold.
+  void set_hold_back(bool enabled) {
+    std::lock_guard<std::mutex> job_lock(job_mutex_);
+    hold_back_ = enabled;
+    allowed_ = kMaxThreads;
+    held_until_ = Clock::time_point();
+    hold_ = kMinHold;
   }
 
   // Ends the workers; the next job starts as many as it needs.
@@ -395,6 +404,7 @@ class ThreadPool {
   // Note [A taken core]: the pool threads' involuntary switches, and (under
   // job_mutex_) how many the caller has acted on and the hold.
   std::atomic<int64_t> switches_{0};
+  bool hold_back_ = true;
   Clock::time_point window_start_;
   int64_t window_switches_ = 0;
   int allowed_ = kMaxThreads;
@@ -411,6 +421,10 @@ namespace detail {
 
 bool in_parallel_region() {
   return in_pool_job;
+}
+
+void set_hold_back_threads(bool enabled) {
+  ThreadPool::instance().set_hold_back(enabled);
 }
 
 }  // namespace detail
