@@ -46,9 +46,9 @@
 
 // Note [Dynamic pieces]
 // A job is cut into detail::kPiecesPerThread pieces per thread, and each
-// thread owns a contiguous share of them, in order: on idle cores every thread runs its
-// own share front to back, as one static chunk per thread would (the same
-// rows on the same core from op to op, for its caches). A thread whose share
+// thread owns a contiguous share of them, in order: on idle cores every
+// thread runs its own share front to back, as one static chunk per thread
+// would (the same rows on the same core from op to op, for its caches). A thread whose share
 // is done takes the pieces still unclaimed in the others', from their backs.
 // So a thread that the OS has descheduled -- a core taken by another
 // process, a worker still waking -- holds up the job by at most the piece it
