@@ -28,9 +28,8 @@ import os
 import resource
 import statistics
 import sys
-import time
 
-from llama_workloads import correct_config, parser, token_stream
+from llama_workloads import correct_config, parser, time_reps, token_stream
 
 WORKLOADS = ("correct", "large")
 
@@ -167,17 +166,7 @@ def main():
         loss[0] = float(value)
 
     warmup = max(ARGS.warmup, 1)
-    first = None
-    for i in range(warmup):
-        t0 = time.perf_counter()
-        run()
-        if i == 0:
-            first = (time.perf_counter() - t0) * 1e3
-    times = []
-    for _ in range(ARGS.reps):
-        t0 = time.perf_counter()
-        run()
-        times.append((time.perf_counter() - t0) * 1e3)
+    times, first = time_reps(run, warmup, ARGS.reps)
     line = {
         "system": "jax",
         "version": jax.__version__,

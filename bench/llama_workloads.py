@@ -3,6 +3,7 @@ command line, the token stream and the correct Llama's configuration, without im
 either framework."""
 
 import argparse
+import time
 
 
 def parser(doc, workloads):
@@ -45,3 +46,19 @@ def correct_config(d, n_layers, n_heads, context):
         norm_eps=1e-6,
         rope_theta=10000.0,
     )
+
+
+def time_reps(fn, warmup, reps):
+    """(timed reps in ms, first warm-up call in ms or None)."""
+    first = None
+    for i in range(warmup):
+        t0 = time.perf_counter()
+        fn()
+        if i == 0:
+            first = (time.perf_counter() - t0) * 1e3
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return times, first

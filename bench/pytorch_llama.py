@@ -54,9 +54,8 @@ import os
 import resource
 import statistics
 import sys
-import time
 
-from llama_workloads import correct_config, parser, token_stream
+from llama_workloads import correct_config, parser, time_reps, token_stream
 
 WORKLOADS = ("article", "correct", "large", "gpt", "generate", "sgemm")
 
@@ -417,22 +416,6 @@ def build(workload):
 def autocast():
     """bfloat16 autocast when --autocast (the training idiom: forward and loss inside)."""
     return torch.autocast("cpu", dtype=torch.bfloat16, enabled=ARGS.autocast)
-
-
-def time_reps(fn, warmup, reps):
-    """(timed reps in ms, first warm-up call in ms or None)."""
-    first = None
-    for i in range(warmup):
-        t0 = time.perf_counter()
-        fn()
-        if i == 0:
-            first = (time.perf_counter() - t0) * 1e3
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return times, first
 
 
 def main():
