@@ -29,7 +29,9 @@
 // Small products (below ~80^3 multiply-adds, where oneDNN's per-call cost
 // dominates) and CPUs without bfloat16 GEMM kernels apply the same operand
 // rounding and multiply on the float32 GEMM (bf16 x bf16 products are exact
-// in float32), so results agree up to summation order.
+// in float32), so results agree up to summation order. On such CPUs the
+// roundings are kept in float32 tensors, which the float32 kernels read as
+// they are (Note [Autocast on the float32 GEMM] in src/ops/apply.h).
 #pragma once
 
 namespace stride {

@@ -37,16 +37,17 @@ namespace {
 //    node replaces three. The sums are added in autograd's order (v, then k,
 //    then q), so with B T a multiple of 64 the bits are those of separate
 //    layers (Note [Linear over concatenated weights]).
-// The grouping is taken only where the layers cannot tell: float32 without
-// autocast (which rounds each layer's weight once per scope), and plain
-// bias-free Linear layers without hooks whose weights are float32 (not
+// The grouping is taken only where the layers cannot tell: float32 x, and
+// plain bias-free Linear layers without hooks whose weights are float32 (not
 // packed, Note [Weight formats]); otherwise each layer is called as usual.
+// Under autocast linear_groups rounds each weight once per scope, as the
+// layers do, and where it multiplies in bfloat16 it calls linear per group.
 std::vector<Tensor> project(const Tensor& x, std::initializer_list<nn::Linear*> layers) {
-  const bool grouped = x.dtype() == kFloat32 && !Autocast::is_enabled() &&
-                       std::all_of(layers.begin(), layers.end(), [](const nn::Linear* l) {
-                         return typeid(*l) == typeid(nn::Linear) && !l->has_hooks() &&
-                                !l->bias.defined() && l->weight_format() == WeightFormat::Float32;
-                       });
+  const bool grouped =
+      x.dtype() == kFloat32 && std::all_of(layers.begin(), layers.end(), [](const nn::Linear* l) {
+        return typeid(*l) == typeid(nn::Linear) && !l->has_hooks() && !l->bias.defined() &&
+               l->weight_format() == WeightFormat::Float32;
+      });
   std::vector<Tensor> out;
   if (!grouped) {
     for (nn::Linear* l : layers) out.push_back(l->call(x));

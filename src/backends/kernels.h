@@ -98,10 +98,13 @@ struct LinearGroupsLayout {
   std::vector<size_t> group_of, first{0};
   std::vector<int64_t> column, width;  // width: each output's columns
 };
-// x (M, K) contiguous, float32 or float64; weights w_i (N_i, K) of x's dtype,
+// x (M, K) contiguous, float32 or float64, or bfloat16 under autocast with
+// M <= kLinearGroupsBf16Rows (decoding); weights w_i (N_i, K) of x's dtype,
 // each row contiguous, rows stride(0) >= K apart -> ys[g] (..., width[g])
-// contiguous with M rows, whose columns [column[i], column[i] + N_i) are
-// x @ w_i^T for each weight i of group g.
+// contiguous with M rows, of x's dtype (float32 for bfloat16 x), whose
+// columns [column[i], column[i] + N_i) are x @ w_i^T for each weight i of
+// group g.
+inline constexpr int64_t kLinearGroupsBf16Rows = 4;
 using LinearGroupsForwardFn = void (*)(const Tensor& x,
                                        const std::vector<Tensor>& weights,
                                        const LinearGroupsLayout& layout,
@@ -227,9 +230,16 @@ using SGDStepFn = void (*)(const TensorIter& iter,
 using SoftmaxRowsFn = void (*)(const Tensor& x, Tensor& out, bool log);
 
 // ---- autocast (src/backends/cpu/autocast.cpp) ----
-// src float32 -> out bfloat16 of its shape and dense layout (the same
-// strides, no gaps), each value rounded to nearest even.
+// src float32 -> out of its shape and dense layout (the same strides, no
+// gaps), each value rounded to bfloat16 (nearest even): out bfloat16, or
+// float32 holding the rounded values.
 using RoundToBfloat16Fn = void (*)(const Tensor& src, Tensor& out);
+// Whether the device's mixed GEMM (BatchedGemmFn's `mixed`) multiplies
+// bfloat16 operands when the first factor has `rows` rows; when not, it
+// multiplies their roundings on the float32 GEMM, and autocast hands it
+// float32 roundings instead (Note [Autocast on the float32 GEMM] in
+// src/ops/apply.h).
+using AutocastMultipliesBf16Fn = bool (*)(int64_t rows);
 
 // ---- random fills (src/backends/cpu/random_fill.h, Note [Counter-based
 // fills]) ----
@@ -531,6 +541,7 @@ using SvdFn = void (*)(Tensor& a, Tensor& s, Tensor& u, Tensor& vh, Tensor& info
   X(sgd_step, SGDStepFn, "sgd_step")                                                  \
   X(softmax_rows, SoftmaxRowsFn, "softmax")                                           \
   X(round_to_bfloat16, RoundToBfloat16Fn, "autocast_bf16")                            \
+  X(autocast_multiplies_bf16, AutocastMultipliesBf16Fn, "autocast")                   \
   X(uniform_fill, UniformFillFn, "uniform_")                                          \
   X(normal_fill, NormalFillFn, "normal_")                                             \
   X(randint_fill, RandintFillFn, "random_")                                           \

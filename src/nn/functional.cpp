@@ -171,6 +171,9 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   // weight's rounding (cached per scope) is not redone.
   using ::stride::detail::AutocastOperands;
   auto forward = [&](const AutocastOperands& f) {
+    // Rounded float32 factors multiply as float32 ones (Note [Autocast on the
+    // float32 GEMM] in ops/apply.h).
+    AutocastGuard precision(Autocast::is_enabled() && !f.rounded_in_float32());
     // A 16-bit product and its bias are summed in float32 and rounded once,
     // as PyTorch's addmm: rounding the product, then the sum, is a unit in
     // the last place off. (Under autocast the product is float32 already.)
@@ -186,10 +189,14 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   };
   auto backward = [&](const Tensor&, const AutocastOperands& f) {
     return [sx = autograd::SavedTensor::input(f[0]), sw = autograd::SavedTensor::input(f[1]),
-            mixed = f.lowered(), need_x = autograd::requires_grad(x),
-            need_w = autograd::requires_grad(weight),
+            mixed = f.lowered(), in_float32 = f.rounded_in_float32(),
+            need_x = autograd::requires_grad(x), need_w = autograd::requires_grad(weight),
             need_b = bias.defined() && autograd::requires_grad(bias)](const autograd::Grads& gs) {
-      AutocastGuard precision(mixed);
+      // Both GEMMs read the gradient: round it once (a recorded backward
+      // keeps it float32, so that it stays in the graph). Rounded float32
+      // factors then multiply with autocast off.
+      const bool rounded = mixed && !GradMode::is_enabled();
+      AutocastGuard precision(mixed && !(rounded && in_float32));
       const Tensor xv = sx.get();
       const int64_t out = gs[0].size(-1), in = xv.size(-1);
       // The rows counted, not inferred with -1: with in or out 0 there is
@@ -197,10 +204,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
       int64_t rows = 1;
       for (int64_t d = 0; d + 1 < xv.dim(); ++d) rows *= xv.size(d);
       const Tensor g2 = gs[0].reshape({rows, out});
-      // Both GEMMs read the gradient: round it to bfloat16 once (a recorded
-      // backward keeps it float32, so that it stays in the graph).
-      const bool rounded = mixed && !GradMode::is_enabled();
-      const Tensor g2m = rounded ? ::stride::detail::autocast_bf16(g2) : g2;
+      const Tensor g2m =
+          rounded ? ::stride::detail::autocast_round(g2, in_float32 ? kFloat32 : kBFloat16) : g2;
       Tensor gx, gw, gb;
       if (need_x) gx = matmul(g2m, sw.get()).view(xv.sizes());
       if (need_w) gw = matmul(g2m.t(), xv.reshape({rows, in}));
@@ -214,14 +219,27 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
 
 namespace {
 
-// Whether linear_concat runs its own GEMMs: float32/float64 without
-// autocast's bfloat16, weights of x's dtype whose rows are contiguous.
+// Whether linear_concat runs its own GEMMs: float32/float64 (under autocast,
+// on float32 roundings: Note [Autocast on the float32 GEMM] in ops/apply.h,
+// or on bfloat16 casts when decoding without a recorded backward), weights
+// of x's dtype whose rows are contiguous.
 bool direct_linear_concat(const Tensor& x,
-                          const std::vector<Tensor>& weights,
+                          int64_t rows,
+                          const std::vector<const Tensor*>& operands,
                           ::stride::detail::Op op) {
+  using ::stride::detail::Lowering;
   if (x.dtype() != kFloat32 && x.dtype() != kFloat64) return false;
-  if (::stride::detail::autocast_lowers(op, &x, &weights[0])) return false;
-  for (const Tensor& w : weights) {
+  const Lowering lowering =
+      ::stride::detail::autocast_lowering(op, operands.data(), operands.size());
+  if (lowering == Lowering::bfloat16) {
+    // Its kernels multiply bfloat16 in the forward of decoding rows only.
+    const bool recorded = GradMode::is_enabled() &&
+                          std::any_of(operands.begin(), operands.end(),
+                                      [](const Tensor* t) { return autograd::requires_grad(*t); });
+    if (recorded || rows > kernels::kLinearGroupsBf16Rows) return false;
+  }
+  for (size_t i = 1; i < operands.size(); ++i) {
+    const Tensor& w = *operands[i];
     if (w.dtype() != x.dtype() || (w.stride(1) != 1 && w.size(1) > 1)) return false;
     if (w.stride(0) < std::max<int64_t>(w.size(1), 1)) return false;  // rows overlap
   }
@@ -271,48 +289,55 @@ std::vector<size_t> groups_with_gradient(const autograd::Grads& gs) {
 std::vector<Tensor> grouped_linear(const Tensor& x,
                                    const std::vector<std::vector<Tensor>>& groups,
                                    ::stride::detail::Op id) {
+  using ::stride::detail::AutocastOperands;
   const char* op = ::stride::detail::op_name(id);
   const GroupedWeights f = flatten_groups(x, groups, op);
-  if (!direct_linear_concat(x, f.weights, id)) {
+  std::vector<const Tensor*> inputs{&x};
+  for (const Tensor& w : f.weights) inputs.push_back(&w);
+  const int64_t K = x.size(-1);
+  int64_t M = 1;
+  for (int64_t d = 0; d + 1 < x.dim(); ++d) M *= x.size(d);
+  if (!direct_linear_concat(x, M, inputs, id)) {
     std::vector<Tensor> ys;
     for (const auto& group : groups)
       ys.push_back(linear(x, group.size() == 1 ? group[0] : cat(group, 0)));
     return ys;
   }
-  const int64_t K = x.size(-1);
-  int64_t M = 1;
-  for (int64_t d = 0; d + 1 < x.dim(); ++d) M *= x.size(d);
-  const Tensor x2 = x.reshape({M, K}).contiguous();
-  std::vector<const Tensor*> inputs{&x};
-  for (const Tensor& w : f.weights) inputs.push_back(&w);
-  auto forward = [&] {
+  // The weights multiplied: f.weights, or their roundings.
+  std::vector<Tensor> weights;
+  auto forward = [&](const AutocastOperands& c) {
+    const Tensor x2 = c[0].reshape({M, K}).contiguous();
+    for (size_t i = 0; i < f.weights.size(); ++i) weights.push_back(c[i + 1]);
     std::vector<Tensor> ys;
     for (int64_t width : f.width) {
       DimVector shape = x.sizes().dims();
       shape.back() = width;
       ys.push_back(empty(shape, x.options()));
     }
-    kernels::linear_groups_forward(x.device(), x2, f.weights, f, ys);
+    kernels::linear_groups_forward(x.device(), x2, weights, f, ys);
     return ys;
   };
-  auto backward = [&](const std::vector<Tensor>&) {
+  auto backward = [&](const std::vector<Tensor>&, const AutocastOperands& c) {
     std::vector<autograd::SavedTensor> saved_w;
     std::vector<bool> need_w;
-    for (const Tensor& w : f.weights) {
-      saved_w.push_back(autograd::SavedTensor::input(w));
-      need_w.push_back(autograd::requires_grad(w));
+    for (size_t i = 0; i < weights.size(); ++i) {
+      saved_w.push_back(autograd::SavedTensor::input(weights[i]));
+      need_w.push_back(autograd::requires_grad(f.weights[i]));
     }
     // saved_w holds the weights, checked against in-place changes.
     kernels::LinearGroupsLayout plan = f;
-    return [op, sx = autograd::SavedTensor::input(x2), saved_w, need_w, plan = std::move(plan),
-            need_x = autograd::requires_grad(x), x_shape = x.sizes().dims(), M,
-            K](const autograd::Grads& gs) {
+    // Reshaped again here, with grad mode on, so that a recorded backward
+    // reaches x (a view of the forward's x2 when x is contiguous).
+    return [op, sx = autograd::SavedTensor::input(c[0].reshape({M, K}).contiguous()), saved_w,
+            need_w, plan = std::move(plan), need_x = autograd::requires_grad(x),
+            x_shape = x.sizes().dims(), M, K, mixed = c.lowered()](const autograd::Grads& gs) {
       const Tensor xv = sx.get();
       std::vector<Tensor> w;
       for (const auto& s : saved_w) w.push_back(s.get());
       autograd::Grads grads(w.size() + 1);
       const std::vector<size_t> with_grad = groups_with_gradient(gs);
       if (GradMode::is_enabled()) {  // create_graph: the same sums, written with ops
+        AutocastGuard precision(mixed);
         Tensor gx;
         for (size_t g : with_grad) {
           const Tensor g2 = gs[g].reshape({M, plan.width[g]});
@@ -327,9 +352,13 @@ std::vector<Tensor> grouped_linear(const Tensor& x,
         if (need_x) grads[0] = gx.view(x_shape);
         return grads;
       }
+      // Under autocast the factors are float32 roundings already; the
+      // gradient is rounded the same way, once.
       std::vector<Tensor> g2(gs.size());
       for (size_t g = 0; g < gs.size(); ++g) {
-        if (gs[g].defined()) g2[g] = gs[g].reshape({M, plan.width[g]}).contiguous();
+        if (!gs[g].defined()) continue;
+        g2[g] = gs[g].reshape({M, plan.width[g]}).contiguous();
+        if (mixed) g2[g] = ::stride::detail::autocast_round(g2[g], kFloat32);
       }
       for (size_t g : with_grad) {
         for (size_t i = plan.first[g]; i < plan.first[g + 1]; ++i) {

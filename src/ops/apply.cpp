@@ -1,8 +1,10 @@
 // The apply path's out-of-line steps (Note [The apply path] in ops/apply.h).
 #include "ops/apply.h"
 
+#include <algorithm>
 #include <vector>
 
+#include "backends/kernels.h"
 #include "core/check.h"
 #include "ops/autocast_internal.h"
 #include "stride/autocast.h"
@@ -36,11 +38,27 @@ bool autocast_lowers(Op op, const Tensor* a, const Tensor* b) {
 
 namespace {
 
-// A float32 factor's bfloat16 cast: recorded as `to` when the factor
-// requires grad, on an alias of the cast, so that a parameter's cached cast
-// never becomes part of a graph.
-Tensor cast_factor(const Tensor& factor) {
-  const Tensor cast = autocast_bf16_weight(factor);
+size_t factor_count(Op op, size_t n) {
+  return op == Op::linear_concat || op == Op::linear_groups ? n : std::min<size_t>(n, 2);
+}
+
+// The rows of the first factor's GEMM: x's rows for the linear ops, a's
+// matrix rows for matmul, mm and bmm (which reach the apply path as
+// batched_matmul_op's 3-d operands).
+int64_t first_factor_rows(Op op, const Tensor& a) {
+  const bool linear = op == Op::linear || op == Op::linear_concat || op == Op::linear_groups;
+  if (a.dim() <= 1) return 1;
+  if (!linear) return a.size(-2);
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < a.dim(); ++d) rows *= a.size(d);
+  return rows;
+}
+
+// A float32 factor's cast: recorded as `to` when the factor requires grad,
+// on an alias of the cast, so that a parameter's cached cast never becomes
+// part of a graph.
+Tensor cast_factor(const Tensor& factor, ScalarType dtype) {
+  const Tensor cast = autocast_weight(factor, dtype);
   if (!(GradMode::is_enabled() && factor.requires_grad())) return cast;
   return apply(
       Op::to, {&factor}, [&] { return cast.detach(); },
@@ -51,10 +69,22 @@ Tensor cast_factor(const Tensor& factor) {
 
 }  // namespace
 
-void AutocastOperands::cast_factors() {
-  lowered_ = true;
-  for (size_t i = 0; i < 2; ++i) {
-    if (operands_[i]->dtype() == kFloat32) casts_[i] = cast_factor(*operands_[i]);
+Lowering autocast_lowering(Op op, const Tensor* const* operands, size_t n) {
+  if (n < 2 || !autocast_lowers(op, operands[0], operands[1])) return Lowering::none;
+  for (size_t i = 0; i < factor_count(op, n); ++i) {
+    if (!operands[i]->defined() || operands[i]->dtype() != kFloat32) return Lowering::bfloat16;
+  }
+  const Tensor& a = *operands[0];
+  return kernels::autocast_multiplies_bf16(a.device(), first_factor_rows(op, a))
+             ? Lowering::bfloat16
+             : Lowering::rounded_float32;
+}
+
+void AutocastOperands::cast_factors(Op op, size_t n) {
+  const ScalarType dtype = rounded_in_float32() ? kFloat32 : kBFloat16;
+  casts_.resize(factor_count(op, n));
+  for (size_t i = 0; i < casts_.size(); ++i) {
+    if (operands_[i]->dtype() == kFloat32) casts_[i] = cast_factor(*operands_[i], dtype);
   }
 }
 

@@ -46,6 +46,19 @@
 // operand when it requires grad, so that a backward recorded with
 // create_graph differentiates through them. Its backward runs under the
 // forward's autocast state, wherever backward() is called.
+//
+// Note [Autocast on the float32 GEMM]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Where the device multiplies a product's bfloat16 operands on its float32
+// GEMM (a CPU without bf16 GEMM kernels, apart from decoding rows:
+// kernels::autocast_multiplies_bf16), bfloat16 casts would only be widened
+// again, a copy of each operand on every call, and linear_groups would fall
+// back to one linear per group. So there, when every factor is float32, the
+// casts are float32 tensors holding the bfloat16 roundings (the same values),
+// and the op multiplies them as a float32 op: on the float32 GEMM, and on
+// linear_groups' own kernels. Its backward rounds the gradient the same way
+// once and multiplies with autocast off, as the factors are rounded already.
+// The numbers are autocast's, up to summation order.
 #pragma once
 
 #include <cstdint>
@@ -159,32 +172,42 @@ class OpScope {
 // these factors (its first two operands).
 bool autocast_lowers(Op op, const Tensor* a, const Tensor* b);
 
+// How a Lower op computes on its operands now: as they are, on bfloat16
+// casts of its float32 factors, or on float32 ones holding their roundings
+// (Note [Autocast on the float32 GEMM]).
+enum class Lowering : uint8_t { none, bfloat16, rounded_float32 };
+Lowering autocast_lowering(Op op, const Tensor* const* operands, size_t n);
+
 // The operands an op computes on: for a Lower op under autocast, its float32
-// factors' bfloat16 casts; otherwise the operands themselves.
+// factors' casts; otherwise the operands themselves. The factors are the
+// first two operands, every operand of linear_concat and linear_groups.
 class AutocastOperands {
  public:
-  AutocastOperands(Op op, const Tensor* const* operands, size_t n) : operands_(operands) {
-    if (op_info(op).autocast == AutocastRule::Lower && n >= 2 &&
-        autocast_lowers(op, operands[0], operands[1])) {
-      cast_factors();
-    }
+  AutocastOperands(Op op, const Tensor* const* operands, size_t n)
+      : operands_(operands),
+        lowering_(op_info(op).autocast == AutocastRule::Lower ? autocast_lowering(op, operands, n)
+                                                              : Lowering::none) {
+    if (lowering_ != Lowering::none) cast_factors(op, n);
   }
   AutocastOperands(const AutocastOperands&) = delete;
   AutocastOperands& operator=(const AutocastOperands&) = delete;
 
-  // The op multiplies in bfloat16.
-  bool lowered() const { return lowered_; }
+  // The op multiplies bfloat16 roundings.
+  bool lowered() const { return lowering_ != Lowering::none; }
+  // The casts are float32 roundings: the op multiplies them as float32
+  // tensors, with autocast off.
+  bool rounded_in_float32() const { return lowering_ == Lowering::rounded_float32; }
   // Operand i as the op computes on it.
   const Tensor& operator[](size_t i) const {
-    return i < 2 && casts_[i].defined() ? casts_[i] : *operands_[i];
+    return i < casts_.size() && casts_[i].defined() ? casts_[i] : *operands_[i];
   }
 
  private:
-  void cast_factors();
+  void cast_factors(Op op, size_t n);
 
   const Tensor* const* operands_;
-  Tensor casts_[2];  // defined for a float32 factor of a lowered op
-  bool lowered_ = false;
+  Lowering lowering_;
+  std::vector<Tensor> casts_;  // defined for a float32 factor of a lowered op
 };
 
 // Calls an op's part with the operands it computes on when it takes them.

@@ -14,7 +14,7 @@ namespace {
 struct CachedCast {
   Tensor source;  // keeps the parameter (and so its address) alive
   uint64_t version;
-  Tensor bf16;
+  Tensor bf16, rounded_float32;  // either may be undefined
 };
 
 struct AutocastState {
@@ -31,7 +31,7 @@ thread_local bool enabled = false;
 
 namespace detail {
 
-Tensor autocast_bf16(const Tensor& t) {
+Tensor autocast_round(const Tensor& t, ScalarType dtype) {
   // A broadcast factor (matmul's expanded batch) is rounded once per element
   // it holds, then expanded again.
   DimVector held = t.sizes().dims();
@@ -43,12 +43,13 @@ Tensor autocast_bf16(const Tensor& t) {
     }
   }
   if (broadcast) {
-    return autocast_bf16(t.as_strided(held, t.strides(), t.storage_offset())).expand(t.sizes());
+    return autocast_round(t.as_strided(held, t.strides(), t.storage_offset()), dtype)
+        .expand(t.sizes());
   }
   // A dense layout (a transposed weight) is kept: the GEMM reads either
   // orientation, and the rounding is then one pass in memory order.
   const Tensor src = is_non_overlapping_and_dense(t) ? t : t.contiguous();
-  Tensor out = empty_preserving_strides(src, t.options().dtype(kBFloat16));
+  Tensor out = empty_preserving_strides(src, t.options().dtype(dtype));
   kernels::round_to_bfloat16(t.device(), src, out);
   return out;
 }
@@ -71,17 +72,17 @@ AutocastGuard::~AutocastGuard() {
 
 namespace detail {
 
-Tensor autocast_bf16_weight(const Tensor& t) {
+Tensor autocast_weight(const Tensor& t, ScalarType dtype) {
   NoGradGuard no_grad;
-  if (!(t.is_leaf() && t.requires_grad()) || state.depth == 0) return autocast_bf16(t);
-  auto it = state.cache.find(t.impl());
-  if (it != state.cache.end() && it->second.version == t.version() &&
-      it->second.source.sizes() == t.sizes() && it->second.source.strides() == t.strides()) {
-    return it->second.bf16;
+  if (!(t.is_leaf() && t.requires_grad()) || state.depth == 0) return autocast_round(t, dtype);
+  CachedCast& cached = state.cache[t.impl()];
+  if (!(cached.source.defined() && cached.version == t.version() &&
+        cached.source.sizes() == t.sizes() && cached.source.strides() == t.strides())) {
+    cached = CachedCast{t, t.version(), Tensor(), Tensor()};
   }
-  Tensor converted = autocast_bf16(t);
-  state.cache[t.impl()] = CachedCast{t, t.version(), converted};
-  return converted;
+  Tensor& cast = dtype == kBFloat16 ? cached.bf16 : cached.rounded_float32;
+  if (!cast.defined()) cast = autocast_round(t, dtype);
+  return cast;
 }
 
 }  // namespace detail

@@ -10,6 +10,7 @@
 #include "backends/kernels.h"
 #include "core/check.h"
 #include "ops/apply.h"
+#include "ops/autocast_internal.h"
 #include "ops/elementwise_common.h"
 #include "stride/autocast.h"
 
@@ -65,16 +66,23 @@ Tensor batched_matmul_op(const Tensor& a, const Tensor& b, Op op) {
   return detail::apply(
       op, {&a, &b},
       [&](const AutocastOperands& f) {
-        return batched_matmul(f[0], f[1], detail::op_name(op), f.lowered());
+        // Rounded float32 factors multiply as float32 ones (Note [Autocast on
+        // the float32 GEMM]).
+        return batched_matmul(f[0], f[1], detail::op_name(op),
+                              f.lowered() && !f.rounded_in_float32());
       },
       [&](const Tensor&, const AutocastOperands& f) {
         using autograd::SavedTensor;
         const bool need_a = autograd::requires_grad(a), need_b = autograd::requires_grad(b);
         return [sa = need_b ? SavedTensor::input(f[0]) : SavedTensor(),
                 sb = need_a ? SavedTensor::input(f[1]) : SavedTensor(), da = a.dtype(),
-                db = b.dtype(), op, mixed = f.lowered()](const autograd::Grads& gs) {
-          AutocastGuard precision(mixed);
-          const Tensor& g = gs[0];
+                db = b.dtype(), op, mixed = f.lowered(),
+                in_float32 = f.rounded_in_float32()](const autograd::Grads& gs) {
+          // Rounded float32 factors: the gradient's rounding, once, is all
+          // that is left to do, unless the backward is recorded.
+          const bool round_here = in_float32 && !GradMode::is_enabled();
+          AutocastGuard precision(mixed && !round_here);
+          const Tensor g = round_here ? detail::autocast_round(gs[0], kFloat32) : gs[0];
           Tensor ga, gb;
           if (sb.defined()) ga = batched_matmul_op(g, sb.get().transpose(1, 2), op).to(da);
           if (sa.defined()) gb = batched_matmul_op(sa.get().transpose(1, 2), g, op).to(db);

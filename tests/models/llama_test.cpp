@@ -155,11 +155,14 @@ TEST(Llama, GenerationSlidingByOneKeepsTheLastContextTokens) {
   EXPECT_EQ(cached, std::vector<int64_t>(ids.begin() + 3, ids.end()));
 }
 
-// Decoding a token groups q, k, v (and w1, w3) into one linear_concat (Note
-// [Grouped decode projections]) only where nothing can tell: the logits are
-// the bits of separate calls, which a hook forces, and the hook still runs
-// once per projection call.
-TEST(Llama, GroupedDecodeProjectionsAreInvisible) {
+// Decoding a token groups q, k, v (and w1, w3) into one linear_groups (Note
+// [Grouped projections]) only where nothing can tell: the logits are the
+// bits of separate calls, which a hook forces, and the hook still runs once
+// per projection call -- under autocast too, on the bf16 decode GEMV.
+class LlamaGroupedDecode : public ::testing::TestWithParam<bool> {};
+
+TEST_P(LlamaGroupedDecode, ProjectionsAreInvisible) {
+  AutocastGuard autocast(GetParam());
   manual_seed(4);
   auto model = std::dynamic_pointer_cast<Llama>(build_model(tiny_llama()));
   model->eval();
@@ -187,11 +190,22 @@ TEST(Llama, GroupedDecodeProjectionsAreInvisible) {
   EXPECT_TRUE(equal(grouped, separate));
 }
 
+INSTANTIATE_TEST_SUITE_P(Llama,
+                         LlamaGroupedDecode,
+                         ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "Autocast" : "Float32";
+                         });
+
 // Training, q, k, v (and w1, w3) run as one linear_groups (Note [Grouped
 // projections]): at the article's width (d 128, FFN 352) and whole blocks of
 // rows, the loss and every gradient are the bits of separate layers, which a
-// hook forces.
-TEST(Llama, GroupedTrainingProjectionsAreInvisible) {
+// hook forces -- under autocast too (on float32 roundings where the CPU has
+// no bf16 GEMM: Note [Autocast on the float32 GEMM]).
+class LlamaGroupedTraining : public ::testing::TestWithParam<bool> {};
+
+TEST_P(LlamaGroupedTraining, ProjectionsAreInvisible) {
+  AutocastGuard autocast(GetParam());
   manual_seed(5);
   ModelConfig c = tiny_llama(16);
   c.d_model = 128;
@@ -218,6 +232,13 @@ TEST(Llama, GroupedTrainingProjectionsAreInvisible) {
   ASSERT_EQ(grouped.size(), separate.size());
   for (size_t i = 0; i < grouped.size(); ++i) EXPECT_TRUE(equal(grouped[i], separate[i])) << i;
 }
+
+INSTANTIATE_TEST_SUITE_P(Llama,
+                         LlamaGroupedTraining,
+                         ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return p.param ? "Autocast" : "Float32";
+                         });
 
 TEST(Llama, RecordedAttentionIsCausalAndNormalised) {
   manual_seed(3);

@@ -103,6 +103,41 @@ TEST(Autocast, LinearForwardAndBackwardRoundOperandsEvenOutsideTheScope) {
   EXPECT_TRUE(close(bias.grad(), g2.sum({0}), 1e-6, 1e-6));
 }
 
+// linear_groups' own kernels (Note [Autocast on the float32 GEMM]) or one
+// linear per group (where the CPU multiplies in bfloat16): every output and
+// gradient is the product of the roundings, and so are decoding rows
+// without a recorded backward (the bf16 decode GEMV).
+TEST(Autocast, LinearGroupsForwardAndBackwardRoundOperands) {
+  Generator gen(17);
+  const Tensor x = randn({3, 40, 48}, {}, &gen).requires_grad_(true);
+  const Tensor wq = randn({32, 48}, {}, &gen).requires_grad_(true);
+  const Tensor wk = randn({16, 48}, {}, &gen).requires_grad_(true);
+  const Tensor wv = randn({24, 48}, {}, &gen).requires_grad_(true);
+  const Tensor g0 = randn({3, 40, 48}, {}, &gen), g1 = randn({3, 40, 24}, {}, &gen);
+  std::vector<Tensor> ys;
+  {
+    AutocastGuard autocast;
+    ys = F::linear_groups(x, {{wq, wk}, {wv}});
+  }
+  const Tensor wqk = cat({wq.detach(), wk.detach()}, 0);
+  EXPECT_TRUE(close(ys[0], reference_matmul(x, wqk.t()), 1e-5, 1e-5));
+  EXPECT_TRUE(close(ys[1], reference_matmul(x, wv.t()), 1e-5, 1e-5));
+  autograd::backward({ys[0], ys[1]}, {g0, g1});
+  const Tensor x2 = x.detach().reshape({-1, 48});
+  const Tensor g02 = g0.reshape({-1, 48}), g12 = g1.reshape({-1, 24});
+  EXPECT_TRUE(close(x.grad(), reference_matmul(g0, wqk) + reference_matmul(g1, wv), 1e-5, 1e-5));
+  EXPECT_TRUE(close(wq.grad(), reference_matmul(g02.narrow(1, 0, 32).t(), x2), 1e-5, 1e-5));
+  EXPECT_TRUE(close(wk.grad(), reference_matmul(g02.narrow(1, 32, 16).t(), x2), 1e-5, 1e-5));
+  EXPECT_TRUE(close(wv.grad(), reference_matmul(g12.t(), x2), 1e-5, 1e-5));
+
+  NoGradGuard no_grad;
+  const Tensor row = x.detach().narrow(1, 0, 1);
+  AutocastGuard autocast;
+  const std::vector<Tensor> decoded = F::linear_groups(row, {{wq, wk}, {wv}});
+  EXPECT_TRUE(close(decoded[0], reference_matmul(row, wqk.t()), 1e-5, 1e-5));
+  EXPECT_TRUE(close(decoded[1], reference_matmul(row, wv.detach().t()), 1e-5, 1e-5));
+}
+
 TEST(Autocast, RecordedWithoutAutocastStaysFloat32InsideTheScope) {
   Generator gen(10);
   const Tensor x = randn({6, 32}, {}, &gen).requires_grad_(true);

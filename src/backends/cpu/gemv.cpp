@@ -46,34 +46,6 @@ inline float widen(BFloat16 x) {
 using DotVec = vec::NativeVec;
 constexpr int64_t kDotLanes = vec::kNativeLanes;
 
-// A bfloat16 dot product on CPUs without vdpbf16ps: four FMA chains of the
-// CPU's own vectors (wider ones would be split into registers that spill
-// to the stack on AVX2), then the tail, summed in a fixed order.
-template <class TA, class TB>
-float dot_widening(const TA* a, const TB* b, int64_t k) {
-  DotVec acc[4] = {};
-  int64_t p = 0;
-  for (; p + 4 * kDotLanes <= k; p += 4 * kDotLanes) {
-    for (int v = 0; v < 4; ++v) {
-      acc[v] = vec::fmadd(vec::load_native(a + p + kDotLanes * v),
-                          vec::load_native(b + p + kDotLanes * v), acc[v]);
-    }
-  }
-  for (; p + kDotLanes <= k; p += kDotLanes) {
-    acc[0] = vec::fmadd(vec::load_native(a + p), vec::load_native(b + p), acc[0]);
-  }
-  const DotVec sum = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-  float total = 0;
-  for (int64_t l = 0; l < kDotLanes; ++l) total += sum[l];
-  for (; p < k; ++p) total += widen(a[p]) * widen(b[p]);
-  return total;
-}
-
-template <class TA, class TB>
-float dot(const TA* a, const TB* b, int64_t k) {
-  return dot_widening(a, b, k);
-}
-
 // The lane sums of four vectors, {sum(v0), sum(v1), sum(v2), sum(v3)}, each
 // by the same tree of adds. (Vector-extension shuffles: GCC 12 warns on the
 // _mm512_unpack*/extract intrinsics, -Wmaybe-uninitialized.)
@@ -133,14 +105,15 @@ inline void prefetch_l2(uintptr_t address) {
 
 // Asks for the cache lines of [from, end) that lie within kPrefetchAheadBytes
 // of from, into L2: a tile's first lines, which no step is ahead of.
-inline void prefetch_start(const float* from, uintptr_t end) {
+template <class T>
+void prefetch_start(const T* from, uintptr_t end) {
   const uintptr_t stop = std::min(uintptr_t(from) + kPrefetchAheadBytes, end);
   for (uintptr_t line = uintptr_t(from); line < stop; line += 64) {
     prefetch_l2(line);
   }
 }
 
-// The first n (< kDotLanes) floats from p, the other lanes 0.
+// The first n (< kDotLanes) values from p as floats, the other lanes 0.
 inline DotVec load_dot_partial(const float* p, int64_t n) {
 #if defined(__AVX512F__)
   return vec::load_partial(p, n);
@@ -150,15 +123,21 @@ inline DotVec load_dot_partial(const float* p, int64_t n) {
   return v;
 #endif
 }
+inline DotVec load_dot_partial(const BFloat16* p, int64_t n) {
+  BFloat16 padded[kDotLanes] = {};
+  std::copy(p, p + n, padded);
+  return vec::load_native(padded);
+}
 
-// The kDotLanes lane partial sums of a float32 dot product of length k: four
-// FMA chains over steps of four vectors, then single vectors and a partial
-// tail, added in a fixed order. Each four-vector step asks for the lines
-// kPrefetchAheadBytes past it in b when they lie before `end` (Note [Decode
-// prefetch]).
-inline DotVec dot_lanes(const float* a, const float* b, int64_t k, uintptr_t end) {
+// The kDotLanes lane partial sums of a dot product of length k, in float32
+// (bfloat16 operands widened as they are loaded): four FMA chains over steps
+// of four vectors, then single vectors and a partial tail, added in a fixed
+// order. Each four-vector step asks for the lines kPrefetchAheadBytes past it
+// in b when they lie before `end` (Note [Decode prefetch]).
+template <class T>
+DotVec dot_lanes(const T* a, const T* b, int64_t k, uintptr_t end) {
   constexpr int64_t kStep = 4 * kDotLanes;
-  constexpr uintptr_t kStepBytes = uintptr_t(kStep) * sizeof(float);
+  constexpr uintptr_t kStepBytes = uintptr_t(kStep) * sizeof(T);
   DotVec acc[4] = {};
   int64_t p = 0;
   for (; p + kStep <= k; p += kStep) {
@@ -179,20 +158,14 @@ inline DotVec dot_lanes(const float* a, const float* b, int64_t k, uintptr_t end
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
-// R (1 to 4) float32 dot products of a with consecutive rows of b, times
-// alpha, into out[0..R). Each row is read whole before the next (one
-// sequential stream, as the hardware prefetcher likes it, rather than four
-// interleaved ones), and the R rows share one reduction, which costs less
-// than reducing each row's lanes on its own. A row's sum does not depend on
-// R.
-template <int R>
-void dot_rows(float alpha,
-              const float* a,
-              const float* b,
-              int64_t ldb,
-              int64_t k,
-              uintptr_t end,
-              float* out) {
+// R (1 to 4) dot products of a with consecutive rows of b, times alpha,
+// into out[0..R). Each row is read whole before the next (one sequential
+// stream, as the hardware prefetcher likes it, rather than four interleaved
+// ones), and the R rows share one reduction, which costs less than reducing
+// each row's lanes on its own. A row's sum does not depend on R.
+template <int R, class T>
+void dot_rows(
+    float alpha, const T* a, const T* b, int64_t ldb, int64_t k, uintptr_t end, float* out) {
   DotVec sums[4];
   for (int r = 0; r < 4; ++r) sums[r] = r < R ? dot_lanes(a, b + r * ldb, k, end) : sums[0];
   const Vec4f total = lane_sums4(sums[0], sums[1], sums[2], sums[3]);
@@ -227,10 +200,6 @@ void dot_rows(float alpha,
   return total;
 }
 
-template <>
-float dot(const BFloat16* a, const BFloat16* b, int64_t k) {
-  return cpu_has_avx512_bf16() ? dot_dpbf16(a, b, k) : dot_widening(a, b, k);
-}
 #endif
 
 // C (m <= kDecodeRows, n) = alpha * A (m, k) @ op(B), A row-major (beta = 0).
@@ -244,24 +213,30 @@ void decode(const GemmArgs<T, float>& g) {
   const T* const b = g.b;
   float* const c = g.c;
   if (g.trans_b) {
-    if constexpr (std::is_same_v<T, float>) {
-      const auto end = uintptr_t(b + (n - 1) * ldb + k);  // past B's last row
-      prefetch_start(b, end);
-      int64_t j = 0;
-      for (; j + 4 <= n; j += 4) {
-        for (int64_t i = 0; i < m; ++i)
-          dot_rows<4>(alpha, a + i * lda, b + j * ldb, ldb, k, end, c + i * ldc + j);
-      }
-      for (; j < n; ++j) {
-        for (int64_t i = 0; i < m; ++i)
-          dot_rows<1>(alpha, a + i * lda, b + j * ldb, ldb, k, end, c + i * ldc + j);
-      }
-    } else {
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t i = 0; i < m; ++i) {
-          c[i * ldc + j] = alpha * dot(a + i * lda, b + j * ldb, k);
+#if defined(__AVX512F__)
+    // bfloat16 rows take vdpbf16ps where the CPU has it; else they are
+    // widened as they are loaded and go the float32 rows' way.
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      if (cpu_has_avx512_bf16()) {
+        for (int64_t j = 0; j < n; ++j) {
+          for (int64_t i = 0; i < m; ++i) {
+            c[i * ldc + j] = alpha * dot_dpbf16(a + i * lda, b + j * ldb, k);
+          }
         }
+        return;
       }
+    }
+#endif
+    const auto end = uintptr_t(b + (n - 1) * ldb + k);  // past B's last row
+    prefetch_start(b, end);
+    int64_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+      for (int64_t i = 0; i < m; ++i)
+        dot_rows<4>(alpha, a + i * lda, b + j * ldb, ldb, k, end, c + i * ldc + j);
+    }
+    for (; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i)
+        dot_rows<1>(alpha, a + i * lda, b + j * ldb, ldb, k, end, c + i * ldc + j);
     }
     return;
   }

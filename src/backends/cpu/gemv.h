@@ -1,6 +1,7 @@
 // The decode GEMV (Note [Decoding GEMM] in gemv.cpp): the kernel behind
-// GEMMs of a few rows, for the float32 GEMM's planning (blas.cpp) and the
-// bf16 GEMM (gemm_bf16.cpp). Internal to those files.
+// GEMMs of a few rows, for the float32 GEMM's planning (blas.cpp), the bf16
+// GEMM (gemm_bf16.cpp) and autocast's choice of operands (autocast.cpp).
+// Internal to those files.
 #pragma once
 
 #include <cstdint>

@@ -10,7 +10,8 @@
 // slower than the single GEMM over the concatenated weight (measured:
 // bench/HISTORY.md). The weights' gradients are spread alike, and the
 // input's gradient, a sum over the weights, by fixed blocks of rows.
-// Decoding (at most kConcatDecodeRows float32 rows), each product is a pass
+// Decoding (at most kConcatDecodeRows float32 rows, or bfloat16 ones under
+// autocast, which take the bf16 decode GEMV), each product is a pass
 // over its weight bound by reading it (Note [Decoding GEMM]), so one
 // parallel region splits the rows of all the weights evenly over the
 // threads instead of a region per weight. Each output is its weight row's
@@ -37,6 +38,7 @@
 #include "backends/cpu/blas.h"
 #include "backends/cpu/capability.h"
 #include "backends/kernels.h"
+#include "core/check.h"
 #include "stride/factory.h"
 #include "stride/parallel.h"
 
@@ -73,55 +75,61 @@ void with_gemm_type(const Tensor& x, Fn&& fn) {
   }
 }
 
-template <class T>
+// Calls product(i, first, rows) for rows [first, first + rows) of each
+// weight i, over the threads: decoding, one region split evenly over all
+// the weights' rows; else one task per weight (weights_per_task), whose GEMM
+// then splits its own tiles.
+template <class Product>
+void for_weight_rows(const std::vector<Tensor>& weights, bool decoding, const Product& product) {
+  const size_t n = weights.size();
+  if (!decoding) {
+    parallel_for(0, int64_t(n), weights_per_task(n), [&](int64_t begin, int64_t end) {
+      for (auto i = size_t(begin); i < size_t(end); ++i) product(i, 0, weights[i].size(0));
+    });
+    return;
+  }
+  std::vector<int64_t> offsets{0};  // of each weight's rows among all weights'
+  for (const Tensor& w : weights) offsets.push_back(offsets.back() + w.size(0));
+  parallel_for(0, offsets.back(), kConcatDecodeGrain, [&](int64_t begin, int64_t end) {
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t row0 = std::max(begin, offsets[i]), row1 = std::min(end, offsets[i + 1]);
+      if (row0 < row1) product(i, row0 - offsets[i], row1 - row0);
+    }
+  });
+}
+
+// x (M, K) of In, weights of In, ys float32 or In: the GEMM of each
+// weight's rows into its columns of its group's output. In is float32 or
+// float64 (the GEMM of that dtype), or bfloat16 under autocast (the mixed
+// GEMM, float32 outputs).
+template <class In, class Out>
 void linear_groups_forward(const Tensor& x2,
                            const std::vector<Tensor>& weights,
                            const kernels::LinearGroupsLayout& f,
                            std::vector<Tensor>& ys) {
   const int64_t M = x2.size(0), K = x2.size(1);
-  const size_t n = weights.size();
-  const T* x = x2.data_ptr<T>();
-  // Weight i's first output column, and its output's row length.
-  auto out = [&](size_t i) { return ys[f.group_of[i]].data_ptr<T>() + f.column[i]; };
-  auto ldc = [&](size_t i) { return f.width[f.group_of[i]]; };
-  if (M <= kConcatDecodeRows && std::is_same_v<T, float>) {
-    std::vector<int64_t> offsets{0};  // of each weight's rows among all weights'
-    for (const Tensor& w : weights) offsets.push_back(offsets.back() + w.size(0));
-    parallel_for(0, offsets.back(), kConcatDecodeGrain, [&](int64_t begin, int64_t end) {
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t row0 = std::max(begin, offsets[i]), row1 = std::min(end, offsets[i + 1]);
-        if (row0 >= row1) continue;
-        const Tensor& w = weights[i];
-        const int64_t first = row0 - offsets[i];  // of w's rows
-        gemm({.trans_b = true,
-              .m = M,
-              .n = row1 - row0,
-              .k = K,
-              .a = x,
-              .lda = K,
-              .b = w.data_ptr<T>() + first * w.stride(0),
-              .ldb = w.stride(0),
-              .c = out(i) + first,
-              .ldc = ldc(i)});
-      }
-    });
-  } else {
-    parallel_for(0, int64_t(n), weights_per_task(n), [&](int64_t begin, int64_t end) {
-      for (auto i = size_t(begin); i < size_t(end); ++i) {
-        const Tensor& w = weights[i];
-        gemm({.trans_b = true,
-              .m = M,
-              .n = w.size(0),
-              .k = K,
-              .a = x,
-              .lda = K,
-              .b = w.data_ptr<T>(),
-              .ldb = w.stride(0),
-              .c = out(i),
-              .ldc = ldc(i)});
-      }
-    });
-  }
+  const In* x = x2.data_ptr<In>();
+  // OpenBLAS's float64 kernels may sum a row differently by where it falls
+  // in a split (Note [Linear over concatenated weights]).
+  const bool decoding = M <= kConcatDecodeRows && !std::is_same_v<In, double>;
+  for_weight_rows(weights, decoding, [&](size_t i, int64_t first, int64_t rows) {
+    const Tensor& w = weights[i];
+    const GemmArgs<In, Out> g{.trans_b = true,
+                              .m = M,
+                              .n = rows,
+                              .k = K,
+                              .a = x,
+                              .lda = K,
+                              .b = w.data_ptr<In>() + first * w.stride(0),
+                              .ldb = w.stride(0),
+                              .c = ys[f.group_of[i]].data_ptr<Out>() + f.column[i] + first,
+                              .ldc = f.width[f.group_of[i]]};
+    if constexpr (std::is_same_v<In, BFloat16>) {
+      gemm_batched_bf16(g, {});
+    } else {
+      gemm(g);
+    }
+  });
 }
 
 // dw_i = dy_i^T @ x, one weight per task, then dx = sum_i dy_i @ w_i by
@@ -188,7 +196,17 @@ void linear_groups_forward_kernel(const Tensor& x2,
                                   const std::vector<Tensor>& weights,
                                   const kernels::LinearGroupsLayout& f,
                                   std::vector<Tensor>& ys) {
-  with_gemm_type(x2, [&](auto zero) { linear_groups_forward<decltype(zero)>(x2, weights, f, ys); });
+  if (x2.dtype() == kBFloat16) {
+    STRIDE_ASSERT(x2.size(0) <= kernels::kLinearGroupsBf16Rows &&
+                      kernels::kLinearGroupsBf16Rows <= kConcatDecodeRows,
+                  "linear_groups multiplies bfloat16 decoding rows only");
+    linear_groups_forward<BFloat16, float>(x2, weights, f, ys);
+    return;
+  }
+  with_gemm_type(x2, [&](auto zero) {
+    using T = decltype(zero);
+    linear_groups_forward<T, T>(x2, weights, f, ys);
+  });
 }
 
 void linear_groups_backward_kernel(const Tensor& xv,
