@@ -699,16 +699,19 @@ TEST(BlasBf16, PrefersBf16ForDecodingAndLargeProductsOnly) {
 }
 
 // Decoding rows run on every CPU, bf16 instructions or not, one matrix or a
-// batch of them (attention's).
+// batch of them (attention's), at depths that end in every part of the dot
+// product's loop (its steps, single vectors, a tail).
 TEST(BlasBf16, DecodingRowsRunWithoutBf16Kernels) {
   for_each_thread_count([] {
     for (bool tb : {false, true}) {
       for (int64_t m = 1; m <= 4; ++m) {
-        Case cs;
-        cs.tb = tb, cs.m = m, cs.n = 130, cs.k = 65;
-        ASSERT_TRUE(check_bf16_case(cs));
-        cs.batch = 5;
-        ASSERT_TRUE(check_bf16_case(cs));
+        for (int64_t k : {1, 7, 65, 200, 1031}) {
+          Case cs;
+          cs.tb = tb, cs.m = m, cs.n = 130, cs.k = k;
+          ASSERT_TRUE(check_bf16_case(cs));
+          cs.batch = 5;
+          ASSERT_TRUE(check_bf16_case(cs));
+        }
       }
     }
   });

@@ -123,28 +123,27 @@ inline DotVec load_dot_partial(const float* p, int64_t n) {
   return v;
 #endif
 }
-inline DotVec load_dot_partial(const BFloat16* p, int64_t n) {
-  BFloat16 padded[kDotLanes] = {};
-  std::copy(p, p + n, padded);
-  return vec::load_native(padded);
+
+// Asks for the lines of a step of kStepBytes that lie kPrefetchAheadBytes
+// past `from`, when they lie before `end` (Note [Decode prefetch]).
+template <uintptr_t kStepBytes>
+void prefetch_step_ahead(const void* from, uintptr_t end) {
+  const uintptr_t ahead = uintptr_t(from) + kPrefetchAheadBytes;
+  if (ahead + kStepBytes - 64 < end) {
+    for (uintptr_t line = 0; line < kStepBytes; line += 64) prefetch_l2(ahead + line);
+  }
 }
 
-// The kDotLanes lane partial sums of a dot product of length k, in float32
-// (bfloat16 operands widened as they are loaded): four FMA chains over steps
-// of four vectors, then single vectors and a partial tail, added in a fixed
-// order. Each four-vector step asks for the lines kPrefetchAheadBytes past it
-// in b when they lie before `end` (Note [Decode prefetch]).
-template <class T>
-DotVec dot_lanes(const T* a, const T* b, int64_t k, uintptr_t end) {
+// The kDotLanes lane partial sums of a float32 dot product of length k: four
+// FMA chains over steps of four vectors, then single vectors and a partial
+// tail, added in a fixed order. Each four-vector step prefetches ahead in b.
+DotVec dot_lanes(const float* a, const float* b, int64_t k, uintptr_t end) {
   constexpr int64_t kStep = 4 * kDotLanes;
-  constexpr uintptr_t kStepBytes = uintptr_t(kStep) * sizeof(T);
+  constexpr uintptr_t kStepBytes = uintptr_t(kStep) * sizeof(float);
   DotVec acc[4] = {};
   int64_t p = 0;
   for (; p + kStep <= k; p += kStep) {
-    const uintptr_t ahead = uintptr_t(b + p) + kPrefetchAheadBytes;
-    if (ahead + kStepBytes - 64 < end) {
-      for (uintptr_t line = 0; line < kStepBytes; line += 64) prefetch_l2(ahead + line);
-    }
+    prefetch_step_ahead<kStepBytes>(b + p, end);
     for (int v = 0; v < 4; ++v) {
       acc[v] = vec::fmadd(vec::load_native(a + p + kDotLanes * v),
                           vec::load_native(b + p + kDotLanes * v), acc[v]);
@@ -156,6 +155,63 @@ DotVec dot_lanes(const T* a, const T* b, int64_t k, uintptr_t end) {
   if (p < k)
     acc[1] = vec::fmadd(load_dot_partial(a + p, k - p), load_dot_partial(b + p, k - p), acc[1]);
   return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+// Note [Widening bfloat16 pairs]
+// A bfloat16 is the top half of a float. Read as 32-bit words, a vector of
+// bfloat16 pairs gives its odd elements as floats with the low halves masked
+// off, and its even ones shifted left by 16: two bit operations per
+// 2 x kDotLanes elements, where widening each half takes a shuffle and a
+// shift, so that the FMAs, not the widening, bound a dot product over
+// cached weights. Both operands split the same way; the even and the odd
+// products are summed in chains of their own.
+using DotWords = uint32_t __attribute__((vector_size(sizeof(DotVec))));
+
+// The 2 x kDotLanes bfloat16 values at p: the even ones and the odd ones.
+inline void split_pairs(const BFloat16* p, DotVec& even, DotVec& odd) {
+  DotWords w;
+  std::memcpy(&w, p, sizeof(w));
+  const DotWords e = w << 16, o = w & 0xffff0000u;
+  std::memcpy(&even, &e, sizeof(even));
+  std::memcpy(&odd, &o, sizeof(odd));
+}
+
+// The lanes' partial sums of a bfloat16 dot product of length k, in
+// float32 (Note [Widening bfloat16 pairs]): eight FMA chains over steps of
+// four word vectors, then single word vectors and a zero-padded tail, added
+// in a fixed order. Each step prefetches ahead in b.
+DotVec dot_lanes(const BFloat16* a, const BFloat16* b, int64_t k, uintptr_t end) {
+  constexpr int64_t kPairs = 2 * kDotLanes;  // the values of a word vector
+  constexpr int64_t kStep = 4 * kPairs;
+  constexpr uintptr_t kStepBytes = uintptr_t(kStep) * sizeof(BFloat16);
+  DotVec acc[8] = {};
+  DotVec ae, ao, be, bo;
+  int64_t p = 0;
+  for (; p + kStep <= k; p += kStep) {
+    prefetch_step_ahead<kStepBytes>(b + p, end);
+    for (int v = 0; v < 4; ++v) {
+      split_pairs(a + p + kPairs * v, ae, ao);
+      split_pairs(b + p + kPairs * v, be, bo);
+      acc[2 * v] = vec::fmadd(ae, be, acc[2 * v]);
+      acc[2 * v + 1] = vec::fmadd(ao, bo, acc[2 * v + 1]);
+    }
+  }
+  for (; p + kPairs <= k; p += kPairs) {
+    split_pairs(a + p, ae, ao);
+    split_pairs(b + p, be, bo);
+    acc[0] = vec::fmadd(ae, be, acc[0]);
+    acc[1] = vec::fmadd(ao, bo, acc[1]);
+  }
+  if (p < k) {
+    BFloat16 ta[kPairs] = {}, tb[kPairs] = {};
+    std::copy(a + p, a + k, ta);
+    std::copy(b + p, b + k, tb);
+    split_pairs(ta, ae, ao);
+    split_pairs(tb, be, bo);
+    acc[2] = vec::fmadd(ae, be, acc[2]);
+    acc[3] = vec::fmadd(ao, bo, acc[3]);
+  }
+  return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
 // R (1 to 4) dot products of a with consecutive rows of b, times alpha,
