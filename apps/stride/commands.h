@@ -67,6 +67,7 @@ int run_generate(const GenerateArgs& args);
 
 struct AttentionArgs {
   ModelSource model;
+  std::optional<std::string> hf, gguf;  // a pretrained model instead of model
   std::string prompt, out;
 };
 int run_attention(const AttentionArgs& args);

@@ -252,7 +252,18 @@ int main(int argc, char** argv) {
   AttentionArgs attn;
   auto* a = app.add_subcommand("attention", "attention maps of every layer and head as a PNG");
   add_model_source(a, attn.model);
-  a->add_option("--prompt", attn.prompt, "text (its last `context` characters)")->required();
+  a->add_option("--hf", attn.hf,
+                "a Hugging Face model directory (config.json, safetensors, tokenizer) instead of "
+                "--ckpt or --weights; the axes show its tokens")
+      ->excludes("--ckpt")
+      ->excludes("--weights");
+  a->add_option("--gguf", attn.gguf,
+                "a llama.cpp GGUF file (a Llama, with its tokenizer) instead of --ckpt, "
+                "--weights or --hf")
+      ->excludes("--ckpt")
+      ->excludes("--weights")
+      ->excludes("--hf");
+  a->add_option("--prompt", attn.prompt, "text (its last `context` tokens)")->required();
   a->add_option("--out", attn.out, "the grid, labelled with the prompt: a PNG file, or .svg")
       ->required();
 

@@ -323,17 +323,16 @@ std::string axis_label(const std::string& symbol) {
   return data::valid_utf8(symbol);      // a token may hold part of a character
 }
 
-// The labels of an attention grid: the prompt's characters on both axes
+// The labels of an attention grid: the prompt's tokens on both axes
 // (queries down, keys across), "layer L, head H" over each map.
-HeatmapLabels attention_labels(const LoadedRun& run,
+HeatmapLabels attention_labels(const std::string& model_name,
+                               const data::Tokenizer& tokenizer,
                                const std::vector<int64_t>& ids,
                                size_t layers,
                                int64_t heads) {
   HeatmapLabels labels;
-  labels.title = run.config.name + " (" + run.config.model.arch + "), step " +
-                 std::to_string(run.state.step) +
-                 ": attention of each query (row) to each key (column)";
-  for (int64_t id : ids) labels.row_labels.push_back(axis_label(run.tokenizer->decode({id})));
+  labels.title = model_name + ": attention of each query (row) to each key (column)";
+  for (int64_t id : ids) labels.row_labels.push_back(axis_label(tokenizer.decode({id})));
   labels.col_labels = labels.row_labels;
   for (size_t l = 0; l < layers; ++l) {
     for (int64_t h = 0; h < heads; ++h) {
@@ -346,21 +345,35 @@ HeatmapLabels attention_labels(const LoadedRun& run,
 }  // namespace
 
 int run_attention(const AttentionArgs& args) {
-  LoadedRun run = load_model(args.model, std::nullopt);
-  std::vector<int64_t> ids = encode_prompt(*run.tokenizer, args.prompt);
-  const int64_t context = run.config.model.context;
+  // The model, its tokenizer and its name over the grid.
+  std::shared_ptr<lm::LanguageModel> model;
+  TokenizerPtr tokenizer;
+  std::string name;
+  if (args.hf || args.gguf) {
+    Pretrained p = load_pretrained(args.hf, args.gguf, {lm::Workload::Kind::Generation});
+    model = p.model;
+    tokenizer = p.tokenizer;
+    name = p.source + " (" + model->config().arch + ")";
+  } else {
+    LoadedRun run = load_model(args.model, std::nullopt);
+    model = run.model;
+    tokenizer = run.tokenizer;
+    name = run.config.name + " (" + run.config.model.arch + "), step " +
+           std::to_string(run.state.step);
+  }
+  std::vector<int64_t> ids = encode_prompt(*tokenizer, args.prompt);
+  const int64_t context = model->config().context;
   if (ids.empty()) throw ValueError("the prompt is empty.");
   if (int64_t(ids.size()) > context) ids.erase(ids.begin(), ids.end() - context);
-  lm::LanguageModel& model = *run.model;
-  model.eval();
-  model.record_attention(true);
+  model->eval();
+  model->record_attention(true);
   {
     NoGradGuard no_grad;
-    model.forward(tensor<int64_t>(ids, {1, int64_t(ids.size())}));
+    model->forward(tensor<int64_t>(ids, {1, int64_t(ids.size())}));
   }
-  const auto& maps = model.attention_maps();
+  const auto& maps = model->attention_maps();
   if (maps.empty()) {
-    throw ValueError("the model (" + run.config.model.arch + ") has no attention layers.");
+    throw ValueError("the model (" + model->config().arch + ") has no attention layers.");
   }
   std::vector<Heatmap> cells;
   const int64_t H = maps.front().size(1), T = maps.front().size(2);
@@ -370,7 +383,7 @@ int run_attention(const AttentionArgs& args) {
           {layer.select(0, 0).select(0, h).to(kFloat32).contiguous().to_vector<float>(), T, T});
     }
   }
-  const HeatmapLabels labels = attention_labels(run, ids, maps.size(), H);
+  const HeatmapLabels labels = attention_labels(name, *tokenizer, ids, maps.size(), H);
   if (fs::path(args.out).extension() == ".svg") {
     write_heatmap_grid_svg(args.out, cells, labels, {.grid_cols = H});
   } else {
@@ -379,7 +392,7 @@ int run_attention(const AttentionArgs& args) {
   std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
             << " heads (columns), each " << T << " x " << T
             << " (query row attends to key column) for \""
-            << data::valid_utf8(run.tokenizer->decode(ids)) << "\"\n";
+            << data::valid_utf8(tokenizer->decode(ids)) << "\"\n";
   return 0;
 }
 

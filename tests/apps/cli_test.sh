@@ -115,6 +115,10 @@ mkdir llama_sp && cp "$src/tests/golden/hf/llama_tiny_gqa/config.json" \
 "$stride" generate --hf llama_sp --prompt "ROMEO: What say" --tokens 8 --temperature 0 \
   2> /dev/null > sp_gen.txt || fail "generate --hf with a SentencePiece tokenizer"
 [ "$(head -c 15 sp_gen.txt)" = "ROMEO: What say" ] || fail "generate --hf (SentencePiece) did not continue the prompt"
+"$stride" attention --hf llama_sp --prompt "ROMEO: What say" --out sp_attn.png > sp_attn.txt ||
+  fail "attention --hf"
+[ -s sp_attn.png ] && grep -q "2 layers (rows) x 4 heads" sp_attn.txt ||
+  fail "attention --hf drew no maps of the model's layers and heads: $(cat sp_attn.txt)"
 "$stride" eval --hf llama_sp --data corpus.txt --context 32 --max-windows 4 > sp_eval.txt ||
   fail "eval --hf"
 grep -q "bits per byte" sp_eval.txt || fail "eval --hf printed no loss: $(cat sp_eval.txt)"
