@@ -33,6 +33,15 @@ std::pair<io::NamedTensors, io::Metadata> load_file(const std::string& path) {
   return {std::move(contents.tensors), std::move(contents.metadata)};
 }
 
+std::pair<io::NamedTensors, io::Metadata> map_file(const std::string& path) {
+  io::SafetensorsContents contents;
+  {
+    nb::gil_scoped_release no_gil;
+    contents = io::map_safetensors(path);
+  }
+  return {std::move(contents.tensors), std::move(contents.metadata)};
+}
+
 }  // namespace
 
 void bind_serialize(nb::module_& m) {
@@ -41,6 +50,9 @@ void bind_serialize(nb::module_& m) {
         "Writes (name, tensor) pairs in order, atomically (stride::io::save_safetensors).");
   s.def("load_file", &load_file, nb::arg("path"),
         "([(name, tensor)] in the file's data order, metadata); OSError for a bad file.");
+  s.def("map_file", &map_file, nb::arg("path"),
+        "As load_file, each tensor a view of the file mapped copy-on-write "
+        "(stride::io::map_safetensors).");
 }
 
 }  // namespace stride::python

@@ -23,6 +23,7 @@ from . import (  # noqa: F401
     fft,
     linalg,
     masked,  # noqa: F401
+    models,  # noqa: F401
     nn,
     optim,
     profiler,  # noqa: F401

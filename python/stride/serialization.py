@@ -196,10 +196,12 @@ def load(f, map_location=None, *, weights_only=True, mmap=False):
     ("cuda:0") to devices (a location it does not name stays on the CPU),
     or a function (storage, location) returning the storage, moved or not,
     or None; RuntimeError for a device stride cannot use. `mmap=True` maps
-    the storages of a zip archive given by its path instead of reading
-    them. OSError naming the file for a missing, truncated or malformed one,
-    pickle.UnpicklingError for a pickle that builds anything else or is
-    malformed, ValueError for a malformed safetensors structure."""
+    the storages of a zip archive, or the tensors of a safetensors file,
+    given by its path instead of reading them (private copy-on-write pages:
+    writing to a tensor never changes the file). OSError naming the file for
+    a missing, truncated or malformed one, pickle.UnpicklingError for a
+    pickle that builds anything else or is malformed, ValueError for a
+    malformed safetensors structure."""
     if weights_only not in (True, False, None):
         raise TypeError(f"[load] weights_only must be a bool; got {weights_only!r}.")
     if mmap and not _torch_format.is_path(f):
@@ -218,13 +220,9 @@ def _load_safetensors(f, map_location, mmap):
             f"[load] {where} holds neither of torch.save's formats, and stride reads "
             "safetensors files from a path only."
         )
-    if mmap:
-        raise ValueError(
-            f"[load] {where} is not a zip archive of torch.save, whose storages mmap=True maps; "
-            "load it with mmap=False."
-        )
     place = _torch_format.placement(map_location, where)
-    tensors, metadata = _serialize.load_file(os.fspath(f))
+    read = _serialize.map_file if mmap else _serialize.load_file
+    tensors, metadata = read(os.fspath(f))
     tensors = [(name, place(tensor, "cpu")) for name, tensor in tensors]
     structure = dict(metadata).get(_STRUCTURE_KEY)
     if structure is None:

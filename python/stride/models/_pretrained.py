@@ -1,0 +1,293 @@
+"""What every pretrained model shares: loading a Hugging Face directory
+(config.json and safetensors weights, mapped rather than read), the KV cache,
+the attention masks, and generate().
+"""
+
+import json
+import math
+import os
+
+import stride
+
+from .. import nn
+from ..nn import functional as F
+
+# Checkpoint entries that hold no weight of ours: GPT-2's causal-mask
+# buffers, which older checkpoints saved, and rotary tables some Llama
+# checkpoints saved; each model derives them itself.
+_DERIVED_SUFFIXES = (".attn.bias", ".attn.masked_bias", ".rotary_emb.inv_freq")
+
+
+def read_config(path):
+    """The parsed config.json of a Hugging Face model directory."""
+    file = os.path.join(os.fspath(path), "config.json")
+    if not os.path.isfile(file):
+        raise FileNotFoundError(
+            f"[from_pretrained] {os.fspath(path)!r} has no config.json: pass the directory that "
+            "transformers' save_pretrained wrote (config.json beside model.safetensors)."
+        )
+    with open(file, encoding="utf-8") as f:
+        try:
+            return json.load(f)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"[from_pretrained] {file} is not valid JSON ({e}).") from None
+
+
+def weight_files(path):
+    """The safetensors files of a model directory: model.safetensors, or the
+    shards its model.safetensors.index.json names."""
+    path = os.fspath(path)
+    single = os.path.join(path, "model.safetensors")
+    if os.path.isfile(single):
+        return [single]
+    index = os.path.join(path, "model.safetensors.index.json")
+    if os.path.isfile(index):
+        with open(index, encoding="utf-8") as f:
+            shards = sorted(set(json.load(f)["weight_map"].values()))
+        return [os.path.join(path, shard) for shard in shards]
+    raise FileNotFoundError(
+        f"[from_pretrained] {path!r} has no model.safetensors (nor a sharded index): stride reads "
+        "Hugging Face weights in safetensors; save them with save_pretrained(..., "
+        "safe_serialization=True)."
+    )
+
+
+def load_weights(path):
+    """name -> tensor for every weight of the directory, each a view of its
+    mapped file (private, copy-on-write pages: nothing is read until used)."""
+    weights = {}
+    for file in weight_files(path):
+        weights.update(stride.load(file, mmap=True))
+    return weights
+
+
+class KVCache:
+    """Each layer's keys and values so far, (batch, kv_heads, length,
+    head_dim), as transformers' DynamicCache: past_key_values in and out."""
+
+    def __init__(self, layers):
+        self.keys = [None] * layers
+        self.values = [None] * layers
+
+    def get_seq_length(self, layer=0):
+        keys = self.keys[layer]
+        return 0 if keys is None else keys.shape[-2]
+
+    def update(self, key, value, layer):
+        """Appends this step's key and value to the layer's; returns all."""
+        if self.keys[layer] is not None:
+            key = stride.cat([self.keys[layer], key], dim=-2)
+            value = stride.cat([self.values[layer], value], dim=-2)
+        self.keys[layer], self.values[layer] = key, value
+        return key, value
+
+
+def _lowest(dtype):
+    """The dtype's lowest finite value, which masked scores get."""
+    return {
+        stride.float64: -1.7976931348623157e308,
+        stride.bfloat16: -3.3895313892515355e38,
+        stride.float16: -65504.0,
+    }.get(dtype, -3.4028234663852886e38)
+
+
+def additive_mask(attention_mask, queries, past, dtype, causal=True):
+    """The additive mask of scores (batch, 1, queries, past + queries): 0
+    where a query may attend, the dtype's lowest value where not (a later
+    key when causal, a padding key where attention_mask is 0), as
+    transformers' eager attention adds it."""
+    keys = past + queries
+    lowest = _lowest(dtype)
+    mask = stride.zeros(1, 1, queries, keys, dtype=dtype)
+    if causal:
+        rows = stride.arange(queries).reshape(queries, 1) + past
+        later = stride.arange(keys).reshape(1, keys) > rows
+        mask = mask.masked_fill(later.reshape(1, 1, queries, keys), lowest)
+    if attention_mask is not None:
+        if attention_mask.ndim != 2 or attention_mask.shape[-1] != keys:
+            raise ValueError(
+                f"attention_mask must be (batch, {keys}): 1 for tokens to attend to, 0 for "
+                f"padding, over the past and new tokens; got {tuple(attention_mask.shape)}."
+            )
+        padding = (attention_mask == 0).reshape(attention_mask.shape[0], 1, 1, keys)
+        mask = mask.masked_fill(padding, lowest)
+    return mask
+
+
+def attend(q, k, v, mask, want_probabilities, scale=None):
+    """Attention of q (B, H, T, D) to k, v (B, KV, S, D), KV dividing H:
+    stride's fused kernel when nothing asks for the probabilities and no
+    mask beyond the causal one is given, else softmax(q k^T * scale + mask)
+    written out, as transformers' eager attention. Returns (output,
+    probabilities or None)."""
+    queries, keys = q.shape[-2], k.shape[-2]
+    if not want_probabilities and mask is None:
+        out = F.scaled_dot_product_attention(
+            q,
+            k,
+            v,
+            is_causal=queries > 1,
+            scale=scale,
+            enable_gqa=True,
+            alignment="bottom_right",
+        )
+        return out, None
+    groups = q.shape[1] // k.shape[1]
+    if groups > 1:
+        k, v = k.repeat_interleave(groups, 1), v.repeat_interleave(groups, 1)
+    scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
+    scores = q.matmul(k.transpose(-1, -2)) * scale
+    if mask is None:
+        mask = additive_mask(None, queries, keys - queries, scores.dtype)
+    probabilities = F.softmax(scores + mask, dim=-1)
+    return probabilities.matmul(v), probabilities
+
+
+def causal_lm_loss(logits, labels):
+    """Mean cross entropy of each position's logits against the next
+    label, labels of -100 left out, as transformers' causal LM loss."""
+    vocab = logits.shape[-1]
+    shifted = logits[:, :-1, :].reshape(-1, vocab)
+    targets = labels[:, 1:].reshape(-1)
+    return F.cross_entropy(shifted.float(), targets, ignore_index=-100)
+
+
+class PreTrainedModel(nn.Module):
+    """A model of a Hugging Face architecture, loaded by from_pretrained."""
+
+    config_class = None
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+
+    @classmethod
+    def from_pretrained(cls, path, *, dtype=None):
+        """The model of a Hugging Face directory (config.json and its
+        safetensors weights), in eval mode. The weights stay mapped from their
+        files, private copy-on-write pages: loading reads nothing until a
+        layer uses it, and training changes this process's copy only. dtype
+        (e.g. stride.bfloat16) converts floating-point weights; by default
+        they keep the checkpoint's dtype, 16-bit ones widened to float32."""
+        config = cls.config_class.from_dict(read_config(path))
+        model = cls(config)
+        model._assign_weights(load_weights(path), dtype, os.fspath(path))
+        model.tie_weights()
+        return model.eval()
+
+    def tie_weights(self):
+        """Shares the input embedding with the output head when the config
+        ties them (its checkpoint then stores the embedding only)."""
+
+    def _assign_weights(self, weights, dtype, where):
+        own = dict(self.named_parameters())
+        tied = self._tied_parameter_names()
+        missing = [name for name in own if name not in weights and name not in tied]
+        unexpected = [
+            name for name in weights if name not in own and not name.endswith(_DERIVED_SUFFIXES)
+        ]
+        problems = []
+        if missing:
+            problems.append(f"missing {missing}")
+        if unexpected:
+            problems.append(f"unexpected {unexpected}")
+        for name, tensor in weights.items():
+            if name in own and tuple(tensor.shape) != tuple(own[name].shape):
+                problems.append(
+                    f"{name} is {tuple(tensor.shape)} in the checkpoint but "
+                    f"{tuple(own[name].shape)} in the config's model"
+                )
+        if problems:
+            raise ValueError(
+                f"[from_pretrained] the weights in {where!r} do not fit its config.json's "
+                f"{type(self).__name__}: " + "; ".join(problems) + "."
+            )
+        for name, tensor in weights.items():
+            if name not in own:
+                continue
+            if dtype is not None and tensor.is_floating_point():
+                tensor = tensor.to(dtype)
+            elif tensor.dtype in (stride.bfloat16, stride.float16):
+                tensor = tensor.float()
+            module_name, _, leaf = name.rpartition(".")
+            setattr(self.get_submodule(module_name), leaf, nn.Parameter(tensor))
+
+    def _tied_parameter_names(self):
+        return set()
+
+    def generate(
+        self,
+        input_ids,
+        max_new_tokens=20,
+        do_sample=False,
+        temperature=1.0,
+        top_k=50,
+        top_p=1.0,
+        eos_token_id=None,
+        generator=None,
+        attention_mask=None,
+        **unused,
+    ):
+        """input_ids (batch, T) followed by up to max_new_tokens tokens each,
+        as transformers' generate: greedy by default; with do_sample, drawn
+        from the logits divided by temperature, kept to the top_k most likely
+        and to the smallest set whose probability reaches top_p. Decodes
+        with the KV cache, one token per forward after the prompt. A row
+        that draws eos_token_id (default: the config's) stops, and is padded
+        with it while the others go on. attention_mask must be all ones
+        (padded prompts are not supported yet); pad_token_id and the other
+        transformers arguments that do not change the tokens are accepted
+        and ignored."""
+        if attention_mask is not None and not bool((attention_mask != 0).all()):
+            raise ValueError(
+                "generate(): padded prompts (zeros in attention_mask) are not supported yet; "
+                "generate each prompt on its own."
+            )
+        eos = self.config.eos_token_id if eos_token_id is None else eos_token_id
+        eos = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
+        was_training = self.training
+        self.eval()
+        tokens = input_ids
+        finished = stride.zeros(input_ids.shape[0], dtype=stride.bool)
+        with stride.no_grad():
+            cache = KVCache(self.config.num_hidden_layers)
+            step_input = input_ids
+            for _ in range(max_new_tokens):
+                logits = self(step_input, past_key_values=cache, use_cache=True).logits[:, -1, :]
+                next_ids = _next_tokens(
+                    logits.float(), do_sample, temperature, top_k, top_p, generator
+                )
+                if eos:
+                    pad = next(iter(eos))
+                    next_ids = stride.where(finished, stride.full_like(next_ids, pad), next_ids)
+                    for token in eos:
+                        finished = finished | (next_ids == token)
+                tokens = stride.cat([tokens, next_ids.reshape(-1, 1)], dim=1)
+                step_input = next_ids.reshape(-1, 1)
+                if eos and bool(finished.all()):
+                    break
+        self.train(was_training)
+        return tokens
+
+
+def _next_tokens(logits, do_sample, temperature, top_k, top_p, generator):
+    """Each row's next token: the argmax, or a draw from the filtered logits."""
+    if not do_sample:
+        return logits.argmax(dim=-1)
+    if temperature <= 0:
+        raise ValueError(f"generate(): temperature must be positive; got {temperature}.")
+    logits = logits / temperature
+    lowest = float("-inf")
+    if top_k and top_k < logits.shape[-1]:
+        kth = logits.topk(top_k, dim=-1).values[:, -1:]
+        logits = logits.masked_fill(logits < kth, lowest)
+    if top_p < 1.0:
+        sorted_logits, order = logits.sort(dim=-1, descending=True)
+        cumulative = F.softmax(sorted_logits, dim=-1).cumsum(dim=-1)
+        # A token goes when the tokens before it already reach top_p; the
+        # most likely one always stays.
+        drop_sorted = (cumulative - F.softmax(sorted_logits, dim=-1)) >= top_p
+        drop = stride.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
+        logits = logits.masked_fill(drop, lowest)
+    probabilities = F.softmax(logits, dim=-1)
+    return stride.multinomial(probabilities, 1, generator=generator).reshape(-1)
