@@ -122,6 +122,50 @@ def test_generate_samples_within_top_k():
     assert sampled.shape == (1, 9) and sampled[0, :3].tolist() == [1, 2, 3]
 
 
+def test_bert_masked_lm_with_padding_and_token_types_is_transformers():
+    want = stride.load(GOLDEN / "bert_tiny_outputs.safetensors")
+    model = stride.models.AutoModelForMaskedLM.from_pretrained(GOLDEN / "bert_tiny")
+    inputs = {k: want[k] for k in ("attention_mask", "token_type_ids", "labels")}
+    out = model(want["ids"], **inputs, output_attentions=True, output_hidden_states=True)
+    # Padded positions (row 1 from 12 on) are no one's output: left out.
+    keep = [(0, slice(None)), (1, slice(0, 12))]
+    for row, cols in keep:
+        assert max_error(out.logits[row, cols], want["mlm/logits"][row, cols]) < 1e-5
+        for i, hidden in enumerate(out.hidden_states):
+            assert max_error(hidden[row, cols], want[f"mlm/hidden.{i}"][row, cols]) < 1e-5, i
+        for layer, probabilities in enumerate(out.attentions):
+            got, ref = probabilities[row, :, cols], want[f"mlm/attn.{layer}"][row, :, cols]
+            assert max_error(got, ref) < 1e-5, layer
+    assert abs(out.loss.item() - want["mlm/loss"].item()) < 1e-5
+    assert len(out.hidden_states) == 3 and len(out.attentions) == 2
+    # The fused attention (no probabilities asked for) gives the same logits.
+    plain = model(
+        want["ids"], attention_mask=want["attention_mask"], token_type_ids=want["token_type_ids"]
+    )
+    assert max_error(plain.logits[0], out.logits[0]) < 1e-5
+    assert model.cls.predictions.decoder.weight is model.bert.embeddings.word_embeddings.weight
+    assert "bert.encoder.layer.1.attention.self.query.weight" in dict(model.named_parameters())
+    with pytest.raises(TypeError, match="encoder"):
+        model.generate(want["ids"])
+
+
+def test_bert_model_pools_the_first_token():
+    want = stride.load(GOLDEN / "bert_tiny_outputs.safetensors")
+    model = stride.models.from_pretrained(GOLDEN / "bert_tiny_base")
+    assert type(model).__name__ == "BertModel"
+    out = model(
+        want["ids"], attention_mask=want["attention_mask"], token_type_ids=want["token_type_ids"]
+    )
+    assert max_error(out.pooler_output, want["base/pooler_output"]) < 1e-5
+    assert max_error(out.last_hidden_state[0], want["base/last_hidden_state"][0]) < 1e-5
+    # A masked LM's checkpoint read as its base model: no pooler there.
+    encoder = stride.models.BertModel.from_pretrained(GOLDEN / "bert_tiny")
+    assert encoder.pooler is None
+    assert encoder(want["ids"]).pooler_output is None
+    with pytest.raises(ValueError, match="no causal language model"):
+        stride.models.AutoModelForCausalLM.from_pretrained(GOLDEN / "bert_tiny")
+
+
 LIVE = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
 
 

@@ -15,7 +15,14 @@ from ..nn import functional as F
 # Checkpoint entries that hold no weight of ours: GPT-2's causal-mask
 # buffers, which older checkpoints saved, and rotary tables some Llama
 # checkpoints saved; each model derives them itself.
-_DERIVED_SUFFIXES = (".attn.bias", ".attn.masked_bias", ".rotary_emb.inv_freq")
+_DERIVED_SUFFIXES = (
+    ".attn.bias",
+    ".attn.masked_bias",
+    ".rotary_emb.inv_freq",
+    # BERT's position ids, and its decoder's bias, which is the head's bias.
+    "embeddings.position_ids",
+    "predictions.decoder.bias",
+)
 
 
 def read_config(path):
@@ -114,22 +121,23 @@ def additive_mask(attention_mask, queries, past, dtype, causal=True):
     return mask
 
 
-def attend(q, k, v, mask, want_probabilities, scale=None):
-    """Attention of q (B, H, T, D) to k, v (B, KV, S, D), KV dividing H:
-    stride's fused kernel when nothing asks for the probabilities and no
-    mask beyond the causal one is given, else softmax(q k^T * scale + mask)
-    written out, as transformers' eager attention. Returns (output,
-    probabilities or None)."""
+def attend(q, k, v, mask, want_probabilities, scale=None, causal=True):
+    """Attention of q (B, H, T, D) to k, v (B, KV, S, D), KV dividing H,
+    causal (the queries the last T of the S positions) or not: stride's
+    fused kernel when nothing asks for the probabilities and no mask is
+    given, else softmax(q k^T * scale + mask) written out, as
+    transformers' eager attention (mask None: the causal mask, or none).
+    Returns (output, probabilities or None)."""
     queries, keys = q.shape[-2], k.shape[-2]
     if not want_probabilities and mask is None:
         out = F.scaled_dot_product_attention(
             q,
             k,
             v,
-            is_causal=queries > 1,
+            is_causal=causal and queries > 1,
             scale=scale,
             enable_gqa=True,
-            alignment="bottom_right",
+            alignment="bottom_right" if causal else None,
         )
         return out, None
     groups = q.shape[1] // k.shape[1]
@@ -137,9 +145,9 @@ def attend(q, k, v, mask, want_probabilities, scale=None):
         k, v = k.repeat_interleave(groups, 1), v.repeat_interleave(groups, 1)
     scale = 1.0 / math.sqrt(q.shape[-1]) if scale is None else scale
     scores = q.matmul(k.transpose(-1, -2)) * scale
-    if mask is None:
+    if mask is None and causal:
         mask = additive_mask(None, queries, keys - queries, scores.dtype)
-    probabilities = F.softmax(scores + mask, dim=-1)
+    probabilities = F.softmax(scores if mask is None else scores + mask, dim=-1)
     return probabilities.matmul(v), probabilities
 
 
@@ -170,10 +178,37 @@ class PreTrainedModel(nn.Module):
         (e.g. stride.bfloat16) converts floating-point weights; by default
         they keep the checkpoint's dtype, 16-bit ones widened to float32."""
         config = cls.config_class.from_dict(read_config(path))
-        model = cls(config)
-        model._assign_weights(load_weights(path), dtype, os.fspath(path))
+        weights = load_weights(path)
+        model = cls._build(config, weights.keys())
+        model._assign_weights(model._own_names(weights), dtype, os.fspath(path))
         model.tie_weights()
         return model.eval()
+
+    @classmethod
+    def _build(cls, config, weight_names):
+        """The model for this config, whose checkpoint holds weight_names."""
+        return cls(config)
+
+    def _own_names(self, weights):
+        """The checkpoint's weights under this model's names: a head model's
+        checkpoint read by its base model (BertModel from a
+        BertForMaskedLM's: "bert." dropped, the head's weights left out, as
+        transformers leaves them), and the reverse."""
+        prefix = getattr(self, "base_model_prefix", None)
+        if prefix is None:
+            return weights
+        if prefix not in self._modules and any(n.startswith(prefix + ".") for n in weights):
+            start = len(prefix) + 1
+            return {n[start:]: t for n, t in weights.items() if n.startswith(prefix + ".")}
+        own = dict(self.named_parameters())
+        renamed = {}
+        for name, tensor in weights.items():
+            if name not in own and name.startswith(prefix + ".") and name[len(prefix) + 1 :] in own:
+                name = name[len(prefix) + 1 :]
+            elif name not in own and f"{prefix}.{name}" in own:
+                name = f"{prefix}.{name}"
+            renamed[name] = tensor
+        return renamed
 
     def tie_weights(self):
         """Shares the input embedding with the output head when the config
