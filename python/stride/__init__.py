@@ -31,6 +31,7 @@ from . import (  # noqa: F401
     return_types,  # noqa: F401
     signal,
     special,  # noqa: F401
+    tokenizers,  # noqa: F401
     utils,  # noqa: F401
 )
 from ._aten import *  # noqa: F403  (native_layer_norm, torch.ops.aten, ...)
