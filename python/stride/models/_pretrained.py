@@ -11,6 +11,7 @@ import stride
 
 from .. import nn
 from ..nn import functional as F
+from ._outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
 
 # Checkpoint entries that hold no weight of ours: GPT-2's causal-mask
 # buffers, which older checkpoints saved, and rotary tables some Llama
@@ -151,6 +152,52 @@ def attend(q, k, v, mask, want_probabilities, scale=None, causal=True):
     return probabilities.matmul(v), probabilities
 
 
+def run_layers(layers, hidden_states, final_norm, output_attentions, output_hidden_states, *args):
+    """hidden_states through each layer (layer(hidden_states, *args,
+    output_attentions) -> (hidden_states, probabilities)), then final_norm:
+    the last hidden state, and on request every layer's input (the
+    embeddings first), the normalised output, and every layer's attention
+    probabilities, as transformers collects them."""
+    all_hidden, all_attentions = [], []
+    for layer in layers:
+        if output_hidden_states:
+            all_hidden.append(hidden_states)
+        hidden_states, probabilities = layer(hidden_states, *args, output_attentions)
+        if output_attentions:
+            all_attentions.append(probabilities)
+    if final_norm is not None:
+        hidden_states = final_norm(hidden_states)
+    if output_hidden_states:
+        all_hidden.append(hidden_states)
+    return (
+        hidden_states,
+        tuple(all_hidden) if output_hidden_states else None,
+        tuple(all_attentions) if output_attentions else None,
+    )
+
+
+def decoder_output(
+    layers,
+    hidden_states,
+    final_norm,
+    cache,
+    use_cache,
+    output_attentions,
+    output_hidden_states,
+    *args,
+):
+    """run_layers of a decoder, as transformers' BaseModelOutputWithPast."""
+    hidden_states, all_hidden, all_attentions = run_layers(
+        layers, hidden_states, final_norm, output_attentions, output_hidden_states, *args
+    )
+    return BaseModelOutputWithPast(
+        last_hidden_state=hidden_states,
+        past_key_values=cache if use_cache else None,
+        hidden_states=all_hidden,
+        attentions=all_attentions,
+    )
+
+
 def causal_lm_loss(logits, labels):
     """Mean cross entropy of each position's logits against the next
     label, labels of -100 left out, as transformers' causal LM loss."""
@@ -249,6 +296,61 @@ class PreTrainedModel(nn.Module):
 
     def _tied_parameter_names(self):
         return set()
+
+    def generate(self, *args, **kwargs):
+        raise TypeError(f"{type(self).__name__} has no generate(): it is no causal language model.")
+
+
+class PreTrainedCausalLM(PreTrainedModel):
+    """A decoder (the submodule named base_model_prefix) and lm_head, the
+    head tied to the decoder's token embedding when the config says so."""
+
+    base_model_prefix = None
+
+    def _decoder(self):
+        return getattr(self, self.base_model_prefix)
+
+    def tie_weights(self):
+        if self.config.tie_word_embeddings:
+            self.lm_head.weight = self._decoder().get_input_embeddings().weight
+
+    def _tied_parameter_names(self):
+        return {"lm_head.weight"} if self.config.tie_word_embeddings else set()
+
+    def forward(
+        self,
+        input_ids,
+        attention_mask=None,
+        labels=None,
+        past_key_values=None,
+        use_cache=False,
+        output_attentions=False,
+        output_hidden_states=False,
+        return_dict=True,
+    ):
+        """logits (batch, T, vocab); loss when labels (batch, T) are given
+        (-100: left out); past_key_values, a KVCache to extend (use_cache
+        makes one); on request every layer's attention probabilities (batch,
+        heads, T, past + T) and hidden states (the embeddings, each layer's
+        output, the last one normalised)."""
+        outputs = self._decoder()(
+            input_ids,
+            attention_mask=attention_mask,
+            past_key_values=past_key_values,
+            use_cache=use_cache,
+            output_attentions=output_attentions,
+            output_hidden_states=output_hidden_states,
+        )
+        logits = self.lm_head(outputs.last_hidden_state)
+        loss = None if labels is None else causal_lm_loss(logits, labels)
+        result = CausalLMOutputWithPast(
+            loss=loss,
+            logits=logits,
+            past_key_values=outputs.past_key_values,
+            hidden_states=outputs.hidden_states,
+            attentions=outputs.attentions,
+        )
+        return result if return_dict else result.to_tuple()
 
     def generate(
         self,

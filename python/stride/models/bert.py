@@ -9,7 +9,7 @@ import stride
 from .. import nn
 from ..nn import functional as F
 from ._outputs import ModelOutput
-from ._pretrained import PreTrainedModel, additive_mask, attend
+from ._pretrained import PreTrainedModel, additive_mask, attend, run_layers
 
 
 class BaseModelOutputWithPooling(ModelOutput):
@@ -203,19 +203,8 @@ class BertEncoder(nn.Module):
         self.layer = nn.ModuleList(BertLayer(config) for _ in range(config.num_hidden_layers))
 
     def forward(self, hidden_states, mask, output_attentions, output_hidden_states):
-        all_hidden, all_attentions = [], []
-        for layer in self.layer:
-            if output_hidden_states:
-                all_hidden.append(hidden_states)
-            hidden_states, probabilities = layer(hidden_states, mask, output_attentions)
-            if output_attentions:
-                all_attentions.append(probabilities)
-        if output_hidden_states:
-            all_hidden.append(hidden_states)
-        return (
-            hidden_states,
-            tuple(all_hidden) if output_hidden_states else None,
-            tuple(all_attentions) if output_attentions else None,
+        return run_layers(
+            self.layer, hidden_states, None, output_attentions, output_hidden_states, mask
         )
 
 

@@ -7,8 +7,7 @@ import stride
 
 from .. import nn
 from ..nn import functional as F
-from ._outputs import BaseModelOutputWithPast, CausalLMOutputWithPast
-from ._pretrained import KVCache, PreTrainedModel, additive_mask, attend, causal_lm_loss
+from ._pretrained import KVCache, PreTrainedCausalLM, additive_mask, attend, decoder_output
 
 
 class GPT2Config:
@@ -167,69 +166,29 @@ class GPT2Model(nn.Module):
         mask = None
         if attention_mask is not None:
             mask = additive_mask(attention_mask, length, past, hidden_states.dtype)
-        all_hidden, all_attentions = [], []
-        for block in self.h:
-            if output_hidden_states:
-                all_hidden.append(hidden_states)
-            hidden_states, probabilities = block(hidden_states, mask, cache, output_attentions)
-            if output_attentions:
-                all_attentions.append(probabilities)
-        hidden_states = self.ln_f(hidden_states)
-        if output_hidden_states:
-            all_hidden.append(hidden_states)
-        return BaseModelOutputWithPast(
-            last_hidden_state=hidden_states,
-            past_key_values=cache if use_cache else None,
-            hidden_states=tuple(all_hidden) if output_hidden_states else None,
-            attentions=tuple(all_attentions) if output_attentions else None,
+        return decoder_output(
+            self.h,
+            hidden_states,
+            self.ln_f,
+            cache,
+            use_cache,
+            output_attentions,
+            output_hidden_states,
+            mask,
+            cache,
         )
 
+    def get_input_embeddings(self):
+        return self.wte
 
-class GPT2LMHeadModel(PreTrainedModel):
+
+class GPT2LMHeadModel(PreTrainedCausalLM):
     """transformers' GPT2LMHeadModel: transformer (GPT2Model) and lm_head."""
 
     config_class = GPT2Config
+    base_model_prefix = "transformer"
 
     def __init__(self, config):
         super().__init__(config)
         self.transformer = GPT2Model(config)
         self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False, device="meta")
-
-    def tie_weights(self):
-        if self.config.tie_word_embeddings:
-            self.lm_head.weight = self.transformer.wte.weight
-
-    def _tied_parameter_names(self):
-        return {"lm_head.weight"} if self.config.tie_word_embeddings else set()
-
-    def forward(
-        self,
-        input_ids,
-        attention_mask=None,
-        labels=None,
-        past_key_values=None,
-        use_cache=False,
-        output_attentions=False,
-        output_hidden_states=False,
-        return_dict=True,
-    ):
-        """As LlamaForCausalLM.forward: logits, loss with labels, and on
-        request every layer's attention probabilities and hidden states."""
-        outputs = self.transformer(
-            input_ids,
-            attention_mask=attention_mask,
-            past_key_values=past_key_values,
-            use_cache=use_cache,
-            output_attentions=output_attentions,
-            output_hidden_states=output_hidden_states,
-        )
-        logits = self.lm_head(outputs.last_hidden_state)
-        loss = None if labels is None else causal_lm_loss(logits, labels)
-        result = CausalLMOutputWithPast(
-            loss=loss,
-            logits=logits,
-            past_key_values=outputs.past_key_values,
-            hidden_states=outputs.hidden_states,
-            attentions=outputs.attentions,
-        )
-        return result if return_dict else result.to_tuple()
