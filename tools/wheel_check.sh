@@ -85,16 +85,17 @@ fi
 
 # The run's files, at /stride-check in the root: the wheel, the Python
 # tests with the tracked files they read (python/ less the package itself,
-# docs/, examples/, CMakeLists.txt, the Hugging Face models of
-# tests/golden/hf), TinyShakespeare when STRIDE_DATA names it, and the
-# virtual environment. The mounts live in a mount namespace of
+# docs/, examples/, CMakeLists.txt, the Hugging Face models and tokenizers
+# of tests/golden/hf and tests/golden/tokenizers), TinyShakespeare when
+# STRIDE_DATA names it, and the virtual environment. The mounts live in a mount namespace of
 # their own (unshare), so they go when it ends, however it ends.
 work=$root/stride-check
 trap 'rm -rf "$work"' EXIT
 rm -rf "$work"
 mkdir -p "$work/tree"
 cp "$wheel" "$work/"
-git ls-files -z -- python docs examples CMakeLists.txt tests/golden/hf ':!python/stride' ':!python/src' |
+git ls-files -z -- python docs examples CMakeLists.txt tests/golden/hf tests/golden/tokenizers \
+  ':!python/stride' ':!python/src' |
   tar --null -T - -cf - | tar -xf - -C "$work/tree"
 data=""
 if [ -f "${STRIDE_DATA:-}" ]; then

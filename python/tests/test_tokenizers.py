@@ -14,7 +14,11 @@ GOLDEN = Path(__file__).resolve().parents[2] / "tests" / "golden"
 pytestmark = pytest.mark.skipif(
     not (GOLDEN / "tokenizers").is_dir(), reason="tests/golden is not in this tree"
 )
-SAMPLES = json.loads((GOLDEN / "tokenizers" / "samples.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def samples():
+    return json.loads((GOLDEN / "tokenizers" / "samples.json").read_text(encoding="utf-8"))
 
 
 def model_dir(tmp_path, name):
@@ -28,9 +32,9 @@ def model_dir(tmp_path, name):
 
 
 @pytest.mark.parametrize("name", ["gpt2_style.json", "llama3_style.json", "llama2_style.model"])
-def test_ids_are_transformers(tmp_path, name):
+def test_ids_are_transformers(tmp_path, name, samples):
     tokenizer = stride.tokenizers.AutoTokenizer.from_pretrained(model_dir(tmp_path, name))
-    for text, want in zip(SAMPLES["samples"], SAMPLES[name.split(".")[0]]):
+    for text, want in zip(samples["samples"], samples[name.split(".")[0]]):
         assert tokenizer.encode(text, add_special_tokens=False) == want, text
         assert tokenizer.decode(want) == text or name.endswith(".model"), text
 
