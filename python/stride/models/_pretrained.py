@@ -420,10 +420,10 @@ def _next_tokens(logits, do_sample, temperature, top_k, top_p, generator):
         logits = logits.masked_fill(logits < kth, lowest)
     if top_p < 1.0:
         sorted_logits, order = logits.sort(dim=-1, descending=True)
-        cumulative = F.softmax(sorted_logits, dim=-1).cumsum(dim=-1)
+        sorted_probabilities = F.softmax(sorted_logits, dim=-1)
         # A token goes when the tokens before it already reach top_p; the
         # most likely one always stays.
-        drop_sorted = (cumulative - F.softmax(sorted_logits, dim=-1)) >= top_p
+        drop_sorted = (sorted_probabilities.cumsum(dim=-1) - sorted_probabilities) >= top_p
         drop = stride.zeros_like(drop_sorted).scatter(-1, order, drop_sorted)
         logits = logits.masked_fill(drop, lowest)
     probabilities = F.softmax(logits, dim=-1)

@@ -144,10 +144,14 @@ class BertSelfAttention(nn.Module):
         return out.transpose(1, 2).reshape(batch, length, width), probabilities
 
 
-class BertSelfOutput(nn.Module):
-    def __init__(self, config):
+class BertOutput(nn.Module):
+    """LayerNorm(dense(x) + residual): how each half of a BERT layer ends,
+    after attention (attention.output, from hidden_size) and after the
+    feed-forward (output, from intermediate_size)."""
+
+    def __init__(self, config, inputs):
         super().__init__()
-        self.dense = _linear(config.hidden_size, config.hidden_size)
+        self.dense = _linear(inputs, config.hidden_size)
         self.LayerNorm = _layer_norm(config)
 
     def forward(self, hidden_states, residual):
@@ -158,7 +162,7 @@ class BertAttention(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.self = BertSelfAttention(config)
-        self.output = BertSelfOutput(config)
+        self.output = BertOutput(config, config.hidden_size)
 
     def forward(self, hidden_states, mask, output_attentions):
         attended, probabilities = self.self(hidden_states, mask, output_attentions)
@@ -175,22 +179,12 @@ class BertIntermediate(nn.Module):
         return self.intermediate_act_fn(self.dense(hidden_states))
 
 
-class BertOutput(nn.Module):
-    def __init__(self, config):
-        super().__init__()
-        self.dense = _linear(config.intermediate_size, config.hidden_size)
-        self.LayerNorm = _layer_norm(config)
-
-    def forward(self, hidden_states, residual):
-        return self.LayerNorm(self.dense(hidden_states) + residual)
-
-
 class BertLayer(nn.Module):
     def __init__(self, config):
         super().__init__()
         self.attention = BertAttention(config)
         self.intermediate = BertIntermediate(config)
-        self.output = BertOutput(config)
+        self.output = BertOutput(config, config.intermediate_size)
 
     def forward(self, hidden_states, mask, output_attentions):
         attended, probabilities = self.attention(hidden_states, mask, output_attentions)
