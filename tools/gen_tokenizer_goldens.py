@@ -16,6 +16,15 @@ llama2_style.model, a SentencePiece BPE model with Llama 2's trainer settings
 ids the `sentencepiece` package and transformers' LlamaTokenizer (legacy,
 without BOS) must agree on. samples.json holds the sample texts and, per
 tokenizer, their ids.
+
+Two WordPiece tokenizers as BERT's (BertNormalizer, BertPreTokenizer,
+[CLS] $A [SEP]): bert_uncased.json (lowercase, accents stripped), with its
+vocabulary also as bert_uncased.vocab.txt (a vocab.txt-only directory), and
+bert_cased.json. Their golden entries hold, for bert_samples (the samples
+and texts with BERT's edge cases: [MASK], controls, Chinese characters,
+Unicode punctuation, over-long words), the ids with special tokens, the
+decoded texts, and one pair's ids and token types, as transformers'
+BertTokenizerFast and BertTokenizer give them.
 """
 
 import json
@@ -23,8 +32,17 @@ import os
 import sys
 
 import sentencepiece as spm
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
-from transformers import LlamaTokenizer
+from tokenizers import (
+    Regex,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
+from transformers import BertTokenizer, BertTokenizerFast, LlamaTokenizer
 
 LLAMA3_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
@@ -43,6 +61,62 @@ SAMPLES = [
     "a",
     "\u00a0non-breaking\u2003em-space\u200bzero-width",
 ]
+
+BERT_SAMPLES = SAMPLES + [
+    "The capital of France is [MASK].",
+    "[CLS] already [SEP] inside [UNK][MASK][PAD]",
+    "HeLLo WORLD \u0130stanbul \u03a3\u0391\u03a3 stra\u00dfe \u01c5 \u00c5ngstr\u00f6m",
+    "control\x00chars\x07 and \ufffd replacement\u0085next\u200bjoined",
+    "mixed\u4e2d\u6587text\u3001\u65e5\u672c\u8a9e\uff01 \u2f800",
+    "ascii symbols $+<=>^`|~ unicode \u00bf\u00a1\u203c\u00b6\u00a7\u2026\u301c",
+    "unaffable " + "x" * 99 + " " + "y" * 101,
+    "e\u0301 vs \u00e9, \u1e9b\u0323 and \ud55c\uad6d\uc5b4",
+]
+
+
+def train_wordpiece(data: str, lowercase: bool) -> Tokenizer:
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    trainer = trainers.WordPieceTrainer(
+        vocab_size=1000,
+        special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"],
+        initial_alphabet=list("\u4e2d\u6587\u65e5\u672c\u8a9e\u00e9\u00c5\u00df\u03c3\u1100\u1161"),
+        show_progress=False,
+    )
+    tok.train([data], trainer)
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", tok.token_to_id("[CLS]")), ("[SEP]", tok.token_to_id("[SEP]"))],
+    )
+    return tok
+
+
+def wordpiece_golden(out: str, name: str, tok: Tokenizer, lowercase: bool) -> dict:
+    path = os.path.join(out, f"{name}.json")
+    tok.save(path)
+    fast = BertTokenizerFast(tokenizer_file=path, do_lower_case=lowercase)
+    golden = {"ids": [], "decoded": [], "decoded_skip": []}
+    for s in BERT_SAMPLES:
+        ids = fast(s)["input_ids"]
+        assert ids == tok.encode(s).ids, (name, s)
+        golden["ids"].append(ids)
+        golden["decoded"].append(fast.decode(ids))
+        golden["decoded_skip"].append(fast.decode(ids, skip_special_tokens=True))
+    pair = fast("To be, or not to be:", "that is the question.")
+    golden["pair"] = {"ids": pair["input_ids"], "type_ids": pair["token_type_ids"]}
+    if lowercase:
+        # The same vocabulary as a vocab.txt, which transformers' BertTokenizer reads.
+        vocab = os.path.join(out, f"{name}.vocab.txt")
+        with open(vocab, "w", encoding="utf-8") as f:
+            for token, _ in sorted(tok.get_vocab().items(), key=lambda kv: kv[1]):
+                f.write(token + "\n")
+        slow = BertTokenizer(vocab, do_lower_case=True)
+        for s, ids in zip(BERT_SAMPLES, golden["ids"]):
+            assert slow(s)["input_ids"] == ids, ("BertTokenizer", s)
+    return golden
 
 
 def train(data: str, pre_tokenizer, ignore_merges: bool) -> Tokenizer:
@@ -117,6 +191,9 @@ def main() -> None:
     for s, ids in zip(SAMPLES, golden["llama2_style"]):
         assert hf.encode(s) == ids, ("LlamaTokenizer", s, hf.encode(s), ids)
         assert sp.decode(ids) == s, ("llama2_style", s)
+    golden["bert_samples"] = BERT_SAMPLES
+    for name, lowercase in (("bert_uncased", True), ("bert_cased", False)):
+        golden[name] = wordpiece_golden(out, name, train_wordpiece(data, lowercase), lowercase)
     with open(os.path.join(out, "samples.json"), "w", encoding="utf-8") as f:
         json.dump(golden, f, ensure_ascii=False, indent=1)
         f.write("\n")

@@ -8,6 +8,7 @@ set -euo pipefail
 # libopenmpi-dev and openmpi-bin: the distributed MPI backend, and mpirun for
 # its tests. libgloo-dev: the distributed backend of processes launched
 # without MPI (by environment variables). libpcre2-dev: the regexes of Hugging Face tokenizer.json files.
+# libutf8proc-dev: Unicode's data for BERT's WordPiece normalizer.
 # libsentencepiece-dev: SentencePiece tokenizer.model files (Llama 2).
 # libkissfft-dev: the CPU's Fourier transforms (torch.fft), header-only.
 # libboost-dev: Boost.Math's special functions (header only; src/backends/cpu/special_math.h).
@@ -17,7 +18,7 @@ packages=(
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev libpng-dev zlib1g-dev
   libgtest-dev libbenchmark-dev clang-format clang libclang-rt-14-dev libboost-dev
   python3-dev python3-venv libopenmpi-dev openmpi-bin libgloo-dev libpcre2-dev libsentencepiece-dev
-  libkissfft-dev debootstrap
+  libutf8proc-dev libkissfft-dev debootstrap
 )
 
 missing=()

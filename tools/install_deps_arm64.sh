@@ -21,7 +21,7 @@ dir="${1:-build-arm64-deps}"
 packages=(
   g++-aarch64-linux-gnu qemu-user libc6:arm64
   libopenblas-dev:arm64 libdnnl2:arm64 ocl-icd-opencl-dev:arm64 zlib1g-dev:arm64
-  libpcre2-dev:arm64 libpng-dev:arm64 libgtest-dev:arm64
+  libpcre2-dev:arm64 libutf8proc-dev:arm64 libpng-dev:arm64 libgtest-dev:arm64
   libhiredis0.14:arm64 libibverbs1:arm64
 )
 # Unpacked into $dir: the packages, then the file that says they are there.

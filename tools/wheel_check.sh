@@ -2,7 +2,7 @@
 # The Python package as a wheel a user installs: `pip wheel .`, then
 # `auditwheel repair`, which copies into the wheel (stride.libs/) every
 # library it needs beyond the manylinux set (OpenBLAS with libgfortran and
-# libquadmath, oneDNN with libOpenCL, libgomp, SentencePiece, PCRE2, Gloo
+# libquadmath, oneDNN with libOpenCL, libgomp, SentencePiece, PCRE2, utf8proc, Gloo
 # with libibverbs, libnl and hiredis). Then, in a minimal Debian root
 # (debootstrap's minbase, python3 and python3-venv: no compiler, no -dev
 # package), a fresh virtual environment installs the repaired wheel (NumPy,

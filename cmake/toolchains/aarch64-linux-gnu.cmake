@@ -34,7 +34,7 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
-# pkg-config (OpenBLAS, PCRE2): the arm64 .pc files only.
+# pkg-config (OpenBLAS, PCRE2, utf8proc): the arm64 .pc files only.
 set(ENV{PKG_CONFIG_LIBDIR}
     "${STRIDE_AARCH64_DEPS}/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_PATH} "")

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "data/added_tokens.h"
+#include "data/special_template.h"
 #include "data/utf8.h"
 #include "stride/data/text.h"
 #include "stride/error.h"
@@ -140,13 +142,10 @@ struct BPETokenizer::Impl {
   bool ignore_merges = false;
   bool add_prefix_space = false;
   std::vector<std::unique_ptr<Splitter>> splitters;  // applied in order
-  struct Added {
-    std::string content;
-    int64_t id;
-  };
-  std::vector<Added> added;  // longest first
+  std::vector<detail::AddedToken> added;             // longest first
   std::vector<bool> is_added;
-  std::vector<int64_t> prompt_prefix;  // the post-processor's special tokens before a sequence
+  std::vector<int64_t> special;  // added tokens marked special
+  detail::SpecialTemplate post_processor;
   mutable std::mutex cache_mutex;
   mutable std::unordered_map<std::string, std::vector<int64_t>> cache;
 
@@ -176,31 +175,6 @@ struct BPETokenizer::Impl {
       splitters.push_back(std::make_unique<Splitter>(pattern["Regex"].get<std::string>(), source));
     } else {
       refuse(key, "pre-tokenizer \"" + type + "\" is not implemented (byte-level BPE only)");
-    }
-  }
-
-  // The post-processor: ByteLevel changes no ids (only offsets); a
-  // TemplateProcessing's special tokens before the single sequence ($A)
-  // are what a text to be continued starts with (Llama 3's
-  // <|begin_of_text|>). Its tokens after the sequence (an EOS) would end
-  // the text, so a prompt leaves them out.
-  void read_post_processor(const json& p, const std::string& key) {
-    const std::string type = p.value("type", "");
-    if (type == "Sequence") {
-      const json& list = p.at("processors");
-      for (size_t i = 0; i < list.size(); ++i) {
-        read_post_processor(list[i], key + ".processors." + std::to_string(i));
-      }
-    } else if (type == "TemplateProcessing") {
-      const json& special = p.at("special_tokens");
-      for (const json& piece : p.at("single")) {
-        if (piece.contains("Sequence")) break;
-        const std::string name = piece.at("SpecialToken").at("id").get<std::string>();
-        if (!special.contains(name)) refuse(key + ".special_tokens", "no entry for " + name);
-        for (const json& id : special[name].at("ids")) prompt_prefix.push_back(id.get<int64_t>());
-      }
-    } else if (type != "ByteLevel") {
-      refuse(key, "post-processor \"" + type + "\" is not implemented");
     }
   }
 
@@ -240,10 +214,10 @@ struct BPETokenizer::Impl {
         if (content.empty()) refuse("added_tokens", "a token with empty content");
         vocab[content] = id;
         added.push_back({content, id});
+        if (t.value("special", false)) special.push_back(id);
       }
     }
-    std::sort(added.begin(), added.end(),
-              [](const Added& a, const Added& b) { return a.content.size() > b.content.size(); });
+    detail::sort_longest_first(added);
     int64_t size = 0;
     // Ids index a table: bound them, so that a file cannot ask for terabytes.
     constexpr int64_t kMaxId = int64_t(1) << 24;
@@ -256,7 +230,7 @@ struct BPETokenizer::Impl {
     tokens.assign(size_t(size), std::string());
     is_added.assign(size_t(size), false);
     for (const auto& [t, id] : vocab) tokens[size_t(id)] = t;
-    for (const Added& a : added) is_added[size_t(a.id)] = true;
+    for (const detail::AddedToken& a : added) is_added[size_t(a.id)] = true;
     if (root.contains("pre_tokenizer") && !root["pre_tokenizer"].is_null()) {
       read_pre_tokenizer(root["pre_tokenizer"], "pre_tokenizer");
     }
@@ -265,14 +239,9 @@ struct BPETokenizer::Impl {
       refuse("decoder", "only the ByteLevel decoder is implemented");
     }
     if (root.contains("post_processor") && !root["post_processor"].is_null()) {
-      read_post_processor(root["post_processor"], "post_processor");
+      post_processor.read(root["post_processor"], "post_processor", source);
     }
-    for (int64_t id : prompt_prefix) {
-      if (id < 0 || id >= size) {
-        refuse("post_processor",
-               "special token id " + std::to_string(id) + " is not in the vocabulary");
-      }
-    }
+    post_processor.check_ids(size, source);
   }
 
   // The BPE of one pre-tokenized piece, already in byte-level characters.
@@ -363,27 +332,10 @@ BPETokenizer BPETokenizer::from_json(std::string_view json_text, const std::stri
 }
 
 std::vector<int64_t> BPETokenizer::encode(std::string_view text) const {
-  // Each added token's next occurrence at or after `start`, found again
-  // only once the cut passes it, so the text is scanned once per token.
-  const auto& added = impl_->added;
-  std::vector<size_t> next(added.size());
-  for (size_t a = 0; a < added.size(); ++a) next[a] = text.find(added[a].content);
   std::vector<int64_t> out;
-  size_t start = 0;
-  while (start < text.size()) {
-    // The earliest added token (the longest at a tie: they are sorted so).
-    size_t hit = added.size();
-    for (size_t a = 0; a < added.size(); ++a) {
-      if (next[a] < start) next[a] = text.find(added[a].content, start);
-      if (next[a] != std::string_view::npos && (hit == added.size() || next[a] < next[hit]))
-        hit = a;
-    }
-    const size_t end = hit < added.size() ? next[hit] : text.size();
-    impl_->encode_ordinary(text.substr(start, end - start), out);
-    if (hit == added.size()) break;
-    out.push_back(added[hit].id);
-    start = end + added[hit].content.size();
-  }
+  detail::split_at_added_tokens(
+      text, impl_->added, [&](std::string_view stretch) { impl_->encode_ordinary(stretch, out); },
+      [&](int64_t id) { out.push_back(id); });
   return out;
 }
 
@@ -411,8 +363,20 @@ std::string BPETokenizer::decode(const std::vector<int64_t>& ids) const {
   return out;
 }
 
+// The template's special tokens before a single sequence are what a text to
+// be continued starts with (Llama 3's <|begin_of_text|>); those after it (an
+// EOS) would end the text, so a prompt leaves them out.
 std::vector<int64_t> BPETokenizer::prefix_ids() const {
-  return impl_->prompt_prefix;
+  return impl_->post_processor.prefix();
+}
+
+Tokenizer::WithSpecialTokens BPETokenizer::with_special_tokens(
+    const std::vector<int64_t>& first, const std::vector<int64_t>* second) const {
+  return impl_->post_processor.apply(first, second);
+}
+
+std::vector<int64_t> BPETokenizer::special_ids() const {
+  return impl_->special;
 }
 
 int64_t BPETokenizer::vocab_size() const {

@@ -283,6 +283,10 @@ class WithPrefix final : public Tokenizer {
   std::string decode(const std::vector<int64_t>& ids) const override { return inner_->decode(ids); }
   int64_t vocab_size() const override { return inner_->vocab_size(); }
   std::vector<int64_t> prefix_ids() const override { return prefix_; }
+  std::vector<int64_t> special_ids() const override { return inner_->special_ids(); }
+  std::optional<int64_t> token_to_id(std::string_view token) const override {
+    return inner_->token_to_id(token);
+  }
 
  private:
   std::unique_ptr<Tokenizer> inner_;

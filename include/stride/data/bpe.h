@@ -43,7 +43,12 @@ class BPETokenizer final : public Tokenizer {
   // The special tokens the file's TemplateProcessing puts before a single
   // sequence (Llama 3's <|begin_of_text|>); none for GPT-2's.
   std::vector<int64_t> prefix_ids() const override;
-  std::optional<int64_t> token_to_id(std::string_view token) const;
+  // The file's post-processor template (TemplateProcessing, BertProcessing).
+  WithSpecialTokens with_special_tokens(const std::vector<int64_t>& first,
+                                        const std::vector<int64_t>* second) const override;
+  // The added tokens marked special.
+  std::vector<int64_t> special_ids() const override;
+  std::optional<int64_t> token_to_id(std::string_view token) const override;
 
   struct Impl;
 

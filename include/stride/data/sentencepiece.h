@@ -33,7 +33,7 @@ class SentencePieceTokenizer final : public Tokenizer {
   // {BOS} where the model has one: transformers' LlamaTokenizer starts
   // every sequence with it by default (Llama 2 was trained so).
   std::vector<int64_t> prefix_ids() const override;
-  std::optional<int64_t> token_to_id(std::string_view piece) const;
+  std::optional<int64_t> token_to_id(std::string_view piece) const override;
   // The model's special ids; nullopt where it has none.
   std::optional<int64_t> bos_id() const;
   std::optional<int64_t> eos_id() const;
