@@ -27,8 +27,8 @@ LAYERS=(
   "engine: src/engine/*"
   "nn: src/nn/* include/stride/nn.h include/stride/nn/*"
   "optim: src/optim/* include/stride/optim.h include/stride/optim/*"
-  "data-io-profiler-doctor: src/data/* src/io/* src/profiler/* src/doctor/*
-         include/stride/data.h include/stride/data/* include/stride/io.h
+  "data-io-profiler-doctor: src/data/* src/io/* src/profiler/* src/doctor/* src/plot/*
+         include/stride/data.h include/stride/data/* include/stride/io.h include/stride/plot.h
          include/stride/checkpoint.h include/stride/doctor.h include/stride/gguf.h"
   "distributed: src/distributed/* include/stride/distributed.h include/stride/distributed/*"
   "umbrella: include/stride/stride.h"

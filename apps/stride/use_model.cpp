@@ -20,7 +20,7 @@
 #include "stride/doctor.h"
 #include "stride/io.h"
 #include "stride/ops.h"
-#include "support/heatmap.h"
+#include "stride/plot.h"
 #include "support/text_streamer.h"
 
 namespace stride::app {
@@ -325,12 +325,12 @@ std::string axis_label(const std::string& symbol) {
 
 // The labels of an attention grid: the prompt's tokens on both axes
 // (queries down, keys across), "layer L, head H" over each map.
-HeatmapLabels attention_labels(const std::string& model_name,
-                               const data::Tokenizer& tokenizer,
-                               const std::vector<int64_t>& ids,
-                               size_t layers,
-                               int64_t heads) {
-  HeatmapLabels labels;
+plot::HeatmapLabels attention_labels(const std::string& model_name,
+                                     const data::Tokenizer& tokenizer,
+                                     const std::vector<int64_t>& ids,
+                                     size_t layers,
+                                     int64_t heads) {
+  plot::HeatmapLabels labels;
   labels.title = model_name + ": attention of each query (row) to each key (column)";
   for (int64_t id : ids) labels.row_labels.push_back(axis_label(tokenizer.decode({id})));
   labels.col_labels = labels.row_labels;
@@ -375,7 +375,7 @@ int run_attention(const AttentionArgs& args) {
   if (maps.empty()) {
     throw ValueError("the model (" + model->config().arch + ") has no attention layers.");
   }
-  std::vector<Heatmap> cells;
+  std::vector<plot::Heatmap> cells;
   const int64_t H = maps.front().size(1), T = maps.front().size(2);
   for (const Tensor& layer : maps) {
     for (int64_t h = 0; h < H; ++h) {
@@ -383,11 +383,11 @@ int run_attention(const AttentionArgs& args) {
           {layer.select(0, 0).select(0, h).to(kFloat32).contiguous().to_vector<float>(), T, T});
     }
   }
-  const HeatmapLabels labels = attention_labels(name, *tokenizer, ids, maps.size(), H);
+  const plot::HeatmapLabels labels = attention_labels(name, *tokenizer, ids, maps.size(), H);
   if (fs::path(args.out).extension() == ".svg") {
-    write_heatmap_grid_svg(args.out, cells, labels, {.grid_cols = H});
+    plot::write_heatmap_grid_svg(args.out, cells, labels, {.grid_cols = H});
   } else {
-    write_heatmap_grid_png(args.out, cells, labels, {.grid_cols = H});
+    plot::write_heatmap_grid_png(args.out, cells, labels, {.grid_cols = H});
   }
   std::cout << "wrote " << args.out << ": " << maps.size() << " layers (rows) x " << H
             << " heads (columns), each " << T << " x " << T

@@ -25,6 +25,7 @@
 #include "stride/ops.h"
 #include "stride/optim.h"
 #include "stride/parallel.h"
+#include "stride/plot.h"
 #include "stride/profiler.h"
 #include "stride/scalar.h"
 #include "stride/shape.h"

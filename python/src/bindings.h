@@ -111,6 +111,8 @@ void bind_profiler(nb::module_& m);
 void bind_cuda(nb::module_& m);
 void bind_serialize(nb::module_& m);
 void bind_tokenizers(nb::module_& m);
+// stride._stride._plot: heatmap grids as images (python/src/plot.cpp).
+void bind_plot(nb::module_& m);
 void bind_nn(nb::module_& m);
 // The convolutions and poolings, into stride._stride._nn (python/src/conv.cpp).
 void bind_conv(nb::module_& m);

@@ -28,6 +28,7 @@ NB_MODULE(_stride, m) {
   stride::python::bind_cuda(m);
   stride::python::bind_serialize(m);
   stride::python::bind_tokenizers(m);
+  stride::python::bind_plot(m);
   stride::python::bind_nn(m);
   stride::python::bind_optim(m);
   stride::python::bind_doctor(m);

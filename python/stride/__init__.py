@@ -26,6 +26,7 @@ from . import (  # noqa: F401
     models,  # noqa: F401
     nn,
     optim,
+    plot,  # noqa: F401
     profiler,  # noqa: F401
     random,
     return_types,  # noqa: F401

@@ -1,6 +1,7 @@
 """The Python examples: the article's ladder (its seven parameter counts
-exactly, its losses within noise of stride's C++ ladder) and the seven
-idioms."""
+exactly, its losses within noise of stride's C++ ladder), the seven
+idioms, and the inspection of a pretrained model (on a tiny six-layer BERT
+made here)."""
 
 import importlib.util
 import json
@@ -142,3 +143,64 @@ def test_the_seven_idioms_run():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "trainable parameters: 132 of 420" in result.stdout
+
+
+def tiny_bert(directory):
+    """A six-layer BERT masked LM with random weights and the golden WordPiece
+    tokenizer: a Hugging Face directory as small as the lesson's idioms
+    allow (a hook on layer 5)."""
+    from stride.models import bert
+
+    config = dict(
+        architectures=["BertForMaskedLM"],
+        model_type="bert",
+        vocab_size=1000,
+        hidden_size=32,
+        num_hidden_layers=6,
+        num_attention_heads=4,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
+    generator = stride.Generator().manual_seed(0)
+    shapes = bert.BertForMaskedLM(bert.BertConfig(**config)).named_parameters()
+    weights = {}
+    for name, p in shapes:
+        if "LayerNorm.weight" in name:
+            weights[name] = stride.ones(p.shape)
+        elif name.endswith("bias"):
+            weights[name] = stride.zeros(p.shape)
+        else:
+            weights[name] = stride.randn(p.shape, generator=generator) * 0.02
+    directory.mkdir()
+    stride.save(weights, str(directory / "model.safetensors"))
+    (directory / "config.json").write_text(json.dumps(config))
+    tokenizer = os.path.join(ROOT, "tests", "golden", "tokenizers", "bert_uncased.json")
+    with open(tokenizer, "rb") as source:
+        (directory / "tokenizer.json").write_bytes(source.read())
+    return directory
+
+
+def test_inspect_pretrained_hooks_layer_5_draws_heads_and_profiles(tmp_path):
+    model = tiny_bert(tmp_path / "bert")
+    image = tmp_path / "heads.png"
+    result = subprocess.run(
+        [
+            sys.executable,
+            os.path.join(EXAMPLES, "inspect_pretrained.py"),
+            str(model),
+            "--out",
+            str(image),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "forward hook on model.bert.encoder.layer[5] (BertLayer)" in out
+    assert "hook: BertLayer in (1, 12, 32) out [(1, 12, 32)" in out
+    assert "out.attentions[0].shape: (1, 4, 12, 12)" in out
+    assert "'[MASK]'" in out and "layer 5's 4 heads drawn to" in out
+    assert image.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert "loss after 10 steps" in out
+    assert "LinearBackward" in out and "Optimizer.step#AdamW.step" in out

@@ -28,8 +28,10 @@ inline void sort_longest_first(std::vector<AddedToken>& added) {
 // token's next occurrence is found again only once the cut passes it, so
 // the text is scanned once per token.
 template <typename Stretch, typename Token>
-void split_at_added_tokens(std::string_view text, const std::vector<AddedToken>& added,
-                           Stretch&& stretch, Token&& token) {
+void split_at_added_tokens(std::string_view text,
+                           const std::vector<AddedToken>& added,
+                           Stretch&& stretch,
+                           Token&& token) {
   std::vector<size_t> next(added.size());
   for (size_t a = 0; a < added.size(); ++a) next[a] = text.find(added[a].content);
   size_t start = 0;

@@ -9,21 +9,21 @@ namespace stride::data::detail {
 
 namespace {
 
-[[noreturn]] void refuse(const std::string& source, const std::string& key,
+[[noreturn]] void refuse(const std::string& source,
+                         const std::string& key,
                          const std::string& why) {
   throw ValueError(source + ": key \"" + key + "\": " + why);
 }
 
 }  // namespace
 
-SpecialTemplate::SpecialTemplate()
-    : single_{{0, {}, 0}}, pair_{{0, {}, 0}, {1, {}, 1}} {}
+SpecialTemplate::SpecialTemplate() : single_{{0, {}, 0}}, pair_{{0, {}, 0}, {1, {}, 1}} {}
 
 std::vector<SpecialTemplate::Piece> SpecialTemplate::read_pieces(const nlohmann::json& list,
-                                                                  const nlohmann::json& special,
-                                                                  const std::string& key,
-                                                                  const std::string& source,
-                                                                  bool pair) {
+                                                                 const nlohmann::json& special,
+                                                                 const std::string& key,
+                                                                 const std::string& source,
+                                                                 bool pair) {
   std::vector<Piece> pieces;
   for (const nlohmann::json& item : list) {
     if (item.contains("Sequence")) {
@@ -43,7 +43,8 @@ std::vector<SpecialTemplate::Piece> SpecialTemplate::read_pieces(const nlohmann:
   return pieces;
 }
 
-void SpecialTemplate::read(const nlohmann::json& p, const std::string& key,
+void SpecialTemplate::read(const nlohmann::json& p,
+                           const std::string& key,
                            const std::string& source) {
   const std::string type = p.value("type", "");
   if (type == "Sequence") {
@@ -80,8 +81,9 @@ Tokenizer::WithSpecialTokens SpecialTemplate::apply(const std::vector<int64_t>& 
                                                     const std::vector<int64_t>* second) const {
   Tokenizer::WithSpecialTokens out;
   for (const Piece& piece : second ? pair_ : single_) {
-    const std::vector<int64_t>& ids =
-        piece.sequence < 0 ? piece.ids : piece.sequence == 0 ? first : *second;
+    const std::vector<int64_t>& ids = piece.sequence < 0    ? piece.ids
+                                      : piece.sequence == 0 ? first
+                                                            : *second;
     out.ids.insert(out.ids.end(), ids.begin(), ids.end());
     out.type_ids.resize(out.ids.size(), piece.type_id);
   }

@@ -37,8 +37,10 @@ class SpecialTemplate {
     std::vector<int64_t> ids;
     int64_t type_id;
   };
-  static std::vector<Piece> read_pieces(const nlohmann::json& list, const nlohmann::json& special,
-                                        const std::string& key, const std::string& source,
+  static std::vector<Piece> read_pieces(const nlohmann::json& list,
+                                        const nlohmann::json& special,
+                                        const std::string& key,
+                                        const std::string& source,
                                         bool pair);
 
   std::vector<Piece> single_, pair_;

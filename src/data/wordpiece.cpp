@@ -58,9 +58,9 @@ bool is_whitespace(char32_t c) {
 // characters with the tables of Unicode 8.0 (its unicode_categories crate),
 // so the format characters, punctuation and nonspacing marks Unicode
 // assigned since are, to it, ordinary letters, and a few characters have
-// changed class since (U+166D was punctuation, U+1734 a nonspacing mark). Equal ids need its classes, so these ranges amend
-// utf8proc's current ones (tools/check_wordpiece_unicode.py compares every
-// code point with tokenizers).
+// changed class since (U+166D was punctuation, U+1734 a nonspacing mark). Equal ids need its
+// classes, so these ranges amend utf8proc's current ones (tools/check_wordpiece_unicode.py compares
+// every code point with tokenizers).
 struct Range {
   char32_t first, last;
 };
@@ -81,11 +81,12 @@ constexpr Range kPunctuationSinceUnicode8[] = {
 constexpr Range kPunctuationInUnicode8[] = {{0x166D, 0x166D}, {0x111C9, 0x111C9}};
 
 constexpr Range kNonspacingSinceUnicode8[] = {
-    {0x07FD, 0x07FD}, {0x0898, 0x089F}, {0x08CA, 0x08E1}, {0x09FE, 0x09FE}, {0x0AFA, 0x0AFF},
-    {0x0B55, 0x0B55}, {0x0C04, 0x0C04}, {0x0C3C, 0x0C3C}, {0x0D00, 0x0D00}, {0x0D3B, 0x0D3C},
-    {0x0D81, 0x0D81}, {0x0EBA, 0x0EBA}, {0x0ECE, 0x0ECE}, {0x180F, 0x180F}, {0x1885, 0x1886},
-    {0x1ABF, 0x1ACE}, {0x1DF6, 0x1DFB}, {0xA82C, 0xA82C}, {0xA8C5, 0xA8C5}, {0xA8FF, 0xA8FF},
-    {0xA9BD, 0xA9BD}, {0x10D24, 0x10D27}, {0x10EAB, 0x10EAC}, {0x10EFD, 0x10EFF},
+    {0x07FD, 0x07FD},   {0x0898, 0x089F},   {0x08CA, 0x08E1},   {0x09FE, 0x09FE},
+    {0x0AFA, 0x0AFF},   {0x0B55, 0x0B55},   {0x0C04, 0x0C04},   {0x0C3C, 0x0C3C},
+    {0x0D00, 0x0D00},   {0x0D3B, 0x0D3C},   {0x0D81, 0x0D81},   {0x0EBA, 0x0EBA},
+    {0x0ECE, 0x0ECE},   {0x180F, 0x180F},   {0x1885, 0x1886},   {0x1ABF, 0x1ACE},
+    {0x1DF6, 0x1DFB},   {0xA82C, 0xA82C},   {0xA8C5, 0xA8C5},   {0xA8FF, 0xA8FF},
+    {0xA9BD, 0xA9BD},   {0x10D24, 0x10D27}, {0x10EAB, 0x10EAC}, {0x10EFD, 0x10EFF},
     {0x10F46, 0x10F50}, {0x10F82, 0x10F85}, {0x11070, 0x11070}, {0x11073, 0x11074},
     {0x110C2, 0x110C2}, {0x111C9, 0x111C9}, {0x111CF, 0x111CF}, {0x1123E, 0x1123E},
     {0x11241, 0x11241}, {0x1133B, 0x1133B}, {0x11438, 0x1143F}, {0x11442, 0x11444},
@@ -162,8 +163,8 @@ std::u32string nfd(std::u32string_view text) {
   for (char32_t c : text) {
     utf8proc_int32_t parts[8];
     int boundclass = 0;
-    const utf8proc_ssize_t n = utf8proc_decompose_char(utf8proc_int32_t(c), parts, 8,
-                                                       UTF8PROC_DECOMPOSE, &boundclass);
+    const utf8proc_ssize_t n =
+        utf8proc_decompose_char(utf8proc_int32_t(c), parts, 8, UTF8PROC_DECOMPOSE, &boundclass);
     if (n <= 0 || n > 8) {
       out += c;
       continue;
@@ -174,8 +175,9 @@ std::u32string nfd(std::u32string_view text) {
     size_t end = i;
     while (end < out.size() && combining_class(out[end]) != 0) ++end;
     if (end - i > 1) {
-      std::stable_sort(out.begin() + std::ptrdiff_t(i), out.begin() + std::ptrdiff_t(end),
-                       [](char32_t a, char32_t b) { return combining_class(a) < combining_class(b); });
+      std::stable_sort(
+          out.begin() + std::ptrdiff_t(i), out.begin() + std::ptrdiff_t(end),
+          [](char32_t a, char32_t b) { return combining_class(a) < combining_class(b); });
     }
     i = end + 1;
   }
@@ -245,9 +247,9 @@ struct StringHash {
 // each token with its leading space.
 std::string cleanup(std::string token) {
   static const std::pair<std::string_view, std::string_view> kRules[] = {
-      {" .", "."},     {" ?", "?"},     {" !", "!"},          {" ,", ","},
-      {" ' ", "'"},    {" n't", "n't"}, {" 'm", "'m"},        {" do not", " don't"},
-      {" 's", "'s"},   {" 've", "'ve"}, {" 're", "'re"}};
+      {" .", "."},   {" ?", "?"},     {" !", "!"},    {" ,", ","},
+      {" ' ", "'"},  {" n't", "n't"}, {" 'm", "'m"},  {" do not", " don't"},
+      {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
   for (const auto& [from, to] : kRules) {
     for (size_t at = token.find(from); at != std::string::npos; at = token.find(from, at)) {
       token.replace(at, from.size(), to);
@@ -337,7 +339,8 @@ struct WordPieceTokenizer::Impl {
     if (model.value("type", "") != "WordPiece") refuse("model.type", "is not WordPiece");
     subword_prefix = model.value("continuing_subword_prefix", "##");
     max_word_chars = model.value("max_input_chars_per_word", size_t(100));
-    for (const auto& item : model.at("vocab").items()) vocab[item.key()] = item.value().get<int64_t>();
+    for (const auto& item : model.at("vocab").items())
+      vocab[item.key()] = item.value().get<int64_t>();
     read_normalizer(root.contains("normalizer") ? root["normalizer"] : json());
     const json pre = root.contains("pre_tokenizer") ? root["pre_tokenizer"] : json();
     if (pre.is_null() || pre.value("type", "") != "BertPreTokenizer")

@@ -143,7 +143,7 @@ cmp -s sp_run_gen.txt sp_export_gen.txt || fail "the run and its export generate
   --temperature 0 2> /dev/null > hf_gen.txt || fail "generate --hf"
 [ "$(head -c 11 hf_gen.txt)" = "ROMEO: What" ] || fail "generate --hf did not continue the prompt"
 if "$stride" generate --hf gpt_hf --prompt "x" 2> hf_err.txt; then fail "generate --hf without a tokenizer"; fi
-grep -q "gpt_hf: no tokenizer.model (SentencePiece) or tokenizer.json" hf_err.txt ||
+grep -q "gpt_hf: no tokenizer.model (SentencePiece), tokenizer.json" hf_err.txt ||
   fail "no clear error for a missing tokenizer"
 
 # Weight formats: an export with packed linear weights generates what the

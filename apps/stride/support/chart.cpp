@@ -11,6 +11,7 @@
 
 #include "stride/error.h"
 #include "stride/io.h"
+#include "stride/plot.h"
 #include "support/text.h"
 
 namespace stride::app {
@@ -234,7 +235,7 @@ std::string svg_header(const ChartOptions& options, const Frame& f) {
   if (!options.title.empty()) {
     svg += "<text x=\"" + coord(f.width / 2) +
            "\" y=\"24\" text-anchor=\"middle\" font-size=\"15\" font-weight=\"bold\">" +
-           xml_escape(options.title) + "</text>\n";
+           plot::xml_escape(options.title) + "</text>\n";
   }
   return svg;
 }
@@ -263,25 +264,25 @@ std::string svg_axis_labels(const ChartOptions& options, const Frame& f) {
   std::string svg = "<g font-size=\"11\" fill=\"#333\" text-anchor=\"middle\">\n";
   for (const Tick& t : f.x_axis.ticks) {
     svg += "<text class=\"tick x\" x=\"" + coord(f.px(t.value)) + "\" y=\"" +
-           coord(f.top + f.plot_h + 16) + "\">" + xml_escape(t.label) + "</text>\n";
+           coord(f.top + f.plot_h + 16) + "\">" + plot::xml_escape(t.label) + "</text>\n";
   }
   svg += "</g>\n<g font-size=\"11\" fill=\"#333\" text-anchor=\"end\">\n";
   for (const Tick& t : f.y_axis.ticks) {
     svg += "<text class=\"tick y\" x=\"" + coord(f.left - 6) + "\" y=\"" +
-           coord(f.py(t.value) + 4) + "\">" + xml_escape(t.label) + "</text>\n";
+           coord(f.py(t.value) + 4) + "\">" + plot::xml_escape(t.label) + "</text>\n";
   }
   svg += "</g>\n";
   svg += "<text x=\"" + coord(f.left + f.plot_w / 2) + "\" y=\"" + coord(f.height - 10) +
-         "\" text-anchor=\"middle\">" + xml_escape(options.x_label) + "</text>\n";
+         "\" text-anchor=\"middle\">" + plot::xml_escape(options.x_label) + "</text>\n";
   const std::string y_label_x = "16", y_label_y = coord(f.top + f.plot_h / 2);
   svg += "<text x=\"" + y_label_x + "\" y=\"" + y_label_y + "\" text-anchor=\"middle\" " +
          "transform=\"rotate(-90 " + y_label_x + " " + y_label_y + ")\">" +
-         xml_escape(options.y_label) + "</text>\n";
+         plot::xml_escape(options.y_label) + "</text>\n";
   return svg;
 }
 
 std::string series_color(const Series& s, size_t i) {
-  return xml_escape(s.color.empty() ? kPalette[i % std::size(kPalette)] : s.color);
+  return plot::xml_escape(s.color.empty() ? kPalette[i % std::size(kPalette)] : s.color);
 }
 
 // One polyline a series (a dot for a series of one point).
@@ -328,7 +329,7 @@ std::string svg_legend(const std::vector<Series>& series, const Frame& f) {
     svg += "<line x1=\"" + coord(bx + 8) + "\" y1=\"" + coord(cy) + "\" x2=\"" + coord(bx + 30) +
            "\" y2=\"" + coord(cy) + "\" stroke=\"" + color + "\" stroke-width=\"2\"/>\n";
     svg += "<text x=\"" + coord(bx + 36) + "\" y=\"" + coord(cy + 4) + "\">" +
-           xml_escape(series[i].name) + "</text>\n";
+           plot::xml_escape(series[i].name) + "</text>\n";
   }
   return svg + "</g>\n";
 }

@@ -11,10 +11,6 @@ namespace stride::app {
 // At most 127 characters: for numbers and short labels, not free text.
 [[gnu::format(printf, 1, 2)]] std::string format(const char* fmt, ...);
 
-// Text for SVG/XML: & < > " ' escaped; control characters, which XML 1.0
-// forbids even escaped, dropped.
-std::string xml_escape(std::string_view s);
-
 // A byte count in KiB, MiB or GiB with two decimals ("50.21 GiB").
 std::string bytes_text(uint64_t bytes);
 

@@ -34,11 +34,11 @@ class WordPieceTokenizer final : public Tokenizer {
   // A vocab.txt's settings, from its tokenizer_config.json (transformers'
   // BertTokenizer arguments).
   struct VocabOptions {
-    bool lowercase = true;                  // do_lower_case
-    std::optional<bool> strip_accents;      // strip_accents; unset: as lowercase
-    bool split_chinese_characters = true;   // tokenize_chinese_chars
-    std::string unk_token = "[UNK]", cls_token = "[CLS]", sep_token = "[SEP]",
-                pad_token = "[PAD]", mask_token = "[MASK]";
+    bool lowercase = true;                 // do_lower_case
+    std::optional<bool> strip_accents;     // strip_accents; unset: as lowercase
+    bool split_chinese_characters = true;  // tokenize_chinese_chars
+    std::string unk_token = "[UNK]", cls_token = "[CLS]", sep_token = "[SEP]", pad_token = "[PAD]",
+                mask_token = "[MASK]";
   };
 
   // Reads a tokenizer.json whose model is WordPiece; `source` names it in

@@ -1,14 +1,16 @@
-// PNG and SVG grids of heatmaps (`stride attention` draws one cell per (layer, head),
-// each the (T, T) attention probabilities of that head).
+// Images of heatmap grids, PNG and SVG, drawn without a plotting library:
+// `stride attention` and Python's stride.plot draw one cell per (layer,
+// head), each the (T, T) attention probabilities of that head.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
-namespace stride::app {
+namespace stride::plot {
 
 // One (rows, cols) matrix, row-major: values.size() == rows * cols.
 struct Heatmap {
@@ -63,7 +65,7 @@ struct HeatmapLabels {
 
 // Writes the maps as a PNG laid out as heatmap_grid_svg lays them out (the
 // same width, height and positions), its text in a 5 x 7 pixel font
-// (bitmap_font.h): printable ASCII as itself, any other UTF-8 code point as
+// (src/plot/bitmap_font.h): printable ASCII as itself, any other UTF-8 code point as
 // a hollow box. The colour bar runs from colormap(1) in its top row to
 // colormap(0) in its bottom one. Written as the unlabelled PNG is, with the
 // same checks and errors; the labelled image must fit the same limits.
@@ -76,7 +78,10 @@ void write_heatmap_grid_png(const std::filesystem::path& path,
 // (cell_pixels defaults to 14 px per entry, less for large maps, and gaps
 // are at least 12 px), each map with its title above and its row and column
 // labels beside it, and a colour bar of the colormap from 0 to 1 at the
-// right. Labels are XML-escaped. Same checks and ValueErrors as the PNG.
+// right. The labels get room as wide as the widest row label (6 px a
+// character), and column labels wider than a column are written upwards,
+// in a band as tall as the widest (words such as a prompt's tokens).
+// Labels are XML-escaped. Same checks and ValueErrors as the PNG.
 std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
                              const HeatmapLabels& labels,
                              const HeatmapGridOptions& options = {});
@@ -86,4 +91,8 @@ void write_heatmap_grid_svg(const std::filesystem::path& path,
                             const HeatmapLabels& labels,
                             const HeatmapGridOptions& options = {});
 
-}  // namespace stride::app
+// Text for SVG/XML: & < > " ' escaped; control characters, which XML 1.0
+// forbids even escaped, dropped.
+std::string xml_escape(std::string_view s);
+
+}  // namespace stride::plot

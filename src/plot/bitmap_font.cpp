@@ -1,7 +1,7 @@
 // The 5 x 7 bitmap font (bitmap_font.h).
-#include "support/bitmap_font.h"
+#include "plot/bitmap_font.h"
 
-namespace stride::app {
+namespace stride::plot {
 
 namespace {
 
@@ -147,4 +147,4 @@ std::vector<Glyph> glyphs_of(std::string_view utf8) {
   return glyphs;
 }
 
-}  // namespace stride::app
+}  // namespace stride::plot

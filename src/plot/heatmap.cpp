@@ -1,23 +1,23 @@
-// PNG and SVG heatmap grids (heatmap.h).
-#include "support/heatmap.h"
+// PNG and SVG heatmap grids (include/stride/plot.h).
+#include "stride/plot.h"
 
 #include <png.h>
 
 #include <algorithm>
 #include <cmath>
 #include <csetjmp>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
 #include <string_view>
 
+#include "plot/bitmap_font.h"
 #include "stride/error.h"
 #include "stride/io.h"
-#include "support/bitmap_font.h"
-#include "support/text.h"
 
-namespace stride::app {
+namespace stride::plot {
 
 namespace {
 
@@ -43,7 +43,7 @@ struct Grid {
   const std::vector<Heatmap>* maps = nullptr;
   std::vector<double> offset, scale;  // per map: drawn value = (v - offset) * scale
   int64_t rows = 0, cols = 0, grid_cols = 0, grid_rows = 0;
-  int64_t block = 0, gap = 0;  // of the unlabelled PNG; see heatmap.h
+  int64_t block = 0, gap = 0;  // of the unlabelled PNG; see stride/plot.h
 };
 
 // Sides in doubles: callers check sizes whose exact products may overflow.
@@ -67,8 +67,10 @@ Grid make_grid(const std::vector<Heatmap>& maps,
   if (maps.empty()) fail("expected at least one heatmap; got none.");
   for (size_t k = 0; k < maps.size(); ++k) {
     const Heatmap& m = maps[k];
-    const std::string shape =
-        std::string("(") + std::to_string(m.rows) + ", " + std::to_string(m.cols) + ")";
+    // Appended piece by piece: GCC 12 misreads a chain of + here as an
+    // overlapping copy (-Wrestrict).
+    std::string shape = "(";
+    shape.append(std::to_string(m.rows)).append(", ").append(std::to_string(m.cols)).append(")");
     if (m.rows < 1 || m.cols < 1) {
       fail("heatmap " + std::to_string(k) + " has shape " + shape + "; both sides must be >= 1.");
     }
@@ -134,10 +136,12 @@ float drawn_value(const Grid& g, size_t k, int64_t i, int64_t j) {
 // with the row labels at their left; the colour bar is at the right. The
 // unlabelled PNG is the case with none of these, only cells and gaps.
 struct Layout {
-  int64_t block = 0;  // pixels per entry
-  int64_t label = 0;  // width of a row label, height of a column label
-  int64_t title = 0;  // height of a map title
-  int64_t top = 0;    // height of the figure's title
+  int64_t block = 0;              // pixels per entry
+  int64_t row_label = 0;          // width of the row labels
+  int64_t column_label = 0;       // height of the column labels
+  bool vertical_columns = false;  // column labels written upwards, as they are wider than a column
+  int64_t title = 0;              // height of a map title
+  int64_t top = 0;                // height of the figure's title
   int64_t gap = 0;
   int64_t grid_cols = 1;
   int64_t panel_w = 0, panel_h = 0;
@@ -147,13 +151,13 @@ struct Layout {
 
   int64_t panel_x(size_t k) const { return gap + int64_t(k) % grid_cols * (panel_w + gap); }
   int64_t panel_y(size_t k) const { return top + gap + int64_t(k) / grid_cols * (panel_h + gap); }
-  int64_t cells_x(size_t k) const { return panel_x(k) + label; }
-  int64_t cells_y(size_t k) const { return panel_y(k) + title + label; }
+  int64_t cells_x(size_t k) const { return panel_x(k) + row_label; }
+  int64_t cells_y(size_t k) const { return panel_y(k) + title + column_label; }
   // The left edge of the colour bar's "0" and "1".
   int64_t tick_x() const { return bar_x + kBarWidth + 4; }
 };
 
-// write_heatmap_grid_png(path, maps, options)'s geometry (heatmap.h).
+// write_heatmap_grid_png(path, maps, options)'s geometry (stride/plot.h).
 Layout unlabelled_layout(const Grid& g) {
   Layout l;
   l.block = g.block;
@@ -166,19 +170,39 @@ Layout unlabelled_layout(const Grid& g) {
   return l;
 }
 
+// From the left edge of the first glyph to the right edge of the last.
+int64_t text_width(std::string_view text, int scale) {
+  const size_t glyphs = glyphs_of(text).size();
+  return glyphs == 0 ? 0 : (int64_t(glyphs) * kGlyphAdvance - 1) * scale;
+}
+
+int64_t widest(const std::vector<std::string>& texts) {
+  int64_t most = 0;
+  for (const std::string& t : texts) most = std::max(most, text_width(t, 1));
+  return most;
+}
+
 // The labelled geometry: entries of 14 px (less for large maps) unless
-// cell_pixels says otherwise, room for labels only where there are some.
+// cell_pixels says otherwise, room for labels only where there are some,
+// as wide as the widest row label and, where a column label is wider than
+// its column, as tall as the widest column label written upwards.
 Layout labelled_layout(const Grid& g, const HeatmapLabels& labels, const HeatmapGridOptions& o) {
   Layout l;
   l.block = o.cell_pixels > 0 ? o.cell_pixels
                               : std::clamp<int64_t>(448 / std::max(g.rows, g.cols), 2, 14);
-  l.label = labels.row_labels.empty() && labels.col_labels.empty() ? 0 : 14;
+  if (!labels.row_labels.empty() || !labels.col_labels.empty()) {
+    constexpr int64_t kLabelRoom = 14;  // one glyph and its margins
+    l.row_label = std::max(kLabelRoom, widest(labels.row_labels) + 6);
+    const int64_t column_width = widest(labels.col_labels);
+    l.vertical_columns = column_width > l.block;
+    l.column_label = l.vertical_columns ? std::max(kLabelRoom, column_width + 6) : kLabelRoom;
+  }
   l.title = 18;
   l.top = labels.title.empty() ? 0 : 28;
   l.gap = std::max<int64_t>(g.gap, 12);
   l.grid_cols = g.grid_cols;
-  l.panel_w = l.label + g.cols * l.block;
-  l.panel_h = l.title + l.label + g.rows * l.block;
+  l.panel_w = l.row_label + g.cols * l.block;
+  l.panel_h = l.title + l.column_label + g.rows * l.block;
   l.bar_x = l.gap + g.grid_cols * (l.panel_w + l.gap);
   l.bar_top = l.top + l.gap + 10;
   l.width = l.bar_x + 60;
@@ -231,12 +255,6 @@ void draw_cells(Raster& raster, const Grid& g, const Layout& l) {
   }
 }
 
-// From the left edge of the first glyph to the right edge of the last.
-int64_t text_width(std::string_view text, int scale) {
-  const size_t glyphs = glyphs_of(text).size();
-  return glyphs == 0 ? 0 : (int64_t(glyphs) * kGlyphAdvance - 1) * scale;
-}
-
 // Draws text with its top left corner at (x, y), each font pixel a
 // scale x scale square; the baseline is kGlyphHeight * scale below y.
 void draw_text(Raster& raster, int64_t x, int64_t y, std::string_view text, int scale) {
@@ -249,6 +267,20 @@ void draw_text(Raster& raster, int64_t x, int64_t y, std::string_view text, int 
       }
     }
     x += kGlyphAdvance * scale;
+  }
+}
+
+// Draws text upwards (turned a quarter left), its first glyph's bottom left
+// corner at (x, y): what was a glyph's top row is its left column.
+void draw_text_upwards(Raster& raster, int64_t x, int64_t y, std::string_view text) {
+  for (const Glyph& glyph : glyphs_of(text)) {
+    for (size_t r = 0; r < glyph.size(); ++r) {
+      for (int c = 0; c < kGlyphWidth; ++c) {
+        if (glyph[r] >> (kGlyphWidth - 1 - c) & 1)
+          raster.fill(x + int64_t(r), y - c - 1, 1, 1, kInk);
+      }
+    }
+    y -= kGlyphAdvance;
   }
 }
 
@@ -270,8 +302,12 @@ void draw_panel_labels(
   }
   for (int64_t j = 0; j < g.cols && size_t(j) < labels.col_labels.size(); ++j) {
     const std::string& text = labels.col_labels[size_t(j)];
-    draw_text(raster, cx + j * l.block + (l.block - text_width(text, 1)) / 2, cy - 3 - kGlyphHeight,
-              text, 1);
+    if (l.vertical_columns) {
+      draw_text_upwards(raster, cx + j * l.block + (l.block - kGlyphHeight) / 2, cy - 3, text);
+    } else {
+      draw_text(raster, cx + j * l.block + (l.block - text_width(text, 1)) / 2,
+                cy - 3 - kGlyphHeight, text, 1);
+    }
   }
   for (int64_t i = 0; i < g.rows && size_t(i) < labels.row_labels.size(); ++i) {
     const std::string& text = labels.row_labels[size_t(i)];
@@ -404,28 +440,67 @@ void write_heatmap_grid_png(const std::filesystem::path& path,
 
 namespace {
 
+// printf into a string, for SVG's numbers and short elements (never longer
+// than the buffer).
+[[gnu::format(printf, 1, 2)]] std::string svg_printf(const char* fmt, ...) {
+  char buf[256];
+  va_list args;
+  va_start(args, fmt);
+  const int n = std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return std::string(buf, size_t(std::clamp(n, 0, int(sizeof buf) - 1)));
+}
+
 std::string hex_color(float v) {
   const auto rgb = colormap(v);
-  return format("#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
+  return svg_printf("#%02x%02x%02x", rgb[0], rgb[1], rgb[2]);
 }
 
 void svg_text(std::string& out, double x, double y, const std::string& text, const char* extra) {
-  out += format("<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, extra) + xml_escape(text) + "</text>\n";
+  out +=
+      svg_printf("<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, extra) + xml_escape(text) + "</text>\n";
 }
 
 }  // namespace
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        if (uint8_t(c) >= 0x20 || c == '\t' || c == '\n' || c == '\r') out += c;
+    }
+  }
+  return out;
+}
 
 std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
                              const HeatmapLabels& labels,
                              const HeatmapGridOptions& options) {
   const Grid g = make_grid(maps, options, "heatmap_grid_svg");
   const Layout l = labelled_layout(g, labels, options);
-  std::string out = format(
+  std::string out = svg_printf(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%lld\" height=\"%lld\" "
       "font-family=\"sans-serif\" font-size=\"11\">\n",
       static_cast<long long>(l.width), static_cast<long long>(l.height));
-  out += format("<rect width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n",
-                static_cast<long long>(l.width), static_cast<long long>(l.height));
+  out += svg_printf("<rect width=\"%lld\" height=\"%lld\" fill=\"white\"/>\n",
+                    static_cast<long long>(l.width), static_cast<long long>(l.height));
   if (!labels.title.empty()) svg_text(out, double(l.gap), 18, labels.title, "font-size=\"14\"");
   for (size_t k = 0; k < maps.size(); ++k) {
     const int64_t cx = l.cells_x(k), cy = l.cells_y(k);
@@ -433,8 +508,15 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
       svg_text(out, double(cx), double(l.panel_y(k) + 12), labels.map_titles[k], "");
     }
     for (int64_t j = 0; j < g.cols && size_t(j) < labels.col_labels.size(); ++j) {
-      svg_text(out, double(cx) + (double(j) + 0.5) * double(l.block), double(cy - 3),
-               labels.col_labels[size_t(j)], "text-anchor=\"middle\" font-family=\"monospace\"");
+      const double x = double(cx) + (double(j) + 0.5) * double(l.block);
+      if (l.vertical_columns) {
+        const std::string turn = svg_printf(
+            "font-family=\"monospace\" transform=\"rotate(-90 %.1f %.1f)\"", x + 4, double(cy - 3));
+        svg_text(out, x + 4, double(cy - 3), labels.col_labels[size_t(j)], turn.c_str());
+      } else {
+        svg_text(out, x, double(cy - 3), labels.col_labels[size_t(j)],
+                 "text-anchor=\"middle\" font-family=\"monospace\"");
+      }
     }
     for (int64_t i = 0; i < g.rows && size_t(i) < labels.row_labels.size(); ++i) {
       svg_text(out, double(cx - 3), double(cy) + (double(i) + 0.8) * double(l.block),
@@ -442,10 +524,10 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
     }
     for (int64_t i = 0; i < g.rows; ++i) {
       for (int64_t j = 0; j < g.cols; ++j) {
-        out += format("<rect x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%lld\" fill=\"",
-                      static_cast<long long>(cx + j * l.block),
-                      static_cast<long long>(cy + i * l.block), static_cast<long long>(l.block),
-                      static_cast<long long>(l.block)) +
+        out += svg_printf("<rect x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%lld\" fill=\"",
+                          static_cast<long long>(cx + j * l.block),
+                          static_cast<long long>(cy + i * l.block), static_cast<long long>(l.block),
+                          static_cast<long long>(l.block)) +
                hex_color(drawn_value(g, k, i, j)) + "\"/>\n";
       }
     }
@@ -454,11 +536,11 @@ std::string heatmap_grid_svg(const std::vector<Heatmap>& maps,
   constexpr int kSteps = 20;
   constexpr int64_t kStepHeight = Layout::kBarHeight / kSteps;
   for (int s = 0; s < kSteps; ++s) {
-    out +=
-        format("<rect x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%lld\" fill=\"",
+    out += svg_printf(
+               "<rect x=\"%lld\" y=\"%lld\" width=\"%lld\" height=\"%lld\" fill=\"",
                static_cast<long long>(l.bar_x), static_cast<long long>(l.bar_top + s * kStepHeight),
                static_cast<long long>(Layout::kBarWidth), static_cast<long long>(kStepHeight)) +
-        hex_color(1.0f - (float(s) + 0.5f) / kSteps) + "\"/>\n";
+           hex_color(1.0f - (float(s) + 0.5f) / kSteps) + "\"/>\n";
   }
   svg_text(out, double(l.tick_x()), double(l.bar_top + 8), bar_top_tick(options), "");
   svg_text(out, double(l.tick_x()), double(l.bar_top + Layout::kBarHeight),
@@ -474,4 +556,4 @@ void write_heatmap_grid_svg(const std::filesystem::path& path,
                             "write_heatmap_grid_svg");
 }
 
-}  // namespace stride::app
+}  // namespace stride::plot

@@ -1,6 +1,6 @@
 // Heatmap grids: the PNGs' geometry, pixel colours and text (read back with
 // libpng), the SVG, errors; the PNGs' bitmap font.
-#include "support/heatmap.h"
+#include "stride/plot.h"
 
 #include <gtest/gtest.h>
 #include <png.h>
@@ -17,11 +17,11 @@
 #include <utility>
 #include <vector>
 
+#include "plot/bitmap_font.h"
 #include "stride/error.h"
-#include "support/bitmap_font.h"
 #include "support/temp_dir.h"
 
-namespace stride::app {
+namespace stride::plot {
 namespace {
 
 namespace fs = std::filesystem;
@@ -367,6 +367,36 @@ TEST(HeatmapLabelledPng, ColourBarRunsFromOneAtTheTopToZeroAtTheBottom) {
   EXPECT_TRUE(has_ink(scaled, kTickX + 12, kBarTop + 93, kTickX + 17, kBarTop + 100));
 }
 
+// Subword tokens as labels: the row labels get room as wide as the widest
+// ("[MASK]": 6 glyphs of 6 px, less the last blank column, and 6 px of
+// margin), and column labels wider than a column are written upwards in
+// a band as tall as the widest, in the PNG and (rotated) in the SVG.
+TEST(HeatmapLabelledPng, WordLabelsGetRoomAndColumnsTurnUpwards) {
+  TempDir dir;
+  HeatmapLabels labels;
+  labels.row_labels = {"[CLS]", "the", "cap", "##it", "[MASK]", ".", "[SEP]"};
+  labels.col_labels = labels.row_labels;
+  const Image image = labelled_png(dir.path() / "words.png", two_maps(), labels);
+  constexpr int64_t kWordLabel = 6 * 6 - 1 + 6;  // 41 px, both ways
+  constexpr int64_t kPanelWWords = kWordLabel + kSide;
+  EXPECT_EQ(image.width, kGap + 2 * (kPanelWWords + kGap) + 60);
+  const int64_t cells_x = kGap + kWordLabel, cells_y = kGap + kTitle + kWordLabel;
+  EXPECT_EQ(image.at(cells_x, cells_y), colormap(0.0f));
+  EXPECT_EQ(image.at(cells_x - 1, cells_y - 1), kWhite);
+  // "[MASK]" upwards over column 4: ink from 3 px above the cells to 38
+  // px above them, within the column's 14 px.
+  const int64_t column = cells_x + 4 * kBlock;
+  EXPECT_TRUE(has_ink(image, column, cells_y - 9, column + kBlock, cells_y - 3));
+  EXPECT_TRUE(has_ink(image, column, cells_y - kWordLabel + 3, column + kBlock, cells_y - 30));
+  EXPECT_FALSE(has_ink(image, column, 0, column + kBlock, cells_y - kWordLabel + 2));
+  // "." is short: nothing above its first glyph.
+  const int64_t dot = cells_x + 5 * kBlock;
+  EXPECT_FALSE(has_ink(image, dot, cells_y - kWordLabel, dot + kBlock, cells_y - 10));
+  const std::string svg = heatmap_grid_svg(two_maps(), labels, {.grid_cols = 2});
+  EXPECT_EQ(svg_attribute(svg, "width"), image.width);
+  EXPECT_NE(svg.find("rotate(-90"), std::string::npos);
+}
+
 TEST(HeatmapLabelledPng, DrawsOnePlaceholderPerCodePoint) {
   TempDir dir;
   HeatmapLabels labels;
@@ -440,4 +470,4 @@ TEST(HeatmapColormap, IsViridisWithRisingBrightness) {
 }
 
 }  // namespace
-}  // namespace stride::app
+}  // namespace stride::plot

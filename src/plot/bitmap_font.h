@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace stride::app {
+namespace stride::plot {
 
 inline constexpr int kGlyphWidth = 5;
 inline constexpr int kGlyphHeight = 7;   // rows from the top down to the baseline
@@ -33,4 +33,4 @@ const Glyph& glyph(char c);
 // sequence counts as a code point of its own, so malformed text still draws.
 std::vector<Glyph> glyphs_of(std::string_view utf8);
 
-}  // namespace stride::app
+}  // namespace stride::plot
