@@ -18,6 +18,8 @@ Writes, under DIR (default tests/golden/hf):
       mlm/attn.<layer> (2, 4, 16, 16), mlm/hidden.<i> (2, 16, 32) for the
       embeddings and each layer; for the base model: base/last_hidden_state,
       base/pooler_output (2, 32).
+With transformers 5 (tools/requirements-hf5.txt) the same, as bert5_tiny/,
+bert5_tiny_base/ and bert5_tiny_outputs.safetensors, from other seeds.
 Torch runs on one thread in float32, with eager attention; the models are
 seeded, so a re-run gives the same values.
 """
@@ -78,18 +80,21 @@ def main() -> None:
 
     import transformers
 
+    # transformers 5's files beside 4's, from other seeds.
+    five = int(transformers.__version__.split(".")[0]) >= 5
+    name, seed = ("bert5_tiny", 112) if five else ("bert_tiny", 12)
     tensors = {
         "ids": ids,
         "attention_mask": attention_mask,
         "token_type_ids": token_type_ids,
         "labels": labels,
     }
-    torch.manual_seed(12)
-    mlm = perturbed(BertForMaskedLM(config()), seed=13)
-    mlm.save_pretrained(os.path.join(args.out, "bert_tiny"))
-    torch.manual_seed(14)
-    base = perturbed(BertModel(config()), seed=15)
-    base.save_pretrained(os.path.join(args.out, "bert_tiny_base"))
+    torch.manual_seed(seed)
+    mlm = perturbed(BertForMaskedLM(config()), seed=seed + 1)
+    mlm.save_pretrained(os.path.join(args.out, name))
+    torch.manual_seed(seed + 2)
+    base = perturbed(BertModel(config()), seed=seed + 3)
+    base.save_pretrained(os.path.join(args.out, f"{name}_base"))
     with torch.no_grad():
         out = mlm(
             ids,
@@ -113,7 +118,7 @@ def main() -> None:
         "transformers": transformers.__version__,
         "command": "python tools/gen_bert_goldens.py",
     }
-    save_file(tensors, os.path.join(args.out, "bert_tiny_outputs.safetensors"), metadata=metadata)
+    save_file(tensors, os.path.join(args.out, f"{name}_outputs.safetensors"), metadata=metadata)
 
 
 if __name__ == "__main__":

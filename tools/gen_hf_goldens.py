@@ -16,8 +16,10 @@ Writes, under DIR (default tests/golden/hf):
   gpt2_tiny_outputs.safetensors
       ids (2, 24), labels (2, 24) with -100 at the first position of row 1;
       for each model M (tied, untied): M/logits (2, 24, V), M/loss (), the
-      attention probabilities M/attn.<layer> (2, H, 24, 24), and
-      M/greedy (72,): the prompt ids[0, :8] and 64 greedily generated tokens.
+      attention probabilities M/attn.<layer> (2, H, 24, 24), the hidden
+      states M/hidden.<i> (2, 24, 32) of the embeddings and each layer (the
+      last after the final norm), and M/greedy (72,): the prompt ids[0, :8]
+      and 64 greedily generated tokens.
   llama_tiny_gqa/      a random LlamaForCausalLM: 4 query heads sharing 2
                        key/value heads, untied head, with the same tokenizer
   llama_tiny_tied/     one key/value head for 4 query heads, tied head,
@@ -37,6 +39,9 @@ instead, beside the 4.x files above:
   llama5_tiny_outputs.safetensors
       the same ids and labels, and the outputs for M in (default, llama3,
       linear).
+  gpt2_5_tiny/         a random GPT2LMHeadModel as transformers 5 saves it
+  gpt2_5_tiny_outputs.safetensors
+      the same ids and labels, and its outputs as M = tied.
 Torch runs on one thread in float32; the models are seeded, so a re-run gives
 the same values.
 """
@@ -104,11 +109,19 @@ def make_model(tied: bool, seed: int) -> GPT2LMHeadModel:
 def outputs(model, ids, labels, prefix: str) -> dict:
     out = {}
     with torch.no_grad():
-        result = model(ids, labels=labels, output_attentions=True, attn_implementation="eager")
+        result = model(
+            ids,
+            labels=labels,
+            output_attentions=True,
+            output_hidden_states=True,
+            attn_implementation="eager",
+        )
         out[f"{prefix}/logits"] = result.logits.contiguous()
         out[f"{prefix}/loss"] = result.loss.reshape(()).contiguous()
         for layer, attn in enumerate(result.attentions):
             out[f"{prefix}/attn.{layer}"] = attn.contiguous()
+        for i, hidden in enumerate(result.hidden_states):
+            out[f"{prefix}/hidden.{i}"] = hidden.contiguous()
         greedy = model.generate(
             ids[:1, :8],
             max_new_tokens=64,
@@ -134,16 +147,19 @@ def save_llamas(out: str, models: dict, ids, labels, family: str, metadata: dict
     save_file(tensors, os.path.join(out, f"{family}_outputs.safetensors"), metadata=metadata)
 
 
+def save_gpt2(model, directory: str) -> None:
+    model.config._attn_implementation = "eager"
+    model.save_pretrained(directory)
+    tokenizer = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "tokenizers")
+    shutil.copy(
+        os.path.join(tokenizer, "gpt2_style.json"), os.path.join(directory, "tokenizer.json")
+    )
+
+
 def transformers4_goldens(out: str, ids, labels, metadata: dict) -> None:
     tensors = {"ids": ids, "labels": labels}
     tied = make_model(tied=True, seed=1)
-    tied.config._attn_implementation = "eager"
-    tied.save_pretrained(os.path.join(out, "gpt2_tiny"))
-    tokenizer = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "tokenizers")
-    shutil.copy(
-        os.path.join(tokenizer, "gpt2_style.json"),
-        os.path.join(out, "gpt2_tiny", "tokenizer.json"),
-    )
+    save_gpt2(tied, os.path.join(out, "gpt2_tiny"))
     tied.save_pretrained(os.path.join(out, "gpt2_tiny_sharded"), max_shard_size="40KB")
     tensors.update(outputs(tied, ids, labels, "tied"))
 
@@ -182,6 +198,10 @@ def transformers5_goldens(out: str, ids, labels, metadata: dict) -> None:
         ),
     }
     save_llamas(out, models, ids, labels, "llama5_tiny", metadata)
+    gpt2 = make_model(tied=True, seed=8)
+    save_gpt2(gpt2, os.path.join(out, "gpt2_5_tiny"))
+    tensors = {"ids": ids, "labels": labels, **outputs(gpt2, ids, labels, "tied")}
+    save_file(tensors, os.path.join(out, "gpt2_5_tiny_outputs.safetensors"), metadata=metadata)
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
-"""stride.models against transformers: tiny Llama and GPT-2 checkpoints that
-transformers saved (tests/golden/hf, tools/gen_hf_goldens.py), and its
-logits, loss, every layer's attention probabilities and greedy generations
-on them; the module tree under transformers' names, hooks, state_dict, to().
+"""stride.models against transformers: tiny Llama, GPT-2 and BERT
+checkpoints that transformers 4.57 and 5 saved (tests/golden/hf,
+tools/gen_hf_goldens.py and gen_bert_goldens.py), and its logits, loss,
+every layer's attention probabilities and hidden states, and greedy
+generations on them; the module tree under transformers' names, hooks, state_dict, to().
 Where build-venv has transformers and torch, the same models run live beside
 stride too: hidden states and padded batches."""
 
@@ -24,6 +25,7 @@ CHECKPOINTS = [
     ("gpt2_tiny", "gpt2_tiny_outputs", "tied"),
     ("gpt2_tiny_untied", "gpt2_tiny_outputs", "untied"),
     ("gpt2_tiny_sharded", "gpt2_tiny_outputs", "tied"),
+    ("gpt2_5_tiny", "gpt2_5_tiny_outputs", "tied"),
 ]
 
 
@@ -46,6 +48,8 @@ def test_outputs_are_transformers(directory, goldens, prefix):
     assert len(out.attentions) == layers and len(out.hidden_states) == layers + 1
     for layer, probabilities in enumerate(out.attentions):
         assert max_error(probabilities, want[f"{prefix}/attn.{layer}"]) < 1e-5, layer
+    for i, hidden in enumerate(out.hidden_states):
+        assert max_error(hidden, want[f"{prefix}/hidden.{i}"]) < 1e-5, i
     # The fused path (no probabilities asked for) gives the same logits.
     assert max_error(model(ids).logits, out.logits) < 1e-5
     greedy = model.generate(ids[:1, :8], max_new_tokens=64)
@@ -122,9 +126,10 @@ def test_generate_samples_within_top_k():
     assert sampled.shape == (1, 9) and sampled[0, :3].tolist() == [1, 2, 3]
 
 
-def test_bert_masked_lm_with_padding_and_token_types_is_transformers():
-    want = stride.load(GOLDEN / "bert_tiny_outputs.safetensors")
-    model = stride.models.AutoModelForMaskedLM.from_pretrained(GOLDEN / "bert_tiny")
+@pytest.mark.parametrize("name", ["bert_tiny", "bert5_tiny"])
+def test_bert_masked_lm_with_padding_and_token_types_is_transformers(name):
+    want = stride.load(GOLDEN / f"{name}_outputs.safetensors")
+    model = stride.models.AutoModelForMaskedLM.from_pretrained(GOLDEN / name)
     inputs = {k: want[k] for k in ("attention_mask", "token_type_ids", "labels")}
     out = model(want["ids"], **inputs, output_attentions=True, output_hidden_states=True)
     # Padded positions (row 1 from 12 on) are no one's output: left out.
@@ -149,9 +154,10 @@ def test_bert_masked_lm_with_padding_and_token_types_is_transformers():
         model.generate(want["ids"])
 
 
-def test_bert_model_pools_the_first_token():
-    want = stride.load(GOLDEN / "bert_tiny_outputs.safetensors")
-    model = stride.models.from_pretrained(GOLDEN / "bert_tiny_base")
+@pytest.mark.parametrize("name", ["bert_tiny", "bert5_tiny"])
+def test_bert_model_pools_the_first_token(name):
+    want = stride.load(GOLDEN / f"{name}_outputs.safetensors")
+    model = stride.models.from_pretrained(GOLDEN / f"{name}_base")
     assert type(model).__name__ == "BertModel"
     out = model(
         want["ids"], attention_mask=want["attention_mask"], token_type_ids=want["token_type_ids"]
@@ -159,11 +165,11 @@ def test_bert_model_pools_the_first_token():
     assert max_error(out.pooler_output, want["base/pooler_output"]) < 1e-5
     assert max_error(out.last_hidden_state[0], want["base/last_hidden_state"][0]) < 1e-5
     # A masked LM's checkpoint read as its base model: no pooler there.
-    encoder = stride.models.BertModel.from_pretrained(GOLDEN / "bert_tiny")
+    encoder = stride.models.BertModel.from_pretrained(GOLDEN / name)
     assert encoder.pooler is None
     assert encoder(want["ids"]).pooler_output is None
     with pytest.raises(ValueError, match="no causal language model"):
-        stride.models.AutoModelForCausalLM.from_pretrained(GOLDEN / "bert_tiny")
+        stride.models.AutoModelForCausalLM.from_pretrained(GOLDEN / name)
 
 
 LIVE = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
