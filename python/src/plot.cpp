@@ -32,10 +32,13 @@ std::vector<plot::Heatmap> heatmaps_of(const Tensor& maps) {
   return out;
 }
 
-void write_heatmaps(const std::string& path, const Tensor& maps, const std::string& title,
+void write_heatmaps(const std::string& path,
+                    const Tensor& maps,
+                    const std::string& title,
                     const std::vector<std::string>& map_titles,
                     const std::vector<std::string>& row_labels,
-                    const std::vector<std::string>& col_labels, int64_t grid_cols,
+                    const std::vector<std::string>& col_labels,
+                    int64_t grid_cols,
                     bool normalize_each) {
   const std::vector<plot::Heatmap> cells = heatmaps_of(maps);
   const plot::HeatmapLabels labels{title, map_titles, row_labels, col_labels};
@@ -53,8 +56,8 @@ void write_heatmaps(const std::string& path, const Tensor& maps, const std::stri
 void bind_plot(nb::module_& m) {
   nb::module_ p = m.def_submodule("_plot", "Heatmap grids as images.");
   p.def("write_heatmaps", &write_heatmaps, nb::arg("path"), nb::arg("maps"), nb::arg("title"),
-        nb::arg("map_titles"), nb::arg("row_labels"), nb::arg("col_labels"),
-        nb::arg("grid_cols"), nb::arg("normalize_each"),
+        nb::arg("map_titles"), nb::arg("row_labels"), nb::arg("col_labels"), nb::arg("grid_cols"),
+        nb::arg("normalize_each"),
         "Writes (maps, rows, cols) float32 maps as a labelled grid: SVG for a .svg path, else "
         "PNG.");
 }
