@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
   NoGradGuard no_grad;
   // The ids bench/pretrained_forward.py gives the Python side: i * 7 % V.
   const int64_t vocab = model->config().vocab_size;
-  const Tensor ids =
-      arange(batch * tokens, kInt64).mul(7).remainder(vocab).view({batch, tokens});
+  const Tensor ids = arange(batch * tokens, kInt64).mul(7).remainder(vocab).view({batch, tokens});
   model->forward(ids);
   for (int r = 0; r < rounds; ++r) {
     const auto t0 = std::chrono::steady_clock::now();

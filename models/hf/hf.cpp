@@ -495,9 +495,19 @@ const Layout& layout_of(const json& c, const fs::path& file) {
     if (named) return *layout;
     known += (known.empty() ? "" : ", ") + std::string(layout->architecture());
   }
-  throw ConfigError(file.string() + ": key \"architectures\": " +
-                    (architectures.empty() ? "model_type \"" + model_type + "\""
-                                           : "\"" + architectures.front() + "\"") +
+  const std::string named = architectures.empty() ? "model_type \"" + model_type + "\""
+                                                  : "\"" + architectures.front() + "\"";
+  // An encoder (BERT's masked language model) has no next token to
+  // predict: say so, and where it runs, rather than only what is missing.
+  if (model_type == "bert" ||
+      (!architectures.empty() && architectures.front().starts_with("Bert"))) {
+    throw ConfigError(file.string() + ": key \"architectures\": " + named +
+                      " is BERT, an encoder (a masked language model): it fills in masked "
+                      "tokens instead of continuing a text, and the command line runs causal "
+                      "language models (" +
+                      known + "); load it from Python with stride.models.from_pretrained");
+  }
+  throw ConfigError(file.string() + ": key \"architectures\": " + named +
                     " is not an architecture stride implements (" + known + ")");
 }
 

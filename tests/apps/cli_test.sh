@@ -145,6 +145,14 @@ cmp -s sp_run_gen.txt sp_export_gen.txt || fail "the run and its export generate
 if "$stride" generate --hf gpt_hf --prompt "x" 2> hf_err.txt; then fail "generate --hf without a tokenizer"; fi
 grep -q "gpt_hf: no tokenizer.model (SentencePiece), tokenizer.json" hf_err.txt ||
   fail "no clear error for a missing tokenizer"
+# BERT is an encoder: generate refuses it with a sentence saying so (exit 2).
+set +e
+"$stride" generate --hf "$src/tests/golden/hf/bert_tiny" --prompt "x" 2> bert_err.txt
+status=$?
+set -e
+[ "$status" -eq 2 ] || fail "generate --hf on BERT exited $status, not 2"
+grep -q "is BERT, an encoder (a masked language model)" bert_err.txt ||
+  fail "no clear error for generate on an encoder"
 
 # Weight formats: an export with packed linear weights generates what the
 # run does with the same format, and eval prints both formats' losses.
