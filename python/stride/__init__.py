@@ -91,6 +91,7 @@ from ._stride import (  # noqa: F401  (the public API, re-exported)  # noqa: F40
     zeros,
     zeros_like,
 )
+from ._type_info import finfo, iinfo  # noqa: F401
 from ._view_copies import *  # noqa: F403  (expand_copy, permute_copy, ...)
 from .amp import autocast  # noqa: F401
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401

@@ -90,22 +90,13 @@ class KVCache:
         return key, value
 
 
-def _lowest(dtype):
-    """The dtype's lowest finite value, which masked scores get."""
-    return {
-        stride.float64: -1.7976931348623157e308,
-        stride.bfloat16: -3.3895313892515355e38,
-        stride.float16: -65504.0,
-    }.get(dtype, -3.4028234663852886e38)
-
-
 def additive_mask(attention_mask, queries, past, dtype, causal=True):
     """The additive mask of scores (batch, 1, queries, past + queries): 0
     where a query may attend, the dtype's lowest value where not (a later
     key when causal, a padding key where attention_mask is 0), as
     transformers' eager attention adds it."""
     keys = past + queries
-    lowest = _lowest(dtype)
+    lowest = stride.finfo(dtype).min
     mask = stride.zeros(1, 1, queries, keys, dtype=dtype)
     if causal:
         rows = stride.arange(queries).reshape(queries, 1) + past
