@@ -126,6 +126,30 @@ def test_generate_samples_within_top_k():
     assert sampled.shape == (1, 9) and sampled[0, :3].tolist() == [1, 2, 3]
 
 
+@pytest.mark.parametrize("directory", ["llama_tiny_gqa", "gpt2_tiny"])
+def test_left_padded_prompts_generate_what_each_prompt_generates_alone(directory):
+    model = stride.models.from_pretrained(GOLDEN / directory)
+    prompts = [[5, 17, 300, 42, 9, 77], [12, 500], [8, 8, 9]]
+    width = max(len(p) for p in prompts)
+    pad = 0
+    ids = stride.tensor([[pad] * (width - len(p)) + p for p in prompts])
+    mask = stride.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts])
+    batch = model.generate(ids, attention_mask=mask, max_new_tokens=12)
+    assert batch.shape == (3, width + 12)
+    for row, prompt in enumerate(prompts):
+        alone = model.generate(stride.tensor([prompt]), max_new_tokens=12)
+        assert batch[row, width:].tolist() == alone[0, len(prompt) :].tolist(), row
+    # The positions count from each row's first token: the same logits as
+    # the row alone, to float rounding.
+    positions = (mask.cumsum(dim=-1) - 1).masked_fill(mask == 0, 1)
+    logits = model(ids, attention_mask=mask, position_ids=positions).logits
+    for row, prompt in enumerate(prompts):
+        alone = model(stride.tensor([prompt])).logits[0]
+        assert max_error(logits[row, width - len(prompt) :], alone) < 1e-5, row
+    with pytest.raises(ValueError, match="pad on the left"):
+        model.generate(ids.flip(1), attention_mask=mask.flip(1), max_new_tokens=2)
+
+
 @pytest.mark.parametrize("name", ["bert_tiny", "bert5_tiny"])
 def test_bert_masked_lm_with_padding_and_token_types_is_transformers(name):
     want = stride.load(GOLDEN / f"{name}_outputs.safetensors")
@@ -216,3 +240,17 @@ def test_hidden_states_and_padded_batches_match_live_transformers(directory):
         assert (
             max_error(got.logits[row, cols], stride.tensor(want.logits[row, cols].numpy())) < 1e-5
         )
+
+    # Left-padded prompts, generated together: transformers' tokens.
+    prompts = [[5, 17, 300, 42, 9, 77], [12, 500], [8, 8, 9]]
+    ids = [[0] * (6 - len(p)) + p for p in prompts]
+    mask = [[0] * (6 - len(p)) + [1] * len(p) for p in prompts]
+    want = theirs.generate(
+        torch.tensor(ids),
+        attention_mask=torch.tensor(mask),
+        max_new_tokens=12,
+        do_sample=False,
+        pad_token_id=0,
+    )
+    got = ours.generate(stride.tensor(ids), attention_mask=stride.tensor(mask), max_new_tokens=12)
+    assert got.tolist() == want.tolist()

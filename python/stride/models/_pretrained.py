@@ -318,10 +318,13 @@ class PreTrainedCausalLM(PreTrainedModel):
         output_attentions=False,
         output_hidden_states=False,
         return_dict=True,
+        position_ids=None,
     ):
         """logits (batch, T, vocab); loss when labels (batch, T) are given
         (-100: left out); past_key_values, a KVCache to extend (use_cache
-        makes one); on request every layer's attention probabilities (batch,
+        makes one); position_ids (batch, T), each token's position (default:
+        past, past + 1, ...; a left-padded row's count from its first real
+        token); on request every layer's attention probabilities (batch,
         heads, T, past + T) and hidden states (the embeddings, each layer's
         output, the last one normalised)."""
         outputs = self._decoder()(
@@ -331,6 +334,7 @@ class PreTrainedCausalLM(PreTrainedModel):
             use_cache=use_cache,
             output_attentions=output_attentions,
             output_hidden_states=output_hidden_states,
+            position_ids=position_ids,
         )
         logits = self.lm_head(outputs.last_hidden_state)
         loss = None if labels is None else causal_lm_loss(logits, labels)
@@ -362,15 +366,13 @@ class PreTrainedCausalLM(PreTrainedModel):
         and to the smallest set whose probability reaches top_p. Decodes
         with the KV cache, one token per forward after the prompt. A row
         that draws eos_token_id (default: the config's) stops, and is padded
-        with it while the others go on. attention_mask must be all ones
-        (padded prompts are not supported yet); pad_token_id and the other
-        transformers arguments that do not change the tokens are accepted
-        and ignored."""
-        if attention_mask is not None and not bool((attention_mask != 0).all()):
-            raise ValueError(
-                "generate(): padded prompts (zeros in attention_mask) are not supported yet; "
-                "generate each prompt on its own."
-            )
+        with it while the others go on. Prompts of different lengths are
+        padded on the left, with zeros in attention_mask there (a tokenizer
+        with padding_side "left"): each row then counts its positions from
+        its first token, and no token attends to the padding, as in
+        transformers. pad_token_id and the other transformers arguments that
+        do not change the tokens are accepted and ignored."""
+        mask, positions = _prompt_positions(input_ids, attention_mask)
         eos = self.config.eos_token_id if eos_token_id is None else eos_token_id
         eos = set(eos if isinstance(eos, (list, tuple)) else [] if eos is None else [eos])
         was_training = self.training
@@ -381,7 +383,13 @@ class PreTrainedCausalLM(PreTrainedModel):
             cache = KVCache(self.config.num_hidden_layers)
             step_input = input_ids
             for _ in range(max_new_tokens):
-                logits = self(step_input, past_key_values=cache, use_cache=True).logits[:, -1, :]
+                logits = self(
+                    step_input,
+                    attention_mask=mask,
+                    position_ids=positions,
+                    past_key_values=cache,
+                    use_cache=True,
+                ).logits[:, -1, :]
                 next_ids = _next_tokens(
                     logits.float(), do_sample, temperature, top_k, top_p, generator
                 )
@@ -392,10 +400,37 @@ class PreTrainedCausalLM(PreTrainedModel):
                         finished = finished | (next_ids == token)
                 tokens = stride.cat([tokens, next_ids.reshape(-1, 1)], dim=1)
                 step_input = next_ids.reshape(-1, 1)
+                if mask is not None:
+                    mask = stride.cat([mask, stride.ones_like(mask[:, :1])], dim=1)
+                    positions = positions[:, -1:] + 1
                 if eos and bool(finished.all()):
                     break
         self.train(was_training)
         return tokens
+
+
+def _prompt_positions(input_ids, attention_mask):
+    """The attention mask and position ids generate() runs the prompt with:
+    none for unpadded prompts; for left-padded ones the mask, and each
+    token's position counted from its row's first real token (1 on the
+    padding, which nothing attends to), as transformers' generate makes
+    them."""
+    if attention_mask is None or bool((attention_mask != 0).all()):
+        return None, None
+    if tuple(attention_mask.shape) != tuple(input_ids.shape):
+        raise ValueError(
+            f"generate(): attention_mask must have input_ids' shape {tuple(input_ids.shape)}; "
+            f"got {tuple(attention_mask.shape)}."
+        )
+    mask = (attention_mask != 0).to(stride.int64)
+    if not bool((mask[:, -1] == 1).all()):
+        raise ValueError(
+            "generate(): a prompt is padded on the right (attention_mask ends in 0), so its "
+            "next token would follow the padding; pad on the left (tokenizer.padding_side = "
+            '"left").'
+        )
+    positions = (mask.cumsum(dim=-1) - 1).masked_fill(mask == 0, 1)
+    return mask, positions
 
 
 def _next_tokens(logits, do_sample, temperature, top_k, top_p, generator):

@@ -150,6 +150,7 @@ class GPT2Model(nn.Module):
         use_cache=False,
         output_attentions=False,
         output_hidden_states=False,
+        position_ids=None,
     ):
         cache = past_key_values
         if cache is None and use_cache:
@@ -161,7 +162,9 @@ class GPT2Model(nn.Module):
                 f"GPT-2 takes at most n_positions = {self.config.n_positions} tokens; got "
                 f"{past + length}."
             )
-        positions = stride.arange(past, past + length, dtype=stride.int64)
+        positions = position_ids
+        if positions is None:
+            positions = stride.arange(past, past + length, dtype=stride.int64)
         hidden_states = self.wte(input_ids) + self.wpe(positions)
         mask = None
         if attention_mask is not None:

@@ -86,16 +86,35 @@ def rope_inverse_frequencies(config):
 
 
 class LlamaRotaryEmbedding(nn.Module):
-    """The cos and sin tables of positions [past, past + T), (T, head_dim / 2)."""
+    """The cos and sin tables of positions [past, past + T), (T, head_dim / 2),
+    or of each row's position_ids (batch, T), (batch, T, head_dim / 2)."""
 
     def __init__(self, config):
         super().__init__()
         self.register_buffer("inv_freq", rope_inverse_frequencies(config), persistent=False)
 
-    def forward(self, past, length):
-        positions = stride.arange(past, past + length, dtype=stride.int64).float()
-        angles = positions.reshape(-1, 1) * self.inv_freq.reshape(1, -1)
+    def forward(self, past, length, position_ids=None):
+        if position_ids is None:
+            positions = stride.arange(past, past + length, dtype=stride.int64)
+        else:
+            positions = position_ids
+        angles = positions.float().unsqueeze(-1) * self.inv_freq
         return angles.cos(), angles.sin()
+
+
+def _rotate_rows(x, cos, sin):
+    """Hugging Face's rotate-half RoPE of x (batch, heads, T, D) by each
+    row's own angles, cos and sin (batch, T, D / 2): composed, where the
+    fused kernel takes one table for every row."""
+    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+    first, second = x.chunk(2, dim=-1)
+    return stride.cat([first * cos - second * sin, second * cos + first * sin], dim=-1)
+
+
+def _rotate(x, cos, sin):
+    if cos.ndim == 3:
+        return _rotate_rows(x, cos, sin)
+    return F.rotary_embedding(x, cos, sin, convention="half_split")
 
 
 class LlamaAttention(nn.Module):
@@ -120,8 +139,8 @@ class LlamaAttention(nn.Module):
             )
 
         cos, sin = rope
-        q = F.rotary_embedding(heads(self.q_proj, self.heads), cos, sin, convention="half_split")
-        k = F.rotary_embedding(heads(self.k_proj, self.kv_heads), cos, sin, convention="half_split")
+        q = _rotate(heads(self.q_proj, self.heads), cos, sin)
+        k = _rotate(heads(self.k_proj, self.kv_heads), cos, sin)
         v = heads(self.v_proj, self.kv_heads)
         if cache is not None:
             k, v = cache.update(k, v, self.layer_idx)
@@ -181,6 +200,7 @@ class LlamaModel(nn.Module):
         use_cache=False,
         output_attentions=False,
         output_hidden_states=False,
+        position_ids=None,
     ):
         cache = past_key_values
         if cache is None and use_cache:
@@ -188,7 +208,7 @@ class LlamaModel(nn.Module):
         past = 0 if cache is None else cache.get_seq_length()
         hidden_states = self.embed_tokens(input_ids)
         length = input_ids.shape[1]
-        rope = self.rotary_emb(past, length)
+        rope = self.rotary_emb(past, length, position_ids)
         mask = None
         if attention_mask is not None:
             mask = additive_mask(attention_mask, length, past, hidden_states.dtype)
