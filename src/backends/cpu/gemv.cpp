@@ -296,12 +296,37 @@ void decode(const GemmArgs<T, float>& g) {
     }
     return;
   }
-  // Row updates: C's row stays in L1 while the rows of B stream past.
+  // Row updates: C's row stays in L1 while the rows of B stream past, four
+  // at a time, so that C is loaded and stored once per four rows of B (a
+  // (in, out) weight, as GPT-2's Conv1D stores it, is this case). Each C
+  // element still adds its products in the order of p.
   for (int64_t i = 0; i < m; ++i) {
     float* ci = c + i * ldc;
+    const T* ai = a + i * lda;
     std::fill(ci, ci + n, 0.0f);
-    for (int64_t p = 0; p < k; ++p) {
-      const float x = widen(a[i * lda + p]);
+    int64_t p = 0;
+    for (; p + 8 <= k; p += 8) {
+      float x[8];
+      const T* rows[8];
+      for (int r = 0; r < 8; ++r) {
+        x[r] = widen(ai[p + r]);
+        rows[r] = b + (p + r) * ldb;
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        float sum = ci[j];
+        sum += x[0] * widen(rows[0][j]);
+        sum += x[1] * widen(rows[1][j]);
+        sum += x[2] * widen(rows[2][j]);
+        sum += x[3] * widen(rows[3][j]);
+        sum += x[4] * widen(rows[4][j]);
+        sum += x[5] * widen(rows[5][j]);
+        sum += x[6] * widen(rows[6][j]);
+        sum += x[7] * widen(rows[7][j]);
+        ci[j] = sum;
+      }
+    }
+    for (; p < k; ++p) {
+      const float x = widen(ai[p]);
       const T* bp = b + p * ldb;
       for (int64_t j = 0; j < n; ++j) ci[j] += x * widen(bp[j]);
     }
