@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "data/added_tokens.h"
 #include "data/special_template.h"
+#include "data/tokenizer_json.h"
 #include "data/utf8.h"
 #include "stride/data/text.h"
 #include "stride/error.h"
@@ -218,18 +218,9 @@ struct BPETokenizer::Impl {
       }
     }
     detail::sort_longest_first(added);
-    int64_t size = 0;
-    // Ids index a table: bound them, so that a file cannot ask for terabytes.
-    constexpr int64_t kMaxId = int64_t(1) << 24;
-    for (const auto& [t, id] : vocab) {
-      if (id < 0 || id >= kMaxId)
-        refuse("model.vocab",
-               "id " + std::to_string(id) + " of \"" + t + "\" is outside [0, 2^24)");
-      size = std::max(size, id + 1);
-    }
-    tokens.assign(size_t(size), std::string());
-    is_added.assign(size_t(size), false);
-    for (const auto& [t, id] : vocab) tokens[size_t(id)] = t;
+    tokens = detail::tokens_by_id(vocab, source);
+    const auto size = int64_t(tokens.size());
+    is_added.assign(tokens.size(), false);
     for (const detail::AddedToken& a : added) is_added[size_t(a.id)] = true;
     if (root.contains("pre_tokenizer") && !root["pre_tokenizer"].is_null()) {
       read_pre_tokenizer(root["pre_tokenizer"], "pre_tokenizer");
@@ -321,22 +312,15 @@ BPETokenizer BPETokenizer::from_file(const std::string& path) {
 BPETokenizer BPETokenizer::from_json(std::string_view json_text, const std::string& source) {
   auto impl = std::make_unique<Impl>();
   impl->source = source;
-  const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) throw ValueError(source + ": not valid JSON");
-  try {
-    impl->read(root);
-  } catch (const json::exception& e) {
-    throw ValueError(source + ": malformed tokenizer.json: " + e.what());
-  }
+  detail::read_tokenizer_json(json_text, source, [&](const json& root) { impl->read(root); });
   return BPETokenizer(std::move(impl));
 }
 
 std::vector<int64_t> BPETokenizer::encode(std::string_view text) const {
-  std::vector<int64_t> out;
-  detail::split_at_added_tokens(
-      text, impl_->added, [&](std::string_view stretch) { impl_->encode_ordinary(stretch, out); },
-      [&](int64_t id) { out.push_back(id); });
-  return out;
+  return detail::encode_with_added_tokens(text, impl_->added,
+                                          [&](std::string_view stretch, std::vector<int64_t>& out) {
+                                            impl_->encode_ordinary(stretch, out);
+                                          });
 }
 
 std::string BPETokenizer::decode(const std::vector<int64_t>& ids) const {

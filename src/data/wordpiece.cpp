@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include "data/added_tokens.h"
 #include "data/special_template.h"
+#include "data/tokenizer_json.h"
 #include "data/utf8.h"
 #include "stride/data/text.h"
 #include "stride/error.h"
@@ -289,22 +289,13 @@ struct WordPieceTokenizer::Impl {
   // The table of tokens by id, once the vocabulary is read; checks the
   // ids and the unknown token.
   void index(const std::string& unk_token) {
-    constexpr int64_t kMaxId = int64_t(1) << 24;  // a table: bounded so a file cannot ask for TBs
-    int64_t size = 0;
-    for (const auto& [t, id] : vocab) {
-      if (id < 0 || id >= kMaxId)
-        refuse("model.vocab",
-               "id " + std::to_string(id) + " of \"" + t + "\" is outside [0, 2^24)");
-      size = std::max(size, id + 1);
-    }
-    tokens.assign(size_t(size), std::string());
-    for (const auto& [t, id] : vocab) tokens[size_t(id)] = t;
+    tokens = detail::tokens_by_id(vocab, source);
     auto unk = vocab.find(unk_token);
     if (unk == vocab.end())
       refuse("model.unk_token", "\"" + unk_token + "\" is not in the vocabulary");
     unk_id = unk->second;
     detail::sort_longest_first(added);
-    post_processor.check_ids(size, source);
+    post_processor.check_ids(int64_t(tokens.size()), source);
   }
 
   void read_normalizer(const json& n) {
@@ -430,13 +421,7 @@ WordPieceTokenizer WordPieceTokenizer::from_json(std::string_view json_text,
                                                  const std::string& source) {
   auto impl = std::make_unique<Impl>();
   impl->source = source;
-  const json root = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (root.is_discarded()) throw ValueError(source + ": not valid JSON");
-  try {
-    impl->read(root);
-  } catch (const json::exception& e) {
-    throw ValueError(source + ": malformed tokenizer.json: " + e.what());
-  }
+  detail::read_tokenizer_json(json_text, source, [&](const json& root) { impl->read(root); });
   return WordPieceTokenizer(std::move(impl));
 }
 
@@ -475,11 +460,10 @@ WordPieceTokenizer WordPieceTokenizer::from_vocab(const std::string& path,
 }
 
 std::vector<int64_t> WordPieceTokenizer::encode(std::string_view text) const {
-  std::vector<int64_t> out;
-  detail::split_at_added_tokens(
-      text, impl_->added, [&](std::string_view stretch) { impl_->encode_ordinary(stretch, out); },
-      [&](int64_t id) { out.push_back(id); });
-  return out;
+  return detail::encode_with_added_tokens(text, impl_->added,
+                                          [&](std::string_view stretch, std::vector<int64_t>& out) {
+                                            impl_->encode_ordinary(stretch, out);
+                                          });
 }
 
 std::string WordPieceTokenizer::decode(const std::vector<int64_t>& ids) const {
