@@ -30,7 +30,7 @@ std::u32string code_points(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     utf8proc_int32_t c = 0;
     const utf8proc_ssize_t n = utf8proc_iterate(bytes + i, utf8proc_ssize_t(text.size() - i), &c);
-    // An ill-formed byte reads as U+FFFD, as Python's decode("replace").
+    // An ill-formed byte reads as U+FFFD, which BERT's normalizer drops.
     out += n > 0 ? char32_t(c) : kReplacement;
     i += n > 0 ? size_t(n) : 1;
   }
@@ -268,6 +268,7 @@ struct WordPieceTokenizer::Impl {
   int64_t unk_id = 0;
   std::string subword_prefix = "##";
   size_t max_word_chars = 100;
+  size_t longest_token = 0;  // bytes, of the vocabulary's longest token
   BertNormalizer normalizer;
   std::vector<detail::AddedToken> added;  // longest first
   std::vector<int64_t> special;
@@ -290,6 +291,7 @@ struct WordPieceTokenizer::Impl {
   // ids and the unknown token.
   void index(const std::string& unk_token) {
     tokens = detail::tokens_by_id(vocab, source);
+    for (const std::string& t : tokens) longest_token = std::max(longest_token, t.size());
     auto unk = vocab.find(unk_token);
     if (unk == vocab.end())
       refuse("model.unk_token", "\"" + unk_token + "\" is not in the vocabulary");
@@ -353,7 +355,10 @@ struct WordPieceTokenizer::Impl {
   }
 
   // The longest vocabulary pieces from the word's start; [UNK] for the
-  // whole word when some rest has no piece.
+  // whole word when some rest has no piece. A piece is tried from its
+  // longest possible end, no further than the vocabulary's longest token,
+  // so that a long word (a file may allow any max_input_chars_per_word)
+  // costs its length times that, not its length squared.
   void encode_word(std::string_view word, size_t chars, std::vector<int64_t>& out) const {
     if (chars > max_word_chars) {
       out.push_back(unk_id);
@@ -362,7 +367,8 @@ struct WordPieceTokenizer::Impl {
     const size_t mark = out.size();
     std::string candidate;
     for (size_t start = 0; start < word.size();) {
-      size_t end = word.size();
+      size_t end = std::min(word.size(), start + longest_token);
+      while (end < word.size() && (uint8_t(word[end]) & 0xC0) == 0x80) --end;  // a whole character
       int64_t found = -1;
       while (start < end) {
         candidate.assign(start > 0 ? subword_prefix : std::string());

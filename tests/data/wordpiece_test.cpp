@@ -7,6 +7,7 @@
 // token types, as BertTokenizerFast and BertTokenizer give them.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -120,6 +121,25 @@ TEST(WordPieceTokenizer, MalformedFilesGiveErrorsNamingTheFileAndKey) {
 TEST(WordPieceTokenizer, IllFormedBytesAreDropped) {
   const WordPieceTokenizer tok = WordPieceTokenizer::from_file(kDir + "bert_uncased.json");
   EXPECT_EQ(tok.encode("the\xff\xfe king"), tok.encode("the king"));
+}
+
+// A file may allow words of any length (max_input_chars_per_word): a word
+// of a million characters takes time in proportion to its length, as a
+// piece is never longer than the vocabulary's longest token. Quadratic, it
+// took minutes; the bound only catches that kind.
+TEST(WordPieceTokenizer, ALongWordIsLinear) {
+  std::ifstream in(kDir + "bert_uncased.json");
+  nlohmann::json file = nlohmann::json::parse(in);
+  file["model"]["max_input_chars_per_word"] = 10'000'000;
+  const WordPieceTokenizer tok = WordPieceTokenizer::from_json(file.dump(), "long.json");
+  std::string word;
+  while (word.size() < 1'000'000) word += "unaffable";
+  const auto start = std::chrono::steady_clock::now();
+  const std::vector<int64_t> ids = tok.encode(word);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 20.0);
+  EXPECT_GT(ids.size(), 100'000u);  // pieces, not one [UNK]
 }
 
 }  // namespace
