@@ -33,7 +33,7 @@ LAYERS=(
   "distributed: src/distributed/* include/stride/distributed.h include/stride/distributed/*"
   "umbrella: include/stride/stride.h"
   "models-lm: models/lm/*"
-  "models: models/llama/* models/gpt/*"
+  "models: models/llama/* models/gpt/* models/bert/*"
   "models-hf: models/hf/* models/gguf/*"
   "apps: apps/*"
   "python: python/src/*"
@@ -52,6 +52,10 @@ FORBIDDEN=(
   "python/src/* -> apps/*"
   "models/llama/* -> models/gpt/*"
   "models/gpt/* -> models/llama/*"
+  "models/llama/* -> models/bert/*"
+  "models/gpt/* -> models/bert/*"
+  "models/bert/* -> models/llama/*"
+  "models/bert/* -> models/gpt/*"
 )
 
 # Directories scanned, relative to the root.

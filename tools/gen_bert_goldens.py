@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates tests/golden/hf/bert_tiny*: tiny BERT models made by Hugging Face
 `transformers` and its outputs on a padded batch, which
-python/tests/test_models.py recomputes with stride.models.
+python/tests/test_models.py recomputes with stride.models and
+tests/models/bert_test.cpp with the C++ BERT (models/bert/).
 
     build-venv/bin/pip install -r tools/requirements-hf.txt
     build-venv/bin/python tools/gen_bert_goldens.py [--out DIR]

@@ -190,7 +190,8 @@ int main(int argc, char** argv) {
   e->add_option("--data", eval.data, "TinyShakespeare path");
   e->add_option("--hf", eval.hf,
                 "a Hugging Face model directory (config.json, safetensors, tokenizer) instead of "
-                "--ckpt or --weights; the text is tokenized with its tokenizer")
+                "--ckpt or --weights; the text is tokenized with its tokenizer (a BERT masked "
+                "LM: the loss at 15% of the tokens, masked)")
       ->excludes("--ckpt")
       ->excludes("--weights");
   e->add_option("--gguf", eval.gguf,

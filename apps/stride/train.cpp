@@ -238,6 +238,8 @@ int run_train(const TrainArgs& args) {
   const lm::RunConfig saved = cfg;
   apply_overrides(args, run, cfg);
   if (run.resume_state) print_config_changes(saved, cfg);
+  // Before the run directory exists: an encoder leaves nothing behind.
+  lm::require_causal(cfg.model, "train");
   const fs::path dir = run_directory(args, cfg);
   const Corpus corpus = load_corpus(args.data, run.tokenizer);
   fit_vocab_to_corpus(corpus, cfg);

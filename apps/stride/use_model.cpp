@@ -1,14 +1,18 @@
 // stride eval / generate / attention / init: using a trained (or fresh) model.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <tuple>
+#include <utility>
 
 #include "commands.h"
 #include "gguf/gguf.h"
 #include "hf/hf.h"
 #include "lm/generate.h"
+#include "lm/masked_eval.h"
 #include "lm/registry.h"
 #include "lm/train.h"
 #include "lm/weights.h"
@@ -118,6 +122,80 @@ void pack_model(lm::LanguageModel& model, WeightFormat format) {
   std::cerr << "\n";
 }
 
+// The id of the token an encoder's tokenizer masks with: tokenizer_config.json's
+// mask_token (a string, or an object with its "content"), else "[MASK]".
+int64_t mask_token_id(const Pretrained& p) {
+  std::string token = "[MASK]";
+  const fs::path config = fs::path(p.source) / "tokenizer_config.json";
+  if (fs::exists(config)) {
+    const auto c = nlohmann::json::parse(data::read_text_file(config), nullptr, false);
+    if (c.is_object() && c.contains("mask_token")) {
+      const nlohmann::json& m = c["mask_token"];
+      if (m.is_string()) token = m.get<std::string>();
+      if (m.is_object() && m.contains("content") && m["content"].is_string()) {
+        token = m["content"].get<std::string>();
+      }
+    }
+  }
+  const std::optional<int64_t> id = p.tokenizer->token_to_id(token);
+  if (!id) {
+    throw ValueError("eval --hf " + p.source + ": the tokenizer has no mask token \"" + token +
+                     "\", and a masked language model is evaluated on masked tokens. Hint: "
+                     "name it as mask_token in tokenizer_config.json.");
+  }
+  return *id;
+}
+
+// The special tokens the tokenizer puts before and after one sequence
+// (BERT: [CLS] and [SEP]), read off its wrapping of a one-token sequence.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> special_tokens_around(
+    const data::Tokenizer& tokenizer, int64_t probe) {
+  const std::vector<int64_t> none = tokenizer.with_special_tokens({}).ids;
+  const std::vector<int64_t> one = tokenizer.with_special_tokens({probe}).ids;
+  // The probe sits where the two first differ.
+  const auto at = size_t(std::mismatch(none.begin(), none.end(), one.begin()).first - none.begin());
+  return {std::vector<int64_t>(one.begin(), one.begin() + int64_t(at)),
+          std::vector<int64_t>(one.begin() + int64_t(at) + 1, one.end())};
+}
+
+// eval --hf DIR of an encoder (BERT): its loss at masked tokens
+// (lm::evaluate_masked_split), 15% of each window's, for float32 and each
+// --weights-dtype format.
+int eval_masked(const EvalArgs& args, Pretrained p, int64_t T) {
+  constexpr uint64_t kMaskSeed = 0;
+  const data::TokenDataset data = load_corpus(args.data, p.tokenizer).data;
+  const data::Split split = parse_split(args.split);
+  lm::MaskedEvalOptions options;
+  options.mask_id = mask_token_id(p);
+  std::tie(options.prefix, options.suffix) = special_tokens_around(*p.tokenizer, options.mask_id);
+  options.seed = kMaskSeed;
+  options.batch_size = args.batch;
+  options.max_windows = args.max_windows;
+  options.context = T;
+  const lm::MaskedLoss whole = lm::evaluate_masked_split(*p.model, data, split, options);
+  std::cout << p.source << " (" << p.model->config().arch << ", an encoder, "
+            << p.model->num_parameters() << " parameters) on the " << args.split << " split ("
+            << data.bounds(split).size() << " tokens)\n"
+            << "  masked-token loss over "
+            << (args.max_windows > 0
+                    ? "its first " + std::to_string(whole.windows) + " windows"
+                    : "the whole split (" + std::to_string(whole.windows) + " windows)")
+            << " of " << T << " positions, 15% of each window's tokens masked (seed " << kMaskSeed
+            << "): " << whole.loss << " per masked token (" << whole.masked
+            << " positions), perplexity " << std::exp(whole.loss) << ", top-1 accuracy "
+            << 100.0 * whole.accuracy << "%\n";
+  // Each format packs the model as loaded (packing is one-way).
+  for (const WeightFormat format : weight_formats(args.weights_dtype)) {
+    p = load_pretrained(args.hf, args.gguf, {lm::Workload::Kind::Evaluation, args.batch, T});
+    pack_model(*p.model, format);
+    const lm::MaskedLoss packed = lm::evaluate_masked_split(*p.model, data, split, options);
+    std::cout << "  with " << to_string(format) << " weights: " << packed.loss
+              << " per masked token (" << std::showpos << packed.loss - whole.loss << std::noshowpos
+              << "), top-1 accuracy " << 100.0 * packed.accuracy << "%\n";
+  }
+  return 0;
+}
+
 // eval --hf DIR / --gguf FILE: a pretrained model's loss on the text
 // tokenized with its own tokenizer, per token and in bits per byte, which
 // compares models whatever their tokenizers (the character-level runs' bits
@@ -128,6 +206,7 @@ int eval_pretrained(const EvalArgs& args) {
       args.context > 0 ? std::min(args.context, config.model.context) : config.model.context;
   Pretrained p =
       load_pretrained(args.hf, args.gguf, {lm::Workload::Kind::Evaluation, args.batch, T});
+  if (!p.model->is_causal()) return eval_masked(args, std::move(p), T);
   const TokenizerPtr tokenizer = p.tokenizer;
   lm::LanguageModel* model = p.model.get();
   const data::TokenDataset data = load_corpus(args.data, tokenizer).data;
@@ -282,6 +361,7 @@ void stream_generation(lm::LanguageModel& model,
 // generate --hf DIR / --gguf FILE: a pretrained model and its tokenizer
 // (SentencePiece or byte-level BPE).
 int generate_pretrained(const GenerateArgs& args) {
+  lm::require_causal(pretrained_run_config(args.hf, args.gguf).model, "generate");
   Pretrained p = load_pretrained(args.hf, args.gguf, {lm::Workload::Kind::Generation});
   const TokenizerPtr tokenizer = p.tokenizer;
   const std::shared_ptr<lm::LanguageModel> model = p.model;
@@ -342,6 +422,26 @@ plot::HeatmapLabels attention_labels(const std::string& model_name,
   return labels;
 }
 
+// The ids whose attention is drawn: a causal model's prompt (its last
+// context tokens), or an encoder's text between the special tokens its
+// tokenizer adds ([CLS] ... [SEP]), cut to fit the context.
+std::vector<int64_t> attention_prompt(const lm::LanguageModel& model,
+                                      const data::Tokenizer& tokenizer,
+                                      const std::string& prompt) {
+  const int64_t context = model.config().context;
+  std::vector<int64_t> ids =
+      model.is_causal() ? encode_prompt(tokenizer, prompt) : tokenizer.encode(prompt);
+  if (ids.empty()) throw ValueError("the prompt is empty.");
+  if (model.is_causal()) {
+    if (int64_t(ids.size()) > context) ids.erase(ids.begin(), ids.end() - context);
+    return ids;
+  }
+  const auto specials = int64_t(tokenizer.with_special_tokens({}).ids.size());
+  if (int64_t(ids.size()) > context - specials)
+    ids.resize(size_t(std::max<int64_t>(context - specials, 0)));
+  return tokenizer.with_special_tokens(ids).ids;
+}
+
 }  // namespace
 
 int run_attention(const AttentionArgs& args) {
@@ -361,10 +461,7 @@ int run_attention(const AttentionArgs& args) {
     name = run.config.name + " (" + run.config.model.arch + "), step " +
            std::to_string(run.state.step);
   }
-  std::vector<int64_t> ids = encode_prompt(*tokenizer, args.prompt);
-  const int64_t context = model->config().context;
-  if (ids.empty()) throw ValueError("the prompt is empty.");
-  if (int64_t(ids.size()) > context) ids.erase(ids.begin(), ids.end() - context);
+  const std::vector<int64_t> ids = attention_prompt(*model, *tokenizer, args.prompt);
   model->eval();
   model->record_attention(true);
   {

@@ -8,7 +8,6 @@
 
 #include "lm/registry.h"
 #include "stride/nn/functional.h"
-#include "stride/nn/init.h"
 #include "stride/ops.h"
 
 namespace stride::gpt {
@@ -34,33 +33,16 @@ double residual_std(const ModelConfig& config) {
 
 }  // namespace
 
-GPT2Linear::GPT2Linear(int64_t in, int64_t out, bool with_bias, double std)
-    : nn::Linear(in, out, with_bias), std_(std) {
-  reset_parameters();
-}
-
-void GPT2Linear::reset_parameters(Generator* gen) {
-  nn::init::normal_(weight, 0.0, std_, gen);
-  if (bias.defined()) nn::init::zeros_(bias);
-}
-
-GPT2Embedding::GPT2Embedding(int64_t num, int64_t dim) : nn::Embedding(num, dim) {
-  reset_parameters();
-}
-
-void GPT2Embedding::reset_parameters(Generator* gen) {
-  nn::init::normal_(weight, 0.0, kInitStd, gen);
-}
-
 CausalSelfAttention::CausalSelfAttention(const ModelConfig& config)
     : nn::Module("CausalSelfAttention"),
       n_heads(config.n_heads),
       head_dim(config.head_dim()),
       dropout(config.dropout) {
-  c_attn = register_module(
-      "c_attn", std::make_shared<GPT2Linear>(config.d_model, 3 * config.d_model, true, kInitStd));
-  c_proj = register_module("c_proj", std::make_shared<GPT2Linear>(config.d_model, config.d_model,
-                                                                  true, residual_std(config)));
+  c_attn = register_module("c_attn", std::make_shared<lm::NormalLinear>(
+                                         config.d_model, 3 * config.d_model, true, kInitStd));
+  c_proj =
+      register_module("c_proj", std::make_shared<lm::NormalLinear>(config.d_model, config.d_model,
+                                                                   true, residual_std(config)));
   resid_dropout = register_module("resid_dropout", std::make_shared<nn::Dropout>(config.dropout));
 }
 
@@ -98,11 +80,11 @@ Tensor CausalSelfAttention::forward(
 }
 
 MLP::MLP(const ModelConfig& config) : nn::Module("MLP") {
-  c_fc = register_module(
-      "c_fc", std::make_shared<GPT2Linear>(config.d_model, config.hidden_dim(), true, kInitStd));
-  c_proj =
-      register_module("c_proj", std::make_shared<GPT2Linear>(config.hidden_dim(), config.d_model,
-                                                             true, residual_std(config)));
+  c_fc = register_module("c_fc", std::make_shared<lm::NormalLinear>(
+                                     config.d_model, config.hidden_dim(), true, kInitStd));
+  c_proj = register_module(
+      "c_proj", std::make_shared<lm::NormalLinear>(config.hidden_dim(), config.d_model, true,
+                                                   residual_std(config)));
   dropout = register_module("dropout", std::make_shared<nn::Dropout>(config.dropout));
 }
 
@@ -128,8 +110,10 @@ Tensor Block::forward(
 }
 
 Transformer::Transformer(const ModelConfig& config) : nn::Module("Transformer") {
-  wte = register_module("wte", std::make_shared<GPT2Embedding>(config.vocab_size, config.d_model));
-  wpe = register_module("wpe", std::make_shared<GPT2Embedding>(config.context, config.d_model));
+  wte = register_module(
+      "wte", std::make_shared<lm::NormalEmbedding>(config.vocab_size, config.d_model, kInitStd));
+  wpe = register_module(
+      "wpe", std::make_shared<lm::NormalEmbedding>(config.context, config.d_model, kInitStd));
   drop = register_module("drop", std::make_shared<nn::Dropout>(config.dropout));
   h = register_module("h", std::make_shared<nn::ModuleList>());
   for (int64_t i = 0; i < config.n_layers; ++i) h->push_back(std::make_shared<Block>(config));
@@ -139,8 +123,8 @@ Transformer::Transformer(const ModelConfig& config) : nn::Module("Transformer") 
 
 GPT::GPT(const ModelConfig& config) : LanguageModel("GPT", config) {
   transformer = register_module("transformer", std::make_shared<Transformer>(config));
-  lm_head = register_module(
-      "lm_head", std::make_shared<GPT2Linear>(config.d_model, config.vocab_size, false, kInitStd));
+  lm_head = register_module("lm_head", std::make_shared<lm::NormalLinear>(
+                                           config.d_model, config.vocab_size, false, kInitStd));
   if (config.tie_embeddings) {
     lm_head->weight = lm_head->replace_parameter("weight", transformer->wte->weight);
   }
@@ -188,12 +172,6 @@ Tensor GPT::run(const Tensor& ids, lm::KVCache* cache) {
 
 namespace {
 
-// GPT-2's MLP: 4 d_model wide, saturating instead of overflowing.
-int64_t gpt2_hidden_dim(const ModelConfig& m) {
-  int64_t h = 0;
-  return __builtin_mul_overflow(m.d_model, 4, &h) ? std::numeric_limits<int64_t>::max() : h;
-}
-
 void validate_gpt2(const ModelConfig& m) {
   lm::refuse_llama_only_settings(m);
   lm::require_config(m.d_model % m.n_heads == 0, "d_model (" + std::to_string(m.d_model) +
@@ -209,7 +187,7 @@ STRIDE_REGISTER_ARCHITECTURE(gpt2,
                                   [](const ModelConfig& c) -> std::shared_ptr<lm::LanguageModel> {
                                 return std::make_shared<GPT>(c);
                               },
-                              .hidden_dim = gpt2_hidden_dim,
+                              .hidden_dim = lm::four_times_width,
                               .validate = validate_gpt2});
 
 }  // namespace stride::gpt

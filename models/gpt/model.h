@@ -25,6 +25,7 @@
 #include <memory>
 
 #include "lm/language_model.h"
+#include "lm/normal_init.h"
 #include "stride/nn/layers.h"
 
 namespace stride::gpt {
@@ -34,26 +35,6 @@ using lm::ModelConfig;
 // GPT-2's GELU, the tanh approximation ("gelu_new" in Hugging Face):
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 Tensor gelu_tanh(const Tensor& x);
-
-// A Linear and an Embedding drawn as GPT-2 draws them: weight ~ N(0, std),
-// bias zero. Built as PyTorch's layers then re-drawn, as nanoGPT's
-// apply(_init_weights) does; reset_parameters() draws GPT-2's too, so a
-// model materialised from meta (to_empty, reset_all_parameters) gets the
-// same distributions.
-class GPT2Linear : public nn::Linear {
- public:
-  GPT2Linear(int64_t in, int64_t out, bool with_bias, double std);
-  void reset_parameters(Generator* gen = nullptr) override;
-
- private:
-  double std_;
-};
-
-class GPT2Embedding : public nn::Embedding {
- public:
-  GPT2Embedding(int64_t num, int64_t dim);
-  void reset_parameters(Generator* gen = nullptr) override;
-};
 
 class CausalSelfAttention : public nn::Module {
  public:

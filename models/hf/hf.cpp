@@ -138,6 +138,11 @@ class Layout {
   virtual ~Layout() = default;
   virtual const char* architecture() const = 0;  // "LlamaForCausalLM"
   virtual const char* model_type() const = 0;    // "llama"
+  // Whether a config.json's "architectures" names a model this layout
+  // loads (by default, architecture() alone).
+  virtual bool reads(const std::string& architecture_name) const {
+    return architecture_name == architecture();
+  }
   virtual ModelConfig read_config(const json& c, const fs::path& file) const = 0;
   virtual json write_config(const ModelConfig& m) const = 0;
   // stride's name of a checkpoint tensor; nullopt for one to skip (buffers
@@ -479,9 +484,95 @@ class GPT2Layout final : public Layout {
   }
 };
 
+// ---- BertForMaskedLM ----
+
+class BertLayout final : public Layout {
+ public:
+  const char* architecture() const override { return "BertForMaskedLM"; }
+  const char* model_type() const override { return "bert"; }
+  const char* embedding() const override { return "bert.embeddings.word_embeddings.weight"; }
+  const char* output() const override { return "cls.predictions.decoder.weight"; }
+  // BertForPreTraining's checkpoints hold the same encoder and masked-LM
+  // head, beside the next-sentence head that loading skips.
+  bool reads(const std::string& architecture_name) const override {
+    return architecture_name == "BertForMaskedLM" || architecture_name == "BertForPreTraining";
+  }
+
+  ModelConfig read_config(const json& c, const fs::path& file) const override {
+    ModelConfig m;
+    m.arch = "bert";
+    m.vocab_size = get<int64_t>(c, file, "vocab_size");
+    m.d_model = get<int64_t>(c, file, "hidden_size");
+    m.n_layers = get<int64_t>(c, file, "num_hidden_layers");
+    m.n_heads = get<int64_t>(c, file, "num_attention_heads");
+    m.ffn_hidden = get<int64_t>(c, file, "intermediate_size");
+    m.context = get<int64_t>(c, file, "max_position_embeddings");
+    m.type_vocab_size = get<int64_t>(c, file, "type_vocab_size", 2);
+    m.norm_eps = get<double>(c, file, "layer_norm_eps", 1e-12);
+    m.tie_embeddings = get<bool>(c, file, "tie_word_embeddings", true);
+    m.dropout = get<double>(c, file, "hidden_dropout_prob", 0.1);
+    const std::string act = get<std::string>(c, file, "hidden_act", std::string("gelu"));
+    require(act == "gelu", file, "hidden_act",
+            "\"" + act + "\"; stride's BERT computes gelu (the exact one, with erf)");
+    const std::string positions =
+        get<std::string>(c, file, "position_embedding_type", std::string("absolute"));
+    require(positions == "absolute", file, "position_embedding_type",
+            "\"" + positions + "\"; stride's BERT has absolute position embeddings");
+    require(!get<bool>(c, file, "is_decoder", false), file, "is_decoder",
+            "true; stride's BERT is the encoder (every position sees the whole text)");
+    refuse_unimplemented(c, file,
+                         {{"add_cross_attention", false}, {"quantization_config", nullptr}},
+                         "stride's BERT");
+    return validated(m, file);
+  }
+
+  json write_config(const ModelConfig& m) const override {
+    return {{"architectures", {architecture()}},
+            {"model_type", model_type()},
+            {"vocab_size", m.vocab_size},
+            {"hidden_size", m.d_model},
+            {"num_hidden_layers", m.n_layers},
+            {"num_attention_heads", m.n_heads},
+            {"intermediate_size", m.hidden_dim()},
+            {"max_position_embeddings", m.context},
+            {"type_vocab_size", m.type_vocab_size},
+            {"layer_norm_eps", m.norm_eps},
+            {"hidden_act", "gelu"},
+            {"hidden_dropout_prob", m.dropout},
+            {"attention_probs_dropout_prob", m.dropout},
+            {"position_embedding_type", "absolute"},
+            {"tie_word_embeddings", m.tie_embeddings},
+            {"torch_dtype", "float32"}};
+  }
+
+  std::optional<std::string> to_stride(const std::string& hf_name) const override {
+    // What BertForMaskedLM does not compute: the pooler and the
+    // next-sentence head (BertForPreTraining's), and position ids that
+    // older checkpoints saved as a buffer.
+    if (hf_name.starts_with("bert.pooler.") || hf_name.starts_with("cls.seq_relationship.") ||
+        hf_name == "bert.embeddings.position_ids") {
+      return std::nullopt;
+    }
+    // The decoder's bias is the head's (Hugging Face ties the two).
+    if (hf_name == "cls.predictions.decoder.bias") return "cls.predictions.bias";
+    // Google's original checkpoints, converted as they were (bert-base-uncased's
+    // model.safetensors among them), name LayerNorm's weight and bias gamma and beta.
+    for (const auto& [old_name, name] : {std::pair{".LayerNorm.gamma", ".LayerNorm.weight"},
+                                         std::pair{".LayerNorm.beta", ".LayerNorm.bias"}}) {
+      if (hf_name.ends_with(old_name)) {
+        return hf_name.substr(0, hf_name.size() - std::string_view(old_name).size()) + name;
+      }
+    }
+    return hf_name;
+  }
+
+  std::string to_hf(const std::string& name) const override { return name; }
+};
+
 const LlamaLayout kLlama;
 const GPT2Layout kGPT2;
-constexpr std::array<const Layout*, 2> kLayouts = {&kLlama, &kGPT2};
+const BertLayout kBert;
+constexpr std::array<const Layout*, 3> kLayouts = {&kLlama, &kGPT2, &kBert};
 
 // The layout of a config.json: its "architectures", else its "model_type".
 const Layout& layout_of(const json& c, const fs::path& file) {
@@ -491,21 +582,19 @@ const Layout& layout_of(const json& c, const fs::path& file) {
   std::string known;
   for (const Layout* layout : kLayouts) {
     const bool named = architectures.empty() ? model_type == layout->model_type()
-                                             : architectures.front() == layout->architecture();
+                                             : layout->reads(architectures.front());
     if (named) return *layout;
     known += (known.empty() ? "" : ", ") + std::string(layout->architecture());
   }
   const std::string named = architectures.empty() ? "model_type \"" + model_type + "\""
                                                   : "\"" + architectures.front() + "\"";
-  // An encoder (BERT's masked language model) has no next token to
-  // predict: say so, and where it runs, rather than only what is missing.
-  if (model_type == "bert" ||
-      (!architectures.empty() && architectures.front().starts_with("Bert"))) {
+  // A BERT without the masked-LM head (BertModel, or a task's head): say
+  // what it lacks and where it runs, rather than only what is missing.
+  if (model_type == "bert") {
     throw ConfigError(file.string() + ": key \"architectures\": " + named +
-                      " is BERT, an encoder (a masked language model): it fills in masked "
-                      "tokens instead of continuing a text, and the command line runs causal "
-                      "language models (" +
-                      known + "); load it from Python with stride.models.from_pretrained");
+                      " is a BERT without the masked-language-model head (cls.predictions) "
+                      "that the command line evaluates; load it from Python with "
+                      "stride.models.from_pretrained");
   }
   throw ConfigError(file.string() + ": key \"architectures\": " + named +
                     " is not an architecture stride implements (" + known + ")");
@@ -515,8 +604,10 @@ const Layout& layout_of(const lm::LanguageModel& model) {
   const std::string& arch = model.config().arch;
   if (arch == "llama") return kLlama;
   if (arch == "gpt2") return kGPT2;
+  if (arch == "bert") return kBert;
   throw ValueError(
-      "hf::save: only the correct Llama and GPT-2 export to Hugging Face's layout; this is " +
+      "hf::save: only the correct Llama, GPT-2 and BERT export to Hugging Face's layout; this "
+      "is " +
       arch);
 }
 

@@ -1,7 +1,7 @@
 // Hugging Face checkpoints in and out: a directory as `save_pretrained`
 // writes it (config.json, model.safetensors or model-0000N-of-0000M shards
-// with model.safetensors.index.json) for LlamaForCausalLM and
-// GPT2LMHeadModel.
+// with model.safetensors.index.json) for LlamaForCausalLM, GPT2LMHeadModel
+// and BertForMaskedLM.
 //
 // Each architecture has a layout (hf.cpp) that maps Hugging Face's tensor
 // names and storage onto stride's modules:
@@ -19,6 +19,12 @@
 //    those four per block are transposed both ways. Older checkpoints omit
 //    the "transformer." prefix and carry causal-mask buffers ("attn.bias",
 //    "attn.masked_bias"), which are skipped.
+//  - BertForMaskedLM (and BertForPreTraining's checkpoints): stride's names
+//    are Hugging Face's. Loading skips what the masked LM does not compute
+//    (the pooler, the next-sentence head, saved position ids), reads the
+//    decoder's bias as the head's, and Google's original names LayerNorm.gamma
+//    and .beta (bert-base-uncased's files) as .weight and .bias. A BertModel
+//    alone, without the masked-LM head, is refused with a sentence.
 // A tied output projection, which save_pretrained leaves out, is the
 // embedding.
 //
@@ -48,7 +54,7 @@ lm::ModelConfig read_config(const std::filesystem::path& dir);
 // of another shape than the config implies.
 std::shared_ptr<lm::LanguageModel> load(const std::filesystem::path& dir);
 
-// Writes `model` (the correct Llama or GPT-2) as save_pretrained would:
+// Writes `model` (the correct Llama, GPT-2 or BERT) as save_pretrained would:
 // config.json and model.safetensors, so that transformers' from_pretrained
 // loads it and computes the same logits. Other models throw ValueError.
 void save(const lm::LanguageModel& model, const std::filesystem::path& dir);

@@ -58,6 +58,7 @@ const Key<ModelConfig> kModelKeys[] = {
     {"rope_high_freq_factor", &ModelConfig::rope_high_freq_factor, false},
     {"rope_original_context", &ModelConfig::rope_original_context, false},
     {"rope_style", &ModelConfig::rope_style},
+    {"type_vocab_size", &ModelConfig::type_vocab_size, false},
     {"tie_embeddings", &ModelConfig::tie_embeddings},
     {"dropout", &ModelConfig::dropout},
 };
@@ -188,6 +189,11 @@ int64_t swiglu_hidden_dim(const ModelConfig& m) {
   return rounded / multiple * multiple;
 }
 
+int64_t four_times_width(const ModelConfig& m) {
+  int64_t h = 0;
+  return __builtin_mul_overflow(m.d_model, 4, &h) ? std::numeric_limits<int64_t>::max() : h;
+}
+
 void refuse_llama_only_settings(const ModelConfig& m) {
   require_config(m.rope_type == "default",
                  "rope_type is a setting of the correct Llama only (the ladder's RoPE is the "
@@ -208,6 +214,10 @@ void ModelConfig::validate() const {
   require_config(norm_eps >= 0, "norm_eps must be >= 0");
   require_config(rope_theta > 0, "rope_theta must be positive");
   require_config(dropout >= 0 && dropout < 1, "dropout must be in [0, 1)");
+  require_config(type_vocab_size >= 0, "type_vocab_size must be >= 0");
+  require_config(type_vocab_size == 0 || architecture_of_config.token_types,
+                 "type_vocab_size is a setting of the architectures with token types (bert); " +
+                     arch + " has none");
   architecture_of_config.validate(*this);
 }
 

@@ -63,6 +63,9 @@ struct ModelConfig {
   // The correct Llama's RoPE pairs: "interleaved" (x[2i], x[2i+1]) as Meta's
   // code, or "half" (x[i], x[i + head_dim/2]) as Hugging Face's rotate_half.
   std::string rope_style = "interleaved";
+  // BERT's token types (segments): the rows of its token-type embedding;
+  // 0 for the architectures without them.
+  int64_t type_vocab_size = 0;
   bool tie_embeddings = false;  // output projection shares the embedding's weight
   double dropout = 0.1;         // the article's stages only (attention and projection)
 
@@ -82,6 +85,9 @@ void require_config(bool ok, const std::string& what);
 // 8 d_model / 3 rounded up to a multiple of multiple_of (d 128 -> 352), the
 // SwiGLU width of the Llamas, saturating instead of overflowing;
 int64_t swiglu_hidden_dim(const ModelConfig& config);
+// 4 d_model, the MLP width of GPT-2 and BERT, saturating instead of
+// overflowing;
+int64_t four_times_width(const ModelConfig& config);
 // refuses the correct Llama's settings (grouped-query attention, RoPE
 // scaling and pairing) where an architecture has none of them.
 void refuse_llama_only_settings(const ModelConfig& config);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "lm/registry.h"
 #include "stride/autograd.h"
 #include "stride/ops.h"
 
@@ -80,6 +81,7 @@ std::vector<int64_t> generate(LanguageModel& model,
                               const std::vector<int64_t>& prompt,
                               const GenerateOptions& options,
                               const std::function<void(int64_t)>& on_token) {
+  require_causal(model.config(), "generate");
   if (prompt.empty()) throw ValueError("[generate] the prompt is empty. Hint: start from \"\\n\".");
   const int64_t context = model.config().context;
   const bool was_training = model.is_training();

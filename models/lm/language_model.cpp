@@ -1,5 +1,6 @@
 #include "lm/language_model.h"
 
+#include "lm/registry.h"
 #include "stride/nn/functional.h"
 #include "stride/ops.h"
 
@@ -10,6 +11,10 @@ namespace F = nn::functional;
 LanguageModel::LanguageModel(std::string name, ModelConfig config)
     : nn::Module(std::move(name)), config_(std::move(config)) {
   config_.validate();
+}
+
+bool LanguageModel::is_causal() const {
+  return architecture(config_.arch).causal;
 }
 
 Tensor LanguageModel::loss(const Tensor& ids, const Tensor& targets) {

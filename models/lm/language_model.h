@@ -22,13 +22,19 @@ struct KVCache {
   int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
 };
 
-// A next-token model: ids (B, T) int64 -> (B, T, V), the tensor its loss is
-// computed from. That is logits for every model except the article's
-// SimpleBrokenModel, which (faithfully to the article) returns probabilities.
+// A language model: ids (B, T) int64 -> (B, T, V), the tensor its loss is
+// computed from: next-token logits for the causal models, every position's
+// token for an encoder (is_causal() false). That is logits for every model
+// except the article's SimpleBrokenModel, which (faithfully to the article)
+// returns probabilities.
 class LanguageModel : public nn::Module {
  public:
   LanguageModel(std::string name, ModelConfig config);
   const ModelConfig& config() const { return config_; }
+  // False for an encoder (BERT), whose positions see the whole sequence: it
+  // fills in masked tokens and neither generates nor trains on next tokens
+  // (its architecture's `causal`, lm/registry.h).
+  bool is_causal() const;
   // cross_entropy(forward(ids), targets) over all B * T positions; targets
   // equal to -100 are ignored.
   Tensor loss(const Tensor& ids, const Tensor& targets);

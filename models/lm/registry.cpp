@@ -37,6 +37,20 @@ std::vector<std::string> architecture_names() {
   return names;  // a std::map's keys, already sorted
 }
 
+void require_causal(const ModelConfig& config, std::string_view task) {
+  if (architecture(config.arch).causal) return;
+  std::string causal;
+  for (const auto& [name, arch] : registry()) {
+    if (arch.causal) causal += (causal.empty() ? "" : ", ") + name;
+  }
+  throw ValueError(std::string(task) + ": arch " + config.arch +
+                   " is an encoder (a masked language model): every position sees the whole "
+                   "text and it fills in masked tokens instead of continuing a text, so " +
+                   std::string(task) + " needs a causal language model (" + causal +
+                   "). Hint: `stride eval --hf DIR` reports an encoder's masked-token loss, and "
+                   "`stride attention --hf DIR` draws its attention maps.");
+}
+
 std::shared_ptr<LanguageModel> build_model(const ModelConfig& config) {
   config.validate();
   std::shared_ptr<LanguageModel> model = architecture(config.arch).build(config);

@@ -28,6 +28,13 @@ struct Architecture {
   // ConfigError for what this architecture cannot build, after the checks
   // every config passes (ModelConfig::validate).
   std::function<void(const ModelConfig&)> validate;
+  // A causal language model (each position sees the ones before it: it
+  // generates and trains on next tokens), or an encoder (BERT: every
+  // position sees the whole sequence; it fills in masked tokens).
+  bool causal = true;
+  // Whether its inputs carry token types (segments), type_vocab_size of
+  // them; the config of any other architecture leaves type_vocab_size 0.
+  bool token_types = false;
 };
 
 // Adds an architecture; a second one of the same name is an internal error.
@@ -36,6 +43,10 @@ void register_architecture(Architecture architecture);
 const Architecture& architecture(std::string_view name);
 // Every registered name, sorted.
 std::vector<std::string> architecture_names();
+
+// ValueError unless config.arch is a causal language model: `task`
+// ("generate", "train") needs one, and an encoder is told so by name.
+void require_causal(const ModelConfig& config, std::string_view task);
 
 // A model of config.arch, validated, with PyTorch's default initialisation
 // drawn from the default generator (manual_seed first to fix the weights),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "lm/registry.h"
 #include "stride/autocast.h"
 #include "stride/autograd.h"
 #include "stride/nn/functional.h"
@@ -164,6 +165,7 @@ Trainer::Trainer(std::shared_ptr<LanguageModel> model,
       params_(optimizer_->parameters()),
       batch_gen_(Generator(config.seed).fork(1)),
       eval_gen_(Generator(config.seed).fork(2)) {
+  require_causal(model_->config(), "train");
   const int shards = int(config.deterministic_shards);
   if (shards > 0) distributed::init();  // a world of one without a launcher
   if (distributed::is_initialized() && (distributed::world_size() > 1 || shards > 0)) {

@@ -7,6 +7,7 @@ Where build-venv has transformers and torch, the same models run live beside
 stride too: hidden states and padded batches."""
 
 import importlib.util
+import shutil
 from pathlib import Path
 
 import pytest
@@ -194,6 +195,29 @@ def test_bert_model_pools_the_first_token(name):
     assert encoder(want["ids"]).pooler_output is None
     with pytest.raises(ValueError, match="no causal language model"):
         stride.models.AutoModelForCausalLM.from_pretrained(GOLDEN / name)
+
+
+def test_bert_reads_google_names_and_skips_the_pretraining_heads(tmp_path):
+    """bert-base-uncased's own model.safetensors: LayerNorm gamma and beta,
+    the pooler and BertForPreTraining's next-sentence head beside the
+    masked-LM head."""
+    weights = {}
+    for name, tensor in stride.load(GOLDEN / "bert_tiny/model.safetensors").items():
+        name = name.replace("LayerNorm.weight", "LayerNorm.gamma")
+        weights[name.replace("LayerNorm.bias", "LayerNorm.beta")] = tensor
+    weights["bert.pooler.dense.weight"] = stride.randn(32, 32)
+    weights["bert.pooler.dense.bias"] = stride.zeros(32)
+    weights["cls.seq_relationship.weight"] = stride.zeros(2, 32)
+    weights["cls.seq_relationship.bias"] = stride.zeros(2)
+    stride.save(weights, tmp_path / "model.safetensors")
+    shutil.copy(GOLDEN / "bert_tiny/config.json", tmp_path)
+    ids = stride.load(GOLDEN / "bert_tiny_outputs.safetensors")["ids"]
+    model = stride.models.AutoModelForMaskedLM.from_pretrained(tmp_path)
+    reference = stride.models.AutoModelForMaskedLM.from_pretrained(GOLDEN / "bert_tiny")
+    assert stride.equal(model(ids).logits, reference(ids).logits)
+    encoder = stride.models.BertModel.from_pretrained(tmp_path)
+    assert encoder.pooler is not None
+    assert stride.equal(encoder.pooler.dense.weight, weights["bert.pooler.dense.weight"])
 
 
 LIVE = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))

@@ -145,14 +145,34 @@ cmp -s sp_run_gen.txt sp_export_gen.txt || fail "the run and its export generate
 if "$stride" generate --hf gpt_hf --prompt "x" 2> hf_err.txt; then fail "generate --hf without a tokenizer"; fi
 grep -q "gpt_hf: no tokenizer.model (SentencePiece), tokenizer.json" hf_err.txt ||
   fail "no clear error for a missing tokenizer"
-# BERT is an encoder: generate refuses it with a sentence saying so (exit 2).
-set +e
-"$stride" generate --hf "$src/tests/golden/hf/bert_tiny" --prompt "x" 2> bert_err.txt
-status=$?
-set -e
-[ "$status" -eq 2 ] || fail "generate --hf on BERT exited $status, not 2"
-grep -q "is BERT, an encoder (a masked language model)" bert_err.txt ||
-  fail "no clear error for generate on an encoder"
+# BERT, an encoder: eval reports its masked-token loss, attention draws its
+# maps over [CLS] ... [SEP], and generate and train refuse it with a
+# sentence (exit 2).
+mkdir bert && cp "$src/tests/golden/hf/bert_tiny/config.json" \
+  "$src/tests/golden/hf/bert_tiny/model.safetensors" bert/ &&
+  cp "$src/tests/golden/tokenizers/bert_uncased.json" bert/tokenizer.json
+"$stride" eval --hf bert --data corpus.txt --max-windows 3 --context 32 --weights-dtype bf16 \
+  2> /dev/null > bert_eval.txt || fail "eval --hf on BERT: $(cat bert_eval.txt)"
+grep -q "masked-token loss over its first 3 windows of 32 positions, 15% of each window" \
+  bert_eval.txt || fail "eval --hf on BERT printed no masked-token loss: $(cat bert_eval.txt)"
+grep -q "with bf16 weights: .* per masked token" bert_eval.txt ||
+  fail "eval --hf on BERT printed no bf16 loss: $(cat bert_eval.txt)"
+"$stride" attention --hf bert --prompt "the quick brown fox" --out bert_attn.png > bert_attn.txt ||
+  fail "attention --hf on BERT"
+# The golden vocabulary cuts the words into 7 pieces.
+[ -s bert_attn.png ] && grep -q "2 layers (rows) x 4 heads (columns), each 9 x 9" bert_attn.txt &&
+  grep -q 'for "\[CLS\] the quick brown fox \[SEP\]"' bert_attn.txt ||
+  fail "attention --hf on BERT drew no maps over [CLS] the quick brown fox [SEP]: $(cat bert_attn.txt)"
+for command in "generate --hf bert --prompt x" "train --hf bert --data corpus.txt --out bert_run"; do
+  set +e
+  # shellcheck disable=SC2086
+  "$stride" $command > /dev/null 2> bert_err.txt
+  status=$?
+  set -e
+  [ "$status" -eq 2 ] || fail "$command exited $status, not 2"
+  grep -q "arch bert is an encoder (a masked language model)" bert_err.txt ||
+    fail "no clear error for $command: $(cat bert_err.txt)"
+done
 
 # Weight formats: an export with packed linear weights generates what the
 # run does with the same format, and eval prints both formats' losses.

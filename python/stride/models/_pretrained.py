@@ -216,11 +216,18 @@ class PreTrainedModel(nn.Module):
         (e.g. stride.bfloat16) converts floating-point weights; by default
         they keep the checkpoint's dtype, 16-bit ones widened to float32."""
         config = cls.config_class.from_dict(read_config(path))
-        weights = load_weights(path)
+        weights = cls._checkpoint_weights(load_weights(path))
         model = cls._build(config, weights.keys())
         model._assign_weights(model._own_names(weights), dtype, os.fspath(path))
         model.tie_weights()
         return model.eval()
+
+    @classmethod
+    def _checkpoint_weights(cls, weights):
+        """A checkpoint's weights under today's names, without those this
+        architecture never reads (as transformers renames and skips them
+        on loading)."""
+        return weights
 
     @classmethod
     def _build(cls, config, weight_names):

@@ -76,6 +76,22 @@ _ACTIVATIONS = {
 }
 
 
+# Google's original checkpoints, converted as they were (bert-base-uncased's
+# model.safetensors among them), name LayerNorm's weight and bias gamma and
+# beta; transformers renames them on loading.
+_GOOGLE_NAMES = ((".LayerNorm.gamma", ".LayerNorm.weight"), (".LayerNorm.beta", ".LayerNorm.bias"))
+
+
+def _today_names(weights):
+    renamed = {}
+    for name, tensor in weights.items():
+        for old, new in _GOOGLE_NAMES:
+            if name.endswith(old):
+                name = name[: -len(old)] + new
+        renamed[name] = tensor
+    return renamed
+
+
 def _linear(inputs, outputs):
     return nn.Linear(inputs, outputs, device="meta")
 
@@ -228,6 +244,10 @@ class BertModel(PreTrainedModel):
         self.pooler = BertPooler(config) if add_pooling_layer else None
 
     @classmethod
+    def _checkpoint_weights(cls, weights):
+        return _today_names(weights)
+
+    @classmethod
     def _build(cls, config, weight_names):
         return cls(config, add_pooling_layer=any("pooler." in n for n in weight_names))
 
@@ -305,6 +325,17 @@ class BertForMaskedLM(PreTrainedModel):
         super().__init__(config)
         self.bert = BertModel(config, add_pooling_layer=False)
         self.cls = BertOnlyMLMHead(config)
+
+    @classmethod
+    def _checkpoint_weights(cls, weights):
+        """BertForPreTraining's checkpoints (bert-base-uncased's) also hold
+        the pooler and the next-sentence head, which the masked LM does not
+        compute: skipped, as transformers skips them."""
+        return {
+            name: tensor
+            for name, tensor in _today_names(weights).items()
+            if not name.startswith(("bert.pooler.", "cls.seq_relationship."))
+        }
 
     def tie_weights(self):
         if self.config.tie_word_embeddings:
