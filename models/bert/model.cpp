@@ -183,6 +183,11 @@ Tensor BertForMaskedLM::forward(const Tensor& ids, const Inputs& inputs) {
   return cls->predictions->call(encode(ids, inputs));
 }
 
+Tensor BertForMaskedLM::logits_at(const Tensor& ids, const Tensor& rows) {
+  const Tensor h = encode(ids);
+  return cls->predictions->call(h.reshape({-1, h.size(-1)}).index_select(0, rows));
+}
+
 Tensor BertForMaskedLM::encode(const Tensor& ids, const Inputs& inputs) {
   check_inputs(ids, inputs);
   attention_maps_.clear();

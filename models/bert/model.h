@@ -157,6 +157,8 @@ class BertForMaskedLM : public lm::LanguageModel {
   Tensor forward(const Tensor& ids, const Inputs& inputs);
   // The encoder's last hidden states (B, T, D), before the head.
   Tensor encode(const Tensor& ids, const Inputs& inputs = {});
+  // The head runs on `rows` alone (LanguageModel::logits_at).
+  Tensor logits_at(const Tensor& ids, const Tensor& rows) override;
 
   std::shared_ptr<BertModel> bert;
   std::shared_ptr<MaskedLMHead> cls;

@@ -131,15 +131,15 @@ GPT::GPT(const ModelConfig& config) : LanguageModel("GPT", config) {
 }
 
 Tensor GPT::forward(const Tensor& ids) {
-  check_ids(ids);
-  return run(ids, nullptr);
+  return head(hidden(ids, nullptr));
 }
 
 Tensor GPT::forward(const Tensor& ids, lm::KVCache& cache) {
-  check_cache(ids, cache);
-  Tensor logits = run(ids, &cache);
-  cache.length += ids.size(1);
-  return logits;
+  return head(hidden(ids, &cache));
+}
+
+Tensor GPT::last_logits(const Tensor& ids, lm::KVCache& cache) {
+  return head(hidden(ids, &cache).select(1, -1));
 }
 
 lm::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
@@ -152,7 +152,12 @@ lm::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
   return empty_cache(batch, capacity > 0 ? capacity : context, transformer->wte->weight.options());
 }
 
-Tensor GPT::run(const Tensor& ids, lm::KVCache* cache) {
+Tensor GPT::hidden(const Tensor& ids, lm::KVCache* cache) {
+  if (cache != nullptr) {
+    check_cache(ids, *cache);
+  } else {
+    check_ids(ids);
+  }
   attention_maps_.clear();
   const int64_t offset = cache ? cache->length : 0, T = ids.size(1);
   const Tensor positions = arange(offset, offset + T, 1, kInt64).to(ids.device());
@@ -165,6 +170,11 @@ Tensor GPT::run(const Tensor& ids, lm::KVCache* cache) {
                                               cache ? &cache->v[size_t(l)] : nullptr, offset);
     if (record_attention_) attention_maps_.push_back(probs.detach());
   }
+  if (cache != nullptr) cache->length += T;
+  return h;
+}
+
+Tensor GPT::head(const Tensor& h) {
   return lm_head->call(transformer->ln_f->call(h));
 }
 

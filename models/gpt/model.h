@@ -91,12 +91,16 @@ class GPT : public lm::LanguageModel {
   bool has_kv_cache() const override { return true; }
   Tensor forward(const Tensor& ids, lm::KVCache& cache) override;
   lm::KVCache make_cache(int64_t batch, int64_t capacity = 0) const override;
+  Tensor last_logits(const Tensor& ids, lm::KVCache& cache) override;
 
   std::shared_ptr<Transformer> transformer;
   std::shared_ptr<nn::Linear> lm_head;
 
  private:
-  Tensor run(const Tensor& ids, lm::KVCache* cache);
+  // The last block's output (B, T, D), advancing the cache when given; the
+  // head (ln_f, then lm_head) makes it logits.
+  Tensor hidden(const Tensor& ids, lm::KVCache* cache);
+  Tensor head(const Tensor& h);
 };
 
 }  // namespace stride::gpt

@@ -210,14 +210,15 @@ Llama::Llama(const ModelConfig& config) : LanguageModel("Llama", config) {
 }
 
 Tensor Llama::forward(const Tensor& ids) {
-  return run(ids, nullptr);
+  return head(hidden(ids, nullptr));
 }
 
 Tensor Llama::forward(const Tensor& ids, KVCache& cache) {
-  check_cache(ids, cache);
-  Tensor logits = run(ids, &cache);
-  cache.length += ids.size(1);
-  return logits;
+  return head(hidden(ids, &cache));
+}
+
+Tensor Llama::last_logits(const Tensor& ids, KVCache& cache) {
+  return head(hidden(ids, &cache).select(1, -1));
 }
 
 KVCache Llama::make_cache(int64_t batch, int64_t capacity) const {
@@ -225,11 +226,15 @@ KVCache Llama::make_cache(int64_t batch, int64_t capacity) const {
                      tok_embeddings->weight.options());
 }
 
-Tensor Llama::run(const Tensor& ids, KVCache* cache) {
+Tensor Llama::hidden(const Tensor& ids, KVCache* cache) {
   const int64_t offset = cache != nullptr ? cache->length : 0;
   // The positions a cache may hold are bounded by its capacity, not by the
   // training context: RoPE itself has no table to run out of.
-  if (cache == nullptr) check_ids(ids);
+  if (cache != nullptr) {
+    check_cache(ids, *cache);
+  } else {
+    check_ids(ids);
+  }
   attention_maps_.clear();
   Tensor h = tok_embeddings->call(ids);
   const Positions at(ids.size(1), config(), offset, ids.device());
@@ -240,6 +245,11 @@ Tensor Llama::run(const Tensor& ids, KVCache* cache) {
                       cache ? &cache->v[size_t(l)] : nullptr, record_attention_ ? &probs : nullptr);
     if (record_attention_) attention_maps_.push_back(probs.detach());
   }
+  if (cache != nullptr) cache->length += ids.size(1);
+  return h;
+}
+
+Tensor Llama::head(const Tensor& h) {
   return output->call(norm->call(h));
 }
 

@@ -81,6 +81,7 @@ class Llama : public LanguageModel {
   bool has_kv_cache() const override { return true; }
   Tensor forward(const Tensor& ids, KVCache& cache) override;
   KVCache make_cache(int64_t batch, int64_t capacity = 0) const override;
+  Tensor last_logits(const Tensor& ids, KVCache& cache) override;
 
   std::shared_ptr<nn::Embedding> tok_embeddings;
   std::shared_ptr<nn::ModuleList> layers;
@@ -88,7 +89,10 @@ class Llama : public LanguageModel {
   std::shared_ptr<nn::Linear> output;
 
  private:
-  Tensor run(const Tensor& ids, KVCache* cache);
+  // The last layer's output (B, T, D), advancing the cache when given; the
+  // head (norm, then the output projection) makes it logits.
+  Tensor hidden(const Tensor& ids, KVCache* cache);
+  Tensor head(const Tensor& h);
 };
 
 }  // namespace stride::llama

@@ -75,6 +75,11 @@ Tensor last_logits(const Tensor& logits) {
   return logits.select(0, 0).select(0, -1);
 }
 
+// The same from a cached forward: the head runs on the last position alone.
+Tensor last_logits(LanguageModel& model, const Tensor& ids, KVCache& cache) {
+  return model.last_logits(ids, cache).select(0, 0);
+}
+
 }  // namespace
 
 std::vector<int64_t> generate(LanguageModel& model,
@@ -99,7 +104,7 @@ std::vector<int64_t> generate(LanguageModel& model,
   // (Re)fills the cache from the last `n` ids.
   auto prefill = [&](int64_t n) {
     cache.length = 0;
-    logits = last_logits(model.forward(ids_tensor(ids, ids.size() - size_t(n)), cache));
+    logits = last_logits(model, ids_tensor(ids, ids.size() - size_t(n)), cache);
   };
   if (cached) {
     cache = model.make_cache(1, context);
@@ -116,7 +121,7 @@ std::vector<int64_t> generate(LanguageModel& model,
     if (on_token) on_token(next);
     if (!cached || i + 1 == options.max_new_tokens) continue;
     if (cache.length < cache.capacity()) {
-      logits = last_logits(model.forward(tensor<int64_t>({next}, {1, 1}), cache));
+      logits = last_logits(model, tensor<int64_t>({next}, {1, 1}), cache);
     } else {
       prefill(context - slide + 1);
     }

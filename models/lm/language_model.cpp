@@ -28,6 +28,15 @@ Tensor LanguageModel::forward(const Tensor& /*ids*/, KVCache& /*cache*/) {
                    "forward(ids) over the window.");
 }
 
+Tensor LanguageModel::last_logits(const Tensor& ids, KVCache& cache) {
+  return forward(ids, cache).select(1, -1);
+}
+
+Tensor LanguageModel::logits_at(const Tensor& ids, const Tensor& rows) {
+  const Tensor logits = forward(ids);
+  return logits.reshape({-1, logits.size(-1)}).index_select(0, rows);
+}
+
 KVCache LanguageModel::make_cache(int64_t /*batch*/, int64_t /*capacity*/) const {
   throw ValueError("[" + name() + "] has no KV cache (has_kv_cache() is false).");
 }

@@ -55,6 +55,16 @@ class LanguageModel : public nn::Module {
   // An empty cache for `batch` sequences of up to `capacity` tokens
   // (default: the context).
   virtual KVCache make_cache(int64_t batch, int64_t capacity = 0) const;
+  // forward(ids, cache)'s logits at the last position alone, (B, V): what
+  // generation samples from after a prefill. The models with a cache run
+  // their output projection for that position only: a prompt's other rows
+  // would cost T - 1 rows of the largest GEMM of a small model (GPT-2's
+  // 50257-word head is a third of its multiply-adds).
+  virtual Tensor last_logits(const Tensor& ids, KVCache& cache);
+  // forward(ids)'s logits at `rows`, indices (R) into its B * T positions
+  // flattened, (R, V): what a masked-token loss scores. By default
+  // forward(ids)'s rows; an encoder runs its head on those rows alone.
+  virtual Tensor logits_at(const Tensor& ids, const Tensor& rows);
 
  protected:
   void check_ids(const Tensor& ids) const;  // (B, T) integer ids with T <= context

@@ -89,12 +89,19 @@ MaskedLoss evaluate_masked_split(LanguageModel& model,
       ids.insert(ids.end(), w.ids.begin(), w.ids.end());
       targets.insert(targets.end(), w.targets.begin(), w.targets.end());
     }
-    const Tensor y = tensor<int64_t>(targets, {B * T});
-    const Tensor logits = model.forward(tensor<int64_t>(ids, {B, T})).reshape({B * T, -1});
-    total += F::cross_entropy(logits, y, data::kIgnoreIndex, F::Reduction::Sum).item<double>();
-    // An unscored target (-100) equals no arg max.
-    correct += logits.argmax(-1).eq(y).sum().item<int64_t>();
-    r.masked += y.ne(data::kIgnoreIndex).sum().item<int64_t>();
+    // The masked positions alone: an encoder runs its head on them only.
+    std::vector<int64_t> rows, y;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (targets[i] == data::kIgnoreIndex) continue;
+      rows.push_back(int64_t(i));
+      y.push_back(targets[i]);
+    }
+    const auto R = int64_t(rows.size());
+    const Tensor logits = model.logits_at(tensor<int64_t>(ids, {B, T}), tensor<int64_t>(rows, {R}));
+    const Tensor target = tensor<int64_t>(y, {R});
+    total += F::cross_entropy(logits, target, data::kIgnoreIndex, F::Reduction::Sum).item<double>();
+    correct += logits.argmax(-1).eq(target).sum().item<int64_t>();
+    r.masked += R;
     r.windows += B;
     batch.clear();
   };

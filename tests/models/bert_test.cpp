@@ -132,6 +132,17 @@ TEST(Bert, MissingTokenTypesAreTypeZero) {
             1e-6);
 }
 
+// The masked-token loss's logits: the head on the chosen rows alone.
+TEST(Bert, LogitsAtRowsAreTheForwardsRows) {
+  auto model = load_bert(golden("bert_tiny"));
+  ASSERT_NE(model, nullptr);
+  const Tensor ids = output("bert_tiny", "ids");
+  const Tensor rows = tensor<int64_t>({0, 5, 17, 31}, {4});
+  NoGradGuard no_grad;
+  const Tensor all = model->forward(ids).reshape({-1, model->config().vocab_size});
+  EXPECT_LE(max_abs_diff(model->logits_at(ids, rows), all.index_select(0, rows)), 1e-5);
+}
+
 TEST(Bert, InputsOfAnotherShapeAreRefused) {
   auto model = load_bert(golden("bert_tiny"));
   ASSERT_NE(model, nullptr);

@@ -168,6 +168,23 @@ TEST_P(HuggingFace, KVCacheDecodingMatchesTheFullForward) {
   }
 }
 
+// A prefill's head runs on the last position alone, to the same logits and
+// the same cache (the sums' order differs as above).
+TEST_P(HuggingFace, LastLogitsAreTheFullForwardsLastRow) {
+  auto model = load(golden_dir() / GetParam().dir);
+  const Tensor ids = golden_ids();
+  NoGradGuard no_grad;
+  lm::KVCache full_cache = model->make_cache(ids.size(0)), cache = model->make_cache(ids.size(0));
+  const Tensor full = model->forward(ids, full_cache);
+  const Tensor last = model->last_logits(ids, cache);
+  ASSERT_EQ(last.dim(), 2);
+  EXPECT_EQ(last.size(0), ids.size(0));
+  EXPECT_EQ(last.size(1), model->config().vocab_size);
+  EXPECT_LE(max_abs_diff(last, full.select(1, -1)), 2e-5);
+  EXPECT_EQ(cache.length, ids.size(1));
+  EXPECT_TRUE(equal(cache.k.back(), full_cache.k.back()));
+}
+
 TEST(HuggingFaceCheckpoint, ShardedCheckpointLoadsTheSameWeights) {
   auto single = load(golden_dir() / "gpt2_tiny");
   auto sharded = load(golden_dir() / "gpt2_tiny_sharded");
