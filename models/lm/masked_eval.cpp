@@ -65,6 +65,12 @@ MaskedLoss evaluate_masked_split(LanguageModel& model,
   NoGradGuard no_grad;
   const int64_t context =
       o.context > 0 ? std::min(o.context, model.config().context) : model.config().context;
+  if (!(o.fraction > 0 && o.fraction <= 1) || o.batch_size < 1) {
+    throw ValueError(
+        "[evaluate_masked_split] expected a fraction in (0, 1] and a batch size >= 1; "
+        "got " +
+        std::to_string(o.fraction) + " and " + std::to_string(o.batch_size) + ".");
+  }
   const int64_t width = context - int64_t(o.prefix.size() + o.suffix.size());
   if (width < 1) {
     throw ValueError("[evaluate_masked_split] a context of " + std::to_string(context) +

@@ -117,6 +117,17 @@ def test_a_directory_without_a_model_says_what_it_needs(tmp_path):
         stride.models.from_pretrained(tmp_path)
 
 
+@pytest.mark.parametrize("directory", ["llama_tiny_gqa", "gpt2_tiny"])
+def test_logits_to_keep_computes_the_last_positions_only(directory):
+    model = stride.models.from_pretrained(GOLDEN / directory)
+    ids = stride.load(GOLDEN / "gpt2_tiny_outputs.safetensors")["ids"]
+    full = model(ids).logits
+    assert tuple(model(ids, logits_to_keep=1).logits.shape) == (ids.shape[0], 1, full.shape[-1])
+    assert max_error(model(ids, logits_to_keep=3).logits, full[:, -3:]) < 1e-5
+    picked = stride.tensor([0, 4])
+    assert max_error(model(ids, logits_to_keep=picked).logits, full[:, [0, 4]]) < 1e-5
+
+
 def test_generate_samples_within_top_k():
     model = stride.models.from_pretrained(GOLDEN / "gpt2_tiny")
     ids = stride.tensor([[1, 2, 3]])

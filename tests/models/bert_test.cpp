@@ -357,11 +357,15 @@ TEST(MaskedEval, LossIsTheCrossEntropyAtTheMaskedTokens) {
   EXPECT_NEAR(r.loss, nn::functional::cross_entropy(logits, text).item<double>(), 1e-5);
 }
 
-TEST(MaskedEval, AContextWithoutRoomForTextIsRefused) {
+TEST(MaskedEval, AContextWithoutRoomForTextOrANullFractionIsRefused) {
   auto model = load_bert(golden("bert_tiny"));
   ASSERT_NE(model, nullptr);
   lm::MaskedEvalOptions o = bert_options();
   o.context = 2;
+  EXPECT_THROW(lm::evaluate_masked_split(*model, random_tokens(100), data::Split::Val, o),
+               ValueError);
+  o = bert_options();
+  o.fraction = 0;
   EXPECT_THROW(lm::evaluate_masked_split(*model, random_tokens(100), data::Split::Val, o),
                ValueError);
 }

@@ -326,6 +326,7 @@ class PreTrainedCausalLM(PreTrainedModel):
         output_hidden_states=False,
         return_dict=True,
         position_ids=None,
+        logits_to_keep=0,
     ):
         """logits (batch, T, vocab); loss when labels (batch, T) are given
         (-100: left out); past_key_values, a KVCache to extend (use_cache
@@ -333,7 +334,10 @@ class PreTrainedCausalLM(PreTrainedModel):
         past, past + 1, ...; a left-padded row's count from its first real
         token); on request every layer's attention probabilities (batch,
         heads, T, past + T) and hidden states (the embeddings, each layer's
-        output, the last one normalised)."""
+        output, the last one normalised). logits_to_keep, as transformers':
+        an int N > 0 computes the logits of the last N positions only (a
+        prompt's prefill needs the last), 0 all of them; a 1-d tensor, the
+        positions it lists."""
         outputs = self._decoder()(
             input_ids,
             attention_mask=attention_mask,
@@ -343,7 +347,12 @@ class PreTrainedCausalLM(PreTrainedModel):
             output_hidden_states=output_hidden_states,
             position_ids=position_ids,
         )
-        logits = self.lm_head(outputs.last_hidden_state)
+        hidden = outputs.last_hidden_state
+        if isinstance(logits_to_keep, int):
+            hidden = hidden[:, -logits_to_keep:, :] if logits_to_keep > 0 else hidden
+        else:
+            hidden = hidden.index_select(1, logits_to_keep)
+        logits = self.lm_head(hidden)
         loss = None if labels is None else causal_lm_loss(logits, labels)
         result = CausalLMOutputWithPast(
             loss=loss,
@@ -396,6 +405,7 @@ class PreTrainedCausalLM(PreTrainedModel):
                     position_ids=positions,
                     past_key_values=cache,
                     use_cache=True,
+                    logits_to_keep=1,
                 ).logits[:, -1, :]
                 next_ids = _next_tokens(
                     logits.float(), do_sample, temperature, top_k, top_p, generator
