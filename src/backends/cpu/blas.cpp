@@ -22,6 +22,7 @@
 #include "backends/cpu/capability.h"
 #include "backends/cpu/gemv.h"
 #include "backends/cpu/onednn_matmul.h"
+#include "backends/cpu/onednn_signals.h"
 #include "backends/cpu/scratch_buffer.h"
 #include "backends/cpu/small_gemm.h"
 #include "backends/cpu/transpose.h"
@@ -86,6 +87,7 @@ namespace {
 }();
 
 void sgemm_onednn(const GemmArgs<float>& g) {
+  const SignalsDeferred signals_deferred;  // Note [Signals and oneDNN's kernels]
   const dnnl_status_t status = dnnl_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', g.m, g.n,
                                           g.k, g.alpha, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc);
   STRIDE_ASSERT(status == dnnl_success, "dnnl_sgemm returned status ", int(status));

@@ -12,6 +12,7 @@
 #include <dnnl.hpp>
 
 #include "backends/cpu/capability.h"
+#include "backends/cpu/onednn_signals.h"
 #include "backends/cpu/scratch_buffer.h"
 #include "core/check.h"
 #include "stride/parallel.h"
@@ -135,6 +136,7 @@ std::shared_ptr<const Matmul> get_matmul(const MatmulKey& key) {
 }
 
 void run_matmul(const Matmul& mm, const void* a, const void* b, float* c) {
+  const SignalsDeferred signals_deferred;  // Note [Signals and oneDNN's kernels]
   dnnl::engine& engine = cpu_engine();
   thread_local dnnl::stream stream(engine);
   try {
