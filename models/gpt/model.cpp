@@ -153,11 +153,7 @@ lm::KVCache GPT::make_cache(int64_t batch, int64_t capacity) const {
 }
 
 Tensor GPT::hidden(const Tensor& ids, lm::KVCache* cache) {
-  if (cache != nullptr) {
-    check_cache(ids, *cache);
-  } else {
-    check_ids(ids);
-  }
+  check_input(ids, cache);
   attention_maps_.clear();
   const int64_t offset = cache ? cache->length : 0, T = ids.size(1);
   const Tensor positions = arange(offset, offset + T, 1, kInt64).to(ids.device());

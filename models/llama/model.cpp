@@ -230,11 +230,7 @@ Tensor Llama::hidden(const Tensor& ids, KVCache* cache) {
   const int64_t offset = cache != nullptr ? cache->length : 0;
   // The positions a cache may hold are bounded by its capacity, not by the
   // training context: RoPE itself has no table to run out of.
-  if (cache != nullptr) {
-    check_cache(ids, *cache);
-  } else {
-    check_ids(ids);
-  }
+  check_input(ids, cache);
   attention_maps_.clear();
   Tensor h = tok_embeddings->call(ids);
   const Positions at(ids.size(1), config(), offset, ids.device());

@@ -89,8 +89,7 @@ std::vector<int64_t> generate(LanguageModel& model,
   require_causal(model.config(), "generate");
   if (prompt.empty()) throw ValueError("[generate] the prompt is empty. Hint: start from \"\\n\".");
   const int64_t context = model.config().context;
-  const bool was_training = model.is_training();
-  model.eval();
+  EvalScope eval(model);
   NoGradGuard no_grad;
   Generator gen(options.seed);
   std::vector<int64_t> ids = prompt;
@@ -126,7 +125,6 @@ std::vector<int64_t> generate(LanguageModel& model,
       prefill(context - slide + 1);
     }
   }
-  model.train(was_training);
   return out;
 }
 

@@ -66,6 +66,14 @@ KVCache LanguageModel::empty_cache(int64_t batch, int64_t capacity, TensorOption
   return cache;
 }
 
+void LanguageModel::check_input(const Tensor& ids, const KVCache* cache) const {
+  if (cache != nullptr) {
+    check_cache(ids, *cache);
+  } else {
+    check_ids(ids);
+  }
+}
+
 void LanguageModel::check_ids(const Tensor& ids) const {
   if (ids.dim() != 2 || (ids.dtype() != kInt64 && ids.dtype() != kInt32)) {
     throw ShapeError("[" + name() + "] expected token ids (B, T) of dtype int64; got " +

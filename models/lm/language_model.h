@@ -22,6 +22,20 @@ struct KVCache {
   int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
 };
 
+// Puts a module in eval mode for a scope, and restores its training mode
+// when the scope ends (by an exception too).
+class EvalScope {
+ public:
+  explicit EvalScope(nn::Module& m) : m_(m), was_training_(m.is_training()) { m_.eval(); }
+  ~EvalScope() { m_.train(was_training_); }
+  EvalScope(const EvalScope&) = delete;
+  EvalScope& operator=(const EvalScope&) = delete;
+
+ private:
+  nn::Module& m_;
+  bool was_training_;
+};
+
 // A language model: ids (B, T) int64 -> (B, T, V), the tensor its loss is
 // computed from: next-token logits for the causal models, every position's
 // token for an encoder (is_causal() false). That is logits for every model
@@ -68,6 +82,9 @@ class LanguageModel : public nn::Module {
 
  protected:
   void check_ids(const Tensor& ids) const;  // (B, T) integer ids with T <= context
+  // check_cache with a cache (its capacity bounds the positions), else
+  // check_ids.
+  void check_input(const Tensor& ids, const KVCache* cache) const;
   // For forward(ids, cache): the cache was made for this model and batch, and
   // has room for ids.
   void check_cache(const Tensor& ids, const KVCache& cache) const;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "stride/autograd.h"
 #include "stride/generator.h"
@@ -30,10 +31,11 @@ std::vector<int64_t> draw_positions(int64_t n, int64_t count, Generator& gen) {
   return order;
 }
 
-// One window, wrapped and masked: the model's input and its targets
-// (-100 but at the masked positions).
+// One window, wrapped and masked: the model's input, and each masked
+// position with the token it held.
 struct MaskedWindow {
-  std::vector<int64_t> ids, targets;
+  std::vector<int64_t> ids;
+  std::vector<std::pair<int64_t, int64_t>> masked;
 };
 
 MaskedWindow mask_window(const std::vector<int64_t>& text,
@@ -43,12 +45,11 @@ MaskedWindow mask_window(const std::vector<int64_t>& text,
   w.ids = o.prefix;
   w.ids.insert(w.ids.end(), text.begin(), text.end());
   w.ids.insert(w.ids.end(), o.suffix.begin(), o.suffix.end());
-  w.targets.assign(w.ids.size(), data::kIgnoreIndex);
   const auto n = int64_t(text.size());
   const int64_t count = std::clamp<int64_t>(std::llround(o.fraction * double(n)), 1, n);
   const auto offset = int64_t(o.prefix.size());
   for (const int64_t p : draw_positions(n, count, gen)) {
-    w.targets[size_t(offset + p)] = w.ids[size_t(offset + p)];
+    w.masked.emplace_back(offset + p, w.ids[size_t(offset + p)]);
     w.ids[size_t(offset + p)] = o.mask_id;
   }
   return w;
@@ -60,8 +61,7 @@ MaskedLoss evaluate_masked_split(LanguageModel& model,
                                  const data::TokenDataset& data,
                                  data::Split split,
                                  const MaskedEvalOptions& o) {
-  const bool was_training = model.is_training();
-  model.eval();
+  EvalScope eval(model);
   NoGradGuard no_grad;
   const int64_t context =
       o.context > 0 ? std::min(o.context, model.config().context) : model.config().context;
@@ -90,17 +90,15 @@ MaskedLoss evaluate_masked_split(LanguageModel& model,
   const auto flush = [&] {
     if (batch.empty()) return;
     const auto B = int64_t(batch.size()), T = int64_t(batch.front().ids.size());
-    std::vector<int64_t> ids, targets;
+    // The ids, and the masked positions alone (an encoder runs its head on
+    // them only) with their tokens.
+    std::vector<int64_t> ids, rows, y;
     for (const MaskedWindow& w : batch) {
+      for (const auto& [position, token] : w.masked) {
+        rows.push_back(int64_t(ids.size()) + position);
+        y.push_back(token);
+      }
       ids.insert(ids.end(), w.ids.begin(), w.ids.end());
-      targets.insert(targets.end(), w.targets.begin(), w.targets.end());
-    }
-    // The masked positions alone: an encoder runs its head on them only.
-    std::vector<int64_t> rows, y;
-    for (size_t i = 0; i < targets.size(); ++i) {
-      if (targets[i] == data::kIgnoreIndex) continue;
-      rows.push_back(int64_t(i));
-      y.push_back(targets[i]);
     }
     const auto R = int64_t(rows.size());
     const Tensor logits = model.logits_at(tensor<int64_t>(ids, {B, T}), tensor<int64_t>(rows, {R}));
@@ -122,7 +120,6 @@ MaskedLoss evaluate_masked_split(LanguageModel& model,
     batch.push_back(std::move(masked));
   }
   flush();
-  model.train(was_training);
   r.loss = r.masked > 0 ? total / double(r.masked) : std::nan("");
   r.accuracy = r.masked > 0 ? double(correct) / double(r.masked) : std::nan("");
   return r;

@@ -17,19 +17,6 @@ namespace F = nn::functional;
 
 namespace {
 
-// Restores a module's training mode when it goes out of scope.
-class EvalScope {
- public:
-  explicit EvalScope(nn::Module& m) : m_(m), was_training_(m.is_training()) { m_.eval(); }
-  ~EvalScope() { m_.train(was_training_); }
-  EvalScope(const EvalScope&) = delete;
-  EvalScope& operator=(const EvalScope&) = delete;
-
- private:
-  nn::Module& m_;
-  bool was_training_;
-};
-
 // Adam or AdamW with weight decay on the decay group only: the defaults, which
 // the no-decay group takes, have none.
 template <class Opt>
